@@ -1,0 +1,1 @@
+"""mcp-inspector: a record/replay debugging inspector for the Model Context Protocol."""

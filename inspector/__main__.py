@@ -1,0 +1,5 @@
+"""`python -m inspector` is `mcp-inspect`."""
+
+from inspector.cli import main
+
+main()

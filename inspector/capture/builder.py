@@ -1,0 +1,142 @@
+"""From captured bytes to message records, for one session.
+
+No IO: chunks go in, rows with exactly the columns of `store.models.Message`
+come out. The builder owns the per-stream line framers, the correlator and
+the session facts, and hands out the gap-free per-session `seq`.
+
+Rows are plain dicts, not `Message` instances: building a SQLModel object
+costs about 50 us, which the recording path cannot afford at 50,000
+messages/s. `ROW_COLUMNS` is checked against the table in the tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.protocol import Classified, Correlator, Kind, LineFramer, ParseStatus, SessionFacts, classify
+
+__all__ = ["MessageBuilder", "ROW_COLUMNS"]
+
+ROW_COLUMNS = (
+    "session_id",
+    "seq",
+    "ts_ns",
+    "direction",
+    "channel",
+    "raw",
+    "size",
+    "parse_status",
+    "kind",
+    "method",
+    "rpc_id",
+    "error_code",
+    "answers_seq",
+    "latency_ns",
+    "http_method",
+    "http_path",
+    "http_status",
+    "http_headers",
+    "sse_event_id",
+    "meta",
+    "lint",
+)
+
+_LOG_CHANNELS = frozenset({"stderr"})
+
+
+class MessageBuilder:
+    """Frames, classifies and correlates the traffic of one session into message rows."""
+
+    def __init__(self, session_id: int) -> None:
+        self.session_id = session_id
+        self.seq = 0
+        self.correlator = Correlator()
+        self.facts = SessionFacts()
+        self.facts_changed = False
+        self._framers: dict[tuple[str, str], LineFramer] = {}
+
+    def feed(self, ts_ns: int, direction: str, channel: str, data: bytes) -> list[dict[str, Any]]:
+        """Bytes read from one stream; return the rows for the lines they completed."""
+        framer = self._framers.get((direction, channel))
+        if framer is None:
+            framer = self._framers[(direction, channel)] = LineFramer()
+        return [self._line_row(ts_ns, direction, channel, line.raw, line.body) for line in framer.feed(data)]
+
+    def close_stream(self, ts_ns: int, direction: str, channel: str) -> list[dict[str, Any]]:
+        """End of one stream: a partial last line becomes a row of its own."""
+        framer = self._framers.pop((direction, channel), None)
+        if framer is None:
+            return []
+        rows = []
+        for line in framer.close():
+            row = self._line_row(ts_ns, direction, channel, line.raw, line.body)
+            row["meta"] = {**(row["meta"] or {}), "flags": [*((row["meta"] or {}).get("flags", [])), "no-newline"]}
+            rows.append(row)
+        return rows
+
+    def close_all(self, ts_ns: int) -> list[dict[str, Any]]:
+        """End of the session: flush every stream's partial line."""
+        rows: list[dict[str, Any]] = []
+        for direction, channel in list(self._framers):
+            rows.extend(self.close_stream(ts_ns, direction, channel))
+        return rows
+
+    def message(
+        self, ts_ns: int, direction: str, channel: str, raw: bytes, **http: Any
+    ) -> dict[str, Any]:
+        """One already-framed message (an HTTP body, an SSE event's data) with its HTTP metadata."""
+        row = self._line_row(ts_ns, direction, channel, raw, raw)
+        row.update(http)
+        return row
+
+    def _line_row(self, ts_ns: int, direction: str, channel: str, raw: bytes, body: bytes) -> dict[str, Any]:
+        self.seq += 1
+        if channel in _LOG_CHANNELS:
+            return self._row(ts_ns, direction, channel, raw, Classified(ParseStatus.OK, Kind.LOG), None)
+        msg = classify(body)
+        meta: dict[str, Any] | None = None
+        pairing = None
+        if msg.parse_status is ParseStatus.OK or msg.kind in (Kind.ERROR, Kind.BATCH):
+            pairing = self.correlator.observe(self.seq, ts_ns, direction, msg)
+            if self.facts.observe(direction, msg, pairing):
+                self.facts_changed = True
+            meta = pairing.to_meta() or None
+        if raw.endswith(b"\r\n") and channel in ("stdin", "stdout"):
+            meta = {**(meta or {}), "crlf": True}
+        if msg.problem:
+            meta = {**(meta or {}), "problem": msg.problem}
+        row = self._row(ts_ns, direction, channel, raw, msg, meta)
+        if pairing is not None:
+            row["answers_seq"] = pairing.answers_seq
+            row["latency_ns"] = pairing.latency_ns
+            if row["method"] is None:
+                # A response carries the method of the request it answers, so filtering by method finds both.
+                row["method"] = pairing.request_method
+        return row
+
+    def _row(
+        self, ts_ns: int, direction: str, channel: str, raw: bytes, msg: Classified, meta: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "seq": self.seq,
+            "ts_ns": ts_ns,
+            "direction": direction,
+            "channel": channel,
+            "raw": raw,
+            "size": len(raw),
+            "parse_status": msg.parse_status.value,
+            "kind": msg.kind.value,
+            "method": msg.method,
+            "rpc_id": msg.rpc_id,
+            "error_code": msg.error_code,
+            "answers_seq": None,
+            "latency_ns": None,
+            "http_method": None,
+            "http_path": None,
+            "http_status": None,
+            "http_headers": None,
+            "sse_event_id": None,
+            "meta": meta,
+            "lint": None,
+        }

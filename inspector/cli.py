@@ -1,0 +1,188 @@
+"""The `mcp-inspect` command line: one Typer app, each command a thin call into the packages."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+
+from inspector.errors import InspectorError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="mcp-inspect",
+    help="Record, browse and replay Model Context Protocol traffic.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Recording database: a file path or an SQLAlchemy URL. "
+        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db.",
+        show_default=False,
+    ),
+]
+
+
+def _err() -> Console:
+    return Console(stderr=True)
+
+
+def _engine(db: str | None, *, create: bool = True):  # type: ignore[no-untyped-def]
+    from inspector.config import default_db
+    from inspector.store import open_engine
+
+    return open_engine(db or default_db(), create=create)
+
+
+@app.command(
+    context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
+)
+def wrap(
+    command: Annotated[list[str], typer.Argument(help="The server command and its arguments (after --).")],
+    db: DbOption = None,
+    name: Annotated[str | None, typer.Option(help="A name for the recorded session.")] = None,
+    durable: Annotated[
+        bool, typer.Option(help="Commit each message to the database before forwarding it (slower).")
+    ] = False,
+    grace: Annotated[
+        float, typer.Option(help="Seconds to wait for the server after the client closes stdin, before SIGTERM.")
+    ] = 2.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing of our own on stderr.")] = False,
+) -> None:
+    """Wrap a stdio MCP server: forward every byte unchanged and record every message.
+
+    Put this in your MCP client's config in place of the server command, e.g.
+    `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
+    """
+    from inspector.capture import MessageBuilder, Recorder
+    from inspector.store import SessionWriter, create_session
+    from inspector.transports.stdio import StdioShim
+
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    engine = _engine(db)
+    session_id = create_session(engine, kind="stdio-wrap", target=command, name=name)
+    recorder = Recorder(MessageBuilder(session_id), [SessionWriter(engine, session_id)]).start()
+    shim = StdioShim(command, recorder, durable=durable, grace=grace)
+    try:
+        shim.spawn()
+    except InspectorError as exc:
+        recorder.finish(None, f"spawn failed: {exc}")
+        raise
+    if not quiet:
+        print(f"[mcp-inspect] recording session {session_id} ({engine.url.database})", file=sys.stderr, flush=True)
+    result = shim.run()
+    recorder.finish(result.returncode, result.reason)
+    if not quiet:
+        print(
+            f"[mcp-inspect] session {session_id} ended: {result.reason}, "
+            f"{recorder.builder.seq} messages recorded",
+            file=sys.stderr,
+            flush=True,
+        )
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def sessions(
+    db: DbOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    limit: Annotated[int, typer.Option(help="How many sessions to list.")] = 50,
+) -> None:
+    """List recorded sessions, newest first."""
+    from inspector.console import sessions_table
+    from inspector.store import list_sessions, session_state
+
+    engine = _engine(db, create=False)
+    found = list_sessions(engine, limit=limit)
+    if json_out:
+        docs = [{**s.to_json(), "state": session_state(s)} for s in found]
+        sys.stdout.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if not found:
+        _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
+        return
+    Console().print(sessions_table(found))
+
+
+@app.command()
+def show(
+    session: Annotated[str, typer.Argument(help="A session id, or 'last'.")] = "last",
+    db: DbOption = None,
+    follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep printing new messages while recording.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message (raw text included).")] = False,
+    poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
+) -> None:
+    """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
+    from inspector.console import message_line, timeline_header
+    from inspector.store import get_session, iter_messages, session_state
+
+    engine = _engine(db, create=False)
+    found = get_session(engine, session)
+    assert found.id is not None
+    console = Console(highlight=False)
+    out = sys.stdout
+    if not json_out:
+        timeline_header(console, found)
+    last = 0
+    while True:
+        for m in iter_messages(engine, found.id, after_seq=last):
+            last = m.seq
+            if json_out:
+                out.write(orjson.dumps(m.to_json()).decode() + "\n")
+            else:
+                console.print(message_line(m))
+        out.flush()
+        if not follow:
+            break
+        current = get_session(engine, found.id)
+        if session_state(current) != "recording" and current.message_count <= last:
+            if not json_out:
+                console.print(f"[dim]session ended: {current.end_reason or current.status}[/dim]")
+            break
+        time.sleep(poll)
+
+
+@app.command()
+def demo(
+    db: DbOption = None,
+    mode: Annotated[str, typer.Option(help="Client connect mode: legacy (initialize) or auto (server/discover first).")] = "legacy",
+) -> None:
+    """Record a demo session: an SDK client drives the bundled demo server through `wrap`, then show it."""
+    import anyio
+    from mcp import StdioServerParameters
+
+    from inspector.config import default_db
+    from inspector.demo.driver import drive_demo
+    from inspector.store import get_session
+
+    path = db or default_db()
+    engine = _engine(path)
+    wrapped = [sys.executable, "-m", "inspector", "wrap", "--db", path, "--name", f"demo ({mode})", "--"]
+    params = StdioServerParameters(command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"])
+    _err().print(f"Recording a demo session into {path} ...")
+    anyio.run(lambda: drive_demo(params, mode=mode))
+    latest = get_session(engine, "last")
+    show(str(latest.id), db=path, follow=True, json_out=False, poll=0.1)
+    _err().print(f"\nBrowse it again with: mcp-inspect show {latest.id} --db {path}")
+
+
+def main() -> None:
+    """Console-script entry: user errors are one red line and exit status 2, not a traceback."""
+    try:
+        app()
+    except InspectorError as exc:
+        _err().print(f"[red]error:[/red] {exc}")
+        sys.exit(2)

@@ -1,0 +1,113 @@
+"""Terminal rendering of sessions and timelines (Rich)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from inspector.store import Message, Session, session_state
+
+__all__ = ["message_line", "sessions_table", "timeline_header", "format_ns"]
+
+_ARROWS = {"c2s": "C→S", "s2c": "S→C"}
+_KIND_STYLE = {
+    "request": "cyan",
+    "notification": "magenta",
+    "response": "green",
+    "error": "red",
+    "batch": "yellow",
+    "invalid": "bold red",
+    "log": "dim",
+}
+
+
+def format_ns(ns: int | None) -> str:
+    """A latency or duration in readable units."""
+    if ns is None:
+        return ""
+    if ns < 1_000_000:
+        return f"{ns / 1000:.0f}µs"
+    if ns < 1_000_000_000:
+        return f"{ns / 1e6:.1f}ms"
+    return f"{ns / 1e9:.2f}s"
+
+
+def _clock(ts_ns: int | None) -> str:
+    if ts_ns is None:
+        return ""
+    secs = ts_ns / 1e9
+    return time.strftime("%H:%M:%S", time.localtime(secs)) + f".{int(ts_ns % 1_000_000_000 / 1e6):03d}"
+
+
+def _size(n: int) -> str:
+    if n < 10_000:
+        return f"{n}B"
+    if n < 10_000_000:
+        return f"{n / 1024:.0f}KiB"
+    return f"{n / 1048576:.1f}MiB"
+
+
+def sessions_table(sessions: Iterable[Session]) -> Table:
+    table = Table(title="Recorded sessions (newest first)", expand=False)
+    for name in ("id", "started", "kind", "name", "status", "version", "msgs", "exit", "target"):
+        table.add_column(name, no_wrap=name != "target")
+    for s in sessions:
+        target = " ".join(s.target) if isinstance(s.target, list) else str(s.target or "")
+        state = session_state(s)
+        style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
+        table.add_row(
+            str(s.id),
+            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
+            s.kind,
+            s.name or "",
+            Text(state, style=style),
+            s.protocol_version or "",
+            str(s.message_count),
+            "" if s.exit_status is None else str(s.exit_status),
+            target,
+        )
+    return table
+
+
+def timeline_header(console: Console, session: Session) -> None:
+    target = " ".join(session.target) if isinstance(session.target, list) else str(session.target or "")
+    server = (session.server_info or {}).get("name", "?") if isinstance(session.server_info, dict) else "?"
+    client = (session.client_info or {}).get("name", "?") if isinstance(session.client_info, dict) else "?"
+    console.print(
+        f"[bold]session {session.id}[/bold] {session.kind} [dim]{target}[/dim]\n"
+        f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
+        f" ({session.era or 'unknown era'}), status {session_state(session)}"
+    )
+    console.print(f"{'seq':>5} {'time':12} {'dir':3} {'kind':12} {'method':28} {'id':>6} {'latency':>8} {'size':>7}")
+
+
+def message_line(m: Message) -> Text:
+    """One timeline row."""
+    kind_style = _KIND_STYLE.get(m.kind, "")
+    method = m.method or ""
+    if m.kind == "log":
+        body = (m.raw_text() or repr(m.raw)).rstrip("\r\n")
+        method = body[:60]
+    elif m.kind == "invalid":
+        method = (m.meta or {}).get("problem", m.parse_status)[:28] if isinstance(m.meta, dict) else m.parse_status
+    elif m.kind in ("response", "error") and m.answers_seq is not None:
+        method = f"↳ {method} (#{m.answers_seq})"
+    line = Text()
+    line.append(f"{m.seq:>5} ", style="dim")
+    line.append(f"{_clock(m.ts_ns):12} ")
+    line.append(f"{_ARROWS.get(m.direction, m.direction):3} ", style="bold")
+    line.append(f"{m.kind:12} ", style=kind_style)
+    line.append(f"{method:28} ")
+    line.append(f"{(m.rpc_id or ''):>6} ")
+    line.append(f"{format_ns(m.latency_ns):>8} ")
+    line.append(f"{_size(m.size):>7}", style="dim")
+    flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
+    if flags:
+        line.append(" " + " ".join(flags), style="yellow")
+    if m.error_code is not None:
+        line.append(f" code {m.error_code}", style="red")
+    return line

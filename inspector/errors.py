@@ -1,0 +1,48 @@
+"""The exceptions mcp-inspector raises for a user's mistake or an environment problem.
+
+Bad bytes on the wire are never exceptions: they are recorded with a parse
+status. Everything here carries a message meant for the person at the
+terminal; the CLI prints it and exits non-zero.
+
+    InspectorError
+    ├── StoreError               the recording database cannot be used
+    │   ├── CorruptDatabaseError     not an SQLite database, or damaged
+    │   └── SchemaTooNewError        written by a newer mcp-inspector
+    ├── NotFoundError            a session (or message) that does not exist
+    └── SpawnError               the wrapped server command could not start
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CorruptDatabaseError",
+    "InspectorError",
+    "NotFoundError",
+    "SchemaTooNewError",
+    "SpawnError",
+    "StoreError",
+]
+
+
+class InspectorError(Exception):
+    """Base class: an error with a message meant for the user."""
+
+
+class StoreError(InspectorError):
+    """The recording database cannot be opened or written."""
+
+
+class CorruptDatabaseError(StoreError):
+    """The database file is not an SQLite database or is damaged."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer version of mcp-inspector."""
+
+
+class NotFoundError(InspectorError):
+    """A session or message that does not exist."""
+
+
+class SpawnError(InspectorError):
+    """The server command could not be started."""

@@ -1,0 +1,132 @@
+"""JSON-RPC 2.0 classification of one framed message.
+
+Sans-IO. Bad bytes are data: `classify` never raises, it returns a
+`Classified` whose `parse_status` says what was wrong and whose `problem`
+says it in words a person can read.
+
+Ids are kept as their canonical JSON text (`1`, `"1"`, `null`) so that the
+integer 1 and the string "1" stay different, as JSON-RPC requires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import orjson
+
+__all__ = ["Classified", "Kind", "ParseStatus", "classify", "classify_value", "id_key"]
+
+
+class ParseStatus(StrEnum):
+    OK = "ok"
+    EMPTY = "empty"
+    INVALID_UTF8 = "invalid-utf8"
+    INVALID_JSON = "invalid-json"
+    NOT_JSONRPC = "not-jsonrpc"
+
+
+class Kind(StrEnum):
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+    ERROR = "error"
+    BATCH = "batch"
+    INVALID = "invalid"
+    LOG = "log"  # a stderr line or other out-of-band text
+
+
+@dataclass(slots=True)
+class Classified:
+    """What one message is, as far as JSON-RPC is concerned."""
+
+    parse_status: ParseStatus
+    kind: Kind
+    method: str | None = None
+    rpc_id: str | None = None
+    error_code: int | None = None
+    payload: Any = None
+    problem: str | None = None
+    items: list[Classified] = field(default_factory=list)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The params object of a request/notification ({} when absent or not an object)."""
+        p = self.payload.get("params") if isinstance(self.payload, dict) else None
+        return p if isinstance(p, dict) else {}
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The result object of a response ({} when absent or not an object)."""
+        r = self.payload.get("result") if isinstance(self.payload, dict) else None
+        return r if isinstance(r, dict) else {}
+
+
+def id_key(value: Any) -> str:
+    """Canonical JSON text of a JSON-RPC id."""
+    return orjson.dumps(value).decode()
+
+
+def _invalid(status: ParseStatus, problem: str, payload: Any = None) -> Classified:
+    return Classified(status, Kind.INVALID, payload=payload, problem=problem)
+
+
+def classify(body: bytes) -> Classified:
+    """Classify one message body (without its line terminator)."""
+    if not body.strip():
+        return _invalid(ParseStatus.EMPTY, "empty line")
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            return _invalid(ParseStatus.INVALID_UTF8, f"not valid UTF-8 at byte {uexc.start}")
+        return _invalid(ParseStatus.INVALID_JSON, f"not valid JSON: {exc}")
+    return classify_value(value)
+
+
+def classify_value(value: Any) -> Classified:
+    """Classify an already-parsed JSON value."""
+    if isinstance(value, list):
+        if not value:
+            return _invalid(ParseStatus.NOT_JSONRPC, "empty batch", value)
+        items = [_classify_object(v) for v in value]
+        return Classified(ParseStatus.OK, Kind.BATCH, payload=value, items=items)
+    return _classify_object(value)
+
+
+def _classify_object(value: Any) -> Classified:
+    if not isinstance(value, dict):
+        return _invalid(ParseStatus.NOT_JSONRPC, f"a JSON {type(value).__name__}, not a JSON-RPC object", value)
+    if value.get("jsonrpc") != "2.0":
+        return _invalid(ParseStatus.NOT_JSONRPC, 'missing "jsonrpc": "2.0"', value)
+    has_id = "id" in value
+    raw_id = value.get("id")
+    if has_id and not (raw_id is None or isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)):
+        return _invalid(ParseStatus.NOT_JSONRPC, "id must be a string, a number or null", value)
+    rpc_id = id_key(raw_id) if has_id else None
+    method = value.get("method")
+    if method is not None:
+        if not isinstance(method, str):
+            return _invalid(ParseStatus.NOT_JSONRPC, "method must be a string", value)
+        if "result" in value or "error" in value:
+            return _invalid(ParseStatus.NOT_JSONRPC, "a message cannot have both method and result/error", value)
+        kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
+        return Classified(ParseStatus.OK, kind, method=method, rpc_id=rpc_id, payload=value)
+    if "result" in value and "error" in value:
+        return _invalid(ParseStatus.NOT_JSONRPC, "a response cannot have both result and error", value)
+    if "error" in value:
+        err = value["error"]
+        code = err.get("code") if isinstance(err, dict) else None
+        if not isinstance(code, int) or isinstance(code, bool):
+            return Classified(
+                ParseStatus.NOT_JSONRPC, Kind.ERROR, rpc_id=rpc_id, payload=value, problem="error.code must be an integer"
+            )
+        return Classified(ParseStatus.OK, Kind.ERROR, rpc_id=rpc_id, error_code=code, payload=value)
+    if "result" in value:
+        if not has_id:
+            return _invalid(ParseStatus.NOT_JSONRPC, "a response must have an id", value)
+        return Classified(ParseStatus.OK, Kind.RESPONSE, rpc_id=rpc_id, payload=value)
+    return _invalid(ParseStatus.NOT_JSONRPC, "neither method, result nor error", value)

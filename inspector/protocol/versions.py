@@ -1,0 +1,149 @@
+"""Protocol-revision knowledge and the session facts learned from the wire.
+
+Sans-IO. The list of revisions and the per-version method gates come from
+`mcp-types` (the SDK team's package), not from tables written here.
+
+Two eras are recognised:
+- handshake (2024-11-05 .. 2025-11-25): `initialize` offers a version, the
+  result names the negotiated one, `notifications/initialized` follows;
+- stateless (2026-07-28): `server/discover` and a protocol version, client
+  info and capabilities in each request's `_meta`. SDK 2.x clients probe with
+  `server/discover` first and fall back to `initialize` on -32601.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import mcp_types
+from mcp_types import methods as _methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from inspector.protocol.correlate import Pairing
+from inspector.protocol.jsonrpc import Classified, Kind
+
+__all__ = [
+    "HANDSHAKE_PROTOCOL_VERSIONS",
+    "KNOWN_PROTOCOL_VERSIONS",
+    "MODERN_PROTOCOL_VERSIONS",
+    "SessionFacts",
+    "method_allowed",
+]
+
+_PV = mcp_types.PROTOCOL_VERSION_META_KEY
+_CLIENT_INFO = mcp_types.CLIENT_INFO_META_KEY
+_CLIENT_CAPS = mcp_types.CLIENT_CAPABILITIES_META_KEY
+_SERVER_INFO = mcp_types.SERVER_INFO_META_KEY
+
+_C2S = (_methods.CLIENT_REQUESTS, _methods.CLIENT_NOTIFICATIONS)
+_S2C = (_methods.SERVER_REQUESTS, _methods.SERVER_NOTIFICATIONS)
+
+
+def method_allowed(method: str, version: str, direction: str) -> bool | None:
+    """Whether `method` may be sent in `direction` under `version`; None for an unknown version."""
+    if version not in KNOWN_PROTOCOL_VERSIONS:
+        return None
+    tables = _C2S if direction == "c2s" else _S2C
+    return any((method, version) in table for table in tables)
+
+
+def _dict(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+@dataclass
+class SessionFacts:
+    """What the traffic so far says about the session's protocol and peers."""
+
+    era: str | None = None  # "handshake" | "stateless"
+    offered_version: str | None = None
+    protocol_version: str | None = None
+    client_info: dict[str, Any] | None = None
+    server_info: dict[str, Any] | None = None
+    client_capabilities: dict[str, Any] | None = None
+    server_capabilities: dict[str, Any] | None = None
+    supported_versions: list[str] | None = None  # from a server/discover result
+    discover_fallback: bool = False  # server/discover was refused, initialize followed
+    initialized: bool = False  # notifications/initialized seen
+    events: list[str] = field(default_factory=list)
+
+    def observe(self, direction: str, msg: Classified, pairing: Pairing) -> bool:
+        """Learn from one message; return True when any fact changed."""
+        before = self.snapshot()
+        if msg.kind is Kind.BATCH:
+            for item, item_pairing in zip(msg.items, pairing.items, strict=False):
+                self._observe_one(direction, item, item_pairing)
+        else:
+            self._observe_one(direction, msg, pairing)
+        return self.snapshot() != before
+
+    def snapshot(self) -> dict[str, Any]:
+        """The facts as a plain dict (for storage and comparison)."""
+        return asdict(self)
+
+    def _observe_one(self, direction: str, msg: Classified, pairing: Pairing) -> None:
+        if direction == "c2s" and msg.kind is Kind.REQUEST:
+            self._on_client_request(msg)
+        elif direction == "c2s" and msg.kind is Kind.NOTIFICATION and msg.method == "notifications/initialized":
+            self.initialized = True
+        elif direction == "s2c" and msg.kind in (Kind.RESPONSE, Kind.ERROR):
+            if pairing.request_method == "initialize":
+                self._on_initialize_answer(msg)
+            elif pairing.request_method == "server/discover":
+                self._on_discover_answer(msg)
+
+    def _on_client_request(self, msg: Classified) -> None:
+        params = msg.params
+        if msg.method == "initialize":
+            if self.era == "stateless" and self.protocol_version is None:
+                self.discover_fallback = True
+            self.era = "handshake"
+            version = params.get("protocolVersion")
+            self.offered_version = version if isinstance(version, str) else None
+            self.client_info = _dict(params.get("clientInfo"))
+            self.client_capabilities = _dict(params.get("capabilities"))
+            self._event(f"initialize offered {self.offered_version}")
+            return
+        meta = _dict(params.get("_meta"))
+        if meta is None or _PV not in meta:
+            return
+        version = meta.get(_PV)
+        if msg.method == "server/discover" or self.era is None:
+            self.era = "stateless"
+        if self.era != "stateless":
+            return
+        if isinstance(version, str):
+            if self.offered_version is None:
+                self.offered_version = version
+            if msg.method != "server/discover":
+                self.protocol_version = version
+        self.client_info = _dict(meta.get(_CLIENT_INFO)) or self.client_info
+        self.client_capabilities = _dict(meta.get(_CLIENT_CAPS)) or self.client_capabilities
+
+    def _on_initialize_answer(self, msg: Classified) -> None:
+        if msg.kind is Kind.ERROR:
+            self._event(f"initialize refused with {msg.error_code}")
+            return
+        result = msg.result
+        version = result.get("protocolVersion")
+        self.protocol_version = version if isinstance(version, str) else None
+        self.server_info = _dict(result.get("serverInfo"))
+        self.server_capabilities = _dict(result.get("capabilities"))
+        if self.protocol_version != self.offered_version:
+            self._event(f"server counter-offered {self.protocol_version}")
+
+    def _on_discover_answer(self, msg: Classified) -> None:
+        if msg.kind is Kind.ERROR:
+            self._event(f"server/discover refused with {msg.error_code}")
+            return
+        result = msg.result
+        versions = result.get("supportedVersions")
+        self.supported_versions = [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else None
+        self.server_capabilities = _dict(result.get("capabilities"))
+        self.server_info = _dict(_dict(result.get("_meta")) and result["_meta"].get(_SERVER_INFO))
+        if self.supported_versions and self.offered_version in self.supported_versions:
+            self.protocol_version = self.offered_version
+
+    def _event(self, text: str) -> None:
+        self.events.append(text)

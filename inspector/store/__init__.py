@@ -1,0 +1,29 @@
+"""The recording store: SQLModel tables, engine and schema versions, the batched writer, queries."""
+
+from inspector.store.engine import SCHEMA_VERSION, database_url, open_engine
+from inspector.store.models import Message, Session
+from inspector.store.queries import (
+    get_session,
+    iter_messages,
+    list_sessions,
+    pair_of,
+    search_messages,
+    session_state,
+)
+from inspector.store.writer import SessionWriter, create_session
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Message",
+    "Session",
+    "SessionWriter",
+    "create_session",
+    "database_url",
+    "get_session",
+    "iter_messages",
+    "list_sessions",
+    "open_engine",
+    "pair_of",
+    "search_messages",
+    "session_state",
+]

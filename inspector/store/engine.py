@@ -1,0 +1,112 @@
+"""Opening the recording database: engine, SQLite pragmas, schema versions.
+
+SQLite (WAL, one file under `recordings/`) is the embedded default; any
+SQLAlchemy URL works for the portable parts. The schema carries a version
+number from the first release and `MIGRATIONS` upgrades older files in
+order, so old recordings always open. A file that is not a database, or is
+damaged, raises `CorruptDatabaseError` with the path in the message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlmodel import SQLModel
+
+from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
+from inspector.store import models  # noqa: F401  (registers the tables)
+
+__all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
+
+
+def _v1(conn) -> None:  # type: ignore[no-untyped-def]
+    SQLModel.metadata.create_all(conn)
+
+
+# Index i upgrades a database at schema version i to version i + 1.
+MIGRATIONS: list[Callable] = [_v1]  # type: ignore[type-arg]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def database_url(db: str | Path) -> str:
+    """An SQLAlchemy URL for a path (or the URL itself when one is given)."""
+    text_db = str(db)
+    if "://" in text_db:
+        return text_db
+    return f"sqlite:///{Path(text_db).expanduser().resolve()}"
+
+
+def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+    # Let SQLAlchemy's "begin" event emit BEGIN (see _begin) instead of pysqlite,
+    # so writers can take the write lock up front with BEGIN IMMEDIATE.
+    dbapi_conn.isolation_level = None
+
+
+def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+    conn.exec_driver_sql("BEGIN " + conn.get_execution_options().get("sqlite_begin", ""))
+
+
+def write_connection(engine: Engine):  # type: ignore[no-untyped-def]
+    """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks)."""
+    return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+
+
+def open_engine(db: str | Path, *, create: bool = True) -> Engine:
+    """Open (and create or upgrade) the database at `db`; raise a clear StoreError if it cannot be used."""
+    url = database_url(db)
+    is_sqlite = url.startswith("sqlite")
+    if is_sqlite:
+        path = Path(url.split("///", 1)[1])
+        if not path.exists() and not create:
+            raise StoreError(f"no recording database at {path}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {})
+    if is_sqlite:
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _begin)
+    try:
+        _migrate(engine)
+    except (DatabaseError, OperationalError) as exc:
+        engine.dispose()
+        if is_sqlite and _looks_corrupt(exc):
+            raise CorruptDatabaseError(
+                f"{url.split('///', 1)[1]} is not a usable mcp-inspector database ({exc.orig}). "
+                "Move it aside or pass another --db."
+            ) from exc
+        raise StoreError(f"cannot open the recording database {url}: {exc.orig}") from exc
+    return engine
+
+
+def _looks_corrupt(exc: Exception) -> bool:
+    message = str(getattr(exc, "orig", exc)).lower()
+    return any(word in message for word in ("not a database", "malformed", "corrupt", "disk image"))
+
+
+def _migrate(engine: Engine) -> None:
+    with write_connection(engine) as conn, conn.begin():
+        conn.execute(text("CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL)"))
+        row = conn.execute(text("SELECT version FROM schema_info")).first()
+        version = row[0] if row else 0
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"this database has schema version {version}, newer than this mcp-inspector "
+                f"understands ({SCHEMA_VERSION}); upgrade mcp-inspector"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        for step in MIGRATIONS[version:]:
+            step(conn)
+        if row:
+            conn.execute(text("UPDATE schema_info SET version = :v"), {"v": SCHEMA_VERSION})
+        else:
+            conn.execute(text("INSERT INTO schema_info (version) VALUES (:v)"), {"v": SCHEMA_VERSION})

@@ -1,0 +1,100 @@
+"""The two tables: `Session` (one recorded connection) and `Message` (one framed message).
+
+`Message` is the one message record of the project: the recorder fills its
+columns, the store writes them, the API and UI read them back. Raw bytes are
+kept exactly as they crossed the wire (terminator included for stdio lines).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
+from sqlmodel import Field, SQLModel
+
+__all__ = ["Message", "Session"]
+
+
+class Session(SQLModel, table=True):
+    """One recorded connection (a wrap, a proxy session, a mock run, a replay, an import)."""
+
+    __tablename__ = "session"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str | None = None
+    kind: str = Field(index=True)  # stdio-wrap, http-proxy, mock-client, mock-server, replay, import
+    target: Any = Field(default=None, sa_column=Column(JSON))  # argv list or URL
+    status: str = Field(default="recording", index=True)  # recording, ended
+    started_ns: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    ended_ns: int | None = Field(default=None, sa_column=Column(BigInteger))
+    exit_status: int | None = None
+    end_reason: str | None = None
+    era: str | None = None
+    offered_version: str | None = None
+    protocol_version: str | None = None
+    client_info: Any = Field(default=None, sa_column=Column(JSON))
+    server_info: Any = Field(default=None, sa_column=Column(JSON))
+    client_capabilities: Any = Field(default=None, sa_column=Column(JSON))
+    server_capabilities: Any = Field(default=None, sa_column=Column(JSON))
+    facts: Any = Field(default=None, sa_column=Column(JSON))
+    parent_id: int | None = Field(default=None, foreign_key="session.id")
+    labels: Any = Field(default=None, sa_column=Column(JSON))
+    message_count: int = 0
+    host: str | None = None
+    pid: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every column."""
+        return self.model_dump()
+
+
+class Message(SQLModel, table=True):
+    """One framed message (or stderr line, or HTTP exchange part) of a session."""
+
+    __tablename__ = "message"
+    __table_args__ = (
+        Index("ix_message_session_seq", "session_id", "seq", unique=True),
+        Index("ix_message_session_method", "session_id", "method"),
+        Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
+        Index("ix_message_session_answers", "session_id", "answers_seq"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: int = Field(foreign_key="session.id")
+    seq: int  # per session, gap-free, from 1
+    ts_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
+    direction: str  # c2s | s2c
+    channel: str  # stdin, stdout, stderr, http-request, http-response, sse
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    size: int
+    parse_status: str
+    kind: str  # request, notification, response, error, batch, invalid, log
+    method: str | None = None  # a response carries the method of the request it answers
+    rpc_id: str | None = None  # canonical JSON text of the id
+    error_code: int | None = None
+    answers_seq: int | None = None  # seq of the request this response answers
+    latency_ns: int | None = Field(default=None, sa_column=Column(BigInteger))
+    http_method: str | None = None
+    http_path: str | None = None
+    http_status: int | None = None
+    http_headers: Any = Field(default=None, sa_column=Column(JSON))
+    sse_event_id: str | None = None
+    meta: Any = Field(default=None, sa_column=Column(JSON))  # flags, problem, related_seq, batch items
+    lint: Any = Field(default=None, sa_column=Column(JSON))
+
+    def raw_text(self) -> str | None:
+        """The raw bytes as text, or None when they are not valid UTF-8."""
+        try:
+            return self.raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: every column, raw as text (or base64 when not UTF-8)."""
+        out = self.model_dump(exclude={"raw"})
+        text = self.raw_text()
+        out["raw"] = text
+        if text is None:
+            out["raw_base64"] = base64.b64encode(self.raw).decode()
+        return out

@@ -1,0 +1,187 @@
+"""The stdio man-in-the-middle: spawn the server, forward bytes both ways, hand copies to the recorder.
+
+Forwarding loops are blocking `os.read`/`os.write` in one thread per
+stream, as measured in DESIGN.md (about 10-20 us per round trip, where an
+asyncio relay added about 140 us). Each loop writes what it read before it
+hands a copy to the recorder; with `durable` it hands the copy over first
+and waits for the commit.
+
+Shutdown follows the stdio transport's rules: on the client's EOF the
+server's stdin is closed, and after a grace period the server gets SIGTERM,
+then SIGKILL. SIGINT/SIGTERM sent to the shim are passed to the server (a
+second one kills it). The shim exits with the server's exit status.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspector.capture import Recorder
+from inspector.errors import SpawnError
+
+__all__ = ["StdioShim", "WrapResult", "exit_code_of"]
+
+READ_SIZE = 1 << 16
+
+
+@dataclass
+class WrapResult:
+    exit_code: int  # what the shim should exit with
+    returncode: int  # the server's Popen returncode (negative: killed by that signal)
+    reason: str
+
+
+def exit_code_of(returncode: int) -> int:
+    """A shell-style exit code: the status, or 128 + signal number."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class StdioShim:
+    """Runs one wrapped server process for the lifetime of the client connection."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        recorder: Recorder,
+        *,
+        durable: bool = False,
+        grace: float = 2.0,
+        stdin_fd: int = 0,
+        stdout_fd: int = 1,
+        stderr_fd: int = 2,
+    ) -> None:
+        self.argv = list(argv)
+        self.recorder = recorder
+        self.durable = durable
+        self.grace = grace
+        self.fds = (stdin_fd, stdout_fd, stderr_fd)
+        self.reason = "server-exit"
+        self._child: subprocess.Popen[bytes] | None = None
+        self._signals = 0
+        self._client_eof = threading.Event()
+
+    def spawn(self) -> subprocess.Popen[bytes]:
+        try:
+            # Own process group: a Ctrl-C in the terminal reaches the server once, through us.
+            self._child = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                process_group=0,
+            )
+        except (OSError, ValueError) as exc:
+            raise SpawnError(f"cannot start {self.argv[0]!r}: {exc}") from exc
+        return self._child
+
+    def run(self, *, install_signal_handlers: bool = True) -> WrapResult:
+        """Forward until the server exits; return its status. The recorder is finished by the caller."""
+        child = self._child or self.spawn()
+        assert child.stdin and child.stdout and child.stderr
+        stdin_fd, stdout_fd, stderr_fd = self.fds
+        pumps = [
+            threading.Thread(
+                target=self._pump, args=(child.stdout.fileno(), stdout_fd, "s2c", "stdout"), daemon=True
+            ),
+            threading.Thread(
+                target=self._pump, args=(child.stderr.fileno(), stderr_fd, "s2c", "stderr"), daemon=True
+            ),
+        ]
+        client = threading.Thread(target=self._client_pump, args=(stdin_fd, child), daemon=True)
+        previous = {}
+        if install_signal_handlers:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                previous[sig] = signal.signal(sig, self._on_signal)
+        try:
+            for t in pumps:
+                t.start()
+            client.start()
+            returncode = child.wait()
+            for t in pumps:
+                # A grandchild may still hold the pipes open; do not wait for it forever.
+                t.join(timeout=2.0)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        return WrapResult(exit_code_of(returncode), returncode, self.reason)
+
+    def _pump(self, src: int, dst: int, direction: str, channel: str) -> None:
+        recorder = self.recorder
+        durable = self.durable
+        forwarding = True
+        while True:
+            try:
+                data = os.read(src, READ_SIZE)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            ts = time.time_ns()
+            if durable:
+                recorder.submit_durable(direction, channel, data, ts)
+            if forwarding:
+                try:
+                    _write_all(dst, data)
+                except OSError:
+                    # The reader went away; keep recording what the peer still sends.
+                    forwarding = False
+            if not durable:
+                recorder.submit(direction, channel, data, ts)
+        recorder.end_stream(direction, channel)
+
+    def _client_pump(self, stdin_fd: int, child: subprocess.Popen[bytes]) -> None:
+        assert child.stdin is not None
+        self._pump(stdin_fd, child.stdin.fileno(), "c2s", "stdin")
+        if child.poll() is not None:
+            return
+        self._client_eof.set()
+        if self.reason == "server-exit":
+            self.reason = "client-eof"
+        try:
+            child.stdin.close()
+        except OSError:
+            pass
+        try:
+            child.wait(self.grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        self.reason = "client-eof, server terminated"
+        self._send(signal.SIGTERM)
+        try:
+            child.wait(self.grace)
+        except subprocess.TimeoutExpired:
+            self.reason = "client-eof, server killed"
+            self._send(signal.SIGKILL)
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        self._signals += 1
+        name = signal.Signals(signum).name
+        if self._signals == 1:
+            self.reason = f"{name} forwarded to server"
+            self._send(signum)
+        else:
+            self.reason = f"{name} repeated, server killed"
+            self._send(signal.SIGKILL)
+
+    def _send(self, signum: int) -> None:
+        child = self._child
+        if child is not None and child.poll() is None:
+            try:
+                child.send_signal(signum)
+            except ProcessLookupError:
+                pass
