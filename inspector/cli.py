@@ -126,7 +126,7 @@ def show(
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
     """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
-    from inspector.console import message_line, timeline_header
+    from inspector.console import message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
     engine = _engine(db, create=False)
@@ -134,6 +134,7 @@ def show(
     assert found.id is not None
     console = Console(highlight=False)
     out = sys.stdout
+    width = method_width(console)
     if not json_out:
         timeline_header(console, found)
     last = 0
@@ -143,7 +144,7 @@ def show(
             if json_out:
                 out.write(orjson.dumps(m.to_json()).decode() + "\n")
             else:
-                console.print(message_line(m))
+                console.print(message_line(m, width), no_wrap=True, overflow="ellipsis")
         out.flush()
         if not follow:
             break

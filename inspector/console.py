@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+import orjson
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from inspector.store import Message, Session, session_state
 
-__all__ = ["message_line", "sessions_table", "timeline_header", "format_ns"]
+__all__ = ["format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
 
 _ARROWS = {"c2s": "C→S", "s2c": "S→C"}
 _KIND_STYLE = {
@@ -82,29 +83,53 @@ def timeline_header(console: Console, session: Session) -> None:
         f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
         f" ({session.era or 'unknown era'}), status {session_state(session)}"
     )
-    console.print(f"{'seq':>5} {'time':12} {'dir':3} {'kind':12} {'method':28} {'id':>6} {'latency':>8} {'size':>7}")
+    width = method_width(console)
+    console.print(f"{'seq':>5} {'time':12} {'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}")
 
 
-def message_line(m: Message) -> Text:
-    """One timeline row."""
+def method_width(console: Console) -> int:
+    """Room left for the method column on this terminal (the other columns take 52)."""
+    return max(16, min(48, console.width - 52))
+
+
+_KIND_LABEL = {"notification": "notify", "response": "result", "request": "call", "invalid": "bad"}
+
+
+_DETAIL_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def _param(m: Message, key: str) -> str:
+    try:
+        params = orjson.loads(m.raw).get("params") or {}
+        return str(params.get(key, ""))
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+
+
+def message_line(m: Message, width: int = 28) -> Text:
+    """One timeline row; `width` is the method column's width."""
     kind_style = _KIND_STYLE.get(m.kind, "")
     method = m.method or ""
     if m.kind == "log":
         body = (m.raw_text() or repr(m.raw)).rstrip("\r\n")
-        method = body[:60]
+        method = body
     elif m.kind == "invalid":
-        method = (m.meta or {}).get("problem", m.parse_status)[:28] if isinstance(m.meta, dict) else m.parse_status
+        method = (m.meta or {}).get("problem", m.parse_status) if isinstance(m.meta, dict) else m.parse_status
     elif m.kind in ("response", "error") and m.answers_seq is not None:
         method = f"↳ {method} (#{m.answers_seq})"
+    elif m.kind == "request" and m.method in _DETAIL_PARAM:
+        method = f"{method} {_param(m, _DETAIL_PARAM[m.method])}"
     line = Text()
     line.append(f"{m.seq:>5} ", style="dim")
     line.append(f"{_clock(m.ts_ns):12} ")
     line.append(f"{_ARROWS.get(m.direction, m.direction):3} ", style="bold")
-    line.append(f"{m.kind:12} ", style=kind_style)
-    line.append(f"{method:28} ")
-    line.append(f"{(m.rpc_id or ''):>6} ")
-    line.append(f"{format_ns(m.latency_ns):>8} ")
-    line.append(f"{_size(m.size):>7}", style="dim")
+    line.append(f"{_KIND_LABEL.get(m.kind, m.kind):6} ", style=kind_style)
+    if len(method) > width:
+        method = method[: width - 1] + "…"
+    line.append(f"{method:{width}} ")
+    line.append(f"{(m.rpc_id or ''):>4} ")
+    line.append(f"{format_ns(m.latency_ns):>7} ")
+    line.append(f"{_size(m.size):>6}", style="dim")
     flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
     if flags:
         line.append(" " + " ".join(flags), style="yellow")

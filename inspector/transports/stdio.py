@@ -2,9 +2,10 @@
 
 Forwarding loops are blocking `os.read`/`os.write` in one thread per
 stream, as measured in DESIGN.md (about 10-20 us per round trip, where an
-asyncio relay added about 140 us). Each loop writes what it read before it
-hands a copy to the recorder; with `durable` it hands the copy over first
-and waits for the commit.
+asyncio relay added about 140 us). Each loop queues a copy for the recorder
+(one queue put) and then writes what it read, so a response is never
+recorded ahead of the request that caused it; with `durable` it also waits
+for the commit before writing.
 
 Shutdown follows the stdio transport's rules: on the client's EOF the
 server's stdin is closed, and after a grace period the server gets SIGTERM,
@@ -18,7 +19,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -130,17 +130,18 @@ class StdioShim:
                 data = b""
             if not data:
                 break
-            ts = time.time_ns()
+            # Queue the copy before forwarding: the answer to this message can then
+            # never be queued ahead of it by the other direction's thread.
             if durable:
-                recorder.submit_durable(direction, channel, data, ts)
+                recorder.submit_durable(direction, channel, data)
+            else:
+                recorder.submit(direction, channel, data)
             if forwarding:
                 try:
                     _write_all(dst, data)
                 except OSError:
                     # The reader went away; keep recording what the peer still sends.
                     forwarding = False
-            if not durable:
-                recorder.submit(direction, channel, data, ts)
         recorder.end_stream(direction, channel)
 
     def _client_pump(self, stdin_fd: int, child: subprocess.Popen[bytes]) -> None:

@@ -1,0 +1,77 @@
+"""Test helper: drive `mcp-inspect wrap` as a real subprocess with raw bytes."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from typing import Any
+
+from sqlalchemy import Engine
+
+from inspector.store import Message, iter_messages, list_sessions
+
+
+class ShimProcess:
+    """A running shim whose stdout lines are collected by a reader thread."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.stdout_bytes = bytearray()
+        self.stderr_bytes = bytearray()
+        self._out = threading.Thread(target=self._read_stdout, daemon=True)
+        self._err = threading.Thread(target=self._read_stderr, daemon=True)
+        self._out.start()
+        self._err.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.stdout_bytes.extend(line)
+            self.lines.put(line)
+        self.lines.put(b"")  # EOF marker
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr_bytes.extend(line)
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def request(self, rpc_id: int, method: str, params: dict[str, Any] | None = None) -> None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(json.dumps(msg).encode() + b"\n")
+
+    def read_line(self, timeout: float = 20.0) -> bytes:
+        """The next stdout line (b"" at EOF); fails the test on timeout."""
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no output from the shim within {timeout}s; stderr: {self.stderr_bytes!r}") from None
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    def wait(self, timeout: float = 30.0) -> int:
+        code = self.proc.wait(timeout)
+        self._out.join(timeout)
+        self._err.join(timeout)
+        return code
+
+
+def only_session(engine: Engine):  # type: ignore[no-untyped-def]
+    sessions = list_sessions(engine)
+    assert len(sessions) == 1, sessions
+    return sessions[0]
+
+
+def messages(engine: Engine, session_id: int) -> list[Message]:
+    return list(iter_messages(engine, session_id))
