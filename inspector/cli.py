@@ -55,7 +55,8 @@ def wrap(
         bool, typer.Option(help="Commit each message to the database before forwarding it (slower).")
     ] = False,
     grace: Annotated[
-        float, typer.Option(help="Seconds to wait for the server after the client closes stdin, before SIGTERM.")
+        float,
+        typer.Option(help="Seconds to wait for the server after the client closes stdin, before SIGTERM."),
     ] = 2.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing of our own on stderr.")] = False,
 ) -> None:
@@ -82,7 +83,11 @@ def wrap(
         recorder.finish(None, f"spawn failed: {exc}")
         raise
     if not quiet:
-        print(f"[mcp-inspect] recording session {session_id} ({engine.url.database})", file=sys.stderr, flush=True)
+        print(
+            f"[mcp-inspect] recording session {session_id} ({engine.url.database})",
+            file=sys.stderr,
+            flush=True,
+        )
     result = shim.run()
     recorder.finish(result.returncode, result.reason)
     if not quiet:
@@ -121,8 +126,12 @@ def sessions(
 def show(
     session: Annotated[str, typer.Argument(help="A session id, or 'last'.")] = "last",
     db: DbOption = None,
-    follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep printing new messages while recording.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message (raw text included).")] = False,
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing new messages while recording.")
+    ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="One JSON object per message (raw text included).")
+    ] = False,
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
     """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
@@ -159,7 +168,9 @@ def show(
 @app.command()
 def demo(
     db: DbOption = None,
-    mode: Annotated[str, typer.Option(help="Client connect mode: legacy (initialize) or auto (server/discover first).")] = "legacy",
+    mode: Annotated[
+        str, typer.Option(help="Client connect mode: legacy (initialize) or auto (server/discover first).")
+    ] = "legacy",
 ) -> None:
     """Record a demo session: an SDK client drives the bundled demo server through `wrap`, then show it."""
     import anyio
@@ -172,7 +183,9 @@ def demo(
     path = db or default_db()
     engine = _engine(path)
     wrapped = [sys.executable, "-m", "inspector", "wrap", "--db", path, "--name", f"demo ({mode})", "--"]
-    params = StdioServerParameters(command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"])
+    params = StdioServerParameters(
+        command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"]
+    )
     _err().print(f"Recording a demo session into {path} ...")
     anyio.run(lambda: drive_demo(params, mode=mode))
     latest = get_session(engine, "last")

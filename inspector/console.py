@@ -84,7 +84,9 @@ def timeline_header(console: Console, session: Session) -> None:
         f" ({session.era or 'unknown era'}), status {session_state(session)}"
     )
     width = method_width(console)
-    console.print(f"{'seq':>5} {'time':12} {'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}")
+    console.print(
+        f"{'seq':>5} {'time':12} {'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}"
+    )
 
 
 def method_width(console: Console) -> int:

@@ -17,7 +17,9 @@ class ShimProcess:
     """A running shim whose stdout lines are collected by a reader thread."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.stdout_bytes = bytearray()
         self.stderr_bytes = bytearray()
@@ -54,7 +56,9 @@ class ShimProcess:
         try:
             return self.lines.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no output from the shim within {timeout}s; stderr: {self.stderr_bytes!r}") from None
+            raise AssertionError(
+                f"no output from the shim within {timeout}s; stderr: {self.stderr_bytes!r}"
+            ) from None
 
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None

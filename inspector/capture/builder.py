@@ -70,7 +70,10 @@ class MessageBuilder:
         rows = []
         for line in framer.close():
             row = self._line_row(ts_ns, direction, channel, line.raw, line.body)
-            row["meta"] = {**(row["meta"] or {}), "flags": [*((row["meta"] or {}).get("flags", [])), "no-newline"]}
+            row["meta"] = {
+                **(row["meta"] or {}),
+                "flags": [*((row["meta"] or {}).get("flags", [])), "no-newline"],
+            }
             rows.append(row)
         return rows
 
@@ -81,9 +84,7 @@ class MessageBuilder:
             rows.extend(self.close_stream(ts_ns, direction, channel))
         return rows
 
-    def message(
-        self, ts_ns: int, direction: str, channel: str, raw: bytes, **http: Any
-    ) -> dict[str, Any]:
+    def message(self, ts_ns: int, direction: str, channel: str, raw: bytes, **http: Any) -> dict[str, Any]:
         """One already-framed message (an HTTP body, an SSE event's data) with its HTTP metadata."""
         row = self._line_row(ts_ns, direction, channel, raw, raw)
         row.update(http)
@@ -115,7 +116,13 @@ class MessageBuilder:
         return row
 
     def _row(
-        self, ts_ns: int, direction: str, channel: str, raw: bytes, msg: Classified, meta: dict[str, Any] | None
+        self,
+        ts_ns: int,
+        direction: str,
+        channel: str,
+        raw: bytes,
+        msg: Classified,
+        meta: dict[str, Any] | None,
     ) -> dict[str, Any]:
         return {
             "session_id": self.session_id,

@@ -73,7 +73,9 @@ class Recorder:
         self._q.put((_DATA, ts_ns or time.time_ns(), direction, channel, data, done))
         done.wait()
 
-    def submit_message(self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any) -> None:
+    def submit_message(
+        self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any
+    ) -> None:
         """Hand over one already-framed message (HTTP body, SSE data) with its HTTP metadata."""
         self._q.put((_MSG, ts_ns or time.time_ns(), direction, channel, raw, http))
 
@@ -143,7 +145,8 @@ class Recorder:
     def _end(self, exit_status: int | None, reason: str) -> None:
         facts = self.builder.facts.snapshot()
         facts["unanswered"] = [
-            {"seq": p.seq, "direction": p.direction, "method": p.method} for p in self.builder.correlator.unanswered()
+            {"seq": p.seq, "direction": p.direction, "method": p.method}
+            for p in self.builder.correlator.unanswered()
         ]
         try:
             for sub in self.subscribers:
@@ -159,4 +162,3 @@ class Recorder:
         self.errors += 1
         if self.errors <= 5:
             print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
-

@@ -99,7 +99,9 @@ def classify_value(value: Any) -> Classified:
 
 def _classify_object(value: Any) -> Classified:
     if not isinstance(value, dict):
-        return _invalid(ParseStatus.NOT_JSONRPC, f"a JSON {type(value).__name__}, not a JSON-RPC object", value)
+        return _invalid(
+            ParseStatus.NOT_JSONRPC, f"a JSON {type(value).__name__}, not a JSON-RPC object", value
+        )
     if value.get("jsonrpc") != "2.0":
         return _invalid(ParseStatus.NOT_JSONRPC, 'missing "jsonrpc": "2.0"', value)
     has_id = "id" in value
@@ -112,7 +114,9 @@ def _classify_object(value: Any) -> Classified:
         if not isinstance(method, str):
             return _invalid(ParseStatus.NOT_JSONRPC, "method must be a string", value)
         if "result" in value or "error" in value:
-            return _invalid(ParseStatus.NOT_JSONRPC, "a message cannot have both method and result/error", value)
+            return _invalid(
+                ParseStatus.NOT_JSONRPC, "a message cannot have both method and result/error", value
+            )
         kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
         return Classified(ParseStatus.OK, kind, method=method, rpc_id=rpc_id, payload=value)
     if "result" in value and "error" in value:
@@ -122,7 +126,11 @@ def _classify_object(value: Any) -> Classified:
         code = err.get("code") if isinstance(err, dict) else None
         if not isinstance(code, int) or isinstance(code, bool):
             return Classified(
-                ParseStatus.NOT_JSONRPC, Kind.ERROR, rpc_id=rpc_id, payload=value, problem="error.code must be an integer"
+                ParseStatus.NOT_JSONRPC,
+                Kind.ERROR,
+                rpc_id=rpc_id,
+                payload=value,
+                problem="error.code must be an integer",
             )
         return Classified(ParseStatus.OK, Kind.ERROR, rpc_id=rpc_id, error_code=code, payload=value)
     if "result" in value:

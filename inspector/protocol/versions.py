@@ -85,7 +85,9 @@ class SessionFacts:
     def _observe_one(self, direction: str, msg: Classified, pairing: Pairing) -> None:
         if direction == "c2s" and msg.kind is Kind.REQUEST:
             self._on_client_request(msg)
-        elif direction == "c2s" and msg.kind is Kind.NOTIFICATION and msg.method == "notifications/initialized":
+        elif (
+            direction == "c2s" and msg.kind is Kind.NOTIFICATION and msg.method == "notifications/initialized"
+        ):
             self.initialized = True
         elif direction == "s2c" and msg.kind in (Kind.RESPONSE, Kind.ERROR):
             if pairing.request_method == "initialize":
@@ -139,7 +141,9 @@ class SessionFacts:
             return
         result = msg.result
         versions = result.get("supportedVersions")
-        self.supported_versions = [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else None
+        self.supported_versions = (
+            [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else None
+        )
         self.server_capabilities = _dict(result.get("capabilities"))
         self.server_info = _dict(_dict(result.get("_meta")) and result["_meta"].get(_SERVER_INFO))
         if self.supported_versions and self.offered_version in self.supported_versions:

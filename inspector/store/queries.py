@@ -96,9 +96,13 @@ def pair_of(engine: Engine, message: Message) -> Message | None:
     """The request a response answers, or the response that answers a request."""
     with DbSession(engine) as db:
         if message.answers_seq is not None:
-            stmt = select(Message).where(Message.session_id == message.session_id, Message.seq == message.answers_seq)
+            stmt = select(Message).where(
+                Message.session_id == message.session_id, Message.seq == message.answers_seq
+            )
         else:
-            stmt = select(Message).where(Message.session_id == message.session_id, Message.answers_seq == message.seq)
+            stmt = select(Message).where(
+                Message.session_id == message.session_id, Message.answers_seq == message.seq
+            )
         return db.exec(stmt.limit(1)).first()
 
 
@@ -124,7 +128,9 @@ def _ensure_fts(engine: Engine) -> None:
             conn.execute(text("UPDATE fts_state SET indexed_upto = :hi"), {"hi": new_upto})
 
 
-def search_messages(engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100) -> list[Message]:
+def search_messages(
+    engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100
+) -> list[Message]:
     """Messages whose text matches an FTS5 query, oldest first."""
     _ensure_fts(engine)
     with DbSession(engine) as db:

@@ -75,7 +75,9 @@ class SessionWriter:
         with self._conn.begin():
             if rows:
                 self._conn.execute(self._insert, rows)
-            self._conn.execute(update(self._session).where(self._session.c.id == self.session_id).values(**values))
+            self._conn.execute(
+                update(self._session).where(self._session.c.id == self.session_id).values(**values)
+            )
         self.written += len(rows)
 
     def on_end(self, exit_status: int | None, reason: str, facts: dict[str, Any] | None = None) -> None:
@@ -90,5 +92,7 @@ class SessionWriter:
             values.update({k: facts.get(k) for k in _FACT_COLUMNS})
             values["facts"] = facts
         with self._conn.begin():
-            self._conn.execute(update(self._session).where(self._session.c.id == self.session_id).values(**values))
+            self._conn.execute(
+                update(self._session).where(self._session.c.id == self.session_id).values(**values)
+            )
         self._conn.close()

@@ -15,6 +15,7 @@ second one kills it). The shim exits with the server's exit status.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -152,10 +153,8 @@ class StdioShim:
         self._client_eof.set()
         if self.reason == "server-exit":
             self.reason = "client-eof"
-        try:
+        with contextlib.suppress(OSError):
             child.stdin.close()
-        except OSError:
-            pass
         try:
             child.wait(self.grace)
             return
@@ -182,7 +181,5 @@ class StdioShim:
     def _send(self, signum: int) -> None:
         child = self._child
         if child is not None and child.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 child.send_signal(signum)
-            except ProcessLookupError:
-                pass

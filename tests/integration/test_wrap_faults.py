@@ -98,7 +98,9 @@ def test_server_ignoring_eof_is_terminated_after_grace(db_path: Path) -> None:
 
 
 def test_server_ignoring_sigterm_is_killed_after_grace(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--ignore-eof", "--ignore-term", extra=("--grace", "0.3")))
+    shim = ShimProcess(
+        wrap_argv(db_path, *SCRIPTED, "--ignore-eof", "--ignore-term", extra=("--grace", "0.3"))
+    )
     shim.request(1, "ping")
     shim.read_line()
     shim.close_stdin()
@@ -184,7 +186,10 @@ def test_durable_mode_commits_before_forwarding(db_path: Path) -> None:
 
 def test_unknown_command_gives_clear_error(db_path: Path) -> None:
     proc = subprocess.run(
-        wrap_argv(db_path, "/nonexistent/server-binary"), capture_output=True, timeout=60, stdin=subprocess.DEVNULL
+        wrap_argv(db_path, "/nonexistent/server-binary"),
+        capture_output=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 2
     assert b"cannot start '/nonexistent/server-binary'" in proc.stderr
@@ -234,4 +239,6 @@ def test_stderr_lines_are_recorded_as_log(db_path: Path) -> None:
     shim.wait()
     engine = open_engine(db_path)
     logs = [m for m in messages(engine, only_session(engine).id) if m.kind == "log"]
-    assert logs[0].raw == b"handling tools/list\n" and logs[0].channel == "stderr" and logs[0].direction == "s2c"
+    assert (
+        logs[0].raw == b"handling tools/list\n" and logs[0].channel == "stderr" and logs[0].direction == "s2c"
+    )
