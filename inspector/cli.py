@@ -166,6 +166,35 @@ def show(
 
 
 @app.command()
+def search(
+    words: Annotated[str, typer.Argument(help="Words that must all appear in the message text.")],
+    session: Annotated[str | None, typer.Option(help="Only this session (an id or 'last').")] = None,
+    db: DbOption = None,
+    syntax: Annotated[bool, typer.Option(help="Treat WORDS as SQLite FTS5 query syntax.")] = False,
+    limit: Annotated[int, typer.Option(help="At most this many messages.")] = 100,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
+) -> None:
+    """Full-text search over recorded messages."""
+    from inspector.console import message_line, method_width
+    from inspector.store import get_session, search_messages
+
+    engine = _engine(db, create=False)
+    session_id = get_session(engine, session).id if session else None
+    found = search_messages(engine, words, session_id=session_id, limit=limit, syntax=syntax)
+    console = Console(highlight=False)
+    width = method_width(console)
+    for m in found:
+        if json_out:
+            sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
+        else:
+            line = message_line(m, width)
+            line.append(f"  session {m.session_id}", style="dim")
+            console.print(line, no_wrap=True, overflow="ellipsis")
+    if not found and not json_out:
+        _err().print(f"No message contains {words!r}.")
+
+
+@app.command()
 def demo(
     db: DbOption = None,
     mode: Annotated[

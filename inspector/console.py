@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable
 
 import orjson
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -53,25 +54,42 @@ def _size(n: int) -> str:
 
 
 def sessions_table(sessions: Iterable[Session]) -> Table:
-    table = Table(title="Recorded sessions (newest first)", expand=False)
-    for name in ("id", "started", "kind", "name", "status", "version", "msgs", "exit", "target"):
-        table.add_column(name, no_wrap=name != "target")
+    table = Table(
+        title="Recorded sessions (newest first)",
+        expand=False,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        show_edge=False,
+        collapse_padding=True,
+    )
+    for name in ("id", "started", "kind", "status", "version", "msgs", "exit", "name or target"):
+        table.add_column(
+            name, no_wrap=name != "name or target", min_width=min(len(name), 10), overflow="fold"
+        )
     for s in sessions:
-        target = " ".join(s.target) if isinstance(s.target, list) else str(s.target or "")
         state = session_state(s)
         style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
         table.add_row(
             str(s.id),
-            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
+            time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
             s.kind,
-            s.name or "",
             Text(state, style=style),
             s.protocol_version or "",
             str(s.message_count),
             "" if s.exit_status is None else str(s.exit_status),
-            target,
+            s.name or short_target(s.target),
         )
     return table
+
+
+def short_target(target: object, limit: int = 48) -> str:
+    """An argv or URL in a few words: the program's base name, then its arguments."""
+    if isinstance(target, list) and target:
+        text = " ".join([str(target[0]).rsplit("/", 1)[-1], *map(str, target[1:])])
+    else:
+        text = str(target or "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def timeline_header(console: Console, session: Session) -> None:

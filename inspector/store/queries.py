@@ -11,14 +11,18 @@ import socket
 from collections.abc import Iterator
 
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
-from inspector.errors import NotFoundError
+from inspector.errors import InspectorError, NotFoundError
 from inspector.store.engine import write_connection
 from inspector.store.models import Message, Session
 
 __all__ = [
+    "fts_query",
+    "fts_query",
     "get_session",
     "iter_messages",
     "list_sessions",
@@ -128,14 +132,26 @@ def _ensure_fts(engine: Engine) -> None:
             conn.execute(text("UPDATE fts_state SET indexed_upto = :hi"), {"hi": new_upto})
 
 
+def fts_query(words: str) -> str:
+    """Plain words as an FTS5 query: every word must appear, each taken literally."""
+    terms = [w.replace('"', '""') for w in words.split()]
+    return " ".join(f'"{t}"' for t in terms)
+
+
 def search_messages(
-    engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100
+    engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100, syntax: bool = False
 ) -> list[Message]:
-    """Messages whose text matches an FTS5 query, oldest first."""
+    """Messages whose text contains every word of `query` (or matches it as FTS5 syntax), oldest first."""
     _ensure_fts(engine)
+    match = query if syntax else fts_query(query)
+    if not match:
+        return []
     with DbSession(engine) as db:
         ids_sql = "SELECT rowid FROM message_fts WHERE message_fts MATCH :q"
-        stmt = select(Message).where(col(Message.id).in_(text(ids_sql).bindparams(q=query)))
+        stmt = select(Message).where(col(Message.id).in_(text(ids_sql).bindparams(q=match)))
         if session_id is not None:
             stmt = stmt.where(Message.session_id == session_id)
-        return list(db.exec(stmt.order_by(col(Message.id)).limit(limit)).all())
+        try:
+            return list(db.exec(stmt.order_by(col(Message.id)).limit(limit)).all())
+        except OperationalError as exc:
+            raise InspectorError(f"invalid search {query!r}: {exc.orig}") from None

@@ -42,14 +42,7 @@ def split_at(data: bytes, points: tuple[int, ...]) -> list[bytes]:
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-STREAM = (
-    b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-    b"\r\n"
-    b"\n"
-    b'{"id":"\xc3\xa9"}\r\n'
-    b"bad \xff\xfe bytes\n"
-    b"tail\r"
-)
+STREAM = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n\r\n\n{"id":"\xc3\xa9"}\r\nbad \xff\xfe bytes\ntail\r'
 
 
 # --- exhaustive chunk boundaries -------------------------------------------------
