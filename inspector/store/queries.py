@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
