@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import json
+
 import orjson
 
 __all__ = ["Classified", "Kind", "ParseStatus", "classify", "classify_value", "id_key"]
@@ -65,7 +67,22 @@ class Classified:
 
 def id_key(value: Any) -> str:
     """Canonical JSON text of a JSON-RPC id."""
-    return orjson.dumps(value).decode()
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(value)
+
+
+_JSON_TYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _json_type(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPE.get(type(value), type(value).__name__)
+
+
+def _has_float_id(value: Any) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(v, dict) and isinstance(v.get("id"), float) for v in items)
 
 
 def _invalid(status: ParseStatus, problem: str, payload: Any = None) -> Classified:
@@ -74,10 +91,13 @@ def _invalid(status: ParseStatus, problem: str, payload: Any = None) -> Classifi
 
 def classify(body: bytes) -> Classified:
     """Classify one message body (without its line terminator)."""
-    if not body.strip():
+    if not body.strip(b" \t\r\n"):  # JSON's whitespace only: a form feed is not empty
         return _invalid(ParseStatus.EMPTY, "empty line")
     try:
         value = orjson.loads(body)
+        if _has_float_id(value):
+            # orjson turns integers beyond 64 bits into floats; the standard library keeps them exact.
+            value = json.loads(body)
     except orjson.JSONDecodeError as exc:
         try:
             body.decode("utf-8")
@@ -100,13 +120,13 @@ def classify_value(value: Any) -> Classified:
 def _classify_object(value: Any) -> Classified:
     if not isinstance(value, dict):
         return _invalid(
-            ParseStatus.NOT_JSONRPC, f"a JSON {type(value).__name__}, not a JSON-RPC object", value
+            ParseStatus.NOT_JSONRPC, f"a JSON {_json_type(value)}, not a JSON-RPC object", value
         )
     if value.get("jsonrpc") != "2.0":
         return _invalid(ParseStatus.NOT_JSONRPC, 'missing "jsonrpc": "2.0"', value)
     has_id = "id" in value
     raw_id = value.get("id")
-    if has_id and not (raw_id is None or isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)):
+    if has_id and not (raw_id is None or isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool)):
         return _invalid(ParseStatus.NOT_JSONRPC, "id must be a string, a number or null", value)
     rpc_id = id_key(raw_id) if has_id else None
     method = value.get("method")
@@ -122,6 +142,14 @@ def _classify_object(value: Any) -> Classified:
     if "result" in value and "error" in value:
         return _invalid(ParseStatus.NOT_JSONRPC, "a response cannot have both result and error", value)
     if "error" in value:
+        if not has_id:
+            return Classified(
+                ParseStatus.NOT_JSONRPC,
+                Kind.ERROR,
+                rpc_id="null",
+                payload=value,
+                problem="a response must have an id (null when the request's id is unknown)",
+            )
         err = value["error"]
         code = err.get("code") if isinstance(err, dict) else None
         if not isinstance(code, int) or isinstance(code, bool):

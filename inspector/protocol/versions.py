@@ -120,8 +120,11 @@ class SessionFacts:
                 self.offered_version = version
             if msg.method != "server/discover":
                 self.protocol_version = version
-        self.client_info = _dict(meta.get(_CLIENT_INFO)) or self.client_info
-        self.client_capabilities = _dict(meta.get(_CLIENT_CAPS)) or self.client_capabilities
+        info, caps = _dict(meta.get(_CLIENT_INFO)), _dict(meta.get(_CLIENT_CAPS))
+        if info is not None:
+            self.client_info = info
+        if caps is not None:
+            self.client_capabilities = caps
 
     def _on_initialize_answer(self, msg: Classified) -> None:
         if msg.kind is Kind.ERROR:
@@ -145,7 +148,8 @@ class SessionFacts:
             [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else None
         )
         self.server_capabilities = _dict(result.get("capabilities"))
-        self.server_info = _dict(_dict(result.get("_meta")) and result["_meta"].get(_SERVER_INFO))
+        meta = _dict(result.get("_meta"))
+        self.server_info = _dict(meta.get(_SERVER_INFO)) if meta is not None else None
         if self.supported_versions and self.offered_version in self.supported_versions:
             self.protocol_version = self.offered_version
 

@@ -271,11 +271,6 @@ def test_stateless_request_sets_protocol_version_and_client_facts() -> None:
     assert f.client_capabilities == {"roots": {}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: versions.SessionFacts._on_client_request uses `_dict(...) or self.client_capabilities`, "
-    "so an empty clientCapabilities object {} in _meta is recorded as None (unknown); initialize keeps {}",
-)
 def test_empty_client_capabilities_in_meta_are_recorded() -> None:
     s = Session()
     s.send("c2s", discover(**{CLIENT_CAPS: {}}))
@@ -358,11 +353,6 @@ def test_observe_returns_false_for_unrelated_traffic() -> None:
     assert s.facts.snapshot() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: versions.SessionFacts._on_discover_answer sets server_info to {} (not None) "
-    "when the discover result has an empty _meta object",
-)
 def test_discover_result_with_empty_meta_has_no_server_info() -> None:
     s = Session()
     s.send("c2s", discover())
