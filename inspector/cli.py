@@ -219,7 +219,7 @@ def demo(
     anyio.run(lambda: drive_demo(params, mode=mode))
     latest = get_session(engine, "last")
     show(str(latest.id), db=path, follow=True, json_out=False, poll=0.1)
-    _err().print(f"\nBrowse it again with: mcp-inspect show {latest.id} --db {path}")
+    _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {path}")
 
 
 def main() -> None:
