@@ -65,8 +65,8 @@ def wrap(
     Put this in your MCP client's config in place of the server command, e.g.
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
     """
-    from inspector.capture import MessageBuilder, Recorder
-    from inspector.store import SessionWriter, create_session
+    from inspector.capture import Recorder
+    from inspector.store import StoreWriter, create_session
     from inspector.transports.stdio import StdioShim
 
     if command and command[0] == "--":
@@ -75,12 +75,14 @@ def wrap(
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
     engine = _engine(db)
     session_id = create_session(engine, kind="stdio-wrap", target=command, name=name)
-    recorder = Recorder(MessageBuilder(session_id), [SessionWriter(engine, session_id)]).start()
-    shim = StdioShim(command, recorder, durable=durable, grace=grace)
+    recorder = Recorder([StoreWriter(engine)]).start()
+    tap = recorder.open(session_id)
+    shim = StdioShim(command, tap, durable=durable, grace=grace)
     try:
         shim.spawn()
     except InspectorError as exc:
-        recorder.finish(None, f"spawn failed: {exc}")
+        tap.end(None, f"spawn failed: {exc}")
+        recorder.stop()
         raise
     if not quiet:
         print(
@@ -89,11 +91,12 @@ def wrap(
             flush=True,
         )
     result = shim.run()
-    recorder.finish(result.returncode, result.reason)
+    tap.end(result.returncode, result.reason)
+    recorder.stop()
     if not quiet:
         print(
             f"[mcp-inspect] session {session_id} ended: {result.reason}, "
-            f"{recorder.builder.seq} messages recorded",
+            f"{recorder.messages_recorded(session_id)} messages recorded",
             file=sys.stderr,
             flush=True,
         )

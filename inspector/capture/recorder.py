@@ -1,11 +1,13 @@
-"""The recording thread: captured chunks in, batched message rows out to subscribers.
+"""The recording thread: captured bytes in, batched message rows out to subscribers.
 
-Forwarding threads call `submit` with a copy of the bytes they just
-forwarded; that costs one queue put. Framing, classification, correlation
-and database writes all happen on this thread. Rows are handed to the
-subscribers in batches: when `batch_rows` are pending or `flush_interval`
-has passed since the oldest pending row. `submit_durable` waits until the
-chunk's rows are committed (the `--durable` mode).
+One recorder serves every session of a process (one for a stdio wrap, many
+for an HTTP proxy). Transports talk to it through a `Tap` bound to one
+session: `tap.submit(...)` with a copy of bytes just read costs one queue
+put. Framing, classification, correlation and database writes all happen
+on the recording thread. Rows go to the subscribers in batches: when
+`batch_rows` are pending or `flush_interval` has passed since the oldest
+pending row. `Tap.submit_durable` waits until the chunk's rows are
+committed (the `--durable` mode).
 
 The queue is bounded (`max_queued_chunks`): if recording falls that far
 behind, forwarding waits instead of memory growing without limit.
@@ -21,99 +23,140 @@ from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
 
-__all__ = ["Recorder", "Subscriber"]
+__all__ = ["Recorder", "Subscriber", "Tap"]
 
 
 class Subscriber(Protocol):
     """Receives every batch of rows, in order, on the recorder thread."""
 
-    def on_batch(self, rows: list[dict[str, Any]], facts: dict[str, Any] | None) -> None: ...
+    def on_batch(self, rows: list[dict[str, Any]], facts: dict[int, dict[str, Any]]) -> None:
+        """Rows of any sessions, and the new facts of the sessions whose facts changed."""
 
-    def on_end(self, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None: ...
+    def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
+        """A session ended (after all its rows were handed over)."""
 
 
-_DATA, _EOS, _MSG, _FINISH = range(4)
+_DATA, _EOS, _MSG, _OPEN, _END, _STOP = range(6)
+
+
+class Tap:
+    """A transport's handle on one session of a recorder."""
+
+    __slots__ = ("_put", "session_id")
+
+    def __init__(self, recorder: Recorder, session_id: int) -> None:
+        self.session_id = session_id
+        self._put = recorder._q.put
+
+    def submit(self, direction: str, channel: str, data: bytes) -> None:
+        """Hand over bytes of a line-framed stream (hot path)."""
+        self._put((_DATA, time.time_ns(), self.session_id, direction, channel, data, None))
+
+    def submit_durable(self, direction: str, channel: str, data: bytes) -> None:
+        """Hand over bytes and wait until their complete lines are committed."""
+        done = threading.Event()
+        self._put((_DATA, time.time_ns(), self.session_id, direction, channel, data, done))
+        done.wait()
+
+    def submit_message(
+        self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any
+    ) -> None:
+        """Hand over one already-framed message (HTTP body, SSE event data) with its HTTP metadata."""
+        self._put((_MSG, ts_ns or time.time_ns(), self.session_id, direction, channel, raw, http))
+
+    def end_stream(self, direction: str, channel: str) -> None:
+        """The stream ended: its partial last line (if any) is recorded."""
+        self._put((_EOS, time.time_ns(), self.session_id, direction, channel, b"", None))
+
+    def end(self, exit_status: int | None, reason: str) -> None:
+        """The session ended: flush its partial lines and mark it ended."""
+        self._put((_END, time.time_ns(), self.session_id, exit_status, reason, b"", None))
 
 
 class Recorder:
-    """Owns the recording thread of one session."""
+    """Owns the recording thread of a process."""
 
     def __init__(
         self,
-        builder: MessageBuilder,
         subscribers: list[Subscriber],
         *,
         flush_interval: float = 0.005,
         batch_rows: int = 5000,
         max_queued_chunks: int = 1024,
     ) -> None:
-        self.builder = builder
         self.subscribers = subscribers
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
         self.errors = 0
+        self.builders: dict[int, MessageBuilder] = {}  # open sessions
+        self.final_counts: dict[int, int] = {}  # ended sessions: rows recorded
         self._q: queue.Queue[tuple[Any, ...]] = queue.Queue(max_queued_chunks)
         self._pending: list[dict[str, Any]] = []
         self._oldest = 0.0
         self._waiters: list[threading.Event] = []
         self._thread = threading.Thread(target=self._run, name="mcp-inspect-recorder", daemon=True)
-        self._finished = threading.Event()
+        self._stopped = threading.Event()
 
     def start(self) -> Recorder:
         self._thread.start()
         return self
 
-    def submit(self, direction: str, channel: str, data: bytes, ts_ns: int | None = None) -> None:
-        """Hand over bytes that were just forwarded (hot path)."""
-        self._q.put((_DATA, ts_ns or time.time_ns(), direction, channel, data, None))
+    def open(self, session_id: int) -> Tap:
+        """Start recording a session (its row already exists in the store)."""
+        self._q.put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
+        return Tap(self, session_id)
 
-    def submit_durable(self, direction: str, channel: str, data: bytes, ts_ns: int | None = None) -> None:
-        """Hand over bytes and wait until their complete lines are committed."""
-        done = threading.Event()
-        self._q.put((_DATA, ts_ns or time.time_ns(), direction, channel, data, done))
-        done.wait()
+    def stop(self, reason: str = "recorder stopped", timeout: float | None = None) -> None:
+        """Record everything queued, end the sessions still open with `reason`, stop the thread."""
+        self._q.put((_STOP, time.time_ns(), 0, None, reason, b"", None))
+        self._stopped.wait(timeout)
 
-    def submit_message(
-        self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any
-    ) -> None:
-        """Hand over one already-framed message (HTTP body, SSE data) with its HTTP metadata."""
-        self._q.put((_MSG, ts_ns or time.time_ns(), direction, channel, raw, http))
-
-    def end_stream(self, direction: str, channel: str) -> None:
-        """The stream ended: its partial last line (if any) is recorded."""
-        self._q.put((_EOS, time.time_ns(), direction, channel, b"", None))
-
-    def finish(self, exit_status: int | None, reason: str, timeout: float | None = None) -> None:
-        """Record everything still queued, mark the session ended, stop the thread."""
-        self._q.put((_FINISH, time.time_ns(), exit_status, reason, b"", None))
-        self._finished.wait(timeout)
+    def messages_recorded(self, session_id: int) -> int:
+        """How many rows a session has produced so far (read from any thread)."""
+        builder = self.builders.get(session_id)
+        return builder.seq if builder else self.final_counts.get(session_id, 0)
 
     def _run(self) -> None:
-        builder = self.builder
         get = self._q.get
+        builders = self.builders
         while True:
             timeout = None
             if self._pending:
                 timeout = max(0.0, self._oldest + self.flush_interval - time.monotonic())
             try:
-                op, ts_ns, a, b, data, extra = get(timeout=timeout)
+                op, ts_ns, sid, a, b, data, extra = get(timeout=timeout)
             except queue.Empty:
                 self._flush()
                 continue
-            if op == _DATA:
-                self._add(builder.feed(ts_ns, a, b, data))
-                if extra is not None:
-                    self._waiters.append(extra)
-                    self._flush()
-            elif op == _MSG:
-                self._add([builder.message(ts_ns, a, b, data, **extra)])
-            elif op == _EOS:
-                self._add(builder.close_stream(ts_ns, a, b))
-            else:
-                self._add(builder.close_all(ts_ns))
-                self._flush()
-                self._end(a, b)
+            if op == _STOP:
+                for open_sid in list(builders):
+                    self._end(open_sid, ts_ns, None, b)
+                self._flush(attempts=5)
+                self._stopped.set()
                 return
+            if op == _OPEN:
+                builders[sid] = MessageBuilder(sid)
+                continue
+            builder = builders.get(sid)
+            if builder is None:
+                self._warn(f"dropped traffic for session {sid}, which has already ended")
+                if extra is not None and op == _DATA:
+                    extra.set()
+                continue
+            try:
+                if op == _DATA:
+                    self._add(builder.feed(ts_ns, a, b, data))
+                    if extra is not None:
+                        self._waiters.append(extra)
+                        self._flush()
+                elif op == _MSG:
+                    self._add([builder.message(ts_ns, a, b, data, **extra)])
+                elif op == _EOS:
+                    self._add(builder.close_stream(ts_ns, a, b))
+                elif op == _END:
+                    self._end(sid, ts_ns, a, b)
+            except Exception as exc:  # our bug must not stop recording the rest
+                self._warn(f"internal error while recording session {sid}: {exc!r}")
             if len(self._pending) >= self.batch_rows:
                 self._flush()
 
@@ -123,40 +166,54 @@ class Recorder:
                 self._oldest = time.monotonic()
             self._pending.extend(rows)
 
-    def _flush(self) -> None:
-        facts = None
-        if self.builder.facts_changed:
-            facts = self.builder.facts.snapshot()
+    def _changed_facts(self) -> dict[int, dict[str, Any]]:
+        changed = {}
+        for sid, builder in self.builders.items():
+            if builder.facts_changed:
+                changed[sid] = builder.facts.snapshot()
+        return changed
+
+    def _flush(self, attempts: int = 1) -> bool:
+        facts = self._changed_facts()
         rows = self._pending
-        if rows or facts is not None:
+        for attempt in range(attempts):
+            if not rows and not facts:
+                break
             try:
                 for sub in self.subscribers:
                     sub.on_batch(rows, facts)
             except Exception as exc:  # a full disk must not stop forwarding; retry at the next flush
                 self._warn(f"recording failed, will retry: {exc}")
                 self._oldest = time.monotonic()
-                return
-            self._pending = []
-            self.builder.facts_changed = False
+                if attempt + 1 < attempts:
+                    time.sleep(0.1 * (attempt + 1))
+                    continue
+                return False
+            break
+        self._pending = []
+        for sid in facts:
+            if sid in self.builders:
+                self.builders[sid].facts_changed = False
         for waiter in self._waiters:
             waiter.set()
         self._waiters.clear()
+        return True
 
-    def _end(self, exit_status: int | None, reason: str) -> None:
-        facts = self.builder.facts.snapshot()
+    def _end(self, sid: int, ts_ns: int, exit_status: int | None, reason: str) -> None:
+        builder = self.builders.pop(sid)
+        self.final_counts[sid] = builder.seq
+        self._add(builder.close_all(ts_ns))
+        self._flush(attempts=5)
+        facts = builder.facts.snapshot()
         facts["unanswered"] = [
             {"seq": p.seq, "direction": p.direction, "method": p.method}
-            for p in self.builder.correlator.unanswered()
+            for p in builder.correlator.unanswered()
         ]
         try:
             for sub in self.subscribers:
-                sub.on_end(exit_status, reason, facts)
+                sub.on_end(sid, exit_status, reason, facts)
         except Exception as exc:
-            self._warn(f"could not mark the session ended: {exc}")
-        finally:
-            for waiter in self._waiters:
-                waiter.set()
-            self._finished.set()
+            self._warn(f"could not mark session {sid} ended: {exc}")
 
     def _warn(self, text: str) -> None:
         self.errors += 1

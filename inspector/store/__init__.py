@@ -10,13 +10,14 @@ from inspector.store.queries import (
     search_messages,
     session_state,
 )
-from inspector.store.writer import SessionWriter, create_session
+from inspector.store.writer import SessionWriter, StoreWriter, create_session
 
 __all__ = [
     "SCHEMA_VERSION",
     "Message",
     "Session",
     "SessionWriter",
+    "StoreWriter",
     "create_session",
     "database_url",
     "get_session",

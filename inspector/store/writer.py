@@ -17,7 +17,7 @@ from sqlalchemy import Engine, insert, update
 from inspector.store.engine import write_connection
 from inspector.store.models import Message, Session
 
-__all__ = ["SessionWriter", "create_session"]
+__all__ = ["SessionWriter", "StoreWriter", "create_session"]
 
 _FACT_COLUMNS = (
     "era",
@@ -51,48 +51,71 @@ def create_session(
         return int(result.inserted_primary_key[0])
 
 
-class SessionWriter:
-    """Appends message rows of one session and keeps the session row up to date."""
+class StoreWriter:
+    """The recorder's subscriber that writes rows of any sessions and keeps their session rows current."""
 
-    def __init__(self, engine: Engine, session_id: int) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.session_id = session_id
-        self.written = 0
+        self.counts: dict[int, int] = {}
         self._conn = write_connection(engine)
         self._insert = insert(Message.__table__)  # type: ignore[attr-defined]
         self._session = Session.__table__  # type: ignore[attr-defined]
 
-    def on_batch(self, rows: list[dict[str, Any]], facts: dict[str, Any] | None = None) -> None:
+    def on_batch(self, rows: list[dict[str, Any]], facts: dict[int, dict[str, Any]]) -> None:
         """Write rows (and changed session facts) in one transaction."""
-        if not rows and facts is None:
+        if not rows and not facts:
             return
-        values: dict[str, Any] = {}
-        if rows:
-            values["message_count"] = self.written + len(rows)
-        if facts is not None:
-            values.update({k: facts.get(k) for k in _FACT_COLUMNS})
-            values["facts"] = facts
+        counts = dict(self.counts)
+        for row in rows:
+            sid = row["session_id"]
+            counts[sid] = counts.get(sid, 0) + 1
+        touched = {row["session_id"] for row in rows} | set(facts)
         with self._conn.begin():
             if rows:
                 self._conn.execute(self._insert, rows)
-            self._conn.execute(
-                update(self._session).where(self._session.c.id == self.session_id).values(**values)
-            )
-        self.written += len(rows)
+            for sid in touched:
+                values: dict[str, Any] = {"message_count": counts.get(sid, 0)}
+                if sid in facts:
+                    values.update(_fact_values(facts[sid]))
+                self._update(sid, values)
+        self.counts = counts
 
-    def on_end(self, exit_status: int | None, reason: str, facts: dict[str, Any] | None = None) -> None:
-        """Mark the session ended and release the connection."""
-        values: dict[str, Any] = {
+    def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
+        """Mark a session ended."""
+        values = {
             "status": "ended",
             "ended_ns": time.time_ns(),
             "exit_status": exit_status,
             "end_reason": reason,
+            **(_fact_values(facts) if facts else {}),
         }
-        if facts is not None:
-            values.update({k: facts.get(k) for k in _FACT_COLUMNS})
-            values["facts"] = facts
         with self._conn.begin():
-            self._conn.execute(
-                update(self._session).where(self._session.c.id == self.session_id).values(**values)
-            )
+            self._update(session_id, values)
+        self.counts.pop(session_id, None)
+
+    def close(self) -> None:
         self._conn.close()
+
+    def _update(self, session_id: int, values: dict[str, Any]) -> None:
+        self._conn.execute(update(self._session).where(self._session.c.id == session_id).values(**values))
+
+
+def _fact_values(facts: dict[str, Any]) -> dict[str, Any]:
+    return {**{k: facts.get(k) for k in _FACT_COLUMNS}, "facts": facts}
+
+
+class SessionWriter:
+    """A `StoreWriter` for one session, for code that writes rows itself (imports, tests, generators)."""
+
+    def __init__(self, engine: Engine, session_id: int) -> None:
+        self.session_id = session_id
+        self._writer = StoreWriter(engine)
+
+    def on_batch(self, rows: list[dict[str, Any]], facts: dict[str, Any] | None = None) -> None:
+        """Write rows of this session (and its changed facts) in one transaction."""
+        self._writer.on_batch(rows, {self.session_id: facts} if facts is not None else {})
+
+    def on_end(self, exit_status: int | None, reason: str, facts: dict[str, Any] | None = None) -> None:
+        """Mark the session ended and release the connection."""
+        self._writer.on_end(self.session_id, exit_status, reason, facts or {})
+        self._writer.close()

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.capture import Recorder
+from inspector.capture import Tap
 from inspector.errors import SpawnError
 
 __all__ = ["StdioShim", "WrapResult", "exit_code_of"]
@@ -56,7 +56,7 @@ class StdioShim:
     def __init__(
         self,
         argv: Sequence[str],
-        recorder: Recorder,
+        tap: Tap,
         *,
         durable: bool = False,
         grace: float = 2.0,
@@ -65,7 +65,7 @@ class StdioShim:
         stderr_fd: int = 2,
     ) -> None:
         self.argv = list(argv)
-        self.recorder = recorder
+        self.tap = tap
         self.durable = durable
         self.grace = grace
         self.fds = (stdin_fd, stdout_fd, stderr_fd)
@@ -90,7 +90,7 @@ class StdioShim:
         return self._child
 
     def run(self, *, install_signal_handlers: bool = True) -> WrapResult:
-        """Forward until the server exits; return its status. The recorder is finished by the caller."""
+        """Forward until the server exits; return its status. The caller ends the recorded session."""
         child = self._child or self.spawn()
         assert child.stdin and child.stdout and child.stderr
         stdin_fd, stdout_fd, stderr_fd = self.fds
@@ -121,7 +121,7 @@ class StdioShim:
         return WrapResult(exit_code_of(returncode), returncode, self.reason)
 
     def _pump(self, src: int, dst: int, direction: str, channel: str) -> None:
-        recorder = self.recorder
+        tap = self.tap
         durable = self.durable
         forwarding = True
         while True:
@@ -134,16 +134,16 @@ class StdioShim:
             # Queue the copy before forwarding: the answer to this message can then
             # never be queued ahead of it by the other direction's thread.
             if durable:
-                recorder.submit_durable(direction, channel, data)
+                tap.submit_durable(direction, channel, data)
             else:
-                recorder.submit(direction, channel, data)
+                tap.submit(direction, channel, data)
             if forwarding:
                 try:
                     _write_all(dst, data)
                 except OSError:
                     # The reader went away; keep recording what the peer still sends.
                     forwarding = False
-        recorder.end_stream(direction, channel)
+        tap.end_stream(direction, channel)
 
     def _client_pump(self, stdin_fd: int, child: subprocess.Popen[bytes]) -> None:
         assert child.stdin is not None
