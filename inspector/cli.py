@@ -104,6 +104,70 @@ def wrap(
 
 
 @app.command()
+def proxy(
+    target: Annotated[
+        str, typer.Option(help="The server's MCP URL as you would give it to a client, e.g. http://127.0.0.1:3001/mcp.")
+    ],
+    listen: Annotated[str, typer.Option(help="Where the proxy listens, HOST:PORT (port 0 picks a free one).")] = (
+        "127.0.0.1:6280"
+    ),
+    db: DbOption = None,
+    name: Annotated[str | None, typer.Option(help="A name for the recorded sessions.")] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(help="A browser Origin allowed besides loopback ones (repeatable)."),
+    ] = None,
+    keep_secrets: Annotated[
+        bool, typer.Option(help="Store Authorization/Cookie header values instead of redacting them.")
+    ] = False,
+) -> None:
+    """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
+
+    Point your client at the printed URL instead of the server's. Every path is forwarded to
+    the target's origin; each MCP session (or connection, for stateless servers) is recorded
+    as its own session.
+    """
+    from urllib.parse import urlsplit
+
+    from inspector.capture import Recorder
+    from inspector.store import StoreWriter, create_session
+    from inspector.transports.http_proxy import HttpProxy
+    from inspector.transports.serve import bind, parse_listen, serve
+
+    engine = _engine(db)
+    host, port = parse_listen(listen)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        _err().print(f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach it can use the proxy")
+    recorder = Recorder([StoreWriter(engine)]).start()
+    try:
+        app_ = HttpProxy(
+            target,
+            recorder,
+            lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
+            allowed_origins=frozenset(allow_origin or ()),
+            keep_secrets=keep_secrets,
+        )
+    except ValueError as exc:
+        raise InspectorError(str(exc)) from None
+    sock = bind(host, port)
+    bound_port = sock.getsockname()[1]
+    parts = urlsplit(target)
+    shown_host = f"[{host}]" if ":" in host else host
+    client_url = f"http://{shown_host}:{bound_port}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
+
+    def ready() -> None:
+        print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
+        print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
+        print(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True)
+
+    try:
+        serve(app_, sock, on_ready=ready)
+    finally:
+        recorder.stop("proxy stopped")
+        _err().print("[mcp-inspect] proxy stopped; sessions saved")
+
+
+@app.command()
 def sessions(
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
@@ -203,8 +267,16 @@ def demo(
     mode: Annotated[
         str, typer.Option(help="Client connect mode: legacy (initialize) or auto (server/discover first).")
     ] = "legacy",
+    no_ui: Annotated[
+        bool, typer.Option("--no-ui", help="Only record and print; do not start the web UI.")
+    ] = False,
+    port: Annotated[
+        int | None, typer.Option(help="The web UI's port (default 6290, else a free one).")
+    ] = None,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
 ) -> None:
-    """Record a demo session: an SDK client drives the bundled demo server through `wrap`, then show it."""
+    """Record a demo session: an SDK client drives the bundled demo server through `wrap`, then show it
+    in the terminal and in the web UI (until Ctrl-C)."""
     import anyio
     from mcp import StdioServerParameters
 
@@ -223,6 +295,38 @@ def demo(
     latest = get_session(engine, "last")
     show(str(latest.id), db=path, follow=True, json_out=False, poll=0.1)
     _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {path}")
+    if not no_ui:
+        from inspector.api import serve
+
+        serve(
+            engine,
+            host="127.0.0.1",
+            port=port,
+            allow_remote=False,
+            open_browser=not no_open,
+            path=f"/sessions/{latest.id}",
+        )
+
+
+@app.command()
+def ui(
+    db: DbOption = None,
+    host: Annotated[
+        str, typer.Option(help="Interface to listen on (loopback unless --allow-remote).")
+    ] = "127.0.0.1",
+    port: Annotated[int | None, typer.Option(help="Port (default 6290, else a free one).")] = None,
+    no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote", help="Allow --host to be a non-loopback interface (token still required)."
+        ),
+    ] = False,
+) -> None:
+    """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token)."""
+    from inspector.api import serve
+
+    serve(_engine(db), host=host, port=port, allow_remote=allow_remote, open_browser=not no_open)
 
 
 def main() -> None:

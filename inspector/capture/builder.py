@@ -54,6 +54,7 @@ class MessageBuilder:
         self.facts = SessionFacts()
         self.facts_changed = False
         self._framers: dict[tuple[str, str], LineFramer] = {}
+        self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
 
     def feed(self, ts_ns: int, direction: str, channel: str, data: bytes) -> list[dict[str, Any]]:
         """Bytes read from one stream; return the rows for the lines they completed."""
@@ -84,11 +85,43 @@ class MessageBuilder:
             rows.extend(self.close_stream(ts_ns, direction, channel))
         return rows
 
-    def message(self, ts_ns: int, direction: str, channel: str, raw: bytes, **http: Any) -> dict[str, Any]:
-        """One already-framed message (an HTTP body, an SSE event's data) with its HTTP metadata."""
-        row = self._line_row(ts_ns, direction, channel, raw, raw)
+    def message(
+        self, ts_ns: int, direction: str, channel: str, raw: bytes, *, jsonrpc: bool = True, **http: Any
+    ) -> dict[str, Any]:
+        """One already-framed message (an HTTP body, an SSE event's data) with its HTTP metadata.
+
+        An empty body, or a part that carries no JSON-RPC (`jsonrpc=False`, e.g. the legacy
+        `endpoint` event), is recorded as kind `http`.
+        """
+        if raw and jsonrpc:
+            row = self._line_row(ts_ns, direction, channel, raw, raw)
+        else:
+            self.seq += 1
+            status = ParseStatus.OK if raw else ParseStatus.EMPTY
+            row = self._row(ts_ns, direction, channel, raw, Classified(status, Kind.HTTP), None)
+        meta = http.pop("meta", None)
+        if meta:
+            row["meta"] = {**(row["meta"] or {}), **meta}
+            if "exchange" in meta:
+                self._pair_by_exchange(row, meta["exchange"])
         row.update(http)
         return row
+
+    def _pair_by_exchange(self, row: dict[str, Any], exchange: int) -> None:
+        """HTTP ties a response body to its request: use that when the body's id is null."""
+        if row["channel"] == "http-request":
+            if row["kind"] == "request":
+                self._exchanges[exchange] = (row["direction"], row["rpc_id"])
+            return
+        request = self._exchanges.pop(exchange, None)
+        if request is None or row["answers_seq"] is not None or row["kind"] != "error" or row["rpc_id"] != "null":
+            return
+        pairing = self.correlator.answer_out_of_band(request[0], request[1], row["ts_ns"])
+        if pairing is None:
+            return
+        row["answers_seq"], row["latency_ns"], row["method"] = pairing.answers_seq, pairing.latency_ns, pairing.request_method
+        flags = [f for f in row["meta"].get("flags", []) if f != "orphan-response"]
+        row["meta"]["flags"] = [*flags, "paired-by-http-exchange"]
 
     def _line_row(self, ts_ns: int, direction: str, channel: str, raw: bytes, body: bytes) -> dict[str, Any]:
         self.seq += 1

@@ -2,12 +2,14 @@
 
 ``stdio`` (the default) speaks newline-delimited JSON-RPC on stdin/stdout;
 ``streamable-http`` serves ``http://127.0.0.1:PORT/mcp`` and ``sse`` serves
-``http://127.0.0.1:PORT/sse`` (both via uvicorn, bound to 127.0.0.1 only).
+``http://127.0.0.1:PORT/sse`` (both via uvicorn, bound to 127.0.0.1 only) and
+print ``demo server listening on URL`` on stderr once they accept connections.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Literal, get_args
@@ -25,7 +27,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(prog="python -m inspector.demo", description=__doc__)
     parser.add_argument("--transport", choices=get_args(Transport), default="stdio")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (HTTP transports only)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="HTTP port (HTTP transports only; 0 picks a free one)"
+    )
     return parser.parse_args(argv)
 
 
@@ -38,10 +42,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     transport: Transport = args.transport
     if transport == "stdio":
         server.run("stdio")
-    elif transport == "streamable-http":
-        server.run("streamable-http", host=HOST, port=args.port)
+        return
+    from inspector.transports.serve import bind, serve
+
+    sock = bind(HOST, args.port)
+    port = sock.getsockname()[1]
+    if transport == "streamable-http":
+        app, url = server.streamable_http_app(), f"http://{HOST}:{port}/mcp"
     else:
-        server.run("sse", host=HOST, port=args.port)
+        app, url = server.sse_app(), f"http://{HOST}:{port}/sse"
+    serve(app, sock, on_ready=lambda: print(f"demo server listening on {url}", file=sys.stderr, flush=True))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 import mcp
+from mcp.client._transport import Transport
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import (
@@ -117,7 +118,7 @@ def _content_text(contents: Sequence[Any]) -> str:
     return "\n".join(str(getattr(item, "text", "")) for item in contents)
 
 
-async def drive_demo(server_params: mcp.StdioServerParameters | str, *, mode: str = "legacy") -> DemoReport:
+async def drive_demo(server_params: mcp.StdioServerParameters | str | Transport, *, mode: str = "legacy") -> DemoReport:
     """Connect to the server and exercise every demo feature.
 
     `server_params` is a command to launch over stdio, or a streamable-HTTP URL

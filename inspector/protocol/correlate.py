@@ -99,6 +99,18 @@ class Correlator:
             )
         return self._observe_one(seq, ts_ns, direction, msg)
 
+    def answer_out_of_band(self, request_direction: str, rpc_id: str, ts_ns: int) -> Pairing | None:
+        """Pair a response whose id could not name its request (an error with id null) with a request
+        known from elsewhere, e.g. the same HTTP exchange; None when that request is not pending."""
+        key = (request_direction, rpc_id)
+        queue = self._pending.get(key)
+        if not queue:
+            return None
+        req = queue.popleft()
+        if not queue:
+            del self._pending[key]
+        return Pairing(answers_seq=req.seq, request_method=req.method, latency_ns=ts_ns - req.ts_ns)
+
     def unanswered(self) -> list[Pending]:
         """Requests still waiting for an answer, in seq order."""
         return sorted((p for q in self._pending.values() for p in q), key=lambda p: p.seq)

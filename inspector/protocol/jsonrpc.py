@@ -37,6 +37,7 @@ class Kind(StrEnum):
     BATCH = "batch"
     INVALID = "invalid"
     LOG = "log"  # a stderr line or other out-of-band text
+    HTTP = "http"  # an HTTP exchange part with no JSON-RPC body (GET, DELETE, 202, SSE control events)
 
 
 @dataclass(slots=True)

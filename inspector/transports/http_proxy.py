@@ -1,0 +1,402 @@
+"""The HTTP man-in-the-middle: a recording reverse proxy for Streamable HTTP and legacy HTTP+SSE.
+
+A raw ASGI app (no framework routing on the hot path) served by uvicorn;
+upstream requests go through one pooled `httpx.AsyncClient`. Bodies are
+streamed both ways: upstream chunks are forwarded as they arrive, SSE
+events one by one as soon as each is complete (`protocol.sse.SSEFramer`).
+Copies go to the recorder through the session's `Tap`; nothing on the
+forwarding path waits for the database.
+
+What is changed on the way, and only this: hop-by-hop headers are dropped
+and `Host` names the upstream; the legacy `endpoint` event's URL is
+rewritten to point at the proxy when it names the upstream's origin.
+Requests with a foreign `Origin` are refused with 403 (DNS rebinding), and
+an unreachable upstream gives the client a 502 with a clear message.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import zlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+
+from inspector.capture import Recorder, Tap
+from inspector.capture.redact import redact_headers
+from inspector.protocol.sse import SSEEvent, SSEFramer
+from inspector.transports.http_sessions import SessionRouter, legacy_session_param
+
+__all__ = ["HttpProxy", "local_origin_allowed"]
+
+_HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"proxy-connection",
+        b"te",
+        b"trailer",
+        b"trailers",
+        b"transfer-encoding",
+        b"upgrade",
+        b"host",
+    }
+)
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def local_origin_allowed(origin: str, allowed: frozenset[str]) -> bool:
+    """Whether a browser Origin may use the proxy: loopback origins, or ones the user allowed."""
+    if origin in allowed or origin == "null" and "null" in allowed:
+        return True
+    host = urlsplit(origin).hostname or ""
+    return host in _LOCAL_HOSTS or f"[{host}]" in _LOCAL_HOSTS
+
+
+def _forward_headers(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    named = set()
+    for name, value in raw:
+        if name.lower() == b"connection":
+            named |= {v.strip().lower() for v in value.split(b",")}
+    return [(n, v) for n, v in raw if n.lower() not in _HOP_BY_HOP and n.lower() not in named]
+
+
+def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    for n, v in raw:
+        if n.lower() == name:
+            return v
+    return None
+
+
+def _decoded(body: bytes, encoding: str | None) -> tuple[bytes, dict[str, Any] | None]:
+    """The recorded copy of a compressed body, decompressed where we can."""
+    if not encoding or encoding == "identity" or not body:
+        return body, None
+    try:
+        if encoding in ("gzip", "x-gzip"):
+            return zlib.decompress(body, 16 + zlib.MAX_WBITS), {
+                "content_encoding": encoding,
+                "wire_size": len(body),
+            }
+        if encoding == "deflate":
+            return zlib.decompress(body), {"content_encoding": encoding, "wire_size": len(body)}
+    except zlib.error as exc:
+        return body, {"content_encoding": encoding, "problem": f"could not decompress: {exc}"}
+    return body, {"content_encoding": encoding, "problem": f"{encoding} bodies are recorded as sent"}
+
+
+class HttpProxy:
+    """ASGI app forwarding every path to `target`'s origin and recording each exchange."""
+
+    def __init__(
+        self,
+        target: str,
+        recorder: Recorder,
+        create_session: Callable[[str], int],
+        *,
+        allowed_origins: frozenset[str] = frozenset(),
+        keep_secrets: bool = False,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"--target must be an http(s) URL, got {target!r}")
+        self.target = target
+        self.upstream_origin = f"{parts.scheme}://{parts.netloc}"
+        self.recorder = recorder
+        self.allowed_origins = allowed_origins
+        self.keep_secrets = keep_secrets
+        self.taps: dict[int, Tap] = {}
+        self._exchanges = itertools.count(1)
+        self.router = SessionRouter(self._open_session(create_session))
+        self.client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(connect=10.0, read=None, write=None, pool=None),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
+            follow_redirects=False,
+            trust_env=False,
+        )
+
+    def _open_session(self, create: Callable[[str], int]) -> Callable[[str], int]:
+        def open_session(hint: str) -> int:
+            sid = create(hint)
+            self.taps[sid] = self.recorder.open(sid)
+            return sid
+
+        return open_session
+
+    def end_session(self, sid: int, reason: str, status: int | None = None) -> None:
+        tap = self.taps.pop(sid, None)
+        if tap is not None:
+            self.router.forget(sid)
+            tap.end(status, reason)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # websockets are not part of MCP
+        headers: list[tuple[bytes, bytes]] = scope["headers"]
+        origin = _header(headers, b"origin")
+        if origin is not None and not local_origin_allowed(origin.decode("latin-1"), self.allowed_origins):
+            await _plain(
+                send, 403, f"Origin {origin.decode('latin-1')!r} is not allowed by mcp-inspect proxy\n"
+            )
+            return
+        await self._exchange(scope, receive, send, headers)
+
+    async def _lifespan(self, receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _exchange(
+        self, scope: dict[str, Any], receive: Callable, send: Callable, headers: list
+    ) -> None:  # type: ignore[type-arg]
+        method: str = scope["method"]
+        path: str = scope["path"]
+        query = scope["query_string"].decode("latin-1")
+        raw_path = scope.get("raw_path") or path.encode()
+        url = self.upstream_origin + raw_path.decode("latin-1") + (f"?{query}" if query else "")
+        mcp_sid = _header(headers, b"mcp-session-id")
+        client_addr = scope.get("client") or ("?", 0)
+        sid, key = self.router.route(
+            mcp_sid.decode("latin-1") if mcp_sid else None, query, f"{client_addr[0]}:{client_addr[1]}"
+        )
+        ex = _Exchange(self.taps[sid], next(self._exchanges), method, path, query)
+
+        first = await receive()
+        body = first.get("body", b"")
+        streamed: list[bytes] | None = None
+        content: bytes | AsyncIterator[bytes] = body
+        if first.get("more_body"):
+            streamed = [body]
+            content = _request_body(body, receive, streamed)
+        request = self.client.build_request(method, url, headers=_forward_headers(headers), content=content)
+        if streamed is None:
+            # Record before forwarding, so an answer arriving on another stream is never recorded first.
+            ex.request(body, headers, self.keep_secrets)
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            if streamed is not None:
+                ex.request(b"".join(streamed), headers, self.keep_secrets)
+            message = (
+                f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
+            )
+            await _plain(send, 502, message + "\n")
+            ex.record("s2c", "http-response", b"", http_status=502, problem=message)
+            return
+        if streamed is not None:
+            ex.request(b"".join(streamed), headers, self.keep_secrets)
+        try:
+            await self._respond(response, send, receive, ex, sid, key)
+        except OSError as exc:  # the client went away while we were sending
+            ex.record("c2s", "http-request", b"", problem=f"client disconnected: {exc}")
+        finally:
+            await response.aclose()
+        if method == "DELETE" and response.status_code < 300:
+            self.end_session(sid, f"DELETE answered {response.status_code}")
+
+    async def _respond(
+        self,
+        response: httpx.Response,
+        send: Callable,  # type: ignore[type-arg]
+        receive: Callable,  # type: ignore[type-arg]
+        ex: _Exchange,
+        sid: int,
+        key: tuple[str, str],
+    ) -> None:
+        raw_headers = response.headers.raw
+        assigned = _header(raw_headers, b"mcp-session-id")
+        if assigned:
+            self.router.bind_mcp_session(key, assigned.decode("latin-1"))
+        ex.status = response.status_code
+        ex.response_headers = redact_headers(raw_headers, keep_secrets=self.keep_secrets)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": response.status_code,
+                "headers": _forward_headers(raw_headers),
+            }
+        )
+        content_type = (_header(raw_headers, b"content-type") or b"").split(b";")[0].strip().lower()
+        if content_type == b"text/event-stream":
+            ex.record("s2c", "http-response", b"", head=True)
+            await self._relay_events(response, send, receive, ex, sid)
+            return
+        chunks: list[bytes] = []
+        async for chunk in response.aiter_raw():
+            chunks.append(chunk)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        encoding = _header(raw_headers, b"content-encoding")
+        body, meta = _decoded(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
+        is_json = content_type == b"application/json" or content_type.endswith(b"+json")
+        if not content_type:
+            is_json = body.lstrip()[:1] in (b"{", b"[")
+        ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json, **(meta or {}))
+
+    async def _relay_events(
+        self,
+        response: httpx.Response,
+        send: Callable,  # type: ignore[type-arg]
+        receive: Callable,  # type: ignore[type-arg]
+        ex: _Exchange,
+        sid: int,
+    ) -> None:
+        framer = SSEFramer()
+        finished = False
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_disconnect, receive, scope)
+                try:
+                    async for chunk in response.aiter_raw():
+                        for event in framer.feed(chunk):
+                            await self._send_event(event, send, ex, sid)
+                    for event in framer.close():
+                        await self._send_event(event, send, ex, sid)
+                    finished = True  # uvicorn reports a disconnect once the response is complete
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                except (httpx.HTTPError, OSError) as exc:
+                    ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
+                finally:
+                    tg.cancel_scope.cancel()
+        if scope.cancelled_caught and not finished:
+            ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
+
+    async def _send_event(self, event: SSEEvent, send: Callable, ex: _Exchange, sid: int) -> None:  # type: ignore[type-arg]
+        raw = event.raw
+        meta: dict[str, Any] = {}
+        if event.event == "endpoint":
+            raw, meta = self._rewrite_endpoint(event, sid)
+        await send({"type": "http.response.body", "body": raw, "more_body": True})
+        if event.is_comment_only:
+            return
+        if event.event != "message":
+            meta["event"] = event.event
+        if not event.complete:
+            meta["problem"] = "event cut off by the end of the stream"
+        ex.record(
+            "s2c",
+            "sse",
+            event.data.encode(),
+            jsonrpc=event.event == "message" and bool(event.data),
+            sse_event_id=event.id,
+            **meta,
+        )
+
+    def _rewrite_endpoint(self, event: SSEEvent, sid: int) -> tuple[bytes, dict[str, Any]]:
+        """Point the legacy `endpoint` event at the proxy and learn the session id it carries."""
+        endpoint = event.data.strip()
+        parts = urlsplit(endpoint)
+        legacy = legacy_session_param(parts.query)
+        if legacy is not None:
+            self.router.bind_legacy(sid, legacy)
+        if parts.scheme and f"{parts.scheme}://{parts.netloc}" == self.upstream_origin:
+            relative = endpoint[len(self.upstream_origin) :] or "/"
+            return event.raw.replace(endpoint.encode(), relative.encode(), 1), {"rewritten_from": endpoint}
+        return event.raw, {}
+
+
+class _Exchange:
+    """One HTTP request/response pair: records its parts with their HTTP metadata and exchange number."""
+
+    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started")
+
+    def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
+        self.tap = tap
+        self.number = number
+        self.method = method
+        self.path = path + (f"?{query}" if query else "")
+        self.status: int | None = None
+        self.response_headers: list[list[str]] | None = None
+        self.started = time.time_ns()
+
+    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], keep_secrets: bool) -> None:
+        self.tap.submit_message(
+            "c2s",
+            "http-request",
+            body,
+            ts_ns=self.started,
+            http_method=self.method,
+            http_path=self.path,
+            http_headers=redact_headers(headers, keep_secrets=keep_secrets),
+            meta={"exchange": self.number},
+        )
+
+    def record(
+        self,
+        direction: str,
+        channel: str,
+        raw: bytes,
+        *,
+        head: bool = False,
+        jsonrpc: bool = True,
+        http_status: int | None = None,
+        sse_event_id: str | None = None,
+        **meta: Any,
+    ) -> None:
+        """A part of this exchange; `head` rows carry the response status and headers."""
+        self.tap.submit_message(
+            direction,
+            channel,
+            raw,
+            jsonrpc=jsonrpc,
+            http_method=self.method,
+            http_path=self.path,
+            http_status=http_status if http_status is not None else (self.status if head else None),
+            http_headers=self.response_headers if head else None,
+            sse_event_id=sse_event_id,
+            meta={"exchange": self.number, **meta},
+        )
+
+
+async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:  # type: ignore[type-arg]
+    yield first
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        chunk = message.get("body", b"")
+        copy.append(chunk)
+        yield chunk
+        if not message.get("more_body"):
+            return
+
+
+async def _cancel_on_disconnect(receive: Callable, scope: anyio.CancelScope) -> None:  # type: ignore[type-arg]
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            scope.cancel()
+            return
+
+
+async def _plain(send: Callable, status: int, text: str) -> None:  # type: ignore[type-arg]
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})

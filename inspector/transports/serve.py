@@ -1,0 +1,67 @@
+"""Running an ASGI app on uvicorn from the CLI: bind first (so port 0 works), then announce the URL."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+
+from inspector.errors import InspectorError
+
+__all__ = ["bind", "parse_listen", "serve"]
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    """`HOST:PORT` (or just `PORT`) as a (host, port) pair."""
+    host, sep, port = listen.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", listen
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise InspectorError(f"--listen wants HOST:PORT, got {listen!r}") from None
+    if not 0 <= number <= 65535:
+        raise InspectorError(f"port {number} is out of range")
+    return host, number
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or a clear error when the address is taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InspectorError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown, 2 s for open streams)."""
+    config = uvicorn.Config(
+        app,
+        loop="uvloop",
+        http="httptools",
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+        timeout_keep_alive=75,
+    )
+    server = uvicorn.Server(config)
+    if on_ready is not None:
+        original = server.startup
+
+        async def startup(sockets: list[socket.socket] | None = None) -> None:
+            await original(sockets=sockets)
+            on_ready()
+
+        server.startup = startup  # type: ignore[method-assign]
+    server.run(sockets=[sock])

@@ -1,0 +1,110 @@
+"""Test helper: start HTTP MCP servers and `mcp-inspect proxy` as real subprocesses.
+
+Readiness is taken from what each process prints ("listening on ..."), never
+from sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import EVERYTHING_BIN
+
+_PORT_FROM_LINE = re.compile(r"port (\d+)|:(\d+)/")
+
+
+class LineProcess:
+    """A subprocess whose stderr lines are collected; wait for one matching a pattern."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            line = raw.decode(errors="replace")
+            self.output.append(line)
+            self.lines.put(line)
+        self.lines.put("")
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+        regex = re.compile(pattern)
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no line matching {pattern!r} within {timeout}s: {self.output}") from None
+            if not line:
+                raise AssertionError(f"process exited before printing {pattern!r}: {''.join(self.output)}")
+            if m := regex.search(line):
+                return m
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 20.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+@contextmanager
+def demo_http_server(transport: str = "streamable-http") -> Iterator[str]:
+    """The demo server over HTTP; yields its MCP URL."""
+    server = LineProcess([sys.executable, "-m", "inspector.demo", "--transport", transport, "--port", "0"])
+    try:
+        yield server.wait_for(r"listening on (\S+)").group(1)
+    finally:
+        server.stop()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def everything_http_server(mode: str) -> Iterator[str]:
+    """server-everything in `streamableHttp` or `sse` mode; yields its MCP URL."""
+    port = _free_port()
+    server = LineProcess([str(EVERYTHING_BIN), mode], env={"PORT": str(port)})
+    try:
+        server.wait_for(rf"(listening on port|running on port) {port}")
+        yield f"http://127.0.0.1:{port}/" + ("mcp" if mode == "streamableHttp" else "sse")
+    finally:
+        server.stop(signal.SIGTERM)
+
+
+@contextmanager
+def inspector_proxy(target: str, db: Path, *extra: str) -> Iterator[tuple[str, LineProcess]]:
+    """`mcp-inspect proxy` in front of `target`; yields the URL to give the client and the process."""
+    proxy = LineProcess(
+        [sys.executable, "-m", "inspector", "proxy", "--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
+    )
+    try:
+        url = proxy.wait_for(r"point your client at (\S+)").group(1)
+        yield url, proxy
+    finally:
+        proxy.stop()

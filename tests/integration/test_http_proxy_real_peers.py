@@ -1,0 +1,145 @@
+"""Real MCP peers through `mcp-inspect proxy`: SDK clients, the SDK demo server and server-everything,
+over Streamable HTTP and legacy HTTP+SSE."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import mcp
+import pytest
+from mcp.client.sse import sse_client
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ListRootsResult,
+    Root,
+    TextContent,
+)
+from pydantic import FileUrl
+
+from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
+from inspector.store import Message, list_sessions, open_engine
+from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
+from tests.shim_process import messages
+
+
+def _jsonrpc(rows: list[Message]) -> list[Message]:
+    return [m for m in rows if m.kind not in ("http", "log")]
+
+
+def _methods(rows: list[Message], direction: str, kind: str = "request") -> set[str]:
+    return {m.method for m in rows if m.direction == direction and m.kind == kind and m.method}
+
+
+def _assert_all_paired(rows: list[Message]) -> None:
+    answered = {m.answers_seq for m in rows if m.answers_seq is not None}
+    requests = [m for m in rows if m.kind == "request"]
+    assert requests, "no requests recorded"
+    unanswered = [(m.seq, m.method) for m in requests if m.seq not in answered]
+    assert unanswered == []
+
+
+def _demo_session(db: Path):  # type: ignore[no-untyped-def]
+    engine = open_engine(db)
+    found = [s for s in list_sessions(engine) if s.message_count]
+    assert len(found) == 1, [(s.id, s.message_count) for s in found]
+    return found[0], messages(engine, found[0].id)
+
+
+@pytest.mark.anyio
+async def test_sdk_streamable_http_demo_server_through_proxy(db_path: Path) -> None:
+    with demo_http_server("streamable-http") as target, inspector_proxy(target, db_path) as (url, _proxy):
+        with anyio.fail_after(90):
+            report = await drive_demo(url, mode="legacy")
+    assert report.tool_results["echo"].text == "hello inspector"
+    assert SAMPLING_REPLY in report.tool_results["ask_llm"].text
+    session, rows = _demo_session(db_path)
+    assert session.kind == "http-proxy" and session.protocol_version == "2025-11-25"
+    assert session.server_info["name"] == "inspector-demo"
+    assert {"initialize", "tools/list", "tools/call", "resources/read", "prompts/get"} <= _methods(rows, "c2s")
+    # Server-to-client requests travel on SSE streams; the client's answers come back as POSTs.
+    server_requests = [m for m in rows if m.direction == "s2c" and m.kind == "request"]
+    assert {m.method for m in server_requests} >= {"sampling/createMessage", "elicitation/create", "roots/list"}
+    assert all(m.channel == "sse" for m in server_requests)
+    _assert_all_paired(rows)
+    answers = {m.answers_seq: m for m in rows if m.answers_seq}
+    by_method = {m.method: m for m in server_requests}
+    assert str(BOOKING["name"]).encode() in answers[by_method["elicitation/create"].seq].raw
+    assert DEMO_ROOT.encode() in answers[by_method["roots/list"].seq].raw
+    # Every HTTP request is recorded with its metadata; the session id header ties them together.
+    posts = [m for m in rows if m.channel == "http-request" and m.http_method == "POST"]
+    assert posts and all(m.http_path == "/mcp" for m in posts)
+    assert any(h[0].lower() == "mcp-session-id" for h in posts[-1].http_headers)
+    assert any(m.http_method == "DELETE" for m in rows), "the SDK client ends the session with DELETE"
+    assert session.status == "ended" and session.end_reason.startswith("DELETE answered")
+
+
+@pytest.mark.anyio
+async def test_sdk_legacy_sse_demo_server_through_proxy(db_path: Path) -> None:
+    with demo_http_server("sse") as target, inspector_proxy(target, db_path) as (url, _proxy):
+        assert url.endswith("/sse")
+        with anyio.fail_after(90):
+            report = await drive_demo(sse_client(url), mode="legacy")
+    assert report.tool_results["echo"].text == "hello inspector"
+    assert SAMPLING_REPLY in report.tool_results["ask_llm"].text
+    session, rows = _demo_session(db_path)
+    endpoint = next(m for m in rows if m.channel == "sse" and (m.meta or {}).get("event") == "endpoint")
+    assert endpoint.kind == "http" and b"session_id=" in endpoint.raw
+    assert "rewritten_from" not in (endpoint.meta or {}), "a relative endpoint needs no rewrite"
+    # Both directions of the legacy transport land in the one session: POSTs and the GET stream.
+    assert {"initialize", "tools/call"} <= _methods(rows, "c2s")
+    assert {"sampling/createMessage", "roots/list"} <= _methods(rows, "s2c")
+    assert all(m.channel == "sse" for m in _jsonrpc(rows) if m.direction == "s2c")
+    _assert_all_paired(rows)
+    assert session.protocol_version == "2025-11-25"
+
+
+async def _everything(client_target: object) -> dict[str, str]:
+    async def sampling(_ctx: object, params: CreateMessageRequestParams) -> CreateMessageResult:
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text="sampled via proxy"), model="m")
+
+    async def elicitation(_ctx: object, params: ElicitRequestParams) -> ElicitResult:
+        return ElicitResult(action="accept", content={"name": "Grace Hopper"})
+
+    async def roots(_ctx: object) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=FileUrl("file:///tmp/proxy-root"), name="r")])
+
+    out: dict[str, str] = {}
+    async with mcp.Client(
+        client_target,  # type: ignore[arg-type]
+        sampling_callback=sampling,
+        elicitation_callback=elicitation,
+        list_roots_callback=roots,
+        cache=None,
+    ) as client:
+        out["echo"] = (await client.call_tool("echo", {"message": "via proxy"})).content[0].text  # type: ignore[union-attr]
+        out["sampling"] = str((await client.call_tool("trigger-sampling-request", {"prompt": "hi"})).content)
+        out["roots"] = str((await client.call_tool("get-roots-list", {})).content)
+        out["elicitation"] = str((await client.call_tool("trigger-elicitation-request", {})).content)
+        resources = (await client.list_resources()).resources
+        out["resource"] = str((await client.read_resource(str(resources[0].uri))).contents[0])
+        prompts = (await client.list_prompts()).prompts
+        out["prompt"] = str((await client.get_prompt(prompts[0].name, {})).messages[0])
+    return out
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["streamableHttp", "sse"])
+async def test_sdk_client_server_everything_through_proxy(db_path: Path, mode: str, everything_cmd: list[str]) -> None:
+    with everything_http_server(mode) as target, inspector_proxy(target, db_path) as (url, _proxy):
+        with anyio.fail_after(120):
+            out = await _everything(url if mode == "streamableHttp" else sse_client(url))
+    assert "via proxy" in out["echo"]
+    assert "sampled via proxy" in out["sampling"]
+    assert "proxy-root" in out["roots"] and "Grace Hopper" in out["elicitation"]
+    engine = open_engine(db_path)
+    sessions = [s for s in list_sessions(engine) if s.message_count]
+    rows = [m for s in sessions for m in messages(engine, s.id)]
+    assert {"tools/call", "resources/read", "prompts/get"} <= _methods(rows, "c2s")
+    assert {"sampling/createMessage", "roots/list", "elicitation/create"} <= _methods(rows, "s2c")
+    main = max(sessions, key=lambda s: s.message_count)
+    assert main.server_info and "everything" in main.server_info["name"]
+    _assert_all_paired(messages(engine, main.id))
