@@ -1,4 +1,8 @@
-"""Reading recordings: sessions, messages by seq, pairs, and full-text search.
+"""Reading recordings: sessions, messages by seq, pairs, full-text search, and browsing.
+
+Browsing (for the API and UI) adds filtered session lists, pages of message
+rows without their raw bytes, counts and positions under a filter, the live
+feed's tail by message id, and session edits (rename, labels, delete).
 
 Full-text search uses SQLite FTS5 over the message text. The index is filled
 lazily (rows newer than the last indexed id are added before each search)
@@ -9,8 +13,11 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, func, or_, text
+from sqlalchemy import select as sa_select
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
 from sqlmodel import col, select
@@ -20,14 +27,28 @@ from inspector.store.engine import write_connection
 from inspector.store.models import Message, Session
 
 __all__ = [
+    "ROW_FIELDS",
+    "MessageFilter",
+    "SessionFilter",
+    "count_messages",
+    "delete_session",
+    "find_sessions",
     "fts_query",
-    "fts_query",
+    "get_message",
     "get_session",
     "iter_messages",
     "list_sessions",
+    "max_ids",
+    "message_rows",
+    "method_counts",
     "pair_of",
+    "rows_after_id",
+    "rows_by_seq",
     "search_messages",
     "session_state",
+    "sessions_after_id",
+    "sessions_by_ids",
+    "update_session",
 ]
 
 
@@ -154,3 +175,250 @@ def search_messages(
             return list(db.exec(stmt.order_by(col(Message.id)).limit(limit)).all())
         except OperationalError as exc:
             raise InspectorError(f"invalid search {query!r}: {exc.orig}") from None
+
+
+# ---------------------------------------------------------------------------
+# Browsing (the API and UI): filtered session lists, message pages without raw
+# bytes, positions, edits. Rows are read with SQLAlchemy Core into plain dicts:
+# building SQLModel objects for a page of 500 rows would cost more than the query.
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which sessions to list: name contains, kind, state, started within [after, before)."""
+
+    name: str | None = None
+    kind: str | None = None
+    state: str | None = None  # recording, ended, interrupted
+    started_after_ns: int | None = None
+    started_before_ns: int | None = None
+
+
+def find_sessions(
+    engine: Engine, flt: SessionFilter, *, limit: int = 100, offset: int = 0
+) -> tuple[list[Session], int]:
+    """Sessions matching `flt`, newest first, and how many match in all."""
+    conds = []
+    if flt.name:
+        conds.append(func.lower(func.coalesce(Session.name, "")).contains(flt.name.lower()))
+    if flt.kind:
+        conds.append(Session.kind == flt.kind)
+    if flt.started_after_ns is not None:
+        conds.append(col(Session.started_ns) >= flt.started_after_ns)
+    if flt.started_before_ns is not None:
+        conds.append(col(Session.started_ns) < flt.started_before_ns)
+    order = (col(Session.started_ns).desc(), col(Session.id).desc())
+    with DbSession(engine) as db:
+        if flt.state in ("recording", "interrupted"):
+            # The state of a `recording` row depends on whether its process lives: decide in Python.
+            stmt = select(Session).where(Session.status == "recording", *conds).order_by(*order)
+            found = [s for s in db.exec(stmt).all() if session_state(s) == flt.state]
+            return found[offset : offset + limit], len(found)
+        if flt.state is not None:
+            conds.append(Session.status == flt.state)
+        total = db.exec(select(func.count()).select_from(Session).where(*conds)).one()
+        stmt = select(Session).where(*conds).order_by(*order).offset(offset).limit(limit)
+        return list(db.exec(stmt).all()), int(total)
+
+
+def update_session(
+    engine: Engine, session_id: int, *, name: str | None = None, labels: list[str] | None = None
+) -> Session:
+    """Rename a session and/or replace its labels; return it."""
+    get_session(engine, session_id)
+    values: dict[str, Any] = {}
+    if name is not None:
+        values["name"] = name
+    if labels is not None:
+        values["labels"] = labels
+    if values:
+        table = Session.__table__  # type: ignore[attr-defined]
+        with write_connection(engine) as conn, conn.begin():
+            conn.execute(table.update().where(table.c.id == session_id).values(**values))
+    return get_session(engine, session_id)
+
+
+def delete_session(engine: Engine, session_id: int) -> None:
+    """Delete a session and its messages (and their full-text entries); refuse one still recording."""
+    found = get_session(engine, session_id)
+    if session_state(found) == "recording":
+        raise InspectorError(f"session {session_id} is still recording; stop it first")
+    with write_connection(engine) as conn, conn.begin():
+        has_fts = (
+            conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'fts_state'").first()
+            if engine.dialect.name == "sqlite"
+            else None
+        )
+        if has_fts:
+            # A contentless FTS5 row is removed by repeating what was indexed. Without this, ids freed at
+            # the end of the table would be reused by new rows and match their old text.
+            conn.execute(
+                text(
+                    "INSERT INTO message_fts (message_fts, rowid, body) SELECT 'delete', id, CAST(raw AS TEXT) "
+                    "FROM message WHERE session_id = :sid AND id <= (SELECT indexed_upto FROM fts_state)"
+                ),
+                {"sid": session_id},
+            )
+        conn.execute(text("DELETE FROM message WHERE session_id = :sid"), {"sid": session_id})
+        conn.execute(text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id})
+        conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    """Which messages of a session: direction, kinds, channels, methods (`tools/*` is a prefix), text."""
+
+    direction: str | None = None
+    kinds: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    text: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.direction or self.kinds or self.channels or self.methods or self.text)
+
+
+PREVIEW_BYTES = 240
+_m = Message.__table__  # type: ignore[attr-defined]
+ROW_FIELDS = tuple(c.name for c in _m.columns if c.name != "raw")
+_ROW_COLUMNS = [_m.c[name] for name in ROW_FIELDS] + [func.substr(_m.c.raw, 1, PREVIEW_BYTES).label("head")]
+
+
+def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> list[Any]:
+    conds: list[Any] = [_m.c.session_id == session_id]
+    if flt.direction:
+        conds.append(_m.c.direction == flt.direction)
+    if flt.kinds:
+        conds.append(_m.c.kind.in_(flt.kinds))
+    if flt.channels:
+        conds.append(_m.c.channel.in_(flt.channels))
+    if flt.methods:
+        exact = [m for m in flt.methods if not m.endswith("*")]
+        prefixes = [m[:-1] for m in flt.methods if m.endswith("*")]
+        ors = [_m.c.method.in_(exact)] if exact else []
+        ors += [_m.c.method.startswith(p, autoescape=True) for p in prefixes]
+        conds.append(or_(*ors))
+    if flt.text:
+        match = fts_query(flt.text)
+        if match:
+            _ensure_fts(engine)
+            ids_sql = text("SELECT rowid FROM message_fts WHERE message_fts MATCH :q").bindparams(q=match)
+            conds.append(_m.c.id.in_(ids_sql))
+    return conds
+
+
+def _row_dict(row: Any) -> dict[str, Any]:
+    out = dict(row._mapping)
+    head = out.pop("head") or b""
+    out["preview"] = bytes(head).decode("utf-8", errors="replace")
+    return out
+
+
+def message_rows(
+    engine: Engine,
+    session_id: int,
+    flt: MessageFilter = MessageFilter(),
+    *,
+    after_seq: int | None = None,
+    before_seq: int | None = None,
+    offset: int = 0,
+    limit: int = 500,
+) -> list[dict[str, Any]]:
+    """Rows (every column but `raw`, plus a text `preview` of its start) in seq order.
+
+    `after_seq` pages forward, `before_seq` pages backward (rows still come in
+    ascending seq), `offset` skips matching rows (random access into a filtered list).
+    """
+    conds = _message_conditions(engine, session_id, flt)
+    if after_seq is not None:
+        conds.append(_m.c.seq > after_seq)
+    backward = before_seq is not None
+    if backward:
+        conds.append(_m.c.seq < before_seq)
+    order = _m.c.seq.desc() if backward else _m.c.seq
+    stmt = sa_select(*_ROW_COLUMNS).where(*conds).order_by(order).offset(offset).limit(limit)
+    with engine.connect() as conn:
+        rows = [_row_dict(r) for r in conn.execute(stmt)]
+    return rows[::-1] if backward else rows
+
+
+def count_messages(
+    engine: Engine, session_id: int, flt: MessageFilter = MessageFilter(), *, before_seq: int | None = None
+) -> int:
+    """How many messages of a session match `flt` (those before `before_seq` only, when given)."""
+    conds = _message_conditions(engine, session_id, flt)
+    if before_seq is not None:
+        conds.append(_m.c.seq < before_seq)
+    # seq is gap-free, so without a filter the count is the highest seq (an index lookup, not a scan).
+    what = func.coalesce(func.max(_m.c.seq), 0) if flt.is_empty and before_seq is None else func.count()
+    with engine.connect() as conn:
+        return int(conn.execute(sa_select(what).select_from(_m).where(*conds)).scalar_one())
+
+
+def get_message(engine: Engine, session_id: int, seq: int) -> Message:
+    """One message of a session by its seq."""
+    with DbSession(engine) as db:
+        found = db.exec(select(Message).where(Message.session_id == session_id, Message.seq == seq)).first()
+    if found is None:
+        raise NotFoundError(f"session {session_id} has no message {seq}")
+    return found
+
+
+def rows_by_seq(engine: Engine, session_id: int, seqs: list[int]) -> list[dict[str, Any]]:
+    """Rows (as `message_rows` gives them) of the given seqs, in seq order."""
+    if not seqs:
+        return []
+    stmt = (
+        sa_select(*_ROW_COLUMNS).where(_m.c.session_id == session_id, _m.c.seq.in_(seqs)).order_by(_m.c.seq)
+    )
+    with engine.connect() as conn:
+        return [_row_dict(r) for r in conn.execute(stmt)]
+
+
+def method_counts(engine: Engine, session_id: int) -> dict[str, int]:
+    """Each method seen in a session with its number of messages (for filter pickers)."""
+    stmt = (
+        sa_select(_m.c.method, func.count())
+        .where(_m.c.session_id == session_id, _m.c.method.is_not(None))
+        .group_by(_m.c.method)
+        .order_by(_m.c.method)
+    )
+    with engine.connect() as conn:
+        return {m: int(n) for m, n in conn.execute(stmt)}
+
+
+def rows_after_id(engine: Engine, after_id: int, session_ids: list[int], limit: int) -> list[dict[str, Any]]:
+    """New rows of some sessions, by message id (the live feed's tail), oldest first."""
+    stmt = (
+        sa_select(*_ROW_COLUMNS)
+        .where(_m.c.id > after_id, _m.c.session_id.in_(session_ids))
+        .order_by(_m.c.id)
+        .limit(limit)
+    )
+    with engine.connect() as conn:
+        return [_row_dict(r) for r in conn.execute(stmt)]
+
+
+def max_ids(engine: Engine) -> tuple[int, int]:
+    """The highest session id and message id so far (0 when empty)."""
+    with engine.connect() as conn:
+        sid = conn.execute(sa_select(func.coalesce(func.max(Session.__table__.c.id), 0))).scalar_one()  # type: ignore[attr-defined]
+        mid = conn.execute(sa_select(func.coalesce(func.max(_m.c.id), 0))).scalar_one()
+    return int(sid), int(mid)
+
+
+def sessions_by_ids(engine: Engine, ids: list[int]) -> list[Session]:
+    """Sessions with these ids (missing ones are left out), by id."""
+    if not ids:
+        return []
+    with DbSession(engine) as db:
+        return list(db.exec(select(Session).where(col(Session.id).in_(ids)).order_by(col(Session.id))).all())
+
+
+def sessions_after_id(engine: Engine, after_id: int) -> list[Session]:
+    """Sessions created after `after_id`, by id."""
+    with DbSession(engine) as db:
+        return list(
+            db.exec(select(Session).where(col(Session.id) > after_id).order_by(col(Session.id))).all()
+        )

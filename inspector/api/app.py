@@ -1,0 +1,86 @@
+"""The FastAPI application: routes, the security guard, the live feed's lifespan, the static UI."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, WebSocket
+from fastapi.openapi.utils import get_openapi
+from sqlalchemy import Engine
+
+from inspector.api import routes_messages, routes_sessions
+from inspector.api.deps import AppState
+from inspector.api.live import LiveFeed, serve_listener
+from inspector.api.routes_pages import STATIC_DIR, mount_pages
+from inspector.api.schemas import LiveEvent
+from inspector.api.security import Guard
+
+__all__ = ["create_app"]
+
+DESCRIPTION = """Browse recorded MCP sessions.
+
+Every `/api` call needs the access token printed at start: `?token=`, an
+`Authorization: Bearer` header, or the cookie a browser gets on its first visit.
+The websocket `/api/live` sends the `LiveEvent` events (see the schemas); send
+`{"type": "subscribe", "session_id": N}` to get that session's new messages."""
+
+
+def create_app(
+    engine: Engine,
+    *,
+    token: str,
+    hosts: Iterable[str],
+    port: int,
+    static_dir: Path = STATIC_DIR,
+    live_interval: float = 0.15,
+) -> Any:
+    """The ASGI app: the FastAPI app wrapped in the `Guard` (Host, Origin, token)."""
+    feed = LiveFeed(engine, interval=live_interval)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(feed.run())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    app = FastAPI(
+        title="mcp-inspector",
+        description=DESCRIPTION,
+        version="0.1.0",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.inspector = AppState(engine=engine, feed=feed, token=token)
+    app.include_router(routes_sessions.router)
+    app.include_router(routes_messages.router)
+
+    @app.websocket("/api/live")
+    async def live(websocket: WebSocket) -> None:
+        await serve_listener(feed, websocket)
+
+    mount_pages(app, static_dir)
+    app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
+    return Guard(app, token=token, hosts=hosts, port=port)
+
+
+def openapi_schema(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's schema plus the websocket's event types (they appear in no HTTP route)."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    live = LiveEvent.model_json_schema(ref_template="#/components/schemas/{model}")
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.update(live.pop("$defs", {}))
+    components["LiveEvent"] = live
+    app.openapi_schema = schema
+    return schema

@@ -1,0 +1,65 @@
+"""What the routes share: the app's state (engine, live feed) and error answers as JSON."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import orjson
+from fastapi import HTTPException, Request
+from fastapi.responses import Response
+from sqlalchemy import Engine
+
+from inspector.api.live import LiveFeed
+from inspector.errors import InspectorError, NotFoundError
+
+__all__ = ["AppState", "decode_cursor", "encode_cursor", "json_response", "run_query", "state_of"]
+
+
+@dataclass
+class AppState:
+    """Everything a request handler needs, kept on `app.state.inspector`."""
+
+    engine: Engine
+    feed: LiveFeed
+    token: str
+
+
+def state_of(request: Request) -> AppState:
+    return request.app.state.inspector  # type: ignore[no-any-return]
+
+
+def json_response(doc: Any, status_code: int = 200) -> Response:
+    """A JSON response serialised by orjson (FastAPI's validation of large pages is skipped on purpose)."""
+    return Response(orjson.dumps(doc), status_code=status_code, media_type="application/json")
+
+
+async def run_query(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a blocking store call in a worker thread; store errors become 404 / 400 answers."""
+    try:
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+    except NotFoundError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except InspectorError as exc:
+        raise HTTPException(400, str(exc)) from None
+
+
+def encode_cursor(direction: str, seq: int) -> str:
+    """An opaque cursor: rows after (`a`) or before (`b`) a seq."""
+    return base64.urlsafe_b64encode(f"{direction}:{seq}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, int]:
+    """(`a` or `b`, seq) from a cursor; a 400 answer for anything else."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        direction, seq = text.split(":")
+        if direction not in ("a", "b") or int(seq) < 0:
+            raise ValueError(text)
+        return direction, int(seq)
+    except (ValueError, UnicodeDecodeError):
+        raise HTTPException(
+            400, f"bad cursor {cursor!r}: pass a next_cursor or prev_cursor given by the API"
+        ) from None

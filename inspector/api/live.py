@@ -1,0 +1,194 @@
+"""The live feed: one background task tails the database and pushes typed events to websockets.
+
+Recordings are written by other processes (a `wrap` in another terminal), so
+the feed polls the database every `interval` seconds: new sessions (by id),
+changes of sessions that were recording, and new message rows (by message id)
+of the sessions some client subscribed to. One poll serves every
+subscriber; nothing is polled while nobody listens.
+
+A client that falls too far behind (its queue is full) is disconnected; it
+reconnects and catches up through the REST API, like any late subscriber.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import orjson
+from sqlalchemy import Engine
+
+from inspector.api.views import session_out
+from inspector.store import Session, session_state
+from inspector.store.queries import (
+    SessionFilter,
+    find_sessions,
+    max_ids,
+    rows_after_id,
+    sessions_after_id,
+    sessions_by_ids,
+)
+
+__all__ = ["LiveFeed", "Listener"]
+
+MAX_ROWS_PER_POLL = 1000
+
+
+@dataclass(eq=False)
+class Listener:
+    """One websocket client: its outgoing queue and the sessions whose messages it wants."""
+
+    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(maxsize=2000))
+    sessions: set[int] = field(default_factory=set)
+    overflowed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def push(self, data: bytes) -> None:
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            self.overflowed.set()
+
+
+def _fingerprint(s: Session) -> tuple[Any, ...]:
+    return (s.message_count, s.status, session_state(s), s.name, s.labels, s.protocol_version, s.ended_ns)
+
+
+class LiveFeed:
+    """Tails the database for all listeners; `publish` also sends events the API itself causes."""
+
+    def __init__(self, engine: Engine, *, interval: float = 0.15) -> None:
+        self.engine = engine
+        self.interval = interval
+        self.listeners: set[Listener] = set()
+        self._last_session = 0
+        self._last_message = 0
+        self._watched: dict[int, tuple[Any, ...]] = {}  # sessions still recording -> fingerprint
+        self._wake = asyncio.Event()
+        self.polls = 0
+
+    async def run(self) -> None:
+        """Poll until cancelled (started by the app's lifespan)."""
+        while True:
+            if not self.listeners:
+                self._wake.clear()
+                await self._wake.wait()
+                # Listeners load what exists through the REST API; the feed tells what comes after.
+                await anyio.to_thread.run_sync(self._reset)
+            try:
+                events = await anyio.to_thread.run_sync(self.poll, self._subscribed())
+            except Exception as exc:  # a locked or briefly unreadable database: try again next tick
+                events = []
+                print(f"[mcp-inspect ui] live feed poll failed: {exc}", flush=True)
+            for targets, data in events:
+                for listener in list(self.listeners):
+                    if targets is None or targets & listener.sessions:
+                        listener.push(data)
+            await asyncio.sleep(self.interval)
+
+    def add(self, listener: Listener) -> None:
+        self.listeners.add(listener)
+        self._wake.set()
+
+    def remove(self, listener: Listener) -> None:
+        self.listeners.discard(listener)
+
+    def publish(self, event: dict[str, Any]) -> None:
+        """Send an event to every listener now (renames and deletes made through the API)."""
+        data = orjson.dumps(event)
+        for listener in list(self.listeners):
+            listener.push(data)
+
+    def _subscribed(self) -> list[int]:
+        return sorted({sid for listener in self.listeners for sid in listener.sessions})
+
+    def _reset(self) -> None:
+        self._last_session, self._last_message = max_ids(self.engine)
+        found, _ = find_sessions(self.engine, SessionFilter(state="recording"), limit=10_000)
+        self._watched = {s.id: _fingerprint(s) for s in found if s.id is not None}
+
+    def poll(self, subscribed: list[int]) -> list[tuple[set[int] | None, bytes]]:
+        """One look at the database: the events since the last look, each with its audience."""
+        self.polls += 1
+        events: list[tuple[set[int] | None, bytes]] = []
+        for s in sessions_after_id(self.engine, self._last_session):
+            assert s.id is not None
+            self._last_session = max(self._last_session, s.id)
+            events.append((None, orjson.dumps({"type": "session_created", "session": session_out(s)})))
+            if s.status == "recording":
+                self._watched[s.id] = _fingerprint(s)
+        for s in sessions_by_ids(self.engine, sorted(self._watched)):
+            assert s.id is not None
+            fp = _fingerprint(s)
+            if fp == self._watched[s.id]:
+                continue
+            state = session_state(s)
+            kind = "session_updated" if state == "recording" else "session_ended"
+            events.append((None, orjson.dumps({"type": kind, "session": session_out(s)})))
+            if state == "recording":
+                self._watched[s.id] = fp
+            else:
+                del self._watched[s.id]
+        events.extend(self._new_rows(subscribed))
+        return events
+
+    def _new_rows(self, subscribed: list[int]) -> list[tuple[set[int] | None, bytes]]:
+        _, newest = max_ids(self.engine)
+        if newest <= self._last_message or not subscribed:
+            self._last_message = max(self._last_message, newest)
+            return []
+        rows = rows_after_id(self.engine, self._last_message, subscribed, MAX_ROWS_PER_POLL)
+        truncated = len(rows) == MAX_ROWS_PER_POLL
+        # When more arrived than one poll sends, skip ahead: clients fetch the gap through the REST API.
+        self._last_message = newest if truncated or not rows else rows[-1]["id"]
+        by_session: dict[int, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_session.setdefault(row["session_id"], []).append(row)
+        return [
+            (
+                {sid},
+                orjson.dumps({"type": "messages", "session_id": sid, "items": items, "truncated": truncated}),
+            )
+            for sid, items in by_session.items()
+        ]
+
+
+async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
+    """Run one websocket: forward the feed's events, apply the client's subscribe messages."""
+    from starlette.websockets import WebSocketDisconnect
+
+    await websocket.accept()
+    listener = Listener()
+    feed.add(listener)
+
+    async def read_client() -> None:
+        while True:
+            msg = await websocket.receive_json()
+            if isinstance(msg, dict) and isinstance(msg.get("session_id"), int):
+                if msg.get("type") == "subscribe":
+                    listener.sessions.add(msg["session_id"])
+                elif msg.get("type") == "unsubscribe":
+                    listener.sessions.discard(msg["session_id"])
+
+    async def write_client() -> None:
+        while True:
+            data = await listener.queue.get()
+            await websocket.send_text(data.decode())
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_client)
+            tg.start_soon(write_client)
+            await listener.overflowed.wait()
+            tg.cancel_scope.cancel()
+        with contextlib.suppress(Exception):
+            await websocket.close(code=1013, reason="too far behind; reconnect and refetch")
+    except (WebSocketDisconnect, anyio.get_cancelled_exc_class(), RuntimeError):
+        pass
+    except BaseExceptionGroup as group:  # a disconnect seen by one task ends both
+        if not group.subgroup((WebSocketDisconnect, RuntimeError)):
+            raise
+    finally:
+        feed.remove(listener)

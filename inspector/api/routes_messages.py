@@ -1,0 +1,172 @@
+"""Message routes: pages by seq with cursors and filters (FTS5 text), one message with its pair,
+raw bytes, a message's position under a filter, and the HTTP exchanges of a session."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+
+from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_query, state_of
+from inspector.api.network import HTTP_CHANNELS, group_exchanges
+from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
+from inspector.api.views import message_detail
+from inspector.store import get_session, pair_of
+from inspector.store.queries import (
+    MessageFilter,
+    count_messages,
+    get_message,
+    message_rows,
+    rows_by_seq,
+)
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/sessions/{session_id}", tags=["messages"])
+
+
+def message_filter(
+    direction: Literal["c2s", "s2c"] | None = None,
+    kind: Annotated[
+        list[str] | None, Query(description="request, notification, response, error, ...")
+    ] = None,
+    channel: Annotated[
+        list[str] | None, Query(description="stdin, stdout, stderr, http-request, ...")
+    ] = None,
+    method: Annotated[
+        list[str] | None, Query(description="exact method, or a prefix ending in * (tools/*)")
+    ] = None,
+    q: Annotated[str | None, Query(description="words that must all appear in the raw text (FTS5)")] = None,
+) -> MessageFilter:
+    """The filter query parameters shared by the message routes."""
+    return MessageFilter(
+        direction=direction,
+        kinds=tuple(kind or ()),
+        channels=tuple(channel or ()),
+        methods=tuple(m for m in method or () if m),
+        text=q.strip() if q and q.strip() else None,
+    )
+
+
+Filter = Annotated[MessageFilter, Depends(message_filter)]
+
+
+async def _session_exists(request: Request, session_id: int) -> None:
+    await run_query(get_session, state_of(request).engine, session_id)
+
+
+@router.get("/messages", response_model=MessagePage, summary="A page of messages in seq order")
+async def messages_route(
+    request: Request,
+    session_id: int,
+    flt: Filter,
+    cursor: Annotated[str | None, Query(description="next_cursor / prev_cursor of an earlier page")] = None,
+    after_seq: Annotated[int | None, Query(ge=0, description="rows after this seq")] = None,
+    before_seq: Annotated[
+        int | None, Query(ge=1, description="rows before this seq (the last ones first)")
+    ] = None,
+    offset: Annotated[int, Query(ge=0, description="skip this many matching rows")] = 0,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+    count: Annotated[bool, Query(description="also count every matching row (total)")] = False,
+) -> Response:
+    engine = state_of(request).engine
+    await _session_exists(request, session_id)
+    if cursor is not None:
+        way, seq = decode_cursor(cursor)
+        after_seq, before_seq = (seq, None) if way == "a" else (None, seq)
+    rows = await run_query(
+        message_rows,
+        engine,
+        session_id,
+        flt,
+        after_seq=after_seq,
+        before_seq=before_seq,
+        offset=offset,
+        limit=limit,
+    )
+    total = await run_query(count_messages, engine, session_id, flt) if count else None
+    page: dict[str, Any] = {
+        "items": rows,
+        "next_cursor": encode_cursor("a", rows[-1]["seq"]) if len(rows) == limit else None,
+        "prev_cursor": encode_cursor("b", rows[0]["seq"]) if rows and rows[0]["seq"] > 1 else None,
+        "total": total,
+    }
+    if before_seq is not None and len(rows) < limit:
+        page["prev_cursor"] = None
+        page["next_cursor"] = encode_cursor("a", rows[-1]["seq"]) if rows else None
+    elif before_seq is not None and rows:
+        page["next_cursor"] = encode_cursor("a", rows[-1]["seq"])
+    return json_response(page)
+
+
+@router.get("/messages/{seq}", response_model=MessageWithPair, summary="One message with its pair")
+async def message_route(request: Request, session_id: int, seq: int) -> Response:
+    engine = state_of(request).engine
+    await _session_exists(request, session_id)
+    found = await run_query(get_message, engine, session_id, seq)
+    pair = await run_query(pair_of, engine, found)
+    meta = found.meta if isinstance(found.meta, dict) else {}
+    related = await run_query(
+        rows_by_seq, engine, session_id, [meta.get("related_seq")] if "related_seq" in meta else []
+    )
+    if pair is not None and pair.seq > found.seq:
+        # Progress and cancel notifications of a request arrive between it and its answer.
+        between = await run_query(
+            message_rows,
+            engine,
+            session_id,
+            MessageFilter(kinds=("notification",)),
+            after_seq=found.seq,
+            before_seq=pair.seq,
+            limit=2000,
+        )
+        related += [
+            r for r in between if isinstance(r["meta"], dict) and r["meta"].get("related_seq") == found.seq
+        ]
+    doc = {
+        "message": message_detail(found),
+        "pair": (await run_query(rows_by_seq, engine, session_id, [pair.seq]))[0] if pair else None,
+        "related": related,
+    }
+    return json_response(doc)
+
+
+@router.get(
+    "/messages/{seq}/raw",
+    summary="The exact bytes of one message",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}}},
+)
+async def raw_route(request: Request, session_id: int, seq: int) -> Response:
+    await _session_exists(request, session_id)
+    found = await run_query(get_message, state_of(request).engine, session_id, seq)
+    return Response(
+        found.raw,
+        media_type="application/octet-stream",
+        headers={"content-disposition": f'attachment; filename="session{session_id}-msg{seq}.bin"'},
+    )
+
+
+@router.get(
+    "/messages/{seq}/position", response_model=Position, summary="Where a message sits under a filter"
+)
+async def position_route(request: Request, session_id: int, seq: int, flt: Filter) -> Response:
+    engine = state_of(request).engine
+    await _session_exists(request, session_id)
+    await run_query(get_message, engine, session_id, seq)
+    index = await run_query(count_messages, engine, session_id, flt, before_seq=seq)
+    first = await run_query(message_rows, engine, session_id, flt, after_seq=seq - 1, limit=1)
+    matches = bool(first) and first[0]["seq"] == seq
+    return json_response({"seq": seq, "index": index, "matches": matches})
+
+
+@router.get("/exchanges", response_model=list[Exchange], summary="HTTP exchanges with their messages")
+async def exchanges_route(
+    request: Request, session_id: int, limit: Annotated[int, Query(ge=1, le=100_000)] = 20_000
+) -> Response:
+    engine = state_of(request).engine
+    await _session_exists(request, session_id)
+    rows = await run_query(
+        message_rows, engine, session_id, MessageFilter(channels=HTTP_CHANNELS), limit=limit
+    )
+    return json_response(group_exchanges(rows))

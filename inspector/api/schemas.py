@@ -1,0 +1,194 @@
+"""The API's JSON shapes, derived from the store's tables so there is one message model.
+
+`MessageRow` is every column of `store.models.Message` but `raw`, plus a text
+`preview`; `MessageDetail` adds the raw text (or base64) exactly as
+`Message.to_json()` gives it. `SessionOut` is every column of `Session` plus
+the computed `state`. Only the JSON columns get a sharper type than `Any`
+here, so the generated TypeScript is useful. The websocket's live events are
+a closed set of typed messages (`LiveEvent`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from inspector.store import Message, Session
+from inspector.store.queries import ROW_FIELDS
+
+__all__ = [
+    "Exchange",
+    "LiveEvent",
+    "MessageDetail",
+    "MessagePage",
+    "MessageRow",
+    "MessageWithPair",
+    "Position",
+    "SessionList",
+    "SessionOut",
+    "SessionPatch",
+]
+
+_SHARPER: dict[str, Any] = {
+    "target": list[str] | str | None,
+    "labels": list[str] | None,
+    "meta": dict[str, Any] | None,
+    "lint": list[Any] | dict[str, Any] | None,
+    "http_headers": dict[str, str] | list[list[str]] | None,
+    "client_info": dict[str, Any] | None,
+    "server_info": dict[str, Any] | None,
+    "client_capabilities": dict[str, Any] | None,
+    "server_capabilities": dict[str, Any] | None,
+    "facts": dict[str, Any] | None,
+}
+
+
+def _fields(table: type, names: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        field = table.model_fields[name]  # type: ignore[attr-defined]
+        annotation = _SHARPER.get(name, field.annotation)
+        # Every column is always sent (null when empty), so each is required, nullable or not.
+        out[name] = (int if name == "id" else annotation, ...)
+    return out
+
+
+MessageRow = create_model(
+    "MessageRow",
+    __doc__="One message of a session without its raw bytes: every column, and `preview`, its text start.",
+    preview=(str, Field(description="the first bytes of the raw message as text (invalid UTF-8 replaced)")),
+    **_fields(Message, ROW_FIELDS),
+)
+
+MessageDetail = create_model(
+    "MessageDetail",
+    __doc__="One message with its raw bytes: `raw` as text, or `raw_base64` when they are not UTF-8.",
+    __base__=MessageRow,
+    raw=(str | None, None),
+    raw_base64=(str | None, None),
+)
+
+SessionOut = create_model(
+    "SessionOut",
+    __doc__="One recorded session: every column, and `state` (recording, ended, or interrupted).",
+    state=(Literal["recording", "ended", "interrupted"], ...),
+    **_fields(Session, tuple(Session.model_fields)),
+)
+
+
+class SessionList(BaseModel):
+    """A page of sessions, newest first."""
+
+    items: list[SessionOut]  # type: ignore[valid-type]
+    total: int
+    offset: int
+    limit: int
+
+
+class SessionPatch(BaseModel):
+    """A rename and/or new labels (fields left out stay as they are)."""
+
+    name: str | None = Field(default=None, max_length=200)
+    labels: list[str] | None = Field(default=None, max_length=50)
+
+
+class MessagePage(BaseModel):
+    """A page of rows in seq order, with cursors to the next and previous pages under the same filter."""
+
+    items: list[MessageRow]  # type: ignore[valid-type]
+    next_cursor: str | None = Field(
+        description="pass as `cursor` for the rows after this page; null at the end"
+    )
+    prev_cursor: str | None = Field(
+        description="pass as `cursor` for the rows before this page; null at the start"
+    )
+    total: int | None = Field(description="how many rows match the filter (when `count=true`)")
+
+
+class Position(BaseModel):
+    """Where a message sits in a filtered list: how many matching rows come before it."""
+
+    seq: int
+    index: int
+    matches: bool = Field(description="whether the message itself matches the filter")
+
+
+class MessageWithPair(BaseModel):
+    """One message with its pair (request <-> response) and the messages that refer to it."""
+
+    message: MessageDetail  # type: ignore[valid-type]
+    pair: MessageRow | None  # type: ignore[valid-type]
+    related: list[MessageRow] = Field(  # type: ignore[valid-type]
+        description="progress and cancel notifications linked to this request, and what they refer to"
+    )
+
+
+class Exchange(BaseModel):
+    """One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view)."""
+
+    id: str
+    method: str | None
+    path: str | None
+    status: int | None
+    request_headers: dict[str, str]
+    response_headers: dict[str, str]
+    started_ns: int
+    ended_ns: int
+    duration_ns: int
+    sse: bool
+    sse_event_ids: list[str]
+    messages: list[MessageRow]  # type: ignore[valid-type]
+
+
+class SessionCreated(BaseModel):
+    """A new session appeared (recorded by any process)."""
+
+    type: Literal["session_created"] = "session_created"
+    session: SessionOut  # type: ignore[valid-type]
+
+
+class SessionUpdated(BaseModel):
+    """A session's row changed: more messages, facts, a rename."""
+
+    type: Literal["session_updated"] = "session_updated"
+    session: SessionOut  # type: ignore[valid-type]
+
+
+class SessionEnded(BaseModel):
+    """A session stopped recording (ended, or its recorder died: interrupted)."""
+
+    type: Literal["session_ended"] = "session_ended"
+    session: SessionOut  # type: ignore[valid-type]
+
+
+class SessionDeleted(BaseModel):
+    """A session was deleted."""
+
+    type: Literal["session_deleted"] = "session_deleted"
+    session_id: int
+
+
+class NewMessages(BaseModel):
+    """New rows of a session the client subscribed to; `truncated` means some were skipped (fetch them)."""
+
+    type: Literal["messages"] = "messages"
+    session_id: int
+    items: list[MessageRow]  # type: ignore[valid-type]
+    truncated: bool = False
+
+
+class Subscribe(BaseModel):
+    """Client to server: send me the new messages of this session (or stop)."""
+
+    type: Literal["subscribe", "unsubscribe"]
+    session_id: int
+
+
+class LiveEvent(BaseModel):
+    """Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s."""
+
+    event: SessionCreated | SessionUpdated | SessionEnded | SessionDeleted | NewMessages = Field(
+        discriminator="type"
+    )
+    subscribe: Subscribe | None = None

@@ -1,0 +1,126 @@
+"""Running the UI server: bind a socket, make a token, print the URL, serve with uvicorn.
+
+`UiServer` runs it on a background thread (tests, benchmarks, the demo
+command); `serve` runs it in the foreground until Ctrl-C (`mcp-inspect ui`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import webbrowser
+from pathlib import Path
+
+import uvicorn
+from sqlalchemy import Engine
+
+from inspector.api.app import create_app
+from inspector.api.routes_pages import STATIC_DIR
+from inspector.api.security import allowed_hosts, new_token
+from inspector.errors import InspectorError
+
+__all__ = ["DEFAULT_PORT", "LOOPBACK", "UiServer", "serve"]
+
+DEFAULT_PORT = 6290
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _bind(host: str, port: int | None) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, DEFAULT_PORT if port is None else port))
+    except OSError as exc:
+        if port is not None:
+            sock.close()
+            raise InspectorError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        sock.bind((host, 0))  # the default port is taken: any free one will do
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class UiServer:
+    """The UI server on its own socket: `start()` (background thread) or `run()` (this thread)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        allow_remote: bool = False,
+        token: str | None = None,
+        static_dir: Path = STATIC_DIR,
+        live_interval: float = 0.15,
+    ) -> None:
+        if host not in LOOPBACK and not allow_remote:
+            raise InspectorError(
+                f"--host {host} would expose your recordings to the network; add --allow-remote to mean it"
+            )
+        self.host = host
+        self.token = token or new_token()
+        self.socket = _bind(host, port)
+        self.port: int = self.socket.getsockname()[1]
+        shown = "localhost" if host == "localhost" else (f"[{host}]" if ":" in host else host)
+        if host in ("0.0.0.0", "::"):
+            shown = socket.gethostname()
+        self.base_url = f"http://{shown}:{self.port}"
+        app = create_app(
+            engine,
+            token=self.token,
+            hosts=allowed_hosts(host, self.port),
+            port=self.port,
+            static_dir=static_dir,
+            live_interval=live_interval,
+        )
+        config = uvicorn.Config(
+            app, log_level="warning", ws="websockets-sansio", lifespan="on", access_log=False
+        )
+        self.server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    def url(self, path: str = "/") -> str:
+        """The URL of a page, with the token (the first visit turns it into a cookie)."""
+        return f"{self.base_url}{path}?token={self.token}"
+
+    def run(self) -> None:
+        """Serve in this thread until Ctrl-C / SIGTERM."""
+        asyncio.run(self.server.serve(sockets=[self.socket]))
+
+    def start(self, timeout: float = 30.0) -> UiServer:
+        """Serve on a background thread; return once it accepts requests."""
+        self.server.config.install_signal_handlers = False  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self.run, name="mcp-inspect-ui", daemon=True)
+        self._thread.start()
+        deadline = threading.Event()
+        for _ in range(int(timeout / 0.02)):
+            if self.server.started or not self._thread.is_alive():
+                break
+            deadline.wait(0.02)
+        if not self.server.started:
+            raise InspectorError("the UI server did not start")
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+        self.socket.close()
+
+
+def serve(
+    engine: Engine, *, host: str, port: int | None, allow_remote: bool, open_browser: bool, path: str = "/"
+) -> None:
+    """`mcp-inspect ui`: print the URL, open a browser unless told not to, serve until Ctrl-C."""
+    ui = UiServer(engine, host=host, port=port, allow_remote=allow_remote)
+    url = ui.url(path)
+    print(f"mcp-inspector UI: {url}", flush=True)
+    if not (STATIC_DIR / "index.html").is_file():
+        print("  (the web UI is not built: run `make web`; the API works without it)", flush=True)
+    print("  Press Ctrl-C to stop.", flush=True)
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    ui.run()

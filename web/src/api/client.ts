@@ -1,0 +1,71 @@
+// Typed access to the Python API. The types come from its OpenAPI schema (schema.d.ts is generated).
+import createClient from "openapi-fetch";
+import type { components, paths } from "./schema";
+
+export type Session = components["schemas"]["SessionOut"];
+export type SessionList = components["schemas"]["SessionList"];
+export type Row = components["schemas"]["MessageRow"];
+export type Detail = components["schemas"]["MessageWithPair"];
+export type MessagePage = components["schemas"]["MessagePage"];
+export type Exchange = components["schemas"]["Exchange"];
+export type LiveEvent = components["schemas"]["LiveEvent"]["event"];
+
+export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
+
+/** An error answer of the API, with its `detail` message. */
+export class ApiError extends Error {
+  constructor(
+    public status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The data of an openapi-fetch result, or an ApiError with the server's message. */
+export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.error !== undefined || result.data === undefined) {
+    const err = result.error as { detail?: unknown } | undefined;
+    const detail = typeof err?.detail === "string" ? err.detail : JSON.stringify(err?.detail ?? "");
+    throw new ApiError(result.response.status, detail || result.response.statusText);
+  }
+  return result.data;
+}
+
+/** The filter of a timeline, as in the page's URL and the API's query. */
+export interface Filter {
+  direction?: "c2s" | "s2c";
+  kind: string[];
+  method: string[];
+  channel: string[];
+  q?: string;
+}
+
+export const emptyFilter: Filter = { kind: [], method: [], channel: [] };
+
+export function isEmptyFilter(f: Filter): boolean {
+  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q;
+}
+
+export function filterQuery(f: Filter) {
+  return {
+    direction: f.direction,
+    kind: f.kind.length ? f.kind : undefined,
+    method: f.method.length ? f.method : undefined,
+    channel: f.channel.length ? f.channel : undefined,
+    q: f.q || undefined,
+  };
+}
+
+/** Whether a row matches a filter, as the server decides (text search excepted). */
+export function matchesLocally(f: Filter, r: Row): boolean {
+  if (f.direction && r.direction !== f.direction) return false;
+  if (f.kind.length && !f.kind.includes(r.kind)) return false;
+  if (f.channel.length && !f.channel.includes(r.channel)) return false;
+  if (f.method.length) {
+    const m = r.method ?? "";
+    const ok = f.method.some((p) => (p.endsWith("*") ? m.startsWith(p.slice(0, -1)) : m === p));
+    if (!ok) return false;
+  }
+  return true;
+}

@@ -1,0 +1,56 @@
+// How numbers and times look in the UI.
+
+export function clock(ns: number): string {
+  const d = new Date(ns / 1e6);
+  const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+export function dateTime(ns: number | null | undefined): string {
+  if (!ns) return "";
+  const d = new Date(ns / 1e6);
+  return `${d.toLocaleDateString()} ${clock(ns)}`;
+}
+
+export function duration(ns: number | null | undefined): string {
+  if (ns === null || ns === undefined) return "";
+  if (ns < 1_000_000) return `${Math.round(ns / 1000)}µs`;
+  if (ns < 1_000_000_000) return `${(ns / 1e6).toFixed(1)}ms`;
+  if (ns < 120e9) return `${(ns / 1e9).toFixed(2)}s`;
+  return `${Math.floor(ns / 60e9)}m${Math.round((ns % 60e9) / 1e9)}s`;
+}
+
+export function delta(ns: number | null | undefined): string {
+  if (ns === null || ns === undefined) return "";
+  return "+" + duration(ns);
+}
+
+export function size(n: number): string {
+  if (n < 10_000) return `${n} B`;
+  if (n < 10_000_000) return `${Math.round(n / 1024)} KiB`;
+  return `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+export const arrows: Record<string, string> = { c2s: "C→S", s2c: "S→C" };
+
+export function shortTarget(target: unknown): string {
+  if (Array.isArray(target)) {
+    const [prog, ...args] = target.map(String);
+    return [prog?.split("/").pop() ?? "", ...args].join(" ");
+  }
+  return target ? String(target) : "";
+}
+
+/** The text shown in a timeline row's method column. */
+export function rowLabel(r: {
+  kind: string;
+  method: string | null;
+  preview: string;
+  answers_seq: number | null;
+  meta: Record<string, unknown> | null;
+  parse_status: string;
+}): string {
+  if (r.kind === "log") return r.preview.replace(/\r?\n$/, "");
+  if (r.kind === "invalid") return String(r.meta?.problem ?? r.parse_status);
+  return r.method ?? "";
+}

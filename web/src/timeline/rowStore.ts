@@ -1,0 +1,150 @@
+// The timeline's rows: a sparse cache of pages fetched on demand, so a 100,000-message
+// session opens with one request and scrolls by fetching only the pages that come into view.
+//
+// Without a filter, row i is message seq i + 1 (seq is gap-free): pages are fetched by
+// `after_seq`, an index lookup however deep. With a filter, pages are fetched by offset.
+import { api, filterQuery, isEmptyFilter, matchesLocally, unwrap, type Filter, type Row } from "../api/client";
+
+export const PAGE = 200;
+
+export class RowStore {
+  total = 0;
+  loaded = false;
+  error: string | null = null;
+  private pages = new Map<number, Row[]>();
+  private loading = new Set<number>();
+  private fetchedAtTotal = new Map<number, number>(); // page -> the total when it was last fetched
+  private listeners = new Set<() => void>();
+  private version = 0;
+  private recountTimer: number | null = null;
+  private readonly unfiltered: boolean;
+
+  constructor(
+    readonly sessionId: number,
+    readonly filter: Filter,
+  ) {
+    this.unfiltered = isEmptyFilter(filter);
+  }
+
+  subscribe = (fn: () => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  getVersion = () => this.version;
+
+  private changed() {
+    this.version++;
+    for (const fn of this.listeners) fn();
+  }
+
+  row(index: number): Row | undefined {
+    return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE];
+  }
+
+  /** Fetch the first page and the total. */
+  async init(): Promise<void> {
+    try {
+      await this.fetchPage(0, true);
+      this.loaded = true;
+    } catch (e) {
+      this.error = String((e as Error).message ?? e);
+    }
+    this.changed();
+  }
+
+  /** Make sure the rows from `start` to `end` (inclusive) are loaded or loading. */
+  ensure(start: number, end: number): void {
+    for (let p = Math.floor(start / PAGE); p <= Math.floor(end / PAGE); p++) {
+      if (p * PAGE >= this.total) break;
+      const have = this.pages.get(p);
+      const complete = have && (have.length === PAGE || p * PAGE + have.length >= this.total);
+      // An incomplete page is fetched again only once the total has grown since its last fetch.
+      const stale = !have || this.fetchedAtTotal.get(p) !== this.total;
+      if (!complete && stale && !this.loading.has(p)) {
+        this.fetchPage(p, false).then(
+          () => this.changed(),
+          (e) => {
+            this.error = String((e as Error).message ?? e);
+            this.changed();
+          },
+        );
+      }
+    }
+  }
+
+  private async fetchPage(p: number, count: boolean): Promise<void> {
+    this.loading.add(p);
+    try {
+      const query = this.unfiltered
+        ? { after_seq: p * PAGE, limit: PAGE, count }
+        : { ...filterQuery(this.filter), offset: p * PAGE, limit: PAGE, count };
+      const page = unwrap(
+        await api.GET("/api/sessions/{session_id}/messages", {
+          params: { path: { session_id: this.sessionId }, query },
+        }),
+      );
+      this.pages.set(p, page.items);
+      if (page.total !== null && page.total !== undefined) this.total = page.total;
+      else this.total = Math.max(this.total, p * PAGE + page.items.length);
+      this.fetchedAtTotal.set(p, this.total);
+    } finally {
+      this.loading.delete(p);
+    }
+  }
+
+  /** New rows from the live feed (any order, maybe with gaps); `count` is the session's message count. */
+  applyLive(rows: Row[], count: number | null): void {
+    if (this.unfiltered) {
+      for (const r of rows) {
+        const i = r.seq - 1;
+        const p = Math.floor(i / PAGE);
+        const page = this.pages.get(p);
+        // Only extend a page at its end: a gap is fetched by `ensure` when it comes into view.
+        if (page && page.length === i % PAGE) page.push(r);
+        else if (!page && i % PAGE === 0) this.pages.set(p, [r]);
+        this.total = Math.max(this.total, r.seq);
+      }
+      if (count !== null) this.total = Math.max(this.total, count);
+      this.changed();
+      return;
+    }
+    if (this.filter.q || rows.some((r) => matchesLocally(this.filter, r)) || count !== null) this.recount();
+  }
+
+  /** Filtered views ask the server again (debounced): the last page and the total may have grown. */
+  private recount() {
+    if (this.recountTimer !== null) return;
+    this.recountTimer = window.setTimeout(async () => {
+      this.recountTimer = null;
+      const last = Math.floor(Math.max(this.total - 1, 0) / PAGE);
+      this.pages.delete(last);
+      try {
+        await this.fetchPage(last, true);
+      } catch {
+        /* the next update retries */
+      }
+      this.changed();
+    }, 300);
+  }
+
+  /** The index of a message under this store's filter (asks the server unless the row is loaded). */
+  async indexOf(seq: number): Promise<{ index: number; matches: boolean }> {
+    if (this.unfiltered) return { index: seq - 1, matches: true };
+    for (const [p, rows] of this.pages) {
+      const k = rows.findIndex((r) => r.seq === seq);
+      if (k >= 0) return { index: p * PAGE + k, matches: true };
+    }
+    const pos = unwrap(
+      await api.GET("/api/sessions/{session_id}/messages/{seq}/position", {
+        params: { path: { session_id: this.sessionId, seq }, query: filterQuery(this.filter) },
+      }),
+    );
+    return { index: pos.index, matches: pos.matches };
+  }
+
+  dispose() {
+    if (this.recountTimer !== null) clearTimeout(this.recountTimer);
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,35 @@
+// The session's negotiated facts: client/server info and capabilities, as collapsible JSON.
+import { allExpanded, darkStyles, defaultStyles, JsonView } from "react-json-view-lite";
+import type { Session } from "../api/client";
+
+export function JsonBlock({ value }: { value: unknown }) {
+  const dark = document.documentElement.dataset.theme === "dark";
+  if (value === null || value === undefined) return <p className="muted">none</p>;
+  if (typeof value !== "object") return <pre className="mono">{JSON.stringify(value)}</pre>;
+  return (
+    <div className="json">
+      <JsonView data={value as object} shouldExpandNode={allExpanded} style={dark ? darkStyles : defaultStyles} />
+    </div>
+  );
+}
+
+export function Info({ session: s }: { session: Session }) {
+  const parts: [string, unknown][] = [
+    ["Client info", s.client_info],
+    ["Client capabilities", s.client_capabilities],
+    ["Server info", s.server_info],
+    ["Server capabilities", s.server_capabilities],
+    ["Session facts", s.facts],
+    ["Target", s.target],
+  ];
+  return (
+    <div className="info">
+      {parts.map(([title, value]) => (
+        <section key={title} className="card">
+          <h3>{title}</h3>
+          <JsonBlock value={value} />
+        </section>
+      ))}
+    </div>
+  );
+}

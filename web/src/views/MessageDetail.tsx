@@ -1,0 +1,181 @@
+// One message: its facts, pretty JSON (collapsible) and raw bytes (CodeMirror), its pair, copy and download.
+import { json } from "@codemirror/lang-json";
+import CodeMirror, { EditorView } from "@uiw/react-codemirror";
+import { useEffect, useState } from "react";
+import { api, unwrap, type Detail, type Row } from "../api/client";
+import { arrows, dateTime, duration, size } from "../format";
+import { JsonBlock } from "./Info";
+
+const PRETTY_LIMIT = 2_000_000;
+
+export function MessageDetail({
+  sessionId,
+  seq,
+  onOpen,
+  onClose,
+}: {
+  sessionId: number;
+  seq: number;
+  onOpen: (seq: number) => void;
+  onClose: () => void;
+}) {
+  const [detail, setDetail] = useState<Detail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState<"pretty" | "raw">("pretty");
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    let alive = true;
+    setError(null);
+    api
+      .GET("/api/sessions/{session_id}/messages/{seq}", { params: { path: { session_id: sessionId, seq } } })
+      .then(unwrap)
+      .then(
+        (d) => alive && setDetail(d),
+        (e: Error) => alive && setError(e.message),
+      );
+    return () => {
+      alive = false;
+    };
+  }, [sessionId, seq]);
+
+  if (error) return <aside className="detail"><p className="error">{error}</p></aside>;
+  if (!detail || detail.message.seq !== seq) return <aside className="detail"><p className="muted">Loading #{seq}…</p></aside>;
+  const m = detail.message;
+  const text = m.raw ?? null;
+  let parsed: unknown = undefined;
+  if (text !== null && m.size <= PRETTY_LIMIT && m.kind !== "log") {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  const pretty = parsed !== undefined ? JSON.stringify(parsed, null, 2) : text ?? "";
+  const dark = document.documentElement.dataset.theme === "dark";
+  const copy = async () => {
+    await navigator.clipboard.writeText(pretty);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  const flags = (m.meta?.flags as string[] | undefined) ?? [];
+  return (
+    <aside className="detail" data-testid="detail">
+      <div className="detail-head">
+        <h2>
+          #{m.seq} <span className={`kind-${m.kind}`}>{m.kind}</span> {m.method ?? ""}
+        </h2>
+        <span className="grow" />
+        <button className="ghost" onClick={onClose} aria-label="Close" title="Close (Esc)">
+          ✕
+        </button>
+      </div>
+      <dl className="facts">
+        <dt>direction</dt>
+        <dd>
+          {arrows[m.direction]} <span className="muted">({m.channel})</span>
+        </dd>
+        <dt>time</dt>
+        <dd>{dateTime(m.ts_ns)}</dd>
+        {m.rpc_id !== null && (
+          <>
+            <dt>id</dt>
+            <dd className="mono">{m.rpc_id}</dd>
+          </>
+        )}
+        {m.latency_ns !== null && (
+          <>
+            <dt>latency</dt>
+            <dd>{duration(m.latency_ns)}</dd>
+          </>
+        )}
+        <dt>size</dt>
+        <dd>{size(m.size)}</dd>
+        <dt>parse</dt>
+        <dd>
+          {m.parse_status}
+          {m.meta?.problem ? <span className="error"> {String(m.meta.problem)}</span> : null}
+        </dd>
+        {m.error_code !== null && (
+          <>
+            <dt>error code</dt>
+            <dd className="error">{m.error_code}</dd>
+          </>
+        )}
+        {flags.length > 0 && (
+          <>
+            <dt>flags</dt>
+            <dd>
+              {flags.map((f) => (
+                <span key={f} className="flag">
+                  {f}
+                </span>
+              ))}
+            </dd>
+          </>
+        )}
+        {m.http_method && (
+          <>
+            <dt>HTTP</dt>
+            <dd className="mono">
+              {m.http_method} {m.http_path} {m.http_status ?? ""}
+            </dd>
+          </>
+        )}
+      </dl>
+      <div className="actions">
+        {detail.pair && (
+          <button onClick={() => onOpen(detail.pair!.seq)} data-testid="jump-pair">
+            Jump to pair #{detail.pair.seq} ({detail.pair.kind})
+          </button>
+        )}
+        <button className="ghost" onClick={copy} disabled={!text}>
+          {copied ? "Copied" : "Copy as JSON"}
+        </button>
+        <a className="button ghost" href={`/api/sessions/${sessionId}/messages/${seq}/raw`} download>
+          Download raw
+        </a>
+      </div>
+      {detail.related.length > 0 && <RelatedList rows={detail.related} onOpen={onOpen} />}
+      <div className="tabs small">
+        <button className={tab === "pretty" ? "on" : ""} onClick={() => setTab("pretty")}>
+          Pretty
+        </button>
+        <button className={tab === "raw" ? "on" : ""} onClick={() => setTab("raw")}>
+          Raw
+        </button>
+      </div>
+      {tab === "pretty" ? (
+        parsed !== undefined ? (
+          <JsonBlock value={parsed} />
+        ) : (
+          <pre className="mono raw-text">{text ?? "(binary: see Raw)"}</pre>
+        )
+      ) : text !== null ? (
+        <CodeMirror
+          value={m.size <= PRETTY_LIMIT ? text : text.slice(0, PRETTY_LIMIT)}
+          editable={false}
+          readOnly
+          basicSetup={{ lineNumbers: true, foldGutter: true, highlightActiveLine: false }}
+          extensions={[json(), EditorView.lineWrapping]}
+          theme={dark ? "dark" : "light"}
+          className="raw-editor"
+        />
+      ) : (
+        <pre className="mono raw-text">base64: {m.raw_base64}</pre>
+      )}
+    </aside>
+  );
+}
+
+function RelatedList({ rows, onOpen }: { rows: Row[]; onOpen: (seq: number) => void }) {
+  return (
+    <div className="related">
+      <h3>Related</h3>
+      {rows.map((r) => (
+        <a key={r.seq} onClick={() => onOpen(r.seq)}>
+          #{r.seq} {r.kind} {r.method}
+        </a>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,139 @@
+// One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
+import { useState } from "react";
+import { NavLink, Route, Routes, useNavigate, useParams } from "react-router";
+import { api, unwrap, type Session } from "../api/client";
+import { dateTime, duration, shortTarget } from "../format";
+import { useSession } from "./hooks";
+import { Info } from "./Info";
+import { Lanes } from "./Lanes";
+import { Network } from "./Network";
+import { Timeline } from "./Timeline";
+
+export function SessionPage() {
+  const id = Number(useParams().sessionId);
+  const { session, error, setSession } = useSession(id);
+  if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
+  if (error) return <p className="error" data-testid="error">{error}</p>;
+  if (!session) return <p className="muted">Loading session {id}…</p>;
+  const http = session.kind === "http-proxy";
+  return (
+    <section className="session">
+      <Header session={session} onChange={setSession} />
+      <nav className="tabs">
+        <NavLink to={`/sessions/${id}`} end>
+          Timeline
+        </NavLink>
+        <NavLink to={`/sessions/${id}/lanes`}>Lanes</NavLink>
+        {http && <NavLink to={`/sessions/${id}/network`}>Network</NavLink>}
+        <NavLink to={`/sessions/${id}/info`}>Info</NavLink>
+      </nav>
+      <Routes>
+        <Route index element={<Timeline session={session} />} />
+        <Route path="messages/:seq" element={<Timeline session={session} />} />
+        <Route path="lanes" element={<Lanes session={session} />} />
+        <Route path="network" element={<Network session={session} />} />
+        <Route path="network/:exchange" element={<Network session={session} />} />
+        <Route path="info" element={<Info session={session} />} />
+      </Routes>
+    </section>
+  );
+}
+
+function Header({ session: s, onChange }: { session: Session; onChange: (s: Session) => void }) {
+  const navigate = useNavigate();
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(s.name ?? "");
+  const [labels, setLabels] = useState((s.labels ?? []).join(", "));
+  const save = async () => {
+    const updated = unwrap(
+      await api.PATCH("/api/sessions/{session_id}", {
+        params: { path: { session_id: s.id } },
+        body: { name, labels: labels.split(",").map((l) => l.trim()).filter(Boolean) },
+      }),
+    );
+    onChange(updated);
+    setEditing(false);
+  };
+  const remove = async () => {
+    if (!confirm(`Delete session ${s.id} and its ${s.message_count} messages?`)) return;
+    const r = await api.DELETE("/api/sessions/{session_id}", { params: { path: { session_id: s.id } } });
+    if (r.response.ok) navigate("/");
+    else alert((r.error as { detail?: string })?.detail ?? "could not delete");
+  };
+  const client = s.client_info as { name?: string; version?: string } | null;
+  const server = s.server_info as { name?: string; version?: string } | null;
+  const span = (s.ended_ns ?? Date.now() * 1e6) - s.started_ns;
+  return (
+    <div className="session-header">
+      <div className="title-row">
+        {editing ? (
+          <form
+            className="edit"
+            onSubmit={(e) => {
+              e.preventDefault();
+              save();
+            }}
+          >
+            <input aria-label="Session name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+            <input aria-label="Labels" placeholder="labels, comma separated" value={labels} onChange={(e) => setLabels(e.target.value)} />
+            <button type="submit">Save</button>
+            <button type="button" className="ghost" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <>
+            <h1 data-testid="session-title">
+              <span className="muted">#{s.id}</span> {s.name || shortTarget(s.target)}
+            </h1>
+            {(s.labels ?? []).map((l) => (
+              <span key={l} className="label">
+                {l}
+              </span>
+            ))}
+            <span className={`badge state-${s.state}`} data-testid="session-state">
+              {s.state}
+            </span>
+            <span className="grow" />
+            <button className="ghost" onClick={() => setEditing(true)}>
+              Rename / label
+            </button>
+            <button className="ghost danger" onClick={remove} disabled={s.state === "recording"}>
+              Delete
+            </button>
+          </>
+        )}
+      </div>
+      <dl className="facts">
+        <dt>kind</dt>
+        <dd>{s.kind}</dd>
+        <dt>target</dt>
+        <dd className="mono" title={Array.isArray(s.target) ? s.target.join(" ") : String(s.target ?? "")}>
+          {shortTarget(s.target)}
+        </dd>
+        <dt>protocol</dt>
+        <dd>
+          {s.protocol_version ?? "?"} {s.era ? <span className="muted">({s.era})</span> : null}
+        </dd>
+        <dt>client</dt>
+        <dd>{client ? `${client.name ?? "?"} ${client.version ?? ""}` : "?"}</dd>
+        <dt>server</dt>
+        <dd>{server ? `${server.name ?? "?"} ${server.version ?? ""}` : "?"}</dd>
+        <dt>started</dt>
+        <dd>{dateTime(s.started_ns)}</dd>
+        <dt>{s.ended_ns ? "duration" : "running for"}</dt>
+        <dd>{duration(span)}</dd>
+        <dt>messages</dt>
+        <dd data-testid="session-count">{s.message_count}</dd>
+        {s.state !== "recording" && (
+          <>
+            <dt>exit</dt>
+            <dd>
+              {s.exit_status ?? "–"} <span className="muted">{s.end_reason ?? ""}</span>
+            </dd>
+          </>
+        )}
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+// The frame around every view: the top bar, and the token prompt when the API refuses us.
+import { useEffect, useState } from "react";
+import { Link, Outlet } from "react-router";
+import { ThemeToggle } from "../theme";
+
+export function Shell() {
+  const [authorised, setAuthorised] = useState<boolean | null>(null);
+  useEffect(() => {
+    fetch("/api/sessions?limit=1", { credentials: "same-origin" }).then(
+      (r) => setAuthorised(r.status !== 401),
+      () => setAuthorised(true),
+    );
+  }, []);
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link to="/" className="brand">
+          <img src="/favicon.svg" alt="" width={20} height={20} /> mcp-inspector
+        </Link>
+        <span className="grow" />
+        <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
+          API
+        </a>
+        <ThemeToggle />
+      </header>
+      <main className="content">
+        {authorised === false ? <TokenPrompt /> : authorised === null ? null : <Outlet />}
+      </main>
+    </div>
+  );
+}
+
+function TokenPrompt() {
+  const [token, setToken] = useState("");
+  return (
+    <form
+      className="token-prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        window.location.href = `${window.location.pathname}?token=${encodeURIComponent(token.trim())}`;
+      }}
+    >
+      <h2>Access token needed</h2>
+      <p>
+        Open the URL that <code>mcp-inspect ui</code> printed (it ends in <code>?token=…</code>), or paste the
+        token here.
+      </p>
+      <input autoFocus value={token} onChange={(e) => setToken(e.target.value)} placeholder="token" />
+      <button type="submit">Open</button>
+    </form>
+  );
+}

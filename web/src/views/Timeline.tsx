@@ -1,0 +1,360 @@
+// The session timeline: a virtualised list of every message (100,000 scroll smoothly), filters and
+// text search in the URL, live tail with auto-scroll, the message detail beside it, j/k/Enter and "/".
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useNavigate, useParams, useSearchParams } from "react-router";
+import { api, isEmptyFilter, unwrap, type Filter, type Row, type Session } from "../api/client";
+import { live } from "../api/live";
+import { arrows, clock, delta, duration, rowLabel, size } from "../format";
+import { RowStore } from "../timeline/rowStore";
+import { useKeys } from "./hooks";
+import { MessageDetail } from "./MessageDetail";
+
+const ROW_HEIGHT = 26;
+const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
+const DETAIL_PARAM: Record<string, RegExp> = {
+  "tools/call": /"name"\s*:\s*"([^"]{1,60})"/,
+  "prompts/get": /"name"\s*:\s*"([^"]{1,60})"/,
+  "resources/read": /"uri"\s*:\s*"([^"]{1,80})"/,
+};
+
+function list(v: string | null): string[] {
+  return v ? v.split(",").filter(Boolean) : [];
+}
+
+export function parseFilter(params: URLSearchParams): Filter {
+  const dir = params.get("dir");
+  return {
+    direction: dir === "c2s" || dir === "s2c" ? dir : undefined,
+    kind: list(params.get("kind")),
+    method: list(params.get("method")),
+    channel: list(params.get("channel")),
+    q: params.get("q") || undefined,
+  };
+}
+
+function methodText(r: Row): string {
+  const label = rowLabel(r);
+  const re = r.kind === "request" && r.method ? DETAIL_PARAM[r.method] : undefined;
+  const m = re?.exec(r.preview);
+  return m ? `${label} ${m[1]}` : label;
+}
+
+export function Timeline({ session }: { session: Session }) {
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const seqParam = useParams().seq;
+  const openSeq = seqParam ? Number(seqParam) : null;
+  const filter = parseFilter(params);
+  const filterKey = JSON.stringify(filter);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const store = useMemo(() => new RowStore(session.id, filter), [session.id, filterKey]);
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [anchor, setAnchor] = useState<number | null>(null);
+  const [follow, setFollow] = useState(session.state === "recording" && openSeq === null);
+  const [methods, setMethods] = useState<string[]>([]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const searchBox = useRef<HTMLInputElement>(null);
+  const [searchText, setSearchText] = useState(filter.q ?? "");
+
+  useEffect(() => {
+    store.init();
+    return () => store.dispose();
+  }, [store]);
+
+  useEffect(() => {
+    api
+      .GET("/api/sessions/{session_id}/methods", { params: { path: { session_id: session.id } } })
+      .then(unwrap)
+      .then((m) => setMethods(Object.keys(m)), () => undefined);
+  }, [session.id, session.state]);
+
+  // Live: the new rows of this session, and its message count from session updates.
+  useEffect(() => {
+    const unsubscribe = live.subscribe(session.id);
+    const stop = live.listen(
+      (ev) => {
+        if (ev.type === "messages" && ev.session_id === session.id) store.applyLive(ev.items, null);
+        else if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === session.id)
+          store.applyLive([], ev.session.message_count);
+      },
+      () => store.applyLive([], null),
+    );
+    return () => {
+      stop();
+      unsubscribe();
+    };
+  }, [store, session.id]);
+
+  const virtualizer = useVirtualizer({
+    count: store.total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 30,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (store.total) store.ensure(first, last);
+  });
+
+  // Follow the tail while it grows.
+  useEffect(() => {
+    if (follow && store.total) virtualizer.scrollToIndex(store.total - 1, { align: "end" });
+  }, [follow, store.total, virtualizer]);
+
+  // A message in the URL (deep link, jump to pair): select it and bring it into view.
+  useEffect(() => {
+    if (openSeq === null || !store.loaded) return;
+    let alive = true;
+    store.indexOf(openSeq).then(({ index }) => {
+      if (!alive) return;
+      setSelected(index);
+      const shown = virtualizer.range;
+      const visible = shown !== null && index > shown.startIndex && index < shown.endIndex;
+      if (!visible) virtualizer.scrollToIndex(index, { align: "center" });
+    }, () => undefined);
+    return () => {
+      alive = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [openSeq, store, store.loaded]);
+
+  const base = `/sessions/${session.id}`;
+  const search = params.toString() ? `?${params.toString()}` : "";
+  const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
+  const setParam = (key: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(key, value);
+    else next.delete(key);
+    setParams(next, { replace: true });
+  };
+
+  // Text search: applied after a pause in typing.
+  useEffect(() => {
+    if ((filter.q ?? "") === searchText) return;
+    const t = setTimeout(() => setParam("q", searchText.trim()), 300);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchText]);
+
+  const move = (step: number) => {
+    setFollow(false);
+    const next = Math.max(0, Math.min(store.total - 1, (selected ?? (step > 0 ? -1 : store.total)) + step));
+    setSelected(next);
+    virtualizer.scrollToIndex(next, { align: "auto" });
+    const row = store.row(next);
+    if (openSeq !== null && row) open(row.seq, true);
+  };
+
+  useKeys(
+    (e) => {
+      if (e.key === "j" || e.key === "ArrowDown") move(1);
+      else if (e.key === "k" || e.key === "ArrowUp") move(-1);
+      else if (e.key === "Enter" && selected !== null) {
+        const row = store.row(selected);
+        if (row) open(row.seq);
+      } else if (e.key === "Escape" && openSeq !== null) navigate(`${base}${search}`);
+      else if (e.key === "/") searchBox.current?.focus();
+      else if (e.key === "G") setFollow(true);
+      else return;
+      e.preventDefault();
+    },
+    [selected, store, store.total, openSeq, search],
+  );
+
+  const range = useMemo(() => {
+    if (anchor === null || selected === null) return null;
+    const a = store.row(Math.min(anchor, selected));
+    const b = store.row(Math.max(anchor, selected));
+    return a && b ? [a.seq, b.seq] : null;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [anchor, selected, store, store.getVersion()]);
+
+  const lanesLink = () => {
+    const from = range?.[0] ?? store.row(first)?.seq ?? 1;
+    const to = range?.[1] ?? store.row(last)?.seq ?? from + 100;
+    navigate(`${base}/lanes?from=${from}&to=${Math.min(to, from + 499)}`);
+  };
+
+  const toggleKind = (k: string) => {
+    const kinds = filter.kind.includes(k) ? filter.kind.filter((x) => x !== k) : [...filter.kind, k];
+    setParam("kind", kinds.join(","));
+  };
+
+  return (
+    <div className={`timeline-layout ${openSeq !== null ? "with-detail" : ""}`}>
+      <div className="timeline">
+        <div className="toolbar filters">
+          <input
+            ref={searchBox}
+            type="search"
+            className="search"
+            placeholder="Search text…  ( / )"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            aria-label="Search message text"
+            data-testid="search"
+          />
+          <select value={filter.direction ?? ""} onChange={(e) => setParam("dir", e.target.value)} aria-label="Direction">
+            <option value="">both directions</option>
+            <option value="c2s">client → server</option>
+            <option value="s2c">server → client</option>
+          </select>
+          <select
+            value={filter.method.join(",")}
+            onChange={(e) => setParam("method", e.target.value)}
+            aria-label="Method"
+            data-testid="method-filter"
+          >
+            <option value="">any method</option>
+            {filter.method.length > 0 && !methods.includes(filter.method.join(",")) && (
+              <option value={filter.method.join(",")}>{filter.method.join(", ")}</option>
+            )}
+            {methods.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+          <span className="chips" role="group" aria-label="Kinds">
+            {KINDS.map((k) => (
+              <button
+                key={k}
+                className={`chip kind-${k} ${filter.kind.includes(k) ? "on" : ""}`}
+                aria-pressed={filter.kind.includes(k)}
+                onClick={() => toggleKind(k)}
+              >
+                {k}
+              </button>
+            ))}
+          </span>
+          {!isEmptyFilter(filter) && (
+            <button className="ghost" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
+              Clear filters
+            </button>
+          )}
+          <span className="grow" />
+          <button className="ghost" onClick={lanesLink} title="Shift-click a row to choose a range">
+            {range ? `Lanes #${range[0]}–#${range[1]}` : "Lanes of visible rows"}
+          </button>
+          <label className="follow" title="Scroll to new messages as they arrive (G)">
+            <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} data-testid="follow" /> Follow
+          </label>
+          <span className="muted" data-testid="total">
+            {store.total.toLocaleString()} {isEmptyFilter(filter) ? "messages" : "matching"}
+          </span>
+        </div>
+        {store.error && <p className="error">{store.error}</p>}
+        <div className="row head" role="row">
+          <span className="c-seq">seq</span>
+          <span className="c-time">time</span>
+          <span className="c-delta">delta</span>
+          <span className="c-dir">dir</span>
+          <span className="c-kind">kind</span>
+          <span className="c-method">method</span>
+          <span className="c-id">id</span>
+          <span className="c-lat">latency</span>
+          <span className="c-size">size</span>
+        </div>
+        <div
+          className="rows"
+          ref={scroller}
+          data-testid="rows"
+          onWheel={(e) => e.deltaY < 0 && setFollow(false)}
+          tabIndex={-1}
+        >
+          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {items.map((item) => {
+              const r = store.row(item.index);
+              const prev = store.row(item.index - 1);
+              const inRange =
+                anchor !== null && selected !== null && item.index >= Math.min(anchor, selected) && item.index <= Math.max(anchor, selected);
+              const style = { transform: `translateY(${item.start}px)`, height: ROW_HEIGHT };
+              if (!r)
+                return (
+                  <div key={item.key} className="row loading" style={style}>
+                    <span className="c-seq muted">…</span>
+                  </div>
+                );
+              const flags = (r.meta?.flags as string[] | undefined) ?? [];
+              return (
+                <div
+                  key={item.key}
+                  role="row"
+                  data-testid="row"
+                  data-seq={r.seq}
+                  data-index={item.index}
+                  className={[
+                    "row",
+                    `dir-${r.direction}`,
+                    `rk-${r.kind}`,
+                    r.channel === "stderr" ? "stderr" : "",
+                    item.index === selected ? "selected" : "",
+                    r.seq === openSeq ? "open" : "",
+                    inRange ? "in-range" : "",
+                  ].join(" ")}
+                  style={style}
+                  onClick={(e) => {
+                    setFollow(false);
+                    if (e.shiftKey) {
+                      setAnchor(selected ?? item.index);
+                      setSelected(item.index);
+                      return;
+                    }
+                    setAnchor(null);
+                    setSelected(item.index);
+                    open(r.seq);
+                  }}
+                >
+                  <span className="c-seq">{r.seq}</span>
+                  <span className="c-time">{clock(r.ts_ns)}</span>
+                  <span className="c-delta">{prev ? delta(r.ts_ns - prev.ts_ns) : ""}</span>
+                  <span className="c-dir">{arrows[r.direction] ?? r.direction}</span>
+                  <span className={`c-kind kind-${r.kind}`}>{r.kind}</span>
+                  <span className="c-method" title={methodText(r)}>
+                    {r.answers_seq !== null && (
+                      <a
+                        className="pair-link"
+                        title={`answers #${r.answers_seq}`}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          open(r.answers_seq!);
+                        }}
+                      >
+                        ↳#{r.answers_seq}
+                      </a>
+                    )}
+                    {methodText(r)}
+                    {flags.map((f) => (
+                      <span key={f} className="flag">
+                        {f}
+                      </span>
+                    ))}
+                    {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
+                  </span>
+                  <span className="c-id">{r.rpc_id ?? ""}</span>
+                  <span className="c-lat">{duration(r.latency_ns)}</span>
+                  <span className="c-size">{size(r.size)}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        {store.loaded && store.total === 0 && (
+          <p className="empty">{isEmptyFilter(filter) ? "No messages yet." : "No message matches these filters."}</p>
+        )}
+      </div>
+      {openSeq !== null && (
+        <MessageDetail
+          sessionId={session.id}
+          seq={openSeq}
+          onOpen={(seq) => open(seq)}
+          onClose={() => navigate(`${base}${search}`)}
+        />
+      )}
+    </div>
+  );
+}

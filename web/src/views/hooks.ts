@@ -1,0 +1,49 @@
+// Small shared hooks: keyboard shortcuts, a live session document.
+import { useEffect, useState } from "react";
+import { api, unwrap, type Session } from "../api/client";
+import { live } from "../api/live";
+
+/** Call `handler` for keys typed outside text fields. */
+export function useKeys(handler: (e: KeyboardEvent) => void, deps: unknown[]) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) {
+        if (e.key === "Escape") t.blur();
+        return;
+      }
+      handler(e);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+}
+
+/** A session, kept current by the live feed. */
+export function useSession(id: number): { session: Session | null; error: string | null; setSession: (s: Session) => void } {
+  const [session, setSession] = useState<Session | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let alive = true;
+    const load = () =>
+      api
+        .GET("/api/sessions/{session_id}", { params: { path: { session_id: String(id) } } })
+        .then(unwrap)
+        .then(
+          (s) => alive && setSession(s),
+          (e: Error) => alive && setError(e.message),
+        );
+    load();
+    const stop = live.listen((ev) => {
+      if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === id) setSession(ev.session);
+      if (ev.type === "session_deleted" && ev.session_id === id) setError(`session ${id} was deleted`);
+    }, load);
+    return () => {
+      alive = false;
+      stop();
+    };
+  }, [id]);
+  return { session, error, setSession };
+}
