@@ -7,13 +7,23 @@ UV := $(TOOLS)/bin/uv
 VENV := .venv
 BIN := $(VENV)/bin
 PEERS := tests/peers
+WEB := web
+STATIC := inspector/api/static
+WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
+	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test bench install peers lint fmt clean
+.PHONY: all run test bench install peers web chromium lint fmt clean
+.DEFAULT_GOAL := all
 
-run: install
+# `make`: install the Python package and build the web UI it serves.
+all: install web
+
+# Record the demo session, then serve the web UI on it (prints its URL; Ctrl-C stops).
+run: install web
 	$(BIN)/mcp-inspect demo
 
-test: install peers
+test: install peers web chromium
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/pytest
 
@@ -36,6 +46,34 @@ $(PEERS)/node_modules/.installed: $(PEERS)/package.json $(PEERS)/package-lock.js
 	cd $(PEERS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The web UI: npm ci, TypeScript types from the API's OpenAPI schema, vite build into $(STATIC).
+web: $(STATIC)/index.html
+
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB)/src/api/openapi.json: $(VENV)/.installed $(wildcard inspector/api/*.py) inspector/store/models.py inspector/store/queries.py
+	$(BIN)/python -m inspector.api.openapi_export $@
+	touch $@
+
+$(STATIC)/index.html: $(WEB)/node_modules/.installed $(WEB_SOURCES) $(WEB)/src/api/openapi.json $(WEB)/package-lock.json
+	cd $(WEB) && npm run --silent build
+	touch $@
+
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing chromium for the browser tests (apt-get)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "The browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install chromium'" \
+			     "(or set CHROMIUM=/path/to/chromium)"; exit 1; \
+		fi; \
+	fi
+
 lint: install
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/ruff format --check inspector tests bench
@@ -45,4 +83,4 @@ fmt: install
 	$(BIN)/ruff check --fix inspector tests bench
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules
+	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC)
