@@ -51,7 +51,9 @@ class LineProcess:
             try:
                 line = self.lines.get(timeout=timeout)
             except queue.Empty:
-                raise AssertionError(f"no line matching {pattern!r} within {timeout}s: {self.output}") from None
+                raise AssertionError(
+                    f"no line matching {pattern!r} within {timeout}s: {self.output}"
+                ) from None
             if not line:
                 raise AssertionError(f"process exited before printing {pattern!r}: {''.join(self.output)}")
             if m := regex.search(line):
@@ -68,9 +70,11 @@ class LineProcess:
 
 
 @contextmanager
-def demo_http_server(transport: str = "streamable-http") -> Iterator[str]:
+def demo_http_server(transport: str = "streamable-http", *extra: str) -> Iterator[str]:
     """The demo server over HTTP; yields its MCP URL."""
-    server = LineProcess([sys.executable, "-m", "inspector.demo", "--transport", transport, "--port", "0"])
+    server = LineProcess(
+        [sys.executable, "-m", "inspector.demo", "--transport", transport, "--port", "0", *extra]
+    )
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:
@@ -101,10 +105,39 @@ def everything_http_server(mode: str) -> Iterator[str]:
 def inspector_proxy(target: str, db: Path, *extra: str) -> Iterator[tuple[str, LineProcess]]:
     """`mcp-inspect proxy` in front of `target`; yields the URL to give the client and the process."""
     proxy = LineProcess(
-        [sys.executable, "-m", "inspector", "proxy", "--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
+        [
+            sys.executable,
+            "-m",
+            "inspector",
+            "proxy",
+            "--target",
+            target,
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            str(db),
+            *extra,
+        ]
     )
     try:
         url = proxy.wait_for(r"point your client at (\S+)").group(1)
         yield url, proxy
     finally:
         proxy.stop()
+
+
+@contextmanager
+def scripted_http_server() -> Iterator[str]:
+    """tests/peers/scripted_http_server.py; yields its base URL."""
+    from tests.conftest import PEERS
+
+    server = LineProcess([sys.executable, str(PEERS / "scripted_http_server.py")])
+    try:
+        yield server.wait_for(r"listening on (\S+)").group(1)
+    finally:
+        server.stop()
+
+
+def free_port() -> int:
+    """A port nothing listens on (for 'upstream down' tests)."""
+    return _free_port()

@@ -30,6 +30,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help="HTTP port (HTTP transports only; 0 picks a free one)"
     )
+    parser.add_argument(
+        "--resumable",
+        action="store_true",
+        help="Give SSE events ids and keep them, so dropped streams resume with Last-Event-ID (streamable-http)",
+    )
     return parser.parse_args(argv)
 
 
@@ -48,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     sock = bind(HOST, args.port)
     port = sock.getsockname()[1]
     if transport == "streamable-http":
-        app, url = server.streamable_http_app(), f"http://{HOST}:{port}/mcp"
+        from inspector.demo.events import MemoryEventStore
+
+        store = MemoryEventStore() if args.resumable else None
+        app, url = server.streamable_http_app(event_store=store), f"http://{HOST}:{port}/mcp"
     else:
         app, url = server.sse_app(), f"http://{HOST}:{port}/sse"
     serve(app, sock, on_ready=lambda: print(f"demo server listening on {url}", file=sys.stderr, flush=True))

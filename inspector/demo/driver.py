@@ -118,7 +118,9 @@ def _content_text(contents: Sequence[Any]) -> str:
     return "\n".join(str(getattr(item, "text", "")) for item in contents)
 
 
-async def drive_demo(server_params: mcp.StdioServerParameters | str | Transport, *, mode: str = "legacy") -> DemoReport:
+async def drive_demo(
+    server_params: mcp.StdioServerParameters | str | Transport, *, mode: str = "legacy"
+) -> DemoReport:
     """Connect to the server and exercise every demo feature.
 
     `server_params` is a command to launch over stdio, or a streamable-HTTP URL

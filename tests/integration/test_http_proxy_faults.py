@@ -1,0 +1,202 @@
+"""`mcp-inspect proxy` at the HTTP level: faults, big bodies, invalid JSON, Origin, resumption, DELETE."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from inspector.store import Message, list_sessions, open_engine
+from tests.http_peers import demo_http_server, free_port, inspector_proxy, scripted_http_server
+from tests.shim_process import messages
+
+JSON_SSE = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def _all_rows(db: Path) -> list[Message]:
+    engine = open_engine(db)
+    return [m for s in list_sessions(engine) for m in messages(engine, s.id)]
+
+
+def _wait_rows(db: Path, predicate, timeout: float = 20.0) -> list[Message]:  # type: ignore[no-untyped-def]
+    """The proxy records off the forwarding path: wait (bounded) until the rows are committed."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = _all_rows(db) if db.exists() else []
+        if predicate(rows):
+            return rows
+        if time.monotonic() > deadline:
+            raise AssertionError(f"rows never matched; have {[(m.channel, m.kind, m.meta) for m in rows]}")
+        time.sleep(0.05)
+
+
+def test_upstream_not_listening_gives_502_and_is_recorded(db_path: Path) -> None:
+    target = f"http://127.0.0.1:{free_port()}/mcp"
+    with inspector_proxy(target, db_path) as (url, _proxy):
+        reply = httpx.post(url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}', headers=JSON_SSE)
+        assert reply.status_code == 502
+        assert "upstream" in reply.text and "ConnectError" in reply.text
+        # The proxy keeps working: a second try gets the same clear answer.
+        assert httpx.post(url, content=b"{}", headers=JSON_SSE).status_code == 502
+    rows = _all_rows(db_path)
+    failures = [m for m in rows if m.http_status == 502]
+    assert len(failures) == 2 and "ConnectError" in failures[0].meta["problem"]
+    assert [m.method for m in rows if m.kind == "request"] == ["ping"]
+
+
+def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        body = b'{"jsonrpc": "2.0", "id": 1, "method": '
+        reply = httpx.post(url, content=body, headers=JSON_SSE)
+        assert reply.status_code == 400 and reply.json()["error"]["code"] == -32700
+        good = httpx.post(url, content=b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}', headers=JSON_SSE)
+        assert good.json()["result"] == {"echo": "tools/list"}
+    rows = _all_rows(db_path)
+    bad = next(m for m in rows if m.channel == "http-request" and m.kind == "invalid")
+    assert bad.raw == body and bad.parse_status == "invalid-json"
+    error = next(m for m in rows if m.http_status == 400)
+    assert error.kind == "error" and error.error_code == -32700
+    paired = next(m for m in rows if m.kind == "response")
+    assert paired.method == "tools/list" and paired.answers_seq is not None
+
+
+def test_ten_megabyte_response_streams_through_unchanged(db_path: Path) -> None:
+    size = 10 * 1024 * 1024
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        request = b'{"jsonrpc":"2.0","id":9,"method":"tools/call"}'
+        direct = httpx.post(f"{base}/big?bytes={size}", content=request, headers=JSON_SSE, timeout=60)
+        proxied = httpx.post(
+            url.replace("/mcp", "/big") + f"?bytes={size}", content=request, headers=JSON_SSE, timeout=60
+        )
+        assert proxied.status_code == 200 and proxied.content == direct.content
+    rows = _wait_rows(db_path, lambda rows: any(m.size > size for m in rows))
+    big = next(m for m in rows if m.size > size)
+    assert big.raw == direct.content and big.kind == "response" and big.answers_seq is not None
+
+
+def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        well_known = url.replace("/mcp", "/.well-known/oauth-authorization-server")
+        reply = httpx.get(well_known, headers={"authorization": "Bearer s3cret-token", "cookie": "a=b"})
+        assert reply.json()["issuer"] == "http://127.0.0.1"
+        assert httpx.get(url.replace("/mcp", "/nope")).status_code == 404
+    rows = _wait_rows(db_path, lambda rows: sum(m.channel == "http-response" for m in rows) >= 2)
+    request = next(m for m in rows if m.http_path == "/.well-known/oauth-authorization-server")
+    headers = dict((k.lower(), v) for k, v in request.http_headers)
+    assert headers["authorization"] == "Bearer [redacted]" and headers["cookie"] == "[redacted]"
+    assert b"s3cret" not in b"".join(m.raw + json.dumps(m.http_headers).encode() for m in rows)
+    assert any(m.http_status == 404 for m in rows)
+
+
+def test_foreign_origin_is_refused_local_origin_allowed(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+        evil = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://evil.example"})
+        assert evil.status_code == 403 and "not allowed" in evil.text
+        local = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://localhost:5173"})
+        assert local.status_code == 200
+
+
+def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        events = []
+        with (
+            pytest.raises(httpx.RemoteProtocolError),
+            httpx.stream("GET", url.replace("/mcp", "/stream-then-break")) as r,
+        ):
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    events.append(json.loads(line[5:]))
+        assert [e["params"]["data"] for e in events] == [1, 2]
+    rows = _wait_rows(db_path, lambda rows: any("broke" in str(m.meta) for m in rows))
+    sse = [m for m in rows if m.channel == "sse" and m.kind == "notification"]
+    assert [m.sse_event_id for m in sse] == ["1", "2"]
+
+
+def test_client_leaving_mid_stream_closes_the_upstream_stream(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        with httpx.stream("GET", url.replace("/mcp", "/slow-stream")) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    break
+        import time
+
+        deadline = time.monotonic() + 20
+        while httpx.get(f"{base}/stats").json()["disconnects"] < 1:
+            assert time.monotonic() < deadline, "the upstream stream was never closed"
+            time.sleep(0.05)
+    _wait_rows(db_path, lambda rows: any("client disconnected" in str(m.meta) for m in rows))
+
+
+def _sse_messages(response: httpx.Response, until_id: int | None = None) -> list[tuple[str | None, dict]]:
+    out: list[tuple[str | None, dict]] = []
+    event_id = None
+    for line in response.iter_lines():
+        if line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:") and line[5:].strip():
+            msg = json.loads(line[5:])
+            out.append((event_id, msg))
+            if until_id is None or msg.get("id") == until_id:
+                return out
+    return out
+
+
+def test_dropped_stream_resumes_with_last_event_id_and_delete_ends_session(db_path: Path) -> None:
+    with (
+        demo_http_server("streamable-http", "--resumable") as target,
+        inspector_proxy(target, db_path) as (url, _),
+    ):
+        with httpx.Client(timeout=30) as http:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+            with http.stream("POST", url, json=init, headers=JSON_SSE) as r:
+                session_id = r.headers["mcp-session-id"]
+                _sse_messages(r, until_id=1)
+            headers = {**JSON_SSE, "mcp-session-id": session_id, "mcp-protocol-version": "2025-06-18"}
+            http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "count_slowly",
+                    "arguments": {"n": 4, "delay_s": 0.1},
+                    "_meta": {"progressToken": "tok"},
+                },
+            }
+            with http.stream("POST", url, json=call, headers=headers) as r:
+                first_id, first = _sse_messages(r)[0]
+            assert first["method"] in ("notifications/progress", "notifications/message") and first_id
+            # The stream was dropped after one event; resume it where it stopped.
+            resume = {**headers, "last-event-id": first_id, "accept": "text/event-stream"}
+            with http.stream("GET", url, headers=resume) as r:
+                rest = _sse_messages(r, until_id=2)
+            assert rest[-1][1]["id"] == 2 and "result" in rest[-1][1]
+            assert all(int(event_id) > int(first_id) for event_id, _ in rest if event_id)
+            assert http.delete(url, headers=headers).status_code < 300
+    engine = open_engine(db_path)
+    session = next(s for s in list_sessions(engine) if s.message_count > 3)
+    rows = messages(engine, session.id)
+    get = next(m for m in rows if m.http_method == "GET" and m.channel == "http-request")
+    assert ["last-event-id", first_id] in [[k.lower(), v] for k, v in get.http_headers]
+    result = next(m for m in rows if m.kind == "response" and m.rpc_id == "2")
+    assert result.method == "tools/call" and result.answers_seq is not None
+    assert result.meta["exchange"] == next(m for m in rows if m is get).meta["exchange"], (
+        "delivered on the GET"
+    )
+    progress = [m for m in rows if m.method == "notifications/progress"]
+    assert len(progress) >= 2 and all(m.meta.get("related_seq") for m in progress)
+    assert session.status == "ended" and session.end_reason.startswith("DELETE answered")

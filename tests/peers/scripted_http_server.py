@@ -1,0 +1,115 @@
+"""A scripted HTTP peer for proxy fault tests (not an MCP implementation).
+
+Routes:
+  POST /mcp                 echo JSON-RPC requests as JSON; invalid JSON -> 400 with a parse error (id null)
+  POST /big?bytes=N         a JSON-RPC result carrying N bytes of text
+  GET  /stream-then-break   an SSE stream that sends two events, then breaks the connection
+  GET  /slow-stream         an SSE event every 20 ms until the client goes away
+  GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
+  GET  /.well-known/oauth-authorization-server   a JSON document
+Prints "scripted http server listening on http://127.0.0.1:PORT" on stderr when ready.
+"""
+
+import asyncio
+import json
+import socket
+import sys
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+STATS = {"disconnects": 0}
+
+
+async def mcp(request: Request) -> Response:
+    body = await request.body()
+    try:
+        msg = json.loads(body)
+    except ValueError:
+        error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+        return JSONResponse(error, status_code=400)
+    if "id" not in msg:
+        return Response(status_code=202)
+    return JSONResponse({"jsonrpc": "2.0", "id": msg["id"], "result": {"echo": msg.get("method")}})
+
+
+async def big(request: Request) -> Response:
+    size = int(request.query_params.get("bytes", "10485760"))
+    msg = json.loads(await request.body())
+    return JSONResponse({"jsonrpc": "2.0", "id": msg["id"], "result": {"blob": "y" * size}})
+
+
+def _event(n: int) -> bytes:
+    data = json.dumps(
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": n}}
+    )
+    return f"id: {n}\ndata: {data}\n\n".encode()
+
+
+async def stream_then_break(request: Request) -> Response:
+    async def events():
+        yield _event(1)
+        yield _event(2)
+        await asyncio.sleep(0.05)
+        raise RuntimeError("scripted server: breaking the stream on purpose")
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def slow_stream(request: Request) -> Response:
+    async def events():
+        n = 0
+        try:
+            while True:
+                n += 1
+                yield _event(n)
+                await asyncio.sleep(0.02)
+        finally:
+            STATS["disconnects"] += 1
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def stats(request: Request) -> Response:
+    return JSONResponse(STATS)
+
+
+async def oauth(request: Request) -> Response:
+    return JSONResponse(
+        {"issuer": "http://127.0.0.1", "authorization_endpoint": "http://127.0.0.1/authorize"}
+    )
+
+
+app = Starlette(
+    routes=[
+        Route("/mcp", mcp, methods=["POST"]),
+        Route("/big", big, methods=["POST"]),
+        Route("/stream-then-break", stream_then_break),
+        Route("/slow-stream", slow_stream),
+        Route("/stats", stats),
+        Route("/.well-known/oauth-authorization-server", oauth),
+    ]
+)
+
+
+def main() -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="critical")
+    server = uvicorn.Server(config)
+    original = server.startup
+
+    async def startup(sockets=None):
+        await original(sockets=sockets)
+        print(f"scripted http server listening on http://127.0.0.1:{port}", file=sys.stderr, flush=True)
+
+    server.startup = startup
+    server.run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
