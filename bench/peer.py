@@ -1,4 +1,4 @@
-"""Shared plumbing of the stdio benches: the three setups, a raw-bytes peer, RSS sampling, DB checks.
+"""Shared plumbing of the stdio benches: the setups, a raw-bytes peer, RSS sampling, DB checks.
 
 No asyncio anywhere: the bench process talks to the program under test with
 blocking `os.read`/`os.write` on pipes.
@@ -6,7 +6,9 @@ blocking `os.read`/`os.write` on pipes.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +22,17 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = BENCH_DIR.parent
 SERVER_EVERYTHING = PROJECT_DIR / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"
-SETUPS = ("direct", "tee", "wrap")
+SETUPS = ("direct", "tee1", "tee", "wrap")
+LABELS = {
+    "direct": "direct",
+    "tee1": "tee(1) pipeline",
+    "tee": "tee relay (py)",
+    "wrap": "mcp-inspect wrap",
+}
+SAMPLED = ("tee", "wrap")  # setups whose spawned process is the relay itself (RSS / CPU are sampled)
 READ_SIZE = 1 << 16
+# How the shim is started; `python -m bench --wrap-prefix` replaces it (e.g. to compare a patched copy).
+WRAP_PREFIX = [sys.executable, "-m", "inspector", "wrap"]
 
 
 def everything_argv() -> list[str]:
@@ -36,10 +47,20 @@ def setup_argv(setup: str, server: list[str], workdir: Path) -> list[str]:
     """The command the bench spawns for one setup, around the same server command."""
     if setup == "direct":
         return list(server)
+    if setup == "tee1":
+        # The shell's own plumbing, for reference: two coreutils tee processes around the server.
+        d = workdir / "tee1"
+        d.mkdir(exist_ok=True)
+        cmd = " ".join(shlex.quote(a) for a in server)
+        return [
+            "sh",
+            "-c",
+            f"tee {shlex.quote(str(d / 'c2s.bin'))} | {cmd} | tee {shlex.quote(str(d / 's2c.bin'))}",
+        ]
     if setup == "tee":
         return [sys.executable, str(BENCH_DIR / "tee_relay.py"), "--out", str(workdir / "tee"), "--", *server]
     if setup == "wrap":
-        return [sys.executable, "-m", "inspector", "wrap", "--db", str(workdir / "wrap.db"), "--quiet", "--", *server]
+        return [*WRAP_PREFIX, "--db", str(workdir / "wrap.db"), "--quiet", "--", *server]
     raise ValueError(setup)
 
 
@@ -140,10 +161,8 @@ class Peer:
     def close(self, timeout: float = 120.0) -> float:
         """Close stdin, drain stdout until EOF, wait for exit; return seconds from close to exit."""
         t0 = time.perf_counter()
-        try:
+        with contextlib.suppress(OSError):
             self.proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
         deadline = time.monotonic() + timeout
         while True:  # keep draining so the program never blocks on a full stdout pipe
             try:
@@ -167,6 +186,10 @@ class Peer:
         return elapsed
 
     def kill(self) -> None:
+        """After a failure: close our ends (a server behind a relay sees EOF) and kill the spawned process."""
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

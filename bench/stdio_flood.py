@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.peer import Peer, ProcSampler, check_db, responder_argv, write_all
+from bench.peer import SAMPLED, Peer, ProcSampler, check_db, responder_argv, write_all
 
 BATCH = 512  # requests per write() of the client
 
@@ -28,7 +28,9 @@ def build_chunks(first_id: int, requests: int, batch: int = BATCH) -> list[bytes
     chunks = []
     for start in range(first_id, first_id + requests, batch):
         stop = min(start + batch, first_id + requests)
-        chunks.append(b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i for i in range(start, stop)))
+        chunks.append(
+            b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i for i in range(start, stop))
+        )
     return chunks
 
 
@@ -36,7 +38,7 @@ def run_flood(setup: str, requests: int, workdir: Path, sample_interval: float =
     """One flood through one setup; returns its figures (and the DB check for `wrap`)."""
     chunks = build_chunks(1, requests)
     peer = Peer(setup, responder_argv(), workdir)
-    sampler = ProcSampler(peer.pid, interval=sample_interval).start() if setup != "direct" else None
+    sampler = ProcSampler(peer.pid, interval=sample_interval).start() if setup in SAMPLED else None
     try:
         peer.handshake()
         assert not peer._buf, "unexpected bytes after the handshake"
@@ -101,8 +103,8 @@ def run_flood(setup: str, requests: int, workdir: Path, sample_interval: float =
         result["cpu_s"] = cpu
         result["cpu_us_per_msg"] = cpu / messages * 1e6 if cpu is not None else None
         result["rss_mb_timeline"] = _timeline(sampler, t0, t2)
-    if setup == "tee":
-        tee = workdir / "tee"
+    if setup in ("tee", "tee1"):
+        tee = workdir / setup
         result["tee_files_ok"] = (tee / "c2s.bin").stat().st_size == peer.sent_bytes and (
             tee / "s2c.bin"
         ).stat().st_size == peer.received_bytes

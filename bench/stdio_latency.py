@@ -1,11 +1,21 @@
-"""Latency: sequential `ping` round trips against server-everything over stdio, three setups.
+"""Latency: sequential `ping` round trips against server-everything over stdio, in every setup.
 
-All three setups (direct, tee relay, `mcp-inspect wrap`) run the same server
-command and are alive at the same time; after the handshake and a warm-up,
+All setups (direct, tee(1) pipeline, tee relay, `mcp-inspect wrap`; see
+bench/peer.py) run the same server command and are alive at the same time; after the handshake and a warm-up,
 the measured pings are taken in interleaved blocks (`rounds`, rotating the
 order), so that a slow phase of the machine hits every setup alike. Each
 round trip is timed from just before `os.write` of the request to the return
 of the blocking `os.read` that completed the response line.
+
+`pin`: run the bench and every spawned process on one CPU (affinity is
+inherited by children). On a small VM, a round trip through a relay wakes
+three or four threads, and when they sit on different, idle vCPUs every
+wake-up pays an inter-processor interrupt: the unpinned figures then jump
+between two modes (for the tee relay ~30 us or ~100 us p50) depending on
+where the scheduler put the threads (a shell `tee | server | tee` pipeline
+shows the same jump, so it is the machine, not Python). Pinned figures are stable from run to
+run and show what the programs themselves cost; unpinned ones show what this
+machine gives.
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from bench.peer import SETUPS, Peer, ProcSampler, check_db, everything_argv
+from bench.peer import SAMPLED, SETUPS, Peer, ProcSampler, check_db, everything_argv
 
 
 def _ping_bytes(rpc_id: int) -> bytes:
@@ -71,8 +81,23 @@ def percentile(values: list[int], q: float) -> float:
     return float(ordered[k])
 
 
-def run_latency(workdir: Path, pings: int, warmup: int, rounds: int) -> dict[str, Any]:
+def run_latency(
+    workdir: Path, pings: int, warmup: int, rounds: int, pin: int | None = None
+) -> dict[str, Any]:
     """Measure every setup; returns per-setup stats in microseconds plus the wrap DB check."""
+    if pin is None:
+        return _run_latency(workdir, pings, warmup, rounds)
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {pin})
+    try:
+        result = _run_latency(workdir, pings, warmup, rounds)
+    finally:
+        os.sched_setaffinity(0, before)
+    result["pinned_cpu"] = pin
+    return result
+
+
+def _run_latency(workdir: Path, pings: int, warmup: int, rounds: int) -> dict[str, Any]:
     server = everything_argv()
     peers = {}
     samplers = {}
@@ -81,7 +106,7 @@ def run_latency(workdir: Path, pings: int, warmup: int, rounds: int) -> dict[str
             peers[setup] = Peer(setup, server, workdir)
         for setup, peer in peers.items():
             peer.handshake()
-            if setup != "direct":
+            if setup in SAMPLED:
                 samplers[setup] = ProcSampler(peer.pid, interval=0.1).start()
         next_id = {setup: 1 for setup in SETUPS}
         for setup, peer in peers.items():
@@ -103,7 +128,13 @@ def run_latency(workdir: Path, pings: int, warmup: int, rounds: int) -> dict[str
     finally:
         for sampler in samplers.values():
             sampler.stop()
-    result: dict[str, Any] = {"pings": pings, "warmup": warmup, "rounds": rounds, "setups": {}}
+    result: dict[str, Any] = {
+        "pings": pings,
+        "warmup": warmup,
+        "rounds": rounds,
+        "pinned_cpu": None,
+        "setups": {},
+    }
     for setup in SETUPS:
         ns = samples[setup]
         result["setups"][setup] = {

@@ -15,6 +15,7 @@ Standard library only; run it as a script, not as part of the bench package.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -45,10 +46,8 @@ def pump(src: int, dst: int, copy_fd: int, close_dst: bool = False) -> None:
                 forwarding = False
         _write_all(copy_fd, data)
     if close_dst:
-        try:
+        with contextlib.suppress(OSError):
             os.close(dst)
-        except OSError:
-            pass
 
 
 def main(argv: list[str]) -> int:
@@ -61,7 +60,9 @@ def main(argv: list[str]) -> int:
     c2s = os.open(os.path.join(out_dir, "c2s.bin"), flags, 0o644)
     s2c = os.open(os.path.join(out_dir, "s2c.bin"), flags, 0o644)
     err = os.open(os.path.join(out_dir, "err.bin"), flags, 0o644)
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    child = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+    )
     assert child.stdin and child.stdout and child.stderr
     child_in = os.dup(child.stdin.fileno())
     child.stdin.close()

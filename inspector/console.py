@@ -115,6 +115,19 @@ def method_width(console: Console) -> int:
 _KIND_LABEL = {"notification": "notify", "response": "result", "request": "call", "invalid": "bad"}
 
 
+def _http_summary(m: Message) -> str:
+    problem = (m.meta or {}).get("problem") if isinstance(m.meta, dict) else None
+    if problem:
+        return f"! {problem}"
+    if m.channel == "http-request":
+        return f"{m.http_method or ''} {m.http_path or ''}".strip()
+    if m.channel == "sse":
+        event = (m.meta or {}).get("event", "event") if isinstance(m.meta, dict) else "event"
+        return f"sse {event} {(m.raw_text() or '').strip()}"
+    content_type = next((v for k, v in (m.http_headers or []) if k.lower() == "content-type"), "")
+    return f"{m.http_status} {content_type.split(';')[0]}".strip()
+
+
 _DETAIL_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -133,6 +146,8 @@ def message_line(m: Message, width: int = 28) -> Text:
     if m.kind == "log":
         body = (m.raw_text() or repr(m.raw)).rstrip("\r\n")
         method = body
+    elif m.kind == "http":
+        method = _http_summary(m)
     elif m.kind == "invalid":
         method = (m.meta or {}).get("problem", m.parse_status) if isinstance(m.meta, dict) else m.parse_status
     elif m.kind in ("response", "error") and m.answers_seq is not None:

@@ -4,7 +4,9 @@ Recordings are written by other processes (a `wrap` in another terminal), so
 the feed polls the database every `interval` seconds: new sessions (by id),
 changes of sessions that were recording, and new message rows (by message id)
 of the sessions some client subscribed to. One poll serves every
-subscriber; nothing is polled while nobody listens.
+subscriber; nothing is polled while nobody listens. A subscription may give
+`after_seq`: the rows after it are sent at once, so nothing falls between
+what the client fetched and what the feed tails (a row may come twice).
 
 A client that falls too far behind (its queue is full) is disconnected; it
 reconnects and catches up through the REST API, like any late subscriber.
@@ -27,6 +29,7 @@ from inspector.store.queries import (
     SessionFilter,
     find_sessions,
     max_ids,
+    message_rows,
     rows_after_id,
     sessions_after_id,
     sessions_by_ids,
@@ -155,6 +158,10 @@ class LiveFeed:
         ]
 
 
+def _backlog(engine: Engine, session_id: int, after_seq: int) -> list[dict[str, Any]]:
+    return message_rows(engine, session_id, after_seq=after_seq, limit=MAX_ROWS_PER_POLL)
+
+
 async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
     """Run one websocket: forward the feed's events, apply the client's subscribe messages."""
     from starlette.websockets import WebSocketDisconnect
@@ -166,11 +173,19 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
     async def read_client() -> None:
         while True:
             msg = await websocket.receive_json()
-            if isinstance(msg, dict) and isinstance(msg.get("session_id"), int):
-                if msg.get("type") == "subscribe":
-                    listener.sessions.add(msg["session_id"])
-                elif msg.get("type") == "unsubscribe":
-                    listener.sessions.discard(msg["session_id"])
+            if not (isinstance(msg, dict) and isinstance(msg.get("session_id"), int)):
+                continue
+            sid = msg["session_id"]
+            if msg.get("type") == "subscribe":
+                listener.sessions.add(sid)
+                after = msg.get("after_seq")
+                if isinstance(after, int):
+                    # The rows the client has not seen yet; later ones come from the feed (maybe twice).
+                    rows = await anyio.to_thread.run_sync(_backlog, feed.engine, sid, after)
+                    event = {"type": "messages", "session_id": sid, "items": rows}
+                    listener.push(orjson.dumps({**event, "truncated": len(rows) == MAX_ROWS_PER_POLL}))
+            elif msg.get("type") == "unsubscribe":
+                listener.sessions.discard(sid)
 
     async def write_client() -> None:
         while True:

@@ -183,6 +183,7 @@ class Subscribe(BaseModel):
 
     type: Literal["subscribe", "unsubscribe"]
     session_id: int
+    after_seq: int | None = Field(default=None, description="also send the rows after this seq at once")
 
 
 class LiveEvent(BaseModel):

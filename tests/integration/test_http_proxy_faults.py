@@ -149,44 +149,43 @@ def _sse_messages(response: httpx.Response, until_id: int | None = None) -> list
 def test_dropped_stream_resumes_with_last_event_id_and_delete_ends_session(db_path: Path) -> None:
     with (
         demo_http_server("streamable-http", "--resumable") as target,
-        inspector_proxy(target, db_path) as (url, _),
+        inspector_proxy(target, db_path) as (url, _),httpx.Client(timeout=30) as http
     ):
-        with httpx.Client(timeout=30) as http:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            }
-            with http.stream("POST", url, json=init, headers=JSON_SSE) as r:
-                session_id = r.headers["mcp-session-id"]
-                _sse_messages(r, until_id=1)
-            headers = {**JSON_SSE, "mcp-session-id": session_id, "mcp-protocol-version": "2025-06-18"}
-            http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-            call = {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {
-                    "name": "count_slowly",
-                    "arguments": {"n": 4, "delay_s": 0.1},
-                    "_meta": {"progressToken": "tok"},
-                },
-            }
-            with http.stream("POST", url, json=call, headers=headers) as r:
-                first_id, first = _sse_messages(r)[0]
-            assert first["method"] in ("notifications/progress", "notifications/message") and first_id
-            # The stream was dropped after one event; resume it where it stopped.
-            resume = {**headers, "last-event-id": first_id, "accept": "text/event-stream"}
-            with http.stream("GET", url, headers=resume) as r:
-                rest = _sse_messages(r, until_id=2)
-            assert rest[-1][1]["id"] == 2 and "result" in rest[-1][1]
-            assert all(int(event_id) > int(first_id) for event_id, _ in rest if event_id)
-            assert http.delete(url, headers=headers).status_code < 300
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        with http.stream("POST", url, json=init, headers=JSON_SSE) as r:
+            session_id = r.headers["mcp-session-id"]
+            _sse_messages(r, until_id=1)
+        headers = {**JSON_SSE, "mcp-session-id": session_id, "mcp-protocol-version": "2025-06-18"}
+        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "count_slowly",
+                "arguments": {"n": 4, "delay_s": 0.1},
+                "_meta": {"progressToken": "tok"},
+            },
+        }
+        with http.stream("POST", url, json=call, headers=headers) as r:
+            first_id, first = _sse_messages(r)[0]
+        assert first["method"] in ("notifications/progress", "notifications/message") and first_id
+        # The stream was dropped after one event; resume it where it stopped.
+        resume = {**headers, "last-event-id": first_id, "accept": "text/event-stream"}
+        with http.stream("GET", url, headers=resume) as r:
+            rest = _sse_messages(r, until_id=2)
+        assert rest[-1][1]["id"] == 2 and "result" in rest[-1][1]
+        assert all(int(event_id) > int(first_id) for event_id, _ in rest if event_id)
+        assert http.delete(url, headers=headers).status_code < 300
     engine = open_engine(db_path)
     session = next(s for s in list_sessions(engine) if s.message_count > 3)
     rows = messages(engine, session.id)

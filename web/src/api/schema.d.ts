@@ -531,6 +531,12 @@ export interface components {
          * @description Client to server: send me the new messages of this session (or stop).
          */
         Subscribe: {
+            /**
+             * After Seq
+             * @description also send the rows after this seq at once
+             * @default null
+             */
+            after_seq: number | null;
             /** Session Id */
             session_id: number;
             /**
