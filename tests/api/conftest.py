@@ -1,0 +1,76 @@
+"""Fixtures for the API tests: recorded databases and a real UI server on 127.0.0.1 (real HTTP)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from inspector.api import UiServer
+from inspector.store import open_engine
+from tests.api.recordings import generate_session, http_session, record_demo
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database with the demo session recorded through the real shim (read-only for tests)."""
+    db = tmp_path_factory.mktemp("demo") / "demo.db"
+    record_demo(db)
+    return db
+
+
+@pytest.fixture(scope="session")
+def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database with a generated 2,000-message session (id 1) and a hand-made HTTP session (id 2)."""
+    db = tmp_path_factory.mktemp("mixed") / "mixed.db"
+    generate_session(db, 2000, name="two thousand")
+    http_session(db)
+    return db
+
+
+class Api:
+    """A running UI server and an authorised httpx client for it."""
+
+    def __init__(self, server: UiServer, db: Path) -> None:
+        self.server = server
+        self.db = db
+        self.token = server.token
+        self.http = httpx.Client(
+            base_url=server.base_url, headers={"authorization": f"Bearer {server.token}"}, timeout=30
+        )
+
+    def get(self, path: str, **params: object) -> httpx.Response:
+        return self.http.get(path, params=params)  # type: ignore[arg-type]
+
+    def json(self, path: str, **params: object) -> object:
+        response = self.get(path, **params)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+def serve(db: Path) -> Iterator[Api]:
+    server = UiServer(open_engine(db), port=0, live_interval=0.05).start()
+    api = Api(server, db)
+    try:
+        yield api
+    finally:
+        api.http.close()
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def demo_api(demo_db: Path) -> Iterator[Api]:
+    yield from serve(demo_db)
+
+
+@pytest.fixture(scope="module")
+def mixed_api(mixed_db: Path) -> Iterator[Api]:
+    yield from serve(mixed_db)
+
+
+@pytest.fixture
+def fresh_api(tmp_path: Path) -> Iterator[Api]:
+    """A server on an empty database of this test's own."""
+    yield from serve(tmp_path / "fresh.db")

@@ -1,0 +1,149 @@
+"""Recordings for the API and browser tests: the demo through the real shim, generated sessions, HTTP rows.
+
+`record_demo` runs the SDK demo client against `mcp-inspect wrap -- python -m
+inspector.demo` (real subprocesses). `generate_session` writes a long session
+straight through `MessageBuilder` + `SessionWriter` (the recorder's own code
+path, without processes), fast enough for 100,000 messages.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+
+from inspector.capture import MessageBuilder
+from inspector.demo.driver import drive_demo
+from inspector.store import SessionWriter, create_session, open_engine
+
+REQ = b'{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
+RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d"}]}}\n'
+METHODS = (b"tools/call", b"resources/read", b"prompts/get", b"tools/list")
+
+
+def record_demo(db: Path, name: str = "demo") -> None:
+    """Record the demo session through the real `wrap` shim (SDK client, demo server)."""
+    wrapped = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", name, "--"]
+    params = mcp.StdioServerParameters(
+        command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"]
+    )
+
+    async def drive() -> None:
+        with anyio.fail_after(90):
+            await drive_demo(params, mode="legacy")
+
+    anyio.run(drive)
+
+
+def generate_session(db: Path, messages: int, *, name: str = "generated", batch: int = 20_000) -> int:
+    """A finished session of `messages` rows: request/response pairs and a stderr line every 50 pairs."""
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["generated-server"], name=name)
+    builder = MessageBuilder(sid)
+    writer = SessionWriter(engine, sid)
+    rows: list[dict[str, Any]] = []
+    ts = 1_700_000_000_000_000_000
+    i = 0
+    while builder.seq < messages:
+        i += 1
+        ts += 1_000_000
+        method = METHODS[i % len(METHODS)]
+        rows += builder.feed(ts, "c2s", "stdin", REQ % (i, method, i % 7, i))
+        if builder.seq < messages:
+            rows += builder.feed(ts + 250_000, "s2c", "stdout", RESP % (i, i))
+        if i % 50 == 0 and builder.seq < messages:
+            rows += builder.feed(ts + 300_000, "s2c", "stderr", b"server log line %d\n" % i)
+        if len(rows) >= batch:
+            writer.on_batch(rows, None)
+            rows = []
+    writer.on_batch(rows, builder.facts.snapshot())
+    writer.on_end(0, "generated", builder.facts.snapshot())
+    engine.dispose()
+    return sid
+
+
+def http_session(db: Path) -> int:
+    """An HTTP-proxy session written by hand: the rows an HTTP proxy records (channels http-*/sse)."""
+    engine = open_engine(db)
+    sid = create_session(engine, kind="http-proxy", target="http://127.0.0.1:9/mcp", name="http by hand")
+    builder = MessageBuilder(sid)
+    t = 1_700_000_000_000_000_000
+    auth = {"content-type": "application/json", "authorization": "Bearer s3cret", "mcp-session-id": "abc"}
+    rows = [
+        # Exchange 1: POST initialize answered with JSON.
+        builder.message(
+            t,
+            "c2s",
+            "http-request",
+            b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+            http_method="POST",
+            http_path="/mcp",
+            http_headers=auth,
+            meta={"exchange": 1},
+        ),
+        builder.message(
+            t + 5_000_000,
+            "s2c",
+            "http-response",
+            b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}',
+            http_status=200,
+            http_headers={"content-type": "application/json", "set-cookie": "sid=1"},
+            meta={"exchange": 1},
+        ),
+        # Exchange 2: POST tools/call answered by an SSE stream (a progress event, then the result).
+        builder.message(
+            t + 10_000_000,
+            "c2s",
+            "http-request",
+            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}',
+            http_method="POST",
+            http_path="/mcp",
+            http_headers=auth,
+            meta={"exchange": 2},
+        ),
+        builder.message(
+            t + 12_000_000,
+            "s2c",
+            "sse",
+            b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}',
+            http_status=200,
+            http_headers={"content-type": "text/event-stream"},
+            sse_event_id="ev-1",
+            meta={"exchange": 2},
+        ),
+        builder.message(
+            t + 20_000_000,
+            "s2c",
+            "sse",
+            b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}',
+            sse_event_id="ev-2",
+            meta={"exchange": 2},
+        ),
+        # No exchange number: a GET stream and its event are grouped by path.
+        builder.message(
+            t + 30_000_000,
+            "c2s",
+            "http-request",
+            b"",
+            http_method="GET",
+            http_path="/mcp/stream",
+            http_headers={"accept": "text/event-stream", "cookie": "a=b"},
+        ),
+        builder.message(
+            t + 31_000_000,
+            "s2c",
+            "sse",
+            b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
+            http_status=200,
+            http_path="/mcp/stream",
+            sse_event_id="ev-9",
+        ),
+    ]
+    writer = SessionWriter(engine, sid)
+    writer.on_batch(rows, builder.facts.snapshot())
+    writer.on_end(None, "proxy stopped", builder.facts.snapshot())
+    engine.dispose()
+    return sid
