@@ -73,6 +73,8 @@ def wrap(
         command = command[1:]
     if not command:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
+    sys.setswitchinterval(0.0005)
     engine = _engine(db)
     session_id = create_session(engine, kind="stdio-wrap", target=command, name=name)
     recorder = Recorder([StoreWriter(engine)]).start()
@@ -106,11 +108,14 @@ def wrap(
 @app.command()
 def proxy(
     target: Annotated[
-        str, typer.Option(help="The server's MCP URL as you would give it to a client, e.g. http://127.0.0.1:3001/mcp.")
+        str,
+        typer.Option(
+            help="The server's MCP URL as you would give it to a client, e.g. http://127.0.0.1:3001/mcp."
+        ),
     ],
-    listen: Annotated[str, typer.Option(help="Where the proxy listens, HOST:PORT (port 0 picks a free one).")] = (
-        "127.0.0.1:6280"
-    ),
+    listen: Annotated[
+        str, typer.Option(help="Where the proxy listens, HOST:PORT (port 0 picks a free one).")
+    ] = ("127.0.0.1:6280"),
     db: DbOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the recorded sessions.")] = None,
     allow_origin: Annotated[
@@ -137,7 +142,9 @@ def proxy(
     engine = _engine(db)
     host, port = parse_listen(listen)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        _err().print(f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach it can use the proxy")
+        _err().print(
+            f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach it can use the proxy"
+        )
     recorder = Recorder([StoreWriter(engine)]).start()
     try:
         app_ = HttpProxy(
@@ -153,12 +160,16 @@ def proxy(
     bound_port = sock.getsockname()[1]
     parts = urlsplit(target)
     shown_host = f"[{host}]" if ":" in host else host
-    client_url = f"http://{shown_host}:{bound_port}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
+    client_url = f"http://{shown_host}:{bound_port}{parts.path or '/'}" + (
+        f"?{parts.query}" if parts.query else ""
+    )
 
     def ready() -> None:
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
-        print(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True)
+        print(
+            f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
+        )
 
     try:
         serve(app_, sock, on_ready=ready)

@@ -14,32 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.protocol import Classified, Correlator, Kind, LineFramer, ParseStatus, SessionFacts, classify
+from inspector.store.models import ROW_COLUMNS
 
 __all__ = ["MessageBuilder", "ROW_COLUMNS"]
 
-ROW_COLUMNS = (
-    "session_id",
-    "seq",
-    "ts_ns",
-    "direction",
-    "channel",
-    "raw",
-    "size",
-    "parse_status",
-    "kind",
-    "method",
-    "rpc_id",
-    "error_code",
-    "answers_seq",
-    "latency_ns",
-    "http_method",
-    "http_path",
-    "http_status",
-    "http_headers",
-    "sse_event_id",
-    "meta",
-    "lint",
-)
 
 _LOG_CHANNELS = frozenset({"stderr"})
 
@@ -114,12 +92,21 @@ class MessageBuilder:
                 self._exchanges[exchange] = (row["direction"], row["rpc_id"])
             return
         request = self._exchanges.pop(exchange, None)
-        if request is None or row["answers_seq"] is not None or row["kind"] != "error" or row["rpc_id"] != "null":
+        if (
+            request is None
+            or row["answers_seq"] is not None
+            or row["kind"] != "error"
+            or row["rpc_id"] != "null"
+        ):
             return
         pairing = self.correlator.answer_out_of_band(request[0], request[1], row["ts_ns"])
         if pairing is None:
             return
-        row["answers_seq"], row["latency_ns"], row["method"] = pairing.answers_seq, pairing.latency_ns, pairing.request_method
+        row["answers_seq"], row["latency_ns"], row["method"] = (
+            pairing.answers_seq,
+            pairing.latency_ns,
+            pairing.request_method,
+        )
         flags = [f for f in row["meta"].get("flags", []) if f != "orphan-response"]
         row["meta"]["flags"] = [*flags, "paired-by-http-exchange"]
 

@@ -9,16 +9,22 @@ on the recording thread. Rows go to the subscribers in batches: when
 pending row. `Tap.submit_durable` waits until the chunk's rows are
 committed (the `--durable` mode).
 
-The queue is bounded (`max_queued_chunks`): if recording falls that far
-behind, forwarding waits instead of memory growing without limit.
+Handing over never wakes the recording thread: taps append to a deque and
+the thread drains it every `drain_interval` (a thread wake-up per chunk
+cost more forwarding latency than all the recording work). Durable submits,
+session ends and stop do wake it at once.
+
+The backlog is bounded (`max_queued_chunks`, at most 64 KiB each): if
+recording falls that far behind, forwarding waits instead of memory growing
+without limit.
 """
 
 from __future__ import annotations
 
-import queue
 import sys
 import threading
 import time
+from collections import deque
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
@@ -42,11 +48,12 @@ _DATA, _EOS, _MSG, _OPEN, _END, _STOP = range(6)
 class Tap:
     """A transport's handle on one session of a recorder."""
 
-    __slots__ = ("_put", "session_id")
+    __slots__ = ("_put", "_put_now", "session_id")
 
     def __init__(self, recorder: Recorder, session_id: int) -> None:
         self.session_id = session_id
-        self._put = recorder._q.put
+        self._put = recorder._put
+        self._put_now = recorder._put_now
 
     def submit(self, direction: str, channel: str, data: bytes) -> None:
         """Hand over bytes of a line-framed stream (hot path)."""
@@ -55,7 +62,7 @@ class Tap:
     def submit_durable(self, direction: str, channel: str, data: bytes) -> None:
         """Hand over bytes and wait until their complete lines are committed."""
         done = threading.Event()
-        self._put((_DATA, time.time_ns(), self.session_id, direction, channel, data, done))
+        self._put_now((_DATA, time.time_ns(), self.session_id, direction, channel, data, done))
         done.wait()
 
     def submit_message(
@@ -70,7 +77,7 @@ class Tap:
 
     def end(self, exit_status: int | None, reason: str) -> None:
         """The session ended: flush its partial lines and mark it ended."""
-        self._put((_END, time.time_ns(), self.session_id, exit_status, reason, b"", None))
+        self._put_now((_END, time.time_ns(), self.session_id, exit_status, reason, b"", None))
 
 
 class Recorder:
@@ -81,8 +88,9 @@ class Recorder:
         subscribers: list[Subscriber],
         *,
         flush_interval: float = 0.005,
+        drain_interval: float = 0.002,
         batch_rows: int = 5000,
-        max_queued_chunks: int = 1024,
+        max_queued_chunks: int = 256,
     ) -> None:
         self.subscribers = subscribers
         self.flush_interval = flush_interval
@@ -90,7 +98,11 @@ class Recorder:
         self.errors = 0
         self.builders: dict[int, MessageBuilder] = {}  # open sessions
         self.final_counts: dict[int, int] = {}  # ended sessions: rows recorded
-        self._q: queue.Queue[tuple[Any, ...]] = queue.Queue(max_queued_chunks)
+        self.drain_interval = drain_interval
+        self.max_queued_chunks = max_queued_chunks
+        self._items: deque[tuple[Any, ...]] = deque()
+        self._wake = threading.Event()
+        self._room = threading.Condition()
         self._pending: list[dict[str, Any]] = []
         self._oldest = 0.0
         self._waiters: list[threading.Event] = []
@@ -103,13 +115,26 @@ class Recorder:
 
     def open(self, session_id: int) -> Tap:
         """Start recording a session (its row already exists in the store)."""
-        self._q.put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
+        self._put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
         return Tap(self, session_id)
 
     def stop(self, reason: str = "recorder stopped", timeout: float | None = None) -> None:
         """Record everything queued, end the sessions still open with `reason`, stop the thread."""
-        self._q.put((_STOP, time.time_ns(), 0, None, reason, b"", None))
+        self._put_now((_STOP, time.time_ns(), 0, None, reason, b"", None))
         self._stopped.wait(timeout)
+
+    def _put(self, item: tuple[Any, ...]) -> None:
+        items = self._items
+        if len(items) >= self.max_queued_chunks:
+            with self._room:
+                while len(items) >= self.max_queued_chunks and not self._stopped.is_set():
+                    self._wake.set()
+                    self._room.wait(0.05)
+        items.append(item)
+
+    def _put_now(self, item: tuple[Any, ...]) -> None:
+        self._items.append(item)
+        self._wake.set()
 
     def messages_recorded(self, session_id: int) -> int:
         """How many rows a session has produced so far (read from any thread)."""
@@ -117,48 +142,57 @@ class Recorder:
         return builder.seq if builder else self.final_counts.get(session_id, 0)
 
     def _run(self) -> None:
-        get = self._q.get
-        builders = self.builders
+        items = self._items
+        wake = self._wake
         while True:
-            timeout = None
-            if self._pending:
-                timeout = max(0.0, self._oldest + self.flush_interval - time.monotonic())
-            try:
-                op, ts_ns, sid, a, b, data, extra = get(timeout=timeout)
-            except queue.Empty:
+            wake.wait(self.drain_interval)
+            wake.clear()
+            while items:
+                if self._handle(items.popleft()):
+                    return
+                if len(self._pending) >= self.batch_rows:
+                    self._flush()
+            with self._room:
+                self._room.notify_all()
+            if self._pending and time.monotonic() - self._oldest >= self.flush_interval:
                 self._flush()
-                continue
-            if op == _STOP:
-                for open_sid in list(builders):
-                    self._end(open_sid, ts_ns, None, b)
-                self._flush(attempts=5)
-                self._stopped.set()
-                return
-            if op == _OPEN:
-                builders[sid] = MessageBuilder(sid)
-                continue
-            builder = builders.get(sid)
-            if builder is None:
-                self._warn(f"dropped traffic for session {sid}, which has already ended")
-                if extra is not None and op == _DATA:
-                    extra.set()
-                continue
-            try:
-                if op == _DATA:
-                    self._add(builder.feed(ts_ns, a, b, data))
-                    if extra is not None:
-                        self._waiters.append(extra)
-                        self._flush()
-                elif op == _MSG:
-                    self._add([builder.message(ts_ns, a, b, data, **extra)])
-                elif op == _EOS:
-                    self._add(builder.close_stream(ts_ns, a, b))
-                elif op == _END:
-                    self._end(sid, ts_ns, a, b)
-            except Exception as exc:  # our bug must not stop recording the rest
-                self._warn(f"internal error while recording session {sid}: {exc!r}")
-            if len(self._pending) >= self.batch_rows:
-                self._flush()
+
+    def _handle(self, item: tuple[Any, ...]) -> bool:
+        """Process one handed-over item; True when the recorder must stop."""
+        op, ts_ns, sid, a, b, data, extra = item
+        builders = self.builders
+        if op == _STOP:
+            for open_sid in list(builders):
+                self._end(open_sid, ts_ns, None, b)
+            self._flush(attempts=5)
+            self._stopped.set()
+            with self._room:
+                self._room.notify_all()
+            return True
+        if op == _OPEN:
+            builders[sid] = MessageBuilder(sid)
+            return False
+        builder = builders.get(sid)
+        if builder is None:
+            self._warn(f"dropped traffic for session {sid}, which has already ended")
+            if extra is not None and op == _DATA:
+                extra.set()
+            return False
+        try:
+            if op == _DATA:
+                self._add(builder.feed(ts_ns, a, b, data))
+                if extra is not None:
+                    self._waiters.append(extra)
+                    self._flush()
+            elif op == _MSG:
+                self._add([builder.message(ts_ns, a, b, data, **extra)])
+            elif op == _EOS:
+                self._add(builder.close_stream(ts_ns, a, b))
+            elif op == _END:
+                self._end(sid, ts_ns, a, b)
+        except Exception as exc:  # our bug must not stop recording the rest
+            self._warn(f"internal error while recording session {sid}: {exc!r}")
+        return False
 
     def _add(self, rows: list[dict[str, Any]]) -> None:
         if rows:

@@ -10,11 +10,10 @@ integer 1 and the string "1" stay different, as JSON-RPC requires.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-import json
 
 import orjson
 
@@ -120,14 +119,14 @@ def classify_value(value: Any) -> Classified:
 
 def _classify_object(value: Any) -> Classified:
     if not isinstance(value, dict):
-        return _invalid(
-            ParseStatus.NOT_JSONRPC, f"a JSON {_json_type(value)}, not a JSON-RPC object", value
-        )
+        return _invalid(ParseStatus.NOT_JSONRPC, f"a JSON {_json_type(value)}, not a JSON-RPC object", value)
     if value.get("jsonrpc") != "2.0":
         return _invalid(ParseStatus.NOT_JSONRPC, 'missing "jsonrpc": "2.0"', value)
     has_id = "id" in value
     raw_id = value.get("id")
-    if has_id and not (raw_id is None or isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool)):
+    if has_id and not (
+        raw_id is None or isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool)
+    ):
         return _invalid(ParseStatus.NOT_JSONRPC, "id must be a string, a number or null", value)
     rpc_id = id_key(raw_id) if has_id else None
     method = value.get("method")

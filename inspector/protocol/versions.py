@@ -36,6 +36,7 @@ _CLIENT_INFO = mcp_types.CLIENT_INFO_META_KEY
 _CLIENT_CAPS = mcp_types.CLIENT_CAPABILITIES_META_KEY
 _SERVER_INFO = mcp_types.SERVER_INFO_META_KEY
 
+_UNSET = object()
 _C2S = (_methods.CLIENT_REQUESTS, _methods.CLIENT_NOTIFICATIONS)
 _S2C = (_methods.SERVER_REQUESTS, _methods.SERVER_NOTIFICATIONS)
 
@@ -68,15 +69,24 @@ class SessionFacts:
     initialized: bool = False  # notifications/initialized seen
     events: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_changed", False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Change tracking on assignment: cheaper than comparing snapshots for every message.
+        if getattr(self, name, _UNSET) != value:
+            object.__setattr__(self, "_changed", True)
+        object.__setattr__(self, name, value)
+
     def observe(self, direction: str, msg: Classified, pairing: Pairing) -> bool:
         """Learn from one message; return True when any fact changed."""
-        before = self.snapshot()
+        object.__setattr__(self, "_changed", False)
         if msg.kind is Kind.BATCH:
             for item, item_pairing in zip(msg.items, pairing.items, strict=False):
                 self._observe_one(direction, item, item_pairing)
         else:
             self._observe_one(direction, msg, pairing)
-        return self.snapshot() != before
+        return self._changed
 
     def snapshot(self) -> dict[str, Any]:
         """The facts as a plain dict (for storage and comparison)."""
@@ -155,3 +165,4 @@ class SessionFacts:
 
     def _event(self, text: str) -> None:
         self.events.append(text)
+        object.__setattr__(self, "_changed", True)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
 from sqlmodel import Field, SQLModel
 
-__all__ = ["Message", "Session"]
+__all__ = ["ROW_COLUMNS", "Message", "Session"]
 
 
 class Session(SQLModel, table=True):
@@ -24,7 +24,7 @@ class Session(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str | None = None
     kind: str = Field(index=True)  # stdio-wrap, http-proxy, mock-client, mock-server, replay, import
-    target: Any = Field(default=None, sa_column=Column(JSON))  # argv list or URL
+    target: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))  # argv list or URL
     status: str = Field(default="recording", index=True)  # recording, ended
     started_ns: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
     ended_ns: int | None = Field(default=None, sa_column=Column(BigInteger))
@@ -33,13 +33,13 @@ class Session(SQLModel, table=True):
     era: str | None = None
     offered_version: str | None = None
     protocol_version: str | None = None
-    client_info: Any = Field(default=None, sa_column=Column(JSON))
-    server_info: Any = Field(default=None, sa_column=Column(JSON))
-    client_capabilities: Any = Field(default=None, sa_column=Column(JSON))
-    server_capabilities: Any = Field(default=None, sa_column=Column(JSON))
-    facts: Any = Field(default=None, sa_column=Column(JSON))
+    client_info: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    server_info: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    client_capabilities: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    server_capabilities: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    facts: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     parent_id: int | None = Field(default=None, foreign_key="session.id")
-    labels: Any = Field(default=None, sa_column=Column(JSON))
+    labels: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     message_count: int = 0
     host: str | None = None
     pid: int | None = None
@@ -78,10 +78,12 @@ class Message(SQLModel, table=True):
     http_method: str | None = None
     http_path: str | None = None
     http_status: int | None = None
-    http_headers: Any = Field(default=None, sa_column=Column(JSON))
+    http_headers: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     sse_event_id: str | None = None
-    meta: Any = Field(default=None, sa_column=Column(JSON))  # flags, problem, related_seq, batch items
-    lint: Any = Field(default=None, sa_column=Column(JSON))
+    meta: Any = Field(
+        default=None, sa_column=Column(JSON(none_as_null=True))
+    )  # flags, problem, related_seq, batch items
+    lint: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
 
     def raw_text(self) -> str | None:
         """The raw bytes as text, or None when they are not valid UTF-8."""
@@ -98,3 +100,7 @@ class Message(SQLModel, table=True):
         if text is None:
             out["raw_base64"] = base64.b64encode(self.raw).decode()
         return out
+
+
+# The columns a recorder fills for each message (every column but the database's own id).
+ROW_COLUMNS: tuple[str, ...] = tuple(c.name for c in Message.__table__.columns if c.name != "id")  # type: ignore[attr-defined]

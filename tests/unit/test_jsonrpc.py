@@ -325,6 +325,7 @@ def test_enum_values_are_the_stored_strings() -> None:
         "error",
         "batch",
         "invalid",
+        "http",
         "log",
     }
 

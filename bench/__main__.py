@@ -1,0 +1,211 @@
+"""`python -m bench`: stdio latency, throughput, memory and completeness of `mcp-inspect wrap`.
+
+Every figure is a ratio against baselines measured in the same run:
+"direct" (the bench spawns the server itself), "tee" (bench/tee_relay.py, a
+Python relay with one blocking read/write thread per stream that appends
+copies of both directions to files: the baseline the ratios use) and, for
+reference, "tee1" (a shell pipeline `tee c2s.bin | SERVER | tee s2c.bin`).
+See bench/stdio_latency.py and bench/stdio_flood.py for what exactly is
+timed, bench/stages.py for the in-process cost breakdown of the recorder.
+Results go to stdout and to bench/results/latest.json. Missed targets are
+printed as MISSED and do not change the exit status, which is 0 unless a
+part of the bench itself failed (then 1, and the other parts still run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+
+from bench import peer
+from bench.peer import BENCH_DIR, SERVER_EVERYTHING, SETUPS, workdir
+from bench.report import evaluate, print_report
+from bench.stages import run_stages
+from bench.stdio_flood import run_flood
+from bench.stdio_latency import run_latency
+
+SECTIONS = ("latency", "flood", "stages")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="a fast sanity run (small counts)")
+    p.add_argument("--pings", type=int, help="measured pings per setup (default 2000; quick 300)")
+    p.add_argument("--warmup", type=int, help="warm-up pings per setup (default 500; quick 100)")
+    p.add_argument(
+        "--rounds", type=int, help="interleaved rounds the measured pings are split into (default 10)"
+    )
+    p.add_argument(
+        "--flood",
+        type=int,
+        help="flood messages per setup, both directions counted (default 200000; quick 20000)",
+    )
+    p.add_argument("--million", action="store_true", help="also a long wrapped flood for memory flatness")
+    p.add_argument(
+        "--million-messages",
+        type=int,
+        default=1_000_000,
+        help="messages of the --million run (default 1000000)",
+    )
+    p.add_argument(
+        "--stage-messages",
+        type=int,
+        help="messages of the in-process stage timing (default 30000, best of 3)",
+    )
+    p.add_argument("--only", help=f"comma-separated sections to run: {','.join(SECTIONS)} (default: all)")
+    p.add_argument(
+        "--pin",
+        type=int,
+        default=min(os.sched_getaffinity(0)),
+        help="CPU for the second, pinned latency run (default: the first allowed CPU)",
+    )
+    p.add_argument(
+        "--no-pin", dest="pin", action="store_const", const=None, help="skip the pinned latency run"
+    )
+    p.add_argument(
+        "--wrap-prefix",
+        default=None,
+        help="command that starts the shim, instead of 'PYTHON -m inspector wrap' (e.g. a patched copy); "
+        "'--db PATH --quiet -- SERVER' is appended",
+    )
+    p.add_argument("--traceback", action="store_true", help="print the traceback of a failed part")
+    p.add_argument(
+        "--json", type=Path, default=BENCH_DIR / "results" / "latest.json", help="where to write JSON"
+    )
+    args = p.parse_args(argv)
+    q = args.quick
+    args.pings = args.pings or (300 if q else 2000)
+    args.warmup = args.warmup if args.warmup is not None else (100 if q else 500)
+    args.rounds = args.rounds or (3 if q else 10)
+    args.flood = args.flood or (20_000 if q else 200_000)
+    args.stage_messages = args.stage_messages or (10_000 if q else 30_000)
+    args.only = set(args.only.split(",")) if args.only else set(SECTIONS)
+    unknown = args.only - set(SECTIONS)
+    if unknown:
+        p.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    return args
+
+
+def environment() -> dict[str, Any]:
+    try:
+        node = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except OSError:
+        node = "not found"
+    return {
+        "python": platform.python_version(),
+        "executable": sys.executable,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "node": node,
+        "loadavg_start": _loadavg(),
+    }
+
+
+def _loadavg() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.wrap_prefix:
+        peer.WRAP_PREFIX[:] = shlex.split(args.wrap_prefix)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "config": {
+            k: (sorted(v) if isinstance(v, set) else str(v) if isinstance(v, Path) else v)
+            for k, v in vars(args).items()
+        },
+        "env": environment(),
+    }
+    errors: dict[str, str] = {}
+    results["errors"] = errors
+
+    def section(key: str, status: str, fn: Callable[[Path], Any]) -> Any:
+        """Run one part; a failure is recorded and printed, and the other parts still run."""
+        try:
+            with console.status(status), workdir(key) as d:
+                return fn(Path(d))
+        except Exception as exc:  # the program under test may crash: report it, measure the rest
+            errors[key] = f"{type(exc).__name__}: {exc}"
+            console.print(f"[bold red]{key} failed:[/bold red] {errors[key]}")
+            if args.traceback:
+                console.print_exception()
+            return None
+
+    if "latency" in args.only:
+        if not SERVER_EVERYTHING.exists():
+            console.print(f"[red]{SERVER_EVERYTHING} is missing: run `make peers` first[/red]")
+            return 2
+        lat = section(
+            "latency",
+            "latency: pinging server-everything through every setup ...",
+            lambda d: run_latency(d, args.pings, args.warmup, args.rounds),
+        )
+        if lat:
+            results["latency"] = lat
+        if args.pin is not None:
+            lat = section(
+                "latency_1cpu",
+                f"latency: the same, everything on CPU {args.pin} ...",
+                lambda d: run_latency(d, args.pings, args.warmup, args.rounds, pin=args.pin),
+            )
+            if lat:
+                results["latency_1cpu"] = lat
+    if "flood" in args.only:
+        requests = max(1, args.flood // 2)
+        flood = {}
+        for setup in SETUPS:
+            r = section(
+                "flood" if setup == "wrap" else f"flood_{setup}",
+                f"flood: {2 * requests:,} messages through {setup} ...",
+                lambda d, setup=setup: run_flood(setup, requests, d),
+            )
+            if r:
+                flood[setup] = r
+        if flood:
+            results["flood"] = flood
+    if args.million:
+        requests = max(1, args.million_messages // 2)
+        r = section(
+            "million",
+            f"million: {2 * requests:,} messages through wrap ...",
+            lambda d: run_flood("wrap", requests, d, sample_interval=0.1),
+        )
+        if r:
+            results["million"] = {"wrap": r}
+    if "stages" in args.only:
+        st = section(
+            "stages",
+            "stages: timing the recorder's pieces in-process ...",
+            lambda d: run_stages(max(1, args.stage_messages // 2), d),
+        )
+        if st:
+            results["stages"] = st
+    results["env"]["loadavg_end"] = _loadavg()
+    results["targets"] = evaluate(results)
+    results["seconds"] = time.perf_counter() - started
+    results["json_path"] = str(args.json)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+    print_report(results, console)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
