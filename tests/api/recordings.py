@@ -9,6 +9,7 @@ path, without processes), fast enough for 100,000 messages.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ def record_demo(db: Path, name: str = "demo") -> None:
         with anyio.fail_after(90):
             await drive_demo(params, mode="legacy")
 
-    anyio.run(drive)
+    # Its own thread: the caller may already run an event loop (Playwright's sync API does).
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, drive).result()
 
 
 def generate_session(db: Path, messages: int, *, name: str = "generated", batch: int = 20_000) -> int:

@@ -97,6 +97,7 @@ export function Lanes({ session }: { session: Session }) {
           if (r.kind === "log")
             return (
               <g key={r.seq} className="msg log" onClick={onClick} data-seq={r.seq}>
+                <rect x={0} y={y - STEP / 2 - 2} width={X.server + 10} height={STEP} className="hit" />
                 <text x={10} y={y + 4} className="seq">#{r.seq}</text>
                 <text x={X.server - 8} y={y + 4} textAnchor="end" className="stderr-text">
                   stderr: {label.slice(0, 60)}
@@ -107,6 +108,7 @@ export function Lanes({ session }: { session: Session }) {
           return (
             <g key={r.seq} className={cls} onClick={onClick} data-seq={r.seq} data-testid="lane-msg">
               <title>{`#${r.seq} ${r.kind} ${label}${r.latency_ns !== null ? ` after ${duration(r.latency_ns)}` : ""}`}</title>
+              <rect x={0} y={y - STEP / 2 - 2} width={X.server + 10} height={STEP} className="hit" />
               <text x={10} y={y + 4} className="seq">
                 #{r.seq}
               </text>

@@ -1,0 +1,96 @@
+"""Browser tests: Debian's Chromium driven by Playwright (Python) against a real UI server.
+
+Playwright cannot download its own browser here, so the system Chromium is
+launched through `executable_path` ($CHROMIUM, default /usr/bin/chromium;
+`make test` installs it). Screenshots go to tests/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from inspector.api import UiServer
+from inspector.api.routes_pages import STATIC_DIR
+from inspector.store import open_engine
+from tests.api.recordings import generate_session, http_session, record_demo
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+BIG = 100_000
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    """The system Chromium, headless."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"Chromium is not installed at {CHROMIUM}: run `make test` (it installs it) or set $CHROMIUM"
+        )
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not (STATIC_DIR / "index.html").is_file():
+        pytest.fail("the web UI is not built: run `make web` (make test does it)")
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Session 1: the demo through the real shim; 2: 100,000 generated messages; 3: HTTP rows by hand."""
+    db = tmp_path_factory.mktemp("e2e") / "e2e.db"
+    record_demo(db)
+    generate_session(db, BIG, name="hundred thousand")
+    http_session(db)
+    return db
+
+
+@pytest.fixture(scope="session")
+def ui(e2e_db: Path) -> Iterator[UiServer]:
+    server = UiServer(open_engine(e2e_db), port=0, live_interval=0.1).start()
+    yield server
+    server.stop()
+
+
+def new_context(browser: Browser, theme: str = "light") -> BrowserContext:
+    context = browser.new_context(viewport={"width": 1400, "height": 860}, color_scheme=theme)  # type: ignore[arg-type]
+    context.set_default_timeout(20_000)
+    return context
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = new_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def shot(page: Page, name: str) -> Path:
+    """Save a screenshot under tests/artifacts/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

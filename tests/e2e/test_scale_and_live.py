@@ -1,0 +1,63 @@
+"""A 100,000-message session in the browser, and a recording from another process appearing live."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from inspector.api import UiServer
+from tests.conftest import SCRIPTED, wrap_argv
+from tests.e2e.conftest import BIG, shot
+from tests.shim_process import ShimProcess
+
+
+def test_a_100k_session_opens_and_scrolls_to_the_end(page: Page, ui: UiServer) -> None:
+    page.goto(ui.url("/sessions/2"))
+    expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
+    expect(page.get_by_test_id("total")).to_have_text(f"{BIG:,} messages")
+    rendered = page.get_by_test_id("row").count()
+    assert rendered < 200, f"{rendered} rows in the DOM: the list is not virtualised"
+    rows = page.get_by_test_id("rows")
+    rows.evaluate("el => { el.scrollTop = el.scrollHeight / 2 }")
+    expect(page.locator("[data-testid=row][data-seq='50000']")).to_be_visible()
+    rows.evaluate("el => { el.scrollTop = el.scrollHeight }")
+    expect(page.locator(f"[data-testid=row][data-seq='{BIG}']")).to_be_visible()
+    expect(page.locator(f"[data-testid=row][data-seq='{BIG}']")).to_contain_text(re.compile(r"\d"))
+    shot(page, "timeline-100k-end-light")
+
+
+def test_a_deep_link_into_a_big_session_scrolls_to_the_message(page: Page, ui: UiServer) -> None:
+    page.goto(ui.url("/sessions/2/messages/73210"))
+    expect(page.get_by_test_id("detail").locator("h2")).to_contain_text("#73210")
+    row = page.locator("[data-testid=row][data-seq='73210']")
+    expect(row).to_be_visible()
+    expect(row).to_have_class(re.compile(r"\bopen\b"))
+
+
+def test_a_wrap_started_elsewhere_appears_live(page: Page, ui: UiServer, e2e_db: object) -> None:
+    page.goto(ui.url("/"))
+    expect(page.locator("[data-session-id='1']")).to_be_visible()
+    shim = ShimProcess(wrap_argv(ui_db(ui), *SCRIPTED, extra=("--name", "live from a terminal")))
+    try:
+        row = page.locator("tr", has_text="live from a terminal")
+        expect(row.get_by_test_id("state")).to_have_text("recording")
+        row.get_by_role("link").click()
+        expect(page.get_by_test_id("session-state")).to_have_text("recording")
+        expect(page.get_by_test_id("follow")).to_be_checked()
+        for i in range(1, 4):
+            shim.request(i, "tools/call", {"name": f"live-{i}"})
+            shim.read_line()
+            expect(page.locator(f"[data-testid=row][data-seq='{2 * i}']")).to_contain_text("tools/call")
+        shot(page, "live-recording-light")
+        shim.close_stdin()
+        assert shim.wait() == 0
+    finally:
+        if shim.proc.poll() is None:
+            shim.proc.kill()
+    expect(page.get_by_test_id("session-state")).to_have_text("ended")
+    expect(page.get_by_test_id("session-count")).to_have_text("6")
+
+
+def ui_db(ui: UiServer) -> str:
+    return str(ui.server.config.app.app.state.inspector.engine.url.database)
