@@ -6,22 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import mcp
 import pytest
 from mcp.client.sse import sse_client
-from mcp_types import (
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestParams,
-    ElicitResult,
-    ListRootsResult,
-    Root,
-    TextContent,
-)
-from pydantic import FileUrl
 
 from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, list_sessions, open_engine
+from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
 from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
 from tests.shim_process import messages
 
@@ -59,10 +49,16 @@ async def test_sdk_streamable_http_demo_server_through_proxy(db_path: Path) -> N
     session, rows = _demo_session(db_path)
     assert session.kind == "http-proxy" and session.protocol_version == "2025-11-25"
     assert session.server_info["name"] == "inspector-demo"
-    assert {"initialize", "tools/list", "tools/call", "resources/read", "prompts/get"} <= _methods(rows, "c2s")
+    assert {"initialize", "tools/list", "tools/call", "resources/read", "prompts/get"} <= _methods(
+        rows, "c2s"
+    )
     # Server-to-client requests travel on SSE streams; the client's answers come back as POSTs.
     server_requests = [m for m in rows if m.direction == "s2c" and m.kind == "request"]
-    assert {m.method for m in server_requests} >= {"sampling/createMessage", "elicitation/create", "roots/list"}
+    assert {m.method for m in server_requests} >= {
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+    }
     assert all(m.channel == "sse" for m in server_requests)
     _assert_all_paired(rows)
     answers = {m.answers_seq: m for m in rows if m.answers_seq}
@@ -97,44 +93,17 @@ async def test_sdk_legacy_sse_demo_server_through_proxy(db_path: Path) -> None:
     assert session.protocol_version == "2025-11-25"
 
 
-async def _everything(client_target: object) -> dict[str, str]:
-    async def sampling(_ctx: object, params: CreateMessageRequestParams) -> CreateMessageResult:
-        return CreateMessageResult(role="assistant", content=TextContent(type="text", text="sampled via proxy"), model="m")
-
-    async def elicitation(_ctx: object, params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action="accept", content={"name": "Grace Hopper"})
-
-    async def roots(_ctx: object) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=FileUrl("file:///tmp/proxy-root"), name="r")])
-
-    out: dict[str, str] = {}
-    async with mcp.Client(
-        client_target,  # type: ignore[arg-type]
-        sampling_callback=sampling,
-        elicitation_callback=elicitation,
-        list_roots_callback=roots,
-        cache=None,
-    ) as client:
-        out["echo"] = (await client.call_tool("echo", {"message": "via proxy"})).content[0].text  # type: ignore[union-attr]
-        out["sampling"] = str((await client.call_tool("trigger-sampling-request", {"prompt": "hi"})).content)
-        out["roots"] = str((await client.call_tool("get-roots-list", {})).content)
-        out["elicitation"] = str((await client.call_tool("trigger-elicitation-request", {})).content)
-        resources = (await client.list_resources()).resources
-        out["resource"] = str((await client.read_resource(str(resources[0].uri))).contents[0])
-        prompts = (await client.list_prompts()).prompts
-        out["prompt"] = str((await client.get_prompt(prompts[0].name, {})).messages[0])
-    return out
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["streamableHttp", "sse"])
-async def test_sdk_client_server_everything_through_proxy(db_path: Path, mode: str, everything_cmd: list[str]) -> None:
+async def test_sdk_client_server_everything_through_proxy(
+    db_path: Path, mode: str, everything_cmd: list[str]
+) -> None:
     with everything_http_server(mode) as target, inspector_proxy(target, db_path) as (url, _proxy):
         with anyio.fail_after(120):
-            out = await _everything(url if mode == "streamableHttp" else sse_client(url))
+            out = await everything_session(url if mode == "streamableHttp" else sse_client(url), "via proxy")
     assert "via proxy" in out["echo"]
-    assert "sampled via proxy" in out["sampling"]
-    assert "proxy-root" in out["roots"] and "Grace Hopper" in out["elicitation"]
+    assert SAMPLED in out["sampling"] and "42" in out["sum"]
+    assert ROOT in out["roots"] and ELICITED_NAME in out["elicitation"]
     engine = open_engine(db_path)
     sessions = [s for s in list_sessions(engine) if s.message_count]
     rows = [m for s in sessions for m in messages(engine, s.id)]

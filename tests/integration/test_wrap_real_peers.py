@@ -15,20 +15,11 @@ from pathlib import Path
 import anyio
 import mcp
 import pytest
-from mcp_types import (
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestParams,
-    ElicitResult,
-    ListRootsResult,
-    Root,
-    TextContent,
-)
-from pydantic import FileUrl
 
 from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, Session, open_engine
 from tests.conftest import wrap_argv
+from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
 from tests.shim_process import messages, only_session
 
 
@@ -134,58 +125,17 @@ async def test_sdk_client_and_demo_server_stateless_2026(db_path: Path, tmp_path
     assert any(SAMPLING_REPLY.encode() in m.raw for m in rows if m.direction == "c2s")
 
 
-async def _everything_session(params: mcp.StdioServerParameters) -> dict[str, str]:
-    async def sampling(_ctx: object, params: CreateMessageRequestParams) -> CreateMessageResult:
-        return CreateMessageResult(
-            role="assistant", content=TextContent(type="text", text="sampled by test"), model="m"
-        )
-
-    async def elicitation(_ctx: object, params: ElicitRequestParams) -> ElicitResult:
-        return ElicitResult(action="accept", content={"name": "Grace Hopper"})
-
-    async def roots(_ctx: object) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri=FileUrl("file:///tmp/everything-root"), name="r")])
-
-    out: dict[str, str] = {}
-    async with mcp.Client(
-        params,
-        sampling_callback=sampling,
-        elicitation_callback=elicitation,
-        list_roots_callback=roots,
-        cache=None,
-    ) as client:
-        out["version"] = client.protocol_version or ""
-        tools = {t.name for t in (await client.list_tools()).tools}
-        assert {"echo", "get-sum", "trigger-sampling-request", "get-roots-list"} <= tools
-        echo = await client.call_tool("echo", {"message": "through the shim"})
-        out["echo"] = echo.content[0].text  # type: ignore[union-attr]
-        total = await client.call_tool("get-sum", {"a": 2, "b": 40})
-        out["sum"] = total.content[0].text  # type: ignore[union-attr]
-        sampled = await client.call_tool("trigger-sampling-request", {"prompt": "hi", "maxTokens": 5})
-        out["sampling"] = str(sampled.content)
-        listed = await client.call_tool("get-roots-list", {})
-        out["roots"] = str(listed.content)
-        elicited = await client.call_tool("trigger-elicitation-request", {})
-        out["elicitation"] = str(elicited.content)
-        resources = (await client.list_resources()).resources
-        read = await client.read_resource(str(resources[0].uri))
-        out["resource"] = str(read.contents[0])
-        prompts = (await client.list_prompts()).prompts
-        out["prompt"] = str((await client.get_prompt(prompts[0].name, {})).messages[0]) if prompts else ""
-    return out
-
-
 @pytest.mark.anyio
 async def test_sdk_client_and_server_everything_discover_fallback(
     db_path: Path, tmp_path: Path, everything_cmd: list[str]
 ) -> None:
     taps = Taps(tmp_path)
     with anyio.fail_after(120):
-        out = await _everything_session(taps.client_params(db_path, everything_cmd))
+        out = await everything_session(taps.client_params(db_path, everything_cmd), "through the shim")
     assert "through the shim" in out["echo"] and "42" in out["sum"]
-    assert "sampled by test" in out["sampling"]
-    assert "everything-root" in out["roots"]
-    assert "Grace Hopper" in out["elicitation"]
+    assert SAMPLED in out["sampling"]
+    assert ROOT in out["roots"]
+    assert ELICITED_NAME in out["elicitation"]
     session, rows = _recorded(db_path)
     taps.assert_faithful(rows)
     # SDK 2.x probes with server/discover; server-everything refuses it and the client falls back.
