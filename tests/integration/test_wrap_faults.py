@@ -242,3 +242,15 @@ def test_stderr_lines_are_recorded_as_log(db_path: Path) -> None:
     assert (
         logs[0].raw == b"handling tools/list\n" and logs[0].channel == "stderr" and logs[0].direction == "s2c"
     )
+
+
+def test_sigint_to_shim_reaches_the_server_once(db_path: Path) -> None:
+    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED))
+    shim.request(1, "ping")
+    shim.read_line()
+    shim.proc.send_signal(signal.SIGINT)
+    # Python servers die of an uncaught KeyboardInterrupt by re-raising SIGINT: status 128 + 2.
+    assert shim.wait() == 128 + signal.SIGINT
+    session = only_session(open_engine(db_path))
+    assert session.end_reason == "SIGINT forwarded to server" and session.exit_status == -signal.SIGINT
+    assert b"KeyboardInterrupt" in shim.stderr_bytes, "the server's own stderr reaches the client"
