@@ -66,7 +66,7 @@ async def test_sdk_streamable_http_demo_server_through_proxy(db_path: Path) -> N
     assert str(BOOKING["name"]).encode() in answers[by_method["elicitation/create"].seq].raw
     assert DEMO_ROOT.encode() in answers[by_method["roots/list"].seq].raw
     # Every HTTP request is recorded with its metadata; the session id header ties them together.
-    posts = [m for m in rows if m.channel == "http-request" and m.http_method == "POST"]
+    posts = [m for m in rows if m.channel == "http-request" and m.http_method == "POST" and m.raw]
     assert posts and all(m.http_path == "/mcp" for m in posts)
     assert any(h[0].lower() == "mcp-session-id" for h in posts[-1].http_headers)
     assert any(m.http_method == "DELETE" for m in rows), "the SDK client ends the session with DELETE"
