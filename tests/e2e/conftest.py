@@ -44,8 +44,10 @@ def launch_chromium(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    # Module scope: Playwright's sync API keeps an event loop running on this thread until it stops,
+    # which would break the anyio tests that run after the browser tests.
     if not (STATIC_DIR / "index.html").is_file():
         pytest.fail("the web UI is not built: run `make web` (make test does it)")
     with sync_playwright() as playwright:

@@ -1,12 +1,12 @@
 // One message: its facts, pretty JSON (collapsible) and raw bytes (CodeMirror), its pair, copy and download.
-import { json } from "@codemirror/lang-json";
-import CodeMirror, { EditorView } from "@uiw/react-codemirror";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
 
 const PRETTY_LIMIT = 2_000_000;
+// CodeMirror is most of the bundle: load it when a raw view is first opened.
+const RawView = lazy(() => import("./RawView"));
 
 export function MessageDetail({
   sessionId,
@@ -151,15 +151,9 @@ export function MessageDetail({
           <pre className="mono raw-text">{text ?? "(binary: see Raw)"}</pre>
         )
       ) : text !== null ? (
-        <CodeMirror
-          value={m.size <= PRETTY_LIMIT ? text : text.slice(0, PRETTY_LIMIT)}
-          editable={false}
-          readOnly
-          basicSetup={{ lineNumbers: true, foldGutter: true, highlightActiveLine: false }}
-          extensions={[json(), EditorView.lineWrapping]}
-          theme={dark ? "dark" : "light"}
-          className="raw-editor"
-        />
+        <Suspense fallback={<p className="muted">Loading editor…</p>}>
+          <RawView text={m.size <= PRETTY_LIMIT ? text : text.slice(0, PRETTY_LIMIT)} dark={dark} />
+        </Suspense>
       ) : (
         <pre className="mono raw-text">base64: {m.raw_base64}</pre>
       )}

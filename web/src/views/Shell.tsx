@@ -24,7 +24,7 @@ export function Shell() {
         <ThemeToggle />
       </header>
       <main className="content">
-        {authorised === false ? <TokenPrompt /> : authorised === null ? null : <Outlet />}
+        {authorised === false ? <TokenPrompt /> : <Outlet />}
       </main>
     </div>
   );
