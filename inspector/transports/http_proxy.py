@@ -17,7 +17,6 @@ an unreachable upstream gives the client a 502 with a clear message.
 from __future__ import annotations
 
 import itertools
-import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -29,6 +28,7 @@ import httpx
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import redact_headers
 from inspector.protocol.sse import SSEEvent, SSEFramer
+from inspector.transports.http_record import HttpExchange
 from inspector.transports.http_sessions import SessionRouter, legacy_session_param
 
 __all__ = ["HttpProxy", "local_origin_allowed"]
@@ -177,7 +177,7 @@ class HttpProxy:
         sid, key = self.router.route(
             mcp_sid.decode("latin-1") if mcp_sid else None, query, f"{client_addr[0]}:{client_addr[1]}"
         )
-        ex = _Exchange(self.taps[sid], next(self._exchanges), method, path, query)
+        ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
 
         first = await receive()
         body = first.get("body", b"")
@@ -217,7 +217,7 @@ class HttpProxy:
         response: httpx.Response,
         send: Callable,  # type: ignore[type-arg]
         receive: Callable,  # type: ignore[type-arg]
-        ex: _Exchange,
+        ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
     ) -> None:
@@ -256,7 +256,7 @@ class HttpProxy:
         response: httpx.Response,
         send: Callable,  # type: ignore[type-arg]
         receive: Callable,  # type: ignore[type-arg]
-        ex: _Exchange,
+        ex: HttpExchange,
         sid: int,
     ) -> None:
         framer = SSEFramer()
@@ -279,7 +279,7 @@ class HttpProxy:
         if scope.cancelled_caught and not finished:
             ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
 
-    async def _send_event(self, event: SSEEvent, send: Callable, ex: _Exchange, sid: int) -> None:  # type: ignore[type-arg]
+    async def _send_event(self, event: SSEEvent, send: Callable, ex: HttpExchange, sid: int) -> None:  # type: ignore[type-arg]
         raw = event.raw
         meta: dict[str, Any] = {}
         if event.event == "endpoint":
@@ -311,59 +311,6 @@ class HttpProxy:
             relative = endpoint[len(self.upstream_origin) :] or "/"
             return event.raw.replace(endpoint.encode(), relative.encode(), 1), {"rewritten_from": endpoint}
         return event.raw, {}
-
-
-class _Exchange:
-    """One HTTP request/response pair: records its parts with their HTTP metadata and exchange number."""
-
-    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started")
-
-    def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
-        self.tap = tap
-        self.number = number
-        self.method = method
-        self.path = path + (f"?{query}" if query else "")
-        self.status: int | None = None
-        self.response_headers: list[list[str]] | None = None
-        self.started = time.time_ns()
-
-    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], keep_secrets: bool) -> None:
-        self.tap.submit_message(
-            "c2s",
-            "http-request",
-            body,
-            ts_ns=self.started,
-            http_method=self.method,
-            http_path=self.path,
-            http_headers=redact_headers(headers, keep_secrets=keep_secrets),
-            meta={"exchange": self.number},
-        )
-
-    def record(
-        self,
-        direction: str,
-        channel: str,
-        raw: bytes,
-        *,
-        head: bool = False,
-        jsonrpc: bool = True,
-        http_status: int | None = None,
-        sse_event_id: str | None = None,
-        **meta: Any,
-    ) -> None:
-        """A part of this exchange; `head` rows carry the response status and headers."""
-        self.tap.submit_message(
-            direction,
-            channel,
-            raw,
-            jsonrpc=jsonrpc,
-            http_method=self.method,
-            http_path=self.path,
-            http_status=http_status if http_status is not None else (self.status if head else None),
-            http_headers=self.response_headers if head else None,
-            sse_event_id=sse_event_id,
-            meta={"exchange": self.number, **meta},
-        )
 
 
 async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:  # type: ignore[type-arg]

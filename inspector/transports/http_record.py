@@ -1,0 +1,70 @@
+"""Recording one HTTP exchange (request, response head, body or SSE events) through a session's tap.
+
+Shared by the recording proxy and our own outbound HTTP connections. Every
+row of an exchange carries `meta.exchange` (a number unique in the
+process), so the UI can group them and the builder can pair an error whose
+JSON-RPC id is null with the request of the same exchange.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from inspector.capture import Tap
+from inspector.capture.redact import redact_headers
+
+__all__ = ["HttpExchange"]
+
+
+class HttpExchange:
+    """One HTTP request/response pair: records its parts with their HTTP metadata and exchange number."""
+
+    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started")
+
+    def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
+        self.tap = tap
+        self.number = number
+        self.method = method
+        self.path = path + (f"?{query}" if query else "")
+        self.status: int | None = None
+        self.response_headers: list[list[str]] | None = None
+        self.started = time.time_ns()
+
+    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], keep_secrets: bool) -> None:
+        self.tap.submit_message(
+            "c2s",
+            "http-request",
+            body,
+            ts_ns=self.started,
+            http_method=self.method,
+            http_path=self.path,
+            http_headers=redact_headers(headers, keep_secrets=keep_secrets),
+            meta={"exchange": self.number},
+        )
+
+    def record(
+        self,
+        direction: str,
+        channel: str,
+        raw: bytes,
+        *,
+        head: bool = False,
+        jsonrpc: bool = True,
+        http_status: int | None = None,
+        sse_event_id: str | None = None,
+        **meta: Any,
+    ) -> None:
+        """A part of this exchange; `head` rows carry the response status and headers."""
+        self.tap.submit_message(
+            direction,
+            channel,
+            raw,
+            jsonrpc=jsonrpc,
+            http_method=self.method,
+            http_path=self.path,
+            http_status=http_status if http_status is not None else (self.status if head else None),
+            http_headers=self.response_headers if head else None,
+            sse_event_id=sse_event_id,
+            meta={"exchange": self.number, **meta},
+        )
