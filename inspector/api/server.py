@@ -7,7 +7,10 @@ command); `serve` runs it in the foreground until Ctrl-C (`mcp-inspect ui`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import socket
+import sys
 import threading
 import webbrowser
 from pathlib import Path
@@ -121,6 +124,15 @@ def serve(
     if not (STATIC_DIR / "index.html").is_file():
         print("  (the web UI is not built: run `make web`; the API works without it)", flush=True)
     print("  Press Ctrl-C to stop.", flush=True)
-    if open_browser:
+    if open_browser and _has_browser():
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    ui.run()
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shut down cleanly, then re-raised the Ctrl-C
+        ui.run()
+    print("mcp-inspector UI stopped.", flush=True)
+
+
+def _has_browser() -> bool:
+    # Without a display, `webbrowser` may start a text-mode browser in this very terminal.
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )

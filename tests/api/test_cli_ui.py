@@ -1,0 +1,96 @@
+"""`mcp-inspect ui` and `mcp-inspect demo` as a user runs them: the printed URL works, Ctrl-C stops."""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+
+CLI = [sys.executable, "-m", "inspector"]
+
+
+class Running:
+    """A CLI process whose output lines are collected by a reader thread."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [*CLI, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
+            self.lines.put(line)
+
+    def url(self, timeout: float = 90) -> str:
+        """The UI URL the command prints."""
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no URL printed; output: {''.join(self.output)}") from None
+            found = re.search(r"mcp-inspector UI: (http://\S+)", line)
+            if found:
+                return found.group(1)
+
+    def interrupt(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(30)
+
+
+def test_ui_prints_a_url_with_token_that_opens_the_api_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    run = Running("ui", "--db", str(tmp_path / "r.db"), "--port", "0", "--no-open")
+    try:
+        url = run.url()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{20,}", url), url
+        with httpx.Client() as http:
+            first = http.get(url)
+            assert first.status_code == 303 and first.headers["location"] == "/"
+            base = url.split("/?")[0]
+            assert http.get(f"{base}/api/sessions").json()["total"] == 0  # the cookie is the token now
+            assert httpx.get(f"{base}/api/sessions").status_code == 401
+    finally:
+        code = run.interrupt()
+    assert code == 0, "".join(run.output)
+
+
+def test_demo_records_then_serves_the_session_until_ctrl_c(tmp_path: Path) -> None:
+    run = Running("demo", "--db", str(tmp_path / "d.db"), "--port", "0", "--no-open")
+    try:
+        url = run.url()
+        match = re.fullmatch(r"(http://127\.0\.0\.1:\d+)/sessions/(\d+)\?token=([\w-]+)", url)
+        assert match, url
+        base, sid, token = match.groups()
+        session = httpx.get(f"{base}/api/sessions/{sid}", params={"token": token}).json()
+        assert session["name"] == "demo (legacy)" and session["state"] == "ended"
+        assert session["message_count"] > 30
+    finally:
+        code = run.interrupt()
+    assert code == 0, "".join(run.output)
+    assert "initialize" in "".join(run.output)  # the terminal timeline came first
+
+
+def test_demo_without_the_ui_records_and_exits(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*CLI, "demo", "--db", str(tmp_path / "d.db"), "--no-ui"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "mcp-inspector UI" not in done.stdout + done.stderr and "completion/complete" in done.stdout
