@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
@@ -35,10 +36,10 @@ def test_a_deep_link_into_a_big_session_scrolls_to_the_message(page: Page, ui: U
     expect(row).to_have_class(re.compile(r"\bopen\b"))
 
 
-def test_a_wrap_started_elsewhere_appears_live(page: Page, ui: UiServer, e2e_db: object) -> None:
+def test_a_wrap_started_elsewhere_appears_live(page: Page, ui: UiServer, e2e_db: Path) -> None:
     page.goto(ui.url("/"))
     expect(page.locator("[data-session-id='1']")).to_be_visible()
-    shim = ShimProcess(wrap_argv(ui_db(ui), *SCRIPTED, extra=("--name", "live from a terminal")))
+    shim = ShimProcess(wrap_argv(e2e_db, *SCRIPTED, extra=("--name", "live from a terminal")))
     try:
         row = page.locator("tr", has_text="live from a terminal")
         expect(row.get_by_test_id("state")).to_have_text("recording")
@@ -57,7 +58,3 @@ def test_a_wrap_started_elsewhere_appears_live(page: Page, ui: UiServer, e2e_db:
             shim.proc.kill()
     expect(page.get_by_test_id("session-state")).to_have_text("ended")
     expect(page.get_by_test_id("session-count")).to_have_text("6")
-
-
-def ui_db(ui: UiServer) -> str:
-    return str(ui.server.config.app.app.state.inspector.engine.url.database)
