@@ -172,7 +172,10 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
 
     async def read_client() -> None:
         while True:
-            msg = await websocket.receive_json()
+            try:
+                msg = orjson.loads(await websocket.receive_text())
+            except orjson.JSONDecodeError:
+                continue  # not a message of ours: ignore it
             if not (isinstance(msg, dict) and isinstance(msg.get("session_id"), int)):
                 continue
             sid = msg["session_id"]
