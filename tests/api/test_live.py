@@ -73,3 +73,11 @@ def test_renames_and_deletes_through_the_api_are_pushed(fresh_api: Api) -> None:
         assert _next(ws, "session_updated", deadline)["session"]["name"] == "new"
         assert fresh_api.http.delete(f"/api/sessions/{sid}").status_code == 204
         assert _next(ws, "session_deleted", deadline) == {"type": "session_deleted", "session_id": sid}
+
+
+def test_text_that_is_not_json_is_ignored_and_the_backlog_still_comes(mixed_api: Api) -> None:
+    with _ws(mixed_api) as ws:
+        ws.send("this is not json")
+        ws.send(json.dumps({"type": "subscribe", "session_id": 2, "after_seq": 5}))
+        event = _next(ws, "messages", time.monotonic() + 20, session_id=2)
+        assert [r["seq"] for r in event["items"]] == [6, 7] and event["truncated"] is False
