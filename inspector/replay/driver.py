@@ -1,0 +1,122 @@
+"""Re-drive a server with a recorded client: the IO half of replay.
+
+Opens a fresh connection (stdio command or URL), recorded as a new session
+of kind `replay` linked to the original, and walks the `ReplayPlan`:
+wait for the responses the original client had seen, send the next client
+message verbatim (with learned substitutions), answer the server's requests
+from the recording. Returns the new session's id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from sqlalchemy import Engine
+
+from inspector.capture import Recorder
+from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
+from inspector.replay.matching import MatchPolicy
+from inspector.replay.plan import Substitutions, plan_replay
+from inspector.store import StoreWriter, create_session, iter_messages
+from inspector.store.models import Session
+from inspector.transports.connect import ConnectionClosed, open_connection
+
+__all__ = ["ReplayOutcome", "run_replay"]
+
+
+@dataclass
+class ReplayOutcome:
+    session_id: int
+    sent: int = 0
+    timeouts: list[str] = field(default_factory=list)  # request ids that got no answer
+    unmatched_server_requests: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+async def run_replay(
+    engine: Engine,
+    original: Session,
+    target: Sequence[str] | str,
+    *,
+    timeout: float = 30.0,
+    policy: MatchPolicy | None = None,
+    headers: dict[str, str] | None = None,
+    name: str | None = None,
+) -> ReplayOutcome:
+    """Replay `original` against `target` and record it; the outcome names what went wrong, if anything."""
+    assert original.id is not None
+    rows = list(iter_messages(engine, original.id))
+    plan = plan_replay(rows, policy)
+    session_id = create_session(
+        engine,
+        kind="replay",
+        target=target if isinstance(target, str) else list(target),
+        name=name or f"replay of #{original.id}",
+        parent_id=original.id,
+    )
+    outcome = ReplayOutcome(session_id)
+    recorder = Recorder([StoreWriter(engine)]).start()
+    tap = recorder.open(session_id)
+    subs = Substitutions()
+
+    async def on_request(request: dict[str, Any]) -> Any:
+        method = request.get("method", "")
+        found, answer = plan.answers.take(method, request.get("params"))
+        if found:
+            if "error" in answer:
+                err = answer["error"]
+                raise RequestError(err.get("code", -32603), err.get("message", ""), err.get("data"))
+            return answer.get("result")
+        if method == "ping":
+            return {}
+        outcome.unmatched_server_requests.append(method)
+        miss = plan.answers.miss(method, request.get("params"))
+        raise RequestError(-32601, miss.message(), miss.data())
+
+    status: int | None = None
+    try:
+        async with anyio.create_task_group() as tg:
+            conn = await open_connection(target, tap, tg, headers=headers)
+            endpoint = Endpoint(conn, on_request=on_request)
+            await tg.start(endpoint.serve)
+            for step in plan.steps:
+                await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
+                await endpoint.send_raw(subs.apply(step.raw))
+                outcome.sent += 1
+            await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
+            status = await conn.aclose()
+            tg.cancel_scope.cancel()
+    except (ConnectionClosed, OSError) as exc:
+        outcome.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a replay that cannot run is reported, not a traceback
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        tap.end(status, outcome.error or "replay finished")
+        recorder.stop()
+    return outcome
+
+
+async def _await(
+    endpoint: Endpoint,
+    ids: list[str],
+    originals: dict[str, Any],
+    subs: Substitutions,
+    conn: Any,
+    timeout: float,
+    outcome: ReplayOutcome,
+) -> None:
+    for rid in ids:
+        try:
+            response = await endpoint.response(rid, timeout=timeout)
+        except ResponseTimeout:
+            outcome.timeouts.append(rid)
+            continue
+        subs.learn(originals.get(rid), response)
+        version = (
+            (response.get("result") or {}).get("protocolVersion") if isinstance(response, dict) else None
+        )
+        if isinstance(version, str) and hasattr(conn, "learn_protocol_version"):
+            conn.learn_protocol_version(version)

@@ -1,0 +1,169 @@
+"""Matching requests against recorded ones: JSON-aware, never by JSON-RPC id.
+
+Sans-IO. A request matches a recorded one when the methods are equal and
+the params are equal after normalisation: key order never matters, and the
+policy removes what should not count.
+
+- strict: params must be equal, except `_meta.progressToken` (it is chosen
+  per run by the client);
+- lenient: `_meta` is ignored entirely, and keys the recorded request did
+  not have are ignored in the incoming one.
+
+Extra ignored paths are dotted (`arguments.when`, `*` for one segment).
+`AnswerBook` hands out recorded answers in recorded order for repeated
+identical requests, then the last one again; for a request with no match
+it names the nearest recorded request and what differed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+__all__ = ["AnswerBook", "MatchPolicy", "Miss"]
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    mode: str = "strict"  # strict | lenient
+    ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("strict", "lenient"):
+            raise ValueError(f"match mode must be strict or lenient, got {self.mode!r}")
+
+    def normalize(self, params: Any, recorded: Any = None) -> Any:
+        """Params with ignored paths removed (and, leniently, keys the recorded params lack)."""
+        if not isinstance(params, dict):
+            return params
+        out = dict(params)
+        meta = out.get("_meta")
+        if self.mode == "lenient":
+            out.pop("_meta", None)
+        elif isinstance(meta, dict) and "progressToken" in meta:
+            meta = {k: v for k, v in meta.items() if k != "progressToken"}
+            if meta:
+                out["_meta"] = meta
+            else:
+                out.pop("_meta")
+        for path in self.ignore:
+            out = _drop(out, path.split("."))
+        if self.mode == "lenient" and isinstance(recorded, dict):
+            out = {k: v for k, v in out.items() if k in recorded}
+        return out
+
+    def key(self, method: str, params: Any, recorded: Any = None) -> bytes:
+        return orjson.dumps([method, self.normalize(params, recorded)], option=orjson.OPT_SORT_KEYS)
+
+
+def _drop(value: Any, parts: list[str]) -> Any:
+    if not parts or not isinstance(value, dict):
+        return value
+    head, rest = parts[0], parts[1:]
+    keys = list(value) if head == "*" else [head]
+    out = dict(value)
+    for k in keys:
+        if k not in out:
+            continue
+        if rest:
+            out[k] = _drop(out[k], rest)
+        else:
+            del out[k]
+    return out
+
+
+@dataclass
+class Miss:
+    """Why a request matched nothing: the nearest recorded request and what differed."""
+
+    method: str
+    nearest_params: Any | None
+    differences: list[str]
+
+    def message(self) -> str:
+        if self.nearest_params is None:
+            return f"mcp-inspect mock: no recorded request with method {self.method!r}"
+        return (
+            f"mcp-inspect mock: no recorded {self.method} matches these params; nearest recorded params "
+            f"{orjson.dumps(self.nearest_params).decode()} differ at {', '.join(self.differences) or '(nothing)'}"
+        )
+
+    def data(self) -> dict[str, Any]:
+        return {"method": self.method, "nearestParams": self.nearest_params, "differences": self.differences}
+
+
+@dataclass
+class _Entry:
+    method: str
+    params: Any
+    answers: list[Any] = field(default_factory=list)
+    used: int = 0
+
+
+class AnswerBook:
+    """Recorded requests and their answers, looked up by method and normalised params."""
+
+    def __init__(self, policy: MatchPolicy | None = None) -> None:
+        self.policy = policy or MatchPolicy()
+        self._entries: list[_Entry] = []
+
+    def add(self, method: str, params: Any, answer: Any) -> None:
+        """Record that `method(params)` was answered with `answer` (in recorded order)."""
+        for entry in self._entries:
+            if entry.method == method and self._same(entry.params, params):
+                entry.answers.append(answer)
+                return
+        self._entries.append(_Entry(method, params, [answer]))
+
+    def extend(self, items: Iterable[tuple[str, Any, Any]]) -> None:
+        for method, params, answer in items:
+            self.add(method, params, answer)
+
+    def _same(self, recorded: Any, incoming: Any) -> bool:
+        return self.policy.key("", incoming, recorded) == self.policy.key("", recorded, recorded)
+
+    def take(self, method: str, params: Any) -> tuple[bool, Any]:
+        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none."""
+        for entry in self._entries:
+            if entry.method == method and self._same(entry.params, params):
+                answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
+                entry.used += 1
+                return True, answer
+        return False, None
+
+    def miss(self, method: str, params: Any) -> Miss:
+        """The nearest recorded request with this method, and the params paths that differ."""
+        candidates = [e for e in self._entries if e.method == method]
+        if not candidates:
+            return Miss(method, None, [])
+        best = min(
+            candidates,
+            key=lambda e: len(_differences(self.policy.normalize(e.params), self.policy.normalize(params))),
+        )
+        return Miss(
+            method,
+            best.params,
+            _differences(self.policy.normalize(best.params), self.policy.normalize(params)),
+        )
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _differences(a: Any, b: Any, path: str = "params") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                out.append(f"{path}.{key}")
+            else:
+                out.extend(_differences(a[key], b[key], f"{path}.{key}"))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b else [path]

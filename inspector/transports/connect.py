@@ -1,0 +1,380 @@
+"""Outbound connections for our own endpoints (replay, mock client): stdio, Streamable HTTP, legacy SSE.
+
+A `Connection` moves whole JSON-RPC messages (bytes, no framing) to and
+from a server and records every byte it sends and receives through a
+session's `Tap`, exactly as the recording transports do:
+
+- `StdioConnection` spawns the server and speaks NDJSON over its pipes;
+- `StreamableHttpConnection` POSTs each message, reads JSON or SSE answers,
+  keeps `Mcp-Session-Id`, opens the standalone GET stream once the session
+  is initialised, and sends DELETE when closed;
+- `LegacySseConnection` opens the GET event stream, waits for the
+  `endpoint` event and POSTs messages there.
+
+`open_connection(target, tap)` picks one: a list is a command, a URL
+ending in `/sse` is legacy HTTP+SSE, any other URL is Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import Sequence
+from typing import Protocol
+from urllib.parse import urljoin
+
+import anyio
+import httpx
+import orjson
+from anyio.abc import Process, TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.inbound import (
+    MCP_METHOD_HEADER,
+    MCP_NAME_HEADER,
+    MCP_PROTOCOL_VERSION_HEADER,
+    NAME_BEARING_METHODS,
+    encode_header_value,
+)
+from mcp_types import PROTOCOL_VERSION_META_KEY
+
+from inspector.capture import Tap
+from inspector.errors import SpawnError
+from inspector.protocol import Kind, LineFramer, classify
+from inspector.protocol.sse import SSEFramer
+from inspector.transports.http_record import HttpExchange
+
+__all__ = [
+    "Connection",
+    "ConnectionClosed",
+    "LegacySseConnection",
+    "StdioConnection",
+    "StreamableHttpConnection",
+    "open_connection",
+]
+
+_JSON_SSE = [(b"accept", b"application/json, text/event-stream"), (b"content-type", b"application/json")]
+
+
+class ConnectionClosed(Exception):
+    """The server side is gone (EOF, process exit, stream closed)."""
+
+
+class Connection(Protocol):
+    async def send(self, raw: bytes) -> None:
+        """Send one JSON-RPC message (its bytes, without a line terminator)."""
+
+    async def receive(self) -> bytes:
+        """The next message from the server; raises ConnectionClosed at the end."""
+
+    async def aclose(self) -> None:
+        """Close politely (EOF / DELETE), then for good."""
+
+
+class _Inbox:
+    """Messages from the server, in arrival order."""
+
+    def __init__(self) -> None:
+        send, receive = anyio.create_memory_object_stream[bytes](10_000)
+        self.put: MemoryObjectSendStream[bytes] = send
+        self.get: MemoryObjectReceiveStream[bytes] = receive
+
+    async def receive(self) -> bytes:
+        try:
+            return await self.get.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise ConnectionClosed("the server closed the connection") from None
+
+
+class StdioConnection:
+    """A server process spoken to over NDJSON on its stdin/stdout."""
+
+    def __init__(self, process: Process, tap: Tap, tg: TaskGroup, grace: float) -> None:
+        self.process = process
+        self.tap = tap
+        self.grace = grace
+        self._inbox = _Inbox()
+        self._tg = tg
+        tg.start_soon(self._read_stdout)
+        tg.start_soon(self._read_stderr)
+
+    @classmethod
+    async def open(cls, argv: Sequence[str], tap: Tap, tg: TaskGroup, grace: float = 2.0) -> StdioConnection:
+        try:
+            process = await anyio.open_process(list(argv), stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise SpawnError(f"cannot start {argv[0]!r}: {exc}") from exc
+        return cls(process, tap, tg, grace)
+
+    async def _read_stdout(self) -> None:
+        framer = LineFramer()
+        assert self.process.stdout is not None
+        try:
+            async for chunk in self.process.stdout:
+                self.tap.submit("s2c", "stdout", chunk)
+                for line in framer.feed(chunk):
+                    if line.body.strip():
+                        await self._inbox.put.send(line.body)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        finally:
+            self.tap.end_stream("s2c", "stdout")
+            self._inbox.put.close()
+
+    async def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            async for chunk in self.process.stderr:
+                self.tap.submit("s2c", "stderr", chunk)
+        self.tap.end_stream("s2c", "stderr")
+
+    async def send(self, raw: bytes) -> None:
+        data = raw if raw.endswith(b"\n") else raw + b"\n"
+        self.tap.submit("c2s", "stdin", data)
+        assert self.process.stdin is not None
+        try:
+            await self.process.stdin.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise ConnectionClosed(f"the server's stdin is closed: {exc}") from None
+
+    async def receive(self) -> bytes:
+        return await self._inbox.receive()
+
+    async def aclose(self) -> int | None:
+        """Close stdin, wait `grace` seconds, then terminate; return the exit status."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(Exception):
+                await self.process.stdin.aclose()
+        with anyio.move_on_after(self.grace):
+            return await self.process.wait()
+        self.process.terminate()
+        with anyio.move_on_after(self.grace):
+            return await self.process.wait()
+        self.process.kill()
+        return await self.process.wait()
+
+
+class _HttpBase:
+    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None) -> None:
+        self.url = url
+        self.tap = tap
+        self._tg = tg
+        self._inbox = _Inbox()
+        self._extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        self._numbers = iter(range(1, 1 << 62))
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=None), trust_env=False)
+
+    def _exchange(self, method: str, url: str) -> HttpExchange:
+        path = httpx.URL(url)
+        return HttpExchange(self.tap, -next(self._numbers), method, path.path, path.query.decode("latin-1"))
+
+    async def _read_events(self, response: httpx.Response, ex: HttpExchange) -> None:
+        framer = SSEFramer()
+        try:
+            async for chunk in response.aiter_raw():
+                for event in framer.feed(chunk):
+                    await self._on_event(event, ex)
+        except (httpx.HTTPError, OSError) as exc:
+            ex.record("s2c", "sse", b"", problem=f"event stream broke: {exc}")
+        finally:
+            await response.aclose()
+
+    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+        if event.is_comment_only:
+            return
+        is_message = event.event == "message" and bool(event.data)
+        meta = {} if event.event == "message" else {"event": event.event}
+        ex.record("s2c", "sse", event.data.encode(), jsonrpc=is_message, sse_event_id=event.id, **meta)
+        if is_message:
+            await self._inbox.put.send(event.data.encode())
+
+    async def receive(self) -> bytes:
+        return await self._inbox.receive()
+
+
+class StreamableHttpConnection(_HttpBase):
+    """The Streamable HTTP transport (2025-03-26 and later), as a client."""
+
+    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None = None) -> None:
+        super().__init__(url, tap, tg, headers)
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self._get_stream_opened = False
+
+    def _headers(self, raw: bytes = b"") -> list[tuple[bytes, bytes]]:
+        headers = [*_JSON_SSE, *self._extra]
+        if self.session_id:
+            headers.append((b"mcp-session-id", self.session_id.encode()))
+        routing = _routing_headers(raw) if raw else []
+        if routing:
+            headers.extend(routing)
+        elif self.protocol_version:
+            headers.append((b"mcp-protocol-version", self.protocol_version.encode()))
+        return headers
+
+    async def send(self, raw: bytes) -> None:
+        headers = self._headers(raw)
+        ex = self._exchange("POST", self.url)
+        ex.request(raw, headers, False)
+        try:
+            response = await self.client.send(
+                self.client.build_request("POST", self.url, headers=headers, content=raw), stream=True
+            )
+        except httpx.HTTPError as exc:
+            ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
+            raise ConnectionClosed(f"POST {self.url} failed: {exc}") from None
+        self._learn(response)
+        ex.status = response.status_code
+        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type == "text/event-stream":
+            ex.record("s2c", "http-response", b"", head=True)
+            self._tg.start_soon(self._read_events, response, ex)
+            return
+        body = await response.aread()
+        await response.aclose()
+        is_json = content_type == "application/json" and bool(body)
+        ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json)
+        if is_json:
+            await self._inbox.put.send(_with_exchange_id(body, raw))
+        if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
+            self._get_stream_opened = True
+            self._tg.start_soon(self._open_get_stream)
+
+    def _learn(self, response: httpx.Response) -> None:
+        if sid := response.headers.get("mcp-session-id"):
+            self.session_id = sid
+
+    def learn_protocol_version(self, version: str) -> None:
+        """Send `MCP-Protocol-Version` from now on (after the initialize result names it)."""
+        self.protocol_version = version
+
+    async def _open_get_stream(self) -> None:
+        headers = [(k, v) for k, v in self._headers() if k != b"content-type"]
+        headers = [(b"accept", b"text/event-stream") if k == b"accept" else (k, v) for k, v in headers]
+        ex = self._exchange("GET", self.url)
+        ex.request(b"", headers, False)
+        try:
+            response = await self.client.send(
+                self.client.build_request("GET", self.url, headers=headers), stream=True
+            )
+        except httpx.HTTPError as exc:
+            ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
+            return
+        ex.status = response.status_code
+        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        ex.record("s2c", "http-response", b"", head=True)
+        if response.status_code != 200:
+            await response.aclose()
+            return
+        await self._read_events(response, ex)
+
+    async def aclose(self) -> int | None:
+        if self.session_id:
+            headers = [(k, v) for k, v in self._headers() if k not in (b"content-type",)]
+            ex = self._exchange("DELETE", self.url)
+            ex.request(b"", headers, False)
+            with contextlib.suppress(httpx.HTTPError):
+                response = await self.client.delete(self.url, headers=headers)
+                ex.status = response.status_code
+                ex.record("s2c", "http-response", response.content, head=True, jsonrpc=False)
+        await self.client.aclose()
+        self._inbox.put.close()
+        return None
+
+
+class LegacySseConnection(_HttpBase):
+    """The HTTP+SSE transport of 2024-11-05, as a client."""
+
+    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None = None) -> None:
+        super().__init__(url, tap, tg, headers)
+        self.endpoint: str | None = None
+        self._endpoint_known = anyio.Event()
+
+    async def start(self) -> None:
+        headers = [(b"accept", b"text/event-stream"), *self._extra]
+        ex = self._exchange("GET", self.url)
+        ex.request(b"", headers, False)
+        try:
+            response = await self.client.send(
+                self.client.build_request("GET", self.url, headers=headers), stream=True
+            )
+        except httpx.HTTPError as exc:
+            raise ConnectionClosed(f"GET {self.url} failed: {exc}") from None
+        ex.status = response.status_code
+        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        ex.record("s2c", "http-response", b"", head=True)
+        if response.status_code != 200:
+            await response.aclose()
+            raise ConnectionClosed(f"GET {self.url} answered {response.status_code}")
+        self._tg.start_soon(self._read_events, response, ex)
+        with anyio.fail_after(30):
+            await self._endpoint_known.wait()
+
+    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+        if event.event == "endpoint":
+            self.endpoint = urljoin(self.url, event.data.strip())
+            self._endpoint_known.set()
+        await super()._on_event(event, ex)
+
+    async def send(self, raw: bytes) -> None:
+        assert self.endpoint is not None
+        headers = [(b"content-type", b"application/json"), *self._extra]
+        ex = self._exchange("POST", self.endpoint)
+        ex.request(raw, headers, False)
+        try:
+            response = await self.client.post(self.endpoint, headers=headers, content=raw)
+        except httpx.HTTPError as exc:
+            raise ConnectionClosed(f"POST {self.endpoint} failed: {exc}") from None
+        ex.status = response.status_code
+        ex.record("s2c", "http-response", response.content, head=True, jsonrpc=False)
+
+    async def aclose(self) -> int | None:
+        await self.client.aclose()
+        self._inbox.put.close()
+        return None
+
+
+def _with_exchange_id(body: bytes, sent: bytes) -> bytes:
+    """An error whose id is null (the server could not tell which request) answers the request of
+    this exchange: hand it to our endpoint with that id, so nobody waits for it until a timeout.
+    (The recording keeps the body as it was.)"""
+    answer = classify(body)
+    if answer.kind is not Kind.ERROR or answer.rpc_id != "null":
+        return body
+    request = classify(sent)
+    if request.kind is not Kind.REQUEST or not isinstance(answer.payload, dict):
+        return body
+    return orjson.dumps({**answer.payload, "id": request.payload["id"]})
+
+
+def _routing_headers(raw: bytes) -> list[tuple[bytes, bytes]]:
+    """2026-07-28 requests name their protocol version, method and target in headers too."""
+    msg = classify(raw)
+    if msg.kind not in (Kind.REQUEST, Kind.NOTIFICATION) or msg.method is None:
+        return []
+    meta = msg.params.get("_meta")
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    if not isinstance(version, str):
+        return []
+    headers = [
+        (MCP_PROTOCOL_VERSION_HEADER.encode(), version.encode()),
+        (MCP_METHOD_HEADER.encode(), msg.method.encode()),
+    ]
+    name_key = NAME_BEARING_METHODS.get(msg.method)
+    name = msg.params.get(name_key) if name_key else None
+    if isinstance(name, str):
+        headers.append((MCP_NAME_HEADER.encode(), encode_header_value(name).encode()))
+    return headers
+
+
+async def open_connection(
+    target: Sequence[str] | str, tap: Tap, tg: TaskGroup, *, headers: dict[str, str] | None = None
+) -> Connection:
+    """Connect to a command (a list) or a URL (`.../sse` means legacy HTTP+SSE)."""
+    if not isinstance(target, str):
+        return await StdioConnection.open(target, tap, tg)
+    if target.rstrip("/").endswith("/sse"):
+        conn = LegacySseConnection(target, tap, tg, headers)
+        await conn.start()
+        return conn
+    return StreamableHttpConnection(target, tap, tg, headers)
