@@ -178,6 +178,76 @@ def proxy(
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
 
 
+@app.command("mock-server")
+def mock_server(
+    session: Annotated[
+        str, typer.Argument(help="The recording to play: a session id, 'last', or a session name.")
+    ],
+    http: Annotated[
+        str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp) instead of stdio.")
+    ] = None,
+    db: DbOption = None,
+    match: Annotated[
+        str,
+        typer.Option(
+            help="strict: params must equal the recorded ones; lenient: ignore _meta and extra keys."
+        ),
+    ] = "strict",
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(help="A params path to ignore when matching, e.g. arguments.when (repeatable)."),
+    ] = None,
+    unmatched: Annotated[
+        str, typer.Option(help="What an unmatched request gets: error, forward or drop.")
+    ] = "error",
+    record_mode: Annotated[
+        str,
+        typer.Option(
+            help="none (play only), once, new (play, forward the rest) or all (forward everything)."
+        ),
+    ] = "none",
+    forward: Annotated[str | None, typer.Option(help="The real server's URL, for forwarding.")] = None,
+    forward_cmd: Annotated[
+        str | None, typer.Option(help="The real server's command line, for forwarding.")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option(help="Name of the recorded mock session (default: the recording's).")
+    ] = None,
+) -> None:
+    """Play the server's side of a recording to a real client (stdio by default, or --http).
+
+    Requests are matched against the recorded ones by method and params (never the JSON-RPC id);
+    recorded notifications and server-to-client requests (sampling, roots, elicitation) are
+    sent at their recorded points. An unmatched request gets error -32050 naming the nearest
+    recorded request and what differed. Every message is recorded as a `mock-server` session.
+    """
+    import shlex
+
+    import anyio
+
+    from inspector.mock.runner import MockOptions, run_mock
+    from inspector.transports.serve import parse_listen
+
+    if forward and forward_cmd:
+        raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
+    options = MockOptions(
+        session_ref=session,
+        match=match,
+        ignore=tuple(ignore or ()),
+        unmatched=unmatched,
+        record_mode=record_mode,
+        forward=forward or (shlex.split(forward_cmd) if forward_cmd else None),
+        name=name,
+    )
+    engine = _engine(db)
+    try:
+        anyio.run(lambda: run_mock(engine, options, http=parse_listen(http) if http else None))
+    except ValueError as exc:
+        raise InspectorError(str(exc)) from None
+    except KeyboardInterrupt:
+        pass
+
+
 @app.command()
 def sessions(
     db: DbOption = None,

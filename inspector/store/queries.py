@@ -60,7 +60,7 @@ def list_sessions(engine: Engine, *, limit: int = 100, offset: int = 0) -> list[
 
 
 def get_session(engine: Engine, ref: int | str) -> Session:
-    """A session by id, or `last` for the newest one."""
+    """A session by id, `last` for the newest one, or the newest session with that name."""
     with DbSession(engine) as db:
         if isinstance(ref, str) and ref.lower() == "last":
             found = db.exec(select(Session).order_by(col(Session.id).desc()).limit(1)).first()
@@ -70,7 +70,14 @@ def get_session(engine: Engine, ref: int | str) -> Session:
         try:
             session_id = int(ref)
         except ValueError:
-            raise NotFoundError(f"{ref!r} is not a session id (a number, or 'last')") from None
+            named = db.exec(
+                select(Session).where(Session.name == str(ref)).order_by(col(Session.id).desc()).limit(1)
+            ).first()
+            if named is None:
+                raise NotFoundError(
+                    f"{ref!r} is not a session id (a number, 'last', or the name of a recorded session)"
+                ) from None
+            return named
         found = db.get(Session, session_id)
         if found is None:
             raise NotFoundError(f"no session with id {session_id}")

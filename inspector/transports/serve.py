@@ -10,7 +10,7 @@ import uvicorn
 
 from inspector.errors import InspectorError
 
-__all__ = ["bind", "parse_listen", "serve"]
+__all__ = ["bind", "parse_listen", "serve", "serve_async"]
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -45,6 +45,15 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
     """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown, 2 s for open streams)."""
+    _server(app, on_ready).run(sockets=[sock])
+
+
+async def serve_async(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
+    """`serve` inside a running event loop (so the app can share its task group)."""
+    await _server(app, on_ready).serve(sockets=[sock])
+
+
+def _server(app: Any, on_ready: Callable[[], None] | None) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         loop="uvloop",
@@ -64,4 +73,4 @@ def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None 
             on_ready()
 
         server.startup = startup  # type: ignore[method-assign]
-    server.run(sockets=[sock])
+    return server

@@ -1,0 +1,202 @@
+"""Wiring for `mcp-inspect mock-server`: load the recording, pick the record mode, serve, record.
+
+Record modes, as in cassette libraries:
+- `none`: play the recording only (unmatched requests follow `--unmatched`);
+- `new`: play what matches, forward the rest to the real server (and record it);
+- `all`: forward everything to the real server and record it;
+- `once`: `all` when no recording of that name exists yet, else `none`.
+Forwarding opens its own recorded connection (a session linked to the
+mock session) and first repeats the client's handshake there.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import orjson
+from sqlalchemy import Engine
+
+from inspector.capture import Recorder, Tap
+from inspector.endpoint import Endpoint
+from inspector.errors import InspectorError, NotFoundError
+from inspector.mock.script import RecordedScript
+from inspector.mock.serve import mock_http_app, serve_stdio
+from inspector.mock.session import MockSession
+from inspector.protocol import id_key
+from inspector.replay.matching import MatchPolicy
+from inspector.store import StoreWriter, create_session, get_session, iter_messages
+from inspector.transports.connect import open_connection
+
+__all__ = ["MockOptions", "prepare_mock", "run_mock"]
+
+RECORD_MODES = ("none", "once", "new", "all")
+
+
+@dataclass
+class MockOptions:
+    session_ref: str
+    match: str = "strict"
+    ignore: tuple[str, ...] = ()
+    unmatched: str = "error"
+    record_mode: str = "none"
+    forward: Sequence[str] | str | None = None
+    name: str | None = None
+
+
+@dataclass
+class MockPlan:
+    script: RecordedScript
+    play: bool
+    unmatched: str
+    source_id: int | None
+    name: str
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
+    """Resolve the recording and the record mode into what to serve; clear errors for bad combinations."""
+    if options.record_mode not in RECORD_MODES:
+        raise InspectorError(f"--record-mode must be one of {', '.join(RECORD_MODES)}")
+    policy = MatchPolicy(options.match, tuple(options.ignore))
+    try:
+        source = get_session(engine, options.session_ref)
+    except NotFoundError:
+        if options.record_mode not in ("once", "all"):
+            raise
+        source = None
+    mode = options.record_mode
+    if mode == "once":
+        mode = "none" if source is not None else "all"
+    if mode in ("new", "all") and options.forward is None:
+        raise InspectorError(
+            f"--record-mode {options.record_mode} needs a real server: --forward URL or --forward-cmd"
+        )
+    unmatched = "forward" if mode == "new" else options.unmatched
+    if unmatched == "forward" and options.forward is None:
+        raise InspectorError("--unmatched forward needs a real server: --forward URL or --forward-cmd")
+    rows = list(iter_messages(engine, source.id)) if source is not None and source.id is not None else []
+    script = RecordedScript.from_rows(rows, policy)
+    name = (
+        options.name or (source.name if source is not None and source.name else None) or options.session_ref
+    )
+    notes = [
+        f"record mode {mode}" + (f" (from {options.record_mode})" if mode != options.record_mode else "")
+    ]
+    if source is not None:
+        notes.append(f"playing session {source.id} ({len(script.requests)} distinct requests)")
+    return MockPlan(script, mode != "all", unmatched, source.id if source else None, name, notes)
+
+
+class Forwarder:
+    """A lazily opened, recorded connection to the real server, for unmatched requests."""
+
+    def __init__(
+        self, engine: Engine, recorder: Recorder, target: Sequence[str] | str, parent_id: int
+    ) -> None:
+        self.engine = engine
+        self.recorder = recorder
+        self.target = target
+        self.parent_id = parent_id
+        self.handshake: list[dict[str, Any]] = []
+        self._endpoint: Endpoint | None = None
+        self._lock = anyio.Lock()
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    def remember(self, message: dict[str, Any]) -> None:
+        """Keep the client's handshake, to repeat it when the forward connection opens."""
+        if message.get("method") in ("initialize", "notifications/initialized"):
+            self.handshake.append(message)
+
+    async def __call__(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        endpoint = await self._open(message)
+        await endpoint.send_raw(orjson.dumps(message))
+        if "id" not in message:
+            return None
+        answer = await endpoint.response(id_key(message["id"]), timeout=60)
+        return {k: v for k, v in answer.items() if k in ("result", "error")}
+
+    async def _open(self, current: dict[str, Any]) -> Endpoint:
+        async with self._lock:
+            if self._endpoint is not None:
+                return self._endpoint
+            assert self._tg is not None
+            target = self.target if isinstance(self.target, str) else list(self.target)
+            sid = create_session(
+                self.engine,
+                kind="mock-client",
+                target=target,
+                name=f"forwarded for mock #{self.parent_id}",
+                parent_id=self.parent_id,
+            )
+            conn = await open_connection(self.target, self.recorder.open(sid), self._tg)
+            endpoint = Endpoint(conn)
+            await self._tg.start(endpoint.serve)
+            # The real server has not seen the client's handshake (the recording answered it): repeat it.
+            for earlier in self.handshake:
+                if earlier is current:
+                    continue
+                await endpoint.send_raw(orjson.dumps(earlier))
+                if "id" in earlier:
+                    await endpoint.response(id_key(earlier["id"]), timeout=60)
+            self._endpoint = endpoint
+            return endpoint
+
+    def bind(self, tg: anyio.abc.TaskGroup) -> None:
+        self._tg = tg
+
+
+async def run_mock(engine: Engine, options: MockOptions, *, http: tuple[str, int] | None = None) -> None:
+    """Serve the mock on stdio (one client) or Streamable HTTP (until interrupted)."""
+    plan = prepare_mock(engine, options)
+    recorder = make_recorder(engine)
+    forwarders: list[Forwarder] = []
+    try:
+        async with anyio.create_task_group() as tg:
+
+            def make_session(target: Any) -> tuple[MockSession, Tap]:
+                sid, tap = new_tap(engine, recorder, plan, target)
+                forward = None
+                if options.forward is not None:
+                    forward = Forwarder(engine, recorder, options.forward, sid)
+                    forward.bind(tg)
+                    forwarders.append(forward)
+                session = MockSession(plan.script, unmatched=plan.unmatched, forward=forward, play=plan.play)
+                if forward is not None:
+                    session.on_message = forward.remember
+                return session, tap
+
+            if http is None:
+                session, tap = make_session("stdio")
+                announce(f"mock server on stdio; {'; '.join(plan.notes)}")
+                await serve_stdio(session, tap)
+                tap.end(0, "client EOF")
+                tg.cancel_scope.cancel()
+                return
+            from inspector.transports.serve import bind, serve_async
+
+            sock = bind(*http)
+            url = f"http://{http[0]}:{sock.getsockname()[1]}/mcp"
+            app = mock_http_app(lambda: make_session(url))
+            await serve_async(
+                app, sock, on_ready=lambda: announce(f"mock server at {url}; {'; '.join(plan.notes)}")
+            )
+            tg.cancel_scope.cancel()
+    finally:
+        recorder.stop("mock server stopped")
+
+
+def announce(text: str) -> None:
+    print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
+
+
+def new_tap(engine: Engine, recorder: Recorder, plan: MockPlan, target: Any) -> tuple[int, Tap]:
+    sid = create_session(engine, kind="mock-server", target=target, name=plan.name, parent_id=plan.source_id)
+    return sid, recorder.open(sid)
+
+
+def make_recorder(engine: Engine) -> Recorder:
+    return Recorder([StoreWriter(engine)]).start()

@@ -1,0 +1,126 @@
+"""The server's side of a recording, as a script a mock server can play. No IO.
+
+Each client message of the recording gets a `Reaction`: what the server
+sent because of it, in recorded order. For a request that is the
+notifications and server-to-client requests sent while it was in flight
+(progress, log messages, sampling, elicitation, roots), then its response;
+for a notification (e.g. `notifications/initialized`) it is what the server
+sent before the client's next message.
+
+Reactions are looked up with an `AnswerBook` (method + normalised params,
+never the JSON-RPC id; repeated identical requests get the recorded answers
+in order, then the last again). Lifecycle requests (`initialize`,
+`server/discover`, `ping`) match on their method alone, since their params
+describe the client, not the question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from inspector.replay.matching import AnswerBook, MatchPolicy, Miss
+from inspector.store.models import Message
+
+__all__ = ["LIFECYCLE_METHODS", "Action", "Reaction", "RecordedScript"]
+
+LIFECYCLE_METHODS = frozenset({"initialize", "server/discover", "ping"})
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing the server does: `notify` (payload is a notification), `request` (a server-to-client
+    request; payload without id), or `respond` (payload is the response without id: result or error)."""
+
+    kind: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class Reaction:
+    actions: list[Action] = field(default_factory=list)
+
+
+def _payload(m: Message) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(m.raw)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _without_id(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k not in ("id", "jsonrpc")}
+
+
+class RecordedScript:
+    """Reactions of a recorded server, looked up by the client's message."""
+
+    def __init__(self, policy: MatchPolicy | None = None) -> None:
+        self.policy = policy or MatchPolicy()
+        self.requests = AnswerBook(self.policy)
+        self.lifecycle = AnswerBook(MatchPolicy("lenient", ignore=("*",)))
+        self.notifications = AnswerBook(MatchPolicy("lenient"))
+
+    @classmethod
+    def from_rows(cls, rows: list[Message], policy: MatchPolicy | None = None) -> RecordedScript:
+        script = cls(policy)
+        jsonrpc = [m for m in rows if m.kind in ("request", "notification", "response", "error")]
+        response_of = {
+            m.answers_seq: m for m in jsonrpc if m.direction == "s2c" and m.answers_seq is not None
+        }
+        claimed: set[int] = set()
+        for i, m in enumerate(jsonrpc):
+            if m.direction != "c2s" or m.kind not in ("request", "notification"):
+                continue
+            payload = _payload(m)
+            if payload is None:
+                continue
+            reaction = Reaction()
+            end = response_of.get(m.seq) if m.kind == "request" else None
+            for later in jsonrpc[i + 1 :]:
+                if end is not None and later.seq == end.seq:
+                    break
+                if end is None and later.direction == "c2s" and later.kind in ("request", "notification"):
+                    break
+                if (
+                    later.direction != "s2c"
+                    or later.seq in claimed
+                    or later.kind not in ("notification", "request")
+                ):
+                    continue
+                related = (later.meta or {}).get("related_seq") if isinstance(later.meta, dict) else None
+                if related is not None and related != m.seq:
+                    continue
+                body = _payload(later)
+                if body is not None:
+                    claimed.add(later.seq)
+                    reaction.actions.append(
+                        Action("notify" if later.kind == "notification" else "request", _without_id(body))
+                    )
+            if end is not None:
+                body = _payload(end)
+                if body is not None:
+                    reaction.actions.append(Action("respond", _without_id(body)))
+            book = script._book(payload.get("method", ""), m.kind)
+            book.add(payload.get("method", ""), payload.get("params"), reaction)
+        return script
+
+    def _book(self, method: str, kind: str) -> AnswerBook:
+        if kind == "notification":
+            return self.notifications
+        return self.lifecycle if method in LIFECYCLE_METHODS else self.requests
+
+    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
+        """The recorded reaction to a client request or notification; a `Miss` for an unmatched request."""
+        method = message.get("method", "")
+        kind = "request" if "id" in message else "notification"
+        book = self._book(method, kind)
+        found, reaction = book.take(method, message.get("params"))
+        if found:
+            return reaction, None
+        if kind == "notification":
+            return None, None
+        return None, book.miss(method, message.get("params"))
