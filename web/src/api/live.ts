@@ -6,7 +6,8 @@ type Handler = (event: LiveEvent) => void;
 class LiveFeed {
   private ws: WebSocket | null = null;
   private handlers = new Set<Handler>();
-  private openHandlers = new Set<() => void>();
+  private openHandlers = new Set<(reconnected: boolean) => void>();
+  private opened = false;
   private subscriptions = new Map<number, number>(); // session id -> subscriber count
   private retry = 500;
   connected = false;
@@ -19,8 +20,9 @@ class LiveFeed {
       this.connected = true;
       this.retry = 500;
       for (const id of this.subscriptions.keys()) this.send({ type: "subscribe", session_id: id });
-      // Whatever happened while we were away is fetched again through the REST API.
-      for (const h of this.openHandlers) h();
+      // Whatever happened while we were away (or before the first connection) is fetched again.
+      for (const h of this.openHandlers) h(this.opened);
+      this.opened = true;
     };
     ws.onmessage = (msg) => {
       const event = JSON.parse(msg.data as string) as LiveEvent;
@@ -41,7 +43,7 @@ class LiveFeed {
   }
 
   /** Listen to events (and to reconnections); returns the function that stops listening. */
-  listen(handler: Handler, onOpen?: () => void): () => void {
+  listen(handler: Handler, onOpen?: (reconnected: boolean) => void): () => void {
     this.handlers.add(handler);
     if (onOpen) this.openHandlers.add(onOpen);
     if (!this.ws) this.connect();

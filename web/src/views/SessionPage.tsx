@@ -14,11 +14,17 @@ export function SessionPage() {
   const { session, error, setSession } = useSession(id);
   if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
   if (error) return <p className="error" data-testid="error">{error}</p>;
-  if (!session) return <p className="muted">Loading session {id}…</p>;
-  const http = session.kind === "http-proxy";
+  const http = session?.kind === "http-proxy";
+  // The timeline starts loading its rows at once, beside the session's own request.
   return (
     <section className="session">
-      <Header session={session} onChange={setSession} />
+      {session ? (
+        <Header session={session} onChange={setSession} />
+      ) : (
+        <div className="session-header">
+          <p className="muted">Loading session {id}…</p>
+        </div>
+      )}
       <nav className="tabs">
         <NavLink to={`/sessions/${id}`} end>
           Timeline
@@ -28,12 +34,12 @@ export function SessionPage() {
         <NavLink to={`/sessions/${id}/info`}>Info</NavLink>
       </nav>
       <Routes>
-        <Route index element={<Timeline session={session} />} />
-        <Route path="messages/:seq" element={<Timeline session={session} />} />
-        <Route path="lanes" element={<Lanes session={session} />} />
-        <Route path="network" element={<Network session={session} />} />
-        <Route path="network/:exchange" element={<Network session={session} />} />
-        <Route path="info" element={<Info session={session} />} />
+        <Route index element={<Timeline sessionId={id} session={session} />} />
+        <Route path="messages/:seq" element={<Timeline sessionId={id} session={session} />} />
+        <Route path="lanes" element={session && <Lanes session={session} />} />
+        <Route path="network" element={session && <Network session={session} />} />
+        <Route path="network/:exchange" element={session && <Network session={session} />} />
+        <Route path="info" element={session && <Info session={session} />} />
       </Routes>
     </section>
   );

@@ -40,7 +40,7 @@ function methodText(r: Row): string {
   return m ? `${label} ${m[1]}` : label;
 }
 
-export function Timeline({ session }: { session: Session }) {
+export function Timeline({ sessionId, session }: { sessionId: number; session: Session | null }) {
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const seqParam = useParams().seq;
@@ -48,11 +48,17 @@ export function Timeline({ session }: { session: Session }) {
   const filter = parseFilter(params);
   const filterKey = JSON.stringify(filter);
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const store = useMemo(() => new RowStore(session.id, filter), [session.id, filterKey]);
+  const store = useMemo(() => new RowStore(sessionId, filter), [sessionId, filterKey]);
   useSyncExternalStore(store.subscribe, store.getVersion);
   const [selected, setSelected] = useState<number | null>(null);
   const [anchor, setAnchor] = useState<number | null>(null);
-  const [follow, setFollow] = useState(session.state === "recording" && openSeq === null);
+  const [follow, setFollow] = useState(false);
+  const recording = session?.state === "recording";
+  // Follow the tail of a session that is recording when it opens (not at a given message).
+  useEffect(() => {
+    if (recording && openSeq === null) setFollow(true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [recording, sessionId]);
   const [methods, setMethods] = useState<string[]>([]);
   const scroller = useRef<HTMLDivElement>(null);
   const searchBox = useRef<HTMLInputElement>(null);
@@ -65,18 +71,18 @@ export function Timeline({ session }: { session: Session }) {
 
   useEffect(() => {
     api
-      .GET("/api/sessions/{session_id}/methods", { params: { path: { session_id: session.id } } })
+      .GET("/api/sessions/{session_id}/methods", { params: { path: { session_id: sessionId } } })
       .then(unwrap)
       .then((m) => setMethods(Object.keys(m)), () => undefined);
-  }, [session.id, session.state]);
+  }, [sessionId, session?.state]);
 
   // Live: the new rows of this session, and its message count from session updates.
   useEffect(() => {
-    const unsubscribe = live.subscribe(session.id);
+    const unsubscribe = live.subscribe(sessionId);
     const stop = live.listen(
       (ev) => {
-        if (ev.type === "messages" && ev.session_id === session.id) store.applyLive(ev.items, null);
-        else if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === session.id)
+        if (ev.type === "messages" && ev.session_id === sessionId) store.applyLive(ev.items, null);
+        else if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === sessionId)
           store.applyLive([], ev.session.message_count);
       },
       () => store.applyLive([], null),
@@ -85,7 +91,7 @@ export function Timeline({ session }: { session: Session }) {
       stop();
       unsubscribe();
     };
-  }, [store, session.id]);
+  }, [store, sessionId]);
 
   const virtualizer = useVirtualizer({
     count: store.total,
@@ -122,7 +128,7 @@ export function Timeline({ session }: { session: Session }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [openSeq, store, store.loaded]);
 
-  const base = `/sessions/${session.id}`;
+  const base = `/sessions/${sessionId}`;
   const search = params.toString() ? `?${params.toString()}` : "";
   const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
   const setParam = (key: string, value: string) => {
@@ -349,7 +355,7 @@ export function Timeline({ session }: { session: Session }) {
       </div>
       {openSeq !== null && (
         <MessageDetail
-          sessionId={session.id}
+          sessionId={sessionId}
           seq={openSeq}
           onOpen={(seq) => open(seq)}
           onClose={() => navigate(`${base}${search}`)}

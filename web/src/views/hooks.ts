@@ -39,7 +39,7 @@ export function useSession(id: number): { session: Session | null; error: string
     const stop = live.listen((ev) => {
       if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === id) setSession(ev.session);
       if (ev.type === "session_deleted" && ev.session_id === id) setError(`session ${id} was deleted`);
-    }, load);
+    }, (reconnected) => reconnected && load());
     return () => {
       alive = false;
       stop();
