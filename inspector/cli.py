@@ -34,7 +34,7 @@ DbOption = Annotated[
 
 
 def _err() -> Console:
-    return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True)
 
 
 def _engine(db: str | None, *, create: bool = True):  # type: ignore[no-untyped-def]

@@ -21,11 +21,11 @@ import orjson
 from sqlalchemy import Engine
 
 from inspector.capture import Recorder, Tap
-from inspector.endpoint import Endpoint
+from inspector.endpoint import Endpoint, RequestError
 from inspector.errors import InspectorError, NotFoundError
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
-from inspector.mock.session import MockSession
+from inspector.mock.session import MockSession, Out
 from inspector.protocol import id_key
 from inspector.replay.matching import MatchPolicy
 from inspector.store import StoreWriter, create_session, get_session, iter_messages
@@ -61,6 +61,8 @@ def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
     """Resolve the recording and the record mode into what to serve; clear errors for bad combinations."""
     if options.record_mode not in RECORD_MODES:
         raise InspectorError(f"--record-mode must be one of {', '.join(RECORD_MODES)}")
+    if options.record_mode in ("new", "all", "once") and options.forward is None:
+        raise InspectorError(f"--record-mode {options.record_mode} needs a real server: --forward URL or --forward-cmd")
     policy = MatchPolicy(options.match, tuple(options.ignore))
     try:
         source = get_session(engine, options.session_ref)
@@ -105,13 +107,16 @@ class Forwarder:
         self._endpoint: Endpoint | None = None
         self._lock = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
+        self.session: MockSession | None = None
+        self._out: Out | None = None
 
     def remember(self, message: dict[str, Any]) -> None:
         """Keep the client's handshake, to repeat it when the forward connection opens."""
         if message.get("method") in ("initialize", "notifications/initialized"):
             self.handshake.append(message)
 
-    async def __call__(self, message: dict[str, Any]) -> dict[str, Any] | None:
+    async def __call__(self, message: dict[str, Any], out: Out) -> dict[str, Any] | None:
+        self._out = out
         endpoint = await self._open(message)
         await endpoint.send_raw(orjson.dumps(message))
         if "id" not in message:
@@ -133,7 +138,9 @@ class Forwarder:
                 parent_id=self.parent_id,
             )
             conn = await open_connection(self.target, self.recorder.open(sid), self._tg)
-            endpoint = Endpoint(conn)
+            endpoint = Endpoint(
+                conn, on_request=self._relay_request, on_notification=self._relay_notification
+            )
             await self._tg.start(endpoint.serve)
             # The real server has not seen the client's handshake (the recording answered it): repeat it.
             for earlier in self.handshake:
@@ -145,27 +152,42 @@ class Forwarder:
             self._endpoint = endpoint
             return endpoint
 
-    def bind(self, tg: anyio.abc.TaskGroup) -> None:
+    async def _relay_request(self, request: dict[str, Any]) -> Any:
+        """The real server asks the client something (sampling, roots, ...): ask our client."""
+        assert self.session is not None and self._out is not None
+        payload = {k: v for k, v in request.items() if k not in ("id", "jsonrpc")}
+        answer = await self.session.ask(payload, self._out)
+        if answer is None:
+            raise RequestError(-32001, "the client did not answer in time")
+        if "error" in answer:
+            err = answer["error"]
+            raise RequestError(err.get("code", -32603), err.get("message", ""), err.get("data"))
+        return answer.get("result")
+
+    async def _relay_notification(self, notification: dict[str, Any]) -> None:
+        if self._out is not None:
+            await self._out(notification)
+
+    def bind(self, tg: anyio.abc.TaskGroup, session: MockSession) -> None:
         self._tg = tg
+        self.session = session
 
 
 async def run_mock(engine: Engine, options: MockOptions, *, http: tuple[str, int] | None = None) -> None:
     """Serve the mock on stdio (one client) or Streamable HTTP (until interrupted)."""
     plan = prepare_mock(engine, options)
     recorder = make_recorder(engine)
-    forwarders: list[Forwarder] = []
     try:
         async with anyio.create_task_group() as tg:
 
             def make_session(target: Any) -> tuple[MockSession, Tap]:
                 sid, tap = new_tap(engine, recorder, plan, target)
-                forward = None
-                if options.forward is not None:
-                    forward = Forwarder(engine, recorder, options.forward, sid)
-                    forward.bind(tg)
-                    forwarders.append(forward)
+                forward = (
+                    Forwarder(engine, recorder, options.forward, sid) if options.forward is not None else None
+                )
                 session = MockSession(plan.script, unmatched=plan.unmatched, forward=forward, play=plan.play)
                 if forward is not None:
+                    forward.bind(tg, session)
                     session.on_message = forward.remember
                 return session, tap
 

@@ -27,7 +27,7 @@ __all__ = ["UNMATCHED_CODE", "MockSession", "Out"]
 
 UNMATCHED_CODE = -32050  # implementation-defined server error: no recorded request matches
 Out = Callable[[dict[str, Any]], Awaitable[None]]
-Forward = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+Forward = Callable[[dict[str, Any], Out], Awaitable[dict[str, Any] | None]]  # (message, where to relay)
 
 
 class MockSession:
@@ -67,10 +67,10 @@ class MockSession:
             return await self._play(reaction, message, out)
         if not is_request:
             if self.forward is not None and not self.play:
-                await self.forward(message)
+                await self.forward(message, out)
             return False
         if self.forward is not None and (self.unmatched == "forward" or not self.play):
-            answer = await self.forward(message)
+            answer = await self.forward(message, out)
             if answer is not None:
                 await out({**answer, "jsonrpc": "2.0", "id": message["id"]})
                 return True
@@ -95,13 +95,13 @@ class MockSession:
             if action.kind == "notify":
                 await out({"jsonrpc": "2.0", **action.payload})
             elif action.kind == "request":
-                await self._ask(action.payload, out)
+                await self.ask(action.payload, out)
             elif "id" in message:
                 await out({"jsonrpc": "2.0", "id": message["id"], **action.payload})
                 responded = True
         return responded
 
-    async def _ask(self, payload: dict[str, Any], out: Out) -> dict[str, Any] | None:
+    async def ask(self, payload: dict[str, Any], out: Out) -> dict[str, Any] | None:
         """Send a server-to-client request and wait for the client's answer (None on timeout)."""
         rpc_id = f"mock-{next(self._ids)}"
         event = anyio.Event()
