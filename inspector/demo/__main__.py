@@ -31,6 +31,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--port", type=int, default=DEFAULT_PORT, help="HTTP port (HTTP transports only; 0 picks a free one)"
     )
     parser.add_argument(
+        "--variant", action="store_true", help="Serve 'the next version': a changed weather result, no fail tool"
+    )
+    parser.add_argument(
         "--resumable",
         action="store_true",
         help="Give SSE events ids and keep them, so dropped streams resume with Last-Event-ID (streamable-http)",
@@ -43,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     # The demo deliberately uses deprecated-at-2026 features (logging); don't spam stderr.
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
-    server = build_server()
+    server = build_server(variant=args.variant)
     transport: Transport = args.transport
     if transport == "stdio":
         server.run("stdio")

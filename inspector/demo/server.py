@@ -86,8 +86,12 @@ class LogGate:
         return self.minimum is None or _LEVELS.index(level) >= _LEVELS.index(self.minimum)
 
 
-def build_server() -> MCPServer:
-    """Build a fresh demo server (each call has its own log gate)."""
+def build_server(*, variant: bool = False) -> MCPServer:
+    """Build a fresh demo server (each call has its own log gate).
+
+    `variant` builds "the next version" of the demo, for replay and diff demos: the weather
+    report is one degree warmer and the `fail` tool is gone.
+    """
     server: MCPServer = MCPServer(
         SERVER_NAME,
         title="MCP inspector demo",
@@ -96,7 +100,9 @@ def build_server() -> MCPServer:
         log_level="WARNING",
     )
     gate = LogGate()
-    _register_tools(server, gate)
+    _register_tools(server, gate, warmer=1.0 if variant else 0.0)
+    if variant:
+        server.remove_tool("fail")
     _register_resources(server)
     _register_prompts(server)
     _register_logging(server, gate)
@@ -112,7 +118,7 @@ async def _log(ctx: Context, gate: LogGate, level: LoggingLevel, message: str) -
         await ctx.log(level, message, logger_name=LOGGER_NAME)  # pyright: ignore[reportDeprecated]
 
 
-def _register_tools(server: MCPServer, gate: LogGate) -> None:
+def _register_tools(server: MCPServer, gate: LogGate, *, warmer: float = 0.0) -> None:
     """Register the demo tools."""
 
     @server.tool(structured_output=False, description="Return the given text unchanged.")
@@ -124,7 +130,7 @@ def _register_tools(server: MCPServer, gate: LogGate) -> None:
         seed = sum(city.encode())
         return WeatherReport(
             city=city,
-            temperature_c=round(5 + seed % 25 + (seed % 10) / 10, 1),
+            temperature_c=round(5 + seed % 25 + (seed % 10) / 10 + warmer, 1),
             conditions=("sunny", "cloudy", "rainy", "windy")[seed % 4],
             humidity_pct=30 + seed % 60,
         )

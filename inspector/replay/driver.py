@@ -9,6 +9,7 @@ from the recording. Returns the new session's id.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.replay.matching import MatchPolicy
-from inspector.replay.plan import Substitutions, plan_replay
+from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
 from inspector.store import StoreWriter, create_session, iter_messages
 from inspector.store.models import Session
 from inspector.transports.connect import ConnectionClosed, open_connection
@@ -33,6 +34,7 @@ class ReplayOutcome:
     sent: int = 0
     timeouts: list[str] = field(default_factory=list)  # request ids that got no answer
     unmatched_server_requests: list[str] = field(default_factory=list)
+    missing_secrets: list[str] = field(default_factory=list)
     error: str | None = None
 
 
@@ -44,12 +46,18 @@ async def run_replay(
     timeout: float = 30.0,
     policy: MatchPolicy | None = None,
     headers: dict[str, str] | None = None,
+    secrets: dict[str, str] | None = None,
     name: str | None = None,
 ) -> ReplayOutcome:
-    """Replay `original` against `target` and record it; the outcome names what went wrong, if anything."""
+    """Replay `original` against `target` and record it; the outcome names what went wrong, if anything.
+
+    Over HTTP the original client's credential headers are sent again, their secrets put back from
+    `secrets` or the environment (`MCP_INSPECTOR_SECRET_<NAME>`); `headers` add to or override them."""
     assert original.id is not None
     rows = list(iter_messages(engine, original.id))
     plan = plan_replay(rows, policy)
+    recorded, missing = recorded_secret_headers(rows, secrets or {}, os.environ)
+    headers = {**recorded, **(headers or {})}
     session_id = create_session(
         engine,
         kind="replay",
@@ -57,7 +65,7 @@ async def run_replay(
         name=name or f"replay of #{original.id}",
         parent_id=original.id,
     )
-    outcome = ReplayOutcome(session_id)
+    outcome = ReplayOutcome(session_id, missing_secrets=missing)
     recorder = Recorder([StoreWriter(engine)]).start()
     tap = recorder.open(session_id)
     subs = Substitutions()

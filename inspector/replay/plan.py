@@ -15,16 +15,18 @@ counterpart and substitutes it in later client messages (`Substitutions`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from inspector.capture.redact import SECRET_HEADERS, resolve_secrets
 from inspector.protocol import Kind, classify
 from inspector.replay.matching import AnswerBook, MatchPolicy
 from inspector.store.models import Message
 
-__all__ = ["ReplayPlan", "Step", "Substitutions", "plan_replay"]
+__all__ = ["ReplayPlan", "Step", "Substitutions", "plan_replay", "recorded_secret_headers"]
 
 _CLIENT_KINDS = {"request", "notification", "response", "error", "batch", "invalid"}
 # Keys whose values the server chooses and the client sends back.
@@ -83,6 +85,28 @@ def plan_replay(rows: list[Message], policy: MatchPolicy | None = None) -> Repla
         steps.append(Step(m.seq, m.raw.rstrip(b"\r\n"), answered[awaited:], ids, m.method))
         awaited = len(answered)
     return ReplayPlan(steps, answered[awaited:], answers, responses)
+
+
+def recorded_secret_headers(
+    rows: list[Message], given: Mapping[str, str], environ: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """The credential headers the original client sent (stored as placeholders), with secrets put back.
+
+    Returns the headers that could be filled and the secret names nobody supplied."""
+    headers: dict[str, str] = {}
+    missing: list[str] = []
+    for m in rows:
+        if m.channel != "http-request" or not m.http_headers:
+            continue
+        for name, value in m.http_headers:
+            if name.lower() not in SECRET_HEADERS or name.lower() in headers:
+                continue
+            filled, unknown = resolve_secrets(value, given, environ)
+            if unknown:
+                missing.extend(n for n in unknown if n not in missing)
+            else:
+                headers[name.lower()] = filled
+    return headers, missing
 
 
 def _payload(m: Message) -> Any:
