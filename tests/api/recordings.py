@@ -150,3 +150,27 @@ def http_session(db: Path) -> int:
     writer.on_end(None, "proxy stopped", builder.facts.snapshot())
     engine.dispose()
     return sid
+
+
+def out_of_order_session(db: Path) -> int:
+    """Two requests answered in reverse order, and a server-to-client request in between."""
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["server"], name="out of order")
+    builder = MessageBuilder(sid)
+    t = 1_700_000_000_000_000_000
+    lines = [
+        ("c2s", "stdin", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}\n'),
+        ("c2s", "stdin", b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'),
+        ("s2c", "stdout", b'{"jsonrpc":"2.0","id":"s1","method":"roots/list"}\n'),
+        ("c2s", "stdin", b'{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}\n'),
+        ("s2c", "stdout", b'{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n'),
+        ("s2c", "stdout", b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'),
+    ]
+    rows: list[dict[str, Any]] = []
+    for i, (direction, channel, line) in enumerate(lines):
+        rows += builder.feed(t + i * 1_000_000, direction, channel, line)
+    writer = SessionWriter(engine, sid)
+    writer.on_batch(rows, builder.facts.snapshot())
+    writer.on_end(0, "client-eof", builder.facts.snapshot())
+    engine.dispose()
+    return sid

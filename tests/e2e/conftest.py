@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
-from tests.api.recordings import generate_session, http_session, record_demo
+from tests.api.recordings import generate_session, http_session, out_of_order_session, record_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -58,11 +58,13 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture(scope="session")
 def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Session 1: the demo through the real shim; 2: 100,000 generated messages; 3: HTTP rows by hand."""
+    """1: the demo through the real shim; 2: 100,000 generated messages; 3: HTTP rows by hand;
+    4: answers out of order."""
     db = tmp_path_factory.mktemp("e2e") / "e2e.db"
     record_demo(db)
     generate_session(db, BIG, name="hundred thousand")
     http_session(db)
+    out_of_order_session(db)
     return db
 
 

@@ -133,3 +133,21 @@ def test_network_view_of_an_http_session(page: Page, ui: UiServer) -> None:
     shot(page, "network-light")
     detail.get_by_role("link", name="notifications/progress").click()
     expect(page.get_by_test_id("detail").locator("h2")).to_contain_text("notification notifications/progress")
+
+
+def test_a_range_of_the_timeline_in_lanes_shows_out_of_order_answers(browser: Browser, ui: UiServer) -> None:
+    context = new_context(browser, "dark")
+    page = context.new_page()
+    page.goto(ui.url("/sessions/4"))
+    page.locator("[data-testid=row][data-seq='1'] .c-seq").click()
+    page.locator("[data-testid=row][data-seq='6'] .c-seq").click(modifiers=["Shift"])
+    page.get_by_role("button", name="Lanes #1–#6").click()
+    expect(page).to_have_url(re.compile(r"/sessions/4/lanes\?from=1&to=6$"))
+    late = page.locator("[data-testid=lane-msg][data-seq='6']")
+    expect(late).to_have_class(re.compile(r"\blate\b"))
+    expect(late).to_contain_text("out of order")
+    expect(page.locator("[data-testid=lane-msg][data-seq='5']")).not_to_have_class(re.compile(r"\blate\b"))
+    expect(page.locator("[data-testid=lane-msg][data-seq='3']")).to_have_class(re.compile(r"server-request"))
+    expect(page.get_by_text("1 answered out of order")).to_be_visible()
+    shot(page, "lanes-out-of-order-dark")
+    context.close()

@@ -64,7 +64,7 @@ export function Lanes({ session }: { session: Session }) {
       {error && <p className="error">{error}</p>}
       <svg width={width} height={height} className="lanes-svg" data-testid="lanes">
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="10" markerHeight="10" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" className="arrowhead" />
           </marker>
         </defs>

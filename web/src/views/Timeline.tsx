@@ -303,6 +303,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                     inRange ? "in-range" : "",
                   ].join(" ")}
                   style={style}
+                  onMouseDown={(e) => e.shiftKey && e.preventDefault() /* no text selection on shift-click */}
                   onClick={(e) => {
                     setFollow(false);
                     if (e.shiftKey) {
