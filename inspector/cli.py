@@ -249,6 +249,106 @@ def mock_server(
 
 
 @app.command()
+def replay(
+    session: Annotated[
+        str, typer.Argument(help="The recording to replay: a session id, 'last', or a session name.")
+    ],
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+    ] = None,
+    url: Annotated[
+        str | None, typer.Option(help="The server's URL instead of a command (.../sse: legacy HTTP+SSE).")
+    ] = None,
+    db: DbOption = None,
+    calibrate: Annotated[
+        bool, typer.Option(help="Replay twice and ignore what differs between those two runs (noise).")
+    ] = False,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable)."),
+    ] = None,
+    match: Annotated[
+        str,
+        typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
+    ] = "strict",
+    header: Annotated[
+        list[str] | None, typer.Option(help="An HTTP header for the target, 'Name: value' (repeatable).")
+    ] = None,
+    secret: Annotated[
+        list[str] | None,
+        typer.Option(help="A secret redacted at record time, NAME=VALUE (else $MCP_INSPECTOR_SECRET_NAME)."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Re-drive a server with a recorded client and diff its behaviour against the recording.
+
+    Exit status: 0 behaviour unchanged, 1 changed, 2 the replay could not run. The replay is
+    recorded as a new session (kind `replay`) linked to the original.
+    """
+    from inspector.replay.report import replay_and_diff
+
+    if command and command[0] == "--":
+        command = command[1:]
+    if bool(command) == bool(url):
+        raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
+    headers = _parse_headers(header or [])
+    engine = _engine(db, create=False)
+    code = replay_and_diff(
+        engine,
+        session,
+        url or list(command or []),
+        calibrate=calibrate,
+        ignore=tuple(ignore or ()),
+        match=match,
+        headers=headers,
+        secrets=_parse_secrets(secret or []),
+        timeout=timeout,
+        json_out=json_out,
+    )
+    raise typer.Exit(code)
+
+
+@app.command()
+def diff(
+    session_a: Annotated[str, typer.Argument(help="The first session (id, 'last' or name): the baseline.")],
+    session_b: Annotated[str, typer.Argument(help="The second session, compared with the first.")],
+    db: DbOption = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option(help="A JSON path to ignore, e.g. '**.timestamp' (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Semantic diff of two recorded sessions (exit 1 when their behaviour differs)."""
+    from inspector.replay.report import diff_recorded
+
+    engine = _engine(db, create=False)
+    raise typer.Exit(
+        diff_recorded(engine, session_a, session_b, ignore=tuple(ignore or ()), json_out=json_out)
+    )
+
+
+def _parse_secrets(values: list[str]) -> dict[str, str]:
+    secrets = {}
+    for value in values:
+        name, sep, content = value.partition("=")
+        if not sep or not name.strip():
+            raise InspectorError(f"--secret wants NAME=VALUE, got {value!r}")
+        secrets[name.strip().lower()] = content
+    return secrets
+
+
+def _parse_headers(values: list[str]) -> dict[str, str]:
+    headers = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise InspectorError(f"--header wants 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+@app.command()
 def sessions(
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,

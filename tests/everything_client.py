@@ -33,7 +33,7 @@ async def _roots(_ctx: object) -> ListRootsResult:
     return ListRootsResult(roots=[Root(uri=FileUrl(ROOT), name="r")])
 
 
-async def everything_session(target: Any, echo: str) -> dict[str, str]:
+async def everything_session(target: Any, echo: str, mode: str = "auto") -> dict[str, str]:
     """Call echo, get-sum, the sampling/roots/elicitation tools, a resource and a prompt; return texts."""
     out: dict[str, str] = {}
     async with mcp.Client(
@@ -42,6 +42,7 @@ async def everything_session(target: Any, echo: str) -> dict[str, str]:
         elicitation_callback=_elicitation,
         list_roots_callback=_roots,
         cache=None,
+        mode=mode,
     ) as client:
         out["version"] = client.protocol_version or ""
         tools = {t.name for t in (await client.list_tools()).tools}

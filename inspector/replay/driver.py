@@ -100,7 +100,7 @@ async def run_replay(
     except (ConnectionClosed, OSError) as exc:
         outcome.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - a replay that cannot run is reported, not a traceback
-        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.error = _describe(exc)
     finally:
         tap.end(status, outcome.error or "replay finished")
         recorder.stop()
@@ -128,3 +128,10 @@ async def _await(
         )
         if isinstance(version, str) and hasattr(conn, "learn_protocol_version"):
             conn.learn_protocol_version(version)
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost real error of a task-group failure, in one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
