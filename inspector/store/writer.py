@@ -68,6 +68,7 @@ class StoreWriter:
         self._insert = insert(Message.__table__)  # type: ignore[attr-defined]
         self._session = Session.__table__  # type: ignore[attr-defined]
         marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(engine.dialect.paramstyle)
+        self._count_sql = f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
         self._fast_sql = (
             f"INSERT INTO message ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join([marker] * len(ROW_COLUMNS))})"
             if marker
@@ -101,10 +102,12 @@ class StoreWriter:
             if rows:
                 self._insert_rows(rows)
             for sid in touched:
-                values: dict[str, Any] = {"message_count": counts.get(sid, 0)}
                 if sid in facts:
-                    values.update(_fact_values(facts[sid]))
-                self._update(sid, values)
+                    self._update(sid, {"message_count": counts.get(sid, 0), **_fact_values(facts[sid])})
+                elif self._count_sql is not None:
+                    self._conn.exec_driver_sql(self._count_sql, (counts.get(sid, 0), sid))
+                else:
+                    self._update(sid, {"message_count": counts.get(sid, 0)})
         self.counts = counts
 
     def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
