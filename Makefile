@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench install peers web chromium lint fmt clean
+.PHONY: all run test bench bench-http install peers web chromium lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -27,8 +27,13 @@ test: install peers web chromium
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/pytest
 
+# Benchmarks print ratios against baselines measured in the same run (see bench/).
+BENCH_ARGS ?=
 bench: install peers
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench --million $(BENCH_ARGS)
+
+bench-http: install
+	$(BIN)/python -m bench --only http $(BENCH_ARGS)
 
 install: $(VENV)/.installed
 

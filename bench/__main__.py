@@ -1,4 +1,4 @@
-"""`python -m bench`: stdio latency, throughput, memory and completeness of `mcp-inspect wrap`.
+"""`python -m bench`: stdio latency, throughput, memory and completeness of `mcp-inspect wrap`, and HTTP.
 
 Every figure is a ratio against baselines measured in the same run:
 "direct" (the bench spawns the server itself), "tee" (bench/tee_relay.py, a
@@ -7,6 +7,9 @@ copies of both directions to files: the baseline the ratios use) and, for
 reference, "tee1" (a shell pipeline `tee c2s.bin | SERVER | tee s2c.bin`).
 See bench/stdio_latency.py and bench/stdio_flood.py for what exactly is
 timed, bench/stages.py for the in-process cost breakdown of the recorder.
+The "http" section (bench/http_bench.py) times tools/call round trips over
+Streamable HTTP, direct vs `mcp-inspect proxy` vs `mitmdump --mode reverse`
+(mitmproxy is installed into bench/.venv-mitm on first use).
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -29,14 +32,15 @@ from typing import Any
 import orjson
 from rich.console import Console
 
-from bench import peer
+from bench import http_setups, peer
+from bench.http_bench import run_http
 from bench.peer import BENCH_DIR, SERVER_EVERYTHING, SETUPS, workdir
 from bench.report import evaluate, print_report
 from bench.stages import run_stages
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("latency", "flood", "stages")
+SECTIONS = ("latency", "flood", "stages", "http")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -80,6 +84,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="command that starts the shim, instead of 'PYTHON -m inspector wrap' (e.g. a patched copy); "
         "'--db PATH --quiet -- SERVER' is appended",
     )
+    h = p.add_argument_group("http section")
+    h.add_argument(
+        "--http-calls", type=int, help="measured echo calls per setup and mode (default 1000; quick 200)"
+    )
+    h.add_argument(
+        "--http-warmup", type=int, help="warm-up echo calls per setup and mode (default 200; quick 50)"
+    )
+    h.add_argument(
+        "--http-rounds", type=int, help="interleaved rounds of the measured calls (default 10; quick 4)"
+    )
+    h.add_argument(
+        "--http-clients", type=int, default=8, help="concurrent clients of the throughput run (default 8)"
+    )
+    h.add_argument(
+        "--http-client-calls",
+        type=int,
+        help="echo calls per concurrent client (default 200; quick 40)",
+    )
+    h.add_argument(
+        "--http-streams", type=int, help="SSE streams per setup for the event latency (default 10; quick 3)"
+    )
+    h.add_argument("--http-stream-events", type=int, default=20, help="events per SSE stream (default 20)")
+    h.add_argument(
+        "--http-stream-interval-ms",
+        type=float,
+        default=5.0,
+        help="ms between the events of a stream (default 5)",
+    )
+    h.add_argument("--no-mitm", action="store_true", help="skip the mitmdump column (and its install)")
+    h.add_argument(
+        "--proxy-prefix",
+        default=None,
+        help="command that starts the proxy, instead of 'PYTHON -m inspector proxy' (e.g. a patched copy); "
+        "'--target URL --listen 127.0.0.1:0 --db PATH' is appended",
+    )
     p.add_argument("--traceback", action="store_true", help="print the traceback of a failed part")
     p.add_argument(
         "--json", type=Path, default=BENCH_DIR / "results" / "latest.json", help="where to write JSON"
@@ -91,6 +130,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.rounds = args.rounds or (3 if q else 10)
     args.flood = args.flood or (20_000 if q else 200_000)
     args.stage_messages = args.stage_messages or (10_000 if q else 30_000)
+    args.http_calls = args.http_calls or (200 if q else 1000)
+    args.http_warmup = args.http_warmup if args.http_warmup is not None else (50 if q else 200)
+    args.http_rounds = args.http_rounds or (4 if q else 10)
+    args.http_client_calls = args.http_client_calls or (40 if q else 200)
+    args.http_streams = args.http_streams or (3 if q else 10)
     args.only = set(args.only.split(",")) if args.only else set(SECTIONS)
     unknown = args.only - set(SECTIONS)
     if unknown:
@@ -123,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.wrap_prefix:
         peer.WRAP_PREFIX[:] = shlex.split(args.wrap_prefix)
+    if args.proxy_prefix:
+        http_setups.PROXY_PREFIX[:] = shlex.split(args.proxy_prefix)
     console = Console(width=None if sys.stdout.isatty() else 160)
     started = time.perf_counter()
     results: dict[str, Any] = {
@@ -197,6 +243,31 @@ def main(argv: list[str] | None = None) -> int:
         )
         if st:
             results["stages"] = st
+    if "http" in args.only:
+        # mitmproxy's first-use install prints progress, so it runs before the spinner starts
+        if not args.no_mitm:
+            from bench.http_mitm import ensure_mitmdump
+
+            ensure_mitmdump(lambda text: console.print(f"[dim]{text}[/dim]"))
+        http = section(
+            "http",
+            "http: tools/call round trips direct / proxy / mitmdump, JSON and SSE responses ...",
+            lambda d: run_http(
+                d,
+                calls=args.http_calls,
+                warmup=args.http_warmup,
+                rounds=args.http_rounds,
+                clients=args.http_clients,
+                client_calls=args.http_client_calls,
+                streams=args.http_streams,
+                stream_events=args.http_stream_events,
+                interval_ms=args.http_stream_interval_ms,
+                mitm=not args.no_mitm,
+                say=lambda text: console.log(text),
+            ),
+        )
+        if http:
+            results["http"] = http
     results["env"]["loadavg_end"] = _loadavg()
     results["targets"] = evaluate(results)
     results["seconds"] = time.perf_counter() - started

@@ -7,11 +7,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench.http_setups import HTTP_LABELS
 from bench.peer import LABELS
 
 LATENCY_RATIO_TARGET = 1.15  # wrapped/direct p50
 THROUGHPUT_TARGET = 50_000  # messages/s through the shim, recording on
 RSS_TARGET_MB = 150.0
+HTTP_LATENCY_RATIO_TARGET = 1.5  # proxy/direct p50 of a tools/call round trip
+HTTP_VS_MITM_TARGET = 2.0  # proxy rt/s / mitmdump rt/s
 
 LATENCY_RUNS = (
     ("latency", "CPUs as the scheduler places them"),
@@ -84,7 +87,69 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
         targets.append(_complete(f"completeness: {key} run", wrap["db"]))
     if "stages" in errors:
         targets.append(_target("stages", "measured", "ERROR: " + errors["stages"][:60], False))
+    if "http" in errors:
+        targets.append(_target("http", "measured", "ERROR: " + errors["http"][:60], False))
+    if results.get("http"):
+        targets += _http_targets(results["http"])
     return targets
+
+
+def _http_targets(http: dict[str, Any]) -> list[dict[str, Any]]:
+    targets = []
+    mitm_note = http["mitm"]["note"]
+    for mode, run in http["modes"].items():
+        s = run["setups"]
+        ratio = _ratio(s["proxy"]["p50_us"], s["direct"]["p50_us"])
+        targets.append(
+            _target(
+                f"http {mode}: proxy/direct p50 of a tools/call round trip",
+                f"<= {HTTP_LATENCY_RATIO_TARGET:.1f}x",
+                f"{_f(ratio, '{:.2f}x')} ({s['proxy']['p50_us']:,.0f} vs {s['direct']['p50_us']:,.0f} us)",
+                ratio is not None and ratio <= HTTP_LATENCY_RATIO_TARGET,
+            )
+        )
+        for key, what in (("seq", "sequential"), ("conc", f"{http['clients']} concurrent clients")):
+            name = f"http {mode}: proxy/mitmdump round trips/s, {what}"
+            want = f">= {HTTP_VS_MITM_TARGET:.1f}x"
+            if "mitm" not in s:
+                targets.append(
+                    {"name": name, "target": want, "actual": f"mitmdump: {mitm_note[:60]}", "met": None}
+                )
+                continue
+            p, m = _rts(s["proxy"], key), _rts(s["mitm"], key)
+            r = _ratio(p, m)
+            targets.append(
+                _target(
+                    name, want, f"{_f(r, '{:.2f}x')} ({p:,.0f} vs {m:,.0f} rt/s)", r is not None and r >= 2
+                )
+            )
+        ev = run.get("sse_events", {}).get("proxy")
+        if ev:
+            targets.append(
+                _target(
+                    f"http {mode}: proxy forwards each SSE event while the stream is open",
+                    "0 events held to the stream's end",
+                    f"{ev['held_to_end']} of {ev['held_eligible']} held; event latency p50 "
+                    f"{ev['p50_us']:,.0f} us (direct {run['sse_events']['direct']['p50_us']:,.0f} us)",
+                    ev["held_to_end"] == 0 and ev["held_eligible"] > 0,
+                )
+            )
+        db = run["db"]
+        targets.append(
+            _target(
+                f"completeness: http {mode} (proxy DB rows)",
+                "rows == requests + responses + events",
+                f"OK ({db['rows']:,} rows, {db['sessions']} sessions ended, bytes equal)"
+                if db["ok"]
+                else "; ".join(db["problems"])[:120],
+                db["ok"],
+            )
+        )
+    return targets
+
+
+def _rts(setup: dict[str, Any], key: str) -> float:
+    return setup["rt_per_s"] if key == "seq" else setup["concurrent"]["rt_per_s"]
 
 
 def _growth(run: dict[str, Any]) -> float | None:
@@ -113,14 +178,15 @@ def print_report(results: dict[str, Any], console: Console | None = None) -> Non
     console = console or Console()
     env = results["env"]
     console.print(
-        f"[bold]mcp-inspector stdio bench[/bold]  {env['cpus']} CPUs, Python {env['python']}, "
+        f"[bold]mcp-inspector bench[/bold]  {env['cpus']} CPUs, Python {env['python']}, "
         f"node {env['node']}, load average at start {env['loadavg_start']}, at end {env.get('loadavg_end')}"
     )
-    console.print(
-        "Setups: direct = the bench spawns the server; tee(1) pipeline = sh -c 'tee c2s | SERVER | tee s2c'; "
-        "tee relay (py) = bench/tee_relay.py,\none Python thread per stream with blocking os.read/os.write, "
-        "appending copies to files; mcp-inspect wrap = the shim, recording into a temporary SQLite file."
-    )
+    if any(k in results for k in ("latency", "latency_1cpu", "flood", "million", "stages")):
+        console.print(
+            "Setups: direct = the bench spawns the server; tee(1) pipeline = sh -c 'tee c2s | SERVER | tee s2c'; "
+            "tee relay (py) = bench/tee_relay.py,\none Python thread per stream with blocking os.read/os.write, "
+            "appending copies to files; mcp-inspect wrap = the shim, recording into a temporary SQLite file."
+        )
     for key, where in LATENCY_RUNS:
         lat = results.get(key)
         if lat:
@@ -135,6 +201,8 @@ def print_report(results: dict[str, Any], console: Console | None = None) -> Non
         _flood_table(console, "3. Memory, long run", results["million"])
     if results.get("stages"):
         _stages_table(console, results["stages"])
+    if results.get("http"):
+        _http_tables(console, results["http"])
     for key, text in results.get("errors", {}).items():
         console.print(f"[bold red]ERROR in {key}:[/bold red] {text}")
     t = Table(title="Targets (information only; the bench exits 0 either way)", title_justify="left")
@@ -145,7 +213,11 @@ def print_report(results: dict[str, Any], console: Console | None = None) -> Non
             tg["name"],
             tg["target"],
             tg["actual"],
-            "[green]MET[/green]" if tg["met"] else "[bold red]MISSED[/bold red]",
+            "[yellow]SKIPPED[/yellow]"
+            if tg["met"] is None
+            else "[green]MET[/green]"
+            if tg["met"]
+            else "[bold red]MISSED[/bold red]",
         )
     console.print(t)
     console.print(f"JSON: {results['json_path']}  ({results['seconds']:.0f} s in all)")
@@ -277,3 +349,105 @@ def _stages_table(console: Console, stages: dict[str, Any]) -> None:
             f"   => one recorder thread sustains at most about {1e6 / total:,.0f} msg/s on this machine "
             f"(the {THROUGHPUT_TARGET:,} msg/s target needs <= {1e6 / THROUGHPUT_TARGET:.0f} us/msg)"
         )
+
+
+def _http_tables(console: Console, http: dict[str, Any]) -> None:
+    console.print(
+        "HTTP setups, one bench/http_server.py (Python SDK) per response mode: direct = the bench's raw HTTP/1.1 "
+        "client talks to the server; mcp-inspect proxy = `python -m inspector proxy`, recording into a temporary "
+        "SQLite file;\nmitmdump reverse = `mitmdump --mode reverse:URL` (quiet, default options; "
+        f"{http['mitm']['note']}). One keep-alive connection per client; a round trip ends with the last byte of "
+        "the HTTP response."
+    )
+    for mode, run in http["modes"].items():
+        s = run["setups"]
+        d = s["direct"]
+        t = Table(
+            title=f"4. HTTP, {mode} responses: {http['calls']:,} sequential tools/call echo round trips per setup "
+            f"after {http['warmup']} warm-up, in {http['rounds']} interleaved rounds; throughput: "
+            f"{http['clients']} concurrent clients x {http['client_calls']:,} calls",
+            title_justify="left",
+        )
+        cols = ("setup", "p50 us", "p90 us", "p99 us", "mean us", "p50/direct", "p99/direct", "rt/s seq",
+                f"rt/s {http['clients']} clients", "CPU us/rt middle", "CPU us/rt server", "peak RSS MB")  # fmt: skip
+        for col in cols:
+            t.add_column(col, justify="left" if col == "setup" else "right", no_wrap=col == "setup")
+        for name, r in s.items():
+            conc = r.get("concurrent", {})
+            t.add_row(
+                HTTP_LABELS.get(name, name),
+                _f(r["p50_us"], "{:,.0f}"),
+                _f(r["p90_us"], "{:,.0f}"),
+                _f(r["p99_us"], "{:,.0f}"),
+                _f(r["mean_us"], "{:,.0f}"),
+                _f(_ratio(r["p50_us"], d["p50_us"]), "{:.2f}x"),
+                _f(_ratio(r["p99_us"], d["p99_us"]), "{:.2f}x"),
+                _f(r["rt_per_s"], "{:,.0f}"),
+                _f(conc.get("rt_per_s"), "{:,.0f}"),
+                _f(conc.get("mid_cpu_us_per_rt"), "{:,.0f}") if name != "direct" else "-",
+                _f(conc.get("server_cpu_us_per_rt"), "{:,.0f}"),
+                _f(r.get("peak_rss_mb") or r.get("server_peak_rss_mb")),
+            )
+        console.print(t)
+        p = s["proxy"]
+        line = (
+            f"   proxy/direct p50 {_f(_ratio(p['p50_us'], d['p50_us']), '{:.2f}x')} "
+            f"(+{p['p50_us'] - d['p50_us']:,.0f} us), p99 {_f(_ratio(p['p99_us'], d['p99_us']), '{:.2f}x')}"
+        )
+        if "mitm" in s:
+            m = s["mitm"]
+            line += (
+                f";  proxy/mitmdump rt/s sequential {_f(_ratio(p['rt_per_s'], m['rt_per_s']), '{:.2f}x')}, "
+                f"{http['clients']} clients "
+                f"{_f(_ratio(p['concurrent']['rt_per_s'], m['concurrent']['rt_per_s']), '{:.2f}x')};  "
+                f"proxy/mitmdump p50 {_f(_ratio(p['p50_us'], m['p50_us']), '{:.2f}x')}"
+            )
+        console.print(line)
+        console.print(
+            "   CPU us/rt: CPU time of that process during the concurrent run / round trips (the middle: proxy or "
+            "mitmdump; the proxy's includes its recording thread)."
+        )
+        if run.get("sse_events"):
+            _sse_table(console, http, run["sse_events"])
+
+
+def _sse_table(console: Console, http: dict[str, Any], events: dict[str, Any]) -> None:
+    t = Table(
+        title=f"5. SSE event latency: {http['streams']} streams x {http['stream_events']} progress notifications "
+        f"{http['interval_ms']:g} ms apart per setup; latency = client arrival - server's time.time_ns() in the event",
+        title_justify="left",
+    )
+    cols = (
+        "setup",
+        "events",
+        "p50 us",
+        "p99 us",
+        "max us",
+        "first event p50 us",
+        "late",
+        "held to end",
+        "verdict",
+    )
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("setup", "verdict") else "right")
+    labels = {**HTTP_LABELS, "mitm_stream": "mitmdump --set stream_large_bodies=1"}
+    for name, e in events.items():
+        t.add_row(
+            labels.get(name, name),
+            f"{e['events']:,}",
+            _f(e["p50_us"], "{:,.0f}"),
+            _f(e["p99_us"], "{:,.0f}"),
+            _f(e["max_us"], "{:,.0f}"),
+            _f(e["first_event_p50_us"], "{:,.0f}"),
+            f"{e['late']}",
+            f"{e['held_to_end']} of {e['held_eligible']}",
+            "streams each event" if e["held_to_end"] == 0 else "[red]waits for the stream's end[/red]",
+        )
+    console.print(t)
+    first = next(iter(events.values()))
+    console.print(
+        f"   held to end = sent >= {first['held_margin_ms']:g} ms before the stream's last event, but reached the "
+        "client only after the server sent that last one (a buffering setup holds every event, up to "
+        f"~{first['stream_duration_ms']:g} ms);\n   late = reached the client after the server had sent the next "
+        "event (informational: a busy machine delays a few anywhere)."
+    )
