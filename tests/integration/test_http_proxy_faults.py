@@ -92,6 +92,20 @@ def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
     assert any(m.http_status == 404 for m in rows)
 
 
+def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/abs-sse", db_path) as (url, _proxy):
+        with httpx.stream("GET", url) as r:
+            lines = []
+            for line in r.iter_lines():
+                lines.append(line)
+                if line.startswith("data:") and "session_id" in line:
+                    break
+    assert "data: /messages?session_id=abc123" in lines, lines
+    rows = _wait_rows(db_path, lambda rows: any((m.meta or {}).get("event") == "endpoint" for m in rows))
+    endpoint = next(m for m in rows if (m.meta or {}).get("event") == "endpoint")
+    assert endpoint.meta["rewritten_from"] == f"{base}/messages?session_id=abc123"
+
+
 def test_foreign_origin_is_refused_local_origin_allowed(db_path: Path) -> None:
     with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'

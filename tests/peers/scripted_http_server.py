@@ -6,6 +6,7 @@ Routes:
   GET  /stream-then-break   an SSE stream that sends two events, then breaks the connection
   GET  /slow-stream         an SSE event every 20 ms until the client goes away
   GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
+  GET  /abs-sse             a legacy SSE stream whose endpoint event is an absolute URL
   GET  /.well-known/oauth-authorization-server   a JSON document
 Prints "scripted http server listening on http://127.0.0.1:PORT" on stderr when ready.
 """
@@ -73,6 +74,17 @@ async def slow_stream(request: Request) -> Response:
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
+async def absolute_endpoint(request: Request) -> Response:
+    """A legacy HTTP+SSE stream whose endpoint event names the server's absolute URL."""
+    base = f"{request.url.scheme}://{request.url.netloc}"
+
+    async def events():
+        yield f"event: endpoint\ndata: {base}/messages?session_id=abc123\n\n".encode()
+        yield _event(1)
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
 async def stats(request: Request) -> Response:
     return JSONResponse(STATS)
 
@@ -90,6 +102,7 @@ app = Starlette(
         Route("/stream-then-break", stream_then_break),
         Route("/slow-stream", slow_stream),
         Route("/stats", stats),
+        Route("/abs-sse", absolute_endpoint),
         Route("/.well-known/oauth-authorization-server", oauth),
     ]
 )
