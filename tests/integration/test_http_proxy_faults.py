@@ -93,13 +93,16 @@ def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
 
 
 def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/abs-sse", db_path) as (url, _proxy):
-        with httpx.stream("GET", url) as r:
-            lines = []
-            for line in r.iter_lines():
-                lines.append(line)
-                if line.startswith("data:") and "session_id" in line:
-                    break
+    lines = []
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/abs-sse", db_path) as (url, _proxy),
+        httpx.stream("GET", url) as r,
+    ):
+        for line in r.iter_lines():
+            lines.append(line)
+            if line.startswith("data:") and "session_id" in line:
+                break
     assert "data: /messages?session_id=abc123" in lines, lines
     rows = _wait_rows(db_path, lambda rows: any((m.meta or {}).get("event") == "endpoint" for m in rows))
     endpoint = next(m for m in rows if (m.meta or {}).get("event") == "endpoint")

@@ -1,0 +1,733 @@
+"""Semantic diff of two recorded MCP sessions (original vs replay, or any A vs B).
+
+Sans-IO: message lists in, a `SessionDiff` out; no database, no clock.
+
+- An *exchange* is a request (either direction) with its response and the
+  notifications the peer linked to it (progress, through the recorder's
+  `related_seq`). Other notifications (logs, list changes, client
+  notifications), invalid messages and orphan responses are exchanges of
+  their own, paired by content wherever they arrive: when a log lands
+  inside or after a call is timing, not behaviour.
+- Exchanges are aligned by (direction, method, params without ignored paths):
+  the k-th identical request of one session pairs with the k-th of the other,
+  so JSON-RPC ids and the interleaving of independent messages never matter,
+  while the order of identical requests does. Server-to-client requests and
+  the handshake (`initialize`, `server/discover`) are aligned by method alone
+  and their params compared.
+- Inside a pair: responses are diffed (result vs result, error code+message vs
+  error code+message); the notifications are a multiset (order-insensitive);
+  arrays of objects keyed by `uri`/`uriTemplate`/`name` are aligned by that key
+  (order-insensitive), other arrays by index (order-sensitive).
+- Volatile values are ignored through a `PathSet` (`DEFAULT_IGNORE`), and
+  `noise_patterns` turns the differences between two runs of the same traffic
+  into more patterns (calibration, after Diffy's primary/secondary idea).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import orjson
+
+from inspector.protocol.jsonrpc import classify_value
+from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
+
+__all__ = [
+    "DEFAULT_IGNORE",
+    "Change",
+    "ExchangeDiff",
+    "PathSet",
+    "SessionDiff",
+    "WireMessage",
+    "default_ignore",
+    "diff_json",
+    "diff_sessions",
+    "noise_patterns",
+    "render_text",
+]
+
+_SERVER_INFO = '["io.modelcontextprotocol/serverInfo"]'
+
+DEFAULT_IGNORE: tuple[str, ...] = (
+    # Per-message metadata chosen by the client library, not by the behaviour under test: the
+    # progress token, and in 2026-07-28 the protocol version, client info/capabilities and log
+    # level on every request; subscription and related-task ids on notifications.
+    "params._meta",
+    # Progress tokens are chosen per run (also echoed in notifications/progress params).
+    "**.progressToken",
+    # 2026-07-28 opaque server state the client echoes back; often signed or nonce-bearing.
+    "**.requestState",
+    # 2026-07-28 servers repeat their serverInfo in every result's _meta: a version bump would mark
+    # every exchange changed. Keep it where it is the answer: server/discover.
+    f"result._meta{_SERVER_INFO}",
+    f"!server/discover:result._meta{_SERVER_INFO}",
+    # 2026-07-28 subscriptions: server-assigned ids.
+    '**["io.modelcontextprotocol/subscriptionId"]',
+    # 2025-11-25 tasks: server-generated ids and wall-clock timestamps of the run.
+    "**.taskId",
+    "**.createdAt",
+    "**.lastUpdatedAt",
+    # URL-mode elicitation ids are server-generated.
+    "**.elicitationId",
+    # Session ids where a payload carries one (the Mcp-Session-Id header is not payload).
+    "**.sessionId",
+    # notifications/cancelled names the JSON-RPC id of the request it cancels; ids never matter.
+    "params.requestId",
+    # Pagination cursors are opaque and may differ per run (the replay substitutes new ones); the
+    # pages' contents are still compared, and ignoring the cursor lets page k pair with page k.
+    "params.cursor",
+    "result.nextCursor",
+    # Tool definitions are static, and their JSON schemas may well have a property named
+    # sessionId or taskId: compare them whole (the last matching pattern decides).
+    "!tools/list:result.tools.**",
+    "!sampling/createMessage:params.tools.**",
+)
+
+_HANDSHAKE = frozenset({"initialize", "server/discover"})
+_SKIPPED_KINDS = frozenset({"log", "http"})
+_KEY_FIELDS = ("uri", "uriTemplate", "name")
+
+
+def default_ignore(*extra: str) -> PathSet:
+    """`DEFAULT_IGNORE` plus `extra` patterns."""
+    return PathSet([*DEFAULT_IGNORE, *extra])
+
+
+# --- input --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WireMessage:
+    """One message of a session, already parsed: the diff's input."""
+
+    seq: int
+    direction: str  # c2s | s2c
+    kind: str  # request|notification|response|error|batch|invalid|log|http
+    method: str | None
+    rpc_id: str | None
+    answers_seq: int | None
+    payload: Any  # the parsed JSON-RPC object (a list for a batch), None when unparsable
+    related_seq: int | None = None  # progress/cancel: the request it refers to (recorder's meta)
+
+    @classmethod
+    def from_record(cls, m: Any) -> WireMessage:
+        """From an `inspector.store.models.Message` (or anything with its attributes)."""
+        meta = m.meta if isinstance(m.meta, dict) else {}
+        try:
+            payload = orjson.loads(m.raw)
+        except (orjson.JSONDecodeError, TypeError):
+            payload = None
+        return cls(
+            seq=m.seq,
+            direction=m.direction,
+            kind=m.kind,
+            method=m.method,
+            rpc_id=m.rpc_id,
+            answers_seq=m.answers_seq,
+            payload=payload,
+            related_seq=_int_or_none(meta.get("related_seq")),
+        )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# --- output -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference at one path: `changed`, `added` (only in the replay) or `removed`."""
+
+    path: str
+    kind: str
+    before: Any
+    after: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "kind": self.kind, "before": self.before, "after": self.after}
+
+
+@dataclass
+class ExchangeDiff:
+    """One exchange: `equal`, `changed`, `missing` (original only) or `extra` (replay only)."""
+
+    status: str
+    method: str
+    summary: str
+    original_seq: int | None
+    replay_seq: int | None
+    changes: list[Change]
+    direction: str = "c2s"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "method": self.method,
+            "summary": self.summary,
+            "direction": self.direction,
+            "original_seq": self.original_seq,
+            "replay_seq": self.replay_seq,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+
+_STATUSES = ("equal", "changed", "missing", "extra")
+
+
+@dataclass
+class SessionDiff:
+    """The diff of two sessions, exchange by exchange, in the original's order."""
+
+    exchanges: list[ExchangeDiff]
+    ignored: list[str]
+
+    @property
+    def changed(self) -> bool:
+        """True when behaviour changed (the CLI's exit status 1)."""
+        return any(x.status != "equal" for x in self.exchanges)
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if self.changed else 0
+
+    def counts(self) -> dict[str, int]:
+        """Exchanges per status, every status present."""
+        found = Counter(x.status for x in self.exchanges)
+        return {s: found[s] for s in _STATUSES}
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the `--json` report)."""
+        return {
+            "changed": self.changed,
+            "counts": self.counts(),
+            "ignored": list(self.ignored),
+            "exchanges": [x.to_json() for x in self.exchanges],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionDiff:
+        """Read back what `to_json` wrote."""
+        return cls(
+            exchanges=[
+                ExchangeDiff(
+                    status=x["status"],
+                    method=x["method"],
+                    summary=x["summary"],
+                    original_seq=x["original_seq"],
+                    replay_seq=x["replay_seq"],
+                    changes=[Change(c["path"], c["kind"], c["before"], c["after"]) for c in x["changes"]],
+                    direction=x.get("direction", "c2s"),
+                )
+                for x in data["exchanges"]
+            ],
+            ignored=list(data["ignored"]),
+        )
+
+
+# --- JSON diff ----------------------------------------------------------------------------------------
+
+
+class _Delta(NamedTuple):
+    segs: tuple[Segment, ...]
+    kind: str
+    before: Any
+    after: Any
+
+    def change(self) -> Change:
+        return Change(format_path(self.segs), self.kind, self.before, self.after)
+
+
+def _key_field(arr: list[Any]) -> str | None:
+    """The field that identifies each element of an array of objects (unique strings), if any."""
+    if not arr:
+        return None
+    for f in _KEY_FIELDS:
+        values = [el.get(f) if isinstance(el, dict) else None for el in arr]
+        if all(isinstance(v, str) for v in values) and len(set(values)) == len(values):
+            return f
+    return None
+
+
+def _common_key_field(a: list[Any], b: list[Any]) -> str | None:
+    fa, fb = _key_field(a), _key_field(b)
+    if not a:
+        return fb
+    if not b:
+        return fa
+    return fa if fa == fb else None
+
+
+def _element_segments(arr: list[Any]) -> list[Segment]:
+    f = _key_field(arr)
+    if f is None:
+        return list(range(len(arr)))
+    return [Item(f, el[f]) for el in arr]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal JSON scalars: 1 == 1.0, but true != 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _strip(value: Any, cur: PathCursor) -> Any:
+    """`value` without its ignored parts (for display)."""
+    if cur.dead:
+        return value
+    if isinstance(value, dict):
+        return {k: _strip(v, c) for k, v in value.items() if not (c := cur.child(k)).hit}
+    if isinstance(value, list):
+        segs = _element_segments(value)
+        return [_strip(v, c) for v, s in zip(value, segs, strict=True) if not (c := cur.child(s)).hit]
+    return value
+
+
+def _normal(value: Any, cur: PathCursor) -> Any:
+    """`value` without its ignored parts, keyed arrays sorted, integral floats as ints (for keys)."""
+    if isinstance(value, dict):
+        return {k: _normal(v, c) for k, v in value.items() if not (c := cur.child(k)).hit}
+    if isinstance(value, list):
+        segs = _element_segments(value)
+        kept = [(s, _normal(v, c)) for v, s in zip(value, segs, strict=True) if not (c := cur.child(s)).hit]
+        if segs and isinstance(segs[0], Item):
+            kept.sort(key=lambda sv: sv[0].value)  # type: ignore[union-attr]
+        return [v for _, v in kept]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _canon(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _walk(a: Any, b: Any, path: tuple[Segment, ...], cur: PathCursor, out: list[_Delta]) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        pairs: Iterable[tuple[Segment, Any, Any]] = (
+            (k, a.get(k, _ABSENT), b.get(k, _ABSENT)) for k in sorted(a.keys() | b.keys())
+        )
+    elif isinstance(a, list) and isinstance(b, list):
+        f = _common_key_field(a, b)
+        if f is None:
+            pairs = (
+                (i, a[i] if i < len(a) else _ABSENT, b[i] if i < len(b) else _ABSENT)
+                for i in range(max(len(a), len(b)))
+            )
+        else:
+            ma = {el[f]: el for el in a}
+            mb = {el[f]: el for el in b}
+            order = [*ma, *(k for k in mb if k not in ma)]
+            pairs = ((Item(f, k), ma.get(k, _ABSENT), mb.get(k, _ABSENT)) for k in order)
+    else:
+        if not _same(a, b):
+            out.append(_Delta(path, "changed", _strip(a, cur), _strip(b, cur)))
+        return
+    for seg, va, vb in pairs:
+        c = cur.child(seg)
+        if c.hit:
+            continue
+        p = (*path, seg)
+        if vb is _ABSENT:
+            out.append(_Delta(p, "removed", _strip(va, c), None))
+        elif va is _ABSENT:
+            out.append(_Delta(p, "added", None, _strip(vb, c)))
+        else:
+            _walk(va, vb, p, c, out)
+
+
+_ABSENT: Any = object()
+
+
+def diff_json(a: Any, b: Any, ignore: PathSet) -> list[Change]:
+    """The differences between two JSON values, paths relative to them, ignored paths skipped."""
+    out: list[_Delta] = []
+    cur = ignore.cursor()
+    if not cur.hit:
+        _walk(a, b, (), cur, out)
+    return [d.change() for d in out]
+
+
+# --- exchanges ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Note:
+    method: str
+    subject: Item | None
+    view: dict[str, Any]
+
+
+@dataclass
+class _Exchange:
+    role: str  # request | notification | response (an orphan) | invalid
+    direction: str
+    method: str
+    subject: Item | None
+    seq: int
+    view: dict[str, Any]
+    rpc_id: str | None = None
+    response: dict[str, Any] | None = None
+    answered: bool = False
+    notes: list[_Note] = field(default_factory=list)
+    key: str = ""
+
+    @property
+    def summary(self) -> str:
+        s = self.subject
+        return self.method if s is None else f"{self.method} {s.field}={s.value}"
+
+    @property
+    def params_compared(self) -> bool:
+        """Aligned by method alone, so the params are part of the comparison."""
+        return self.role == "request" and (self.direction == "s2c" or self.method in _HANDSHAKE)
+
+
+def _opposite(direction: str) -> str:
+    return "s2c" if direction == "c2s" else "c2s"
+
+
+def _subject(params: Any) -> Item | None:
+    """What a request is about: its tool/prompt name, resource uri, or completion ref."""
+    if not isinstance(params, dict):
+        return None
+    for f in ("name", "uri"):
+        if isinstance(params.get(f), str):
+            return Item(f, params[f])
+    ref = params.get("ref")
+    if isinstance(ref, dict):
+        for f in ("name", "uri"):
+            if isinstance(ref.get(f), str):
+                return Item("ref", ref[f])
+    return None
+
+
+def _params_view(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"params": payload["params"]} if "params" in payload else {}
+
+
+def _response_view(payload: dict[str, Any]) -> dict[str, Any]:
+    if "error" in payload:
+        err = payload["error"]
+        if isinstance(err, dict):
+            return {"error": {k: err[k] for k in ("code", "message") if k in err}}
+        return {"error": err}
+    return {"result": payload.get("result")}
+
+
+def _expand(messages: Sequence[WireMessage]) -> Iterable[WireMessage]:
+    """Messages in order, a batch's items one by one (paired by id, as the batch shares one seq)."""
+    for m in messages:
+        if m.kind == "batch" and isinstance(m.payload, list):
+            for el in m.payload:
+                c = classify_value(el)
+                yield WireMessage(m.seq, m.direction, c.kind.value, c.method, c.rpc_id, None, el)
+        else:
+            yield m
+
+
+class _Builder:
+    """Groups one session's messages into exchanges."""
+
+    def __init__(self) -> None:
+        self.out: list[_Exchange] = []
+        self.by_seq: dict[int, list[_Exchange]] = defaultdict(list)
+        self.pending: dict[tuple[str, str], deque[_Exchange]] = defaultdict(deque)
+
+    def feed(self, m: WireMessage) -> None:
+        if m.kind in _SKIPPED_KINDS:
+            return
+        payload = m.payload if isinstance(m.payload, dict) else None
+        if payload is not None and m.kind == "request":
+            self._request(m, payload)
+        elif payload is not None and m.kind in ("response", "error"):
+            self._response(m, payload)
+        elif payload is not None and m.kind == "notification":
+            self._notification(m, payload)
+        else:
+            self.out.append(
+                _Exchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
+            )
+
+    def _request(self, m: WireMessage, payload: dict[str, Any]) -> None:
+        method = m.method or str(payload.get("method"))
+        ex = _Exchange(
+            "request", m.direction, method, _subject(payload.get("params")), m.seq, _params_view(payload)
+        )
+        ex.rpc_id = m.rpc_id or "null"
+        self.out.append(ex)
+        self.by_seq[m.seq].append(ex)
+        self.pending[(m.direction, ex.rpc_id)].append(ex)
+
+    def _take(self, m: WireMessage) -> _Exchange | None:
+        """The request a response answers: by id among pending ones, else by the recorder's pairing."""
+        queue = self.pending.get((_opposite(m.direction), m.rpc_id or "null"))
+        for ex in queue or ():
+            if m.answers_seq is None or ex.seq == m.answers_seq:
+                queue.remove(ex)  # type: ignore[union-attr]
+                return ex
+        for ex in self.by_seq.get(m.answers_seq, []) if m.answers_seq is not None else []:
+            if not ex.answered and ex.direction != m.direction:
+                self.pending[(ex.direction, ex.rpc_id or "null")].remove(ex)
+                return ex
+        return None
+
+    def _response(self, m: WireMessage, payload: dict[str, Any]) -> None:
+        ex = self._take(m)
+        if ex is None:
+            orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
+            orphan.view = _response_view(payload)
+            self.out.append(orphan)
+            return
+        ex.response = _response_view(payload)
+        ex.answered = True
+
+    def _notification(self, m: WireMessage, payload: dict[str, Any]) -> None:
+        method = m.method or str(payload.get("method"))
+        note = _Note(method, _subject(payload.get("params")), _params_view(payload))
+        # Only the recorder's link (a progress token) ties a notification to a request. Arrival while
+        # a request is in flight is timing: a server's timer log, or one sent on the GET stream
+        # over HTTP, lands inside or outside a call from run to run, and stdio and HTTP recordings
+        # would disagree. Those notifications are exchanges of their own, paired by content anywhere
+        # in the session, so their interleaving never matters.
+        opposite = _opposite(m.direction)
+        for ex in self.by_seq.get(m.related_seq, []) if m.related_seq is not None else []:
+            if ex.direction == opposite:
+                ex.notes.append(note)
+                return
+        self.out.append(_Exchange("notification", m.direction, method, note.subject, m.seq, note.view))
+
+
+def _exchanges(messages: Sequence[WireMessage], ignore: PathSet) -> list[_Exchange]:
+    """A session's exchanges with their alignment keys; wholly ignored messages dropped."""
+    b = _Builder()
+    for m in _expand(messages):
+        b.feed(m)
+    out = []
+    for ex in b.out:
+        cur = ignore.cursor(ex.method, ex.subject)
+        if cur.hit:
+            continue
+        if ex.params_compared:
+            ex.key = _canon([ex.direction, ex.role, ex.method])
+        else:
+            ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+        out.append(ex)
+    return out
+
+
+_Prepared = tuple[_Note, PathCursor, str]  # a notification, its cursor, its multiset key
+
+
+def _prepared_notes(ex: _Exchange, ignore: PathSet, cur: PathCursor) -> list[_Prepared]:
+    """An exchange's notifications with their cursor and multiset key; wholly ignored ones dropped."""
+    under = cur.child("notifications")
+    out = []
+    for n in ex.notes:
+        nc = ignore.cursor(n.method, n.subject) | under.child(Item("", n.method))
+        if not nc.hit:
+            out.append((n, nc, _canon(_normal(n.view, nc))))
+    return out
+
+
+def _compare_notes(a: _Exchange, b: _Exchange, ignore: PathSet, cur: PathCursor) -> list[_Delta]:
+    na, nb = _prepared_notes(a, ignore, cur), _prepared_notes(b, ignore, cur)
+    out: list[_Delta] = []
+    for method in sorted({n.method for n, _, _ in na} | {n.method for n, _, _ in nb}):
+        la = [x for x in na if x[0].method == method]
+        lb = [x for x in nb if x[0].method == method]
+        only_a, only_b = _unmatched(la, lb), _unmatched(lb, la)
+        head: tuple[Segment, ...] = ("notifications", Item("", method))
+        for (xa, ca, _), (xb, _, _) in zip(only_a, only_b, strict=False):
+            _walk(xa.view, xb.view, head, ca, out)
+        if len(la) != len(lb):
+            kind = "added" if not la else "removed" if not lb else "changed"
+            out.append(_Delta(head, kind, len(la), len(lb)))
+    return out
+
+
+def _unmatched(mine: list[_Prepared], theirs: list[_Prepared]) -> list[_Prepared]:
+    """The items of `mine` left over after the multiset intersection with `theirs` (in order)."""
+    available = Counter(k for _, _, k in theirs)
+    out = []
+    for item in mine:
+        if available[item[2]]:
+            available[item[2]] -= 1
+        else:
+            out.append(item)
+    return out
+
+
+def _compare(a: _Exchange, b: _Exchange, ignore: PathSet) -> list[_Delta]:
+    """The differences inside two paired exchanges: params (when aligned by method), response, notes."""
+    cur = ignore.cursor(a.method, a.subject)
+    out: list[_Delta] = []
+    if a.params_compared or a.key != b.key:
+        _walk(a.view, b.view, (), cur, out)
+    if a.role == "request":
+        _walk(a.response or {}, b.response or {}, (), cur, out)
+    out.extend(_compare_notes(a, b, ignore, cur))
+    return out
+
+
+def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
+    """For each original exchange, the index of its replay partner (k-th with k-th of equal keys)."""
+    queues: dict[str, deque[int]] = defaultdict(deque)
+    for j, ex in enumerate(xb):
+        queues[ex.key].append(j)
+    return [queues[ex.key].popleft() if queues[ex.key] else None for ex in xa]
+
+
+def _only(ex: _Exchange, status: str) -> ExchangeDiff:
+    seqs = (ex.seq, None) if status == "missing" else (None, ex.seq)
+    return ExchangeDiff(status, ex.method, ex.summary, *seqs, changes=[], direction=ex.direction)
+
+
+def diff_sessions(
+    original: Sequence[WireMessage], replay: Sequence[WireMessage], *, ignore: PathSet | None = None
+) -> SessionDiff:
+    """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None)."""
+    ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
+    xa, xb = _exchanges(original, ignore), _exchanges(replay, ignore)
+    match = _align(xa, xb)
+    partner_of_b = {j: i for i, j in enumerate(match) if j is not None}
+    extras_after: dict[int, list[int]] = defaultdict(list)  # original index (-1: before all) -> extras
+    anchor = -1
+    for j in range(len(xb)):
+        if j in partner_of_b:
+            anchor = partner_of_b[j]
+        else:
+            extras_after[anchor].append(j)
+    # Like a unified diff: an extra goes after the exchange it followed in the replay and after the
+    # missing ones that come next, so a replaced exchange reads "missing" then "extra".
+    out: list[ExchangeDiff] = []
+    waiting = extras_after[-1]
+    for i, a in enumerate(xa):
+        j = match[i]
+        if j is None:
+            out.append(_only(a, "missing"))
+            continue
+        out.extend(_only(xb[k], "extra") for k in waiting)
+        changes = [d.change() for d in _compare(a, xb[j], ignore)]
+        status = "changed" if changes else "equal"
+        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[j].seq, changes, a.direction))
+        waiting = extras_after[i]
+    out.extend(_only(xb[k], "extra") for k in waiting)
+    return SessionDiff(out, list(ignore.patterns))
+
+
+# --- noise calibration --------------------------------------------------------------------------------
+
+
+def _patterns_of(ex: _Exchange, deltas: list[_Delta]) -> set[str]:
+    """Patterns for the deltas of one exchange, scoped to it; keys that churn become `*`."""
+    churn: dict[tuple[Segment, ...], set[str]] = defaultdict(set)
+    for d in deltas:
+        if d.kind != "changed" and d.segs and _churnable(d.segs[-1]):
+            churn[d.segs[:-1]].add(d.kind)
+    scope = format_scope(ex.method, ex.subject)
+    out = set()
+    for d in deltas:
+        segs = d.segs
+        if d.kind != "changed" and segs and _churnable(segs[-1]) and len(churn[segs[:-1]]) == 2:
+            segs = (*segs[:-1], ANY)
+        out.add(f"{scope}:{format_path(segs)}")
+    return out
+
+
+def _churnable(seg: Segment) -> bool:
+    """An object key or keyed element whose name itself may be volatile (not a notification method)."""
+    return isinstance(seg, str) or (isinstance(seg, Item) and bool(seg.field))
+
+
+def noise_patterns(
+    run_a: Sequence[WireMessage], run_b: Sequence[WireMessage], *, ignore: PathSet | None = None
+) -> list[str]:
+    """Calibration: patterns for every path that differs between two runs of the same traffic.
+
+    Each pattern is scoped to its exchange (`tools/call[name=clock]:result.content[0].text`), so
+    noise in one tool never hides changes in another. Unpaired exchanges are paired by method
+    and subject to find what differs; one with no counterpart is ignored whole (`method:`).
+    Patterns already in `ignore` are not repeated; the result is sorted.
+    """
+    ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
+    xa, xb = _exchanges(run_a, ignore), _exchanges(run_b, ignore)
+    match = _align(xa, xb)
+    found: set[str] = set()
+    loose_b: dict[tuple[Any, ...], deque[_Exchange]] = defaultdict(deque)
+    paired_b = {j for j in match if j is not None}
+    for j, ex in enumerate(xb):
+        if j not in paired_b:
+            loose_b[(ex.direction, ex.role, ex.method, ex.subject)].append(ex)
+    for i, a in enumerate(xa):
+        j = match[i]
+        if j is not None:
+            found |= _patterns_of(a, _compare(a, xb[j], ignore))
+            continue
+        queue = loose_b[(a.direction, a.role, a.method, a.subject)]
+        if queue:
+            found |= _patterns_of(a, _compare(a, queue.popleft(), ignore))
+        else:
+            found.add(f"{format_scope(a.method, a.subject)}:")
+    for queue in loose_b.values():
+        found |= {f"{format_scope(ex.method, ex.subject)}:" for ex in queue}
+    known = set(ignore.patterns)
+    return sorted(found - known)
+
+
+# --- text report --------------------------------------------------------------------------------------
+
+_MARK = {"equal": "=", "changed": "~", "missing": "-", "extra": "+"}
+_ARROW = {"c2s": "->", "s2c": "<-"}
+
+
+def _value_text(value: Any, width: int = 72) -> str:
+    text = _canon(value) if not isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _change_text(c: Change) -> str:
+    if c.path.startswith("notifications[") and c.path.endswith("]") and isinstance(c.before, int):
+        return f"{c.path}: {c.before} => {c.after} received"  # a count, whatever the kind
+    if c.kind == "added":
+        return f"{c.path}: added {_value_text(c.after)}"
+    if c.kind == "removed":
+        return f"{c.path}: removed (was {_value_text(c.before)})"
+    return f"{c.path}: {_value_text(c.before)} => {_value_text(c.after)}"
+
+
+def _seqs_text(x: ExchangeDiff) -> str:
+    if x.original_seq is not None and x.replay_seq is not None:
+        return f"#{x.original_seq} / #{x.replay_seq}"
+    if x.original_seq is not None:
+        return f"#{x.original_seq}, not in replay"
+    return f"#{x.replay_seq}, only in replay"
+
+
+def render_text(diff: SessionDiff, *, show_equal: bool = False) -> str:
+    """A readable plain-text report: the counts, then each exchange that differs and its paths."""
+    c = diff.counts()
+    lines = [
+        f"{len(diff.exchanges)} exchanges: {c['equal']} equal, {c['changed']} changed, "
+        f"{c['missing']} missing, {c['extra']} extra"
+    ]
+    for x in diff.exchanges:
+        if x.status == "equal" and not show_equal:
+            continue
+        arrow = _ARROW.get(x.direction, "  ")
+        lines.append(f"{_MARK[x.status]} {x.status:<7} {arrow} {x.summary}  ({_seqs_text(x)})")
+        lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
+    lines.append(f"ignored paths ({len(diff.ignored)}): {', '.join(diff.ignored) or 'none'}")
+    lines.append("behaviour changed" if diff.changed else "behaviour unchanged")
+    return "\n".join(lines)

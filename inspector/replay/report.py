@@ -1,0 +1,137 @@
+"""`replay` and `diff` for the CLI (and the API): run, compare, print, choose the exit status."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import anyio
+import orjson
+from sqlalchemy import Engine
+
+from inspector.errors import InspectorError
+from inspector.replay.diff import (
+    DEFAULT_IGNORE,
+    PathSet,
+    SessionDiff,
+    WireMessage,
+    diff_sessions,
+    noise_patterns,
+    render_text,
+)
+from inspector.replay.driver import ReplayOutcome, run_replay
+from inspector.replay.matching import MatchPolicy
+from inspector.store import get_session, iter_messages
+
+__all__ = ["EXIT_CHANGED", "EXIT_FAILED", "EXIT_SAME", "diff_recorded", "replay_and_diff", "wire"]
+
+EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
+
+
+def wire(engine: Engine, session_id: int) -> list[WireMessage]:
+    """A session's messages as the diff's input."""
+    return [WireMessage.from_record(m) for m in iter_messages(engine, session_id)]
+
+
+def _print(diff: SessionDiff, json_out: bool, extra: dict | None = None) -> None:  # type: ignore[type-arg]
+    if json_out:
+        doc = {**diff.to_json(), **(extra or {})}
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render_text(diff) + "\n")
+
+
+def _paths(patterns: Sequence[str]) -> PathSet:
+    try:
+        return PathSet(patterns)
+    except ValueError as exc:
+        raise InspectorError(f"bad --ignore pattern: {exc}") from None
+
+
+def diff_recorded(
+    engine: Engine, ref_a: str, ref_b: str, *, ignore: Sequence[str] = (), json_out: bool = False
+) -> int:
+    a, b = get_session(engine, ref_a), get_session(engine, ref_b)
+    assert a.id is not None and b.id is not None
+    result = diff_sessions(wire(engine, a.id), wire(engine, b.id), ignore=_paths([*DEFAULT_IGNORE, *ignore]))
+    _print(result, json_out, {"a": a.id, "b": b.id})
+    return EXIT_CHANGED if result.changed else EXIT_SAME
+
+
+def _failed(outcome: ReplayOutcome) -> str | None:
+    if outcome.error:
+        return outcome.error
+    if outcome.sent == 0:
+        return "the recording has no client messages to replay"
+    return None
+
+
+def replay_and_diff(
+    engine: Engine,
+    ref: str,
+    target: Sequence[str] | str,
+    *,
+    calibrate: bool = False,
+    ignore: Sequence[str] = (),
+    match: str = "strict",
+    headers: dict[str, str] | None = None,
+    secrets: dict[str, str] | None = None,
+    timeout: float = 30.0,
+    json_out: bool = False,
+) -> int:
+    original = get_session(engine, ref)
+    assert original.id is not None
+    _paths([*DEFAULT_IGNORE, *ignore])  # a bad pattern is refused before anything runs
+    try:
+        policy = MatchPolicy(match)
+    except ValueError as exc:
+        raise InspectorError(str(exc)) from None
+    runs = 2 if calibrate else 1
+    outcomes: list[ReplayOutcome] = []
+    for i in range(runs):
+        print(
+            f"[mcp-inspect] replaying session {original.id} ({i + 1}/{runs}) ...", file=sys.stderr, flush=True
+        )
+        outcome = anyio.run(
+            lambda: run_replay(
+                engine, original, target, timeout=timeout, policy=policy, headers=headers, secrets=secrets
+            )
+        )
+        problem = _failed(outcome)
+        if problem:
+            print(f"[mcp-inspect] the replay could not run: {problem}", file=sys.stderr)
+            return EXIT_FAILED
+        if outcome.missing_secrets and i == 0:
+            names = ", ".join(outcome.missing_secrets)
+            print(
+                f"[mcp-inspect] warning: the recording's credentials need secret(s) {names}: "
+                "pass --secret NAME=VALUE or set MCP_INSPECTOR_SECRET_<NAME>; replaying without them",
+                file=sys.stderr,
+            )
+        outcomes.append(outcome)
+    patterns = [*DEFAULT_IGNORE, *ignore]
+    noise: list[str] = []
+    if calibrate:
+        noise = noise_patterns(
+            wire(engine, outcomes[0].session_id),
+            wire(engine, outcomes[1].session_id),
+            ignore=PathSet(patterns),
+        )
+        patterns += noise
+    replayed = outcomes[-1]
+    result = diff_sessions(
+        wire(engine, original.id), wire(engine, replayed.session_id), ignore=PathSet(patterns)
+    )
+    extra = {
+        "original": original.id,
+        "replay": replayed.session_id,
+        "calibration_noise": noise,
+        "timeouts": replayed.timeouts,
+        "unmatched_server_requests": replayed.unmatched_server_requests,
+    }
+    _print(result, json_out, extra)
+    if not json_out:
+        if noise:
+            print(f"calibration: ignored {len(noise)} noisy path(s): {', '.join(noise)}", file=sys.stderr)
+        print(f"[mcp-inspect] replay recorded as session {replayed.session_id}", file=sys.stderr)
+    return EXIT_CHANGED if result.changed or replayed.timeouts else EXIT_SAME
