@@ -167,6 +167,25 @@ class _HttpBase:
         path = httpx.URL(url)
         return HttpExchange(self.tap, -next(self._numbers), method, path.path, path.query.decode("latin-1"))
 
+    def _record_head(self, ex: HttpExchange, response: httpx.Response) -> None:
+        ex.status = response.status_code
+        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+
+    async def _get_events(self, headers: list[tuple[bytes, bytes]]) -> tuple[httpx.Response, HttpExchange]:
+        """Open a GET event stream, recording the exchange and its response head."""
+        ex = self._exchange("GET", self.url)
+        ex.request(b"", headers, False)
+        try:
+            response = await self.client.send(
+                self.client.build_request("GET", self.url, headers=headers), stream=True
+            )
+        except httpx.HTTPError as exc:
+            ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
+            raise
+        self._record_head(ex, response)
+        ex.record("s2c", "http-response", b"", head=True)
+        return response, ex
+
     async def _read_events(self, response: httpx.Response, ex: HttpExchange) -> None:
         framer = SSEFramer()
         try:
@@ -223,8 +242,7 @@ class StreamableHttpConnection(_HttpBase):
             ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
             raise ConnectionClosed(f"POST {self.url} failed: {exc}") from None
         self._learn(response)
-        ex.status = response.status_code
-        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        self._record_head(ex, response)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream":
             ex.record("s2c", "http-response", b"", head=True)
@@ -251,18 +269,10 @@ class StreamableHttpConnection(_HttpBase):
     async def _open_get_stream(self) -> None:
         headers = [(k, v) for k, v in self._headers() if k != b"content-type"]
         headers = [(b"accept", b"text/event-stream") if k == b"accept" else (k, v) for k, v in headers]
-        ex = self._exchange("GET", self.url)
-        ex.request(b"", headers, False)
         try:
-            response = await self.client.send(
-                self.client.build_request("GET", self.url, headers=headers), stream=True
-            )
-        except httpx.HTTPError as exc:
-            ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
+            response, ex = await self._get_events(headers)
+        except httpx.HTTPError:
             return
-        ex.status = response.status_code
-        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
-        ex.record("s2c", "http-response", b"", head=True)
         if response.status_code != 200:
             await response.aclose()
             return
@@ -291,18 +301,10 @@ class LegacySseConnection(_HttpBase):
         self._endpoint_known = anyio.Event()
 
     async def start(self) -> None:
-        headers = [(b"accept", b"text/event-stream"), *self._extra]
-        ex = self._exchange("GET", self.url)
-        ex.request(b"", headers, False)
         try:
-            response = await self.client.send(
-                self.client.build_request("GET", self.url, headers=headers), stream=True
-            )
+            response, ex = await self._get_events([(b"accept", b"text/event-stream"), *self._extra])
         except httpx.HTTPError as exc:
             raise ConnectionClosed(f"GET {self.url} failed: {exc}") from None
-        ex.status = response.status_code
-        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
-        ex.record("s2c", "http-response", b"", head=True)
         if response.status_code != 200:
             await response.aclose()
             raise ConnectionClosed(f"GET {self.url} answered {response.status_code}")

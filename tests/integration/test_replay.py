@@ -11,10 +11,10 @@ import anyio
 import mcp
 
 from inspector.demo.driver import drive_demo
-from inspector.store import get_session, list_sessions, open_engine
+from inspector.store import get_session, iter_messages, list_sessions, open_engine
 from tests.conftest import wrap_argv
 from tests.everything_client import everything_session
-from tests.http_peers import everything_http_server
+from tests.http_peers import demo_http_server, everything_http_server
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
 CLI = [sys.executable, "-m", "inspector"]
@@ -119,3 +119,14 @@ def test_replay_needs_a_target(db_path: Path) -> None:
         [*CLI, "replay", "1", "--db", str(db_path)], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 2 and "needs a target" in out.stderr
+
+
+def test_stdio_recording_replayed_over_legacy_sse_shows_no_difference(db_path: Path) -> None:
+    original = _record(db_path, DEMO, "demo")
+    with demo_http_server("sse") as url:
+        assert url.endswith("/sse")
+        code, report = _replay(db_path, original, "--url", url)
+    assert code == 0, _changed(report)
+    rows = list(iter_messages(open_engine(db_path), report["replay"]))
+    assert any((m.meta or {}).get("event") == "endpoint" for m in rows), "the legacy endpoint event is recorded"
+    assert any(m.method == "sampling/createMessage" and m.channel == "sse" for m in rows)
