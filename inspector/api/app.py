@@ -12,9 +12,10 @@ from fastapi import FastAPI, WebSocket
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
-from inspector.api import routes_messages, routes_sessions
+from inspector.api import routes_messages, routes_replay, routes_sessions
 from inspector.api.deps import AppState
 from inspector.api.live import LiveFeed, serve_listener
+from inspector.api.replay_jobs import ReplayJobs
 from inspector.api.routes_pages import STATIC_DIR, mount_pages
 from inspector.api.schemas import LiveEvent
 from inspector.api.security import Guard
@@ -63,6 +64,8 @@ def create_app(
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
     app.include_router(routes_messages.router)
+    app.state.replay_jobs = ReplayJobs(engine)
+    app.include_router(routes_replay.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

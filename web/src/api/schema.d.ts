@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/api/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The semantic diff of two recorded sessions (a: original, b: replay) */
+        get: operations["diff_route_api_diff_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/replays/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A replay job: running, finished (with its diff report) or failed (with the error) */
+        get: operations["replay_job_route_api_replays__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -142,10 +176,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/mock-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The commands that serve this session as a mock server (stdio, and HTTP with its URL) */
+        get: operations["mock_server_route_api_sessions__session_id__mock_server_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay a session against a command or URL (a background job), then diff it */
+        post: operations["start_replay_route_api_sessions__session_id__replay_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * ChangeOut
+         * @description One difference at one path: `changed`, `added` (only in the replay / b) or `removed`.
+         */
+        ChangeOut: {
+            /** After */
+            after?: unknown;
+            /** Before */
+            before?: unknown;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "changed" | "added" | "removed";
+            /** Path */
+            path: string;
+        };
+        /**
+         * DiffReport
+         * @description The semantic diff of session `a` (original) and `b` (replay), exchange by exchange.
+         */
+        DiffReport: {
+            /** A */
+            a: number;
+            /** B */
+            b: number;
+            /** Changed */
+            changed: boolean;
+            /**
+             * Counts
+             * @description exchanges per status: equal, changed, missing, extra
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /** Exchanges */
+            exchanges: components["schemas"]["ExchangeDiffOut"][];
+            /**
+             * Ignored
+             * @description every ignore pattern applied (defaults included)
+             */
+            ignored: string[];
+        };
         /**
          * Exchange
          * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
@@ -180,10 +291,53 @@ export interface components {
             /** Status */
             status: number | null;
         };
+        /**
+         * ExchangeDiffOut
+         * @description One exchange: `equal`, `changed`, `missing` (original / a only) or `extra` (replay / b only).
+         */
+        ExchangeDiffOut: {
+            /** Changes */
+            changes: components["schemas"]["ChangeOut"][];
+            /** Direction */
+            direction: string;
+            /** Method */
+            method: string;
+            /**
+             * Original Seq
+             * @description seq of the exchange's first message in the original (a)
+             */
+            original_seq: number | null;
+            /**
+             * Replay Seq
+             * @description seq of the exchange's first message in the replay (b)
+             */
+            replay_seq: number | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "equal" | "changed" | "missing" | "extra";
+            /** Summary */
+            summary: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HttpMock
+         * @description The mock server over Streamable HTTP: the command to start, and the URL to give a client.
+         */
+        HttpMock: {
+            /** Argv */
+            argv: string[];
+            /** Port */
+            port: number;
+            /** Shell */
+            shell: string;
+            /** Url */
+            url: string;
         };
         /**
          * LiveEvent
@@ -354,6 +508,21 @@ export interface components {
             related: components["schemas"]["MessageRow"][];
         };
         /**
+         * MockServerCommands
+         * @description How to serve a recorded session as a mock server (the UI shows these; it does not start them).
+         */
+        MockServerCommands: {
+            /**
+             * Db
+             * @description absolute path of the recording database
+             */
+            db: string;
+            http: components["schemas"]["HttpMock"];
+            /** Session Id */
+            session_id: number;
+            stdio: components["schemas"]["StdioMock"];
+        };
+        /**
          * NewMessages
          * @description New rows of a session the client subscribed to; `truncated` means some were skipped (fetch them).
          */
@@ -387,6 +556,144 @@ export interface components {
             matches: boolean;
             /** Seq */
             seq: number;
+        };
+        /**
+         * ReplayJobOut
+         * @description A replay job: `running`, then `finished` (with `report`) or `failed` (with `error`).
+         */
+        ReplayJobOut: {
+            /** Calibrate */
+            calibrate: boolean;
+            /** Ended Ns */
+            ended_ns: number | null;
+            /** Error */
+            error: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Phase
+             * @description what the job is doing, for people
+             */
+            phase: string;
+            /**
+             * Replay Session Id
+             * @description the newest replay session recorded so far
+             */
+            replay_session_id: number | null;
+            /** Replay Session Ids */
+            replay_session_ids: number[];
+            report: components["schemas"]["ReplayResult"] | null;
+            /**
+             * Session Id
+             * @description the original session
+             */
+            session_id: number;
+            /** Started Ns */
+            started_ns: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "finished" | "failed";
+            /** Target */
+            target: string[] | string;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * ReplayRequest
+         * @description Start a replay of a recorded session against a target, then diff the replay against it.
+         */
+        ReplayRequest: {
+            /**
+             * Calibrate
+             * @description replay twice and ignore what differs between the two runs (noise)
+             * @default false
+             */
+            calibrate: boolean;
+            /**
+             * Ignore
+             * @description extra ignore patterns, e.g. `**.timestamp`
+             */
+            ignore?: string[];
+            /**
+             * Match
+             * @description how the server's requests are matched to recorded answers
+             * @default strict
+             * @enum {string}
+             */
+            match: "strict" | "lenient";
+            target: components["schemas"]["ReplayTarget"];
+            /**
+             * Timeout
+             * @description seconds to wait for each response
+             * @default 30
+             */
+            timeout: number;
+        };
+        /**
+         * ReplayResult
+         * @description A finished replay: the diff of the original (`a`) and the last replay run (`b`).
+         */
+        ReplayResult: {
+            /** A */
+            a: number;
+            /** B */
+            b: number;
+            /**
+             * Calibration Noise
+             * @description patterns learnt from two runs (with calibrate)
+             */
+            calibration_noise: string[];
+            /** Changed */
+            changed: boolean;
+            /**
+             * Counts
+             * @description exchanges per status: equal, changed, missing, extra
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /** Exchanges */
+            exchanges: components["schemas"]["ExchangeDiffOut"][];
+            /**
+             * Extra Ignore
+             * @description the request's ignore patterns plus the calibration noise
+             */
+            extra_ignore: string[];
+            /**
+             * Ignored
+             * @description every ignore pattern applied (defaults included)
+             */
+            ignored: string[];
+            /** Original */
+            original: number;
+            /** Replay */
+            replay: number;
+            /**
+             * Timeouts
+             * @description request ids that got no answer in time
+             */
+            timeouts: string[];
+            /** Unmatched Server Requests */
+            unmatched_server_requests: string[];
+        };
+        /**
+         * ReplayTarget
+         * @description What to replay against: a server `command` (stdio) or a `url` (Streamable HTTP; a URL ending
+         *     in /sse is legacy HTTP+SSE). Exactly one of the two.
+         */
+        ReplayTarget: {
+            /**
+             * Command
+             * @description program and arguments
+             */
+            command?: string[] | null;
+            /**
+             * Url
+             * @description http:// or https:// URL
+             */
+            url?: string | null;
         };
         /**
          * SessionCreated
@@ -527,6 +834,23 @@ export interface components {
             type: "session_updated";
         };
         /**
+         * StdioMock
+         * @description The mock server over stdio: what an MCP client's config runs.
+         */
+        StdioMock: {
+            /** Argv */
+            argv: string[];
+            /**
+             * Client Config
+             * @description an `mcpServers` entry for a client's JSON config
+             */
+            client_config: {
+                [key: string]: unknown;
+            };
+            /** Shell */
+            shell: string;
+        };
+        /**
          * Subscribe
          * @description Client to server: send me the new messages of this session (or stop).
          */
@@ -567,6 +891,97 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    diff_route_api_diff_get: {
+        parameters: {
+            query: {
+                /** @description a session id, `last`, or a name */
+                a: string;
+                /** @description a session id, `last`, or a name */
+                b: string;
+                /** @description extra ignore patterns (repeatable), besides the defaults */
+                ignore?: string[] | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffReport"];
+                };
+            };
+            /** @description bad target or ignore pattern */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    replay_job_route_api_replays__job_id__get: {
+        parameters: {
+            query?: {
+                /** @description long poll: answer once the job's state or phase changes, or after this many seconds */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayJobOut"];
+                };
+            };
+            /** @description no such job in this UI process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_sessions_route_api_sessions_get: {
         parameters: {
             query?: {
@@ -931,6 +1346,103 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    mock_server_route_api_sessions__session_id__mock_server_get: {
+        parameters: {
+            query?: {
+                /** @description HTTP port to suggest (default: one free now) */
+                port?: number | null;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockServerCommands"];
+                };
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    start_replay_route_api_sessions__session_id__replay_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayJobOut"];
+                };
+            };
+            /** @description bad target or ignore pattern */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description too many replays running */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,183 @@
+"""Replay jobs started from the UI: each runs on its own thread, its state is read by the API.
+
+A job replays a recorded session against a target with
+`inspector.replay.driver.run_replay` (twice with `calibrate`), then diffs the
+original against the last run with `diff_sessions`, learning the noise from
+the two runs with `noise_patterns`, as `mcp-inspect replay` does. The replay
+runs on a thread with its own event loop: it spawns a process, reads the
+whole recording and diffs it, none of which may hold up the API's loop. Jobs
+live in memory for the lifetime of the UI process; the replay sessions are
+recorded into the same database, so the live feed shows them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from sqlalchemy import Engine
+
+from inspector.errors import InspectorError
+from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, noise_patterns
+from inspector.replay.driver import ReplayOutcome, run_replay
+from inspector.replay.matching import MatchPolicy
+from inspector.replay.report import wire
+from inspector.store import get_session
+
+__all__ = ["MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
+
+MAX_RUNNING = 4
+
+
+def ignore_set(extra: Sequence[str]) -> PathSet:
+    """`DEFAULT_IGNORE` plus `extra`; a bad pattern raises `InspectorError` naming it."""
+    for pattern in extra:
+        try:
+            PathSet([pattern])
+        except ValueError as exc:
+            raise InspectorError(f"bad ignore pattern {pattern!r}: {exc}") from None
+    return PathSet([*DEFAULT_IGNORE, *extra])
+
+
+def diff_report(engine: Engine, a: int, b: int, extra_ignore: Sequence[str]) -> dict[str, Any]:
+    """The diff of two recorded sessions as the API's `DiffReport` dict (blocking: call off the loop)."""
+    result = diff_sessions(wire(engine, a), wire(engine, b), ignore=ignore_set(extra_ignore))
+    return {"a": a, "b": b, **result.to_json()}
+
+
+@dataclass
+class ReplayJob:
+    """One replay job and what is known of it so far (written by its thread, read by the API)."""
+
+    id: str
+    session_id: int
+    target: list[str] | str
+    calibrate: bool
+    ignore: list[str]
+    timeout: float
+    match: str = "strict"
+    state: str = "running"
+    phase: str = "starting"
+    replay_session_ids: list[int] = field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    started_ns: int = field(default_factory=time.time_ns)
+    ended_ns: int | None = None
+    report: dict[str, Any] | None = None
+
+    def progress(self) -> tuple[str, str, int]:
+        """What a long poll watches: state, phase, replay sessions so far."""
+        return self.state, self.phase, len(self.replay_session_ids)
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's `ReplayJobOut` dict."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "target": self.target,
+            "calibrate": self.calibrate,
+            "state": self.state,
+            "phase": self.phase,
+            "replay_session_id": self.replay_session_ids[-1] if self.replay_session_ids else None,
+            "replay_session_ids": list(self.replay_session_ids),
+            "error": self.error,
+            "warnings": list(self.warnings),
+            "started_ns": self.started_ns,
+            "ended_ns": self.ended_ns,
+            "report": self.report,
+        }
+
+
+class ReplayJobs:
+    """The jobs of this UI process, by id."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.jobs: dict[str, ReplayJob] = {}
+        self._lock = threading.Lock()
+
+    def running(self) -> int:
+        return sum(1 for j in self.jobs.values() if j.state == "running")
+
+    def start(self, job_args: dict[str, Any]) -> ReplayJob:
+        """Register a job and start its thread; `InspectorError` when too many are running."""
+        with self._lock:
+            if self.running() >= MAX_RUNNING:
+                raise InspectorError(f"{MAX_RUNNING} replays are already running; wait for one to finish")
+            job = ReplayJob(id=secrets.token_hex(6), **job_args)
+            self.jobs[job.id] = job
+        thread = threading.Thread(target=self._run, args=(job,), name=f"replay-{job.id}", daemon=True)
+        thread.start()
+        return job
+
+    def get(self, job_id: str) -> ReplayJob | None:
+        return self.jobs.get(job_id)
+
+    def _run(self, job: ReplayJob) -> None:
+        try:
+            report = self._replay_and_diff(job)
+        except Exception as exc:  # noqa: BLE001 - a job that cannot run is reported, never raised
+            text = str(exc) if isinstance(exc, InspectorError) else f"{type(exc).__name__}: {exc}"
+            job.error = job.error or text
+            job.ended_ns = time.time_ns()
+            job.phase = "failed"
+            job.state = "failed"
+        else:
+            job.report = report
+            job.ended_ns = time.time_ns()
+            job.phase = "finished"
+            job.state = "finished"
+
+    def _replay_and_diff(self, job: ReplayJob) -> dict[str, Any]:
+        original = get_session(self.engine, job.session_id)
+        assert original.id is not None
+        policy = MatchPolicy(job.match)
+        runs = 2 if job.calibrate else 1
+        outcomes: list[ReplayOutcome] = []
+        for i in range(runs):
+            job.phase = f"replaying ({i + 1}/{runs})"
+            outcome = anyio.run(
+                lambda: run_replay(self.engine, original, job.target, timeout=job.timeout, policy=policy)
+            )
+            job.replay_session_ids.append(outcome.session_id)
+            problem = outcome.error or (
+                "the recording has no client messages to replay" if outcome.sent == 0 else None
+            )
+            if problem:
+                job.error = f"the replay could not run: {problem}"
+                raise InspectorError(job.error)
+            if outcome.missing_secrets and i == 0:
+                job.warnings.append(
+                    f"the recording's credentials need secret(s) {', '.join(outcome.missing_secrets)}: "
+                    "set MCP_INSPECTOR_SECRET_<NAME> for the UI process; replayed without them"
+                )
+            outcomes.append(outcome)
+        job.phase = "diffing"
+        noise: list[str] = []
+        if job.calibrate:
+            noise = noise_patterns(
+                wire(self.engine, outcomes[0].session_id),
+                wire(self.engine, outcomes[1].session_id),
+                ignore=ignore_set(job.ignore),
+            )
+        last = outcomes[-1]
+        extra = [*job.ignore, *noise]
+        report = diff_report(self.engine, original.id, last.session_id, extra)
+        if last.timeouts:
+            job.warnings.append(
+                f"{len(last.timeouts)} request(s) got no answer in time: {', '.join(last.timeouts)}"
+            )
+        return {
+            **report,
+            "original": original.id,
+            "replay": last.session_id,
+            "calibration_noise": noise,
+            "extra_ignore": extra,
+            "timeouts": last.timeouts,
+            "unmatched_server_requests": last.unmatched_server_requests,
+        }

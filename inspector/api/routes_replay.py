@@ -1,0 +1,146 @@
+"""Replay, diff and mock-server routes: start a replay job and follow it, diff two sessions,
+show the commands that serve a session as a mock server.
+
+Starting a replay spawns a process (or calls a URL) chosen by the caller, so
+like every `/api` route it sits behind the `Guard`: the token, and Host and
+Origin naming this server. Its body must be JSON (`application/json`), which
+a cross-site form cannot send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+
+from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.mock_commands import free_port, mock_commands
+from inspector.api.replay_jobs import ReplayJobs, diff_report, ignore_set
+from inspector.api.schemas_replay import (
+    DiffReport,
+    MockServerCommands,
+    ReplayJobOut,
+    ReplayRequest,
+)
+from inspector.errors import InspectorError
+from inspector.store import get_session
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["replay"])
+
+_ERRORS = {404: {"description": "no such session"}, 400: {"description": "bad target or ignore pattern"}}
+
+
+def jobs_of(request: Request) -> ReplayJobs:
+    return request.app.state.replay_jobs  # type: ignore[no-any-return]
+
+
+def _check_program(program: str) -> None:
+    """A clear 400 now rather than a failed job later, when the program cannot be found."""
+    if os.sep in program:
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise HTTPException(400, f"the target command {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise HTTPException(400, f"the target command {program!r} is not found on the UI server's PATH")
+
+
+@router.post(
+    "/api/sessions/{session_id}/replay",
+    status_code=202,
+    response_model=ReplayJobOut,
+    summary="Replay a session against a command or URL (a background job), then diff it",
+    responses={**_ERRORS, 429: {"description": "too many replays running"}},
+)
+async def start_replay_route(request: Request, session_id: int, body: ReplayRequest) -> Response:
+    engine = state_of(request).engine
+    original = await run_query(get_session, engine, session_id)
+    target = body.target.value()
+    if isinstance(target, list):
+        _check_program(target[0])
+    await run_query(ignore_set, body.ignore)
+    jobs = jobs_of(request)
+    args = {
+        "session_id": original.id,
+        "target": target,
+        "calibrate": body.calibrate,
+        "ignore": list(body.ignore),
+        "timeout": body.timeout,
+        "match": body.match,
+    }
+    try:
+        job = jobs.start(args)
+    except InspectorError as exc:  # too many running
+        raise HTTPException(429, str(exc)) from None
+    return json_response(job.to_json(), status_code=202)
+
+
+@router.get(
+    "/api/replays/{job_id}",
+    response_model=ReplayJobOut,
+    summary="A replay job: running, finished (with its diff report) or failed (with the error)",
+    responses={404: {"description": "no such job in this UI process"}},
+)
+async def replay_job_route(
+    request: Request,
+    job_id: str,
+    wait: Annotated[
+        float,
+        Query(
+            ge=0,
+            le=30,
+            description="long poll: answer once the job's state or phase changes, or after this many seconds",
+        ),
+    ] = 0,
+) -> Response:
+    job = jobs_of(request).get(job_id)
+    if job is None:
+        raise HTTPException(404, f"no replay job {job_id!r} (jobs are kept until the UI server stops)")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    seen = job.progress()
+    while job.state == "running" and job.progress() == seen and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    return json_response(job.to_json())
+
+
+@router.get(
+    "/api/diff",
+    response_model=DiffReport,
+    summary="The semantic diff of two recorded sessions (a: original, b: replay)",
+    responses=_ERRORS,
+)
+async def diff_route(
+    request: Request,
+    a: Annotated[str, Query(description="a session id, `last`, or a name")],
+    b: Annotated[str, Query(description="a session id, `last`, or a name")],
+    ignore: Annotated[
+        list[str] | None, Query(description="extra ignore patterns (repeatable), besides the defaults")
+    ] = None,
+) -> Response:
+    engine = state_of(request).engine
+    first = await run_query(get_session, engine, a)
+    second = await run_query(get_session, engine, b)
+    report = await run_query(diff_report, engine, first.id, second.id, list(ignore or ()))
+    return json_response(report)
+
+
+@router.get(
+    "/api/sessions/{session_id}/mock-server",
+    response_model=MockServerCommands,
+    summary="The commands that serve this session as a mock server (stdio, and HTTP with its URL)",
+    responses={404: {"description": "no such session"}},
+)
+async def mock_server_route(
+    request: Request,
+    session_id: int,
+    port: Annotated[
+        int | None, Query(ge=1, le=65535, description="HTTP port to suggest (default: one free now)")
+    ] = None,
+) -> Response:
+    engine = state_of(request).engine
+    found = await run_query(get_session, engine, session_id)
+    return json_response(mock_commands(engine, found, port or free_port()))
