@@ -1,1 +1,3 @@
 """mcp-inspector: a record/replay debugging inspector for the Model Context Protocol."""
+
+__version__ = "0.1.0"

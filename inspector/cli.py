@@ -350,6 +350,100 @@ def _parse_headers(values: list[str]) -> dict[str, str]:
 
 
 @app.command()
+def call(
+    method: Annotated[str, typer.Argument(help="The JSON-RPC method, e.g. tools/list or tools/call.")],
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+    ] = None,
+    params: Annotated[str | None, typer.Option(help="The params as a JSON object.")] = None,
+    url: Annotated[
+        str | None, typer.Option(help="The server's URL instead of a command (.../sse: legacy HTTP+SSE).")
+    ] = None,
+    protocol_version: Annotated[
+        str,
+        typer.Option(
+            help="The revision to offer: 2024-11-05 .. 2025-11-25 (initialize), 2026-07-28 (discover), or any string."
+        ),
+    ] = "2025-11-25",
+    root: Annotated[
+        list[str] | None, typer.Option(help="A root URI to give the server if it asks (repeatable).")
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option(help="An HTTP header, 'Name: value' (repeatable).")
+    ] = None,
+    progress: Annotated[
+        bool, typer.Option(help="Ask for progress notifications and print them on stderr.")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the answer.")] = 60.0,
+    db: DbOption = None,
+) -> None:
+    """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
+
+    Exit status 0 for a result, 1 for an error response, 2 when the server could not be reached.
+    Sampling requests are refused and elicitations declined (nobody is there to answer); roots
+    come from --root. The session is recorded (kind `mock-client`).
+    """
+    import anyio
+
+    from inspector.mock.client import ClientConfig, MockClient, Responder
+
+    if command and command[0] == "--":
+        command = command[1:]
+    if bool(command) == bool(url):
+        raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
+    try:
+        parsed = orjson.loads(params) if params else None
+    except orjson.JSONDecodeError as exc:
+        raise InspectorError(f"--params is not valid JSON: {exc}") from None
+    if parsed is not None and not isinstance(parsed, dict):
+        raise InspectorError("--params must be a JSON object")
+    config = ClientConfig(
+        target=url or list(command or []),
+        protocol_version=protocol_version,
+        headers=_parse_headers(header or []),
+        timeout=timeout,
+        responders={
+            "sampling/createMessage": Responder("reject"),
+            "elicitation/create": Responder("fixed", {"action": "decline"}),
+            "roots/list": Responder("fixed", {"roots": [{"uri": r} for r in root or []]}),
+        },
+    )
+    engine = _engine(db)
+
+    async def log_progress(kind: str, payload: dict) -> None:  # type: ignore[type-arg]
+        if kind == "notification":
+            sys.stderr.write(orjson.dumps(payload).decode() + "\n")
+
+    async def run() -> dict:  # type: ignore[type-arg]
+        client = MockClient(engine, config, listener=log_progress if progress else None)
+        async with anyio.create_task_group() as tg:
+            try:
+                first = await client.start(tg)
+                if method in ("initialize", "server/discover") or "error" in first:
+                    answer = first
+                else:
+                    answer = await client.request(method, parsed, progress=progress)
+            finally:
+                await client.close()
+                tg.cancel_scope.cancel()
+        return answer
+
+    try:
+        answer = anyio.run(run)
+    except InspectorError:
+        raise
+    except Exception as exc:
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        _err().print(f"[red]error:[/red] could not talk to the server: {type(exc).__name__}: {exc}")
+        raise typer.Exit(2) from None
+    if "error" in answer:
+        sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")
+        raise typer.Exit(1)
+    sys.stdout.write(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+@app.command()
 def sessions(
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,

@@ -1,0 +1,255 @@
+"""The inspector as an MCP client under the user's hands (mock client), for the API and `mcp-inspect call`.
+
+Connects to a command or URL (recorded as a session of kind `mock-client`),
+performs the handshake the chosen revision needs (`initialize` +
+`notifications/initialized` for 2024-11-05 .. 2025-11-25 or a custom
+string; `server/discover` and the per-request `_meta` envelope for
+2026-07-28), then sends what the user asks.
+
+Server-to-client requests (sampling, roots, elicitation, ping) land in an
+inbox. Each method has a responder: `manual` (a person answers through the
+API, with a live timer), `fixed` (a configured answer), or `reject`. Under
+2026-07-28 the same requests arrive inside `input_required` results; the
+client answers them through the same inbox and re-sends the original request
+with `inputResponses` and the echoed `requestState`, as one exchange.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp_types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from sqlalchemy import Engine
+
+from inspector import __version__
+from inspector.capture import Recorder, Tap
+from inspector.endpoint import Endpoint, RequestError
+from inspector.protocol import id_key
+from inspector.store import StoreWriter, create_session
+from inspector.transports.connect import Connection, open_connection
+
+__all__ = ["ClientConfig", "InboxItem", "MockClient", "Responder"]
+
+DEFAULT_CAPABILITIES: dict[str, Any] = {
+    "roots": {"listChanged": True},
+    "sampling": {},
+    "elicitation": {"form": {}, "url": {}},
+}
+INPUT_ROUNDS = 8  # input_required rounds before giving up (a server that never finishes)
+
+
+@dataclass
+class Responder:
+    """How one kind of server request is answered."""
+
+    mode: str = "manual"  # manual | fixed | reject
+    answer: Any = None  # the result for `fixed`
+    error: dict[str, Any] | None = None  # the error for `reject` (default: code -1, user rejected)
+
+
+@dataclass
+class ClientConfig:
+    target: Sequence[str] | str
+    protocol_version: str = "2025-11-25"
+    client_info: dict[str, Any] = field(
+        default_factory=lambda: {"name": "mcp-inspector", "version": __version__}
+    )
+    capabilities: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+    responders: dict[str, Responder] = field(default_factory=dict)
+    name: str | None = None
+
+    @property
+    def stateless(self) -> bool:
+        return self.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+@dataclass
+class InboxItem:
+    """A server-to-client request waiting for an answer."""
+
+    key: str  # JSON-RPC id text, or `input:<request id>:<key>` inside an input_required result
+    method: str
+    params: Any
+    received: float = field(default_factory=time.time)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: dict[str, Any] | None = None  # {"result": ...} or {"error": ...}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "method": self.method,
+            "params": self.params,
+            "received": self.received,
+            "waiting_s": round(time.time() - self.received, 3),
+            "answered": self.answer is not None,
+        }
+
+
+Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+class MockClient:
+    """One connection of the mock client; use inside `async with` or call `start`/`close`."""
+
+    def __init__(self, engine: Engine, config: ClientConfig, *, listener: Listener | None = None) -> None:
+        self.engine = engine
+        self.config = config
+        self.listener = listener
+        self.session_id: int | None = None
+        self.server_result: dict[str, Any] | None = None  # initialize or discover result
+        self.inbox: dict[str, InboxItem] = {}
+        self.notifications: list[dict[str, Any]] = []
+        self.endpoint: Endpoint | None = None
+        self._recorder: Recorder | None = None
+        self._tap: Tap | None = None
+        self._conn: Connection | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._progress = itertools.count(1)
+
+    async def start(self, tg: anyio.abc.TaskGroup) -> dict[str, Any]:
+        """Connect and perform the handshake; return the server's initialize/discover response."""
+        target = self.config.target if isinstance(self.config.target, str) else list(self.config.target)
+        self.session_id = create_session(
+            self.engine, kind="mock-client", target=target, name=self.config.name
+        )
+        self._recorder = Recorder([StoreWriter(self.engine)]).start()
+        self._tap = self._recorder.open(self.session_id)
+        self._tg = tg
+        self._conn = await open_connection(self.config.target, self._tap, tg, headers=self.config.headers)
+        self.endpoint = Endpoint(
+            self._conn, on_request=self._on_server_request, on_notification=self._on_notification
+        )
+        await tg.start(self.endpoint.serve)
+        return await self._handshake()
+
+    async def close(self, reason: str = "closed") -> None:
+        status = None
+        if self._conn is not None:
+            status = await self._conn.aclose()
+        if self._tap is not None:
+            self._tap.end(status, reason)
+        if self._recorder is not None:
+            self._recorder.stop()
+
+    async def _handshake(self) -> dict[str, Any]:
+        assert self.endpoint is not None
+        if self.config.stateless:
+            response = await self.endpoint.request(
+                "server/discover", self._envelope({}), timeout=self.config.timeout
+            )
+        else:
+            params = {
+                "protocolVersion": self.config.protocol_version,
+                "capabilities": self.config.capabilities,
+                "clientInfo": self.config.client_info,
+            }
+            response = await self.endpoint.request("initialize", params, timeout=self.config.timeout)
+            version = (response.get("result") or {}).get("protocolVersion")
+            if isinstance(version, str) and hasattr(self._conn, "learn_protocol_version"):
+                self._conn.learn_protocol_version(version)  # type: ignore[union-attr]
+            if "result" in response:
+                await self.endpoint.notify("notifications/initialized")
+        self.server_result = response
+        return response
+
+    def _envelope(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        """Add the 2026-07-28 per-request `_meta` (protocol version, client info, capabilities)."""
+        out = dict(params or {})
+        meta = dict(out.get("_meta") or {})
+        meta.setdefault(mcp_types.PROTOCOL_VERSION_META_KEY, self.config.protocol_version)
+        meta.setdefault(mcp_types.CLIENT_INFO_META_KEY, self.config.client_info)
+        meta.setdefault(mcp_types.CLIENT_CAPABILITIES_META_KEY, self.config.capabilities)
+        out["_meta"] = meta
+        return out
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        progress: bool = False,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Send a request; follow `input_required` rounds; return the final response message."""
+        assert self.endpoint is not None
+        params = dict(params or {})
+        if progress:
+            params.setdefault("_meta", {})["progressToken"] = f"p{next(self._progress)}"
+        if self.config.stateless:
+            params = self._envelope(params)
+        response = await self.endpoint.request(method, params, timeout=timeout or self.config.timeout)
+        for _round in range(INPUT_ROUNDS):
+            result = response.get("result")
+            if not isinstance(result, dict) or result.get("resultType") != "input_required":
+                return response
+            answers = await self._answer_input_requests(
+                str(response.get("id")), result.get("inputRequests") or {}
+            )
+            retry = {**params, "inputResponses": answers}
+            if "requestState" in result:
+                retry["requestState"] = result["requestState"]
+            response = await self.endpoint.request(method, retry, timeout=timeout or self.config.timeout)
+        return response
+
+    async def _answer_input_requests(self, rid: str, requests: dict[str, Any]) -> dict[str, Any]:
+        answers: dict[str, Any] = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict):
+                continue
+            item = InboxItem(f"input:{rid}:{key}", str(request.get("method")), request.get("params"))
+            answer = await self._resolve(item)
+            # An input response carries the result itself; a refusal has no standard shape, send the error.
+            answers[key] = answer.get("result") if "result" in answer else {"error": answer.get("error")}
+        return answers
+
+    async def _on_server_request(self, request: dict[str, Any]) -> Any:
+        item = InboxItem(id_key(request.get("id")), str(request.get("method")), request.get("params"))
+        answer = await self._resolve(item)
+        if "error" in answer:
+            err = answer["error"] or {}
+            raise RequestError(err.get("code", -1), err.get("message", "rejected"), err.get("data"))
+        return answer.get("result")
+
+    async def _resolve(self, item: InboxItem) -> dict[str, Any]:
+        """Answer a server request with its responder, or wait for a person."""
+        responder = self.config.responders.get(item.method)
+        if item.method == "ping" and responder is None:
+            return {"result": {}}
+        if responder is not None and responder.mode == "fixed":
+            return {"result": responder.answer}
+        if responder is not None and responder.mode == "reject":
+            return {"error": responder.error or {"code": -1, "message": "rejected by the user"}}
+        self.inbox[item.key] = item
+        await self._emit("inbox", item.to_json())
+        with anyio.move_on_after(self.config.timeout):
+            await item.done.wait()
+        self.inbox.pop(item.key, None)
+        if item.answer is None:
+            await self._emit("inbox-timeout", item.to_json())
+            return {"error": {"code": -32001, "message": "nobody answered in time"}}
+        return item.answer
+
+    def answer(self, key: str, *, result: Any = None, error: dict[str, Any] | None = None) -> bool:
+        """A person answered an inbox item; False when no such item is waiting."""
+        item = self.inbox.get(key)
+        if item is None:
+            return False
+        item.answer = {"error": error} if error is not None else {"result": result}
+        item.done.set()
+        return True
+
+    async def _on_notification(self, notification: dict[str, Any]) -> None:
+        self.notifications.append(notification)
+        await self._emit("notification", notification)
+
+    async def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.listener is not None:
+            await self.listener(kind, payload)
