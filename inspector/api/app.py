@@ -12,7 +12,8 @@ from fastapi import FastAPI, WebSocket
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
-from inspector.api import routes_messages, routes_replay, routes_sessions
+from inspector.api import routes_client, routes_messages, routes_replay, routes_sessions
+from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
 from inspector.api.live import LiveFeed, serve_listener
 from inspector.api.replay_jobs import ReplayJobs
@@ -41,6 +42,7 @@ def create_app(
 ) -> Any:
     """The ASGI app: the FastAPI app wrapped in the `Guard` (Host, Origin, token)."""
     feed = LiveFeed(engine, interval=live_interval)
+    clients = ClientManager(engine, feed)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -48,6 +50,7 @@ def create_app(
         try:
             yield
         finally:
+            await clients.aclose()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -66,6 +69,8 @@ def create_app(
     app.include_router(routes_messages.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)
+    app.state.clients = clients
+    app.include_router(routes_client.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

@@ -186,10 +186,60 @@ class Subscribe(BaseModel):
     after_seq: int | None = Field(default=None, description="also send the rows after this seq at once")
 
 
+class ClientInbox(BaseModel):
+    """A mock client got a server request that waits for a person (see `/api/clients/{id}/inbox`)."""
+
+    type: Literal["client_inbox"] = "client_inbox"
+    client_id: str
+    item: dict[str, Any]
+
+
+class ClientInboxAnswered(BaseModel):
+    """A mock client's inbox item was answered through the API."""
+
+    type: Literal["client_inbox_answered"] = "client_inbox_answered"
+    client_id: str
+    item: dict[str, Any]
+    answer: dict[str, Any]
+
+
+class ClientInboxTimeout(BaseModel):
+    """Nobody answered a mock client's inbox item in time (the server got an error)."""
+
+    type: Literal["client_inbox_timeout"] = "client_inbox_timeout"
+    client_id: str
+    item: dict[str, Any]
+
+
+class ClientNotification(BaseModel):
+    """A server sent a notification to a mock client (progress, log messages, list changes)."""
+
+    type: Literal["client_notification"] = "client_notification"
+    client_id: str
+    notification: dict[str, Any]
+
+
+class ClientClosed(BaseModel):
+    """A mock client's connection ended (closed through the API, or the server went away)."""
+
+    type: Literal["client_closed"] = "client_closed"
+    client_id: str
+    error: str | None
+
+
 class LiveEvent(BaseModel):
     """Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s."""
 
-    event: SessionCreated | SessionUpdated | SessionEnded | SessionDeleted | NewMessages = Field(
-        discriminator="type"
-    )
+    event: (
+        SessionCreated
+        | SessionUpdated
+        | SessionEnded
+        | SessionDeleted
+        | NewMessages
+        | ClientInbox
+        | ClientInboxAnswered
+        | ClientInboxTimeout
+        | ClientNotification
+        | ClientClosed
+    ) = Field(discriminator="type")
     subscribe: Subscribe | None = None

@@ -4,6 +4,132 @@
  */
 
 export interface paths {
+    "/api/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mock clients of this UI process */
+        get: operations["list_clients_api_clients_get"];
+        put?: never;
+        /** Connect a mock client to a command or URL (recorded as a mock-client session) */
+        post: operations["create_client_api_clients_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Client */
+        get: operations["get_client_api_clients__client_id__get"];
+        put?: never;
+        post?: never;
+        /** Delete Client */
+        delete: operations["delete_client_api_clients__client_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/inbox/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Inbox Item */
+        get: operations["get_inbox_item_api_clients__client_id__inbox__key__get"];
+        put?: never;
+        /** Answer a pending server request with a result or an error */
+        post: operations["answer_inbox_item_api_clients__client_id__inbox__key__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send Notification */
+        post: operations["send_notification_api_clients__client_id__notify_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send Raw
+         * @description Send the text as one message, then collect what the server sends within `wait` seconds
+         *     (until the response to its id, when it is a request).
+         */
+        post: operations["send_raw_api_clients__client_id__raw_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a request; the final response message (input_required rounds go through the inbox) */
+        post: operations["send_request_api_clients__client_id__request_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/responders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set how server requests are answered, per method (replaces the whole map) */
+        put: operations["put_responders_api_clients__client_id__responders_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/diff": {
         parameters: {
             query?: never;
@@ -215,6 +341,18 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AnswerIn
+         * @description The answer to an inbox item: a `result`, or an `error` (exactly one).
+         */
+        AnswerIn: {
+            /** Error */
+            error?: {
+                [key: string]: unknown;
+            } | null;
+            /** Result */
+            result?: unknown;
+        };
+        /**
          * ChangeOut
          * @description One difference at one path: `changed`, `added` (only in the replay / b) or `removed`.
          */
@@ -230,6 +368,248 @@ export interface components {
             kind: "changed" | "added" | "removed";
             /** Path */
             path: string;
+        };
+        /**
+         * ClientClosed
+         * @description A mock client's connection ended (closed through the API, or the server went away).
+         */
+        ClientClosed: {
+            /** Client Id */
+            client_id: string;
+            /** Error */
+            error: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_closed";
+        };
+        /**
+         * ClientCreate
+         * @description Connect a new mock client; the handshake is the one `protocol_version` needs.
+         */
+        ClientCreate: {
+            /**
+             * Capabilities
+             * @description default: roots, sampling, elicitation
+             */
+            capabilities?: {
+                [key: string]: unknown;
+            } | null;
+            /** Client Info */
+            client_info?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Headers
+             * @description extra HTTP headers (URL targets)
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** Name */
+            name?: string | null;
+            /**
+             * Protocol Version
+             * @description one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28, or any custom string (sent as is)
+             * @default 2025-11-25
+             */
+            protocol_version: string;
+            /**
+             * Responders
+             * @description by server request method
+             */
+            responders?: {
+                [key: string]: components["schemas"]["ResponderIn"];
+            };
+            target: components["schemas"]["ClientTarget"];
+            /**
+             * Timeout
+             * @description seconds to wait for responses and answers
+             * @default 60
+             */
+            timeout: number;
+        };
+        /**
+         * ClientCreated
+         * @description A connected mock client: its id, its recorded session and the server's handshake response.
+         */
+        ClientCreated: {
+            /** Handshake */
+            handshake: {
+                [key: string]: unknown;
+            };
+            /** Id */
+            id: string;
+            /** Session Id */
+            session_id: number | null;
+        };
+        /** ClientDetail */
+        ClientDetail: {
+            /** Config */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Created */
+            created: number;
+            /** Error */
+            error: string | null;
+            /** Handshake */
+            handshake: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: string;
+            /** Inbox */
+            inbox: components["schemas"]["InboxItemOut"][];
+            /**
+             * Notifications
+             * @description the server's recent notifications
+             */
+            notifications: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Pending
+             * @description inbox items waiting for an answer
+             */
+            pending: number;
+            /** Protocol Version */
+            protocol_version: string;
+            /**
+             * Received
+             * @description the server's recent messages (all kinds)
+             */
+            received: {
+                [key: string]: unknown;
+            }[];
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "starting" | "connected" | "closed";
+            /** Target */
+            target: string[] | string;
+        };
+        /**
+         * ClientInbox
+         * @description A mock client got a server request that waits for a person (see `/api/clients/{id}/inbox`).
+         */
+        ClientInbox: {
+            /** Client Id */
+            client_id: string;
+            /** Item */
+            item: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_inbox";
+        };
+        /**
+         * ClientInboxAnswered
+         * @description A mock client's inbox item was answered through the API.
+         */
+        ClientInboxAnswered: {
+            /** Answer */
+            answer: {
+                [key: string]: unknown;
+            };
+            /** Client Id */
+            client_id: string;
+            /** Item */
+            item: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_inbox_answered";
+        };
+        /**
+         * ClientInboxTimeout
+         * @description Nobody answered a mock client's inbox item in time (the server got an error).
+         */
+        ClientInboxTimeout: {
+            /** Client Id */
+            client_id: string;
+            /** Item */
+            item: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_inbox_timeout";
+        };
+        /** ClientList */
+        ClientList: {
+            /** Items */
+            items: components["schemas"]["ClientSummary"][];
+        };
+        /**
+         * ClientNotification
+         * @description A server sent a notification to a mock client (progress, log messages, list changes).
+         */
+        ClientNotification: {
+            /** Client Id */
+            client_id: string;
+            /** Notification */
+            notification: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_notification";
+        };
+        /** ClientSummary */
+        ClientSummary: {
+            /** Created */
+            created: number;
+            /** Error */
+            error: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Pending
+             * @description inbox items waiting for an answer
+             */
+            pending: number;
+            /** Protocol Version */
+            protocol_version: string;
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "starting" | "connected" | "closed";
+            /** Target */
+            target: string[] | string;
+        };
+        /**
+         * ClientTarget
+         * @description The server to connect to: a `command` (stdio) or a `url` (Streamable HTTP; /sse is legacy SSE).
+         */
+        ClientTarget: {
+            /**
+             * Command
+             * @description program and arguments
+             */
+            command?: string[] | null;
+            /**
+             * Url
+             * @description http:// or https:// URL
+             */
+            url?: string | null;
         };
         /**
          * DiffReport
@@ -340,12 +720,30 @@ export interface components {
             url: string;
         };
         /**
+         * InboxItemOut
+         * @description A server-to-client request waiting for an answer (`waiting_s` is live).
+         */
+        InboxItemOut: {
+            /** Answered */
+            answered: boolean;
+            /** Key */
+            key: string;
+            /** Method */
+            method: string;
+            /** Params */
+            params: unknown;
+            /** Received */
+            received: number;
+            /** Waiting S */
+            waiting_s: number;
+        };
+        /**
          * LiveEvent
          * @description Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s.
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };
@@ -542,6 +940,15 @@ export interface components {
              */
             type: "messages";
         };
+        /** NotifyIn */
+        NotifyIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /**
          * Position
          * @description Where a message sits in a filtered list: how many matching rows come before it.
@@ -556,6 +963,30 @@ export interface components {
             matches: boolean;
             /** Seq */
             seq: number;
+        };
+        /**
+         * RawIn
+         * @description Any text, sent as one message as is (valid JSON-RPC, a batch, or not JSON at all).
+         */
+        RawIn: {
+            /** Text */
+            text: string;
+            /**
+             * Wait
+             * @description seconds to wait for the server's reaction
+             * @default 2
+             */
+            wait: number;
+        };
+        /** RawOut */
+        RawOut: {
+            /**
+             * Received
+             * @description what the server sent after it, within `wait` seconds
+             */
+            received: unknown[];
+            /** Sent */
+            sent: boolean;
         };
         /**
          * ReplayJobOut
@@ -694,6 +1125,47 @@ export interface components {
              * @description http:// or https:// URL
              */
             url?: string | null;
+        };
+        /** RequestIn */
+        RequestIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Progress
+             * @description add a progress token to `_meta`
+             * @default false
+             */
+            progress: boolean;
+            /** Timeout */
+            timeout?: number | null;
+        };
+        /**
+         * ResponderIn
+         * @description How a server request method is answered: by a person (`manual`), a `fixed` result, or `reject`.
+         */
+        ResponderIn: {
+            /**
+             * Answer
+             * @description the result sent in `fixed` mode
+             */
+            answer?: unknown;
+            /**
+             * Error
+             * @description the error sent in `reject` mode
+             */
+            error?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Mode
+             * @default manual
+             * @enum {string}
+             */
+            mode: "manual" | "fixed" | "reject";
         };
         /**
          * SessionCreated
@@ -891,6 +1363,408 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_clients_api_clients_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientList"];
+                };
+            };
+        };
+    };
+    create_client_api_clients_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientCreated"];
+                };
+            };
+            /** @description bad target */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description the server could not be started */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_client_api_clients__client_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientDetail"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_client_api_clients__client_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_inbox_item_api_clients__client_id__inbox__key__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItemOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    answer_inbox_item_api_clients__client_id__inbox__key__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItemOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    send_notification_api_clients__client_id__notify_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotifyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    send_raw_api_clients__client_id__raw_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RawIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RawOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    send_request_api_clients__client_id__request_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description no response in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    put_responders_api_clients__client_id__responders_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: components["schemas"]["ResponderIn"];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     diff_route_api_diff_get: {
         parameters: {
             query: {
