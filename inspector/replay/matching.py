@@ -4,8 +4,10 @@ Sans-IO. A request matches a recorded one when the methods are equal and
 the params are equal after normalisation: key order never matters, and the
 policy removes what should not count.
 
-- strict: params must be equal, except `_meta.progressToken` (it is chosen
-  per run by the client);
+- strict: params must be equal, except `_meta.progressToken` (chosen per
+  run by the client) and the 2026-07-28 envelope in `_meta`
+  (`io.modelcontextprotocol/...`: protocol version, client info and
+  capabilities describe the client, not the question);
 - lenient: `_meta` is ignored entirely, and keys the recorded request did
   not have are ignored in the incoming one.
 
@@ -26,6 +28,9 @@ import orjson
 __all__ = ["AnswerBook", "MatchPolicy", "Miss"]
 
 
+_ENVELOPE_PREFIX = "io.modelcontextprotocol/"
+
+
 @dataclass(frozen=True)
 class MatchPolicy:
     mode: str = "strict"  # strict | lenient
@@ -43,8 +48,10 @@ class MatchPolicy:
         meta = out.get("_meta")
         if self.mode == "lenient":
             out.pop("_meta", None)
-        elif isinstance(meta, dict) and "progressToken" in meta:
-            meta = {k: v for k, v in meta.items() if k != "progressToken"}
+        elif isinstance(meta, dict):
+            meta = {
+                k: v for k, v in meta.items() if k != "progressToken" and not k.startswith(_ENVELOPE_PREFIX)
+            }
             if meta:
                 out["_meta"] = meta
             else:
