@@ -1,5 +1,6 @@
 // Entry: the routes of the UI. Every view has its own URL (deep links).
 import { StrictMode } from "react";
+import { lazy, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter, Route, Routes } from "react-router";
 import "react-json-view-lite/dist/index.css";
@@ -8,6 +9,9 @@ import { Shell } from "./views/Shell";
 import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
 
+// The Connect workspace (mock client) brings a form library: loaded when first opened.
+const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
+
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <BrowserRouter>
@@ -15,6 +19,14 @@ createRoot(document.getElementById("root")!).render(
         <Route element={<Shell />}>
           <Route index element={<SessionsList />} />
           <Route path="sessions/:sessionId/*" element={<SessionPage />} />
+          <Route
+            path="client/:clientId?"
+            element={
+              <Suspense fallback={<p className="empty">Loading…</p>}>
+                <ClientPage />
+              </Suspense>
+            }
+          />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

@@ -17,6 +17,9 @@ export function Shell() {
         <Link to="/" className="brand">
           <img src="/favicon.svg" alt="" width={20} height={20} /> mcp-inspector
         </Link>
+        <Link to="/client" className="nav-link">
+          Connect
+        </Link>
         <span className="grow" />
         <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
           API

@@ -1,0 +1,166 @@
+"""The Connect workspace in Chromium: a mock client on the real demo server (stdio), driven by hand.
+
+Also: a page served from another origin cannot start a process through the API (CVE-2025-49596).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from inspector.api import UiServer
+from inspector.store import list_sessions, open_engine
+from tests.e2e.conftest import new_context, shot
+
+DEMO = f"{sys.executable} -m inspector.demo"
+WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawned')"
+
+
+@pytest.fixture
+def client_ui(tmp_path: Path) -> Iterator[UiServer]:
+    server = UiServer(open_engine(tmp_path / "client.db"), port=0, live_interval=0.05).start()
+    yield server
+    server.stop()
+
+
+def _mock_sessions(db: Path) -> list[int]:
+    return [s.id for s in list_sessions(open_engine(db)) if s.kind == "mock-client"]
+
+
+def _inbox_item(page: Page, method: str):  # type: ignore[no-untyped-def]
+    return page.locator(f".inbox-item[data-method='{method}']")
+
+
+def test_connect_call_and_answer_server_requests_by_hand(
+    page: Page, client_ui: UiServer, tmp_path: Path
+) -> None:
+    page.goto(client_ui.url("/client"))
+    page.get_by_label("command", exact=True).fill(DEMO)
+    page.get_by_role("button", name="Connect").click()
+    expect(page).to_have_url(re.compile(r"/client/c\d+$"))
+    tools = page.get_by_label("tools")
+    expect(tools.get_by_role("button", name="echo", exact=True)).to_be_visible()
+
+    # echo through the form generated from its inputSchema
+    tools.get_by_role("button", name="echo", exact=True).click()
+    page.locator("#root_text").fill("hello from the form")
+    page.get_by_role("button", name="Call").click()
+    expect(page.get_by_test_id("result")).to_contain_text("hello from the form")
+    shot(page, "client-echo")
+
+    # ask_llm: the sampling request waits in the inbox, with a live timer, until answered by hand
+    tools.get_by_role("button", name="ask_llm").click()
+    page.locator("#root_question").fill("What is six times seven?")
+    page.get_by_role("button", name="Call").click()
+    sampling = _inbox_item(page, "sampling/createMessage")
+    expect(sampling).to_contain_text("What is six times seven?")
+    expect(sampling.locator(".timer")).not_to_have_text("0.0 s")
+    shot(page, "client-sampling-inbox")
+    sampling.get_by_label("assistant reply").fill("forty-two")
+    sampling.get_by_role("button", name="Send reply").click()
+    expect(page.get_by_test_id("result")).to_contain_text("a-person answered: forty-two")
+    expect(sampling).to_have_count(0)
+
+    # book_table: the elicitation form is validated before anything is sent
+    tools.get_by_role("button", name="book_table").click()
+    page.locator("#root_restaurant").fill("Chez Playwright")
+    page.get_by_role("button", name="Call").click()
+    form = _inbox_item(page, "elicitation/create")
+    expect(form).to_contain_text("Book a table at Chez Playwright")
+    form.locator("#root_name").fill("Ada")
+    form.locator("#root_date").fill("2026-12-24")
+    form.locator("#root_party_size").fill("25")  # the schema allows 1..20
+    form.get_by_role("button", name="Accept").click()
+    shot(page, "client-elicitation-invalid")
+    expect(form.locator(".errors, .error-detail").first).to_be_visible()
+    expect(form).to_have_count(1)  # still waiting: nothing was sent
+    form.locator("#root_party_size").fill("4")
+    form.get_by_role("button", name="Accept").click()
+    expect(page.get_by_test_id("result")).to_contain_text("Booked Chez Playwright")
+    expect(page.get_by_test_id("result")).to_contain_text('"party_size":4')
+
+    # raw composer: a malformed request, and the server's error
+    page.get_by_role("tab", name="Raw").click()
+    page.get_by_label("raw message").fill(
+        '{"jsonrpc":"2.0","id":"bad-1","method":"tools/call","params":{"nam":1}}'
+    )
+    page.get_by_role("button", name="Send raw").click()
+    history = page.get_by_label("raw history")
+    expect(history).to_contain_text("-32602")
+    shot(page, "client-raw-error")
+
+    # the recorded session is one click away
+    page.get_by_role("link", name="Recorded session timeline").click()
+    expect(page).to_have_url(re.compile(r"/sessions/\d+"))
+    expect(page.locator(".row", has_text="tools/call").first).to_be_visible()
+    shot(page, "client-session-timeline")
+    assert len(_mock_sessions(tmp_path / "client.db")) == 1
+
+
+EVIL_SCRIPT = """
+const out = [];
+async function attempt(name, run) {
+  try { const r = await run(); out.push(name + " " + r.status); } catch (e) { out.push(name + " blocked"); }
+}
+(async () => {
+  await attempt("json", () => fetch(API, {method: "POST", credentials: "include",
+    headers: {"content-type": "application/json"}, body: BODY}));
+  await attempt("simple", () => fetch(API, {method: "POST", credentials: "include", mode: "no-cors",
+    headers: {"content-type": "text/plain"}, body: BODY}));
+  await attempt("beacon", async () => ({status: navigator.sendBeacon(API, BODY)}));
+  document.getElementById("out").textContent = out.join("\\n") + "\\ndone";
+})();
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_page_from_another_origin_cannot_start_a_process(
+    browser: Browser, client_ui: UiServer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "spawned"
+    body = {"target": {"command": [sys.executable, "-c", WRITE_MARKER, str(marker)]}, "timeout": 5}
+    api = f"{client_ui.base_url}/api/clients"
+    site = tmp_path / "site"
+    site.mkdir()
+    page_js = EVIL_SCRIPT.replace("API", json.dumps(api)).replace("BODY", json.dumps(json.dumps(body)))
+    (site / "index.html").write_text(
+        f"<!doctype html><title>elsewhere</title><pre id=out></pre><script>{page_js}</script>"
+    )
+    handler = functools.partial(_Quiet, directory=str(site))
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(client_ui.url("/client"))  # the browser holds the token cookie
+        evil_page = context.new_page()
+        evil_page.goto(f"http://127.0.0.1:{evil.server_address[1]}/index.html")
+        expect(evil_page.locator("#out")).to_contain_text("done")
+        outcome = evil_page.locator("#out").inner_text()
+        assert "json blocked" in outcome, outcome  # the preflight is refused
+        assert _mock_sessions(tmp_path / "client.db") == [] and not marker.exists(), outcome
+        assert page.evaluate("fetch('/api/clients').then(r => r.json())")["items"] == []
+
+        # The same request from the UI's own page does start the process (so the check can fail).
+        same_origin = "fetch('/api/clients', {method: 'POST', headers: {'content-type': 'application/json'}, body: BODY})"
+        status = page.evaluate(
+            same_origin.replace("BODY", json.dumps(json.dumps(body))) + ".then(r => r.status)"
+        )
+        assert status == 502 and marker.read_text() == "spawned"  # ran; it is no MCP server
+        assert len(_mock_sessions(tmp_path / "client.db")) == 1
+    finally:
+        context.close()
+        evil.shutdown()

@@ -1,0 +1,123 @@
+// The "Connect" workspace (/client, /client/:clientId): connect a mock client, then use the
+// server's tools, resources, prompts and a raw composer while answering its requests in the inbox.
+import { useCallback, useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { live } from "../api/live";
+import { ConnectForm } from "./ConnectForm";
+import { Inbox } from "./Inbox";
+import { PromptsTab, ResourcesTab } from "./ListTabs";
+import { RawTab } from "./RawTab";
+import { ToolsTab } from "./ToolsTab";
+import { JsonBox } from "./Content";
+import { clientApi, type ClientDetail, type ClientSummary } from "./api";
+import "./client.css";
+
+const TABS = ["Tools", "Resources", "Prompts", "Raw"] as const;
+
+export function ClientPage() {
+  const { clientId } = useParams();
+  return clientId ? <Workspace key={clientId} clientId={clientId} /> : <ConnectPage />;
+}
+
+function ConnectPage() {
+  const navigate = useNavigate();
+  const [clients, setClients] = useState<ClientSummary[]>([]);
+  useEffect(() => {
+    clientApi.list().then((l) => setClients(l.items), () => undefined);
+  }, []);
+  return (
+    <div className="client-connect">
+      <ConnectForm onConnected={(id) => navigate(`/client/${id}`)} />
+      {clients.length > 0 && (
+        <div className="card">
+          <h3>Open clients</h3>
+          <ul>
+            {clients.map((c) => (
+              <li key={c.id}>
+                <Link to={`/client/${c.id}`}>{c.id}</Link> {Array.isArray(c.target) ? c.target.join(" ") : c.target}{" "}
+                <span className="muted">
+                  {c.protocol_version} · {c.state}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Workspace({ clientId }: { clientId: string }) {
+  const navigate = useNavigate();
+  const [detail, setDetail] = useState<ClientDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState<(typeof TABS)[number]>("Tools");
+
+  const load = useCallback(
+    () => clientApi.get(clientId).then(setDetail, (e: Error) => setError(e.message)),
+    [clientId],
+  );
+  useEffect(() => {
+    load();
+    return live.listen(
+      (event) => {
+        if (event.type.startsWith("client_") && "client_id" in event && event.client_id === clientId) load();
+      },
+      () => load(),
+    );
+  }, [clientId, load]);
+
+  if (error) return <p className="error empty">{error}</p>;
+  if (!detail) return <p className="empty">Loading…</p>;
+  const target = Array.isArray(detail.target) ? detail.target.join(" ") : detail.target;
+  return (
+    <div className="client-workspace">
+      <div className="toolbar client-head">
+        <strong>{target}</strong>
+        <span className="badge">{detail.protocol_version}</span>
+        <span className={detail.state === "connected" ? "muted" : "error"}>
+          {detail.state}
+          {detail.error ? `: ${detail.error}` : ""}
+        </span>
+        <span className="grow" />
+        {detail.session_id !== null && <Link to={`/sessions/${detail.session_id}`}>Recorded session timeline</Link>}
+        <button
+          onClick={async () => {
+            await clientApi.close(clientId);
+            navigate("/client");
+          }}
+        >
+          Disconnect
+        </button>
+      </div>
+      <nav className="tabs" role="tablist">
+        {TABS.map((t) => (
+          <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
+            {t}
+          </button>
+        ))}
+      </nav>
+      <div className="client-body">
+        <div className="client-main">
+          {tab === "Tools" && <ToolsTab clientId={clientId} />}
+          {tab === "Resources" && <ResourcesTab clientId={clientId} />}
+          {tab === "Prompts" && <PromptsTab clientId={clientId} />}
+          {tab === "Raw" && <RawTab clientId={clientId} />}
+        </div>
+        <aside className="client-side">
+          <Inbox clientId={clientId} items={detail.inbox} />
+          <details>
+            <summary>Server notifications ({detail.notifications.length})</summary>
+            {detail.notifications.slice(-20).map((n, i) => (
+              <JsonBox key={i} value={n} />
+            ))}
+          </details>
+          <details>
+            <summary>Handshake</summary>
+            <JsonBox value={detail.handshake} />
+          </details>
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+// The connect form: a stdio command or a URL, the protocol revision (or a custom one),
+// the capabilities to offer, extra HTTP headers and the timeout.
+import { useState } from "react";
+import { VERSIONS, clientApi, type Json } from "./api";
+
+/** Split a command line on spaces, keeping "quoted parts" together. */
+export function splitCommand(line: string): string[] {
+  const parts = line.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+  return parts.map((p) => (/^["'].*["']$/.test(p) ? p.slice(1, -1) : p));
+}
+
+function capabilities(c: Record<string, boolean>): Json {
+  const out: Json = {};
+  if (c.roots) out.roots = { listChanged: c.rootsListChanged };
+  if (c.sampling) out.sampling = c.samplingTools ? { tools: {} } : {};
+  if (c.elicitForm || c.elicitUrl) {
+    out.elicitation = { ...(c.elicitForm ? { form: {} } : {}), ...(c.elicitUrl ? { url: {} } : {}) };
+  }
+  return out;
+}
+
+export function ConnectForm({ onConnected }: { onConnected: (id: string) => void }) {
+  const [mode, setMode] = useState<"command" | "url">("command");
+  const [command, setCommand] = useState("");
+  const [url, setUrl] = useState("");
+  const [version, setVersion] = useState("2025-11-25");
+  const [custom, setCustom] = useState("");
+  const [caps, setCaps] = useState<Record<string, boolean>>({
+    roots: true,
+    rootsListChanged: true,
+    sampling: true,
+    samplingTools: false,
+    elicitForm: true,
+    elicitUrl: true,
+  });
+  const [headers, setHeaders] = useState("");
+  const [timeout, setTimeoutS] = useState(60);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const check = (key: string, label: string) => (
+    <label className="check">
+      <input type="checkbox" checked={caps[key]} onChange={(e) => setCaps({ ...caps, [key]: e.target.checked })} />
+      {label}
+    </label>
+  );
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    setError(null);
+    const headerMap: Record<string, string> = {};
+    for (const line of headers.split("\n")) {
+      const at = line.indexOf(":");
+      if (at > 0) headerMap[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+    }
+    const target = mode === "command" ? { command: splitCommand(command) } : { url: url.trim() };
+    setBusy(true);
+    try {
+      const created = await clientApi.create({
+        target,
+        protocol_version: version === "custom" ? custom : version,
+        capabilities: capabilities(caps),
+        headers: headerMap,
+        timeout,
+        responders: {},
+      });
+      onConnected(created.id);
+    } catch (err) {
+      setError(String((err as Error).message));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="form connect-form card" onSubmit={submit} aria-label="connect">
+      <h2>Connect to a server</h2>
+      <div className="radios">
+        <label className="check">
+          <input type="radio" checked={mode === "command"} onChange={() => setMode("command")} /> stdio command
+        </label>
+        <label className="check">
+          <input type="radio" checked={mode === "url"} onChange={() => setMode("url")} /> URL (HTTP)
+        </label>
+      </div>
+      {mode === "command" ? (
+        <input
+          className="wide-input"
+          aria-label="command"
+          placeholder="python -m my_server --flag"
+          value={command}
+          onChange={(e) => setCommand(e.target.value)}
+        />
+      ) : (
+        <input
+          className="wide-input"
+          aria-label="url"
+          placeholder="http://127.0.0.1:8000/mcp"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+        />
+      )}
+      <label className="stack">
+        Protocol version
+        <select aria-label="protocol version" value={version} onChange={(e) => setVersion(e.target.value)}>
+          {VERSIONS.map((v) => (
+            <option key={v}>{v}</option>
+          ))}
+          <option value="custom">custom…</option>
+        </select>
+      </label>
+      {version === "custom" && (
+        <input aria-label="custom version" value={custom} onChange={(e) => setCustom(e.target.value)} />
+      )}
+      <fieldset className="caps">
+        <legend>Capabilities</legend>
+        {check("roots", "roots")} {check("rootsListChanged", "roots listChanged")} {check("sampling", "sampling")}{" "}
+        {check("samplingTools", "sampling with tools")} {check("elicitForm", "elicitation form")}{" "}
+        {check("elicitUrl", "elicitation url")}
+      </fieldset>
+      <label className="stack">
+        Headers (one <code>Name: value</code> per line)
+        <textarea aria-label="headers" rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} />
+      </label>
+      <label className="stack">
+        Timeout (seconds)
+        <input
+          type="number"
+          min={1}
+          aria-label="timeout"
+          value={timeout}
+          onChange={(e) => setTimeoutS(Number(e.target.value))}
+        />
+      </label>
+      {error && <p className="error" role="alert">{error}</p>}
+      <div className="dialog-actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Connecting…" : "Connect"}
+        </button>
+      </div>
+    </form>
+  );
+}
