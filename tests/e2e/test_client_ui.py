@@ -106,6 +106,46 @@ def test_connect_call_and_answer_server_requests_by_hand(
     assert len(_mock_sessions(tmp_path / "client.db")) == 1
 
 
+def test_results_by_kind_resources_prompts_and_a_fixed_responder(page: Page, client_ui: UiServer) -> None:
+    page.goto(client_ui.url("/client"))
+    page.get_by_label("command", exact=True).fill(DEMO)
+    page.get_by_role("button", name="Connect").click()
+    tools = page.get_by_label("tools")
+    result = page.get_by_test_id("result")
+
+    tools.get_by_role("button", name="weather").click()
+    page.locator("#root_city").fill("Lyon")
+    page.get_by_role("button", name="Call").click()
+    expect(result).to_contain_text("structuredContent")
+    expect(result).to_contain_text("temperature_c")
+
+    tools.get_by_role("button", name="fail").click()
+    page.get_by_role("button", name="Call").click()
+    expect(result.get_by_text("Tool error (isError)")).to_be_visible()
+    expect(page.get_by_test_id("protocol-error")).to_have_count(0)
+
+    # roots answered by a fixed responder set in the UI: no inbox item, the answer comes back at once
+    page.get_by_text("Responders", exact=True).click()
+    page.get_by_label("roots/list responder").select_option("fixed")
+    page.get_by_label("roots/list fixed answer").fill('{"roots": [{"uri": "file:///srv/fixed-root"}]}')
+    page.get_by_role("button", name="Save responders").click()
+    expect(page.get_by_text("saved", exact=True)).to_be_visible()
+    tools.get_by_role("button", name="list_client_roots").click()
+    page.get_by_role("button", name="Call").click()
+    expect(result).to_contain_text("file:///srv/fixed-root")
+    shot(page, "client-fixed-roots")
+
+    page.get_by_role("tab", name="Resources").click()
+    page.get_by_label("resources").locator("li", has_text="demo://readme").get_by_role("button").click()
+    expect(page.locator(".client-main .json")).to_contain_text("demo://readme")
+    page.get_by_role("tab", name="Prompts").click()
+    page.get_by_label("prompts").get_by_role("button", name="review_code").click()
+    page.get_by_label("code").fill("print(1)")
+    page.get_by_role("button", name="Get").click()
+    expect(page.locator(".client-main .json")).to_contain_text("print(1)")
+    shot(page, "client-prompt")
+
+
 EVIL_SCRIPT = """
 const out = [];
 async function attempt(name, run) {

@@ -7,6 +7,7 @@ import { ConnectForm } from "./ConnectForm";
 import { Inbox } from "./Inbox";
 import { PromptsTab, ResourcesTab } from "./ListTabs";
 import { RawTab } from "./RawTab";
+import { Responders } from "./Responders";
 import { ToolsTab } from "./ToolsTab";
 import { JsonBox } from "./Content";
 import { clientApi, type ClientDetail, type ClientSummary } from "./api";
@@ -106,6 +107,7 @@ function Workspace({ clientId }: { clientId: string }) {
         </div>
         <aside className="client-side">
           <Inbox clientId={clientId} items={detail.inbox} />
+          <Responders clientId={clientId} current={(detail.config.responders ?? {}) as Record<string, unknown>} />
           <details>
             <summary>Server notifications ({detail.notifications.length})</summary>
             {detail.notifications.slice(-20).map((n, i) => (

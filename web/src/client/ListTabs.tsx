@@ -84,7 +84,9 @@ export function PromptsTab({ clientId }: { clientId: string }) {
             className="form"
             onSubmit={async (e) => {
               e.preventDefault();
-              setAnswer(await clientApi.request(clientId, "prompts/get", { name: selected.name, arguments: args }));
+              // Optional arguments left empty are not sent (the server's default applies).
+              const given = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== ""));
+              setAnswer(await clientApi.request(clientId, "prompts/get", { name: selected.name, arguments: given }));
             }}
           >
             <h3>{selected.name}</h3>
