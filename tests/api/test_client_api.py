@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 
 from inspector.store import get_session, iter_messages, open_engine
@@ -221,3 +222,44 @@ def test_unknown_client_is_404(fresh_api: Api) -> None:
         body = {"method": "ping"} if path.endswith("request") else {"result": {}}
         response = fresh_api.http.request(method, path, json=body if method == "POST" else None)
         assert response.status_code == 404 and "nope" in response.text, (path, response.text)
+
+
+def test_notify_is_sent_and_recorded(fresh_api: Api) -> None:
+    created = _connect(fresh_api, {"command": DEMO}, "2025-11-25")
+    cid = created["id"]
+    body = {"method": "notifications/roots/list_changed"}
+    _ok(fresh_api.http.post(f"/api/clients/{cid}/notify", json=body), 204)
+    _request(fresh_api, cid, "ping")  # after the notification on the same pipe: it has been written
+    _ok(fresh_api.http.delete(f"/api/clients/{cid}"), 204)
+    assert "notifications/roots/list_changed" in _recorded(fresh_api, created["session_id"])[1]
+
+
+def test_an_unanswered_inbox_item_times_out_live(fresh_api: Api) -> None:
+    ws = _ws(fresh_api)
+    cid = _connect(fresh_api, {"command": DEMO}, "2025-11-25", timeout=4)["id"]
+    with ThreadPoolExecutor(1) as pool:
+        ask = {
+            "method": "tools/call",
+            "params": {"name": "ask_llm", "arguments": {"question": "?"}},
+            "timeout": 20,
+        }
+        call = pool.submit(fresh_api.http.post, f"/api/clients/{cid}/request", json=ask)
+        event = _next(ws, "client_inbox_timeout", time.monotonic() + 15, client_id=cid)
+        response = _ok(call.result(timeout=15))
+    ws.close()
+    assert event["item"]["method"] == "sampling/createMessage" and event["item"]["waiting_s"] >= 4
+    assert "nobody answered in time" in json.dumps(response)  # the server passed the refusal on
+    _ok(fresh_api.http.delete(f"/api/clients/{cid}"), 204)
+
+
+def test_shutdown_closes_clients_and_ends_their_sessions(tmp_path: Any) -> None:
+    from inspector.api import UiServer
+
+    db = tmp_path / "shutdown.db"
+    server = UiServer(open_engine(db), port=0).start()
+    with httpx.Client(base_url=server.base_url, headers={"authorization": f"Bearer {server.token}"}) as http:
+        created = http.post("/api/clients", json={"target": {"command": DEMO}, "timeout": 30})
+        assert created.status_code == 201, created.text
+    server.stop()
+    session = get_session(open_engine(db), created.json()["session_id"])
+    assert session.status == "ended", session
