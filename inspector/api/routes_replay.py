@@ -17,10 +17,12 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.exchange_view import exchange_view
 from inspector.api.mock_commands import free_port, mock_commands
 from inspector.api.replay_jobs import ReplayJobs, diff_report, ignore_set
 from inspector.api.schemas_replay import (
     DiffReport,
+    DiffSide,
     MockServerCommands,
     ReplayJobOut,
     ReplayRequest,
@@ -126,6 +128,22 @@ async def diff_route(
     second = await run_query(get_session, engine, b)
     report = await run_query(diff_report, engine, first.id, second.id, list(ignore or ()))
     return json_response(report)
+
+
+@router.get(
+    "/api/diff/side",
+    response_model=DiffSide,
+    summary="One side of a diffed exchange (the JSON its change paths point into)",
+    responses={404: {"description": "no such session or message"}},
+)
+async def diff_side_route(
+    request: Request,
+    session: Annotated[int, Query(description="the session id")],
+    seq: Annotated[int, Query(ge=1, description="`original_seq` or `replay_seq` of an exchange")],
+) -> Response:
+    engine = state_of(request).engine
+    await run_query(get_session, engine, session)
+    return json_response(await run_query(exchange_view, engine, session, seq))
 
 
 @router.get(

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 __all__ = [
     "ChangeOut",
     "DiffReport",
+    "DiffSide",
     "ExchangeDiffOut",
     "MockServerCommands",
     "ReplayJobOut",
@@ -112,6 +113,20 @@ class DiffReport(BaseModel):
     counts: dict[str, int] = Field(description="exchanges per status: equal, changed, missing, extra")
     ignored: list[str] = Field(description="every ignore pattern applied (defaults included)")
     exchanges: list[ExchangeDiffOut]
+
+
+class DiffSide(BaseModel):
+    """One side of a diffed exchange as the diff compares it; change paths are relative to `view`."""
+
+    session_id: int
+    seq: int = Field(description="the exchange's first message")
+    kind: str
+    method: str | None
+    direction: str
+    answer_seq: int | None = Field(description="the response's seq, for a request that got one")
+    view: dict[str, Any] = Field(
+        description="`params`, then `result` or `error` (code and message), and linked `notifications` by method"
+    )
 
 
 class ReplayResult(DiffReport):

@@ -152,6 +152,26 @@ def test_diff_of_two_sessions_by_id_and_name_with_ignore(replay_api: Api) -> Non
     assert bad.status_code == 400 and "bad ignore pattern" in bad.json()["detail"]
     assert replay_api.get("/api/diff", a=1).status_code == 422
 
+    # Each side of a changed exchange is the JSON its change paths point into.
+    weather = next(x for x in report["exchanges"] if x["summary"] == "tools/call name=weather")
+    sides = [
+        replay_api.json("/api/diff/side", session=sid, seq=seq)
+        for sid, seq in ((1, weather["original_seq"]), (b, weather["replay_seq"]))
+    ]
+    temps = [side["view"]["result"]["structuredContent"]["temperature_c"] for side in sides]  # type: ignore[index]
+    before, after = next(
+        (c["before"], c["after"]) for c in weather["changes"] if c["path"].endswith("temperature_c")
+    )
+    assert temps == [before, after] and before != after
+    assert (
+        sides[0]["view"]["params"]["name"] == "weather" and sides[0]["answer_seq"] > weather["original_seq"]
+    )  # type: ignore[index]
+    slow = next(x for x in report["exchanges"] if x["summary"] == "tools/call name=count_slowly")
+    progress: Any = replay_api.json("/api/diff/side", session=1, seq=slow["original_seq"])
+    assert len(progress["view"]["notifications"]["notifications/progress"]) == 3  # linked by the recorder
+    gone = replay_api.get("/api/diff/side", session=1, seq=9999)
+    assert gone.status_code == 404 and "9999" in gone.json()["detail"]
+
 
 def test_mock_server_commands_work_as_shown(replay_api: Api) -> None:
     doc: Any = replay_api.json("/api/sessions/1/mock-server")

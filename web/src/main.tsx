@@ -8,6 +8,7 @@ import "./styles.css";
 import { Shell } from "./views/Shell";
 import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
+import { DiffView } from "./views/DiffView";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
@@ -27,6 +28,7 @@ createRoot(document.getElementById("root")!).render(
               </Suspense>
             }
           />
+          <Route path="diff" element={<DiffView />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

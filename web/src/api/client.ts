@@ -9,6 +9,11 @@ export type Detail = components["schemas"]["MessageWithPair"];
 export type MessagePage = components["schemas"]["MessagePage"];
 export type Exchange = components["schemas"]["Exchange"];
 export type LiveEvent = components["schemas"]["LiveEvent"]["event"];
+export type DiffReport = components["schemas"]["DiffReport"];
+export type ExchangeDiff = components["schemas"]["ExchangeDiffOut"];
+export type DiffSide = components["schemas"]["DiffSide"];
+export type ReplayJob = components["schemas"]["ReplayJobOut"];
+export type MockCommands = components["schemas"]["MockServerCommands"];
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
 
@@ -26,10 +31,23 @@ export class ApiError extends Error {
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.error !== undefined || result.data === undefined) {
     const err = result.error as { detail?: unknown } | undefined;
-    const detail = typeof err?.detail === "string" ? err.detail : JSON.stringify(err?.detail ?? "");
-    throw new ApiError(result.response.status, detail || result.response.statusText);
+    throw new ApiError(result.response.status, detailText(err?.detail) || result.response.statusText);
   }
   return result.data;
+}
+
+/** An error answer's `detail` as one readable line (422 answers list each invalid field). */
+export function detailText(detail: unknown): string {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d: { loc?: unknown[]; msg?: string }) => {
+        const where = (d.loc ?? []).filter((p) => p !== "body").join(".");
+        return `${where ? where + ": " : ""}${(d.msg ?? "").replace(/^Value error, /, "")}`;
+      })
+      .join("; ");
+  }
+  return detail === undefined ? "" : JSON.stringify(detail);
 }
 
 /** The filter of a timeline, as in the page's URL and the API's query. */

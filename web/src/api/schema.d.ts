@@ -147,6 +147,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/diff/side": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One side of a diffed exchange (the JSON its change paths point into) */
+        get: operations["diff_side_route_api_diff_side_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/replays/{job_id}": {
         parameters: {
             query?: never;
@@ -636,6 +653,37 @@ export interface components {
              * @description every ignore pattern applied (defaults included)
              */
             ignored: string[];
+        };
+        /**
+         * DiffSide
+         * @description One side of a diffed exchange as the diff compares it; change paths are relative to `view`.
+         */
+        DiffSide: {
+            /**
+             * Answer Seq
+             * @description the response's seq, for a request that got one
+             */
+            answer_seq: number | null;
+            /** Direction */
+            direction: string;
+            /** Kind */
+            kind: string;
+            /** Method */
+            method: string | null;
+            /**
+             * Seq
+             * @description the exchange's first message
+             */
+            seq: number;
+            /** Session Id */
+            session_id: number;
+            /**
+             * View
+             * @description `params`, then `result` or `error` (code and message), and linked `notifications` by method
+             */
+            view: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Exchange
@@ -1798,6 +1846,47 @@ export interface operations {
                 content?: never;
             };
             /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    diff_side_route_api_diff_side_get: {
+        parameters: {
+            query: {
+                /** @description the session id */
+                session: number;
+                /** @description `original_seq` or `replay_seq` of an exchange */
+                seq: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffSide"];
+                };
+            };
+            /** @description no such session or message */
             404: {
                 headers: {
                     [name: string]: unknown;

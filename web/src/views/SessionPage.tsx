@@ -1,6 +1,6 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
 import { useState } from "react";
-import { NavLink, Route, Routes, useNavigate, useParams } from "react-router";
+import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
@@ -8,6 +8,10 @@ import { Info } from "./Info";
 import { Lanes } from "./Lanes";
 import { Network } from "./Network";
 import { Timeline } from "./Timeline";
+import { DiffWithDialog } from "./DiffWithDialog";
+import { MockServerDialog } from "./MockServerDialog";
+import { diffUrl, ReplayDialog } from "./ReplayDialog";
+import { useKeys } from "./hooks";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
@@ -50,6 +54,18 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(s.name ?? "");
   const [labels, setLabels] = useState((s.labels ?? []).join(", "));
+  const [dialog, setDialog] = useState<"replay" | "diff" | "mock" | null>(null);
+  // Shift+R replay, Shift+D diff with, Shift+M mock server (plain letters belong to the timeline).
+  useKeys(
+    (e) => {
+      if (dialog || !e.shiftKey) return;
+      const which = ({ R: "replay", D: "diff", M: "mock" } as const)[e.key as "R" | "D" | "M"];
+      if (!which) return;
+      e.preventDefault();
+      setDialog(which);
+    },
+    [dialog],
+  );
   const save = async () => {
     const updated = unwrap(
       await api.PATCH("/api/sessions/{session_id}", {
@@ -100,7 +116,24 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
             <span className={`badge state-${s.state}`} data-testid="session-state">
               {s.state}
             </span>
+            {s.parent_id !== null && (
+              <span className="muted">
+                from <Link to={`/sessions/${s.parent_id}`}>#{s.parent_id}</Link> ·{" "}
+                <Link to={diffUrl(s.parent_id, s.id)} data-testid="diff-parent">
+                  diff with it
+                </Link>
+              </span>
+            )}
             <span className="grow" />
+            <button onClick={() => setDialog("replay")} title="Replay against a server, then diff (Shift+R)" data-testid="replay-open">
+              Replay…
+            </button>
+            <button className="ghost" onClick={() => setDialog("diff")} title="Diff with another session (Shift+D)" data-testid="diff-with-open-dialog">
+              Diff with…
+            </button>
+            <button className="ghost" onClick={() => setDialog("mock")} title="Serve as mock server (Shift+M)" data-testid="mock-open">
+              Serve as mock server
+            </button>
             <button className="ghost" onClick={() => setEditing(true)}>
               Rename / label
             </button>
@@ -110,6 +143,9 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
           </>
         )}
       </div>
+      {dialog === "replay" && <ReplayDialog session={s} onClose={() => setDialog(null)} />}
+      {dialog === "diff" && <DiffWithDialog session={s} onClose={() => setDialog(null)} />}
+      {dialog === "mock" && <MockServerDialog session={s} onClose={() => setDialog(null)} />}
       <dl className="facts">
         <dt>kind</dt>
         <dd>{s.kind}</dd>

@@ -1,14 +1,18 @@
 // Small shared hooks: keyboard shortcuts, a live session document.
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useState } from "react";
 import { api, unwrap, type Session } from "../api/client";
 import { live } from "../api/live";
 
 /** Call `handler` for keys typed outside text fields. */
 export function useKeys(handler: (e: KeyboardEvent) => void, deps: unknown[]) {
-  useEffect(() => {
+  // A layout effect: the keys work as soon as the view is on screen.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t?.closest("dialog")) return; // a modal dialog has the keyboard
+      // Enter on a button or link activates it, not the view's shortcut.
+      if (e.key === "Enter" && t?.closest("button, a, summary")) return;
       if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) {
         if (e.key === "Escape") t.blur();
         return;

@@ -1,0 +1,195 @@
+"""Replay, diff and mock server in a real Chromium: the replay dialog against the demo's variant
+(a real subprocess spawned by the UI server), the diff view with its highlighted paths, "Diff
+with…", and the mock-server commands. Screenshots in light and dark go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from inspector.api import UiServer
+from inspector.store import open_engine
+from tests.api.recordings import record_demo
+from tests.e2e.conftest import new_context, shot
+
+VARIANT_CHANGES = ["tools/list", "tools/call name=weather", "tools/call name=fail"]
+
+
+@pytest.fixture(scope="module")
+def replay_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database of this module's own (replays write into it); session 1 is the demo, through the shim."""
+    db = tmp_path_factory.mktemp("e2e-replay") / "replay.db"
+    record_demo(db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def replay_ui(replay_db: Path) -> Iterator[UiServer]:
+    server = UiServer(open_engine(replay_db), port=0, live_interval=0.1).start()
+    yield server
+    server.stop()
+
+
+def _page(browser: Browser, theme: str) -> Iterator[Page]:
+    context = new_context(browser, theme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture(params=["light", "dark"])
+def themed(browser: Browser, request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
+    for page in _page(browser, request.param):
+        yield page, request.param
+
+
+def _replay_the_variant(page: Page, ui: UiServer, theme: str) -> None:
+    page.goto(ui.url("/sessions/1"))
+    expect(page.get_by_test_id("session-title")).to_contain_text("demo")
+    expect(page.locator("html")).to_have_attribute("data-theme", theme)
+    page.get_by_test_id("replay-open").click()
+    dialog = page.get_by_test_id("replay-dialog")
+    expect(dialog).to_be_visible()
+    command = dialog.get_by_test_id("replay-command")
+    # Prefilled with the recorded server command; the variant is "the next version" of that server.
+    expect(command).to_have_value(re.compile(r"-m inspector\.demo$"))
+    command.fill(f"{sys.executable} -m inspector.demo --variant")
+    dialog.get_by_test_id("replay-ignore").fill("**.nothingLikeThis")
+    shot(page, f"replay-dialog-{theme}")
+    dialog.get_by_test_id("replay-start").click()
+    expect(page).to_have_url(re.compile(r"/diff\?a=1&b=\d+&ignore=\*\*\.nothingLikeThis"), timeout=60_000)
+
+
+def test_replay_from_the_dialog_lands_on_the_diff_with_highlighted_paths(
+    themed: tuple[Page, str], replay_ui: UiServer
+) -> None:
+    page, theme = themed
+    _replay_the_variant(page, replay_ui, theme)
+    expect(page.get_by_test_id("verdict")).to_have_text("behaviour changed")
+    expect(page.get_by_test_id("count-changed")).to_have_text("3 changed")
+    expect(page.get_by_test_id("count-missing")).to_have_text("0 missing")
+    rows = page.get_by_test_id("diff-row")
+    expect(rows.first).to_be_visible()
+    assert rows.count() > 20  # every exchange, equal ones included
+    page.get_by_test_id("only-diffs").check()
+    expect(page).to_have_url(re.compile(r"only=1"))
+    expect(rows).to_have_count(3)
+    expect(rows.locator(".c-side:nth-child(2)")).to_contain_text(VARIANT_CHANGES)
+    for row in rows.all():
+        expect(row).to_have_attribute("data-status", "changed")
+
+    rows.filter(has_text="weather").click()
+    detail = page.get_by_test_id("exchange-detail")
+    expect(detail.get_by_test_id("change-path").filter(has_text="temperature_c")).to_have_text(
+        "result.structuredContent.temperature_c"
+    )
+    for side, value in (("side-original", "20.5"), ("side-replay", "21.5")):
+        path = '["result","structuredContent","temperature_c"]'
+        hit = detail.get_by_test_id(side).locator(f"[data-testid=diff-hit][data-path='{path}']")
+        expect(hit).to_be_visible()
+        expect(hit).to_have_text(f'"temperature_c": {value},')
+        expect(hit).to_have_attribute("data-mark", "changed")
+        expect(hit).to_have_css("box-shadow", re.compile(r"inset"))
+    shot(page, f"diff-weather-{theme}")
+
+    # The fail tool is gone from tools/list: removed on the original side, nothing to mark on the replay side.
+    rows.filter(has_text="tools/list").click()
+    original = detail.get_by_test_id("side-original").get_by_test_id("diff-hit")
+    expect(original).to_have_count(1)
+    expect(original).to_have_attribute("data-mark", "removed")
+    expect(original).to_contain_text('"fail"')
+    expect(detail.get_by_test_id("side-replay").get_by_test_id("diff-hit")).to_have_count(0)
+    shot(page, f"diff-tools-list-{theme}")
+
+
+def test_diff_view_keyboard_and_diff_with_dialog(page: Page, replay_ui: UiServer) -> None:
+    # A replay session from the first test, or made here when this test runs alone.
+    page.goto(replay_ui.url("/?kind=replay"))
+    if page.locator("[data-session-id]").count() == 0:
+        _replay_the_variant(page, replay_ui, "light")
+        page.goto(f"{replay_ui.base_url}/?kind=replay")
+    replay_row = page.locator("[data-session-id]").first
+    replay_id = replay_row.get_attribute("data-session-id")
+    replay_row.get_by_role("link").click()
+    expect(page.get_by_test_id("diff-parent")).to_be_visible()  # a replay links to its original
+    page.get_by_test_id("diff-with-open-dialog").click()
+    dialog = page.get_by_test_id("diff-with-dialog")
+    expect(dialog.get_by_test_id("diff-with-select")).to_have_value("1")  # its original is proposed
+    dialog.get_by_test_id("diff-with-open").click()
+    expect(page).to_have_url(re.compile(rf"/diff\?a=1&b={replay_id}$"))
+    expect(page.get_by_test_id("count-changed")).to_have_text("3 changed")
+    expect(page.get_by_test_id("diff-original")).to_contain_text("demo")
+    expect(page.get_by_test_id("diff-replay")).to_contain_text(f"#{replay_id} replay of #1")
+    shot(page, "diff-all-light")
+    # Keys: d = only differences, j/k move, Enter opens, Esc closes.
+    page.keyboard.press("d")
+    expect(page.get_by_test_id("diff-row")).to_have_count(3)
+    page.keyboard.press("j")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"open=\d+"))
+    expect(page.get_by_test_id("exchange-detail")).to_contain_text("result.structuredContent.temperature_c")
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("exchange-detail")).to_have_count(0)
+    # A diff of a session with itself is unchanged; an unknown session is a clear error.
+    page.goto(f"{replay_ui.base_url}/diff?a=1&b=1")
+    expect(page.get_by_test_id("verdict")).to_have_text("behaviour unchanged")
+    page.goto(f"{replay_ui.base_url}/diff?a=1&b=987")
+    expect(page.get_by_test_id("diff-error")).to_contain_text("987")
+
+
+def test_replay_dialog_shows_bad_targets_and_failed_jobs(page: Page, replay_ui: UiServer) -> None:
+    page.goto(replay_ui.url("/sessions/1"))
+    expect(page.get_by_test_id("session-title")).to_contain_text("demo")
+    page.keyboard.press("Shift+R")  # the key for "Replay…"
+    dialog = page.get_by_test_id("replay-dialog")
+    dialog.get_by_test_id("replay-command").fill("no-such-server-xyz --flag")
+    dialog.get_by_test_id("replay-start").click()
+    expect(dialog.get_by_test_id("replay-error")).to_contain_text("no-such-server-xyz")
+    dialog.get_by_label("URL (Streamable HTTP, or …/sse)").check()
+    dialog.get_by_test_id("replay-url").fill("ftp://example/mcp")
+    dialog.get_by_test_id("replay-start").click()
+    expect(dialog.get_by_test_id("replay-error")).to_contain_text("http:// or https://")
+    dialog.get_by_test_id("replay-url").fill("http://127.0.0.1:9/mcp")
+    dialog.get_by_test_id("replay-start").click()
+    state = dialog.get_by_test_id("replay-state")
+    expect(state).to_have_attribute("data-state", "failed", timeout=60_000)
+    expect(state).to_contain_text("could not run")
+    shot(page, "replay-failed-light")
+    expect(state.get_by_role("link", name=re.compile(r"Open the replay session #\d+"))).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+
+
+def test_mock_server_dialog_shows_the_commands(
+    themed: tuple[Page, str], replay_ui: UiServer, replay_db: Path
+) -> None:
+    page, theme = themed
+    page.goto(replay_ui.url("/sessions/1"))
+    page.get_by_test_id("mock-open").click()
+    dialog = page.get_by_test_id("mock-dialog")
+    db = str(replay_db.resolve())
+    expect(dialog.get_by_test_id("mock-stdio")).to_have_text(
+        re.compile(rf"mcp-inspect mock-server 1 --db {re.escape(db)}$")
+    )
+    expect(dialog.get_by_test_id("mock-http")).to_have_text(
+        re.compile(r"mock-server 1 --db .* --http 127\.0\.0\.1:\d+$")
+    )
+    port = re.search(r":(\d+)$", dialog.get_by_test_id("mock-http").inner_text()).group(1)  # type: ignore[union-attr]
+    expect(dialog.get_by_test_id("mock-url")).to_have_text(f"http://127.0.0.1:{port}/mcp")
+    expect(dialog.get_by_test_id("mock-config")).to_contain_text('"mcpServers"')
+    expect(dialog.get_by_test_id("mock-config")).to_contain_text('"mock-server"')
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    dialog.get_by_test_id("mock-stdio-copy").click()
+    expect(dialog.get_by_test_id("mock-stdio-copy")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == dialog.get_by_test_id("mock-stdio").inner_text()
+    shot(page, f"mock-server-{theme}")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)

@@ -1,0 +1,342 @@
+// The diff of two sessions (/diff?a=1&b=2): exchanges side by side (original | replay) with status
+// badges and counts, a filter for differences only, and for an opened exchange its changes and the
+// JSON of both sides with the differing paths highlighted. Keys: j/k move, Enter opens, Esc closes,
+// d toggles "only differences".
+import { useEffect, useMemo, useState } from "react";
+import { Link, useSearchParams } from "react-router";
+import { api, unwrap, type DiffReport, type DiffSide, type ExchangeDiff, type Session } from "../api/client";
+import { arrows, shortTarget } from "../format";
+import { JsonDiffTree, type Mark } from "../diff/JsonDiffTree";
+import { locationId, parsePath, resolve } from "../diff/paths";
+import { useKeys } from "./hooks";
+
+const STATUSES = ["equal", "changed", "missing", "extra"] as const;
+
+/** A session by reference (id, name or `last`), fetched beside the diff itself. */
+function useSessionTitle(ref: string): Session | null {
+  const [s, setS] = useState<Session | null>(null);
+  useEffect(() => {
+    setS(null);
+    if (!ref) return;
+    api
+      .GET("/api/sessions/{session_id}", { params: { path: { session_id: ref } } })
+      .then(unwrap)
+      .then(setS, () => setS(null));
+  }, [ref]);
+  return s;
+}
+
+export function DiffView() {
+  const [params, setParams] = useSearchParams();
+  const a = params.get("a") ?? "";
+  const b = params.get("b") ?? "";
+  const ignore = params.getAll("ignore");
+  // The URL keeps the filter; a local copy answers the checkbox at once (router updates are transitions).
+  const onlyInUrl = params.get("only") === "1";
+  const [only, setOnly] = useState(onlyInUrl);
+  useEffect(() => setOnly(onlyInUrl), [onlyInUrl]);
+  const openIndex = params.get("open") === null ? null : Number(params.get("open"));
+  const [report, setReport] = useState<DiffReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState(0);
+  const ignoreKey = ignore.join("\n");
+
+  useEffect(() => {
+    if (!a || !b) {
+      setError("choose two sessions: /diff?a=ID&b=ID");
+      return;
+    }
+    setReport(null);
+    setError(null);
+    api
+      .GET("/api/diff", { params: { query: { a, b, ignore: ignoreKey ? ignoreKey.split("\n") : undefined } } })
+      .then(unwrap)
+      .then(setReport, (e: Error) => setError(e.message));
+  }, [a, b, ignoreKey]);
+
+  const sa = useSessionTitle(a);
+  const sb = useSessionTitle(b);
+  const rows = useMemo(
+    () =>
+      (report?.exchanges ?? [])
+        .map((x, index) => ({ x, index }))
+        .filter(({ x }) => !only || x.status !== "equal"),
+    [report, only],
+  );
+
+  const set = (changes: Record<string, string | null>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === null) next.delete(k);
+      else next.set(k, v);
+    }
+    setParams(next, { replace: true });
+  };
+  const showOnly = (on: boolean) => {
+    setOnly(on);
+    set({ only: on ? "1" : null, open: null });
+  };
+  const toggleOpen = (index: number) => set({ open: openIndex === index ? null : String(index) });
+
+  useEffect(() => {
+    // Keep the keyboard selection on the opened exchange (deep links, clicks).
+    if (openIndex === null) return;
+    const at = rows.findIndex((r) => r.index === openIndex);
+    if (at >= 0) setSelected(at);
+  }, [openIndex, rows]);
+
+  useKeys(
+    (e) => {
+      if (e.key === "j") setSelected((i) => Math.min(i + 1, rows.length - 1));
+      else if (e.key === "k") setSelected((i) => Math.max(i - 1, 0));
+      else if (e.key === "Enter" && rows[selected]) toggleOpen(rows[selected].index);
+      else if (e.key === "Escape") set({ open: null });
+      else if (e.key === "d") showOnly(!only);
+      else return;
+      e.preventDefault();
+    },
+    [rows, selected, openIndex, only, params],
+  );
+
+  useEffect(() => {
+    document.querySelector(`[data-row-index="${selected}"]`)?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
+
+  if (error) {
+    return (
+      <section className="diff">
+        <p className="error" data-testid="diff-error">
+          {error}
+        </p>
+      </section>
+    );
+  }
+  if (!report) return <p className="muted empty">Comparing #{a} and #{b}…</p>;
+  const c = report.counts;
+  return (
+    <section className="diff" data-testid="diff">
+      <div className="toolbar diff-head">
+        <h1>Diff</h1>
+        <SessionRef s={sa} id={report.a} role="original" />
+        <span className="muted">→</span>
+        <SessionRef s={sb} id={report.b} role="replay" />
+        <span className={`badge verdict ${report.changed ? "status-changed" : "status-equal"}`} data-testid="verdict">
+          {report.changed ? "behaviour changed" : "behaviour unchanged"}
+        </span>
+        <span className="grow" />
+        <span className="counts" data-testid="counts">
+          {STATUSES.map((s) => (
+            <span key={s} className={`badge status-${s}`} data-testid={`count-${s}`}>
+              {c[s] ?? 0} {s}
+            </span>
+          ))}
+        </span>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={only}
+            onChange={(e) => showOnly(e.target.checked)}
+            data-testid="only-diffs"
+          />{" "}
+          Only differences <kbd>d</kbd>
+        </label>
+        <Link className="button ghost" to={`/diff?${swapped(params)}`} title="Swap the two sides">
+          ⇄ Swap
+        </Link>
+      </div>
+      <details className="ignored">
+        <summary className="muted">Ignored paths ({report.ignored.length})</summary>
+        <ul className="mono">
+          {report.ignored.map((p) => (
+            <li key={p} className={ignore.includes(p) ? "extra-ignore" : ""}>
+              {p}
+            </li>
+          ))}
+        </ul>
+      </details>
+      <div className="diff-list" role="list" aria-label="Exchanges">
+        <div className="diff-row head">
+          <span className="c-status">status</span>
+          <span className="c-side">original #{report.a}</span>
+          <span className="c-side">replay #{report.b}</span>
+          <span className="c-nchanges">paths</span>
+        </div>
+        {rows.map(({ x, index }, i) => (
+          <div key={index} role="listitem">
+            <div
+              className={`diff-row st-${x.status} ${i === selected ? "selected" : ""} ${openIndex === index ? "open" : ""}`}
+              data-testid="diff-row"
+              data-status={x.status}
+              data-summary={x.summary}
+              data-row-index={i}
+              tabIndex={0}
+              aria-expanded={openIndex === index}
+              onClick={() => {
+                setSelected(i);
+                toggleOpen(index);
+              }}
+              onFocus={() => setSelected(i)}
+              onKeyDown={(e) => {
+                if (e.key === " ") {
+                  e.preventDefault();
+                  toggleOpen(index);
+                }
+              }}
+            >
+              <span className="c-status">
+                <span className={`badge status-${x.status}`}>{x.status}</span>
+              </span>
+              <SideCell x={x} seq={x.original_seq} />
+              <SideCell x={x} seq={x.replay_seq} />
+              <span className="c-nchanges muted">{x.changes.length || ""}</span>
+            </div>
+            {openIndex === index && <ExchangeDetail report={report} x={x} key={`${report.a}-${report.b}-${index}`} />}
+          </div>
+        ))}
+        {!rows.length && <p className="empty">{only ? "No differences." : "No exchanges."}</p>}
+      </div>
+    </section>
+  );
+}
+
+function swapped(params: URLSearchParams): string {
+  const next = new URLSearchParams(params);
+  next.set("a", params.get("b") ?? "");
+  next.set("b", params.get("a") ?? "");
+  next.delete("open");
+  return next.toString();
+}
+
+function SessionRef({ s, id, role }: { s: Session | null; id: number; role: string }) {
+  return (
+    <Link to={`/sessions/${id}`} className="session-ref" data-testid={`diff-${role}`} title={role}>
+      <span className="muted">#{id}</span> {s ? s.name || shortTarget(s.target) : ""}{" "}
+      {s && <span className="badge">{s.kind}</span>}
+    </Link>
+  );
+}
+
+function SideCell({ x, seq }: { x: ExchangeDiff; seq: number | null }) {
+  if (seq === null) return <span className="c-side absent muted">—</span>;
+  return (
+    <span className="c-side">
+      <span className="muted seq">#{seq}</span> <span className="dir">{arrows[x.direction] ?? ""}</span> {x.summary}
+    </span>
+  );
+}
+
+/** Where each change's path lands in one side's view: highlighted, or only opened (the parent of
+ * something the other side has). */
+function marksFor(side: "original" | "replay", x: ExchangeDiff, view: unknown): { marks: Map<string, Mark>; reveal: string[] } {
+  const marks = new Map<string, Mark>();
+  const reveal: string[] = [];
+  if (x.status === "missing" || x.status === "extra") {
+    marks.set(locationId([]), x.status === "missing" ? "removed" : "added");
+    return { marks, reveal };
+  }
+  for (const ch of x.changes) {
+    let where: { location: (string | number)[]; found: boolean };
+    try {
+      where = resolve(view, parsePath(ch.path));
+    } catch {
+      continue; // a path this viewer cannot read: it is still listed above the JSON
+    }
+    const onThisSide = !(ch.kind === "added" && side === "original") && !(ch.kind === "removed" && side === "replay");
+    if (where.found && onThisSide) marks.set(locationId(where.location), ch.kind);
+    else reveal.push(locationId(where.location));
+  }
+  return { marks, reveal };
+}
+
+function ExchangeDetail({ report, x }: { report: DiffReport; x: ExchangeDiff }) {
+  const [sides, setSides] = useState<{ original: DiffSide | null; replay: DiffSide | null } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const load = (session: number, seq: number | null) =>
+      seq === null
+        ? Promise.resolve(null)
+        : api.GET("/api/diff/side", { params: { query: { session, seq } } }).then(unwrap);
+    Promise.all([load(report.a, x.original_seq), load(report.b, x.replay_seq)]).then(
+      ([original, replay]) => setSides({ original, replay }),
+      (e: Error) => setError(e.message),
+    );
+  }, [report.a, report.b, x.original_seq, x.replay_seq]);
+  return (
+    <div className="exchange-detail" data-testid="exchange-detail">
+      {x.changes.length > 0 && (
+        <table className="changes" data-testid="changes">
+          <tbody>
+            {x.changes.map((ch) => (
+              <tr key={ch.path + ch.kind} className={`ch-${ch.kind}`}>
+                <td className="mono path" data-testid="change-path">
+                  {ch.path}
+                </td>
+                <td>
+                  <span className={`badge ch-badge ch-${ch.kind}`}>{ch.kind}</span>
+                </td>
+                <td className="mono before">{ch.kind === "added" ? "" : short(ch.before)}</td>
+                <td className="muted">{ch.kind === "changed" ? "→" : ""}</td>
+                <td className="mono after">{ch.kind === "removed" ? "" : short(ch.after)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {error && <p className="error">{error}</p>}
+      {!sides && !error && <p className="muted">Loading both sides…</p>}
+      {sides && (
+        <div className="sides">
+          <SidePane title={`original #${report.a}`} side={sides.original} x={x} which="original" sessionId={report.a} testId="side-original" />
+          <SidePane title={`replay #${report.b}`} side={sides.replay} x={x} which="replay" sessionId={report.b} testId="side-replay" />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function short(v: unknown): string {
+  const text = JSON.stringify(v);
+  return text === undefined ? "" : text.length > 120 ? text.slice(0, 117) + "…" : text;
+}
+
+function SidePane({
+  title,
+  side,
+  x,
+  which,
+  sessionId,
+  testId,
+}: {
+  title: string;
+  side: DiffSide | null;
+  x: ExchangeDiff;
+  which: "original" | "replay";
+  sessionId: number;
+  testId: string;
+}) {
+  const found = side ? marksFor(which, x, side.view) : null;
+  return (
+    <div className="side-pane" data-testid={testId}>
+      <div className="side-title">
+        <strong>{title}</strong>
+        {side && (
+          <span className="muted">
+            {" "}
+            <Link to={`/sessions/${sessionId}/messages/${side.seq}`}>#{side.seq}</Link>
+            {side.answer_seq !== null && (
+              <>
+                {" ↔ "}
+                <Link to={`/sessions/${sessionId}/messages/${side.answer_seq}`}>#{side.answer_seq}</Link>
+              </>
+            )}
+          </span>
+        )}
+      </div>
+      {side && found ? (
+        <JsonDiffTree value={side.view} marks={found.marks} reveal={found.reveal} />
+      ) : (
+        <p className="muted empty">not in this session</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,208 @@
+// "Replay…": re-drive a server (a command or a URL) with this session's client messages, follow the
+// job, then open the diff of the original and the replay.
+import { useEffect, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { api, unwrap, type ReplayJob, type Session } from "../api/client";
+import { joinShell, splitShell } from "../shell";
+import { Dialog } from "./Dialog";
+
+/** The diff view's URL for two sessions and the extra ignore patterns. */
+export function diffUrl(a: number, b: number, ignore: string[] = []): string {
+  const q = new URLSearchParams({ a: String(a), b: String(b) });
+  for (const p of ignore) q.append("ignore", p);
+  return `/diff?${q}`;
+}
+
+function initialTarget(s: Session): { mode: "command" | "url"; command: string; url: string } {
+  if (Array.isArray(s.target)) return { mode: "command", command: joinShell(s.target), url: "" };
+  const text = typeof s.target === "string" ? s.target : "";
+  if (/^https?:\/\//.test(text)) return { mode: "url", command: "", url: text };
+  return { mode: "command", command: "", url: "" };
+}
+
+export function ReplayDialog({ session, onClose }: { session: Session; onClose: () => void }) {
+  const navigate = useNavigate();
+  const first = initialTarget(session);
+  const [mode, setMode] = useState(first.mode);
+  const [command, setCommand] = useState(first.command);
+  const [url, setUrl] = useState(first.url);
+  const [calibrate, setCalibrate] = useState(false);
+  const [ignore, setIgnore] = useState("");
+  const [timeout, setTimeoutSecs] = useState(30);
+  const [error, setError] = useState<string | null>(null);
+  const [job, setJob] = useState<ReplayJob | null>(null);
+
+  // Follow a running job by long polling: each answer comes when its phase changes or it ends.
+  useEffect(() => {
+    if (!job || job.state !== "running") return;
+    let alive = true;
+    api
+      .GET("/api/replays/{job_id}", { params: { path: { job_id: job.id }, query: { wait: 10 } } })
+      .then(unwrap)
+      .then(
+        (next) => alive && setJob(next),
+        (e: Error) => alive && setError(e.message),
+      );
+    return () => {
+      alive = false;
+    };
+  }, [job]);
+
+  useEffect(() => {
+    if (job?.state === "finished" && job.report) {
+      navigate(diffUrl(job.report.original, job.report.replay, job.report.extra_ignore));
+    }
+  }, [job, navigate]);
+
+  const start = async () => {
+    setError(null);
+    let target: { command: string[] } | { url: string };
+    try {
+      target = mode === "command" ? { command: splitShell(command) } : { url: url.trim() };
+    } catch (e) {
+      setError((e as Error).message);
+      return;
+    }
+    if ("command" in target && !target.command.length) {
+      setError("type the server's command, e.g. python server.py");
+      return;
+    }
+    const patterns = ignore
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    try {
+      const started = unwrap(
+        await api.POST("/api/sessions/{session_id}/replay", {
+          params: { path: { session_id: session.id } },
+          body: { target, calibrate, ignore: patterns, timeout, match: "strict" },
+        }),
+      );
+      setJob(started);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const running = job?.state === "running";
+  return (
+    <Dialog title={`Replay session #${session.id}`} onClose={onClose} testId="replay-dialog">
+      <form
+        className="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!running) start();
+        }}
+      >
+        <p className="muted">
+          Sends this session's client messages to a server and records its answers as a new session, then shows
+          what changed.
+        </p>
+        <fieldset disabled={running}>
+          <legend>Target</legend>
+          <div className="radios" role="radiogroup">
+            <label>
+              <input type="radio" name="mode" checked={mode === "command"} onChange={() => setMode("command")} /> Command
+              (stdio)
+            </label>
+            <label>
+              <input type="radio" name="mode" checked={mode === "url"} onChange={() => setMode("url")} /> URL (Streamable
+              HTTP, or …/sse)
+            </label>
+          </div>
+          {mode === "command" ? (
+            <input
+              className="mono wide-input"
+              aria-label="Server command"
+              data-testid="replay-command"
+              placeholder="python server.py --port 0"
+              value={command}
+              onChange={(e) => setCommand(e.target.value)}
+              autoFocus
+            />
+          ) : (
+            <input
+              className="mono wide-input"
+              aria-label="Server URL"
+              data-testid="replay-url"
+              placeholder="http://127.0.0.1:3001/mcp"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              autoFocus
+            />
+          )}
+        </fieldset>
+        <fieldset disabled={running}>
+          <legend>Diff</legend>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={calibrate}
+              onChange={(e) => setCalibrate(e.target.checked)}
+              data-testid="replay-calibrate"
+            />{" "}
+            Calibrate: replay twice and ignore what differs between the two runs (timestamps, random ids)
+          </label>
+          <label className="stack">
+            Ignore paths, one per line
+            <textarea
+              className="mono"
+              rows={3}
+              aria-label="Ignore paths"
+              data-testid="replay-ignore"
+              placeholder={"**.timestamp\ntools/call[name=clock]:result.content"}
+              value={ignore}
+              onChange={(e) => setIgnore(e.target.value)}
+            />
+          </label>
+          <label>
+            Timeout per response{" "}
+            <input
+              type="number"
+              min={1}
+              max={600}
+              value={timeout}
+              onChange={(e) => setTimeoutSecs(Number(e.target.value))}
+              aria-label="Timeout in seconds"
+            />{" "}
+            s
+          </label>
+        </fieldset>
+        {error && (
+          <p className="error" role="alert" data-testid="replay-error">
+            {error}
+          </p>
+        )}
+        {job && <JobState job={job} />}
+        <div className="dialog-actions">
+          <button type="button" className="ghost" onClick={onClose}>
+            {running ? "Close (keeps running)" : job ? "Close" : "Cancel"}
+          </button>
+          <button type="submit" className="primary" disabled={running} data-testid="replay-start">
+            {running ? "Replaying…" : job ? "Replay again" : "Start replay"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function JobState({ job }: { job: ReplayJob }) {
+  return (
+    <div className={`job job-${job.state}`} data-testid="replay-state" data-state={job.state} role="status">
+      {job.state === "running" && <span className="spinner" aria-hidden />}
+      <strong>{job.state}</strong> {job.phase !== job.state && <span className="muted">{job.phase}</span>}
+      {job.error && <p className="error">{job.error}</p>}
+      {job.warnings.map((w) => (
+        <p key={w} className="warn">
+          {w}
+        </p>
+      ))}
+      {job.replay_session_id !== null && job.state !== "running" && (
+        <p>
+          <Link to={`/sessions/${job.replay_session_id}`}>Open the replay session #{job.replay_session_id}</Link>
+        </p>
+      )}
+    </div>
+  );
+}
