@@ -263,3 +263,13 @@ def test_shutdown_closes_clients_and_ends_their_sessions(tmp_path: Any) -> None:
     server.stop()
     session = get_session(open_engine(db), created.json()["session_id"])
     assert session.status == "ended", session
+
+
+def test_a_custom_protocol_version_is_sent_as_is(fresh_api: Api) -> None:
+    info = {"name": "custom-client", "version": "9.9"}
+    created = _connect(fresh_api, {"command": DEMO}, "2099-01-01-draft", client_info=info, capabilities={})
+    _ok(fresh_api.http.delete(f"/api/clients/{created['id']}"), 204)
+    _kind, methods, raws = _recorded(fresh_api, created["session_id"])
+    initialize = raws[methods.index("initialize")]
+    assert b'"protocolVersion":"2099-01-01-draft"' in initialize and b"custom-client" in initialize
+    assert b'"capabilities":{}' in initialize
