@@ -6,8 +6,9 @@ original against the last run with `diff_sessions`, learning the noise from
 the two runs with `noise_patterns`, as `mcp-inspect replay` does. The replay
 runs on a thread with its own event loop: it spawns a process, reads the
 whole recording and diffs it, none of which may hold up the API's loop. Jobs
-live in memory for the lifetime of the UI process; the replay sessions are
-recorded into the same database, so the live feed shows them.
+live in memory for the lifetime of the UI process (the last `KEPT` finished
+ones); the replay sessions are recorded into the same database, so the live
+feed shows them.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from inspector.replay.matching import MatchPolicy
 from inspector.replay.report import wire
 from inspector.store import get_session
 
-__all__ = ["MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
+__all__ = ["KEPT", "MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
 
 MAX_RUNNING = 4
+KEPT = 50  # finished jobs kept (with their reports); older ones are forgotten
 
 
 def ignore_set(extra: Sequence[str]) -> PathSet:
@@ -69,6 +71,7 @@ class ReplayJob:
     started_ns: int = field(default_factory=time.time_ns)
     ended_ns: int | None = None
     report: dict[str, Any] | None = None
+    done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def progress(self) -> tuple[str, str, int]:
         """What a long poll watches: state, phase, replay sessions so far."""
@@ -109,6 +112,9 @@ class ReplayJobs:
         with self._lock:
             if self.running() >= MAX_RUNNING:
                 raise InspectorError(f"{MAX_RUNNING} replays are already running; wait for one to finish")
+            done = [j for j in self.jobs.values() if j.state != "running"]
+            for stale in done[: max(0, len(done) - KEPT + 1)]:
+                del self.jobs[stale.id]
             job = ReplayJob(id=secrets.token_hex(6), **job_args)
             self.jobs[job.id] = job
         thread = threading.Thread(target=self._run, args=(job,), name=f"replay-{job.id}", daemon=True)
@@ -132,6 +138,8 @@ class ReplayJobs:
             job.ended_ns = time.time_ns()
             job.phase = "finished"
             job.state = "finished"
+        finally:
+            job.done.set()
 
     def _replay_and_diff(self, job: ReplayJob) -> dict[str, Any]:
         original = get_session(self.engine, job.session_id)

@@ -19,6 +19,7 @@ import mcp
 import pytest
 from websockets.sync.client import connect
 
+from inspector.api.replay_jobs import KEPT, ReplayJob, ReplayJobs
 from inspector.store import get_session, open_engine
 from tests.api.conftest import Api, serve
 from tests.api.recordings import record_demo
@@ -203,3 +204,15 @@ def test_mock_server_commands_work_as_shown(replay_api: Api) -> None:
         assert anyio.run(echo, doc["http"]["url"]) == "hello inspector"
     finally:
         server.stop()
+
+
+def test_only_the_last_finished_jobs_are_kept(tmp_path: Path) -> None:
+    jobs = ReplayJobs(open_engine(tmp_path / "jobs.db"))
+    for i in range(KEPT):
+        args = {"session_id": 1, "target": ["x"], "calibrate": False, "ignore": [], "timeout": 1.0}
+        jobs.jobs[f"old{i}"] = ReplayJob(id=f"old{i}", state="finished", **args)  # type: ignore[arg-type]
+    job = jobs.start({"session_id": 7, "target": DEMO, "calibrate": False, "ignore": [], "timeout": 1.0})
+    assert "old0" not in jobs.jobs and "old1" in jobs.jobs and jobs.get(job.id) is job
+    assert len(jobs.jobs) == KEPT
+    assert job.done.wait(30)
+    assert job.state == "failed" and job.error == "no session with id 7"

@@ -11,6 +11,7 @@ import { locationId, parsePath, resolve } from "../diff/paths";
 import { useKeys } from "./hooks";
 
 const STATUSES = ["equal", "changed", "missing", "extra"] as const;
+const PAGE = 1000; // rows rendered at a time (a long session has many thousands of exchanges)
 
 /** A session by reference (id, name or `last`), fetched beside the diff itself. */
 function useSessionTitle(ref: string): Session | null {
@@ -39,6 +40,7 @@ export function DiffView() {
   const [report, setReport] = useState<DiffReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
+  const [shown, setShown] = useState(PAGE);
   const ignoreKey = ignore.join("\n");
 
   useEffect(() => {
@@ -56,13 +58,16 @@ export function DiffView() {
 
   const sa = useSessionTitle(a);
   const sb = useSessionTitle(b);
-  const rows = useMemo(
+  const matching = useMemo(
     () =>
       (report?.exchanges ?? [])
         .map((x, index) => ({ x, index }))
         .filter(({ x }) => !only || x.status !== "equal"),
     [report, only],
   );
+  // An exchange opened by a deep link is always among the rows shown.
+  const upTo = Math.max(shown, openIndex === null ? 0 : matching.findIndex((r) => r.index === openIndex) + 1);
+  const rows = useMemo(() => matching.slice(0, upTo), [matching, upTo]);
 
   const set = (changes: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
@@ -193,6 +198,13 @@ export function DiffView() {
             {openIndex === index && <ExchangeDetail report={report} x={x} key={`${report.a}-${report.b}-${index}`} />}
           </div>
         ))}
+        {matching.length > rows.length && (
+          <div className="pager">
+            <button onClick={() => setShown(upTo + PAGE)}>
+              Show {Math.min(PAGE, matching.length - rows.length)} more of {matching.length - rows.length}
+            </button>
+          </div>
+        )}
         {!rows.length && <p className="empty">{only ? "No differences." : "No exchanges."}</p>}
       </div>
     </section>
