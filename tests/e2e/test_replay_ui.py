@@ -4,6 +4,7 @@ with…", and the mock-server commands. Screenshots in light and dark go to test
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -13,7 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
-from inspector.store import open_engine
+from inspector.capture import MessageBuilder
+from inspector.store import SessionWriter, create_session, open_engine
 from tests.api.recordings import record_demo
 from tests.e2e.conftest import new_context, shot
 
@@ -193,3 +195,96 @@ def test_mock_server_dialog_shows_the_commands(
     shot(page, f"mock-server-{theme}")
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
+
+
+def _written(db: Path, name: str, lines: list[tuple[str, dict[str, object]]]) -> int:
+    """A finished session written through the recorder's builder and the store's writer."""
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["server"], name=name)
+    builder = MessageBuilder(sid)
+    rows: list[dict[str, object]] = []
+    for i, (direction, obj) in enumerate(lines):
+        channel = "stdin" if direction == "c2s" else "stdout"
+        rows += builder.feed(
+            1_700_000_000_000_000_000 + i * 1_000_000, direction, channel, json.dumps(obj).encode() + b"\n"
+        )
+    writer = SessionWriter(engine, sid)
+    writer.on_batch(rows, builder.facts.snapshot())
+    writer.on_end(0, "client-eof", builder.facts.snapshot())
+    engine.dispose()
+    return sid
+
+
+def _call(i: int, name: str) -> tuple[str, dict[str, object]]:
+    params = {"name": name, "_meta": {"progressToken": "t"}}
+    return "c2s", {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
+
+
+def _result(i: int, text: str) -> tuple[str, dict[str, object]]:
+    return "s2c", {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+def _progress(n: int) -> tuple[str, dict[str, object]]:
+    params = {"progressToken": "t", "progress": n}
+    return "s2c", {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+
+
+def test_missing_extra_and_notification_changes_are_shown_on_their_side(
+    page: Page, replay_ui: UiServer, replay_db: Path
+) -> None:
+    a = _written(
+        replay_db,
+        "before",
+        [
+            _call(1, "a"),
+            _result(1, "A"),
+            _call(2, "gone"),
+            _result(2, "bye"),
+            _call(3, "slow"),
+            _progress(1),
+            _result(3, "ok"),
+        ],
+    )
+    b = _written(
+        replay_db,
+        "after",
+        [
+            _call(1, "a"),
+            _result(1, "B"),
+            _call(2, "new"),
+            _result(2, "hi"),
+            _call(3, "slow"),
+            _progress(1),
+            _progress(2),
+            _result(3, "ok"),
+        ],
+    )
+    page.goto(replay_ui.url("/diff") + f"&a={a}&b={b}")
+    for status, n in (("equal", 0), ("changed", 2), ("missing", 1), ("extra", 1)):
+        expect(page.get_by_test_id(f"count-{status}")).to_have_text(f"{n} {status}")
+    rows = page.get_by_test_id("diff-row")
+    expect(rows).to_have_count(4)
+    statuses = [r.get_attribute("data-status") for r in rows.all()]
+    assert statuses == ["changed", "missing", "extra", "changed"]  # an extra follows what it replaces
+    detail = page.get_by_test_id("exchange-detail")
+
+    rows.nth(1).click()  # gone: the whole original side is marked removed, the replay has nothing
+    expect(detail.get_by_test_id("side-original").get_by_test_id("diff-hit")).to_have_attribute(
+        "data-mark", "removed"
+    )
+    expect(detail.get_by_test_id("side-original")).to_contain_text('"gone"')
+    expect(detail.get_by_test_id("side-replay")).to_contain_text("not in this session")
+    rows.nth(2).click()  # new: only in the replay
+    expect(detail.get_by_test_id("side-replay").get_by_test_id("diff-hit")).to_have_attribute(
+        "data-mark", "added"
+    )
+    expect(detail.get_by_test_id("side-original")).to_contain_text("not in this session")
+
+    rows.nth(3).click()  # slow: one more progress notification in the replay
+    expect(detail.get_by_test_id("change-path")).to_have_text("notifications[notifications/progress]")
+    expect(detail.get_by_test_id("changes")).to_contain_text("1 → 2 received")
+    notes = '["notifications","notifications/progress"]'
+    for side, count in (("side-original", 1), ("side-replay", 2)):
+        hit = detail.get_by_test_id(side).locator(f"[data-testid=diff-hit][data-path='{notes}']")
+        expect(hit.locator(".jv-number", has_text=re.compile(r"^\d$"))).to_have_count(count)
+    shot(page, "diff-missing-extra-light")

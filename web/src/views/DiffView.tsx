@@ -286,9 +286,17 @@ function ExchangeDetail({ report, x }: { report: DiffReport; x: ExchangeDiff }) 
                 <td>
                   <span className={`badge ch-badge ch-${ch.kind}`}>{ch.kind}</span>
                 </td>
-                <td className="mono before">{ch.kind === "added" ? "" : short(ch.before)}</td>
-                <td className="muted">{ch.kind === "changed" ? "→" : ""}</td>
-                <td className="mono after">{ch.kind === "removed" ? "" : short(ch.after)}</td>
+                {isCount(ch) ? (
+                  <td colSpan={3} className="mono">
+                    {String(ch.before)} → {String(ch.after)} received
+                  </td>
+                ) : (
+                  <>
+                    <td className="mono before">{ch.kind === "added" ? "" : short(ch.before)}</td>
+                    <td className="muted">{ch.kind === "changed" ? "→" : ""}</td>
+                    <td className="mono after">{ch.kind === "removed" ? "" : short(ch.after)}</td>
+                  </>
+                )}
               </tr>
             ))}
           </tbody>
@@ -304,6 +312,11 @@ function ExchangeDetail({ report, x }: { report: DiffReport; x: ExchangeDiff }) 
       )}
     </div>
   );
+}
+
+/** A change in how many notifications of one method a request got (the diff reports counts). */
+function isCount(ch: ExchangeDiff["changes"][number]): boolean {
+  return /^notifications\[[^\]]*\]$/.test(ch.path) && typeof (ch.before ?? ch.after) === "number";
 }
 
 function short(v: unknown): string {
