@@ -112,7 +112,6 @@ class ClientManager:
     async def start(self, config: ClientConfig) -> tuple[HostedClient, dict[str, Any]]:
         """Connect and handshake in a new hosting task; `StartFailed` when that does not work."""
         cid = f"c{next(self._ids)}"
-        hosted: HostedClient | None = None
 
         async def listener(kind: str, payload: dict[str, Any]) -> None:
             self._publish(cid, kind, payload)
