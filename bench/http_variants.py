@@ -1,6 +1,6 @@
 """Experiments on the proxy's cost: `mcp-inspect proxy` with monkeypatches, to measure a change before making it.
 
-    python -m bench --only http --proxy-prefix ".venv/bin/python bench/http_variants.py lean,nowatch"
+    python -m bench --only http --proxy-prefix ".venv/bin/python bench/http_variants.py httpx"
 
 The first argument is a comma-separated list of variants (empty: the proxy as
 it is); the bench appends `--target URL --listen HOST:PORT --db PATH`. These
@@ -9,184 +9,125 @@ as they are at the time of writing: if the code moved on, a variant may fail
 loudly. Nothing here is used by the normal bench run.
 
 Variants:
-    nosniff         httpcore's current_async_library() without its failed `import sniffio`
-                    (what installing `sniffio` gives; ~34 us per call, ~6 calls per request)
-    lean            upstream requests through LeanClient below (one asyncio Protocol per
-                    connection, httptools response parser, request head + body in one write)
-                    instead of httpx.AsyncClient
-    nowatch         SSE responses relayed without the per-response anyio task group that
-                    watches for the client's disconnect (measures that task group's cost only:
-                    a real fix must still notice a disconnect on long streams)
-    slowdrain       Recorder(drain_interval=0.05, flush_interval=0.05) instead of 2 ms / 5 ms
-    noproxyheaders  uvicorn.Config(proxy_headers=False): no ProxyHeadersMiddleware per request
+    httpx           upstream requests through one pooled httpx.AsyncClient (the proxy's client
+                    before inspector.transports.upstream), for comparison
+    aiohttp         upstream requests through aiohttp.ClientSession (auto_decompress=False, no
+                    auto headers, raw_headers); aiohttp is not a dependency: put it on PYTHONPATH,
+                    e.g. `uv pip install --target /tmp/aio aiohttp` and prefix the command with
+                    `env PYTHONPATH=/tmp/aio`
+    nowatch         SSE responses relayed without the task that watches for the client's
+                    disconnect (measures that task's cost only: a real fix must still notice a
+                    disconnect on long streams)
+    slowdrain       Recorder(drain_interval=0.05, flush_interval=0.05)
     norec           Tap.submit_message does nothing (forwarding without recording: the floor)
+    switch          sys.setswitchinterval(0.0005): the event loop waits less for the GIL while the
+                    recording thread holds it (default 5 ms)
+    profile         run the proxy under cProfile; the stats go to $PROXY_PROFILE (default
+                    bench/results/proxy-PID.prof) when it stops
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
+import os
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VARIANTS = ("nosniff", "lean", "nowatch", "slowdrain", "noproxyheaders", "norec")
+VARIANTS = ("httpx", "aiohttp", "nowatch", "slowdrain", "norec", "switch", "profile")
 
 
-# --- a minimal upstream HTTP/1.1 client, duck-typed to the part of httpx HttpProxy uses --------------
-
-
-class _Headers:
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
-        self.raw = raw
-
-
-class _Request:
-    __slots__ = ("method", "url", "headers", "content")
-
-    def __init__(self, method: str, url: str, headers: list, content: Any) -> None:  # type: ignore[type-arg]
-        self.method, self.url, self.headers, self.content = method, url, headers, content
+# --- other upstream clients, adapted to the part of UpstreamClient the proxy uses -----------------
 
 
 class _Response:
-    def __init__(self, conn: _Conn) -> None:
-        self.conn: _Conn | None = conn
-        self.raw: list[tuple[bytes, bytes]] = []
-        self.headers = _Headers(self.raw)
-        self.status_code = 0
-        self.keep_alive = True
-        self.chunks: collections.deque[bytes] = collections.deque()
-        self.complete = False
-        self.error: BaseException | None = None
-        self.loop = asyncio.get_running_loop()
-        self.head: asyncio.Future[None] = self.loop.create_future()
-        self._waiter: asyncio.Future[None] | None = None
+    at_end = False  # not known from these libraries: the proxy sends the end of the body on its own
 
-    def wake(self) -> None:
-        w = self._waiter
-        if w is not None and not w.done():
-            w.set_result(None)
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], chunks: Any, close: Any) -> None:
+        self.status, self.headers, self._chunks, self._close = status, headers, chunks, close
 
     async def aiter_raw(self) -> Any:
-        while True:
-            while self.chunks:
-                yield self.chunks.popleft()
-            if self.complete:
-                return
-            if self.error is not None:
-                raise ConnectionError(str(self.error))
-            self._waiter = self.loop.create_future()
-            await self._waiter
-            self._waiter = None
+        from inspector.transports.upstream import RemoteProtocolError
+
+        try:
+            async for chunk in self._chunks:
+                yield chunk
+        except Exception as exc:  # the libraries' own errors, as the proxy expects them
+            raise RemoteProtocolError(f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
-        conn, self.conn = self.conn, None
-        if conn is None:
-            return
-        conn.resp = None
-        if self.complete and self.keep_alive and not conn.closed:
-            conn.client.idle[conn.key].append(conn)
-        else:
-            conn.transport.close()  # type: ignore[union-attr]
+        result = self._close()
+        if result is not None:
+            await result
 
 
-class _Conn(asyncio.Protocol):
-    def __init__(self, client: LeanClient, key: tuple[str, int]) -> None:
-        import httptools
-
-        self.client, self.key = client, key
-        self.transport: asyncio.Transport | None = None
-        self.parser = httptools.HttpResponseParser(self)
-        self.parse_error = httptools.HttpParserError
-        self.resp: _Response | None = None
-        self.closed = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        try:
-            self.parser.feed_data(data)
-        except self.parse_error as exc:
-            self._fail(exc)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        if self.resp is not None and not self.resp.complete:
-            self._fail(exc or ConnectionError("upstream closed the connection"))
-
-    def _fail(self, exc: BaseException) -> None:
-        r = self.resp
-        if r is not None:
-            r.error = exc
-            r.wake()
-            if not r.head.done():
-                r.head.set_exception(exc)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self.resp.raw.append((name, value))  # type: ignore[union-attr]
-
-    def on_headers_complete(self) -> None:
-        r = self.resp
-        r.status_code = self.parser.get_status_code()  # type: ignore[union-attr]
-        r.keep_alive = self.parser.should_keep_alive()  # type: ignore[union-attr]
-        r.head.set_result(None)  # type: ignore[union-attr]
-
-    def on_body(self, body: bytes) -> None:
-        self.resp.chunks.append(body)  # type: ignore[union-attr]
-        self.resp.wake()  # type: ignore[union-attr]
-
-    def on_message_complete(self) -> None:
-        self.resp.complete = True  # type: ignore[union-attr]
-        self.resp.wake()  # type: ignore[union-attr]
-
-
-class LeanClient:
-    """Keep-alive pool per origin; the request's head and body go out in one write."""
+class HttpxClient:
+    """The proxy's upstream client until inspector.transports.upstream replaced it."""
 
     def __init__(self) -> None:
-        self.idle: dict[tuple[str, int], list[_Conn]] = collections.defaultdict(list)
+        import httpx
 
-    def build_request(
-        self, method: str, url: str, headers: list | None = None, content: Any = b""
-    ) -> _Request:  # type: ignore[type-arg]
-        return _Request(method, url, headers or [], content)
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(connect=10.0, read=None, write=None, pool=None),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
+            follow_redirects=False,
+            trust_env=False,
+        )
 
-    async def send(self, request: _Request, stream: bool = True) -> _Response:
-        parts = urlsplit(request.url)
-        key = (parts.hostname or "127.0.0.1", parts.port or 80)
-        body = request.content
-        if not isinstance(body, bytes | bytearray):
-            body = b"".join([c async for c in body])
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        head = [f"{request.method} {target} HTTP/1.1\r\nhost: {parts.netloc}\r\n".encode()]
-        head += [n + b": " + v + b"\r\n" for n, v in request.headers if n.lower() != b"content-length"]
-        if body or request.method in ("POST", "PUT", "PATCH"):
-            head.append(b"content-length: %d\r\n" % len(body))
-        head.append(b"\r\n")
-        conn = None
-        idle = self.idle[key]
-        while idle and conn is None:
-            c = idle.pop()
-            conn = None if c.closed else c
-        if conn is None:
-            loop = asyncio.get_running_loop()
-            _, conn = await loop.create_connection(lambda: _Conn(self, key), key[0], key[1])
-        resp = _Response(conn)
-        conn.resp = resp
-        conn.transport.write(b"".join(head) + body)  # type: ignore[union-attr]
-        await resp.head
-        return resp
+    async def request(self, method: str, url: str, headers: list, body: Any) -> _Response:  # type: ignore[type-arg]
+        import httpx
+
+        from inspector.transports.upstream import ConnectError, RemoteProtocolError
+
+        request = self.client.build_request(method, url, headers=headers, content=body)
+        try:
+            resp = await self.client.send(request, stream=True)
+        except httpx.ConnectError as exc:
+            raise ConnectError(str(exc)) from exc
+        except httpx.HTTPError as exc:
+            raise RemoteProtocolError(f"{type(exc).__name__}: {exc}") from exc
+        return _Response(resp.status_code, resp.headers.raw, resp.aiter_raw(), resp.aclose)
 
     async def aclose(self) -> None:
-        for conns in self.idle.values():
-            for c in conns:
-                c.transport.close()  # type: ignore[union-attr]
+        await self.client.aclose()
+
+
+class AioClient:
+    """aiohttp.ClientSession with nothing of its own added: no auto headers, no decompression."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+
+    async def request(self, method: str, url: str, headers: list, body: Any) -> _Response:  # type: ignore[type-arg]
+        import aiohttp
+        import multidict
+        import yarl
+
+        from inspector.transports.upstream import ConnectError, RemoteProtocolError
+
+        if self.session is None:
+            self.session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0, keepalive_timeout=5, ttl_dns_cache=None),
+                timeout=aiohttp.ClientTimeout(total=None, connect=10, sock_read=None),
+                auto_decompress=False,
+                skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+                cookie_jar=aiohttp.DummyCookieJar(),
+            )
+        hdrs = multidict.CIMultiDict((n.decode("latin-1"), v.decode("latin-1")) for n, v in headers)
+        try:
+            resp = await self.session.request(
+                method, yarl.URL(url, encoded=True), headers=hdrs, data=body, allow_redirects=False
+            )
+        except aiohttp.ClientConnectorError as exc:
+            raise ConnectError(str(exc)) from exc
+        except aiohttp.ClientError as exc:
+            raise RemoteProtocolError(f"{type(exc).__name__}: {exc}") from exc
+        return _Response(resp.status, list(resp.raw_headers), resp.content.iter_any(), resp.release)
+
+    async def aclose(self) -> None:
+        if self.session is not None:
+            await self.session.close()
 
 
 # --- the patches ------------------------------------------------------------------------------------
@@ -196,25 +137,22 @@ def apply(variants: set[str]) -> None:
     unknown = variants - set(VARIANTS)
     if unknown:
         raise SystemExit(f"unknown variants: {', '.join(sorted(unknown))} (known: {', '.join(VARIANTS)})")
-    if "nosniff" in variants:
-        import httpcore._backends.auto as auto
-        import httpcore._synchronization as sync
-
-        sync.current_async_library = auto.current_async_library = lambda: "asyncio"  # type: ignore[attr-defined]
     from inspector.transports import http_proxy
 
-    if "lean" in variants:
-        init = http_proxy.HttpProxy.__init__
+    for name, factory in (("httpx", HttpxClient), ("aiohttp", AioClient)):
+        if name in variants:
+            init = http_proxy.HttpProxy.__init__
 
-        def lean_init(self: Any, *a: Any, **k: Any) -> None:
-            k["client"] = LeanClient()
-            init(self, *a, **k)
+            def client_init(self: Any, *a: Any, _init: Any = init, _factory: Any = factory, **k: Any) -> None:
+                k["client"] = _factory()
+                _init(self, *a, **k)
 
-        http_proxy.HttpProxy.__init__ = lean_init  # type: ignore[method-assign]
+            http_proxy.HttpProxy.__init__ = client_init  # type: ignore[method-assign]
+    if "switch" in variants:
+        sys.setswitchinterval(0.0005)
     if "nowatch" in variants:
-        import httpx
-
         from inspector.protocol.sse import SSEFramer
+        from inspector.transports.upstream import UpstreamError
 
         async def relay(self: Any, response: Any, send: Any, receive: Any, ex: Any, sid: int) -> None:
             framer = SSEFramer()
@@ -225,7 +163,7 @@ def apply(variants: set[str]) -> None:
                 for event in framer.close():
                     await self._send_event(event, send, ex, sid)
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
-            except (httpx.HTTPError, OSError) as exc:
+            except (UpstreamError, OSError) as exc:
                 ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
 
         http_proxy.HttpProxy._relay_events = relay  # type: ignore[method-assign]
@@ -236,33 +174,38 @@ def apply(variants: set[str]) -> None:
             rec_init = recorder.Recorder.__init__
 
             def slow_init(self: Any, *a: Any, **k: Any) -> None:
-                k.setdefault("drain_interval", 0.05)
-                k.setdefault("flush_interval", 0.05)
+                k["drain_interval"] = 0.05
+                k["flush_interval"] = 0.05
                 rec_init(self, *a, **k)
 
             recorder.Recorder.__init__ = slow_init  # type: ignore[method-assign]
         if "norec" in variants:
             recorder.Tap.submit_message = lambda self, *a, **k: None  # type: ignore[method-assign]
-    if "noproxyheaders" in variants:
-        import uvicorn
-
-        cfg_init = uvicorn.Config.__init__
-
-        def cfg(self: Any, *a: Any, **k: Any) -> None:
-            k["proxy_headers"] = False
-            cfg_init(self, *a, **k)
-
-        uvicorn.Config.__init__ = cfg  # type: ignore[method-assign]
 
 
 def main() -> None:
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    apply(set(filter(None, sys.argv[1].split(","))))
+    variants = set(filter(None, sys.argv[1].split(",")))
+    apply(variants)
     from inspector.cli import main as cli_main
 
     sys.argv = ["mcp-inspect", "proxy", *sys.argv[2:]]
-    cli_main()
+    if "profile" not in variants:
+        cli_main()
+        return
+    import cProfile
+
+    profiler = cProfile.Profile()
+    out = os.environ.get("PROXY_PROFILE") or str(
+        Path(__file__).parent / "results" / f"proxy-{os.getpid()}.prof"
+    )
+    profiler.enable()
+    try:
+        cli_main()
+    finally:
+        profiler.disable()
+        profiler.dump_stats(out)
 
 
 if __name__ == "__main__":

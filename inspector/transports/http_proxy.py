@@ -1,7 +1,9 @@
 """The HTTP man-in-the-middle: a recording reverse proxy for Streamable HTTP and legacy HTTP+SSE.
 
 A raw ASGI app (no framework routing on the hot path) served by uvicorn;
-upstream requests go through one pooled `httpx.AsyncClient`. Bodies are
+upstream requests go through `upstream.UpstreamClient` (llhttp on asyncio
+protocols, a keep-alive pool per origin; with httpx or aiohttp the proxy
+added about 3x or 1.6x as much latency: see that module). Bodies are
 streamed both ways: upstream chunks are forwarded as they arrive, SSE
 events one by one as soon as each is complete (`protocol.sse.SSEFramer`).
 Copies go to the recorder through the session's `Tap`; nothing on the
@@ -23,13 +25,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import redact_headers
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.http_sessions import SessionRouter, legacy_session_param
+from inspector.transports.upstream import UpstreamClient, UpstreamError, UpstreamResponse
 
 __all__ = ["HttpProxy", "local_origin_allowed"]
 
@@ -102,7 +103,7 @@ class HttpProxy:
         *,
         allowed_origins: frozenset[str] = frozenset(),
         keep_secrets: bool = False,
-        client: httpx.AsyncClient | None = None,
+        client: UpstreamClient | None = None,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -115,12 +116,8 @@ class HttpProxy:
         self.taps: dict[int, Tap] = {}
         self._exchanges = itertools.count(1)
         self.router = SessionRouter(self._open_session(create_session))
-        self.client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(connect=10.0, read=None, write=None, pool=None),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
-            follow_redirects=False,
-            trust_env=False,
-        )
+        # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
+        self.client = client or UpstreamClient(connect_timeout=10.0)
 
     def _open_session(self, create: Callable[[str], int]) -> Callable[[str], int]:
         def open_session(hint: str) -> int:
@@ -186,13 +183,12 @@ class HttpProxy:
         if first.get("more_body"):
             streamed = [body]
             content = _request_body(body, receive, streamed)
-        request = self.client.build_request(method, url, headers=_forward_headers(headers), content=content)
         if streamed is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
             ex.request(body, headers, self.keep_secrets)
         try:
-            response = await self.client.send(request, stream=True)
-        except httpx.HTTPError as exc:
+            response = await self.client.request(method, url, _forward_headers(headers), content)
+        except UpstreamError as exc:
             if streamed is not None:
                 ex.request(b"".join(streamed), headers, self.keep_secrets)
             message = (
@@ -209,43 +205,53 @@ class HttpProxy:
             ex.record("c2s", "http-request", b"", problem=f"client disconnected: {exc}")
         finally:
             await response.aclose()
-        if method == "DELETE" and response.status_code < 300:
-            self.end_session(sid, f"DELETE answered {response.status_code}")
+        if method == "DELETE" and response.status < 300:
+            self.end_session(sid, f"DELETE answered {response.status}")
 
     async def _respond(
         self,
-        response: httpx.Response,
+        response: UpstreamResponse,
         send: Callable,  # type: ignore[type-arg]
         receive: Callable,  # type: ignore[type-arg]
         ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
     ) -> None:
-        raw_headers = response.headers.raw
+        raw_headers = response.headers
         assigned = _header(raw_headers, b"mcp-session-id")
         if assigned:
             self.router.bind_mcp_session(key, assigned.decode("latin-1"))
-        ex.status = response.status_code
-        ex.response_headers = redact_headers(raw_headers, keep_secrets=self.keep_secrets)
         await send(
             {
                 "type": "http.response.start",
-                "status": response.status_code,
+                "status": response.status,
                 "headers": _forward_headers(raw_headers),
             }
         )
+        ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
+        ex.response_headers = redact_headers(raw_headers, keep_secrets=self.keep_secrets)
         content_type = (_header(raw_headers, b"content-type") or b"").split(b";")[0].strip().lower()
         if content_type == b"text/event-stream":
             ex.record("s2c", "http-response", b"", head=True)
             await self._relay_events(response, send, receive, ex, sid)
             return
+        # The end of the body goes out with its last bytes when they are known to be the last.
         chunks: list[bytes] = []
-        async for chunk in response.aiter_raw():
-            chunks.append(chunk)
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        broke: str | None = None
+        ended = False
+        try:
+            async for chunk in response.aiter_raw():
+                chunks.append(chunk)
+                ended = response.at_end
+                await send({"type": "http.response.body", "body": chunk, "more_body": not ended})
+        except UpstreamError as exc:  # the client sees the response cut short: no end is sent
+            broke = f"upstream response broke: {exc}"
+        if not ended and broke is None:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         encoding = _header(raw_headers, b"content-encoding")
         body, meta = _decoded(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
+        if broke is not None:
+            meta = {**(meta or {}), "problem": broke}
         is_json = content_type == b"application/json" or content_type.endswith(b"+json")
         if not content_type:
             is_json = body.lstrip()[:1] in (b"{", b"[")
@@ -253,7 +259,7 @@ class HttpProxy:
 
     async def _relay_events(
         self,
-        response: httpx.Response,
+        response: UpstreamResponse,
         send: Callable,  # type: ignore[type-arg]
         receive: Callable,  # type: ignore[type-arg]
         ex: HttpExchange,
@@ -267,13 +273,23 @@ class HttpProxy:
         watcher = asyncio.ensure_future(_watch_disconnect(receive, asyncio.current_task(), state))
         try:
             async for chunk in response.aiter_raw():
-                for event in framer.feed(chunk):
+                events = framer.feed(chunk)
+                if response.at_end:  # the stream's last bytes: its end goes out with its last event
+                    events += framer.close()
+                    if events:
+                        last = events.pop()
+                        for event in events:
+                            await self._send_event(event, send, ex, sid)
+                        state["finished"] = True
+                        await self._send_event(last, send, ex, sid, more_body=False)
+                        return
+                for event in events:
                     await self._send_event(event, send, ex, sid)
             for event in framer.close():
                 await self._send_event(event, send, ex, sid)
             state["finished"] = True  # uvicorn reports a disconnect once the response is complete
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except (httpx.HTTPError, OSError) as exc:
+        except (UpstreamError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
         except asyncio.CancelledError:
             if not state["disconnected"]:
@@ -282,12 +298,19 @@ class HttpProxy:
         finally:
             watcher.cancel()
 
-    async def _send_event(self, event: SSEEvent, send: Callable, ex: HttpExchange, sid: int) -> None:  # type: ignore[type-arg]
+    async def _send_event(
+        self,
+        event: SSEEvent,
+        send: Callable,  # type: ignore[type-arg]
+        ex: HttpExchange,
+        sid: int,
+        more_body: bool = True,
+    ) -> None:
         raw = event.raw
         meta: dict[str, Any] = {}
         if event.event == "endpoint":
             raw, meta = self._rewrite_endpoint(event, sid)
-        await send({"type": "http.response.body", "body": raw, "more_body": True})
+        await send({"type": "http.response.body", "body": raw, "more_body": more_body})
         if event.is_comment_only:
             return
         if event.event != "message":
