@@ -110,26 +110,10 @@ class UpstreamResponse:
     """A response whose head has arrived; read its body with `aiter_raw()`, then `aclose()` it."""
 
     __slots__ = (
-        "status",
-        "headers",
-        "http_version",
-        "_conn",
-        "_loop",
-        "_client",
-        "_head_only",
-        "_head",
-        "_chunks",
-        "_buffered",
-        "_waiter",
-        "_complete",
-        "_keep_alive",
-        "_error",
-        "_interim",
-        "_head_done",
-        "_until_close",
-        "_paused",
-        "_spent",
-    )
+        "status", "headers", "http_version", "_conn", "_loop", "_client", "_head_only", "_head", "_chunks",
+        "_buffered", "_waiter", "_complete", "_keep_alive", "_error", "_interim", "_head_done",
+        "_until_close", "_paused", "_spent",
+    )  # fmt: skip
 
     def __init__(self, conn: _Connection, client: UpstreamClient, head_only: bool) -> None:
         self.status = 0
