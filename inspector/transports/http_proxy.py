@@ -335,7 +335,8 @@ class HttpProxy:
             self.router.bind_legacy(sid, legacy)
         if parts.scheme and f"{parts.scheme}://{parts.netloc}" == self.upstream_origin:
             relative = endpoint[len(self.upstream_origin) :] or "/"
-            return event.raw.replace(endpoint.encode(), relative.encode(), 1), {"rewritten_from": endpoint}
+            # The row keeps what the server sent; the meta says what the client got instead.
+            return event.raw.replace(endpoint.encode(), relative.encode(), 1), {"rewritten_to": relative}
         return event.raw, {}
 
 

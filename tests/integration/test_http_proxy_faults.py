@@ -106,7 +106,8 @@ def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> No
     assert "data: /messages?session_id=abc123" in lines, lines
     rows = _wait_rows(db_path, lambda rows: any((m.meta or {}).get("event") == "endpoint" for m in rows))
     endpoint = next(m for m in rows if (m.meta or {}).get("event") == "endpoint")
-    assert endpoint.meta["rewritten_from"] == f"{base}/messages?session_id=abc123"
+    assert endpoint.meta["rewritten_to"] == "/messages?session_id=abc123"
+    assert endpoint.raw == f"{base}/messages?session_id=abc123".encode(), "the row keeps what the server sent"
 
 
 def test_foreign_origin_is_refused_local_origin_allowed(db_path: Path) -> None:

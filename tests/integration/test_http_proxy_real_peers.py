@@ -84,7 +84,7 @@ async def test_sdk_legacy_sse_demo_server_through_proxy(db_path: Path) -> None:
     session, rows = _demo_session(db_path)
     endpoint = next(m for m in rows if m.channel == "sse" and (m.meta or {}).get("event") == "endpoint")
     assert endpoint.kind == "http" and b"session_id=" in endpoint.raw
-    assert "rewritten_from" not in (endpoint.meta or {}), "a relative endpoint needs no rewrite"
+    assert "rewritten_to" not in (endpoint.meta or {}), "a relative endpoint needs no rewrite"
     # Both directions of the legacy transport land in the one session: POSTs and the GET stream.
     assert {"initialize", "tools/call"} <= _methods(rows, "c2s")
     assert {"sampling/createMessage", "roots/list"} <= _methods(rows, "s2c")
