@@ -16,13 +16,10 @@ from typing import Any
 import anyio
 import mcp
 
+from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.demo.driver import drive_demo
 from inspector.store import SessionWriter, create_session, open_engine
-
-REQ = b'{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
-RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d"}]}}\n'
-METHODS = (b"tools/call", b"resources/read", b"prompts/get", b"tools/list")
 
 
 def record_demo(db: Path, name: str = "demo") -> None:
@@ -42,30 +39,8 @@ def record_demo(db: Path, name: str = "demo") -> None:
 
 
 def generate_session(db: Path, messages: int, *, name: str = "generated", batch: int = 20_000) -> int:
-    """A finished session of `messages` rows: request/response pairs and a stderr line every 50 pairs."""
-    engine = open_engine(db)
-    sid = create_session(engine, kind="stdio-wrap", target=["generated-server"], name=name)
-    builder = MessageBuilder(sid)
-    writer = SessionWriter(engine, sid)
-    rows: list[dict[str, Any]] = []
-    ts = 1_700_000_000_000_000_000
-    i = 0
-    while builder.seq < messages:
-        i += 1
-        ts += 1_000_000
-        method = METHODS[i % len(METHODS)]
-        rows += builder.feed(ts, "c2s", "stdin", REQ % (i, method, i % 7, i))
-        if builder.seq < messages:
-            rows += builder.feed(ts + 250_000, "s2c", "stdout", RESP % (i, i))
-        if i % 50 == 0 and builder.seq < messages:
-            rows += builder.feed(ts + 300_000, "s2c", "stderr", b"server log line %d\n" % i)
-        if len(rows) >= batch:
-            writer.on_batch(rows, None)
-            rows = []
-    writer.on_batch(rows, builder.facts.snapshot())
-    writer.on_end(0, "generated", builder.facts.snapshot())
-    engine.dispose()
-    return sid
+    """A finished stdio session of `messages` rows (the benchmark's generator, shared)."""
+    return generate(db, messages, name=name, batch=batch)
 
 
 def http_session(db: Path) -> int:

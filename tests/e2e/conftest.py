@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
+from bench.ui_bench import CHROMIUM_ARGS
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
@@ -22,16 +23,6 @@ from tests.api.recordings import generate_session, http_session, out_of_order_se
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BIG = 100_000
 
 
