@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import os
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,3 +65,12 @@ def decode_cursor(cursor: str) -> tuple[str, int]:
         raise HTTPException(
             400, f"bad cursor {cursor!r}: pass a next_cursor or prev_cursor given by the API"
         ) from None
+
+
+def check_program(program: str) -> None:
+    """A clear 400 now, rather than a failure later, when a target command cannot be found."""
+    if os.sep in program:
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise HTTPException(400, f"the target command {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise HTTPException(400, f"the target command {program!r} is not found on the UI server's PATH")

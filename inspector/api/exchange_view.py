@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine
 
+from inspector.replay.diff import params_view, response_view
 from inspector.store import iter_messages, pair_of
 from inspector.store.models import Message
 from inspector.store.queries import get_message
@@ -32,19 +33,8 @@ def _payload(m: Message) -> Any:
         return None
 
 
-def _params_view(payload: dict[str, Any]) -> dict[str, Any]:
-    return {"params": payload["params"]} if "params" in payload else {}
-
-
 def _answer_view(payload: Any) -> dict[str, Any]:
-    if not isinstance(payload, dict):
-        return {"payload": payload}
-    if "error" in payload:
-        err = payload["error"]
-        if isinstance(err, dict):
-            return {"error": {k: err[k] for k in ("code", "message") if k in err}}
-        return {"error": err}
-    return {"result": payload.get("result")}
+    return response_view(payload) if isinstance(payload, dict) else {"payload": payload}
 
 
 def _linked_notes(engine: Engine, first: Message, answer: Message | None) -> dict[str, list[Any]]:
@@ -59,7 +49,7 @@ def _linked_notes(engine: Engine, first: Message, answer: Message | None) -> dic
             continue
         payload = _payload(m)
         if isinstance(payload, dict):
-            notes.setdefault(m.method or str(payload.get("method")), []).append(_params_view(payload))
+            notes.setdefault(m.method or str(payload.get("method")), []).append(params_view(payload))
     return notes
 
 
@@ -69,7 +59,7 @@ def exchange_view(engine: Engine, session_id: int, seq: int) -> dict[str, Any]:
     payload = _payload(first)
     answer: Message | None = None
     if first.kind == "request" and isinstance(payload, dict):
-        view = _params_view(payload)
+        view = params_view(payload)
         answer = pair_of(engine, first)
         if answer is not None:
             view.update(_answer_view(_payload(answer)))
@@ -77,7 +67,7 @@ def exchange_view(engine: Engine, session_id: int, seq: int) -> dict[str, Any]:
         if notes:
             view["notifications"] = notes
     elif first.kind == "notification" and isinstance(payload, dict):
-        view = _params_view(payload)
+        view = params_view(payload)
     elif first.kind in ("response", "error"):
         view = _answer_view(payload)
     else:

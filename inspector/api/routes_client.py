@@ -9,8 +9,6 @@ recorded as a session of kind `mock-client`.
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any, Literal
 
 import orjson
@@ -18,7 +16,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from inspector.api.clients import ClientManager, HostedClient, StartFailed, describe
-from inspector.api.deps import json_response
+from inspector.api.deps import check_program, json_response
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.endpoint import ResponseTimeout
 from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig, Responder
@@ -174,14 +172,6 @@ def _connected(request: Request, client_id: str) -> HostedClient:
     return hosted
 
 
-def _check_program(program: str) -> None:
-    if os.sep in program:
-        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-            raise HTTPException(400, f"the target command {program!r} is not an executable file")
-    elif shutil.which(program) is None:
-        raise HTTPException(400, f"the target command {program!r} is not found on the UI server's PATH")
-
-
 @router.post(
     "/api/clients",
     response_model=ClientCreated,
@@ -192,7 +182,7 @@ def _check_program(program: str) -> None:
 async def create_client(request: Request, body: ClientCreate) -> Response:
     target = body.target.value()
     if isinstance(target, list):
-        _check_program(target[0])
+        check_program(target[0])
     config = ClientConfig(
         target=target,
         protocol_version=body.protocol_version,

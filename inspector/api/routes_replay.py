@@ -10,13 +10,11 @@ a cross-site form cannot send.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
-from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.exchange_view import exchange_view
 from inspector.api.mock_commands import free_port, mock_commands
 from inspector.api.replay_jobs import ReplayJobs, diff_report, ignore_set
@@ -41,15 +39,6 @@ def jobs_of(request: Request) -> ReplayJobs:
     return request.app.state.replay_jobs  # type: ignore[no-any-return]
 
 
-def _check_program(program: str) -> None:
-    """A clear 400 now rather than a failed job later, when the program cannot be found."""
-    if os.sep in program:
-        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-            raise HTTPException(400, f"the target command {program!r} is not an executable file")
-    elif shutil.which(program) is None:
-        raise HTTPException(400, f"the target command {program!r} is not found on the UI server's PATH")
-
-
 @router.post(
     "/api/sessions/{session_id}/replay",
     status_code=202,
@@ -62,7 +51,7 @@ async def start_replay_route(request: Request, session_id: int, body: ReplayRequ
     original = await run_query(get_session, engine, session_id)
     target = body.target.value()
     if isinstance(target, list):
-        _check_program(target[0])
+        check_program(target[0])
     await run_query(ignore_set, body.ignore)
     jobs = jobs_of(request)
     args = {

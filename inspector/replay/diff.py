@@ -413,11 +413,13 @@ def _subject(params: Any) -> Item | None:
     return None
 
 
-def _params_view(payload: dict[str, Any]) -> dict[str, Any]:
+def params_view(payload: dict[str, Any]) -> dict[str, Any]:
+    """What the diff compares of a request: its params."""
     return {"params": payload["params"]} if "params" in payload else {}
 
 
-def _response_view(payload: dict[str, Any]) -> dict[str, Any]:
+def response_view(payload: dict[str, Any]) -> dict[str, Any]:
+    """What the diff compares of a response: its result, or its error's code and message."""
     if "error" in payload:
         err = payload["error"]
         if isinstance(err, dict):
@@ -463,7 +465,7 @@ class _Builder:
     def _request(self, m: WireMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         ex = _Exchange(
-            "request", m.direction, method, _subject(payload.get("params")), m.seq, _params_view(payload)
+            "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
         )
         ex.rpc_id = m.rpc_id or "null"
         self.out.append(ex)
@@ -487,15 +489,15 @@ class _Builder:
         ex = self._take(m)
         if ex is None:
             orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
-            orphan.view = _response_view(payload)
+            orphan.view = response_view(payload)
             self.out.append(orphan)
             return
-        ex.response = _response_view(payload)
+        ex.response = response_view(payload)
         ex.answered = True
 
     def _notification(self, m: WireMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
-        note = _Note(method, _subject(payload.get("params")), _params_view(payload))
+        note = _Note(method, _subject(payload.get("params")), params_view(payload))
         # Only the recorder's link (a progress token) ties a notification to a request. Arrival while
         # a request is in flight is timing: a server's timer log, or one sent on the GET stream
         # over HTTP, lands inside or outside a call from run to run, and stdio and HTTP recordings
