@@ -249,6 +249,27 @@ def mock_server(
         pass
 
 
+@app.command("serve")
+def serve_scenario(
+    scenario: Annotated[
+        str | None, typer.Argument(help="Scenario file (YAML or JSON); default: the built-in one.")
+    ] = None,
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Serve one client on stdin/stdout (default).")
+    ] = False,
+    http: Annotated[str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp).")] = None,
+    protocol_version: Annotated[
+        list[str] | None, typer.Option(help="Negotiate only this revision (repeatable).")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
+    db: DbOption = None,
+) -> None:
+    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`)."""
+    from inspector.scenario.command import serve_command
+
+    serve_command(_engine(db), scenario, stdio=stdio, http=http, versions=protocol_version or [], name=name)
+
+
 @app.command()
 def replay(
     session: Annotated[

@@ -16,6 +16,7 @@ describe the client, not the question.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,8 @@ LIFECYCLE_METHODS = frozenset({"initialize", "server/discover", "ping"})
 @dataclass(frozen=True)
 class Action:
     """One thing the server does: `notify` (payload is a notification), `request` (a server-to-client
-    request; payload without id), or `respond` (payload is the response without id: result or error)."""
+    request; payload without id), `respond` (payload is the response without id: result or error),
+    `sleep` ({"seconds"}), `hang` (never go on) or `raw` ({"data"}: bytes sent as they are)."""
 
     kind: str
     payload: dict[str, Any]
@@ -41,6 +43,9 @@ class Action:
 @dataclass
 class Reaction:
     actions: list[Action] = field(default_factory=list)
+    # Called on each action just before it is played, with the client's answers so far (results of
+    # earlier `request` actions, None for no answer): a scenario fills in templates; None skips it.
+    render: Callable[[Action, list[Any]], Action | None] | None = None
 
 
 def _payload(m: Message) -> dict[str, Any] | None:

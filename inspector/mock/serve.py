@@ -6,6 +6,9 @@ on stdio and as HTTP exchanges over HTTP, and hand client messages to a
 response of its POST; the client's answers to our requests arrive as POSTs
 of their own; `Mcp-Session-Id` is assigned on `initialize` (requests of the
 stateless 2026-07-28 revision carry none and share one mock session).
+What belongs to no request (reactions to notifications, timers, requests
+pushed from the UI) goes to the session's `background` out: stdout, or over
+HTTP a buffer that the session's GET event stream drains.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 
 import anyio
 import orjson
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
@@ -51,12 +56,13 @@ async def serve_stdio(session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdo
     """Serve one client on stdin/stdout until its EOF."""
     lock = anyio.Lock()
 
-    async def out(message: dict[str, Any]) -> None:
-        data = orjson.dumps(message) + b"\n"
+    async def out(message: dict[str, Any] | bytes) -> None:
+        data = _line(message)
         async with lock:
             tap.submit("s2c", "stdout", data)
             await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
 
+    session.background = out
     framer = LineFramer()
     async with anyio.create_task_group() as tg:
         while True:
@@ -72,15 +78,35 @@ async def serve_stdio(session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdo
                     tg.start_soon(out, _PARSE_ERROR)
                 for message in messages:
                     tg.start_soon(session.handle, message, out)
+        session.close()
     tap.end_stream("c2s", "stdin")
+
+
+def _line(message: dict[str, Any] | bytes) -> bytes:
+    if isinstance(message, bytes):
+        return message if message.endswith(b"\n") else message + b"\n"
+    return orjson.dumps(message) + b"\n"
 
 
 class _HttpSessions:
     def __init__(self, make_session: Callable[[], tuple[MockSession, Tap]]) -> None:
-        self.make_session = make_session
+        self._make = make_session
         self.by_id: dict[str, tuple[MockSession, Tap]] = {}
         self.stateless: tuple[MockSession, Tap] | None = None
         self.numbers = iter(range(1, 1 << 62))
+        self.streams: dict[int, tuple[MemoryObjectSendStream[Any], MemoryObjectReceiveStream[Any]]] = {}
+
+    def make_session(self) -> tuple[MockSession, Tap]:
+        """A new session whose background messages wait in a buffer for its GET stream."""
+        session, tap = self._make()
+        send, receive = anyio.create_memory_object_stream[dict[str, Any] | bytes | None](10_000)
+        self.streams[id(session)] = (send, receive)
+
+        async def background(message: dict[str, Any] | bytes) -> None:
+            await send.send(message)
+
+        session.background = background
+        return session, tap
 
     def find(
         self, session_id: str | None, messages: list[dict[str, Any]]
@@ -114,12 +140,16 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
             return Response(body, 400, headers, media_type="application/json")
         requests = [m for m in messages if "method" in m and "id" in m]
         if not requests:
-            for m in messages:
+            answers = [m for m in messages if "method" not in m]
+            for m in answers:
                 await session.handle(m, _discard)
             _head(ex, 202, None, headers)
             ex.record("s2c", "http-response", b"", head=True)
-            return Response(status_code=202, headers=headers)
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](100)
+            # Reactions to notifications (e.g. timers after `initialized`) belong to no request.
+            later = [m for m in messages if "method" in m]
+            task = BackgroundTask(_react_later, session, later) if later else None
+            return Response(status_code=202, headers=headers, background=task)
+        send, receive = anyio.create_memory_object_stream[dict[str, Any] | bytes](100)
         _head(ex, 200, "text/event-stream", headers)
         ex.record("s2c", "http-response", b"", head=True)
 
@@ -133,20 +163,44 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
                 tg.start_soon(run)
                 async with receive:
                     async for message in receive:
-                        data = orjson.dumps(message)
-                        ex.record("s2c", "sse", data)
-                        yield b"event: message\ndata: " + data + b"\n\n"
+                        yield _sse(ex, message)
 
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
     async def get(request: Request) -> Response:
-        return Response("this mock server has no standalone event stream\n", 405, {"allow": "POST, DELETE"})
+        sid = request.headers.get("mcp-session-id")
+        found = sessions.by_id.get(sid) if sid else None
+        if found is None:
+            return Response(
+                "this mock server has no standalone event stream without a session\n",
+                405,
+                {"allow": "POST, DELETE"},
+            )
+        session, tap = found
+        ex = HttpExchange(tap, next(sessions.numbers), "GET", request.url.path, request.url.query)
+        ex.request(b"", list(request.headers.raw), False)
+        _head(ex, 200, "text/event-stream", {"mcp-session-id": sid or ""})
+        ex.record("s2c", "http-response", b"", head=True)
+        receive = sessions.streams[id(session)][1].clone()
+
+        async def events():  # type: ignore[no-untyped-def]
+            async with receive:
+                async for message in receive:
+                    if message is None:  # the session was deleted
+                        return
+                    yield _sse(ex, message)
+
+        return StreamingResponse(
+            events(), media_type="text/event-stream", headers={"mcp-session-id": sid or ""}
+        )
 
     async def delete(request: Request) -> Response:
         sid = request.headers.get("mcp-session-id")
         found = sessions.by_id.pop(sid, None) if sid else None
         if found is None:
             return Response(status_code=404)
+        found[0].close()
+        sessions.streams.pop(id(found[0]))[0].send_nowait(None)
         found[1].end(None, "DELETE")
         return Response(status_code=200)
 
@@ -159,8 +213,20 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
     )
 
 
-async def _discard(_message: dict[str, Any]) -> None:
+async def _discard(_message: dict[str, Any] | bytes) -> None:
     return None
+
+
+async def _react_later(session: MockSession, messages: list[dict[str, Any]]) -> None:
+    for m in messages:
+        await session.handle(m, session.background or _discard)
+
+
+def _sse(ex: HttpExchange, message: dict[str, Any] | bytes) -> bytes:
+    # Malformed bytes on purpose still travel as one SSE event (a newline would end the data field).
+    data = message.replace(b"\n", b" ") if isinstance(message, bytes) else orjson.dumps(message)
+    ex.record("s2c", "sse", data)
+    return b"event: message\ndata: " + data + b"\n\n"
 
 
 def _head(ex: HttpExchange, status: int, content_type: str | None, headers: dict[str, str]) -> None:

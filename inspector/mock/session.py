@@ -1,11 +1,20 @@
-"""One client connection of a mock server: play recorded reactions, ask the client, handle misses.
+"""One client connection of a mock server: play reactions, ask the client, handle misses.
 
 Transport-neutral: a transport hands over each client message with an
 `out` callable that delivers server messages to the right place (stdout, or
-the SSE stream of the POST that carried the request). Server-to-client
-requests of a reaction (sampling, elicitation, roots) are sent with fresh
-ids and the reaction waits for the client's answer, which the transport
-delivers with `deliver_response` (it may come on another HTTP request).
+the SSE stream of the POST that carried the request); `background` is where
+messages go that belong to no request (timers, what happens after an answer,
+requests pushed from the UI): stdout, or the session's GET stream over HTTP.
+`out` takes a message, or bytes to send as they are (malformed on purpose).
+
+Reactions come from a `Script` (a recording, `mock/script.py`, or a
+scenario, `inspector/scenario`). Their actions: `notify`, `request` (sent
+with a fresh id; the reaction waits for the client's answer, which the
+transport delivers with `deliver_response`), `respond`, `sleep`, `hang`
+(never answer) and `raw`. Under the stateless 2026-07-28 revision a request
+cannot reach the client on its own: a run of `request` actions becomes an
+`input_required` result (`inputRequests` + an opaque `requestState` saying
+where to resume) and the client's retry with `inputResponses` resumes it.
 
 Unmatched requests follow the policy: `error` (a JSON-RPC error naming the
 nearest recorded request and what differed), `forward` (ask a real server
@@ -14,26 +23,62 @@ through `forward`), `drop` (never answer).
 
 from __future__ import annotations
 
+import base64
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
+import orjson
 
-from inspector.mock.script import Reaction, RecordedScript
+from inspector.mock.script import Action, Reaction
 from inspector.protocol import id_key
+from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
+from inspector.replay.matching import Miss
 
-__all__ = ["UNMATCHED_CODE", "MockSession", "Out"]
+__all__ = ["INPUT_METHODS", "UNMATCHED_CODE", "MockSession", "Out", "Script", "is_modern"]
 
 UNMATCHED_CODE = -32050  # implementation-defined server error: no recorded request matches
-Out = Callable[[dict[str, Any]], Awaitable[None]]
+INPUT_METHODS = frozenset({"sampling/createMessage", "elicitation/create", "roots/list"})
+_PV_KEY = "io.modelcontextprotocol/protocolVersion"
+Out = Callable[[dict[str, Any] | bytes], Awaitable[None]]
 Forward = Callable[[dict[str, Any], Out], Awaitable[dict[str, Any] | None]]  # (message, where to relay)
+
+
+class Script(Protocol):
+    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]: ...
+
+
+def is_modern(message: dict[str, Any]) -> bool:
+    """True for a request carrying the 2026-07-28 per-request protocol version."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get(_PV_KEY) in MODERN_PROTOCOL_VERSIONS
+
+
+def _state(at: int, answers: list[Any], keys: list[str]) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps({"at": at, "answers": answers, "keys": keys})).decode()
+
+
+def _resume(params: dict[str, Any]) -> tuple[int, list[Any]] | None:
+    """Where a retried 2026-07-28 request resumes, and the answers so far (from its state and inputs)."""
+    token = params.get("requestState")
+    if not isinstance(token, str):
+        return None
+    try:
+        state = orjson.loads(base64.urlsafe_b64decode(token.encode()))
+        at, answers, keys = int(state["at"]), list(state["answers"]), list(state["keys"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    responses = params.get("inputResponses") or {}
+    answers += [responses.get(k) if isinstance(responses, dict) else None for k in keys]
+    return at, answers
 
 
 class MockSession:
     def __init__(
         self,
-        script: RecordedScript,
+        script: Script,
         *,
         unmatched: str = "error",
         forward: Forward | None = None,
@@ -51,8 +96,16 @@ class MockSession:
         self.play = play  # False: forward everything (record mode `all`)
         self.misses: list[dict[str, Any]] = []
         self.on_message: Callable[[dict[str, Any]], None] | None = None  # sees every client message first
+        self.background: Out | None = None  # set by the transport
+        self.closed = anyio.Event()
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+
+    def close(self) -> None:
+        """The client is gone: hanging and sleeping reactions stop, pending questions get no answer."""
+        self.closed.set()
+        for event, _slot in list(self._waiting.values()):
+            event.set()
 
     async def handle(self, message: dict[str, Any], out: Out) -> bool:
         """React to one client message; True when a response to it was sent."""
@@ -64,7 +117,7 @@ class MockSession:
         is_request = "id" in message
         reaction, miss = self.script.react(message) if self.play else (None, None)
         if reaction is not None:
-            return await self._play(reaction, message, out)
+            return await self.play_reaction(reaction, message, out)
         if not is_request:
             if self.forward is not None and not self.play:
                 await self.forward(message, out)
@@ -89,17 +142,72 @@ class MockSession:
         )
         return True
 
-    async def _play(self, reaction: Reaction, message: dict[str, Any], out: Out) -> bool:
+    async def play_reaction(self, reaction: Reaction, message: dict[str, Any], out: Out) -> bool:
+        """Play `reaction` to `message` (a request, a notification, or {} for none); True once answered."""
+        modern = "id" in message and is_modern(message)
+        start, answers = 0, []
+        resumed = _resume(message.get("params") or {}) if modern else None
+        if resumed is not None:
+            start, answers = resumed
         responded = False
-        for action in reaction.actions:
+        actions = reaction.actions
+        i = start
+        while i < len(actions):
+            action = self._rendered(reaction, actions[i], answers)
+            i += 1
+            if action is None:
+                continue
+            target = (self.background or out) if responded else out
             if action.kind == "notify":
-                await out({"jsonrpc": "2.0", **action.payload})
+                await target({"jsonrpc": "2.0", **action.payload})
+            elif action.kind == "request" and modern and not responded:
+                batch = [action]
+                while i < len(actions) and actions[i].kind == "request":
+                    nxt = self._rendered(reaction, actions[i], answers)
+                    i += 1
+                    if nxt is not None:
+                        batch.append(nxt)
+                inputs = [a.payload for a in batch if a.payload.get("method") in INPUT_METHODS]
+                if not inputs:
+                    continue
+                keys = [f"input-{i}-{n}" for n in range(len(inputs))]
+                result = {
+                    "resultType": "input_required",
+                    "inputRequests": dict(zip(keys, inputs, strict=True)),
+                    "requestState": _state(i, answers, keys),
+                }
+                await out({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                return True
             elif action.kind == "request":
-                await self.ask(action.payload, out)
-            elif "id" in message:
-                await out({"jsonrpc": "2.0", "id": message["id"], **action.payload})
-                responded = True
+                answer = await self.ask(action.payload, target)
+                answers.append(
+                    None
+                    if answer is None
+                    else answer["result"]
+                    if "result" in answer
+                    else {"error": answer.get("error")}
+                )
+            elif action.kind == "respond":
+                if "id" in message and not responded:
+                    await out({"jsonrpc": "2.0", "id": message["id"], **action.payload})
+                    responded = True
+            elif action.kind == "raw":
+                data = action.payload.get("data", "")
+                await target(data.encode() if isinstance(data, str) else bytes(data))
+                responded = responded or "id" in message
+            elif action.kind == "sleep":
+                with anyio.move_on_after(float(action.payload.get("seconds", 0))):
+                    await self.closed.wait()
+                if self.closed.is_set():
+                    return responded
+            elif action.kind == "hang":
+                await self.closed.wait()
+                return responded
         return responded
+
+    @staticmethod
+    def _rendered(reaction: Reaction, action: Action, answers: list[Any]) -> Action | None:
+        return reaction.render(action, answers) if reaction.render is not None else action
 
     async def ask(self, payload: dict[str, Any], out: Out) -> dict[str, Any] | None:
         """Send a server-to-client request and wait for the client's answer (None on timeout)."""

@@ -1,0 +1,33 @@
+"""The body of `mcp-inspect serve` (cli.py registers it)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import anyio
+from sqlalchemy import Engine
+
+from inspector.errors import InspectorError
+from inspector.scenario.runner import ServeOptions, run_serve
+
+__all__ = ["serve_command"]
+
+
+def serve_command(
+    engine: Engine,
+    scenario: str | None,
+    *,
+    stdio: bool,
+    http: str | None,
+    versions: Sequence[str],
+    name: str | None,
+) -> None:
+    from inspector.transports.serve import parse_listen
+
+    if stdio and http:
+        raise InspectorError("give either --stdio or --http HOST:PORT, not both")
+    options = ServeOptions(scenario=scenario, protocol_versions=tuple(versions), name=name)
+    listen = parse_listen(http) if http else None
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(lambda: run_serve(engine, options, http=listen))

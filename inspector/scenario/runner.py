@@ -1,0 +1,158 @@
+"""Wiring for `mcp-inspect serve`: load the scenario, serve it on stdio or Streamable HTTP, record.
+
+Each client connection gets its own `ScenarioScript` (its own negotiated
+version and live tool list) and `MockSession`, recorded as a session of kind
+`mock-server`. `ServedSessions` keeps the live connections so a control
+channel (the UI) can push requests to a client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from sqlalchemy import Engine
+
+from inspector.capture import Recorder, Tap
+from inspector.errors import InspectorError, NotFoundError
+from inspector.mock.runner import announce, make_recorder
+from inspector.mock.script import RecordedScript
+from inspector.mock.serve import mock_http_app, serve_stdio
+from inspector.mock.session import MockSession
+from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
+from inspector.replay.matching import MatchPolicy
+from inspector.scenario.load import load_scenario
+from inspector.scenario.models import Scenario
+from inspector.scenario.script import ScenarioScript
+from inspector.store import create_session, get_session, iter_messages
+
+__all__ = ["Served", "ServedSessions", "ServeOptions", "prepare_scenario", "run_serve"]
+
+
+@dataclass
+class ServeOptions:
+    scenario: str | None = None
+    protocol_versions: Sequence[str] = ()
+    name: str | None = None
+
+
+@dataclass
+class Served:
+    """One connected client: its recorded session, the mock session playing to it, its script."""
+
+    session_id: int
+    mock: MockSession
+    script: ScenarioScript
+    tap: Tap
+
+
+@dataclass
+class ServedSessions:
+    by_id: dict[int, Served] = field(default_factory=dict)
+    on_change: Callable[[Served], None] | None = None
+
+    def latest(self) -> Served | None:
+        return self.by_id[max(self.by_id)] if self.by_id else None
+
+
+def prepare_scenario(engine: Engine, options: ServeOptions) -> tuple[Scenario, dict[str, RecordedScript]]:
+    """The scenario with the version restriction applied, and the recordings it refers to."""
+    scenario = load_scenario(options.scenario)
+    if options.protocol_versions:
+        unknown = [v for v in options.protocol_versions if v not in KNOWN_PROTOCOL_VERSIONS]
+        if unknown:
+            raise InspectorError(
+                f"--protocol-version: unknown revision(s) {', '.join(unknown)}; known: "
+                + ", ".join(KNOWN_PROTOCOL_VERSIONS)
+            )
+        ordered = [v for v in KNOWN_PROTOCOL_VERSIONS if v in options.protocol_versions]
+        scenario = scenario.model_copy(update={"protocolVersions": ordered})
+    refs = {scenario.recording} if scenario.recording else set()
+    for group in (scenario.tools, scenario.resources, scenario.resourceTemplates, scenario.prompts):
+        refs |= {item.recording for item in group if item.recording}
+    recordings: dict[str, RecordedScript] = {}
+    for ref in sorted(refs):
+        try:
+            source = get_session(engine, ref)
+        except NotFoundError as exc:
+            raise InspectorError(f"scenario refers to recording {ref!r}: {exc}") from None
+        assert source.id is not None
+        rows = list(iter_messages(engine, source.id))
+        recordings[ref] = RecordedScript.from_rows(rows, MatchPolicy("lenient"))
+    return scenario, recordings
+
+
+def _name(options: ServeOptions) -> str:
+    if options.name:
+        return options.name
+    return f"serve {Path(options.scenario).name}" if options.scenario else "serve default scenario"
+
+
+def session_factory(
+    engine: Engine,
+    recorder: Recorder,
+    scenario: Scenario,
+    recordings: dict[str, RecordedScript],
+    name: str,
+    served: ServedSessions,
+) -> Callable[[Any], tuple[MockSession, Tap]]:
+    def make(target: Any) -> tuple[MockSession, Tap]:
+        sid = create_session(engine, kind="mock-server", target=target, name=name)
+        tap = recorder.open(sid)
+        script = ScenarioScript(scenario, recordings)
+        mock = MockSession(script, answer_timeout=scenario.answerTimeout)
+        entry = Served(sid, mock, script, tap)
+        served.by_id[sid] = entry
+
+        def changed(_client: dict[str, Any]) -> None:
+            if served.on_change is not None:
+                served.on_change(entry)
+
+        script.on_client = changed
+        return mock, tap
+
+    return make
+
+
+async def run_serve(
+    engine: Engine,
+    options: ServeOptions,
+    *,
+    http: tuple[str, int] | None = None,
+    served: ServedSessions | None = None,
+    on_url: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the scenario on stdio (one client) or Streamable HTTP (until interrupted)."""
+    scenario, recordings = prepare_scenario(engine, options)
+    served = served if served is not None else ServedSessions()
+    versions = ", ".join(scenario.protocolVersions)
+    recorder = make_recorder(engine)
+    try:
+        if http is None:
+            make = session_factory(engine, recorder, scenario, recordings, _name(options), served)
+            mock, tap = make("stdio")
+            announce(f"serving {_name(options)} on stdio (protocol versions {versions})")
+            await serve_stdio(mock, tap)
+            tap.end(0, "client EOF")
+            return
+        from inspector.transports.serve import bind, serve_async
+
+        sock = bind(*http)
+        url = f"http://{http[0]}:{sock.getsockname()[1]}/mcp"
+        make = session_factory(engine, recorder, scenario, recordings, _name(options), served)
+        app = mock_http_app(lambda: make(url))
+
+        def ready() -> None:
+            announce(f"serving {_name(options)} at {url} (protocol versions {versions})")
+            if on_url is not None:
+                on_url(url)
+
+        await serve_async(app, sock, on_ready=ready)
+    finally:
+        for entry in served.by_id.values():
+            entry.mock.close()
+        recorder.stop("mock server stopped")
+        await anyio.lowlevel.checkpoint()
