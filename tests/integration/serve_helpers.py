@@ -1,0 +1,83 @@
+"""Helpers for the `mcp-inspect serve` tests: start it, read what the client answered from the DB."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from inspector.store import Message, list_sessions, open_engine
+from tests.http_peers import LineProcess
+from tests.shim_process import messages
+
+INPUT_METHODS = ("sampling/createMessage", "elicitation/create", "roots/list")
+
+
+def serve_argv(db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "inspector", "serve", "--db", str(db), *extra]
+
+
+@contextmanager
+def serve_http(db: Path, *extra: str) -> Iterator[str]:
+    """`mcp-inspect serve --http` on a free loopback port; yields the MCP URL."""
+    server = LineProcess(serve_argv(db, *extra, "--http", "127.0.0.1:0"))
+    try:
+        yield server.wait_for(r"at (http://\S+/mcp)").group(1)
+    finally:
+        server.stop()
+
+
+def mock_rows(db: Path) -> list[Message]:
+    """The rows of every `mock-server` session, in session then seq order."""
+    engine = open_engine(db)
+    sessions = sorted((s for s in list_sessions(engine) if s.kind == "mock-server"), key=lambda s: s.id or 0)
+    return [row for s in sessions for row in messages(engine, s.id)]
+
+
+def _body(row: Message) -> Any:
+    try:
+        return json.loads(row.raw)
+    except ValueError:
+        return None
+
+
+def _events(row: Message) -> list[Any]:
+    """JSON-RPC payloads of a row (a line, a POST body, or an SSE event)."""
+    if row.channel == "sse" or row.channel in ("stdin", "stdout", "http-request"):
+        body = _body(row)
+        return body if isinstance(body, list) else [body] if body is not None else []
+    return []
+
+
+def client_answers(db: Path) -> dict[str, list[Any]]:
+    """What the client answered to each server-to-client request method, from the recorded rows.
+
+    Handshake era: the client's responses to our requests. 2026-07-28: the `inputResponses` of the
+    client's retries, keyed back to the `inputRequests` of the `input_required` result before them.
+    """
+    answers: dict[str, list[Any]] = {m: [] for m in INPUT_METHODS}
+    asked: dict[str, str] = {}
+    for row in mock_rows(db):
+        for event in _events(row):
+            if not isinstance(event, dict):
+                continue
+            if row.direction == "s2c" and event.get("method") in INPUT_METHODS and "id" in event:
+                asked[json.dumps(event["id"])] = event["method"]
+            result = event.get("result")
+            if (
+                row.direction == "s2c"
+                and isinstance(result, dict)
+                and result.get("resultType") == "input_required"
+            ):
+                for key, req in (result.get("inputRequests") or {}).items():
+                    asked[f"input:{key}"] = req["method"]
+            if row.direction != "c2s":
+                continue
+            if "method" not in event and json.dumps(event.get("id")) in asked:
+                answers[asked[json.dumps(event["id"])]].append(event.get("result", event.get("error")))
+            for key, value in ((event.get("params") or {}).get("inputResponses") or {}).items():
+                answers[asked[f"input:{key}"]].append(value)
+    return answers
