@@ -209,14 +209,16 @@ class MockSession:
     def _rendered(reaction: Reaction, action: Action, answers: list[Any]) -> Action | None:
         return reaction.render(action, answers) if reaction.render is not None else action
 
-    async def ask(self, payload: dict[str, Any], out: Out) -> dict[str, Any] | None:
+    async def ask(
+        self, payload: dict[str, Any], out: Out, *, timeout: float | None = None
+    ) -> dict[str, Any] | None:
         """Send a server-to-client request and wait for the client's answer (None on timeout)."""
         rpc_id = f"mock-{next(self._ids)}"
         event = anyio.Event()
         slot: list[dict[str, Any]] = []
         self._waiting[id_key(rpc_id)] = (event, slot)
         await out({"jsonrpc": "2.0", "id": rpc_id, **payload})
-        with anyio.move_on_after(self.answer_timeout):
+        with anyio.move_on_after(self.answer_timeout if timeout is None else timeout):
             await event.wait()
         self._waiting.pop(id_key(rpc_id), None)
         return slot[0] if slot else None

@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.scenario.models import Completion, Prompt, Resource, ResourceTemplate, Scenario, Tool
 
-__all__ = ["Offer", "match_template"]
+__all__ = ["Offer", "match_template", "wire_tool"]
 
 _WIRE_TOOL = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 _WIRE_RESOURCE = ("uri", "name", "title", "description", "mimeType")
@@ -24,6 +24,11 @@ _WIRE_PROMPT = ("name", "title", "description", "arguments")
 def _wire(model: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     data = model.model_dump(include=set(fields), exclude_none=True, by_alias=True)
     return {k: data[k] for k in fields if k in data}
+
+
+def wire_tool(tool: Tool) -> dict[str, Any]:
+    """A scenario tool as `tools/list` shows it."""
+    return _wire(tool, _WIRE_TOOL)
 
 
 def match_template(template: str, uri: str) -> dict[str, str] | None:
@@ -60,7 +65,7 @@ class Offer:
 
     def list_result(self, method: str) -> dict[str, Any] | None:
         if method == "tools/list":
-            return {"tools": [_wire(t, _WIRE_TOOL) for t in self.tools.values()]}
+            return {"tools": [wire_tool(t) for t in self.tools.values()]}
         if method == "resources/list":
             return {"resources": [_wire(r, _WIRE_RESOURCE) for r in self.resources.values()]}
         if method == "resources/templates/list":

@@ -8,8 +8,9 @@ channel (the UI) can push requests to a client.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,13 @@ from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import MockSession
 from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
 from inspector.replay.matching import MatchPolicy
+from inspector.scenario.control import Controller, Registration, Served, ServedSessions, control_app
 from inspector.scenario.load import load_scenario
 from inspector.scenario.models import Scenario
 from inspector.scenario.script import ScenarioScript
 from inspector.store import create_session, get_session, iter_messages
 
-__all__ = ["Served", "ServedSessions", "ServeOptions", "prepare_scenario", "run_serve"]
+__all__ = ["ServeOptions", "prepare_scenario", "run_serve"]
 
 
 @dataclass
@@ -37,25 +39,6 @@ class ServeOptions:
     scenario: str | None = None
     protocol_versions: Sequence[str] = ()
     name: str | None = None
-
-
-@dataclass
-class Served:
-    """One connected client: its recorded session, the mock session playing to it, its script."""
-
-    session_id: int
-    mock: MockSession
-    script: ScenarioScript
-    tap: Tap
-
-
-@dataclass
-class ServedSessions:
-    by_id: dict[int, Served] = field(default_factory=dict)
-    on_change: Callable[[Served], None] | None = None
-
-    def latest(self) -> Served | None:
-        return self.by_id[max(self.by_id)] if self.by_id else None
 
 
 def prepare_scenario(engine: Engine, options: ServeOptions) -> tuple[Scenario, dict[str, RecordedScript]]:
@@ -104,14 +87,7 @@ def session_factory(
         tap = recorder.open(sid)
         script = ScenarioScript(scenario, recordings)
         mock = MockSession(script, answer_timeout=scenario.answerTimeout)
-        entry = Served(sid, mock, script, tap)
-        served.by_id[sid] = entry
-
-        def changed(_client: dict[str, Any]) -> None:
-            if served.on_change is not None:
-                served.on_change(entry)
-
-        script.on_client = changed
+        served.by_id[sid] = Served(sid, mock, script, tap)
         return mock, tap
 
     return make
@@ -123,36 +99,51 @@ async def run_serve(
     *,
     http: tuple[str, int] | None = None,
     served: ServedSessions | None = None,
-    on_url: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve the scenario on stdio (one client) or Streamable HTTP (until interrupted)."""
+    """Serve the scenario on stdio (one client) or Streamable HTTP (until interrupted), with a control
+    channel announced in the runtime directory."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from inspector.transports.serve import bind, serve_async
+
     scenario, recordings = prepare_scenario(engine, options)
     served = served if served is not None else ServedSessions()
+    token = secrets.token_urlsafe(24)
+    control = control_app(Controller(served), token)
     versions = ", ".join(scenario.protocolVersions)
+    name = _name(options)
     recorder = make_recorder(engine)
+    make = session_factory(engine, recorder, scenario, recordings, name, served)
+    registration: Registration | None = None
     try:
         if http is None:
-            make = session_factory(engine, recorder, scenario, recordings, _name(options), served)
+            import uvicorn
+
+            sock = bind("127.0.0.1", 0)
+            registration = Registration(engine, f"http://127.0.0.1:{sock.getsockname()[1]}", token)
+            config = uvicorn.Config(control, log_level="warning", access_log=False, lifespan="off")
+            server = uvicorn.Server(config)
             mock, tap = make("stdio")
-            announce(f"serving {_name(options)} on stdio (protocol versions {versions})")
-            await serve_stdio(mock, tap)
+            announce(f"serving {name} on stdio (protocol versions {versions})")
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(server.serve, [sock])
+                await serve_stdio(mock, tap)
+                server.should_exit = True
             tap.end(0, "client EOF")
             return
-        from inspector.transports.serve import bind, serve_async
-
         sock = bind(*http)
-        url = f"http://{http[0]}:{sock.getsockname()[1]}/mcp"
-        make = session_factory(engine, recorder, scenario, recordings, _name(options), served)
-        app = mock_http_app(lambda: make(url))
-
-        def ready() -> None:
-            announce(f"serving {_name(options)} at {url} (protocol versions {versions})")
-            if on_url is not None:
-                on_url(url)
-
-        await serve_async(app, sock, on_ready=ready)
+        base = f"http://{http[0]}:{sock.getsockname()[1]}"
+        url = f"{base}/mcp"
+        registration = Registration(engine, f"http://127.0.0.1:{sock.getsockname()[1]}/control", token)
+        mcp_app = mock_http_app(lambda: make(url))
+        app = Starlette(routes=[Mount("/control", control), *mcp_app.routes])
+        await serve_async(
+            app, sock, on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions})")
+        )
     finally:
+        if registration is not None:
+            registration.close()
         for entry in served.by_id.values():
             entry.mock.close()
         recorder.stop("mock server stopped")
-        await anyio.lowlevel.checkpoint()

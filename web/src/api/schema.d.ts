@@ -181,6 +181,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/serve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clients connected to running `mcp-inspect serve` processes */
+        get: operations["list_served_api_serve_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/{session_id}/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a notification to the client */
+        post: operations["push_notification_api_serve__session_id__notify_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/{session_id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a request to the client */
+        post: operations["push_request_api_serve__session_id__request_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/{session_id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add or replace a tool */
+        put: operations["put_tool_api_serve__session_id__tools_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/{session_id}/tools/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a tool */
+        delete: operations["delete_tool_api_serve__session_id__tools__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -748,6 +833,15 @@ export interface components {
             /** Summary */
             summary: string;
         };
+        /** Finding */
+        Finding: {
+            /** Level */
+            level: string;
+            /** Rule */
+            rule: string;
+            /** Text */
+            text: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -988,15 +1082,6 @@ export interface components {
              */
             type: "messages";
         };
-        /** NotifyIn */
-        NotifyIn: {
-            /** Method */
-            method: string;
-            /** Params */
-            params?: {
-                [key: string]: unknown;
-            } | null;
-        };
         /**
          * Position
          * @description Where a message sits in a filtered list: how many matching rows come before it.
@@ -1011,6 +1096,35 @@ export interface components {
             matches: boolean;
             /** Seq */
             seq: number;
+        };
+        /** PushIn */
+        PushIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Timeout
+             * @description Seconds to wait for the client's answer
+             * @default 60
+             */
+            timeout: number;
+        };
+        /** PushOut */
+        PushOut: {
+            /**
+             * Answer
+             * @description {result} or {error}; null when the client did not answer
+             */
+            answer: {
+                [key: string]: unknown;
+            } | null;
+            /** Findings */
+            findings: components["schemas"]["Finding"][];
+            /** Latencyms */
+            latencyMs: number | null;
         };
         /**
          * RawIn
@@ -1216,6 +1330,41 @@ export interface components {
             mode: "manual" | "fixed" | "reject";
         };
         /**
+         * ServedClient
+         * @description A client connected to a serve process (its `mock-server` session).
+         */
+        ServedClient: {
+            /**
+             * Canpush
+             * @description false for stateless 2026-07-28 clients (no channel outside a request)
+             */
+            canPush: boolean;
+            /**
+             * Client
+             * @description protocolVersion, clientInfo and capabilities as the client sent them
+             */
+            client: {
+                [key: string]: unknown;
+            };
+            /** Closed */
+            closed: boolean;
+            /** Protocolversion */
+            protocolVersion: string | null;
+            /** Sessionid */
+            sessionId: number;
+            /** Tools */
+            tools: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** ServedList */
+        ServedList: {
+            /** Clients */
+            clients: components["schemas"]["ServedClient"][];
+            /** Processes */
+            processes: number;
+        };
+        /**
          * SessionCreated
          * @description A new session appeared (recorded by any process).
          */
@@ -1389,6 +1538,22 @@ export interface components {
              */
             type: "subscribe" | "unsubscribe";
         };
+        /** ToolIn */
+        ToolIn: {
+            /**
+             * Announce
+             * @description Send notifications/tools/list_changed
+             * @default true
+             */
+            announce: boolean;
+            /**
+             * Tool
+             * @description A scenario tool (name, description, inputSchema, result, ...)
+             */
+            tool: {
+                [key: string]: unknown;
+            };
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -1401,6 +1566,24 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /** NotifyIn */
+        inspector__api__routes_client__NotifyIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** NotifyIn */
+        inspector__api__routes_serve__NotifyIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
         };
     };
     responses: never;
@@ -1645,7 +1828,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["NotifyIn"];
+                "application/json": components["schemas"]["inspector__api__routes_client__NotifyIn"];
             };
         };
         responses: {
@@ -1928,6 +2111,193 @@ export interface operations {
                 };
             };
             /** @description no such job in this UI process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_served_api_serve_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServedList"];
+                };
+            };
+        };
+    };
+    push_notification_api_serve__session_id__notify_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["inspector__api__routes_serve__NotifyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description no connected client in that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    push_request_api_serve__session_id__request_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushOut"];
+                };
+            };
+            /** @description no connected client in that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    put_tool_api_serve__session_id__tools_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServedClient"];
+                };
+            };
+            /** @description no connected client in that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_tool_api_serve__session_id__tools__name__delete: {
+        parameters: {
+            query?: {
+                announce?: boolean;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServedClient"];
+                };
+            };
+            /** @description no connected client in that session */
             404: {
                 headers: {
                     [name: string]: unknown;

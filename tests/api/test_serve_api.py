@@ -1,0 +1,112 @@
+"""The mock server workspace API: a real Python SDK client connected to `mcp-inspect serve`, driven
+through the UI server's /api/serve routes (relayed to the serve process's control channel)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import mcp
+import pytest
+from mcp import types
+
+from tests.api.conftest import Api
+from tests.integration.serve_helpers import mock_rows, serve_http
+
+FORM = {
+    "message": "Who are you?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name"],
+    },
+}
+
+
+@pytest.fixture
+def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "runtime"
+    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(directory))
+    return directory
+
+
+async def _api(api: Api, method: str, path: str, body: Any = None) -> httpx.Response:
+    return await anyio.to_thread.run_sync(lambda: api.http.request(method, path, json=body))
+
+
+@pytest.mark.anyio
+async def test_push_requests_to_a_connected_client(fresh_api: Api, runtime: Path) -> None:
+    async def elicit(ctx: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ada", "age": "old"})
+
+    async def roots(ctx: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///ok")])  # type: ignore[arg-type]
+
+    with serve_http(fresh_api.db) as url, anyio.fail_after(90):
+        async with mcp.Client(
+            url, mode="legacy", elicitation_callback=elicit, list_roots_callback=roots
+        ) as client:
+            listed = (await _api(fresh_api, "GET", "/api/serve")).json()
+            assert listed["processes"] == 1 and len(listed["clients"]) == 1
+            served = listed["clients"][0]
+            assert served["client"]["clientInfo"]["name"] == "mcp" and served["canPush"]
+            assert "elicitation" in served["client"]["capabilities"]
+            sid = served["sessionId"]
+
+            pushed = await _api(
+                fresh_api,
+                "POST",
+                f"/api/serve/{sid}/request",
+                {"method": "elicitation/create", "params": FORM},
+            )
+            assert pushed.status_code == 200, pushed.text
+            out = pushed.json()
+            assert out["answer"]["result"] == {"action": "accept", "content": {"name": "Ada", "age": "old"}}
+            assert out["latencyMs"] > 0
+            assert [f["rule"] for f in out["findings"]] == ["elicitation.schema"]
+
+            pushed = await _api(fresh_api, "POST", f"/api/serve/{sid}/request", {"method": "roots/list"})
+            assert pushed.json()["answer"]["result"]["roots"] == [{"uri": "file:///ok"}]
+            assert pushed.json()["findings"] == []
+
+            tool = {
+                "tool": {"name": "added_live", "result": {"content": [{"type": "text", "text": "live!"}]}}
+            }
+            assert (await _api(fresh_api, "PUT", f"/api/serve/{sid}/tools", tool)).status_code == 200
+            assert "added_live" in [t.name for t in (await client.list_tools()).tools]
+            assert (await client.call_tool("added_live", {})).content[0].text == "live!"  # type: ignore[union-attr]
+            removed = await _api(fresh_api, "DELETE", f"/api/serve/{sid}/tools/echo")
+            assert "echo" not in [t["name"] for t in removed.json()["tools"]]
+
+            missing = await _api(fresh_api, "POST", "/api/serve/999/request", {"method": "ping"})
+            assert missing.status_code == 404
+            bad = await _api(
+                fresh_api, "PUT", f"/api/serve/{sid}/tools", {"tool": {"description": "no name"}}
+            )
+            assert bad.status_code == 422 and "name" in bad.json()["detail"]
+    rows = mock_rows(fresh_api.db)
+    changed = [r for r in rows if r.method == "notifications/tools/list_changed" and r.direction == "s2c"]
+    assert len(changed) == 2  # one for the added tool, one for the removed one
+    answered = [r for r in rows if r.method == "elicitation/create" and r.direction == "c2s"]
+    assert json.loads(answered[0].raw)["result"]["content"]["name"] == "Ada"
+
+
+@pytest.mark.anyio
+async def test_control_channel_is_guarded(fresh_api: Api, runtime: Path) -> None:
+    with serve_http(fresh_api.db) as _url:
+        reg = json.loads(next(runtime.glob("serve-*.json")).read_text())
+        assert (runtime / next(runtime.glob("serve-*.json")).name).stat().st_mode & 0o077 == 0
+        async with httpx.AsyncClient(trust_env=False) as http:
+            assert (await http.get(reg["url"] + "/sessions")).status_code == 401
+            wrong = {"authorization": "Bearer nope"}
+            assert (await http.get(reg["url"] + "/sessions", headers=wrong)).status_code == 401
+            good = {"authorization": f"Bearer {reg['token']}"}
+            assert (await http.get(reg["url"] + "/sessions", headers=good)).status_code == 200
+            browser = {**good, "origin": "http://evil.example"}
+            assert (await http.get(reg["url"] + "/sessions", headers=browser)).status_code == 403
+        no_token = await anyio.to_thread.run_sync(lambda: httpx.get(fresh_api.server.base_url + "/api/serve"))
+        assert no_token.status_code == 401
+    assert not list(runtime.glob("serve-*.json"))  # removed when the process stopped
