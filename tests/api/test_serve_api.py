@@ -110,3 +110,32 @@ async def test_control_channel_is_guarded(fresh_api: Api, runtime: Path) -> None
         no_token = await anyio.to_thread.run_sync(lambda: httpx.get(fresh_api.server.base_url + "/api/serve"))
         assert no_token.status_code == 401
     assert not list(runtime.glob("serve-*.json"))  # removed when the process stopped
+
+
+@pytest.mark.anyio
+async def test_push_to_a_stdio_client_through_the_control_port(fresh_api: Api, runtime: Path) -> None:
+    """A stdio client spawns `mcp-inspect serve --stdio`: the UI still reaches it, via its control port."""
+    import os
+    import sys
+
+    async def roots(ctx: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///stdio/project")])  # type: ignore[arg-type]
+
+    argv = [sys.executable, "-m", "inspector", "serve", "--stdio", "--db", str(fresh_api.db)]
+    env = {"MCP_INSPECTOR_RUNTIME": str(runtime), "PATH": os.environ.get("PATH", "")}
+    params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    with anyio.fail_after(90):
+        async with mcp.Client(params, mode="legacy", list_roots_callback=roots) as client:
+            await client.call_tool("echo", {"text": "x"})
+            sid = (await _api(fresh_api, "GET", "/api/serve")).json()["clients"][0]["sessionId"]
+            pushed = (
+                await _api(fresh_api, "POST", f"/api/serve/{sid}/request", {"method": "roots/list"})
+            ).json()
+            assert pushed["answer"]["result"]["roots"] == [{"uri": "file:///stdio/project"}]
+            log = {"method": "notifications/message", "params": {"level": "info", "data": "from the UI"}}
+            assert (await _api(fresh_api, "POST", f"/api/serve/{sid}/notify", log)).status_code == 200
+    rows = mock_rows(fresh_api.db)
+    assert any(
+        r.direction == "s2c" and r.method == "notifications/message" and b"from the UI" in r.raw for r in rows
+    )
+    assert not list(runtime.glob("serve-*.json"))

@@ -12,6 +12,7 @@ import { DiffView } from "./views/DiffView";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
+const ServePage = lazy(() => import("./serve/ServePage").then((m) => ({ default: m.ServePage })));
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
@@ -28,6 +29,7 @@ createRoot(document.getElementById("root")!).render(
               </Suspense>
             }
           />
+          <Route path="serve/:sessionId?" element={<Suspense fallback={<p className="empty">Loading…</p>}><ServePage /></Suspense>} />
           <Route path="diff" element={<DiffView />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>

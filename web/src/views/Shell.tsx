@@ -20,6 +20,7 @@ export function Shell() {
         <Link to="/client" className="nav-link">
           Connect
         </Link>
+        <Link to="/serve" className="nav-link">Mock server</Link>
         <span className="grow" />
         <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
           API

@@ -1,0 +1,102 @@
+"""The mock server workspace in Chromium: a real Python SDK client connects to `mcp-inspect serve`,
+the user builds an elicitation form request in the UI and sends it, and the client's answer appears."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+import pytest
+from mcp import types
+from playwright.sync_api import Page, expect
+
+from inspector.api import UiServer
+from inspector.store import open_engine
+from tests.e2e.conftest import shot
+from tests.integration.serve_helpers import client_answers, serve_http
+
+
+class ClientThread:
+    """A Python SDK client on its own event loop, connected until `stop()`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.asked: list[Any] = []
+        self.connected = threading.Event()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    async def _elicit(self, ctx: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params.requested_schema)
+        return types.ElicitResult(action="accept", content={"city": "Oslo", "nights": 3})
+
+    async def _main(self) -> None:
+        async with mcp.Client(self.url, mode="legacy", elicitation_callback=self._elicit):
+            self.connected.set()
+            await anyio.to_thread.run_sync(self.done.wait)
+
+    def _run(self) -> None:
+        try:
+            anyio.run(self._main)
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+            self.connected.set()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(30)
+
+
+@pytest.fixture
+def serve_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[UiServer, Path]]:
+    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
+    db = tmp_path / "serve.db"
+    server = UiServer(open_engine(db), port=0, live_interval=0.05).start()
+    yield server, db
+    server.stop()
+
+
+def test_send_an_elicitation_form_built_in_the_ui(page: Page, serve_ui: tuple[UiServer, Path]) -> None:
+    ui, db = serve_ui
+    with serve_http(db) as url:
+        client = ClientThread(url)
+        try:
+            assert client.connected.wait(60) and client.error is None, client.error
+            page.goto(ui.url("/serve"))
+            page.locator(".served-list a", has_text="mcp").click()
+            expect(page.get_by_text("Client capabilities")).to_be_visible()
+
+            page.get_by_role("button", name="Elicitation", exact=True).click()
+            page.get_by_label("Field 1 name").fill("city")
+            page.get_by_role("button", name="Add field").click()
+            page.get_by_label("Field 2 name").fill("nights")
+            page.get_by_label("Field 2 type").select_option("integer")
+            page.get_by_label("Elicitation message").fill("Where to?")
+            page.get_by_role("button", name="Send elicitation/create").click()
+
+            answer = page.locator(".sent-item[data-method='elicitation/create']")
+            expect(answer.locator(".client-answer")).to_contain_text("Oslo")
+            expect(answer).to_contain_text("follows the spec")
+            expect(answer.locator(".latency")).to_contain_text("ms")
+            shot(page, "serve-elicitation")
+        finally:
+            client.stop()
+    assert client.asked == [
+        {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "title": "city"},
+                "nights": {"type": "integer", "title": "nights"},
+            },
+            "required": ["city"],
+        }
+    ]
+    assert client_answers(db)["elicitation/create"] == [
+        {"action": "accept", "content": {"city": "Oslo", "nights": 3}}
+    ]

@@ -1,0 +1,34 @@
+// Typed calls of the mock server workspace routes (/api/serve/...).
+import { api, unwrap } from "../api/client";
+import type { components } from "../api/schema";
+
+export type ServedClient = components["schemas"]["ServedClient"];
+export type PushOut = components["schemas"]["PushOut"];
+export type Json = Record<string, unknown>;
+
+const path = (sessionId: number) => ({ params: { path: { session_id: sessionId } } });
+
+export const serveApi = {
+  list: () => api.GET("/api/serve").then(unwrap),
+  request: (sessionId: number, method: string, params: Json | null, timeout = 120) =>
+    api.POST("/api/serve/{session_id}/request", { ...path(sessionId), body: { method, params, timeout } }).then(unwrap),
+  notify: (sessionId: number, method: string, params: Json | null) =>
+    api.POST("/api/serve/{session_id}/notify", { ...path(sessionId), body: { method, params } }).then(unwrap),
+  putTool: (sessionId: number, tool: Json, announce: boolean) =>
+    api.PUT("/api/serve/{session_id}/tools", { ...path(sessionId), body: { tool, announce } }).then(unwrap),
+  removeTool: (sessionId: number, name: string, announce: boolean) =>
+    api
+      .DELETE("/api/serve/{session_id}/tools/{name}", {
+        params: { path: { session_id: sessionId, name }, query: { announce } },
+      })
+      .then(unwrap),
+};
+
+/** JSON text to a value, or an Error naming the field. */
+export function parseJson(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${field}: ${(e as Error).message}`);
+  }
+}
