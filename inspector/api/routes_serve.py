@@ -17,13 +17,12 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, state_of
-from inspector.scenario.control import registrations
+from inspector.scenario.control import LOOPBACK, registrations
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/serve", tags=["serve"])
 
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _UNKNOWN = {404: {"description": "no connected client in that session"}}
 
 
@@ -79,7 +78,7 @@ class ToolIn(BaseModel):
 
 
 def _usable(reg: dict[str, Any]) -> bool:
-    return urlsplit(str(reg.get("url", ""))).hostname in _LOOPBACK
+    return urlsplit(str(reg.get("url", ""))).hostname in LOOPBACK
 
 
 async def _call(

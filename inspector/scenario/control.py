@@ -37,6 +37,7 @@ from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
 
 __all__ = [
+    "LOOPBACK",
     "ControlError",
     "Controller",
     "Registration",
@@ -48,7 +49,7 @@ __all__ = [
     "runtime_dir",
 ]
 
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 @dataclass
@@ -165,7 +166,7 @@ class Controller:
 def control_app(controller: Controller, token: str) -> Starlette:
     async def guarded(request: Request) -> Response:
         client_host = request.client.host if request.client else ""
-        if client_host not in _LOOPBACK:
+        if client_host not in LOOPBACK:
             return JSONResponse({"detail": "loopback only"}, 403)
         if "origin" in request.headers:
             return JSONResponse({"detail": "browsers may not call the control channel"}, 403)

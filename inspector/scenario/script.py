@@ -10,7 +10,7 @@ Strings are rendered just before each action is played, with the request's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import UnionType
 from typing import Any, get_args
 
@@ -139,7 +139,6 @@ class ScenarioScript:
         self.recordings = recordings or {}
         self.version: str | None = None
         self.client: dict[str, Any] = {}  # clientInfo, capabilities, protocolVersion as the client sent them
-        self.on_client: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def versions(self) -> list[str]:
@@ -173,10 +172,7 @@ class ScenarioScript:
             "clientInfo": meta.get("io.modelcontextprotocol/clientInfo"),
             "capabilities": meta.get("io.modelcontextprotocol/clientCapabilities"),
         }
-        if client != self.client:
-            self.client = client
-            if self.on_client is not None:
-                self.on_client(client)
+        self.client = client
 
     def _unsupported(self, requested: Any) -> Action:
         return _error(
@@ -265,8 +261,6 @@ class ScenarioScript:
             "clientInfo": params.get("clientInfo"),
             "capabilities": params.get("capabilities"),
         }
-        if self.on_client is not None:
-            self.on_client(self.client)
         result: dict[str, Any] = {
             "protocolVersion": self.version,
             "capabilities": self.offer.capabilities(),
