@@ -353,6 +353,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Probe a command or URL once per protocol revision (a background job) */
+        post: operations["start_versions_route_api_versions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A versions run started here: running, finished or failed */
+        get: operations["versions_job_route_api_versions_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Past versions runs, newest first */
+        get: operations["versions_runs_route_api_versions_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The version matrix of a run, rebuilt from its recorded sessions */
+        get: operations["versions_matrix_route_api_versions_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -794,6 +862,57 @@ export interface components {
             event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
+        };
+        /**
+         * MatrixColumn
+         * @description What the server did under one revision; `session_id` is that probe's recorded session.
+         */
+        MatrixColumn: {
+            /** Error */
+            error: string | null;
+            /**
+             * Handshake
+             * @description `initialize` or `server/discover`
+             */
+            handshake: string;
+            /** Negotiated */
+            negotiated: string | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "accepted" | "counter-offer" | "refused" | "failed";
+            /** Revision */
+            revision: string;
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * Supported Versions
+             * @description from a server/discover result
+             */
+            supported_versions: string[] | null;
+        };
+        /**
+         * MatrixRow
+         * @description One fact per revision; `differs` when the revisions that answered disagree.
+         */
+        MatrixRow: {
+            /** Differs */
+            differs: boolean;
+            /** Key */
+            key: string;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "negotiation" | "server" | "capabilities" | "items" | "fields" | "replay" | "errors";
+            /**
+             * Values
+             * @description revision -> value (null: absent)
+             */
+            values: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         /**
          * MessageDetail
@@ -1401,6 +1520,106 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /**
+         * VersionMatrix
+         * @description The version matrix of one run.
+         */
+        VersionMatrix: {
+            /** Columns */
+            columns: components["schemas"]["MatrixColumn"][];
+            /** Revisions */
+            revisions: string[];
+            /** Rows */
+            rows: components["schemas"]["MatrixRow"][];
+            /** Run */
+            run: string | null;
+            /** Target */
+            target: unknown;
+        };
+        /**
+         * VersionsJobOut
+         * @description A versions run: `running`, then `finished` (fetch `/api/versions/runs/{run}`) or `failed`.
+         */
+        VersionsJobOut: {
+            /** Ended Ns */
+            ended_ns: number | null;
+            /** Error */
+            error: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Phase
+             * @description what the job is doing, for people
+             */
+            phase: string;
+            /** Replay Session Id */
+            replay_session_id: number | null;
+            /** Revisions */
+            revisions: string[];
+            /**
+             * Run
+             * @description the run id (the label `versions:<run>` of its sessions)
+             */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> recorded session id, as they finish
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "finished" | "failed";
+            /** Target */
+            target: string[] | string;
+        };
+        /**
+         * VersionsRequest
+         * @description Probe a command or URL once per protocol revision (and optionally replay a session under each).
+         */
+        VersionsRequest: {
+            /**
+             * Replay Session Id
+             * @description a recorded session whose client requests are sent under each revision
+             */
+            replay_session_id?: number | null;
+            /**
+             * Revisions
+             * @description revisions to probe (YYYY-MM-DD); default: every known one
+             */
+            revisions?: string[] | null;
+            target: components["schemas"]["ReplayTarget"];
+            /**
+             * Timeout
+             * @description seconds to wait for each response
+             * @default 30
+             */
+            timeout: number;
+        };
+        /**
+         * VersionsRunOut
+         * @description A past run, found through its sessions' labels.
+         */
+        VersionsRunOut: {
+            /** Run */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> session id
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /** Target */
+            target: unknown;
         };
     };
     responses: never;
@@ -2406,6 +2625,170 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    start_versions_route_api_versions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description bad target */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session to replay */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description too many runs */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    versions_job_route_api_versions_jobs__job_id__get: {
+        parameters: {
+            query?: {
+                /** @description long poll: answer once the job changes, or after this long */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description no such job in this UI process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_runs_route_api_versions_runs_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsRunOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_matrix_route_api_versions_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionMatrix"];
+                };
+            };
+            /** @description no such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -20,6 +20,7 @@ export function Shell() {
         <Link to="/client" className="nav-link">
           Connect
         </Link>
+        <Link to="/versions" className="nav-link" data-testid="nav-versions">Versions</Link>
         <span className="grow" />
         <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
           API
