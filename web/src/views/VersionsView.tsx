@@ -216,7 +216,7 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
       {job && (
         <div className={`job job-${job.state}`} data-testid="versions-state" data-state={job.state} role="status">
           {running && <span className="spinner" aria-hidden />}
-          <strong>{job.state}</strong> <span className="muted">{job.phase}</span>
+          <strong>{job.state}</strong> {job.phase !== job.state && <span className="muted">{job.phase}</span>}
           {job.error && <p className="error">{job.error}</p>}
         </div>
       )}
