@@ -157,3 +157,30 @@ class Http:
         if session_id is not None:
             out["mcp-session-id"] = session_id
         return out
+
+
+def store(db: Any, s: Stdio | Http, *, name: str = "hand-made", kind: str = "stdio-wrap") -> int:
+    """Write a hand-made session through the store's `SessionWriter`; return its id."""
+    from inspector.store import SessionWriter, create_session, open_engine
+
+    engine = open_engine(db)
+    sid = create_session(engine, kind=kind, target=["server"], name=name)
+    for row in s.rows:
+        row["session_id"] = sid
+    writer = SessionWriter(engine, sid)
+    writer.on_batch(s.rows, s.builder.facts.snapshot())
+    writer.on_end(0, "client-eof", s.builder.facts.snapshot())
+    engine.dispose()
+    return sid
+
+
+def violations(db: Any, name: str = "violations") -> tuple[int, dict[str, int]]:
+    """A stored session with one error and two warnings; returns its id and the offending seqs by rule."""
+    s = Stdio().handshake(server={"tools": {}})
+    s.send("c2s", request(1, "tools/list"))
+    s.send("s2c", result(1, {"tools": []}))
+    seqs = {"server-capability-not-declared": s.send("c2s", request(2, "prompts/list"))}
+    s.send("s2c", result(2, {"prompts": []}))
+    seqs["unknown-response-id"] = s.send("s2c", result(99, {"tools": []}))
+    seqs["list-changed-not-declared"] = s.send("s2c", notification("notifications/tools/list_changed"))
+    return store(db, s, name=name), seqs

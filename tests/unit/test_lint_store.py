@@ -9,18 +9,16 @@ from pathlib import Path
 from sqlalchemy import inspect, text
 
 from inspector.lint import findings_of, lint_is_stale, lint_session
-from inspector.store import SCHEMA_VERSION, SessionWriter, create_session, get_session, open_engine
+from inspector.store import SCHEMA_VERSION, SessionWriter, get_session, open_engine
 from inspector.store.queries import get_message
-from tests.lint_recordings import Stdio, request, result
+from tests.lint_recordings import Stdio, request, result, store
 
 
 def _store(db: Path, s: Stdio) -> int:
-    engine = open_engine(db)
-    sid = create_session(engine, kind="stdio-wrap", target=["server"])
-    for row in s.rows:
-        row["session_id"] = sid
-    writer = SessionWriter(engine, sid)
-    writer.on_batch(s.rows, s.builder.facts.snapshot())
+    sid = store(db, s)
+    with open_engine(db).connect() as conn:  # still recording: a live session that can grow
+        conn.execute(text("UPDATE session SET status = 'recording' WHERE id = :s"), {"s": sid})
+        conn.commit()
     return sid
 
 
