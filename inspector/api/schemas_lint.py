@@ -21,5 +21,5 @@ class SessionFindings(BaseModel):
 
     session_id: int
     items: list[FindingOut]  # type: ignore[valid-type]
-    summary: dict[str, int] = Field(description="how many findings per severity: error, warning, info")
+    summary: dict[str, int] = Field(description="how many findings per severity (of the message, with `seq`)")
     relinted: bool = Field(description="whether this request linted the session (its findings were stale)")

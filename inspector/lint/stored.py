@@ -107,11 +107,17 @@ def lint_session(engine: Engine, session_id: int) -> list[Finding]:
     return findings
 
 
-def findings_of(engine: Engine, session_id: int, *, relint_if_stale: bool = True) -> list[Finding]:
-    """The stored findings of a session, in seq order (linting first when they are stale)."""
+def findings_of(
+    engine: Engine, session_id: int, *, seq: int | None = None, relint_if_stale: bool = True
+) -> list[Finding]:
+    """The stored findings of a session (or of its message `seq`), in seq order; lints first when stale."""
     if relint_if_stale and lint_is_stale(engine, session_id):
-        return lint_session(engine, session_id)
+        found = lint_session(engine, session_id)
+        return [f for f in found if seq is None or f.seq == seq]
+    stmt = select(_f).where(_f.c.session_id == session_id)
+    if seq is not None:
+        stmt = stmt.where(_f.c.seq == seq)
     with engine.connect() as conn:
-        rows = conn.execute(select(_f).where(_f.c.session_id == session_id).order_by(_f.c.seq, _f.c.id)).all()
+        rows = conn.execute(stmt.order_by(_f.c.seq, _f.c.id)).all()
     fields = ("seq", "message_id", "severity", "rule", "explanation", "spec_section", "revision")
     return [Finding(**{k: getattr(r, k) for k in fields}) for r in rows]

@@ -56,3 +56,11 @@ def test_bad_lint_queries_are_refused(lint_api: tuple[Api, int, dict[str, int]])
     assert api.get("/api/sessions/999/findings").status_code == 404
     assert api.get(f"/api/sessions/{sid}/findings", min_severity="fatal").status_code == 422
     assert api.get(f"/api/sessions/{sid}/messages", findings="bogus").status_code == 422
+
+
+def test_findings_of_one_message(lint_api: tuple[Api, int, dict[str, int]]) -> None:
+    api, sid, seqs = lint_api
+    seq = seqs["list-changed-not-declared"]
+    one = api.json(f"/api/sessions/{sid}/findings", seq=seq)
+    assert [(f["rule"], f["seq"]) for f in one["items"]] == [("list-changed-not-declared", seq)]
+    assert api.json(f"/api/sessions/{sid}/findings", seq=1)["items"] == []
