@@ -18,7 +18,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import SQLModel
 
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
-from inspector.store import models  # noqa: F401  (registers the tables)
+from inspector.store import models  # registers the tables
 
 __all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
 
