@@ -385,6 +385,23 @@ def versions(
     )
 
 
+@app.command()
+def lint(
+    session: Annotated[str, typer.Argument(help="A session id, name, or 'last'.")],
+    db: DbOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    min_severity: Annotated[
+        str, typer.Option(help="Show only findings this severe: error, warning or info.")
+    ] = "info",
+) -> None:
+    """Check a session against its protocol revision (exit 1 when there are errors)."""
+    from inspector.lint.report import lint_command
+
+    raise typer.Exit(
+        lint_command(_engine(db, create=False), session, json_out=json_out, min_severity=min_severity)
+    )
+
+
 def _parse_secrets(values: list[str]) -> dict[str, str]:
     secrets = {}
     for value in values:

@@ -12,7 +12,14 @@ from fastapi import FastAPI, WebSocket
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
-from inspector.api import routes_client, routes_messages, routes_replay, routes_sessions, routes_versions
+from inspector.api import (
+    routes_client,
+    routes_lint,
+    routes_messages,
+    routes_replay,
+    routes_sessions,
+    routes_versions,
+)
 from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
 from inspector.api.live import LiveFeed, serve_listener
@@ -68,6 +75,7 @@ def create_app(
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
     app.include_router(routes_messages.router)
+    app.include_router(routes_lint.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)
     app.state.clients = clients

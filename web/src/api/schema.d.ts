@@ -234,6 +234,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conformance findings of a session (or of one message) */
+        get: operations["findings_route_api_sessions__session_id__findings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/messages": {
         parameters: {
             query?: never;
@@ -816,6 +833,26 @@ export interface components {
             /** Summary */
             summary: string;
         };
+        /**
+         * FindingOut
+         * @description One conformance finding on one message: every column of the `lint_finding` table but its ids.
+         */
+        FindingOut: {
+            /** Explanation */
+            explanation: string;
+            /** Message Id */
+            message_id: number | null;
+            /** Revision */
+            revision: string | null;
+            /** Rule */
+            rule: string;
+            /** Seq */
+            seq: number;
+            /** Severity */
+            severity: string;
+            /** Spec Section */
+            spec_section: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1370,6 +1407,28 @@ export interface components {
              * @enum {string}
              */
             type: "session_ended";
+        };
+        /**
+         * SessionFindings
+         * @description A session's findings in seq order, with counts per severity.
+         */
+        SessionFindings: {
+            /** Items */
+            items: components["schemas"]["FindingOut"][];
+            /**
+             * Relinted
+             * @description whether this request linted the session (its findings were stale)
+             */
+            relinted: boolean;
+            /** Session Id */
+            session_id: number;
+            /**
+             * Summary
+             * @description how many findings per severity (of the message, with `seq`)
+             */
+            summary: {
+                [key: string]: number;
+            };
         };
         /**
          * SessionList
@@ -2340,6 +2399,42 @@ export interface operations {
             };
         };
     };
+    findings_route_api_sessions__session_id__findings_get: {
+        parameters: {
+            query?: {
+                /** @description only findings at least this severe */
+                min_severity?: "error" | "warning" | "info";
+                /** @description only the findings of this message */
+                seq?: number | null;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionFindings"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     messages_route_api_sessions__session_id__messages_get: {
         parameters: {
             query?: {
@@ -2363,6 +2458,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
@@ -2436,6 +2533,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
