@@ -216,6 +216,8 @@ async def get_client(request: Request, client_id: str) -> Response:
 async def _call(coro: Any) -> Any:
     try:
         return await coro
+    except HTTPException:
+        raise
     except ResponseTimeout as exc:
         raise HTTPException(504, str(exc)) from None
     except RequestCancelled as exc:

@@ -142,12 +142,15 @@ class TaskCallIn(BaseModel):
 
 
 async def _op(coro: Any) -> Any:
-    try:
-        return await _call(coro)
-    except ops.Unsupported as exc:
-        raise HTTPException(409, str(exc)) from None
-    except ops.NotSubscribed as exc:
-        raise HTTPException(404, str(exc)) from None
+    async def checked() -> Any:
+        try:
+            return await coro
+        except ops.Unsupported as exc:
+            raise HTTPException(409, str(exc)) from None
+        except ops.NotSubscribed as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    return await _call(checked())
 
 
 def _client(request: Request, client_id: str) -> MockClient:
