@@ -40,6 +40,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Activity
+         * @description Requests in flight and recent, subscriptions, log messages, list changes, tasks.
+         */
+        get: operations["get_activity_api_clients__client_id__activity_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** completion/complete for a prompt or resource-template argument (when declared) */
+        post: operations["complete_api_clients__client_id__complete_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/inbox/{key}": {
         parameters: {
             query?: never;
@@ -58,6 +95,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/log-level": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** logging/setLevel (at 2026-07-28: the level each request opts in to through _meta) */
+        put: operations["set_log_level_api_clients__client_id__log_level_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/notify": {
         parameters: {
             query?: never;
@@ -69,6 +123,26 @@ export interface paths {
         put?: never;
         /** Send Notification */
         post: operations["send_notification_api_clients__client_id__notify_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping
+         * @description Send `ping`; the round trip in milliseconds.
+         */
+        post: operations["ping_api_clients__client_id__ping_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -113,6 +187,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/requests/{key}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a request in flight (notifications/cancelled, or closing its stream at 2026-07-28 over HTTP) */
+        post: operations["cancel_request_api_clients__client_id__requests__key__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/responders": {
         parameters: {
             query?: never;
@@ -124,6 +215,76 @@ export interface paths {
         /** Set how server requests are answered, per method (replaces the whole map) */
         put: operations["put_responders_api_clients__client_id__responders_put"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** resources/subscribe (when the server declared resources.subscribe) */
+        post: operations["subscribe_api_clients__client_id__subscriptions_post"];
+        /** resources/unsubscribe */
+        delete: operations["unsubscribe_api_clients__client_id__subscriptions_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** tasks/list */
+        get: operations["list_tasks_api_clients__client_id__tasks_get"];
+        put?: never;
+        /** Call a tool as a task (2025-11-25, when the server declared tasks.requests.tools.call) */
+        post: operations["call_as_task_api_clients__client_id__tasks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** tasks/get (poll a task's status) */
+        get: operations["get_task_api_clients__client_id__tasks__task_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks/{task_id}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** tasks/result (waits until the task is done) or tasks/cancel */
+        post: operations["task_action_api_clients__client_id__tasks__task_id___action__post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -357,6 +518,47 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ActivityOut */
+        ActivityOut: {
+            features: components["schemas"]["FeaturesOut"];
+            /** Inflight */
+            inflight: components["schemas"]["InFlightOut"][];
+            /**
+             * List Changed
+             * @description method, count, last
+             */
+            list_changed: {
+                [key: string]: unknown;
+            }[];
+            /** Log Level */
+            log_level: string | null;
+            /**
+             * Logs
+             * @description notifications/message: time, level, logger, data
+             */
+            logs: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Recent
+             * @description the last finished requests, newest first
+             */
+            recent: components["schemas"]["InFlightOut"][];
+            /**
+             * Subscriptions
+             * @description uri, subscribed, since, updates, last_update
+             */
+            subscriptions: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Tasks
+             * @description tasks as last seen (mcp-types Task fields)
+             */
+            tasks: {
+                [key: string]: unknown;
+            }[];
+        };
         /**
          * AnswerIn
          * @description The answer to an inbox item: a `result`, or an `error` (exactly one).
@@ -368,6 +570,11 @@ export interface components {
             } | null;
             /** Result */
             result?: unknown;
+        };
+        /** CancelIn */
+        CancelIn: {
+            /** Reason */
+            reason?: string | null;
         };
         /**
          * ChangeOut
@@ -385,6 +592,30 @@ export interface components {
             kind: "changed" | "added" | "removed";
             /** Path */
             path: string;
+        };
+        /**
+         * ClientActivity
+         * @description A mock client's work with the server changed (see `/api/clients/{id}/activity`): a request
+         *     started, finished, was cancelled or got a late response, progress, a log message, a resource
+         *     update, a subscription, a list change, a task status, the log level.
+         */
+        ClientActivity: {
+            /** Client Id */
+            client_id: string;
+            /** Item */
+            item: {
+                [key: string]: unknown;
+            };
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "request" | "request_done" | "cancelled" | "late_response" | "progress" | "log" | "log_level" | "resource_updated" | "subscription" | "list_changed" | "task";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_activity";
         };
         /**
          * ClientClosed
@@ -629,6 +860,29 @@ export interface components {
             url?: string | null;
         };
         /**
+         * CompleteIn
+         * @description Complete one argument of a prompt or a resource template; `context` holds the other filled ones.
+         */
+        CompleteIn: {
+            /** Context */
+            context?: {
+                [key: string]: string;
+            };
+            /**
+             * Name
+             * @description the argument being completed
+             */
+            name: string;
+            /** Ref */
+            ref: components["schemas"]["PromptRef"] | components["schemas"]["TemplateRef"];
+            /**
+             * Value
+             * @description what was typed so far
+             * @default
+             */
+            value: string;
+        };
+        /**
          * DiffReport
          * @description The semantic diff of session `a` (original) and `b` (replay), exchange by exchange.
          */
@@ -748,6 +1002,32 @@ export interface components {
             /** Summary */
             summary: string;
         };
+        /**
+         * FeaturesOut
+         * @description What the server declared, as the workspace offers it.
+         */
+        FeaturesOut: {
+            /** Completions */
+            completions: boolean;
+            /** List Changed */
+            list_changed: {
+                [key: string]: boolean;
+            };
+            /** Logging */
+            logging: boolean;
+            /** Set Level */
+            set_level: boolean;
+            /** Subscribe */
+            subscribe: boolean;
+            /** Task Cancel */
+            task_cancel: boolean;
+            /** Task List */
+            task_list: boolean;
+            /** Task Tools */
+            task_tools: boolean;
+            /** Tasks */
+            tasks: boolean;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -766,6 +1046,58 @@ export interface components {
             shell: string;
             /** Url */
             url: string;
+        };
+        /**
+         * InFlightOut
+         * @description A request the client sent; `elapsed_s` ticks while it is pending.
+         */
+        InFlightOut: {
+            /** Cancel Reason */
+            cancel_reason: string | null;
+            /** Cancel Via */
+            cancel_via: ("notification" | "stream-closed") | null;
+            /** Cancelled At */
+            cancelled_at: number | null;
+            /** Elapsed S */
+            elapsed_s: number;
+            /** Finished */
+            finished: number | null;
+            /** Id */
+            id: unknown;
+            /**
+             * Key
+             * @description the JSON-RPC id as JSON text (use it to cancel)
+             */
+            key: string;
+            /** Method */
+            method: string;
+            /** Params */
+            params: unknown;
+            /**
+             * Progress
+             * @description the last notifications/progress: progress, total, message
+             */
+            progress: {
+                [key: string]: unknown;
+            } | null;
+            /** Progress Count */
+            progress_count: number;
+            /** Progress Token */
+            progress_token: string | null;
+            /**
+             * Response
+             * @description the response, also one that came after a cancel
+             */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /** Started */
+            started: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "pending" | "answered" | "error" | "cancelled" | "timeout" | "failed";
         };
         /**
          * InboxItemOut
@@ -791,9 +1123,31 @@ export interface components {
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientClosed"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
+        };
+        /** LogLevelIn */
+        LogLevelIn: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+        };
+        /** LogLevelOut */
+        LogLevelOut: {
+            /** Level */
+            level: string;
+            /** Response */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Via
+             * @enum {string}
+             */
+            via: "logging/setLevel" | "_meta";
         };
         /**
          * MessageDetail
@@ -997,6 +1351,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** PingOut */
+        PingOut: {
+            /** Latency Ms */
+            latency_ms: number;
+            /** Response */
+            response: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * Position
          * @description Where a message sits in a filtered list: how many matching rows come before it.
@@ -1011,6 +1374,16 @@ export interface components {
             matches: boolean;
             /** Seq */
             seq: number;
+        };
+        /** PromptRef */
+        PromptRef: {
+            /** Name */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ref/prompt";
         };
         /**
          * RawIn
@@ -1216,6 +1589,22 @@ export interface components {
             mode: "manual" | "fixed" | "reject";
         };
         /**
+         * RpcAnswer
+         * @description The server's response message as it came: `result`, or `error` (code, message, data).
+         */
+        RpcAnswer: {
+            /** Error */
+            error?: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id?: unknown;
+            /** Result */
+            result?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * SessionCreated
          * @description A new session appeared (recorded by any process).
          */
@@ -1389,6 +1778,47 @@ export interface components {
              */
             type: "subscribe" | "unsubscribe";
         };
+        /**
+         * TaskCallIn
+         * @description Call a tool as a task (`params.task`); the answer is a CreateTaskResult to poll.
+         */
+        TaskCallIn: {
+            /** Arguments */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** Name */
+            name: string;
+            /**
+             * Progress
+             * @description add a progress token to `_meta`
+             * @default false
+             */
+            progress: boolean;
+            /**
+             * Ttl Ms
+             * @description requested retention (ms)
+             */
+            ttl_ms?: number | null;
+        };
+        /** TemplateRef */
+        TemplateRef: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ref/resource";
+            /**
+             * Uri
+             * @description the resource template (uriTemplate)
+             */
+            uri: string;
+        };
+        /** UriIn */
+        UriIn: {
+            /** Uri */
+            uri: string;
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -1552,6 +1982,93 @@ export interface operations {
             };
         };
     };
+    get_activity_api_clients__client_id__activity_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    complete_api_clients__client_id__complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_inbox_item_api_clients__client_id__inbox__key__get: {
         parameters: {
             query?: never;
@@ -1634,6 +2151,55 @@ export interface operations {
             };
         };
     };
+    set_log_level_api_clients__client_id__log_level_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogLevelIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogLevelOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     send_notification_api_clients__client_id__notify_post: {
         parameters: {
             query?: never;
@@ -1658,6 +2224,51 @@ export interface operations {
             };
             /** @description no such mock client */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    ping_api_clients__client_id__ping_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PingOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1767,6 +2378,63 @@ export interface operations {
             };
         };
     };
+    cancel_request_api_clients__client_id__requests__key__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InFlightOut"];
+                };
+            };
+            /** @description the handshake cannot be cancelled */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     put_responders_api_clients__client_id__responders_put: {
         parameters: {
             query?: never;
@@ -1797,6 +2465,289 @@ export interface operations {
             };
             /** @description no such mock client */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subscribe_api_clients__client_id__subscriptions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UriIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    unsubscribe_api_clients__client_id__subscriptions_delete: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such client, or not subscribed to the URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tasks_api_clients__client_id__tasks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    call_as_task_api_clients__client_id__tasks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskCallIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_task_api_clients__client_id__tasks__task_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    task_action_api_clients__client_id__tasks__task_id___action__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+                action: "result" | "cancel";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
