@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from inspector.api import (
     routes_client,
+    routes_client_work,
     routes_lint,
     routes_messages,
     routes_replay,
@@ -82,6 +83,7 @@ def create_app(
     app.include_router(routes_client.router)
     app.state.versions_jobs = VersionsJobs(engine)
     app.include_router(routes_versions.router)
+    app.include_router(routes_client_work.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:
