@@ -395,6 +395,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conformance findings of a session (or of one message) */
+        get: operations["findings_route_api_sessions__session_id__findings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/messages": {
         parameters: {
             query?: never;
@@ -508,6 +525,74 @@ export interface paths {
         put?: never;
         /** Replay a session against a command or URL (a background job), then diff it */
         post: operations["start_replay_route_api_sessions__session_id__replay_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Probe a command or URL once per protocol revision (a background job) */
+        post: operations["start_versions_route_api_versions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A versions run started here: running, finished or failed */
+        get: operations["versions_job_route_api_versions_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Past versions runs, newest first */
+        get: operations["versions_runs_route_api_versions_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The version matrix of a run, rebuilt from its recorded sessions */
+        get: operations["versions_matrix_route_api_versions_runs__run_id__get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1028,6 +1113,26 @@ export interface components {
             /** Tasks */
             tasks: boolean;
         };
+        /**
+         * FindingOut
+         * @description One conformance finding on one message: every column of the `lint_finding` table but its ids.
+         */
+        FindingOut: {
+            /** Explanation */
+            explanation: string;
+            /** Message Id */
+            message_id: number | null;
+            /** Revision */
+            revision: string | null;
+            /** Rule */
+            rule: string;
+            /** Seq */
+            seq: number;
+            /** Severity */
+            severity: string;
+            /** Spec Section */
+            spec_section: string;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1148,6 +1253,57 @@ export interface components {
              * @enum {string}
              */
             via: "logging/setLevel" | "_meta";
+        };
+        /**
+         * MatrixColumn
+         * @description What the server did under one revision; `session_id` is that probe's recorded session.
+         */
+        MatrixColumn: {
+            /** Error */
+            error: string | null;
+            /**
+             * Handshake
+             * @description `initialize` or `server/discover`
+             */
+            handshake: string;
+            /** Negotiated */
+            negotiated: string | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "accepted" | "counter-offer" | "refused" | "failed";
+            /** Revision */
+            revision: string;
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * Supported Versions
+             * @description from a server/discover result
+             */
+            supported_versions: string[] | null;
+        };
+        /**
+         * MatrixRow
+         * @description One fact per revision; `differs` when the revisions that answered disagree.
+         */
+        MatrixRow: {
+            /** Differs */
+            differs: boolean;
+            /** Key */
+            key: string;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "negotiation" | "server" | "capabilities" | "items" | "fields" | "replay" | "errors";
+            /**
+             * Values
+             * @description revision -> value (null: absent)
+             */
+            values: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         /**
          * MessageDetail
@@ -1642,6 +1798,28 @@ export interface components {
             type: "session_ended";
         };
         /**
+         * SessionFindings
+         * @description A session's findings in seq order, with counts per severity.
+         */
+        SessionFindings: {
+            /** Items */
+            items: components["schemas"]["FindingOut"][];
+            /**
+             * Relinted
+             * @description whether this request linted the session (its findings were stale)
+             */
+            relinted: boolean;
+            /** Session Id */
+            session_id: number;
+            /**
+             * Summary
+             * @description how many findings per severity (of the message, with `seq`)
+             */
+            summary: {
+                [key: string]: number;
+            };
+        };
+        /**
          * SessionList
          * @description A page of sessions, newest first.
          */
@@ -1831,6 +2009,106 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /**
+         * VersionMatrix
+         * @description The version matrix of one run.
+         */
+        VersionMatrix: {
+            /** Columns */
+            columns: components["schemas"]["MatrixColumn"][];
+            /** Revisions */
+            revisions: string[];
+            /** Rows */
+            rows: components["schemas"]["MatrixRow"][];
+            /** Run */
+            run: string | null;
+            /** Target */
+            target: unknown;
+        };
+        /**
+         * VersionsJobOut
+         * @description A versions run: `running`, then `finished` (fetch `/api/versions/runs/{run}`) or `failed`.
+         */
+        VersionsJobOut: {
+            /** Ended Ns */
+            ended_ns: number | null;
+            /** Error */
+            error: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Phase
+             * @description what the job is doing, for people
+             */
+            phase: string;
+            /** Replay Session Id */
+            replay_session_id: number | null;
+            /** Revisions */
+            revisions: string[];
+            /**
+             * Run
+             * @description the run id (the label `versions:<run>` of its sessions)
+             */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> recorded session id, as they finish
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "finished" | "failed";
+            /** Target */
+            target: string[] | string;
+        };
+        /**
+         * VersionsRequest
+         * @description Probe a command or URL once per protocol revision (and optionally replay a session under each).
+         */
+        VersionsRequest: {
+            /**
+             * Replay Session Id
+             * @description a recorded session whose client requests are sent under each revision
+             */
+            replay_session_id?: number | null;
+            /**
+             * Revisions
+             * @description revisions to probe (YYYY-MM-DD); default: every known one
+             */
+            revisions?: string[] | null;
+            target: components["schemas"]["ReplayTarget"];
+            /**
+             * Timeout
+             * @description seconds to wait for each response
+             * @default 30
+             */
+            timeout: number;
+        };
+        /**
+         * VersionsRunOut
+         * @description A past run, found through its sessions' labels.
+         */
+        VersionsRunOut: {
+            /** Run */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> session id
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /** Target */
+            target: unknown;
         };
     };
     responses: never;
@@ -3072,6 +3350,42 @@ export interface operations {
             };
         };
     };
+    findings_route_api_sessions__session_id__findings_get: {
+        parameters: {
+            query?: {
+                /** @description only findings at least this severe */
+                min_severity?: "error" | "warning" | "info";
+                /** @description only the findings of this message */
+                seq?: number | null;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionFindings"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     messages_route_api_sessions__session_id__messages_get: {
         parameters: {
             query?: {
@@ -3095,6 +3409,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
@@ -3168,6 +3484,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
@@ -3357,6 +3675,170 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    start_versions_route_api_versions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description bad target */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session to replay */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description too many runs */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    versions_job_route_api_versions_jobs__job_id__get: {
+        parameters: {
+            query?: {
+                /** @description long poll: answer once the job changes, or after this long */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description no such job in this UI process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_runs_route_api_versions_runs_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsRunOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_matrix_route_api_versions_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionMatrix"];
+                };
+            };
+            /** @description no such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };
