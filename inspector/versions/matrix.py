@@ -162,6 +162,7 @@ class Column:
     fields: Counter[str] = field(default_factory=Counter)
     replayed: list[tuple[str, str]] = field(default_factory=list)  # (method, outcome)
     errors: dict[str, str] = field(default_factory=dict)  # method -> error texts
+    findings: Counter[str] = field(default_factory=Counter)  # "severity: rule" -> count (inspector.lint)
 
     def to_json(self) -> dict[str, Any]:
         """The per-revision summary of the JSON matrix (`session_id` links the recording)."""
@@ -315,6 +316,10 @@ def build_matrix(columns: Sequence[Column], *, run: str | None = None, target: A
         add("replay", f"{i + 1}. {method}", lambda c, i=i: c.replayed[i][1] if i < len(c.replayed) else None)
     for key in _union(c.errors for c in answered):
         add("errors", key, lambda c, k=key: c.errors.get(k))
+    for severity in ("error", "warning"):
+        add("conformance", f"{severity}s", lambda c, s=severity: _count(c.findings, f"{s}: "))
+    for key in sorted(_union(c.findings for c in answered)):
+        add("conformance", key, lambda c, k=key: c.findings.get(k, 0))
     return {
         "run": run,
         "target": target,
@@ -322,6 +327,10 @@ def build_matrix(columns: Sequence[Column], *, run: str | None = None, target: A
         "columns": [c.to_json() for c in columns],
         "rows": rows,
     }
+
+
+def _count(findings: Counter[str], prefix: str) -> int:
+    return sum(n for key, n in findings.items() if key.startswith(prefix))
 
 
 def _union(dicts: Iterable[Any]) -> list[str]:

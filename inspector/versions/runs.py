@@ -9,6 +9,7 @@ from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
 from inspector.errors import NotFoundError
+from inspector.lint import findings_of
 from inspector.store import Session, iter_messages
 from inspector.versions.matrix import Column, build_matrix, column_of
 from inspector.versions.probe import run_label
@@ -69,7 +70,9 @@ def matrix_of_sessions(engine: Engine, sessions: list[Session], *, run: str | No
     columns: list[Column] = []
     for s in sessions:
         assert s.id is not None
-        columns.append(column_of(_revision(s), s.id, iter_messages(engine, s.id), s.end_reason))
+        column = column_of(_revision(s), s.id, iter_messages(engine, s.id), s.end_reason)
+        column.findings.update(f"{f.severity}: {f.rule}" for f in findings_of(engine, s.id))
+        columns.append(column)
     return build_matrix(columns, run=run, target=sessions[0].target if sessions else None)
 
 

@@ -103,6 +103,9 @@ def test_demo_server_negotiation_per_revision(demo_matrix: tuple[Path, dict[str,
         "2025-11-25",
     )
     assert row(m, "negotiation", "outcome")["differs"]
+    # Conformance (inspector.lint) per revision: the SDK server's traffic is clean under each one.
+    assert row(m, "conformance", "errors")["values"] == dict.fromkeys(m["revisions"], 0)
+    assert row(m, "conformance", "warnings")["values"] == dict.fromkeys(m["revisions"], 0)
 
 
 def test_demo_server_fields_that_appear_with_2026(demo_matrix: tuple[Path, dict[str, Any]]) -> None:

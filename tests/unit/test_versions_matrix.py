@@ -134,3 +134,14 @@ def test_revision_lists() -> None:
     for bad in ("latest", "2025-6-18", "2025-02-30", " , "):
         with pytest.raises(ValueError):
             parse_revisions(bad)
+
+
+def test_conformance_rows_count_findings_per_revision() -> None:
+    a = column_of("2025-06-18", 1, session(init("2025-06-18", {})))
+    b = column_of("2025-11-25", 2, session(init("2025-11-25", {})))
+    a.findings.update({"error: response-unknown-id": 2, "warning: undeclared-server-feature": 1})
+    m = build_matrix([a, b], run="r")
+    rows = {(r["section"], r["key"]): r for r in m["rows"]}
+    assert rows[("conformance", "errors")]["values"] == {"2025-06-18": 2, "2025-11-25": 0}
+    assert rows[("conformance", "warnings")]["values"] == {"2025-06-18": 1, "2025-11-25": 0}
+    assert rows[("conformance", "error: response-unknown-id")]["differs"]
