@@ -350,6 +350,79 @@ def diff(
     )
 
 
+@app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
+def versions(
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="The server's URL instead of a command.")] = None,
+    revisions: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated revisions (YYYY-MM-DD) to probe. Default: all five known ones."),
+    ] = None,
+    replay: Annotated[
+        str | None,
+        typer.Option(help="Also send this recorded session's client requests under each revision."),
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option(help="An HTTP header, 'Name: value' (repeatable).")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+    db: DbOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also show field rows that are equal under every revision.")
+    ] = False,
+) -> None:
+    """Probe a server once per protocol revision and show what changes between them.
+
+    Each revision gets its own connection (initialize, or server/discover for 2026-07-28), then
+    tools, resources, templates and prompts are listed (all pages) for the capabilities the server
+    declared. Each run is recorded as a session named `versions REVISION`, all labelled
+    `versions:RUN`; compare two with `mcp-inspect diff A B`. A well-formed date that is not a
+    known revision is offered through initialize (to see the server's counter-offer).
+
+    Exit status: 0 every revision answered (a refused handshake is an answer), 1 some revisions
+    got no answer at all, 2 none did or the input was bad.
+    """
+    from inspector.versions.report import check_target
+    from inspector.versions.report import versions as run
+
+    if command and command[0] == "--":
+        command = command[1:]
+    target = check_target(command, url)
+    engine = _engine(db)
+    raise typer.Exit(
+        run(
+            engine,
+            target,
+            revisions=revisions,
+            replay=replay,
+            timeout=timeout,
+            headers=_parse_headers(header or []),
+            json_out=json_out,
+            show_all=show_all,
+        )
+    )
+
+
+@app.command()
+def lint(
+    session: Annotated[str, typer.Argument(help="A session id, name, or 'last'.")],
+    db: DbOption = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    min_severity: Annotated[
+        str, typer.Option(help="Show only findings this severe: error, warning or info.")
+    ] = "info",
+) -> None:
+    """Check a session against its protocol revision (exit 1 when there are errors)."""
+    from inspector.lint.report import lint_command
+
+    raise typer.Exit(
+        lint_command(_engine(db, create=False), session, json_out=json_out, min_severity=min_severity)
+    )
+
+
 def _parse_secrets(values: list[str]) -> dict[str, str]:
     secrets = {}
     for value in values:

@@ -12,7 +12,16 @@ from fastapi import FastAPI, WebSocket
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
-from inspector.api import routes_client, routes_messages, routes_replay, routes_serve, routes_sessions
+from inspector.api import (
+    routes_client,
+    routes_client_work,
+    routes_lint,
+    routes_messages,
+    routes_replay,
+    routes_serve,
+    routes_sessions,
+    routes_versions,
+)
 from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
 from inspector.api.live import LiveFeed, serve_listener
@@ -20,6 +29,7 @@ from inspector.api.replay_jobs import ReplayJobs
 from inspector.api.routes_pages import STATIC_DIR, mount_pages
 from inspector.api.schemas import LiveEvent
 from inspector.api.security import Guard
+from inspector.api.versions_jobs import VersionsJobs
 
 __all__ = ["create_app"]
 
@@ -67,11 +77,15 @@ def create_app(
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
     app.include_router(routes_messages.router)
+    app.include_router(routes_lint.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)
     app.state.clients = clients
     app.include_router(routes_client.router)
     app.include_router(routes_serve.router)
+    app.state.versions_jobs = VersionsJobs(engine)
+    app.include_router(routes_versions.router)
+    app.include_router(routes_client_work.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

@@ -19,18 +19,21 @@ import contextlib
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 from sqlalchemy import Engine
 
 from inspector.api.live import LiveFeed
+from inspector.api.schemas import ClientActivity
 from inspector.mock.client import ClientConfig, MockClient, Responder
 
 __all__ = ["ClientManager", "HostedClient", "StartFailed", "innermost"]
 
 RECENT_NOTIFICATIONS = 100
 RECENT_RECEIVED = 50
+# MockClient events about its work with the server (`Activity`), published as `client_activity`.
+ACTIVITY_KINDS = get_args(ClientActivity.model_fields["kind"].annotation)
 
 
 class StartFailed(Exception):
@@ -169,6 +172,8 @@ class ClientManager:
             self.feed.publish({"type": "client_notification", "client_id": cid, "notification": payload})
         elif kind in types:
             self.feed.publish({"type": types[kind], "client_id": cid, "item": payload})
+        elif kind in ACTIVITY_KINDS:
+            self.feed.publish({"type": "client_activity", "client_id": cid, "kind": kind, "item": payload})
 
     def answered(self, cid: str, item: dict[str, Any], answer: dict[str, Any]) -> None:
         self.feed.publish({"type": "client_inbox_answered", "client_id": cid, "item": item, "answer": answer})

@@ -97,7 +97,10 @@ class ReplayJob:
 
 
 class ReplayJobs:
-    """The jobs of this UI process, by id."""
+    """The jobs of this UI process, by id (subclasses run other kinds of job: `job_type`, `_work`)."""
+
+    job_type: type = ReplayJob
+    noun = "replays"
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -111,22 +114,25 @@ class ReplayJobs:
         """Register a job and start its thread; `InspectorError` when too many are running."""
         with self._lock:
             if self.running() >= MAX_RUNNING:
-                raise InspectorError(f"{MAX_RUNNING} replays are already running; wait for one to finish")
+                raise InspectorError(f"{MAX_RUNNING} {self.noun} are already running; wait for one to finish")
             done = [j for j in self.jobs.values() if j.state != "running"]
             for stale in done[: max(0, len(done) - KEPT + 1)]:
                 del self.jobs[stale.id]
-            job = ReplayJob(id=secrets.token_hex(6), **job_args)
+            job = self.job_type(id=secrets.token_hex(6), **job_args)
             self.jobs[job.id] = job
-        thread = threading.Thread(target=self._run, args=(job,), name=f"replay-{job.id}", daemon=True)
+        thread = threading.Thread(target=self._run, args=(job,), name=f"{self.noun}-{job.id}", daemon=True)
         thread.start()
         return job
 
-    def get(self, job_id: str) -> ReplayJob | None:
+    def get(self, job_id: str) -> Any:
         return self.jobs.get(job_id)
 
-    def _run(self, job: ReplayJob) -> None:
+    def _work(self, job: Any) -> dict[str, Any] | None:
+        return self._replay_and_diff(job)
+
+    def _run(self, job: Any) -> None:
         try:
-            report = self._replay_and_diff(job)
+            report = self._work(job)
         except Exception as exc:  # noqa: BLE001 - a job that cannot run is reported, never raised
             text = str(exc) if isinstance(exc, InspectorError) else f"{type(exc).__name__}: {exc}"
             job.error = job.error or text

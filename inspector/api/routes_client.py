@@ -20,6 +20,7 @@ from inspector.api.deps import check_program, json_response
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.endpoint import ResponseTimeout
 from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig, Responder
+from inspector.mock.inflight import RequestCancelled
 from inspector.transports.connect import ConnectionClosed
 
 __all__ = ["router"]
@@ -215,8 +216,12 @@ async def get_client(request: Request, client_id: str) -> Response:
 async def _call(coro: Any) -> Any:
     try:
         return await coro
+    except HTTPException:
+        raise
     except ResponseTimeout as exc:
         raise HTTPException(504, str(exc)) from None
+    except RequestCancelled as exc:
+        raise HTTPException(409, str(exc)) from None
     except ConnectionClosed as exc:
         raise HTTPException(502, f"the server connection is closed: {exc}") from None
     except Exception as exc:  # transport errors (HTTP status, connect errors)

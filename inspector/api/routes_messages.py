@@ -37,6 +37,10 @@ def message_filter(
         list[str] | None, Query(description="exact method, or a prefix ending in * (tools/*)")
     ] = None,
     q: Annotated[str | None, Query(description="words that must all appear in the raw text (FTS5)")] = None,
+    findings: Annotated[
+        Literal["any", "warning", "error"] | None,
+        Query(description="only messages with lint findings: any, warning (or worse), error"),
+    ] = None,
 ) -> MessageFilter:
     """The filter query parameters shared by the message routes."""
     return MessageFilter(
@@ -45,6 +49,7 @@ def message_filter(
         channels=tuple(channel or ()),
         methods=tuple(m for m in method or () if m),
         text=q.strip() if q and q.strip() else None,
+        findings=findings,
     )
 
 

@@ -219,6 +219,20 @@ class ClientNotification(BaseModel):
     notification: dict[str, Any]
 
 
+class ClientActivity(BaseModel):
+    """A mock client's work with the server changed (see `/api/clients/{id}/activity`): a request
+    started, finished, was cancelled or got a late response, progress, a log message, a resource
+    update, a subscription, a list change, a task status, the log level."""
+
+    type: Literal["client_activity"] = "client_activity"
+    client_id: str
+    kind: Literal[
+        "request", "request_done", "cancelled", "late_response", "progress", "log", "log_level",
+        "resource_updated", "subscription", "list_changed", "task",
+    ]  # fmt: skip
+    item: dict[str, Any]
+
+
 class ClientClosed(BaseModel):
     """A mock client's connection ended (closed through the API, or the server went away)."""
 
@@ -240,6 +254,7 @@ class LiveEvent(BaseModel):
         | ClientInboxAnswered
         | ClientInboxTimeout
         | ClientNotification
+        | ClientActivity
         | ClientClosed
     ) = Field(discriminator="type")
     subscribe: Subscribe | None = None

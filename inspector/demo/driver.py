@@ -65,6 +65,7 @@ TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("ask_llm", {"question": "What is six times seven?"}),
     ("book_table", {"restaurant": "Chez MCP"}),
     ("list_client_roots", {}),
+    ("edit_note", {"name": "shopping", "text": "- tea"}),
 )
 TEMPLATED_URIS = ("demo://notes/welcome", "demo://notes/does-not-exist")
 PROMPT_ARGS = {"code": "def add(a, b):\n    return a - b", "language": "python"}

@@ -10,6 +10,7 @@ Tools
     ``ask_llm(question)``               sampling (``sampling/createMessage``)
     ``book_table(restaurant)``          form elicitation (``elicitation/create``)
     ``list_client_roots()``             roots (``roots/list``)
+    ``edit_note(name, text)``           changes a note; subscribers get ``notifications/resources/updated``
 
 Resources
     ``demo://readme``                   static text/plain
@@ -18,6 +19,9 @@ Resources
 
 Prompts
     ``review_code(code, language)``     prompt with a required and an optional argument
+
+``resources/subscribe`` / ``resources/unsubscribe`` for handshake-era clients (any
+resource URI; ``edit_note`` notifies the subscribers of the note's URI).
 
 Plus a completion handler (prompt ``language`` and note ``name`` arguments) and a
 ``logging/setLevel`` handler for handshake-era clients (2026-07-28 clients opt in
@@ -57,6 +61,8 @@ from mcp_types import (
     PromptReference,
     ResourceTemplateReference,
     SetLevelRequestParams,
+    SubscribeRequestParams,
+    UnsubscribeRequestParams,
 )
 
 from inspector.demo._resolvers import ask_booking, client_roots, sample_answer
@@ -100,10 +106,12 @@ def build_server(*, variant: bool = False) -> MCPServer:
         log_level="WARNING",
     )
     gate = LogGate()
+    notes = dict(NOTES)
     _register_tools(server, gate, warmer=1.0 if variant else 0.0)
     if variant:
         server.remove_tool("fail")
-    _register_resources(server)
+    _register_resources(server, notes)
+    _register_subscriptions(server, notes)
     _register_prompts(server)
     _register_logging(server, gate)
     return server
@@ -178,7 +186,7 @@ def _register_tools(server: MCPServer, gate: LogGate, *, warmer: float = 0.0) ->
         return "\n".join(f"{root.uri} ({root.name or 'unnamed'})" for root in roots.roots)
 
 
-def _register_resources(server: MCPServer) -> None:
+def _register_resources(server: MCPServer, notes: dict[str, str]) -> None:
     """Register the static resources and the notes template."""
 
     @server.resource(
@@ -211,9 +219,9 @@ def _register_resources(server: MCPServer) -> None:
         mime_type="text/plain",
     )
     def note(name: str) -> str:
-        if name not in NOTES:
+        if name not in notes:
             raise ResourceNotFoundError(f"no note named {name!r}")
-        return NOTES[name]
+        return notes[name]
 
 
 def _register_prompts(server: MCPServer) -> None:
@@ -240,6 +248,33 @@ def _register_prompts(server: MCPServer) -> None:
             return None
         values = [option for option in options if option.startswith(argument.value)]
         return Completion(values=values, total=len(values), has_more=False)
+
+
+def _register_subscriptions(server: MCPServer, notes: dict[str, str]) -> None:
+    """Serve handshake-era ``resources/subscribe``/``unsubscribe`` (lowlevel handlers, as for
+    logging) and the ``edit_note`` tool whose changes reach the subscribers of the note."""
+    subscribed: set[str] = set()
+
+    async def subscribe(ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
+        subscribed.add(params.uri)
+        return EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
+        subscribed.discard(params.uri)
+        return EmptyResult()
+
+    lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
+    lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+
+    @server.tool(structured_output=False, description="Change (or add) a note; its subscribers are told.")
+    async def edit_note(ctx: Context, name: str, text: str) -> str:
+        notes[name] = text
+        uri = f"demo://notes/{name}"
+        if uri in subscribed:
+            await ctx.request_context.session.send_resource_updated(uri)
+            return f"{uri} changed; subscribers notified"
+        return f"{uri} changed; nobody subscribed"
 
 
 def _register_logging(server: MCPServer, gate: LogGate) -> None:

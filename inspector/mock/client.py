@@ -24,12 +24,15 @@ from typing import Any
 
 import anyio
 import mcp_types
+from mcp_types.methods import CLIENT_REQUESTS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from sqlalchemy import Engine
 
 from inspector import __version__
 from inspector.capture import Recorder, Tap
 from inspector.endpoint import Endpoint, RequestError
+from inspector.mock.inflight import Requests
+from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
 from inspector.store import StoreWriter, create_session
 from inspector.transports.connect import Connection, open_connection
@@ -113,6 +116,8 @@ class MockClient:
         self._conn: Connection | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self._progress = itertools.count(1)
+        self.activity = Activity()
+        self.requests: Requests | None = None  # requests in flight, cancel
 
     async def start(self, tg: anyio.abc.TaskGroup) -> dict[str, Any]:
         """Connect and perform the handshake; return the server's initialize/discover response."""
@@ -128,6 +133,9 @@ class MockClient:
             self._conn, on_request=self._on_server_request, on_notification=self._on_notification
         )
         await tg.start(self.endpoint.serve)
+        self.requests = Requests(
+            self.endpoint, self._conn, self.activity, self._emit, tg, stateless=self.config.stateless
+        )
         return await self._handshake()
 
     async def close(self, reason: str = "closed") -> None:
@@ -158,7 +166,28 @@ class MockClient:
             if "result" in response:
                 await self.endpoint.notify("notifications/initialized")
         self.server_result = response
+        self._learn_features(response)
         return response
+
+    def _learn_features(self, response: dict[str, Any]) -> None:
+        result = response.get("result") if isinstance(response.get("result"), dict) else {}
+        assert isinstance(result, dict)
+        caps = result.get("capabilities")
+        self.activity.features.capabilities = caps if isinstance(caps, dict) else {}
+        version = self.negotiated_version
+        methods = frozenset(m for (m, v) in CLIENT_REQUESTS if v == version)
+        self.activity.features.methods = methods or None
+
+    @property
+    def negotiated_version(self) -> str:
+        """The revision in use: the server's answer to initialize, else the one offered."""
+        result = (self.server_result or {}).get("result")
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        return (
+            version
+            if isinstance(version, str) and not self.config.stateless
+            else self.config.protocol_version
+        )
 
     def _envelope(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """Add the 2026-07-28 per-request `_meta` (protocol version, client info, capabilities)."""
@@ -167,6 +196,8 @@ class MockClient:
         meta.setdefault(mcp_types.PROTOCOL_VERSION_META_KEY, self.config.protocol_version)
         meta.setdefault(mcp_types.CLIENT_INFO_META_KEY, self.config.client_info)
         meta.setdefault(mcp_types.CLIENT_CAPABILITIES_META_KEY, self.config.capabilities)
+        if self.activity.log_level is not None:  # 2026-07-28: log delivery is opted in to per request
+            meta.setdefault(mcp_types.LOG_LEVEL_META_KEY, self.activity.log_level)
         out["_meta"] = meta
         return out
 
@@ -179,13 +210,13 @@ class MockClient:
         timeout: float | None = None,
     ) -> dict[str, Any]:
         """Send a request; follow `input_required` rounds; return the final response message."""
-        assert self.endpoint is not None
+        assert self.requests is not None
         params = dict(params or {})
         if progress:
             params.setdefault("_meta", {})["progressToken"] = f"p{next(self._progress)}"
         if self.config.stateless:
             params = self._envelope(params)
-        response = await self.endpoint.request(method, params, timeout=timeout or self.config.timeout)
+        response = await self.requests.send(method, params, timeout or self.config.timeout)
         for _round in range(INPUT_ROUNDS):
             result = response.get("result")
             if not isinstance(result, dict) or result.get("resultType") != "input_required":
@@ -196,8 +227,13 @@ class MockClient:
             retry = {**params, "inputResponses": answers}
             if "requestState" in result:
                 retry["requestState"] = result["requestState"]
-            response = await self.endpoint.request(method, retry, timeout=timeout or self.config.timeout)
+            response = await self.requests.send(method, retry, timeout or self.config.timeout)
         return response
+
+    async def cancel(self, key: str, reason: str | None = None) -> InFlight:
+        """Cancel a request in flight (see `Requests.cancel`)."""
+        assert self.requests is not None
+        return await self.requests.cancel(key, reason)
 
     async def _answer_input_requests(self, rid: str, requests: dict[str, Any]) -> dict[str, Any]:
         answers: dict[str, Any] = {}
@@ -249,6 +285,9 @@ class MockClient:
     async def _on_notification(self, notification: dict[str, Any]) -> None:
         self.notifications.append(notification)
         await self._emit("notification", notification)
+        observed = self.activity.notification(notification, time.time())
+        if observed is not None:
+            await self._emit(*observed)
 
     async def _emit(self, kind: str, payload: dict[str, Any]) -> None:
         if self.listener is not None:

@@ -18,7 +18,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import SQLModel
 
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
-from inspector.store import models  # noqa: F401  (registers the tables)
+from inspector.store import models  # registers the tables
 
 __all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
 
@@ -27,8 +27,14 @@ def _v1(conn) -> None:  # type: ignore[no-untyped-def]
     SQLModel.metadata.create_all(conn)
 
 
+def _v2(conn) -> None:  # type: ignore[no-untyped-def]
+    # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
+    tables = [models.LintFinding.__table__, models.LintRun.__table__]  # type: ignore[attr-defined]
+    SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
+
+
 # Index i upgrades a database at schema version i to version i + 1.
-MIGRATIONS: list[Callable] = [_v1]  # type: ignore[type-arg]
+MIGRATIONS: list[Callable] = [_v1, _v2]  # type: ignore[type-arg]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
 from sqlmodel import Field, SQLModel
 
-__all__ = ["ROW_COLUMNS", "Message", "Session"]
+__all__ = ["ROW_COLUMNS", "LintFinding", "LintRun", "Message", "Session"]
 
 
 class Session(SQLModel, table=True):
@@ -100,6 +100,40 @@ class Message(SQLModel, table=True):
         if text is None:
             out["raw_base64"] = base64.b64encode(self.raw).decode()
         return out
+
+
+class LintFinding(SQLModel, table=True):
+    """One conformance finding on one message (`inspector.lint`); a re-lint replaces a session's findings."""
+
+    __tablename__ = "lint_finding"
+    __table_args__ = (
+        Index("ix_lint_finding_session_seq", "session_id", "seq"),
+        Index("ix_lint_finding_session_severity", "session_id", "severity"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: int = Field(foreign_key="session.id")
+    seq: int  # the message's seq in its session
+    message_id: int | None = None  # the message's row id
+    severity: str  # error, warning, info
+    rule: str  # the rule id, e.g. unknown-response-id
+    explanation: str
+    spec_section: str  # heading and URL of the spec section that states the rule
+    revision: str | None = None  # the protocol revision the message was checked against
+
+
+class LintRun(SQLModel, table=True):
+    """When a session was last linted: up to which seq, with which rule set (to know when findings are stale)."""
+
+    __tablename__ = "lint_run"
+
+    session_id: int = Field(foreign_key="session.id", primary_key=True)
+    upto_seq: int  # the highest seq linted
+    rules_version: str  # changes when the rule set changes
+    linted_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
+    errors: int = 0
+    warnings: int = 0
+    infos: int = 0
 
 
 # The columns a recorder fills for each message (every column but the database's own id).

@@ -24,7 +24,7 @@ from sqlmodel import col, select
 
 from inspector.errors import InspectorError, NotFoundError
 from inspector.store.engine import write_connection
-from inspector.store.models import Message, Session
+from inspector.store.models import LintFinding, Message, Session
 
 __all__ = [
     "ROW_FIELDS",
@@ -266,7 +266,8 @@ def delete_session(engine: Engine, session_id: int) -> None:
                 ),
                 {"sid": session_id},
             )
-        conn.execute(text("DELETE FROM message WHERE session_id = :sid"), {"sid": session_id})
+        for table in ("lint_finding", "lint_run", "message"):
+            conn.execute(text(f"DELETE FROM {table} WHERE session_id = :sid"), {"sid": session_id})
         conn.execute(text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id})
         conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
 
@@ -280,14 +281,19 @@ class MessageFilter:
     channels: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     text: str | None = None
+    # Messages with stored lint findings: any, warning (warnings and errors) or error.
+    findings: str | None = None
 
     @property
     def is_empty(self) -> bool:
-        return not (self.direction or self.kinds or self.channels or self.methods or self.text)
+        return not (
+            self.direction or self.kinds or self.channels or self.methods or self.text or self.findings
+        )
 
 
 PREVIEW_BYTES = 240
 _m = Message.__table__  # type: ignore[attr-defined]
+_f = LintFinding.__table__  # type: ignore[attr-defined]
 ROW_FIELDS = tuple(c.name for c in _m.columns if c.name != "raw")
 _ROW_COLUMNS = [_m.c[name] for name in ROW_FIELDS] + [func.substr(_m.c.raw, 1, PREVIEW_BYTES).label("head")]
 
@@ -306,6 +312,12 @@ def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> 
         ors = [_m.c.method.in_(exact)] if exact else []
         ors += [_m.c.method.startswith(p, autoescape=True) for p in prefixes]
         conds.append(or_(*ors))
+    if flt.findings:
+        severities = {"error": ("error",), "warning": ("error", "warning")}.get(flt.findings)
+        lint = sa_select(_f.c.seq).where(_f.c.session_id == session_id)
+        if severities:
+            lint = lint.where(_f.c.severity.in_(severities))
+        conds.append(_m.c.seq.in_(lint))
     if flt.text:
         match = fts_query(flt.text)
         if match:

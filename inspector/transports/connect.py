@@ -195,7 +195,8 @@ class _HttpBase:
         except (httpx.HTTPError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"event stream broke: {exc}")
         finally:
-            await response.aclose()
+            with anyio.CancelScope(shield=True):  # also when the stream is aborted (cancelled)
+                await response.aclose()
 
     async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
         if event.is_comment_only:
@@ -218,6 +219,7 @@ class StreamableHttpConnection(_HttpBase):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._get_stream_opened = False
+        self._streams: dict[str, tuple[anyio.CancelScope, HttpExchange]] = {}  # by request id
 
     def _headers(self, raw: bytes = b"") -> list[tuple[bytes, bytes]]:
         headers = [*_JSON_SSE, *self._extra]
@@ -241,15 +243,27 @@ class StreamableHttpConnection(_HttpBase):
         except httpx.HTTPError as exc:
             ex.record("s2c", "http-response", b"", problem=f"{type(exc).__name__}: {exc}")
             raise ConnectionClosed(f"POST {self.url} failed: {exc}") from None
+        except anyio.get_cancelled_exc_class():
+            ex.record(
+                "c2s", "http-request", b"", jsonrpc=False, problem="closed by the client before the answer"
+            )
+            raise
         self._learn(response)
         self._record_head(ex, response)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream":
             ex.record("s2c", "http-response", b"", head=True)
-            self._tg.start_soon(self._read_events, response, ex)
+            sent = classify(raw)
+            if sent.kind is Kind.REQUEST and sent.rpc_id is not None:
+                self._tg.start_soon(self._read_request_events, response, ex, sent.rpc_id)
+            else:
+                self._tg.start_soon(self._read_events, response, ex)
             return
-        body = await response.aread()
-        await response.aclose()
+        try:
+            body = await response.aread()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
         is_json = content_type == "application/json" and bool(body)
         ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json)
         if is_json:
@@ -257,6 +271,33 @@ class StreamableHttpConnection(_HttpBase):
         if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
             self._get_stream_opened = True
             self._tg.start_soon(self._open_get_stream)
+
+    async def _read_request_events(self, response: httpx.Response, ex: HttpExchange, rpc_id: str) -> None:
+        """The event stream answering one request; `abort(rpc_id)` closes it."""
+        with anyio.CancelScope() as scope:
+            self._streams[rpc_id] = (scope, ex)
+            try:
+                await self._read_events(response, ex)
+            finally:
+                self._streams.pop(rpc_id, None)
+
+    async def abort(self, rpc_id: str, reason: str | None = None) -> bool:
+        """Close the stream answering request `rpc_id` (the 2026-07-28 HTTP way to cancel it);
+        False when no such stream is open. The close is recorded on the exchange."""
+        found = self._streams.pop(rpc_id, None)
+        if found is None:
+            return False
+        scope, ex = found
+        ex.record(
+            "c2s",
+            "http-request",
+            b"",
+            jsonrpc=False,
+            problem="closed by the client to cancel the request",
+            cancel_reason=reason,
+        )
+        scope.cancel()
+        return True
 
     def _learn(self, response: httpx.Response) -> None:
         if sid := response.headers.get("mcp-session-id"):

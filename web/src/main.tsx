@@ -9,6 +9,7 @@ import { Shell } from "./views/Shell";
 import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
 import { DiffView } from "./views/DiffView";
+import { VersionsView } from "./views/VersionsView";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
@@ -31,6 +32,7 @@ createRoot(document.getElementById("root")!).render(
           />
           <Route path="serve/:sessionId?" element={<Suspense fallback={<p className="empty">Loading…</p>}><ServePage /></Suspense>} />
           <Route path="diff" element={<DiffView />} />
+          <Route path="versions" element={<VersionsView />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

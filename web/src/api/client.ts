@@ -57,12 +57,22 @@ export interface Filter {
   method: string[];
   channel: string[];
   q?: string;
+  findings?: FindingsFilter;
+}
+
+/** Messages with lint findings: any, warning (warnings and errors), error. */
+export type FindingsFilter = "any" | "warning" | "error";
+export type LintBadge = { rule: string; severity: "error" | "warning" | "info" };
+
+/** The compact findings the store keeps on a linted message row (`lint`). */
+export function lintOf(r: Row): LintBadge[] {
+  return Array.isArray(r.lint) ? (r.lint as LintBadge[]) : [];
 }
 
 export const emptyFilter: Filter = { kind: [], method: [], channel: [] };
 
 export function isEmptyFilter(f: Filter): boolean {
-  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q;
+  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q && !f.findings;
 }
 
 export function filterQuery(f: Filter) {
@@ -72,6 +82,7 @@ export function filterQuery(f: Filter) {
     method: f.method.length ? f.method : undefined,
     channel: f.channel.length ? f.channel : undefined,
     q: f.q || undefined,
+    findings: f.findings,
   };
 }
 
@@ -84,6 +95,10 @@ export function matchesLocally(f: Filter, r: Row): boolean {
     const m = r.method ?? "";
     const ok = f.method.some((p) => (p.endsWith("*") ? m.startsWith(p.slice(0, -1)) : m === p));
     if (!ok) return false;
+  }
+  if (f.findings) {
+    const wanted = f.findings === "error" ? ["error"] : f.findings === "warning" ? ["error", "warning"] : null;
+    if (!lintOf(r).some((b) => !wanted || wanted.includes(b.severity))) return false;
   }
   return true;
 }

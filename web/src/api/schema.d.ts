@@ -40,6 +40,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Activity
+         * @description Requests in flight and recent, subscriptions, log messages, list changes, tasks.
+         */
+        get: operations["get_activity_api_clients__client_id__activity_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** completion/complete for a prompt or resource-template argument (when declared) */
+        post: operations["complete_api_clients__client_id__complete_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/inbox/{key}": {
         parameters: {
             query?: never;
@@ -58,6 +95,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/log-level": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** logging/setLevel (at 2026-07-28: the level each request opts in to through _meta) */
+        put: operations["set_log_level_api_clients__client_id__log_level_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/notify": {
         parameters: {
             query?: never;
@@ -69,6 +123,26 @@ export interface paths {
         put?: never;
         /** Send Notification */
         post: operations["send_notification_api_clients__client_id__notify_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping
+         * @description Send `ping`; the round trip in milliseconds.
+         */
+        post: operations["ping_api_clients__client_id__ping_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -113,6 +187,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/requests/{key}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a request in flight (notifications/cancelled, or closing its stream at 2026-07-28 over HTTP) */
+        post: operations["cancel_request_api_clients__client_id__requests__key__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/responders": {
         parameters: {
             query?: never;
@@ -124,6 +215,76 @@ export interface paths {
         /** Set how server requests are answered, per method (replaces the whole map) */
         put: operations["put_responders_api_clients__client_id__responders_put"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** resources/subscribe (when the server declared resources.subscribe) */
+        post: operations["subscribe_api_clients__client_id__subscriptions_post"];
+        /** resources/unsubscribe */
+        delete: operations["unsubscribe_api_clients__client_id__subscriptions_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** tasks/list */
+        get: operations["list_tasks_api_clients__client_id__tasks_get"];
+        put?: never;
+        /** Call a tool as a task (2025-11-25, when the server declared tasks.requests.tools.call) */
+        post: operations["call_as_task_api_clients__client_id__tasks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** tasks/get (poll a task's status) */
+        get: operations["get_task_api_clients__client_id__tasks__task_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/tasks/{task_id}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** tasks/result (waits until the task is done) or tasks/cancel */
+        post: operations["task_action_api_clients__client_id__tasks__task_id___action__post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -319,6 +480,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conformance findings of a session (or of one message) */
+        get: operations["findings_route_api_sessions__session_id__findings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/messages": {
         parameters: {
             query?: never;
@@ -438,10 +616,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Probe a command or URL once per protocol revision (a background job) */
+        post: operations["start_versions_route_api_versions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A versions run started here: running, finished or failed */
+        get: operations["versions_job_route_api_versions_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Past versions runs, newest first */
+        get: operations["versions_runs_route_api_versions_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/versions/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The version matrix of a run, rebuilt from its recorded sessions */
+        get: operations["versions_matrix_route_api_versions_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ActivityOut */
+        ActivityOut: {
+            features: components["schemas"]["FeaturesOut"];
+            /** Inflight */
+            inflight: components["schemas"]["InFlightOut"][];
+            /**
+             * List Changed
+             * @description method, count, last
+             */
+            list_changed: {
+                [key: string]: unknown;
+            }[];
+            /** Log Level */
+            log_level: string | null;
+            /**
+             * Logs
+             * @description notifications/message: time, level, logger, data
+             */
+            logs: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Recent
+             * @description the last finished requests, newest first
+             */
+            recent: components["schemas"]["InFlightOut"][];
+            /**
+             * Subscriptions
+             * @description uri, subscribed, since, updates, last_update
+             */
+            subscriptions: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Tasks
+             * @description tasks as last seen (mcp-types Task fields)
+             */
+            tasks: {
+                [key: string]: unknown;
+            }[];
+        };
         /**
          * AnswerIn
          * @description The answer to an inbox item: a `result`, or an `error` (exactly one).
@@ -453,6 +740,11 @@ export interface components {
             } | null;
             /** Result */
             result?: unknown;
+        };
+        /** CancelIn */
+        CancelIn: {
+            /** Reason */
+            reason?: string | null;
         };
         /**
          * ChangeOut
@@ -470,6 +762,30 @@ export interface components {
             kind: "changed" | "added" | "removed";
             /** Path */
             path: string;
+        };
+        /**
+         * ClientActivity
+         * @description A mock client's work with the server changed (see `/api/clients/{id}/activity`): a request
+         *     started, finished, was cancelled or got a late response, progress, a log message, a resource
+         *     update, a subscription, a list change, a task status, the log level.
+         */
+        ClientActivity: {
+            /** Client Id */
+            client_id: string;
+            /** Item */
+            item: {
+                [key: string]: unknown;
+            };
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "request" | "request_done" | "cancelled" | "late_response" | "progress" | "log" | "log_level" | "resource_updated" | "subscription" | "list_changed" | "task";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_activity";
         };
         /**
          * ClientClosed
@@ -714,6 +1030,29 @@ export interface components {
             url?: string | null;
         };
         /**
+         * CompleteIn
+         * @description Complete one argument of a prompt or a resource template; `context` holds the other filled ones.
+         */
+        CompleteIn: {
+            /** Context */
+            context?: {
+                [key: string]: string;
+            };
+            /**
+             * Name
+             * @description the argument being completed
+             */
+            name: string;
+            /** Ref */
+            ref: components["schemas"]["PromptRef"] | components["schemas"]["TemplateRef"];
+            /**
+             * Value
+             * @description what was typed so far
+             * @default
+             */
+            value: string;
+        };
+        /**
          * DiffReport
          * @description The semantic diff of session `a` (original) and `b` (replay), exchange by exchange.
          */
@@ -833,6 +1172,32 @@ export interface components {
             /** Summary */
             summary: string;
         };
+        /**
+         * FeaturesOut
+         * @description What the server declared, as the workspace offers it.
+         */
+        FeaturesOut: {
+            /** Completions */
+            completions: boolean;
+            /** List Changed */
+            list_changed: {
+                [key: string]: boolean;
+            };
+            /** Logging */
+            logging: boolean;
+            /** Set Level */
+            set_level: boolean;
+            /** Subscribe */
+            subscribe: boolean;
+            /** Task Cancel */
+            task_cancel: boolean;
+            /** Task List */
+            task_list: boolean;
+            /** Task Tools */
+            task_tools: boolean;
+            /** Tasks */
+            tasks: boolean;
+        };
         /** Finding */
         Finding: {
             /** Level */
@@ -841,6 +1206,26 @@ export interface components {
             rule: string;
             /** Text */
             text: string;
+        };
+        /**
+         * FindingOut
+         * @description One conformance finding on one message: every column of the `lint_finding` table but its ids.
+         */
+        FindingOut: {
+            /** Explanation */
+            explanation: string;
+            /** Message Id */
+            message_id: number | null;
+            /** Revision */
+            revision: string | null;
+            /** Rule */
+            rule: string;
+            /** Seq */
+            seq: number;
+            /** Severity */
+            severity: string;
+            /** Spec Section */
+            spec_section: string;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -860,6 +1245,58 @@ export interface components {
             shell: string;
             /** Url */
             url: string;
+        };
+        /**
+         * InFlightOut
+         * @description A request the client sent; `elapsed_s` ticks while it is pending.
+         */
+        InFlightOut: {
+            /** Cancel Reason */
+            cancel_reason: string | null;
+            /** Cancel Via */
+            cancel_via: ("notification" | "stream-closed") | null;
+            /** Cancelled At */
+            cancelled_at: number | null;
+            /** Elapsed S */
+            elapsed_s: number;
+            /** Finished */
+            finished: number | null;
+            /** Id */
+            id: unknown;
+            /**
+             * Key
+             * @description the JSON-RPC id as JSON text (use it to cancel)
+             */
+            key: string;
+            /** Method */
+            method: string;
+            /** Params */
+            params: unknown;
+            /**
+             * Progress
+             * @description the last notifications/progress: progress, total, message
+             */
+            progress: {
+                [key: string]: unknown;
+            } | null;
+            /** Progress Count */
+            progress_count: number;
+            /** Progress Token */
+            progress_token: string | null;
+            /**
+             * Response
+             * @description the response, also one that came after a cancel
+             */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /** Started */
+            started: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "pending" | "answered" | "error" | "cancelled" | "timeout" | "failed";
         };
         /**
          * InboxItemOut
@@ -885,9 +1322,82 @@ export interface components {
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientClosed"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
+        };
+        /** LogLevelIn */
+        LogLevelIn: {
+            /**
+             * Level
+             * @enum {string}
+             */
+            level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+        };
+        /** LogLevelOut */
+        LogLevelOut: {
+            /** Level */
+            level: string;
+            /** Response */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Via
+             * @enum {string}
+             */
+            via: "logging/setLevel" | "_meta";
+        };
+        /**
+         * MatrixColumn
+         * @description What the server did under one revision; `session_id` is that probe's recorded session.
+         */
+        MatrixColumn: {
+            /** Error */
+            error: string | null;
+            /**
+             * Handshake
+             * @description `initialize` or `server/discover`
+             */
+            handshake: string;
+            /** Negotiated */
+            negotiated: string | null;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "accepted" | "counter-offer" | "refused" | "failed";
+            /** Revision */
+            revision: string;
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * Supported Versions
+             * @description from a server/discover result
+             */
+            supported_versions: string[] | null;
+        };
+        /**
+         * MatrixRow
+         * @description One fact per revision; `differs` when the revisions that answered disagree.
+         */
+        MatrixRow: {
+            /** Differs */
+            differs: boolean;
+            /** Key */
+            key: string;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "negotiation" | "server" | "capabilities" | "items" | "fields" | "replay" | "errors";
+            /**
+             * Values
+             * @description revision -> value (null: absent)
+             */
+            values: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         /**
          * MessageDetail
@@ -1082,6 +1592,15 @@ export interface components {
              */
             type: "messages";
         };
+        /** PingOut */
+        PingOut: {
+            /** Latency Ms */
+            latency_ms: number;
+            /** Response */
+            response: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * Position
          * @description Where a message sits in a filtered list: how many matching rows come before it.
@@ -1096,6 +1615,16 @@ export interface components {
             matches: boolean;
             /** Seq */
             seq: number;
+        };
+        /** PromptRef */
+        PromptRef: {
+            /** Name */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ref/prompt";
         };
         /** PushIn */
         PushIn: {
@@ -1330,6 +1859,22 @@ export interface components {
             mode: "manual" | "fixed" | "reject";
         };
         /**
+         * RpcAnswer
+         * @description The server's response message as it came: `result`, or `error` (code, message, data).
+         */
+        RpcAnswer: {
+            /** Error */
+            error?: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id?: unknown;
+            /** Result */
+            result?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * ServedClient
          * @description A client connected to a serve process (its `mock-server` session).
          */
@@ -1400,6 +1945,28 @@ export interface components {
              * @enum {string}
              */
             type: "session_ended";
+        };
+        /**
+         * SessionFindings
+         * @description A session's findings in seq order, with counts per severity.
+         */
+        SessionFindings: {
+            /** Items */
+            items: components["schemas"]["FindingOut"][];
+            /**
+             * Relinted
+             * @description whether this request linted the session (its findings were stale)
+             */
+            relinted: boolean;
+            /** Session Id */
+            session_id: number;
+            /**
+             * Summary
+             * @description how many findings per severity (of the message, with `seq`)
+             */
+            summary: {
+                [key: string]: number;
+            };
         };
         /**
          * SessionList
@@ -1538,6 +2105,42 @@ export interface components {
              */
             type: "subscribe" | "unsubscribe";
         };
+        /**
+         * TaskCallIn
+         * @description Call a tool as a task (`params.task`); the answer is a CreateTaskResult to poll.
+         */
+        TaskCallIn: {
+            /** Arguments */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** Name */
+            name: string;
+            /**
+             * Progress
+             * @description add a progress token to `_meta`
+             * @default false
+             */
+            progress: boolean;
+            /**
+             * Ttl Ms
+             * @description requested retention (ms)
+             */
+            ttl_ms?: number | null;
+        };
+        /** TemplateRef */
+        TemplateRef: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ref/resource";
+            /**
+             * Uri
+             * @description the resource template (uriTemplate)
+             */
+            uri: string;
+        };
         /** ToolIn */
         ToolIn: {
             /**
@@ -1554,6 +2157,11 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** UriIn */
+        UriIn: {
+            /** Uri */
+            uri: string;
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -1566,6 +2174,106 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /**
+         * VersionMatrix
+         * @description The version matrix of one run.
+         */
+        VersionMatrix: {
+            /** Columns */
+            columns: components["schemas"]["MatrixColumn"][];
+            /** Revisions */
+            revisions: string[];
+            /** Rows */
+            rows: components["schemas"]["MatrixRow"][];
+            /** Run */
+            run: string | null;
+            /** Target */
+            target: unknown;
+        };
+        /**
+         * VersionsJobOut
+         * @description A versions run: `running`, then `finished` (fetch `/api/versions/runs/{run}`) or `failed`.
+         */
+        VersionsJobOut: {
+            /** Ended Ns */
+            ended_ns: number | null;
+            /** Error */
+            error: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Phase
+             * @description what the job is doing, for people
+             */
+            phase: string;
+            /** Replay Session Id */
+            replay_session_id: number | null;
+            /** Revisions */
+            revisions: string[];
+            /**
+             * Run
+             * @description the run id (the label `versions:<run>` of its sessions)
+             */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> recorded session id, as they finish
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "finished" | "failed";
+            /** Target */
+            target: string[] | string;
+        };
+        /**
+         * VersionsRequest
+         * @description Probe a command or URL once per protocol revision (and optionally replay a session under each).
+         */
+        VersionsRequest: {
+            /**
+             * Replay Session Id
+             * @description a recorded session whose client requests are sent under each revision
+             */
+            replay_session_id?: number | null;
+            /**
+             * Revisions
+             * @description revisions to probe (YYYY-MM-DD); default: every known one
+             */
+            revisions?: string[] | null;
+            target: components["schemas"]["ReplayTarget"];
+            /**
+             * Timeout
+             * @description seconds to wait for each response
+             * @default 30
+             */
+            timeout: number;
+        };
+        /**
+         * VersionsRunOut
+         * @description A past run, found through its sessions' labels.
+         */
+        VersionsRunOut: {
+            /** Run */
+            run: string;
+            /**
+             * Sessions
+             * @description revision -> session id
+             */
+            sessions: {
+                [key: string]: number;
+            };
+            /** Started Ns */
+            started_ns: number;
+            /** Target */
+            target: unknown;
         };
         /** NotifyIn */
         inspector__api__routes_client__NotifyIn: {
@@ -1735,6 +2443,93 @@ export interface operations {
             };
         };
     };
+    get_activity_api_clients__client_id__activity_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    complete_api_clients__client_id__complete_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_inbox_item_api_clients__client_id__inbox__key__get: {
         parameters: {
             query?: never;
@@ -1817,6 +2612,55 @@ export interface operations {
             };
         };
     };
+    set_log_level_api_clients__client_id__log_level_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogLevelIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogLevelOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     send_notification_api_clients__client_id__notify_post: {
         parameters: {
             query?: never;
@@ -1841,6 +2685,51 @@ export interface operations {
             };
             /** @description no such mock client */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    ping_api_clients__client_id__ping_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PingOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1950,6 +2839,63 @@ export interface operations {
             };
         };
     };
+    cancel_request_api_clients__client_id__requests__key__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InFlightOut"];
+                };
+            };
+            /** @description the handshake cannot be cancelled */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     put_responders_api_clients__client_id__responders_put: {
         parameters: {
             query?: never;
@@ -1980,6 +2926,289 @@ export interface operations {
             };
             /** @description no such mock client */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    subscribe_api_clients__client_id__subscriptions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UriIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    unsubscribe_api_clients__client_id__subscriptions_delete: {
+        parameters: {
+            query: {
+                uri: string;
+            };
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such client, or not subscribed to the URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tasks_api_clients__client_id__tasks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    call_as_task_api_clients__client_id__tasks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskCallIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_task_api_clients__client_id__tasks__task_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    task_action_api_clients__client_id__tasks__task_id___action__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+                action: "result" | "cancel";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2491,6 +3720,42 @@ export interface operations {
             };
         };
     };
+    findings_route_api_sessions__session_id__findings_get: {
+        parameters: {
+            query?: {
+                /** @description only findings at least this severe */
+                min_severity?: "error" | "warning" | "info";
+                /** @description only the findings of this message */
+                seq?: number | null;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionFindings"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     messages_route_api_sessions__session_id__messages_get: {
         parameters: {
             query?: {
@@ -2514,6 +3779,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
@@ -2587,6 +3854,8 @@ export interface operations {
                 method?: string[] | null;
                 /** @description words that must all appear in the raw text (FTS5) */
                 q?: string | null;
+                /** @description only messages with lint findings: any, warning (or worse), error */
+                findings?: ("any" | "warning" | "error") | null;
             };
             header?: never;
             path: {
@@ -2776,6 +4045,170 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    start_versions_route_api_versions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description bad target */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session to replay */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description too many runs */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    versions_job_route_api_versions_jobs__job_id__get: {
+        parameters: {
+            query?: {
+                /** @description long poll: answer once the job changes, or after this long */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsJobOut"];
+                };
+            };
+            /** @description no such job in this UI process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_runs_route_api_versions_runs_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionsRunOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    versions_matrix_route_api_versions_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionMatrix"];
+                };
+            };
+            /** @description no such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

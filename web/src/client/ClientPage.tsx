@@ -9,11 +9,14 @@ import { PromptsTab, ResourcesTab } from "./ListTabs";
 import { RawTab } from "./RawTab";
 import { Responders } from "./Responders";
 import { ToolsTab } from "./ToolsTab";
+import { InFlightPanel, ListChangedHints, LogPane, PingButton } from "./Activity";
+import { TasksTab } from "./TasksTab";
+import { useActivity } from "./work";
 import { JsonBox } from "./Content";
 import { clientApi, type ClientDetail, type ClientSummary } from "./api";
 import "./client.css";
 
-const TABS = ["Tools", "Resources", "Prompts", "Raw"] as const;
+const TABS = ["Tools", "Resources", "Prompts", "Tasks", "Log", "Raw"] as const;
 
 export function ClientPage() {
   const { clientId } = useParams();
@@ -53,6 +56,7 @@ function Workspace({ clientId }: { clientId: string }) {
   const [detail, setDetail] = useState<ClientDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<(typeof TABS)[number]>("Tools");
+  const activity = useActivity(clientId);
 
   const load = useCallback(
     () => clientApi.get(clientId).then(setDetail, (e: Error) => setError(e.message)),
@@ -62,14 +66,16 @@ function Workspace({ clientId }: { clientId: string }) {
     load();
     return live.listen(
       (event) => {
-        if (event.type.startsWith("client_") && "client_id" in event && event.client_id === clientId) load();
+        // client_activity (requests, progress, logs...) is followed by useActivity instead.
+        if (event.type.startsWith("client_") && event.type !== "client_activity" && "client_id" in event && event.client_id === clientId)
+          load();
       },
       () => load(),
     );
   }, [clientId, load]);
 
   if (error) return <p className="error empty">{error}</p>;
-  if (!detail) return <p className="empty">Loading…</p>;
+  if (!detail || !activity) return <p className="empty">Loading…</p>;
   const target = Array.isArray(detail.target) ? detail.target.join(" ") : detail.target;
   return (
     <div className="client-workspace">
@@ -80,6 +86,7 @@ function Workspace({ clientId }: { clientId: string }) {
           {detail.state}
           {detail.error ? `: ${detail.error}` : ""}
         </span>
+        <PingButton clientId={clientId} />
         <span className="grow" />
         {detail.session_id !== null && <Link to={`/sessions/${detail.session_id}`}>Recorded session timeline</Link>}
         <button
@@ -95,18 +102,24 @@ function Workspace({ clientId }: { clientId: string }) {
         {TABS.map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? "tab active" : "tab"} onClick={() => setTab(t)}>
             {t}
+            {t === "Log" && activity.logs.length ? ` (${activity.logs.length})` : ""}
+            {t === "Tasks" && activity.tasks.length ? ` (${activity.tasks.length})` : ""}
           </button>
         ))}
       </nav>
+      <ListChangedHints activity={activity} />
       <div className="client-body">
         <div className="client-main">
-          {tab === "Tools" && <ToolsTab clientId={clientId} />}
-          {tab === "Resources" && <ResourcesTab clientId={clientId} />}
-          {tab === "Prompts" && <PromptsTab clientId={clientId} />}
+          {tab === "Tools" && <ToolsTab clientId={clientId} activity={activity} />}
+          {tab === "Resources" && <ResourcesTab clientId={clientId} activity={activity} />}
+          {tab === "Prompts" && <PromptsTab clientId={clientId} activity={activity} />}
+          {tab === "Tasks" && <TasksTab clientId={clientId} activity={activity} />}
+          {tab === "Log" && <LogPane clientId={clientId} activity={activity} />}
           {tab === "Raw" && <RawTab clientId={clientId} />}
         </div>
         <aside className="client-side">
           <Inbox clientId={clientId} items={detail.inbox} />
+          <InFlightPanel clientId={clientId} activity={activity} />
           <Responders clientId={clientId} current={(detail.config.responders ?? {}) as Record<string, unknown>} />
           <details>
             <summary>Server notifications ({detail.notifications.length})</summary>

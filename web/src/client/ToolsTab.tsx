@@ -4,12 +4,19 @@ import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
 import validator from "@rjsf/validator-ajv8";
 import { useEffect, useState } from "react";
+import { ProgressBar } from "./Activity";
 import { ResultView } from "./Content";
 import { clientApi, rpcError, type Rpc } from "./api";
+import { workApi, type Activity } from "./work";
 
-type Tool = { name: string; description?: string; inputSchema?: RJSFSchema };
+type Tool = {
+  name: string;
+  description?: string;
+  inputSchema?: RJSFSchema;
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+};
 
-export function ToolsTab({ clientId }: { clientId: string }) {
+export function ToolsTab({ clientId, activity }: { clientId: string; activity: Activity }) {
   const [tools, setTools] = useState<Tool[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<Tool | null>(null);
@@ -43,13 +50,17 @@ export function ToolsTab({ clientId }: { clientId: string }) {
       </ul>
       <div className="pane">
         {error && <p className="error">{error}</p>}
-        {selected ? <ToolCall key={selected.name} clientId={clientId} tool={selected} /> : <p className="muted">Pick a tool.</p>}
+        {selected ? (
+          <ToolCall key={selected.name} clientId={clientId} tool={selected} activity={activity} />
+        ) : (
+          <p className="muted">Pick a tool.</p>
+        )}
       </div>
     </div>
   );
 }
 
-function ToolCall({ clientId, tool }: { clientId: string; tool: Tool }) {
+function ToolCall({ clientId, tool, activity }: { clientId: string; tool: Tool; activity: Activity }) {
   const [args, setArgs] = useState<Record<string, unknown>>({});
   const [rawMode, setRawMode] = useState(false);
   const [rawText, setRawText] = useState("{}");
@@ -57,13 +68,25 @@ function ToolCall({ clientId, tool }: { clientId: string; tool: Tool }) {
   const [response, setResponse] = useState<Rpc | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const [progress, setProgress] = useState(true);
+  const support = tool.execution?.taskSupport ?? "forbidden";
+  const taskable = activity.features.task_tools && support !== "forbidden";
+  const [asTask, setAsTask] = useState(support === "required");
+  // The call in flight (the newest tools/call of this tool), for its progress bar.
+  const running = [...activity.inflight]
+    .reverse()
+    .find((r) => r.method === "tools/call" && (r.params as { name?: string } | null)?.name === tool.name);
 
   async function call(arguments_: Record<string, unknown>) {
     setBusy(true);
     setResponse(null);
     setFailure(null);
     try {
-      setResponse(await clientApi.request(clientId, "tools/call", { name: tool.name, arguments: arguments_ }, true));
+      setResponse(
+        taskable && asTask
+          ? await workApi.callAsTask(clientId, tool.name, arguments_, progress)
+          : await clientApi.request(clientId, "tools/call", { name: tool.name, arguments: arguments_ }, progress),
+      );
     } catch (e) {
       setFailure((e as Error).message);
     } finally {
@@ -87,6 +110,16 @@ function ToolCall({ clientId, tool }: { clientId: string; tool: Tool }) {
         />
         raw JSON arguments
       </label>
+      <label className="check">
+        <input type="checkbox" checked={progress} onChange={(e) => setProgress(e.target.checked)} />
+        report progress (send a progressToken)
+      </label>
+      {taskable && (
+        <label className="check">
+          <input type="checkbox" checked={asTask} disabled={support === "required"} onChange={(e) => setAsTask(e.target.checked)} />
+          run as a task (taskSupport: {support}); follow it in the Tasks tab
+        </label>
+      )}
       {rawMode ? (
         <form
           onSubmit={(e) => {
@@ -119,6 +152,7 @@ function ToolCall({ clientId, tool }: { clientId: string; tool: Tool }) {
         />
       )}
       {busy && <p className="muted">Waiting for the response (answer server requests in the inbox)…</p>}
+      {busy && running && <ProgressBar progress={running.progress} />}
       {failure && <p className="error">{failure}</p>}
       {response && <ResultView response={response} />}
     </div>

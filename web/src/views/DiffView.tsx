@@ -32,6 +32,9 @@ export function DiffView() {
   const a = params.get("a") ?? "";
   const b = params.get("b") ?? "";
   const ignore = params.getAll("ignore");
+  // What the two sides are called: original | replay, or e.g. two protocol revisions (?la=&lb=).
+  const la = params.get("la") || "original";
+  const lb = params.get("lb") || "replay";
   // The URL keeps the filter; a local copy answers the checkbox at once (router updates are transitions).
   const onlyInUrl = params.get("only") === "1";
   const [only, setOnly] = useState(onlyInUrl);
@@ -122,9 +125,9 @@ export function DiffView() {
     <section className="diff" data-testid="diff">
       <div className="toolbar diff-head">
         <h1>Diff</h1>
-        <SessionRef s={sa} id={report.a} role="original" />
+        <SessionRef s={sa} id={report.a} role="original" label={la} />
         <span className="muted">→</span>
-        <SessionRef s={sb} id={report.b} role="replay" />
+        <SessionRef s={sb} id={report.b} role="replay" label={lb} />
         <span className={`badge verdict ${report.changed ? "status-changed" : "status-equal"}`} data-testid="verdict">
           {report.changed ? "behaviour changed" : "behaviour unchanged"}
         </span>
@@ -162,8 +165,12 @@ export function DiffView() {
       <div className="diff-list" role="list" aria-label="Exchanges">
         <div className="diff-row head">
           <span className="c-status">status</span>
-          <span className="c-side">original #{report.a}</span>
-          <span className="c-side">replay #{report.b}</span>
+          <span className="c-side">
+            {la} #{report.a}
+          </span>
+          <span className="c-side">
+            {lb} #{report.b}
+          </span>
           <span className="c-nchanges">paths</span>
         </div>
         {rows.map(({ x, index }, i) => (
@@ -195,7 +202,9 @@ export function DiffView() {
               <SideCell x={x} seq={x.replay_seq} />
               <span className="c-nchanges muted">{x.changes.length || ""}</span>
             </div>
-            {openIndex === index && <ExchangeDetail report={report} x={x} key={`${report.a}-${report.b}-${index}`} />}
+            {openIndex === index && (
+              <ExchangeDetail report={report} x={x} labels={[la, lb]} key={`${report.a}-${report.b}-${index}`} />
+            )}
           </div>
         ))}
         {matching.length > rows.length && (
@@ -215,13 +224,17 @@ function swapped(params: URLSearchParams): string {
   const next = new URLSearchParams(params);
   next.set("a", params.get("b") ?? "");
   next.set("b", params.get("a") ?? "");
+  if (params.has("la") || params.has("lb")) {
+    next.set("la", params.get("lb") ?? "replay");
+    next.set("lb", params.get("la") ?? "original");
+  }
   next.delete("open");
   return next.toString();
 }
 
-function SessionRef({ s, id, role }: { s: Session | null; id: number; role: string }) {
+function SessionRef({ s, id, role, label }: { s: Session | null; id: number; role: string; label: string }) {
   return (
-    <Link to={`/sessions/${id}`} className="session-ref" data-testid={`diff-${role}`} title={role}>
+    <Link to={`/sessions/${id}`} className="session-ref" data-testid={`diff-${role}`} title={label}>
       <span className="muted">#{id}</span> {s ? s.name || shortTarget(s.target) : ""}{" "}
       {s && <span className="badge">{s.kind}</span>}
     </Link>
@@ -260,7 +273,7 @@ function marksFor(side: "original" | "replay", x: ExchangeDiff, view: unknown): 
   return { marks, reveal };
 }
 
-function ExchangeDetail({ report, x }: { report: DiffReport; x: ExchangeDiff }) {
+function ExchangeDetail({ report, x, labels }: { report: DiffReport; x: ExchangeDiff; labels: [string, string] }) {
   const [sides, setSides] = useState<{ original: DiffSide | null; replay: DiffSide | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -306,8 +319,8 @@ function ExchangeDetail({ report, x }: { report: DiffReport; x: ExchangeDiff }) 
       {!sides && !error && <p className="muted">Loading both sides…</p>}
       {sides && (
         <div className="sides">
-          <SidePane title={`original #${report.a}`} side={sides.original} x={x} which="original" sessionId={report.a} testId="side-original" />
-          <SidePane title={`replay #${report.b}`} side={sides.replay} x={x} which="replay" sessionId={report.b} testId="side-replay" />
+          <SidePane title={`${labels[0]} #${report.a}`} side={sides.original} x={x} which="original" sessionId={report.a} testId="side-original" />
+          <SidePane title={`${labels[1]} #${report.b}`} side={sides.replay} x={x} which="replay" sessionId={report.b} testId="side-replay" />
         </div>
       )}
     </div>

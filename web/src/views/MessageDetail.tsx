@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
+import { MessageFindings } from "./MessageFindings";
 
 const PRETTY_LIMIT = 2_000_000;
 // CodeMirror is most of the bundle: load it when a raw view is first opened.
@@ -135,6 +136,7 @@ export function MessageDetail({
           Download raw
         </a>
       </div>
+      <MessageFindings sessionId={sessionId} message={m} />
       {detail.related.length > 0 && <RelatedList rows={detail.related} onOpen={onOpen} />}
       <div className="tabs small">
         <button className={tab === "pretty" ? "on" : ""} onClick={() => setTab("pretty")}>

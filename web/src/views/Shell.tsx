@@ -21,6 +21,7 @@ export function Shell() {
           Connect
         </Link>
         <Link to="/serve" className="nav-link">Mock server</Link>
+        <Link to="/versions" className="nav-link" data-testid="nav-versions">Versions</Link>
         <span className="grow" />
         <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
           API

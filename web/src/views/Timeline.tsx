@@ -3,7 +3,17 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
-import { api, isEmptyFilter, unwrap, type Filter, type Row, type Session } from "../api/client";
+import {
+  api,
+  isEmptyFilter,
+  lintOf,
+  unwrap,
+  type Filter,
+  type FindingsFilter,
+  type LintBadge,
+  type Row,
+  type Session,
+} from "../api/client";
 import { live } from "../api/live";
 import { arrows, clock, delta, duration, rowLabel, size } from "../format";
 import { RowStore } from "../timeline/rowStore";
@@ -12,6 +22,8 @@ import { MessageDetail } from "./MessageDetail";
 
 const ROW_HEIGHT = 26;
 const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
+const FINDINGS: FindingsFilter[] = ["any", "warning", "error"];
+const SEVERITIES = ["error", "warning", "info"] as const;
 const DETAIL_PARAM: Record<string, RegExp> = {
   "tools/call": /"name"\s*:\s*"([^"]{1,60})"/,
   "prompts/get": /"name"\s*:\s*"([^"]{1,60})"/,
@@ -30,7 +42,26 @@ export function parseFilter(params: URLSearchParams): Filter {
     method: list(params.get("method")),
     channel: list(params.get("channel")),
     q: params.get("q") || undefined,
+    findings: FINDINGS.find((f) => f === params.get("findings")),
   };
+}
+
+/** One badge per severity of a row's lint findings, the rules in its tooltip. */
+function LintBadges({ row, known }: { row: Row; known?: LintBadge[] }) {
+  const badges = lintOf(row).length ? lintOf(row) : known ?? [];
+  return (
+    <>
+      {SEVERITIES.map((sev) => {
+        const rules = badges.filter((b) => b.severity === sev).map((b) => b.rule);
+        if (!rules.length) return null;
+        return (
+          <span key={sev} className={`lint-badge lint-${sev}`} title={rules.join(", ")} data-testid="lint-badge" data-severity={sev}>
+            {sev === "error" ? "✖" : sev === "warning" ? "▲" : "i"} {rules.length > 1 ? rules.length : rules[0]}
+          </span>
+        );
+      })}
+    </>
+  );
 }
 
 function methodText(r: Row): string {
@@ -47,8 +78,37 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const openSeq = seqParam ? Number(seqParam) : null;
   const filter = parseFilter(params);
   const filterKey = JSON.stringify(filter);
+  const filterFindings = filter.findings;
+  // Findings: the session is linted (when stale) on open. Rows fetched before that carry no `lint`, so
+  // the badges also come from the findings themselves; a findings filter needs the rows again.
+  const [lint, setLint] = useState<{ version: number; summary: Record<string, number> | null; bySeq: Map<number, LintBadge[]> }>(
+    { version: 0, summary: null, bySeq: new Map() },
+  );
+  useEffect(() => {
+    let alive = true;
+    api
+      .GET("/api/sessions/{session_id}/findings", { params: { path: { session_id: sessionId } } })
+      .then(unwrap)
+      .then(
+        (f) => {
+          if (!alive) return;
+          const bySeq = new Map<number, LintBadge[]>();
+          for (const item of f.items) {
+            const badges = bySeq.get(item.seq) ?? [];
+            badges.push({ rule: item.rule, severity: item.severity as LintBadge["severity"] });
+            bySeq.set(item.seq, badges);
+          }
+          setLint((l) => ({ version: f.relinted && filterFindings ? l.version + 1 : l.version, summary: f.summary, bySeq }));
+        },
+        () => undefined,
+      );
+    return () => {
+      alive = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [sessionId, session?.state]);
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const store = useMemo(() => new RowStore(sessionId, filter), [sessionId, filterKey]);
+  const store = useMemo(() => new RowStore(sessionId, filter), [sessionId, filterKey, lint.version]);
   useSyncExternalStore(store.subscribe, store.getVersion);
   const [selected, setSelected] = useState<number | null>(null);
   const [anchor, setAnchor] = useState<number | null>(null);
@@ -237,6 +297,30 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
               </button>
             ))}
           </span>
+          <span className="chips" role="group" aria-label="Findings">
+            {FINDINGS.map((f) => (
+              <button
+                key={f}
+                className={`chip findings-${f} ${filter.findings === f ? "on" : ""}`}
+                aria-pressed={filter.findings === f}
+                onClick={() => setParam("findings", filter.findings === f ? "" : f)}
+                data-testid={`findings-${f}`}
+                title={f === "any" ? "messages with any lint finding" : `messages with lint ${f}s${f === "warning" ? " or errors" : ""}`}
+              >
+                {f === "any" ? "findings" : `${f}s`}
+                {lint.summary && (
+                  <span className="muted">
+                    {" "}
+                    {f === "any"
+                      ? lint.summary.error + lint.summary.warning + lint.summary.info
+                      : f === "warning"
+                        ? lint.summary.error + lint.summary.warning
+                        : lint.summary.error}
+                  </span>
+                )}
+              </button>
+            ))}
+          </span>
           {!isEmptyFilter(filter) && (
             <button className="ghost" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
               Clear filters
@@ -341,6 +425,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                       </span>
                     ))}
                     {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
+                    <LintBadges row={r} known={lint.bySeq.get(r.seq)} />
                   </span>
                   <span className="c-id">{r.rpc_id ?? ""}</span>
                   <span className="c-lat">{duration(r.latency_ns)}</span>

@@ -1,0 +1,79 @@
+"""`check_rows`: run every rule over a session's rows and return the findings.
+
+Sans-IO and pure: rows in (dicts with `store.models.Message`'s columns, raw
+bytes included), findings out. A rule with a `since` revision is applied
+only to messages whose revision is known and at least that one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
+
+from inspector.lint.capabilities import CapabilityCheck
+from inspector.lint.findings import Finding, at_least
+from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
+from inspector.lint.revision import RowContext, SessionWalk
+from inspector.lint.rules import rule
+from inspector.lint.shapes import ShapeCheck
+from inspector.lint.transport import HttpCheck
+
+__all__ = ["check_rows"]
+
+
+def _applies(rule_since: str | None, revision: str | None) -> bool:
+    if rule_since is None:
+        return True
+    return revision in KNOWN_PROTOCOL_VERSIONS and is_version_at_least(str(revision), rule_since)
+
+
+def _unknown_revision(ctx: RowContext, reported: set[str | None]) -> Finding | None:
+    if ctx.msg is None or ctx.revision in KNOWN_PROTOCOL_VERSIONS or ctx.revision in reported:
+        return None
+    reported.add(ctx.revision)
+    why = (
+        f"protocol version {ctx.revision!r} is not a known revision ({', '.join(KNOWN_PROTOCOL_VERSIONS)})"
+        if ctx.revision
+        else "no initialize exchange, MCP-Protocol-Version header or per-request version seen yet"
+    )
+    r = rule("revision-unknown")
+    return Finding(ctx.seq, ctx.row.get("id"), r.severity, r.id, why, r.section(None), ctx.revision)
+
+
+def check_rows(rows: Iterable[Mapping[str, Any]], *, min_severity: str = "info") -> list[Finding]:
+    """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
+    ordered: Sequence[Mapping[str, Any]] = sorted(rows, key=lambda r: r["seq"])
+    checks = [
+        ShapeCheck(),
+        IdCheck(),
+        InitializationCheck(ordered),
+        BatchCheck(),
+        CapabilityCheck(),
+        HttpCheck(ordered),
+    ]
+    walk = SessionWalk()
+    reported: set[str | None] = set()
+    findings: list[Finding] = []
+    for row in ordered:
+        ctx = walk.context(row)
+        if (unknown := _unknown_revision(ctx, reported)) is not None:
+            findings.append(unknown)
+        for check in checks:
+            for rule_id, explanation in check.check(ctx):
+                r = rule(rule_id)
+                if _applies(r.since, ctx.revision):
+                    findings.append(
+                        Finding(
+                            ctx.seq,
+                            row.get("id"),
+                            r.severity,
+                            r.id,
+                            explanation,
+                            r.section(ctx.revision),
+                            ctx.revision,
+                        )
+                    )
+        walk.advance(ctx)
+    return [f for f in findings if at_least(f.severity, min_severity)]

@@ -1,0 +1,173 @@
+"""Which protocol revision applies to each recorded message, and what the session knew at that point.
+
+Sans-IO. `SessionWalk` reads a session's rows in seq order (plain dicts with
+`Message`'s columns) and gives each one a `RowContext`: the message
+re-classified from its raw bytes, the revision it is checked against, and
+the session facts (`protocol.versions.SessionFacts`) as they were *before*
+the message. The revision comes from, in this order:
+
+1. the 2026-07-28 per-request `_meta` protocol version of a client message;
+2. for a response, the revision of the request it answers (an initialize
+   answer: the version it names);
+3. the version negotiated by the initialize exchange (or offered, before
+   the answer);
+4. the `MCP-Protocol-Version` header of the message's HTTP request;
+5. the last per-request version of a stateless session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from inspector.protocol import Classified, Kind, Pairing, SessionFacts, classify
+
+__all__ = ["RowContext", "SessionWalk", "header", "headers_of"]
+
+_PV = mcp_types.PROTOCOL_VERSION_META_KEY
+_NOT_JSONRPC = frozenset({"http", "log"})
+
+
+def headers_of(row: Mapping[str, Any]) -> dict[str, str]:
+    """A row's HTTP headers with lower-case names (the last value of a repeated header wins)."""
+    raw = row.get("http_headers")
+    pairs = raw.items() if isinstance(raw, dict) else raw or []
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2:
+            out[str(pair[0]).lower()] = str(pair[1])
+    return out
+
+
+def header(row: Mapping[str, Any], name: str) -> str | None:
+    """One HTTP header of a row (case-insensitive), or None."""
+    return headers_of(row).get(name.lower())
+
+
+def _meta_version(msg: Classified) -> str | None:
+    meta = msg.params.get("_meta")
+    version = meta.get(_PV) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def _exchange(row: Mapping[str, Any]) -> int | None:
+    meta = row.get("meta")
+    number = meta.get("exchange") if isinstance(meta, dict) else None
+    return number if isinstance(number, int) else None
+
+
+@dataclass
+class RowContext:
+    """One row as the rules see it."""
+
+    row: Mapping[str, Any]
+    msg: Classified | None  # None for rows that carry no JSON-RPC (stderr lines, bare HTTP parts)
+    revision: str | None
+    facts: SessionFacts  # before this row
+    init_answered: bool  # the initialize request has been answered (handshake era)
+    request_row: Mapping[str, Any] | None  # the HTTP request row of this row's exchange
+    items: list[Classified] = field(default_factory=list)  # the message, or a batch's items
+
+    @property
+    def seq(self) -> int:
+        return int(self.row["seq"])
+
+    @property
+    def direction(self) -> str:
+        return str(self.row["direction"])
+
+    @property
+    def stateless(self) -> bool:
+        return self.revision in MODERN_PROTOCOL_VERSIONS if self.revision else False
+
+
+def _pairing(row: Mapping[str, Any], msg: Classified) -> Pairing:
+    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    if msg.kind is Kind.BATCH:
+        items = meta.get("items") or []
+        return Pairing(
+            items=[
+                Pairing(answers_seq=i.get("answers_seq"), request_method=i.get("request_method"))
+                for i in items
+                if isinstance(i, dict)
+            ]
+        )
+    answer = msg.kind in (Kind.RESPONSE, Kind.ERROR)
+    return Pairing(answers_seq=row.get("answers_seq"), request_method=row.get("method") if answer else None)
+
+
+class SessionWalk:
+    """Walks one session's rows in order, keeping the facts and revisions the rules need."""
+
+    def __init__(self) -> None:
+        self.facts = SessionFacts()
+        self.init_answered = False
+        self._revision_of: dict[int, str | None] = {}  # request seq -> its revision
+        self._exchanges: dict[int, Mapping[str, Any]] = {}  # HTTP exchange -> its request row
+        self._stateless_version: str | None = None
+
+    def context(self, row: Mapping[str, Any]) -> RowContext:
+        """The context of the next row (call `advance` after checking it)."""
+        number = _exchange(row)
+        if row.get("channel") == "http-request" and number is not None:
+            self._exchanges[number] = row
+        request_row = self._exchanges.get(number) if number is not None else None
+        msg = None
+        if row.get("kind") not in _NOT_JSONRPC and row.get("raw") is not None:
+            msg = classify(bytes(row["raw"]))
+        items = (msg.items if msg.kind is Kind.BATCH else [msg]) if msg is not None else []
+        revision = self._revision(row, msg, items, request_row)
+        return RowContext(row, msg, revision, self.facts, self.init_answered, request_row, items)
+
+    def advance(self, ctx: RowContext) -> None:
+        """Learn from a checked row."""
+        msg = ctx.msg
+        if msg is None:
+            return
+        for item in ctx.items:
+            if item.kind is Kind.REQUEST:
+                self._revision_of[ctx.seq] = ctx.revision
+                if ctx.direction == "c2s" and (version := _meta_version(item)) is not None:
+                    self._stateless_version = version
+        # Rules read `ctx.facts` before this call; the facts object is then updated in place.
+        self.facts.observe(ctx.direction, msg, _pairing(ctx.row, msg))
+        answers_init = ctx.row.get("method") == "initialize" and msg.kind in (Kind.RESPONSE, Kind.ERROR)
+        if answers_init and ctx.row.get("answers_seq") is not None:
+            self.init_answered = True
+
+    def _revision(
+        self,
+        row: Mapping[str, Any],
+        msg: Classified | None,
+        items: list[Classified],
+        request_row: Mapping[str, Any] | None,
+    ) -> str | None:
+        first = items[0] if items else None
+        if (
+            first is not None
+            and row.get("direction") == "c2s"
+            and first.kind in (Kind.REQUEST, Kind.NOTIFICATION)
+        ):
+            if (version := _meta_version(first)) is not None:
+                return version
+            if first.method == "initialize":
+                offered = first.params.get("protocolVersion")
+                return offered if isinstance(offered, str) else None
+        answers = row.get("answers_seq")
+        if msg is not None and answers is not None and msg.kind in (Kind.RESPONSE, Kind.ERROR):
+            if row.get("method") == "initialize" and isinstance(msg.result.get("protocolVersion"), str):
+                return str(msg.result["protocolVersion"])
+            if answers in self._revision_of:
+                return self._revision_of[answers]
+        if self.facts.era == "handshake":
+            return self.facts.protocol_version or self.facts.offered_version
+        if request_row is not None:
+            if request_row.get("seq") in self._revision_of:
+                return self._revision_of[request_row["seq"]]
+            if (version := header(request_row, "mcp-protocol-version")) is not None:
+                return version
+        return self._stateless_version

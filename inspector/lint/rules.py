@@ -1,0 +1,205 @@
+"""Every conformance rule: id, severity, summary and where the spec states it.
+
+Severities follow the spec's wording (MUST / MUST NOT: error; SHOULD /
+SHOULD NOT: warning). `since` is the first revision that states the rule; a
+rule is only applied to messages of that revision or later. Pages are paths
+under `https://modelcontextprotocol.io/specification/<revision>/`; the spec
+texts in `shared/spec/` carry the same sections (2025-03-26 in Chinese:
+4.1.1 messages, 4.1.1.3 batching, 4.2.1 lifecycle, 5.2 Streamable HTTP).
+"""
+
+from __future__ import annotations
+
+from inspector.lint.findings import Rule
+
+__all__ = ["RULES", "rule"]
+
+_ALL = (
+    Rule(
+        "malformed-json",
+        "error",
+        "The message is not valid UTF-8 JSON: JSON-RPC messages MUST be UTF-8 encoded JSON, and stdio peers "
+        "MUST NOT write anything that is not a valid MCP message.",
+        "Transports › stdio",
+        "basic/transports#stdio",
+    ),
+    Rule(
+        "invalid-jsonrpc",
+        "error",
+        "The JSON is not a valid JSON-RPC 2.0 request, notification or response.",
+        "Base protocol › Messages",
+        "basic#messages",
+    ),
+    Rule(
+        "method-not-in-revision",
+        "error",
+        "The method is not part of this revision's schema in this direction.",
+        "Schema reference",
+        "schema",
+    ),
+    Rule(
+        "unknown-method",
+        "info",
+        "The method is not an MCP method of any known revision (custom or experimental); it was not checked.",
+        "Schema reference",
+        "schema",
+    ),
+    Rule(
+        "invalid-shape",
+        "error",
+        "The message does not match this revision's schema for its method.",
+        "Schema reference",
+        "schema",
+    ),
+    Rule(
+        "unknown-response-id",
+        "error",
+        "A response MUST carry the id of the request it answers; no pending request has this id.",
+        "Base protocol › Responses",
+        "basic#responses",
+    ),
+    Rule(
+        "duplicate-request-id",
+        "error",
+        "A request id MUST NOT have been used before by the same sender within the session.",
+        "Base protocol › Requests",
+        "basic#requests",
+    ),
+    Rule(
+        "request-before-initialization",
+        "warning",
+        "The client SHOULD NOT send requests other than pings before the server answered initialize; the "
+        "server SHOULD NOT send requests other than pings and logging before the initialized notification.",
+        "Lifecycle › Initialization",
+        "basic/lifecycle#initialization",
+    ),
+    Rule(
+        "initialize-in-batch",
+        "error",
+        "The initialize request MUST NOT be part of a JSON-RPC batch.",
+        "Lifecycle › Initialization",
+        "basic/lifecycle#initialization",
+        since="2025-03-26",
+    ),
+    Rule(
+        "batch-not-allowed",
+        "error",
+        "JSON-RPC batching was removed in 2025-06-18: each message MUST be a single request, notification "
+        "or response.",
+        "Transports › Sending messages to the server",
+        "basic/transports#sending-messages-to-the-server",
+        since="2025-06-18",
+    ),
+    Rule(
+        "client-capability-not-declared",
+        "warning",
+        "The server SHOULD only use capabilities the client declared (sampling, roots, elicitation).",
+        "Lifecycle › Operation",
+        "basic/lifecycle#operation",
+    ),
+    Rule(
+        "server-capability-not-declared",
+        "warning",
+        "The client SHOULD only use capabilities the server declared (tools, resources, subscribe, prompts, "
+        "logging, completions).",
+        "Lifecycle › Operation",
+        "basic/lifecycle#operation",
+    ),
+    Rule(
+        "sampling-tools-not-declared",
+        "error",
+        "Servers MUST NOT send tool-enabled sampling requests to clients that did not declare sampling.tools.",
+        "Sampling › Tools in Sampling",
+        "client/sampling#tools-in-sampling",
+        since="2025-11-25",
+    ),
+    Rule(
+        "elicitation-mode-not-declared",
+        "error",
+        "Servers MUST NOT send elicitation requests with modes the client did not declare "
+        "(an empty elicitation capability means form mode only).",
+        "Elicitation › Capabilities",
+        "client/elicitation#capabilities",
+        since="2025-11-25",
+    ),
+    Rule(
+        "logging-not-declared",
+        "error",
+        "Servers that emit log message notifications MUST declare the logging capability.",
+        "Logging › Capabilities",
+        "server/utilities/logging#capabilities",
+    ),
+    Rule(
+        "list-changed-not-declared",
+        "warning",
+        "A list_changed notification from a peer that did not declare listChanged for that list.",
+        "Lifecycle › Capability negotiation",
+        "basic/lifecycle#capability-negotiation",
+    ),
+    Rule(
+        "http-accept-header",
+        "error",
+        "A POST MUST send an Accept header listing application/json and text/event-stream; a GET MUST "
+        "list text/event-stream.",
+        "Transports › Streamable HTTP",
+        "basic/transports#streamable-http",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-content-type",
+        "error",
+        "A POST carrying requests MUST be answered with Content-Type application/json or text/event-stream; "
+        "a GET with text/event-stream (or 405).",
+        "Transports › Streamable HTTP",
+        "basic/transports#streamable-http",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-session-id-missing",
+        "error",
+        "When the server assigned an Mcp-Session-Id at initialization, the client MUST send it on every "
+        "later HTTP request.",
+        "Transports › Session management",
+        "basic/transports#session-management",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-session-id-invalid",
+        "error",
+        "The session id MUST only contain visible ASCII characters (0x21 to 0x7E).",
+        "Transports › Session management",
+        "basic/transports#session-management",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-protocol-version-missing",
+        "error",
+        "After initialization the client MUST send the MCP-Protocol-Version header on every HTTP request.",
+        "Transports › Protocol version header",
+        "basic/transports#protocol-version-header",
+        since="2025-06-18",
+    ),
+    Rule(
+        "http-protocol-version-mismatch",
+        "warning",
+        "The MCP-Protocol-Version header SHOULD be the version negotiated during initialization.",
+        "Transports › Protocol version header",
+        "basic/transports#protocol-version-header",
+        since="2025-06-18",
+    ),
+    Rule(
+        "revision-unknown",
+        "info",
+        "No known protocol revision applies (no initialize exchange, header or per-request version, or an "
+        "unknown version): version-specific checks were skipped.",
+        "Versioning",
+        "basic/lifecycle#version-negotiation",
+    ),
+)
+
+RULES: dict[str, Rule] = {r.id: r for r in _ALL}
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with this id."""
+    return RULES[rule_id]

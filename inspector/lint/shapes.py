@@ -1,0 +1,133 @@
+"""Checks of each message on its own: parse status, method gate and wire shape for its revision.
+
+Sans-IO. The method gates and the per-version wire models are `mcp-types`'
+(`mcp_types.methods` surface maps and validators); nothing here restates a
+schema. `mcp-types` validates every pre-2026 revision against the 2025-11-25
+shapes (its models ignore unknown fields), so shape findings before
+2025-11-25 are about fields that revision also requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_types import methods
+from mcp_types.jsonrpc import ErrorData
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from inspector.lint.revision import RowContext
+from inspector.protocol import Classified, Kind, method_allowed
+
+__all__ = ["ShapeCheck", "describe_errors"]
+
+Hit = tuple[str, str]
+
+_REQUESTS = {"c2s": methods.CLIENT_REQUESTS, "s2c": methods.SERVER_REQUESTS}
+_NOTIFICATIONS = {"c2s": methods.CLIENT_NOTIFICATIONS, "s2c": methods.SERVER_NOTIFICATIONS}
+_RESULTS = {"s2c": methods.SERVER_RESULTS, "c2s": methods.CLIENT_RESULTS}
+_VALIDATE_RESULT = {"s2c": methods.validate_server_result, "c2s": methods.validate_client_result}
+_SIDE = {"c2s": "client-to-server", "s2c": "server-to-client"}
+_KNOWN = {
+    direction: {m for table in (_REQUESTS[direction], _NOTIFICATIONS[direction]) for m, _ in table}
+    for direction in ("c2s", "s2c")
+}
+
+
+def describe_errors(exc: ValidationError, limit: int = 3) -> str:
+    """Pydantic's errors as `path: message` parts, at most `limit` of them."""
+    parts = []
+    for err in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in err["loc"]) or "(message)"
+        parts.append(f"{where}: {err['msg']}")
+    more = exc.error_count() - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _versions_with(method: str, direction: str) -> list[str]:
+    tables = (_REQUESTS[direction], _NOTIFICATIONS[direction])
+    return [v for v in KNOWN_PROTOCOL_VERSIONS if any((method, v) in t for t in tables)]
+
+
+class ShapeCheck:
+    """Parse status, method gate and schema shape of each message."""
+
+    def check(self, ctx: RowContext) -> Iterator[Hit]:
+        msg = ctx.msg
+        if msg is None:
+            return
+        status = msg.parse_status.value
+        if status in ("invalid-json", "invalid-utf8", "empty"):
+            yield "malformed-json", msg.problem or status
+            return
+        if status == "not-jsonrpc" and msg.kind is not Kind.BATCH:
+            yield "invalid-jsonrpc", msg.problem or "not JSON-RPC"
+            return
+        for item in ctx.items:
+            yield from self._item(ctx, item)
+
+    def _item(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
+        if item.parse_status.value != "ok":
+            yield "invalid-jsonrpc", f"batch item: {item.problem}"
+            return
+        direction, revision = ctx.direction, ctx.revision
+        if item.kind in (Kind.REQUEST, Kind.NOTIFICATION):
+            assert item.method is not None
+            if item.method not in _KNOWN[direction]:
+                other = "s2c" if direction == "c2s" else "c2s"
+                if item.method in _KNOWN[other]:
+                    yield (
+                        "method-not-in-revision",
+                        f"{item.method} is a {_SIDE[other]} {item.kind.value} in every revision; "
+                        f"it was sent {_SIDE[direction]}",
+                    )
+                else:
+                    yield "unknown-method", f"{item.method} is not a method of any known MCP revision"
+                return
+            if revision not in KNOWN_PROTOCOL_VERSIONS:
+                return
+            if method_allowed(item.method, revision, direction) is False:
+                known = ", ".join(_versions_with(item.method, direction))
+                yield (
+                    "method-not-in-revision",
+                    f"{item.method} is not a {_SIDE[direction]} {item.kind.value} in {revision} "
+                    f"(it is in {known})",
+                )
+                return
+            yield from self._frame(item, revision, direction)
+        elif item.kind is Kind.RESPONSE:
+            yield from self._result(ctx, item)
+        elif item.kind is Kind.ERROR:
+            error = item.payload.get("error") if isinstance(item.payload, dict) else None
+            try:
+                ErrorData.model_validate(error)
+            except ValidationError as exc:
+                yield "invalid-shape", f"error object: {describe_errors(exc)}"
+
+    def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
+        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+        body: dict[str, Any] = {"jsonrpc": "2.0", "method": item.method}
+        if item.kind is Kind.REQUEST:
+            body["id"] = 0  # the id was checked by classification; the model checks the rest
+        if isinstance(item.payload, dict) and "params" in item.payload:
+            body["params"] = item.payload["params"]
+        try:
+            table[(item.method, revision)].model_validate(body, by_name=False)  # type: ignore[index]
+        except ValidationError as exc:
+            yield "invalid-shape", f"{item.method} ({revision}): {describe_errors(exc)}"
+
+    def _result(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
+        method, revision = ctx.row.get("method"), ctx.revision
+        if ctx.msg is not None and ctx.msg.kind is Kind.BATCH:
+            return  # a batch's responses each answer their own request; the row names only the first
+        if not method or revision not in KNOWN_PROTOCOL_VERSIONS:
+            return
+        key = (method, revision)
+        if key not in _RESULTS[ctx.direction]:
+            return  # the request's own gate finding covers it
+        result = item.payload.get("result") if isinstance(item.payload, dict) else None
+        try:
+            _VALIDATE_RESULT[ctx.direction](method, revision, result)
+        except ValidationError as exc:
+            yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc)}"

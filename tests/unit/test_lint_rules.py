@@ -1,0 +1,268 @@
+"""Each lint rule, on a hand-made recording that breaks it once, gives exactly that finding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from inspector.lint import RULES, check_rows
+from tests.lint_recordings import (
+    Http,
+    Stdio,
+    initialize,
+    initialized_result,
+    notification,
+    request,
+    result,
+)
+
+Case = Callable[[], tuple[list[dict[str, Any]], int]]  # rows, seq of the offending message
+CASES: dict[str, Case] = {}
+
+
+def case(rule_id: str) -> Callable[[Case], Case]:
+    def register(fn: Case) -> Case:
+        CASES[rule_id] = fn
+        return fn
+
+    return register
+
+
+@case("malformed-json")
+def _malformed() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("s2c", b'{"jsonrpc": "2.0", "id": 1, "result": {')
+
+
+@case("invalid-jsonrpc")
+def _invalid_jsonrpc() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("c2s", {"jsonrpc": "2.0", "id": 4})
+
+
+@case("method-not-in-revision")
+def _method_gate() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake("2025-11-25")
+    # server/discover only exists in 2026-07-28; sent without its _meta, it falls under the negotiated revision.
+    return s.rows, s.send("c2s", request(1, "server/discover"))
+
+
+@case("unknown-method")
+def _unknown_method() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("c2s", request(1, "acme/frobnicate", {}))
+
+
+@case("invalid-shape")
+def _invalid_shape() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("c2s", request(1, "tools/call", {"arguments": {}}))  # no tool name
+
+
+@case("unknown-response-id")
+def _unknown_response() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("s2c", result(99, {"tools": []}))
+
+
+@case("duplicate-request-id")
+def _duplicate_id() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "tools/list"))
+    s.send("s2c", result(1, {"tools": []}))
+    seq = s.send("c2s", request(1, "tools/list"))
+    s.send("s2c", result(1, {"tools": []}))
+    return s.rows, seq
+
+
+@case("request-before-initialization")
+def _before_init() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio()
+    s.send("c2s", initialize("2025-11-25"))
+    seq = s.send("c2s", request(1, "tools/list"))
+    s.send("s2c", initialized_result("2025-11-25"))
+    s.send("c2s", notification("notifications/initialized"))
+    s.send("s2c", result(1, {"tools": []}))
+    return s.rows, seq
+
+
+@case("initialize-in-batch")
+def _init_in_batch() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio()
+    seq = s.send("c2s", [initialize("2025-03-26")])
+    s.send("s2c", initialized_result("2025-03-26"))
+    s.send("c2s", notification("notifications/initialized"))
+    return s.rows, seq
+
+
+@case("batch-not-allowed")
+def _batch() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake("2025-06-18")
+    seq = s.send("c2s", [request(1, "tools/list"), request(2, "resources/list")])
+    s.send("s2c", result(1, {"tools": []}))
+    s.send("s2c", result(2, {"resources": []}))
+    return s.rows, seq
+
+
+@case("client-capability-not-declared")
+def _client_capability() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake(client={"sampling": {}})
+    seq = s.send("s2c", request("r1", "roots/list"))
+    s.send("c2s", result("r1", {"roots": []}))
+    return s.rows, seq
+
+
+@case("server-capability-not-declared")
+def _server_capability() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()  # the server declares tools, resources and logging, not prompts
+    seq = s.send("c2s", request(1, "prompts/list"))
+    s.send("s2c", result(1, {"prompts": []}))
+    return s.rows, seq
+
+
+_SAMPLING = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}
+
+
+@case("sampling-tools-not-declared")
+def _sampling_tools() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake(client={"sampling": {}})
+    tools = [{"name": "lookup", "inputSchema": {"type": "object"}}]
+    seq = s.send("s2c", request("r1", "sampling/createMessage", {**_SAMPLING, "tools": tools}))
+    answer = {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}
+    s.send("c2s", result("r1", answer))
+    return s.rows, seq
+
+
+@case("elicitation-mode-not-declared")
+def _elicitation_mode() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake(client={"elicitation": {}})  # form mode only
+    params = {"mode": "url", "message": "Sign in", "url": "https://example.com/x", "elicitationId": "e1"}
+    seq = s.send("s2c", request("r1", "elicitation/create", params))
+    s.send("c2s", result("r1", {"action": "accept"}))
+    return s.rows, seq
+
+
+@case("logging-not-declared")
+def _logging() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake(server={"tools": {}})
+    return s.rows, s.send("s2c", notification("notifications/message", {"level": "info", "data": "x"}))
+
+
+@case("list-changed-not-declared")
+def _list_changed() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake(server={"tools": {}})
+    return s.rows, s.send("s2c", notification("notifications/tools/list_changed"))
+
+
+@case("http-accept-header")
+def _accept() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    headers = {**Http.headers(), "accept": "application/json"}
+    return h.rows, h.post(request(1, "tools/list"), headers, answer=result(1, {"tools": []}))
+
+
+@case("http-content-type")
+def _content_type() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    h.post(
+        request(1, "tools/list"),
+        Http.headers(),
+        answer=result(1, {"tools": []}),
+        response_headers={"content-type": "text/html"},
+    )
+    return h.rows, h.rows[-1]["seq"]
+
+
+@case("http-session-id-missing")
+def _session_missing() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    return h.rows, h.post(
+        request(1, "tools/list"), Http.headers(session_id=None), answer=result(1, {"tools": []})
+    )
+
+
+@case("http-session-id-invalid")
+def _session_invalid() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake(session_id="bad id")
+    return h.rows, 2  # the initialize response's head carries it
+
+
+@case("http-protocol-version-missing")
+def _version_missing() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    headers = {k: v for k, v in Http.headers().items() if k != "mcp-protocol-version"}
+    return h.rows, h.post(request(1, "tools/list"), headers, answer=result(1, {"tools": []}))
+
+
+@case("http-protocol-version-mismatch")
+def _version_mismatch() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    return h.rows, h.post(
+        request(1, "tools/list"), Http.headers("2025-06-18"), answer=result(1, {"tools": []})
+    )
+
+
+@case("revision-unknown")
+def _revision_unknown() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio()  # a recording with no initialize exchange
+    seq = s.send("c2s", request(1, "tools/list"))
+    s.send("s2c", result(1, {"tools": []}))
+    return s.rows, seq
+
+
+def test_every_rule_has_a_case() -> None:
+    assert set(CASES) == set(RULES)
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_gives_exactly_its_finding(rule_id: str) -> None:
+    rows, seq = CASES[rule_id]()
+    findings = check_rows(rows)
+    assert [(f.rule, f.seq) for f in findings] == [(rule_id, seq)], [f.to_json() for f in findings]
+    found = findings[0]
+    assert found.severity == RULES[rule_id].severity
+    assert "https://modelcontextprotocol.io/specification/" in found.spec_section
+    assert found.explanation
+
+
+def test_elicitation_without_the_capability_before_modes_is_a_warning() -> None:
+    """Before 2025-11-25 there are no modes: an undeclared elicitation is the general SHOULD (a warning)."""
+    s = Stdio().handshake("2025-06-18", client={})
+    params = {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}
+    seq = s.send("s2c", request("r1", "elicitation/create", params))
+    assert [(f.rule, f.seq, f.severity) for f in check_rows(s.rows)] == [
+        ("client-capability-not-declared", seq, "warning")
+    ]
+
+
+def test_method_from_a_later_revision_names_where_it_exists() -> None:
+    s = Stdio().handshake("2025-03-26", client={"elicitation": {}})
+    params = {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}
+    seq = s.send("s2c", request("r1", "elicitation/create", params))
+    (finding,) = check_rows(s.rows)
+    assert (finding.rule, finding.seq, finding.revision) == ("method-not-in-revision", seq, "2025-03-26")
+    assert "2025-06-18" in finding.explanation
+
+
+def test_a_parse_error_with_null_id_is_not_an_unknown_response() -> None:
+    s = Stdio().handshake()
+    bad = s.send("c2s", b"{oops")
+    s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+    assert [(f.rule, f.seq) for f in check_rows(s.rows)] == [("malformed-json", bad)]
+
+
+def test_min_severity_drops_milder_findings() -> None:
+    rows, _seq = CASES["request-before-initialization"]()
+    assert check_rows(rows, min_severity="error") == []
+    assert [f.rule for f in check_rows(rows, min_severity="warning")] == ["request-before-initialization"]
+
+
+def test_stateless_requests_use_their_own_revision() -> None:
+    """2026-07-28 requests carry their revision in _meta: logging/setLevel is gone there."""
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    s = Stdio()
+    seq = s.send("c2s", request(1, "logging/setLevel", {"level": "info", **meta}))
+    (finding,) = check_rows(s.rows)
+    assert (finding.rule, finding.seq, finding.revision) == ("method-not-in-revision", seq, "2026-07-28")
