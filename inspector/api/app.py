@@ -12,7 +12,13 @@ from fastapi import FastAPI, WebSocket
 from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
-from inspector.api import routes_client, routes_messages, routes_replay, routes_sessions
+from inspector.api import (
+    routes_client,
+    routes_client_workspace,
+    routes_messages,
+    routes_replay,
+    routes_sessions,
+)
 from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
 from inspector.api.live import LiveFeed, serve_listener
@@ -71,6 +77,7 @@ def create_app(
     app.include_router(routes_replay.router)
     app.state.clients = clients
     app.include_router(routes_client.router)
+    app.include_router(routes_client_workspace.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:
