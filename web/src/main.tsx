@@ -12,6 +12,7 @@ import { DiffView } from "./views/DiffView";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
+const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ default: m.ResendPage })));
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
@@ -28,6 +29,7 @@ createRoot(document.getElementById("root")!).render(
               </Suspense>
             }
           />
+          <Route path="client/resend/:sessionId/:seq" element={<Suspense><ResendPage /></Suspense>} />
           <Route path="diff" element={<DiffView />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>

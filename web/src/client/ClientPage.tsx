@@ -9,6 +9,7 @@ import { PromptsTab, ResourcesTab } from "./ListTabs";
 import { RawTab } from "./RawTab";
 import { Responders } from "./Responders";
 import { ToolsTab } from "./ToolsTab";
+import { WorkspacePanels } from "./WorkspacePanels";
 import { JsonBox } from "./Content";
 import { clientApi, type ClientDetail, type ClientSummary } from "./api";
 import "./client.css";
@@ -52,7 +53,7 @@ function Workspace({ clientId }: { clientId: string }) {
   const navigate = useNavigate();
   const [detail, setDetail] = useState<ClientDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [tab, setTab] = useState<(typeof TABS)[number]>("Tools");
+  const [tab, setTab] = useState<(typeof TABS)[number]>(() => (location.search.includes("resend=") ? "Raw" : "Tools"));
 
   const load = useCallback(
     () => clientApi.get(clientId).then(setDetail, (e: Error) => setError(e.message)),
@@ -108,6 +109,7 @@ function Workspace({ clientId }: { clientId: string }) {
         <aside className="client-side">
           <Inbox clientId={clientId} items={detail.inbox} />
           <Responders clientId={clientId} current={(detail.config.responders ?? {}) as Record<string, unknown>} />
+          <WorkspacePanels clientId={clientId} detail={detail} />
           <details>
             <summary>Server notifications ({detail.notifications.length})</summary>
             {detail.notifications.slice(-20).map((n, i) => (
