@@ -1,6 +1,6 @@
 // The "Connect" workspace (/client, /client/:clientId): connect a mock client, then use the
 // server's tools, resources, prompts and a raw composer while answering its requests in the inbox.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { live } from "../api/live";
 import { ConnectForm } from "./ConnectForm";
@@ -55,10 +55,14 @@ function Workspace({ clientId }: { clientId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<(typeof TABS)[number]>(() => (location.search.includes("resend=") ? "Raw" : "Tools"));
 
-  const load = useCallback(
-    () => clientApi.get(clientId).then(setDetail, (e: Error) => setError(e.message)),
-    [clientId],
-  );
+  const latest = useRef(0); // live events trigger overlapping loads: only the newest one may land
+  const load = useCallback(() => {
+    const n = ++latest.current;
+    return clientApi.get(clientId).then(
+      (d) => n === latest.current && setDetail(d),
+      (e: Error) => setError(e.message),
+    );
+  }, [clientId]);
   useEffect(() => {
     load();
     return live.listen(
