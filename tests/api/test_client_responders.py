@@ -307,3 +307,46 @@ def test_resend_source(fresh_api: Api) -> None:
     assert server_message.status_code == 400 and "not a client-to-server message" in server_message.text
     assert fresh_api.http.get(f"/api/sessions/{sid}/messages/9999/resend").status_code == 404
     _ok(fresh_api.http.delete(f"/api/clients/{cid}"), 204)
+
+
+RULE_BREAKER = """
+import json, sys
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": m["params"]["protocolVersion"],
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "rule-breaker", "version": "1"}}})
+    elif m.get("method") == "tools/call":
+        tool = {"name": "t", "inputSchema": {"type": "object"}}
+        msgs = [{"role": "user", "content": {"type": "text", "text": "go"}},
+                {"role": "assistant", "content": {"type": "tool_use", "id": "x", "name": "t", "input": {}}}]
+        send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+              "params": {"messages": msgs, "maxTokens": 5, "tools": [tool]}})
+        pending = m["id"]
+    elif m.get("id") == "s1":
+        send({"jsonrpc": "2.0", "id": pending, "result": {"content": [{"type": "text", "text": json.dumps(m)}]}})
+"""
+
+
+def test_a_request_breaking_the_sampling_rules_is_flagged(fresh_api: Api, tmp_path: Path) -> None:
+    script = tmp_path / "rule_breaker.py"
+    script.write_text(RULE_BREAKER)
+    caps = {"sampling": {}}  # no sampling.tools
+    cid = _connect(fresh_api, {"command": [sys.executable, str(script)]}, "2025-11-25", capabilities=caps)[
+        "id"
+    ]
+    with ThreadPoolExecutor(1) as pool:
+        call = pool.submit(_request, fresh_api, cid, "tools/call", {"name": "t", "arguments": {}})
+        item = _pending(fresh_api, cid, "sampling/createMessage")
+        problems = " | ".join(item["problems"])
+        assert "did not declare the sampling.tools capability" in problems
+        assert "tool_use x has no tool_result" in problems
+        use = {"type": "tool_use", "id": "y", "name": "t", "input": {}}
+        reply = {"role": "assistant", "content": [use], "model": "m", "stopReason": "toolUse"}
+        refused = _answer(fresh_api, cid, item, {"result": reply})
+        assert refused.status_code == 422 and "sampling.tools" in refused.text
+        _ok(_answer(fresh_api, cid, item, {"error": {"code": -1, "message": "no tools here"}}))
+        assert "no tools here" in _tool_text(call.result(timeout=30))
+    _ok(fresh_api.http.delete(f"/api/clients/{cid}"), 204)

@@ -221,7 +221,9 @@ def test_http_header_and_edit_and_resend(
         raw = page.get_by_label("raw message")
         expect(page.get_by_test_id("resend-source")).to_contain_text("Editing message")
         expect(raw).to_have_value(re.compile("first words"))
-        raw.fill(raw.input_value().replace("first words", "edited words").replace('"id": 2', '"id": "resent-1"'))
+        raw.fill(
+            raw.input_value().replace("first words", "edited words").replace('"id": 2', '"id": "resent-1"')
+        )
         shot(page, "responders-edit-and-resend")
         page.get_by_role("button", name="Send raw").click()
         expect(page.get_by_label("raw history")).to_contain_text("edited words")
