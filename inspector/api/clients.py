@@ -169,6 +169,8 @@ class ClientManager:
             self.feed.publish({"type": "client_notification", "client_id": cid, "notification": payload})
         elif kind in types:
             self.feed.publish({"type": types[kind], "client_id": cid, "item": payload})
+        elif kind == "elicitations":
+            self.feed.publish({"type": "client_elicitations", "client_id": cid, "items": payload["items"]})
         elif kind == "inbox-auto":  # answered by a responder, without a person
             self.answered(cid, payload, payload.get("answer") or {})
 

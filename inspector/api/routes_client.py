@@ -286,7 +286,8 @@ async def send_request(request: Request, client_id: str, body: RequestIn) -> dic
     response = await _call(
         hosted.client.request(body.method, body.params, progress=body.progress, timeout=body.timeout)
     )
-    hosted.client.note_response(body.method, body.params, response)  # -32042: URL elicitations to retry after
+    # -32042: keep the URL elicitations it asks for, with this request to retry afterwards
+    await hosted.client.note_response(body.method, body.params, response)
     return response  # type: ignore[no-any-return]
 
 

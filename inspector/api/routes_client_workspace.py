@@ -71,7 +71,7 @@ async def retry_elicitation(request: Request, client_id: str, elicitation_id: st
         raise HTTPException(404, f"no URL elicitation {elicitation_id!r} with a request to retry")
     method, params = item.retry["method"], item.retry["params"]
     response = await _call(hosted.client.request(method, params))
-    hosted.client.note_response(method, params, response)
+    await hosted.client.note_response(method, params, response)
     return response  # type: ignore[no-any-return]
 
 

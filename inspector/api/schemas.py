@@ -219,6 +219,14 @@ class ClientNotification(BaseModel):
     notification: dict[str, Any]
 
 
+class ClientElicitations(BaseModel):
+    """A mock client's request failed with -32042: URL elicitations to complete, then retry it."""
+
+    type: Literal["client_elicitations"] = "client_elicitations"
+    client_id: str
+    items: list[dict[str, Any]]
+
+
 class ClientClosed(BaseModel):
     """A mock client's connection ended (closed through the API, or the server went away)."""
 
@@ -240,6 +248,7 @@ class LiveEvent(BaseModel):
         | ClientInboxAnswered
         | ClientInboxTimeout
         | ClientNotification
+        | ClientElicitations
         | ClientClosed
     ) = Field(discriminator="type")
     subscribe: Subscribe | None = None

@@ -279,9 +279,11 @@ class MockClient:
         await self.endpoint.notify("notifications/roots/list_changed")
         return True
 
-    def note_response(self, method: str, params: Any, response: Any) -> None:
+    async def note_response(self, method: str, params: Any, response: Any) -> None:
         """Keep the URL elicitations a -32042 error asks for, with the request to retry."""
-        self.elicitations.from_response(method, params, response)
+        found = self.elicitations.from_response(method, params, response)
+        if found:
+            await self._emit("elicitations", {"items": [e.to_json() for e in found]})
 
     async def _on_notification(self, notification: dict[str, Any]) -> None:
         self.elicitations.on_notification(notification)

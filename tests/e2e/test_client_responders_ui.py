@@ -66,7 +66,7 @@ def _call(page: Page, tool: str, fields: dict[str, str] | None = None) -> None:
     page.get_by_label("tools").get_by_role("button", name=tool, exact=True).click()
     for field, value in (fields or {}).items():
         page.locator(f"#root_{field}").fill(value)
-    page.get_by_role("button", name="Call").click()
+    page.get_by_role("button", name="Call", exact=True).click()
 
 
 def test_everything_roots_sampling_and_elicitation_by_hand(
@@ -190,7 +190,25 @@ def test_sampling_with_tools_by_hand(
     follow.get_by_role("button", name="Send reply").click()
     expect(page.get_by_test_id("result")).to_contain_text("final: Picnic by the Seine.")
 
+    # -32042: the required URL elicitation is shown with the consent UI, completed, then retried
+    _call(page, "read_vault")
+    expect(page.get_by_test_id("protocol-error")).to_contain_text("-32042")
+    vault = page.locator(".url-elicitation[data-id='vault-1']")
+    expect(vault).to_contain_text("vault.example.com")
+    expect(vault).to_contain_text("https://vault.example.com/unlock?session=abc")
+    expect(vault.get_by_role("button", name="Open URL")).to_be_disabled()
+    vault.get_by_label("I want to open this URL").check()
+    expect(vault.get_by_role("button", name="Open URL")).to_be_enabled()
+    _call(page, "unlock_vault")  # the out-of-band step: the server sends elicitation/complete
+    expect(vault.get_by_test_id("elicitation-state")).to_have_text("complete")
+    vault.get_by_role("button", name=re.compile(r"^Retry tools.call")).click()
+    expect(vault).to_contain_text("vault contents: 42")
+    shot(page, "responders-url-elicitation-retry")
+
     rows = _rows(tmp_path / "client.db")
+    assert [m.method for m in rows if m.method == "notifications/elicitation/complete"]
+    vault_calls = [c for c in _sent(rows, "tools/call", "request") if c["params"]["name"] == "read_vault"]
+    assert len(vault_calls) == 2  # the first call, and the retry
     initialize = _sent(rows, "initialize", "request")[0]
     assert initialize["params"]["capabilities"]["sampling"] == {"tools": {}}
     first, second = [m["result"] for m in _sent(rows, "sampling/createMessage")]

@@ -593,6 +593,23 @@ export interface components {
             target: string[] | string;
         };
         /**
+         * ClientElicitations
+         * @description A mock client's request failed with -32042: URL elicitations to complete, then retry it.
+         */
+        ClientElicitations: {
+            /** Client Id */
+            client_id: string;
+            /** Items */
+            items: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_elicitations";
+        };
+        /**
          * ClientInbox
          * @description A mock client got a server request that waits for a person (see `/api/clients/{id}/inbox`).
          */
@@ -912,7 +929,7 @@ export interface components {
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientClosed"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };
