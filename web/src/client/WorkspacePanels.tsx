@@ -2,7 +2,7 @@
 // roots/list; saving notifies the server when roots.listChanged was declared), URL elicitations
 // (consent before opening, completion, retry of a request that failed with -32042), and the
 // inbox history (every answer, who gave it, how long it took).
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
 import { JsonBox } from "./Content";
 import type { ClientDetail, Json, Rpc } from "./api";
@@ -32,7 +32,7 @@ export function rootProblem(uri: string): string | null {
 export function WorkspacePanels({ clientId, detail }: { clientId: string; detail: ClientDetail }) {
   return (
     <>
-      <RootsPanel key={JSON.stringify(detail.roots)} clientId={clientId} roots={(detail.roots ?? null) as Root[] | null} />
+      <RootsPanel clientId={clientId} roots={(detail.roots ?? null) as Root[] | null} />
       {detail.elicitations.length > 0 && (
         <UrlElicitations clientId={clientId} items={detail.elicitations as unknown as Elicitation[]} />
       )}
@@ -44,6 +44,8 @@ export function WorkspacePanels({ clientId, detail }: { clientId: string; detail
 function RootsPanel({ clientId, roots }: { clientId: string; roots: Root[] | null }) {
   const [rows, setRows] = useState<Root[]>(roots ?? []);
   const [status, setStatus] = useState<string | null>(null);
+  const saved = JSON.stringify(roots);
+  useEffect(() => setRows(JSON.parse(saved) ?? []), [saved]); // follow what the client holds
   const problems = rows.map((r) => rootProblem(r.uri)).filter((p): p is string => p !== null);
   async function save() {
     setStatus(null);
