@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from inspector.api import (
     routes_client,
     routes_client_work,
+    routes_client_workspace,
     routes_lint,
     routes_messages,
     routes_replay,
@@ -86,6 +87,7 @@ def create_app(
     app.state.versions_jobs = VersionsJobs(engine)
     app.include_router(routes_versions.router)
     app.include_router(routes_client_work.router)
+    app.include_router(routes_client_workspace.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

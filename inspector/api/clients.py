@@ -26,7 +26,7 @@ from sqlalchemy import Engine
 
 from inspector.api.live import LiveFeed
 from inspector.api.schemas import ClientActivity
-from inspector.mock.client import ClientConfig, MockClient, Responder
+from inspector.mock.client import ClientConfig, MockClient
 
 __all__ = ["ClientManager", "HostedClient", "StartFailed", "innermost"]
 
@@ -90,17 +90,17 @@ class HostedClient:
                 "capabilities": cfg.capabilities,
                 "headers": cfg.headers,
                 "timeout": cfg.timeout,
-                "responders": {m: responder_json(r) for m, r in cfg.responders.items()},
+                "inbox_timeout": cfg.inbox_timeout or cfg.timeout,
+                "responders": {m: r.to_json() for m, r in cfg.responders.items()},
             },
             "handshake": c.server_result,
             "inbox": [item.to_json() for item in c.inbox.values()],
+            "inbox_history": [item.history_json() for item in reversed(c.history)],
+            "roots": cfg.roots,
+            "elicitations": c.elicitations.to_json(),
             "notifications": c.notifications[-RECENT_NOTIFICATIONS:],
             "received": received,
         }
-
-
-def responder_json(r: Responder) -> dict[str, Any]:
-    return {"mode": r.mode, "answer": r.answer, "error": r.error}
 
 
 class ClientManager:
@@ -174,6 +174,10 @@ class ClientManager:
             self.feed.publish({"type": types[kind], "client_id": cid, "item": payload})
         elif kind in ACTIVITY_KINDS:
             self.feed.publish({"type": "client_activity", "client_id": cid, "kind": kind, "item": payload})
+        elif kind == "elicitations":
+            self.feed.publish({"type": "client_elicitations", "client_id": cid, "items": payload["items"]})
+        elif kind == "inbox-auto":  # answered by a responder, without a person
+            self.answered(cid, payload, payload.get("answer") or {})
 
     def answered(self, cid: str, item: dict[str, Any], answer: dict[str, Any]) -> None:
         self.feed.publish({"type": "client_inbox_answered", "client_id": cid, "item": item, "answer": answer})

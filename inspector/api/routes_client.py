@@ -16,11 +16,12 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from inspector.api.clients import ClientManager, HostedClient, StartFailed, describe
-from inspector.api.deps import check_program, json_response
+from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.endpoint import ResponseTimeout
-from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig, Responder
+from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig
 from inspector.mock.inflight import RequestCancelled
+from inspector.mock.responders import Responder, answer_problems, load_recorded, validate_roots
 from inspector.transports.connect import ConnectionClosed
 
 __all__ = ["router"]
@@ -36,15 +37,39 @@ class ClientTarget(ReplayTarget):
 
 
 class ResponderIn(BaseModel):
-    """How a server request method is answered: by a person (`manual`), a `fixed` result, or `reject`."""
+    """How a server request method is answered: by a person (`manual`), a `fixed` result, `reject`,
+    or `recorded` (the answer the client of a recorded session gave to the matching request)."""
 
     model_config = ConfigDict(extra="forbid")
-    mode: Literal["manual", "fixed", "reject"] = "manual"
+    mode: Literal["manual", "fixed", "reject", "recorded"] = "manual"
     answer: Any = Field(default=None, description="the result sent in `fixed` mode")
     error: dict[str, Any] | None = Field(default=None, description="the error sent in `reject` mode")
+    session_id: int | None = Field(default=None, description="`recorded`: the session to take answers from")
+    match: Literal["strict", "lenient"] = Field(default="strict", description="`recorded`: how params match")
+    ignore: list[str] = Field(default_factory=list, description="`recorded`: params paths not compared")
+    fallback: Literal["reject", "manual"] = Field(
+        default="reject", description="`recorded`, nothing matches: reject, or ask a person"
+    )
+
+    @model_validator(mode="after")
+    def _recorded_needs_session(self) -> ResponderIn:
+        if self.mode == "recorded" and self.session_id is None:
+            raise ValueError("a recorded responder needs `session_id` (the session to answer from)")
+        return self
 
     def to_responder(self) -> Responder:
-        return Responder(self.mode, self.answer, self.error)
+        return Responder(
+            self.mode, self.answer, self.error, self.session_id, self.match, tuple(self.ignore), self.fallback
+        )
+
+
+async def _responders(request: Request, body: dict[str, ResponderIn]) -> dict[str, Responder]:
+    """The responders, with each recorded session loaded now (a missing one is a clear 404)."""
+    out = {m: r.to_responder() for m, r in body.items()}
+    for responder in out.values():
+        if responder.mode == "recorded":
+            await run_query(load_recorded, state_of(request).engine, responder)
+    return out
 
 
 class ClientCreate(BaseModel):
@@ -63,11 +88,25 @@ class ClientCreate(BaseModel):
         default=None, description="default: roots, sampling, elicitation"
     )
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers (URL targets)")
-    timeout: float = Field(
-        default=60.0, gt=0, le=3600, description="seconds to wait for responses and answers"
+    timeout: float = Field(default=60.0, gt=0, le=3600, description="seconds to wait for responses")
+    inbox_timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=86400,
+        description="seconds a server request waits for a person (default: timeout)",
     )
     responders: dict[str, ResponderIn] = Field(default_factory=dict, description="by server request method")
+    roots: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="the workspace's roots (file:// URIs); set: roots/list is answered from them",
+    )
     name: str | None = Field(default=None, max_length=200)
+
+    @model_validator(mode="after")
+    def _valid_roots(self) -> ClientCreate:
+        if self.roots is not None:
+            self.roots = validate_roots(self.roots)
+        return self
 
 
 class ClientCreated(BaseModel):
@@ -102,12 +141,24 @@ class InboxItemOut(BaseModel):
     received: float
     waiting_s: float
     answered: bool
+    problems: list[str] = Field(default_factory=list, description="spec rules the server's request breaks")
+
+
+class InboxHistoryItem(InboxItemOut):
+    """An answered or timed-out server request: the answer, who gave it, and the latency (`waiting_s`)."""
+
+    by: str | None = Field(description="person, fixed, reject, recorded (session N), auto (...), timeout")
+    answer: dict[str, Any] | None
+    answered_at: float | None
 
 
 class ClientDetail(ClientSummary):
     config: dict[str, Any]
     handshake: dict[str, Any] | None
     inbox: list[InboxItemOut]
+    inbox_history: list[InboxHistoryItem] = Field(description="answered and timed-out items, newest first")
+    roots: list[dict[str, Any]] | None = Field(description="the workspace's roots (None: asked in the inbox)")
+    elicitations: list[dict[str, Any]] = Field(description="URL-mode elicitations seen, with their state")
     notifications: list[dict[str, Any]] = Field(description="the server's recent notifications")
     received: list[dict[str, Any]] = Field(description="the server's recent messages (all kinds)")
 
@@ -190,7 +241,9 @@ async def create_client(request: Request, body: ClientCreate) -> Response:
         capabilities=body.capabilities if body.capabilities is not None else dict(DEFAULT_CAPABILITIES),
         headers=dict(body.headers),
         timeout=body.timeout,
-        responders={m: r.to_responder() for m, r in body.responders.items()},
+        inbox_timeout=body.inbox_timeout,
+        responders=await _responders(request, body.responders),
+        roots=body.roots,
         name=body.name,
     )
     if body.client_info is not None:
@@ -235,9 +288,12 @@ async def _call(coro: Any) -> Any:
 )
 async def send_request(request: Request, client_id: str, body: RequestIn) -> dict[str, Any]:
     hosted = _connected(request, client_id)
-    return await _call(
+    response = await _call(
         hosted.client.request(body.method, body.params, progress=body.progress, timeout=body.timeout)
-    )  # type: ignore[no-any-return]
+    )
+    # -32042: keep the URL elicitations it asks for, with this request to retry afterwards
+    await hosted.client.note_response(body.method, body.params, response)
+    return response  # type: ignore[no-any-return]
 
 
 @router.post("/api/clients/{client_id}/notify", status_code=204, responses=_UNKNOWN)
@@ -296,7 +352,15 @@ async def get_inbox_item(request: Request, client_id: str, key: str) -> Response
 async def answer_inbox_item(request: Request, client_id: str, key: str, body: AnswerIn) -> Response:
     hosted = _hosted(request, client_id)
     item = hosted.client.inbox.get(key)
-    if item is None or not hosted.client.answer(key, result=body.result, error=body.error):
+    if item is None:
+        raise HTTPException(404, f"no pending server request {key!r} (answered already, or timed out)")
+    answer = {"error": body.error} if body.error is not None else {"result": body.result}
+    problems = answer_problems(item.method, item.params, answer, hosted.client.config.capabilities)
+    if problems:
+        raise HTTPException(
+            422, f"not sent: the answer breaks the {item.method} rules: {'; '.join(problems)}"
+        )
+    if not hosted.client.answer(key, result=body.result, error=body.error):
         raise HTTPException(404, f"no pending server request {key!r} (answered already, or timed out)")
     doc = item.to_json()
     manager_of(request).answered(client_id, doc, item.answer or {})
@@ -310,7 +374,7 @@ async def answer_inbox_item(request: Request, client_id: str, key: str, body: An
 )
 async def put_responders(request: Request, client_id: str, body: dict[str, ResponderIn]) -> dict[str, Any]:
     hosted = _hosted(request, client_id)
-    hosted.client.config.responders = {m: r.to_responder() for m, r in body.items()}
+    hosted.client.config.responders = await _responders(request, body)
     return {m: r.model_dump() for m, r in body.items()}
 
 

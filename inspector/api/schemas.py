@@ -233,6 +233,14 @@ class ClientActivity(BaseModel):
     item: dict[str, Any]
 
 
+class ClientElicitations(BaseModel):
+    """A mock client's request failed with -32042: URL elicitations to complete, then retry it."""
+
+    type: Literal["client_elicitations"] = "client_elicitations"
+    client_id: str
+    items: list[dict[str, Any]]
+
+
 class ClientClosed(BaseModel):
     """A mock client's connection ended (closed through the API, or the server went away)."""
 
@@ -255,6 +263,7 @@ class LiveEvent(BaseModel):
         | ClientInboxTimeout
         | ClientNotification
         | ClientActivity
+        | ClientElicitations
         | ClientClosed
     ) = Field(discriminator="type")
     subscribe: Subscribe | None = None

@@ -7,8 +7,13 @@ string; `server/discover` and the per-request `_meta` envelope for
 2026-07-28), then sends what the user asks.
 
 Server-to-client requests (sampling, roots, elicitation, ping) land in an
-inbox. Each method has a responder: `manual` (a person answers through the
-API, with a live timer), `fixed` (a configured answer), or `reject`. Under
+inbox. Each method has a responder (`mock/responders.py`): `manual` (a person
+answers through the API, with a live timer and its own timeout), `fixed`,
+`reject` or `recorded` (the answer from a recorded session). Answered and
+timed-out items stay in `history` (the answer, who gave it, the latency). The
+workspace keeps a roots list (answers `roots/list`; editing it sends
+`notifications/roots/list_changed` when `roots.listChanged` was declared) and
+the URL-mode elicitations it has seen (`mock/elicitations.py`). Under
 2026-07-28 the same requests arrive inside `input_required` results; the
 client answers them through the same inbox and re-sends the original request
 with `inputResponses` and the echoed `requestState`, as one exchange.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +37,10 @@ from sqlalchemy import Engine
 from inspector import __version__
 from inspector.capture import Recorder, Tap
 from inspector.endpoint import Endpoint, RequestError
+from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
+from inspector.mock.responders import Responder, automatic_answer, validate_roots
+from inspector.mock.sampling_rules import request_problems
 from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
 from inspector.store import StoreWriter, create_session
@@ -45,15 +54,7 @@ DEFAULT_CAPABILITIES: dict[str, Any] = {
     "elicitation": {"form": {}, "url": {}},
 }
 INPUT_ROUNDS = 8  # input_required rounds before giving up (a server that never finishes)
-
-
-@dataclass
-class Responder:
-    """How one kind of server request is answered."""
-
-    mode: str = "manual"  # manual | fixed | reject
-    answer: Any = None  # the result for `fixed`
-    error: dict[str, Any] | None = None  # the error for `reject` (default: code -1, user rejected)
+HISTORY = 200  # answered / timed-out inbox items kept
 
 
 @dataclass
@@ -68,6 +69,8 @@ class ClientConfig:
     timeout: float = 60.0
     responders: dict[str, Responder] = field(default_factory=dict)
     name: str | None = None
+    inbox_timeout: float | None = None  # how long an inbox item waits for a person (default: `timeout`)
+    roots: list[dict[str, Any]] | None = None  # the workspace's roots; None: roots/list goes to the inbox
 
     @property
     def stateless(self) -> bool:
@@ -84,16 +87,27 @@ class InboxItem:
     received: float = field(default_factory=time.time)
     done: anyio.Event = field(default_factory=anyio.Event)
     answer: dict[str, Any] | None = None  # {"result": ...} or {"error": ...}
+    problems: list[str] = field(default_factory=list)  # what the server's request breaks in the spec
+    by: str | None = None  # who answered: person, fixed, reject, recorded (...), auto (...), timeout
+    answered_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        end = self.answered_at or time.time()
         return {
             "key": self.key,
             "method": self.method,
             "params": self.params,
             "received": self.received,
-            "waiting_s": round(time.time() - self.received, 3),
-            "answered": self.answer is not None,
+            "waiting_s": round(end - self.received, 3),
+            "answered": self.answer is not None and self.by != "timeout",
+            "problems": self.problems,
         }
+
+    def settle(self, by: str, answer: dict[str, Any] | None) -> None:
+        self.by, self.answer, self.answered_at = by, answer, time.time()
+
+    def history_json(self) -> dict[str, Any]:
+        return {**self.to_json(), "by": self.by, "answer": self.answer, "answered_at": self.answered_at}
 
 
 Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -110,6 +124,8 @@ class MockClient:
         self.server_result: dict[str, Any] | None = None  # initialize or discover result
         self.inbox: dict[str, InboxItem] = {}
         self.notifications: list[dict[str, Any]] = []
+        self.history: deque[InboxItem] = deque(maxlen=HISTORY)
+        self.elicitations = UrlElicitations()
         self.endpoint: Endpoint | None = None
         self._recorder: Recorder | None = None
         self._tap: Tap | None = None
@@ -255,34 +271,58 @@ class MockClient:
         return answer.get("result")
 
     async def _resolve(self, item: InboxItem) -> dict[str, Any]:
-        """Answer a server request with its responder, or wait for a person."""
+        """Answer a server request with its responder, or wait for a person (at most `inbox_timeout`)."""
+        if item.method == "sampling/createMessage":
+            item.problems = request_problems(item.params, self.config.capabilities)
+        elif item.method == "elicitation/create":
+            self.elicitations.from_request(item.params)
         responder = self.config.responders.get(item.method)
-        if item.method == "ping" and responder is None:
-            return {"result": {}}
-        if responder is not None and responder.mode == "fixed":
-            return {"result": responder.answer}
-        if responder is not None and responder.mode == "reject":
-            return {"error": responder.error or {"code": -1, "message": "rejected by the user"}}
-        self.inbox[item.key] = item
-        await self._emit("inbox", item.to_json())
-        with anyio.move_on_after(self.config.timeout):
-            await item.done.wait()
-        self.inbox.pop(item.key, None)
-        if item.answer is None:
-            await self._emit("inbox-timeout", item.to_json())
-            return {"error": {"code": -32001, "message": "nobody answered in time"}}
+        auto = automatic_answer(self.engine, responder, item.method, item.params, self.config.roots)
+        if auto is not None:
+            item.settle(*auto)
+        else:
+            self.inbox[item.key] = item
+            await self._emit("inbox", item.to_json())
+            with anyio.move_on_after(self.config.inbox_timeout or self.config.timeout):
+                await item.done.wait()
+            self.inbox.pop(item.key, None)
+            if item.answer is None:
+                item.settle("timeout", {"error": {"code": -32001, "message": "nobody answered in time"}})
+                await self._emit("inbox-timeout", item.to_json())
+        assert item.answer is not None
+        if item.method == "elicitation/create":
+            self.elicitations.answered(item.params, item.answer)
+        self.history.append(item)
+        if item.by not in ("person", "timeout"):
+            await self._emit("inbox-auto", item.history_json())
         return item.answer
 
     def answer(self, key: str, *, result: Any = None, error: dict[str, Any] | None = None) -> bool:
         """A person answered an inbox item; False when no such item is waiting."""
         item = self.inbox.get(key)
-        if item is None:
+        if item is None or item.answer is not None:
             return False
-        item.answer = {"error": error} if error is not None else {"result": result}
+        item.settle("person", {"error": error} if error is not None else {"result": result})
         item.done.set()
         return True
 
+    async def set_roots(self, roots: Any) -> bool:
+        """Replace the workspace's roots (validated); True when `notifications/roots/list_changed` was sent."""
+        self.config.roots = validate_roots(roots)
+        roots_cap = self.config.capabilities.get("roots")
+        if not (isinstance(roots_cap, dict) and roots_cap.get("listChanged")) or self.endpoint is None:
+            return False
+        await self.endpoint.notify("notifications/roots/list_changed")
+        return True
+
+    async def note_response(self, method: str, params: Any, response: Any) -> None:
+        """Keep the URL elicitations a -32042 error asks for, with the request to retry."""
+        found = self.elicitations.from_response(method, params, response)
+        if found:
+            await self._emit("elicitations", {"items": [e.to_json() for e in found]})
+
     async def _on_notification(self, notification: dict[str, Any]) -> None:
+        self.elicitations.on_notification(notification)
         self.notifications.append(notification)
         await self._emit("notification", notification)
         observed = self.activity.notification(notification, time.time())

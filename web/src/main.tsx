@@ -14,6 +14,7 @@ import { VersionsView } from "./views/VersionsView";
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
 const ServePage = lazy(() => import("./serve/ServePage").then((m) => ({ default: m.ServePage })));
+const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ default: m.ResendPage })));
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
@@ -31,6 +32,7 @@ createRoot(document.getElementById("root")!).render(
             }
           />
           <Route path="serve/:sessionId?" element={<Suspense fallback={<p className="empty">Loading…</p>}><ServePage /></Suspense>} />
+          <Route path="client/resend/:sessionId/:seq" element={<Suspense><ResendPage /></Suspense>} />
           <Route path="diff" element={<DiffView />} />
           <Route path="versions" element={<VersionsView />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />

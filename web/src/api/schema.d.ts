@@ -77,6 +77,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/elicitations/{elicitation_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-send the request that failed with -32042 for this URL elicitation; its new response */
+        post: operations["retry_elicitation_api_clients__client_id__elicitations__elicitation_id__retry_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/inbox/{key}": {
         parameters: {
             query?: never;
@@ -214,6 +231,23 @@ export interface paths {
         get?: never;
         /** Set how server requests are answered, per method (replaces the whole map) */
         put: operations["put_responders_api_clients__client_id__responders_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{client_id}/roots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the workspace's roots; notify the server when roots.listChanged was declared */
+        put: operations["put_roots_api_clients__client_id__roots_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -565,6 +599,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/messages/{seq}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client-to-server message, ready to edit and resend from a mock client */
+        get: operations["resend_source_api_sessions__session_id__messages__seq__resend_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/methods": {
         parameters: {
             query?: never;
@@ -825,6 +876,11 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /**
+             * Inbox Timeout
+             * @description seconds a server request waits for a person (default: timeout)
+             */
+            inbox_timeout?: number | null;
             /** Name */
             name?: string | null;
             /**
@@ -840,10 +896,17 @@ export interface components {
             responders?: {
                 [key: string]: components["schemas"]["ResponderIn"];
             };
+            /**
+             * Roots
+             * @description the workspace's roots (file:// URIs); set: roots/list is answered from them
+             */
+            roots?: {
+                [key: string]: unknown;
+            }[] | null;
             target: components["schemas"]["ClientTarget"];
             /**
              * Timeout
-             * @description seconds to wait for responses and answers
+             * @description seconds to wait for responses
              * @default 60
              */
             timeout: number;
@@ -870,6 +933,13 @@ export interface components {
             };
             /** Created */
             created: number;
+            /**
+             * Elicitations
+             * @description URL-mode elicitations seen, with their state
+             */
+            elicitations: {
+                [key: string]: unknown;
+            }[];
             /** Error */
             error: string | null;
             /** Handshake */
@@ -880,6 +950,11 @@ export interface components {
             id: string;
             /** Inbox */
             inbox: components["schemas"]["InboxItemOut"][];
+            /**
+             * Inbox History
+             * @description answered and timed-out items, newest first
+             */
+            inbox_history: components["schemas"]["InboxHistoryItem"][];
             /**
              * Notifications
              * @description the server's recent notifications
@@ -901,6 +976,13 @@ export interface components {
             received: {
                 [key: string]: unknown;
             }[];
+            /**
+             * Roots
+             * @description the workspace's roots (None: asked in the inbox)
+             */
+            roots: {
+                [key: string]: unknown;
+            }[] | null;
             /** Session Id */
             session_id: number | null;
             /**
@@ -910,6 +992,23 @@ export interface components {
             state: "starting" | "connected" | "closed";
             /** Target */
             target: string[] | string;
+        };
+        /**
+         * ClientElicitations
+         * @description A mock client's request failed with -32042: URL elicitations to complete, then retry it.
+         */
+        ClientElicitations: {
+            /** Client Id */
+            client_id: string;
+            /** Items */
+            items: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_elicitations";
         };
         /**
          * ClientInbox
@@ -1299,6 +1398,40 @@ export interface components {
             state: "pending" | "answered" | "error" | "cancelled" | "timeout" | "failed";
         };
         /**
+         * InboxHistoryItem
+         * @description An answered or timed-out server request: the answer, who gave it, and the latency (`waiting_s`).
+         */
+        InboxHistoryItem: {
+            /** Answer */
+            answer: {
+                [key: string]: unknown;
+            } | null;
+            /** Answered */
+            answered: boolean;
+            /** Answered At */
+            answered_at: number | null;
+            /**
+             * By
+             * @description person, fixed, reject, recorded (session N), auto (...), timeout
+             */
+            by: string | null;
+            /** Key */
+            key: string;
+            /** Method */
+            method: string;
+            /** Params */
+            params: unknown;
+            /**
+             * Problems
+             * @description spec rules the server's request breaks
+             */
+            problems?: string[];
+            /** Received */
+            received: number;
+            /** Waiting S */
+            waiting_s: number;
+        };
+        /**
          * InboxItemOut
          * @description A server-to-client request waiting for an answer (`waiting_s` is live).
          */
@@ -1311,6 +1444,11 @@ export interface components {
             method: string;
             /** Params */
             params: unknown;
+            /**
+             * Problems
+             * @description spec rules the server's request breaks
+             */
+            problems?: string[];
             /** Received */
             received: number;
             /** Waiting S */
@@ -1322,7 +1460,7 @@ export interface components {
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientClosed"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };
@@ -1835,8 +1973,38 @@ export interface components {
             timeout?: number | null;
         };
         /**
+         * ResendOut
+         * @description What "edit and resend" starts from.
+         */
+        ResendOut: {
+            /**
+             * Clients
+             * @description connected mock clients (id, target, same_target)
+             */
+            clients: {
+                [key: string]: unknown;
+            }[];
+            /** Seq */
+            seq: number;
+            /** Session Id */
+            session_id: number;
+            /**
+             * Target
+             * @description the session's target as {command} or {url}, if known
+             */
+            target: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Text
+             * @description the message's body as recorded (pretty-printed when it is JSON)
+             */
+            text: string;
+        };
+        /**
          * ResponderIn
-         * @description How a server request method is answered: by a person (`manual`), a `fixed` result, or `reject`.
+         * @description How a server request method is answered: by a person (`manual`), a `fixed` result, `reject`,
+         *     or `recorded` (the answer the client of a recorded session gave to the matching request).
          */
         ResponderIn: {
             /**
@@ -1852,11 +2020,57 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Fallback
+             * @description `recorded`, nothing matches: reject, or ask a person
+             * @default reject
+             * @enum {string}
+             */
+            fallback: "reject" | "manual";
+            /**
+             * Ignore
+             * @description `recorded`: params paths not compared
+             */
+            ignore?: string[];
+            /**
+             * Match
+             * @description `recorded`: how params match
+             * @default strict
+             * @enum {string}
+             */
+            match: "strict" | "lenient";
+            /**
              * Mode
              * @default manual
              * @enum {string}
              */
-            mode: "manual" | "fixed" | "reject";
+            mode: "manual" | "fixed" | "reject" | "recorded";
+            /**
+             * Session Id
+             * @description `recorded`: the session to take answers from
+             */
+            session_id?: number | null;
+        };
+        /** RootsIn */
+        RootsIn: {
+            /**
+             * Roots
+             * @description each {uri: file://..., name?}
+             */
+            roots: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** RootsOut */
+        RootsOut: {
+            /**
+             * Notified
+             * @description notifications/roots/list_changed was sent (roots.listChanged declared)
+             */
+            notified: boolean;
+            /** Roots */
+            roots: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * RpcAnswer
@@ -2530,6 +2744,47 @@ export interface operations {
             };
         };
     };
+    retry_elicitation_api_clients__client_id__elicitations__elicitation_id__retry_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                elicitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_inbox_item_api_clients__client_id__inbox__key__get: {
         parameters: {
             query?: never;
@@ -2939,6 +3194,46 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    put_roots_api_clients__client_id__roots_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RootsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RootsOut"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a root is not a file:// URI */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3906,6 +4201,52 @@ export interface operations {
                 content: {
                     "application/octet-stream": unknown;
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    resend_source_api_sessions__session_id__messages__seq__resend_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendOut"];
+                };
+            };
+            /** @description not a client message */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such message */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

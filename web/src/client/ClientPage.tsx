@@ -1,6 +1,6 @@
 // The "Connect" workspace (/client, /client/:clientId): connect a mock client, then use the
 // server's tools, resources, prompts and a raw composer while answering its requests in the inbox.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { live } from "../api/live";
 import { ConnectForm } from "./ConnectForm";
@@ -12,6 +12,7 @@ import { ToolsTab } from "./ToolsTab";
 import { InFlightPanel, ListChangedHints, LogPane, PingButton } from "./Activity";
 import { TasksTab } from "./TasksTab";
 import { useActivity } from "./work";
+import { WorkspacePanels } from "./WorkspacePanels";
 import { JsonBox } from "./Content";
 import { clientApi, type ClientDetail, type ClientSummary } from "./api";
 import "./client.css";
@@ -55,13 +56,17 @@ function Workspace({ clientId }: { clientId: string }) {
   const navigate = useNavigate();
   const [detail, setDetail] = useState<ClientDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [tab, setTab] = useState<(typeof TABS)[number]>("Tools");
   const activity = useActivity(clientId);
+  const [tab, setTab] = useState<(typeof TABS)[number]>(() => (location.search.includes("resend=") ? "Raw" : "Tools"));
 
-  const load = useCallback(
-    () => clientApi.get(clientId).then(setDetail, (e: Error) => setError(e.message)),
-    [clientId],
-  );
+  const latest = useRef(0); // live events trigger overlapping loads: only the newest one may land
+  const load = useCallback(() => {
+    const n = ++latest.current;
+    return clientApi.get(clientId).then(
+      (d) => n === latest.current && setDetail(d),
+      (e: Error) => setError(e.message),
+    );
+  }, [clientId]);
   useEffect(() => {
     load();
     return live.listen(
@@ -121,6 +126,7 @@ function Workspace({ clientId }: { clientId: string }) {
           <Inbox clientId={clientId} items={detail.inbox} />
           <InFlightPanel clientId={clientId} activity={activity} />
           <Responders clientId={clientId} current={(detail.config.responders ?? {}) as Record<string, unknown>} />
+          <WorkspacePanels clientId={clientId} detail={detail} />
           <details>
             <summary>Server notifications ({detail.notifications.length})</summary>
             {detail.notifications.slice(-20).map((n, i) => (

@@ -1,5 +1,5 @@
 // The connect form: a stdio command or a URL, the protocol revision (or a custom one),
-// the capabilities to offer, extra HTTP headers and the timeout.
+// the capabilities to offer, extra HTTP headers, the request timeout and the inbox timeout.
 import { useState } from "react";
 import { VERSIONS, clientApi, type Json } from "./api";
 
@@ -35,6 +35,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
   });
   const [headers, setHeaders] = useState("");
   const [timeout, setTimeoutS] = useState(60);
+  const [inboxTimeout, setInboxTimeout] = useState(60);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -62,6 +63,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
         capabilities: capabilities(caps),
         headers: headerMap,
         timeout,
+        inbox_timeout: inboxTimeout,
         responders: {},
       });
       onConnected(created.id);
@@ -130,6 +132,16 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
           aria-label="timeout"
           value={timeout}
           onChange={(e) => setTimeoutS(Number(e.target.value))}
+        />
+      </label>
+      <label className="stack">
+        Inbox timeout (seconds a server request waits for your answer)
+        <input
+          type="number"
+          min={1}
+          aria-label="inbox timeout"
+          value={inboxTimeout}
+          onChange={(e) => setInboxTimeout(Number(e.target.value))}
         />
       </label>
       {error && <p className="error" role="alert">{error}</p>}

@@ -6,10 +6,7 @@ import validator from "@rjsf/validator-ajv8";
 import { useEffect, useState } from "react";
 import { JsonBox } from "./Content";
 import { clientApi, type InboxItem, type Json } from "./api";
-
-type Answer = { result?: unknown; error?: Json };
-type Reply = (answer: Answer) => Promise<void>;
-const REJECTED = { code: -1, message: "rejected by the user" };
+import { REJECTED, SamplingReply, SamplingRequest, type Reply } from "./Sampling";
 
 function useNow(ms = 250): number {
   const [now, setNow] = useState(Date.now());
@@ -38,6 +35,7 @@ export function Inbox({ clientId, items }: { clientId: string; items: InboxItem[
 function InboxEntry({ clientId, item, now }: { clientId: string; item: InboxItem; now: number }) {
   const [error, setError] = useState<string | null>(null);
   const reply: Reply = async (answer) => {
+    setError(null);
     try {
       await clientApi.answer(clientId, item.key, answer);
     } catch (e) {
@@ -55,8 +53,18 @@ function InboxEntry({ clientId, item, now }: { clientId: string; item: InboxItem
           {waited.toFixed(1)} s
         </span>
       </div>
+      {item.problems && item.problems.length > 0 && (
+        <ul className="error small problems" aria-label="spec problems">
+          {item.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
       {item.method === "sampling/createMessage" ? (
-        <Sampling params={params} reply={reply} />
+        <>
+          <SamplingRequest params={params} />
+          <SamplingReply params={params} reply={reply} />
+        </>
       ) : item.method === "roots/list" ? (
         <Roots reply={reply} />
       ) : item.method === "elicitation/create" ? (
@@ -68,38 +76,11 @@ function InboxEntry({ clientId, item, now }: { clientId: string; item: InboxItem
       ) : (
         <Generic params={params} reply={reply} />
       )}
-      {error && <p className="error">{error}</p>}
-    </div>
-  );
-}
-
-function Sampling({ params, reply }: { params: Json; reply: Reply }) {
-  const [text, setText] = useState("");
-  const [model, setModel] = useState("a-person");
-  const messages = (params.messages ?? []) as { role: string; content: { type: string; text?: string } }[];
-  return (
-    <div className="stack">
-      {typeof params.systemPrompt === "string" && <p className="muted small">system: {params.systemPrompt}</p>}
-      {messages.map((m, i) => (
-        <p key={i} className="sample-message">
-          <strong>{m.role}:</strong> {m.content?.type === "text" ? m.content.text : `<${m.content?.type}>`}
+      {error && (
+        <p className="error" role="alert">
+          {error}
         </p>
-      ))}
-      <textarea aria-label="assistant reply" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
-      <label className="check small">
-        model <input aria-label="model" value={model} onChange={(e) => setModel(e.target.value)} />
-      </label>
-      <div className="actions">
-        <button
-          disabled={!text}
-          onClick={() =>
-            reply({ result: { role: "assistant", content: { type: "text", text }, model, stopReason: "endTurn" } })
-          }
-        >
-          Send reply
-        </button>
-        <button onClick={() => reply({ error: REJECTED })}>Reject</button>
-      </div>
+      )}
     </div>
   );
 }
@@ -162,6 +143,7 @@ function ElicitUrl({ params, reply }: { params: Json; reply: Reply }) {
   } catch {
     /* shown as invalid */
   }
+  const suspicious = domain.split(".").some((label) => label.startsWith("xn--"));
   return (
     <div className="stack elicit-url">
       <p>{String(params.message ?? "")}</p>
@@ -171,6 +153,7 @@ function ElicitUrl({ params, reply }: { params: Json; reply: Reply }) {
       <code className="raw-text" data-testid="elicit-url">
         {url}
       </code>
+      {suspicious && <p className="error small">The domain uses Punycode: it may imitate another one.</p>}
       <label className="check">
         <input type="checkbox" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> I want to open
         this URL

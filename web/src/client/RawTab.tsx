@@ -1,6 +1,9 @@
 // The raw composer: any text sent as one message (valid, a batch, or not JSON at all), an
 // automatic id for requests, and the history of what was sent and what came back.
-import { useState } from "react";
+// "Edit and resend" opens it with `?resend=SESSION:SEQ`: the recorded message's body, prefilled.
+import { useEffect, useState } from "react";
+import { useSearchParams } from "react-router";
+import { api, unwrap } from "../api/client";
 import { JsonBox } from "./Content";
 import { clientApi } from "./api";
 
@@ -13,6 +16,24 @@ export function RawTab({ clientId }: { clientId: string }) {
   const [text, setText] = useState(template);
   const [history, setHistory] = useState<Sent[]>([]);
   const [busy, setBusy] = useState(false);
+  const [source, setSource] = useState<string | null>(null);
+  const [params] = useSearchParams();
+  const resend = params.get("resend");
+  useEffect(() => {
+    const m = /^(\d+):(\d+)$/.exec(resend ?? "");
+    if (!m) return;
+    const path = { session_id: Number(m[1]), seq: Number(m[2]) };
+    api
+      .GET("/api/sessions/{session_id}/messages/{seq}/resend", { params: { path } })
+      .then(unwrap)
+      .then(
+        (doc) => {
+          setText(doc.text);
+          setSource(`Editing message #${doc.seq} of session ${doc.session_id}: change it, then send.`);
+        },
+        (e: Error) => setSource(`Could not load the message to resend: ${e.message}`),
+      );
+  }, [resend]);
   async function send() {
     setBusy(true);
     try {
@@ -26,6 +47,11 @@ export function RawTab({ clientId }: { clientId: string }) {
   }
   return (
     <div className="pane raw-composer">
+      {source && (
+        <p className="muted small" data-testid="resend-source">
+          {source}
+        </p>
+      )}
       <textarea className="wide-input code" rows={8} aria-label="raw message" value={text} onChange={(e) => setText(e.target.value)} />
       <div className="actions">
         <button onClick={send} disabled={busy || !text}>

@@ -1,5 +1,6 @@
 // One message: its facts, pretty JSON (collapsible) and raw bytes (CodeMirror), its pair, copy and download.
 import { lazy, Suspense, useEffect, useState } from "react";
+import { Link } from "react-router";
 import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
@@ -135,6 +136,11 @@ export function MessageDetail({
         <a className="button ghost" href={`/api/sessions/${sessionId}/messages/${seq}/raw`} download>
           Download raw
         </a>
+        {m.direction === "c2s" && m.kind !== "http" && m.kind !== "log" && (
+          <Link className="button ghost" to={`/client/resend/${sessionId}/${seq}`}>
+            Edit and resend
+          </Link>
+        )}
       </div>
       <MessageFindings sessionId={sessionId} message={m} />
       {detail.related.length > 0 && <RelatedList rows={detail.related} onOpen={onOpen} />}
