@@ -21,7 +21,8 @@ from inspector.api.schemas_replay import ReplayTarget
 from inspector.endpoint import ResponseTimeout
 from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig
 from inspector.mock.inflight import RequestCancelled
-from inspector.mock.responders import Responder, answer_problems, load_recorded, validate_roots
+from inspector.mock.responders import Responder, load_recorded
+from inspector.protocol.client_answers import check_answer, valid_roots
 from inspector.transports.connect import ConnectionClosed
 
 __all__ = ["router"]
@@ -105,7 +106,7 @@ class ClientCreate(BaseModel):
     @model_validator(mode="after")
     def _valid_roots(self) -> ClientCreate:
         if self.roots is not None:
-            self.roots = validate_roots(self.roots)
+            self.roots = valid_roots(self.roots)
         return self
 
 
@@ -355,10 +356,11 @@ async def answer_inbox_item(request: Request, client_id: str, key: str, body: An
     if item is None:
         raise HTTPException(404, f"no pending server request {key!r} (answered already, or timed out)")
     answer = {"error": body.error} if body.error is not None else {"result": body.result}
-    problems = answer_problems(item.method, item.params, answer, hosted.client.config.capabilities)
-    if problems:
+    problems = check_answer(item.method, item.params, answer, hosted.client.config.capabilities)
+    if problems:  # a person's answer is sent only when it breaks no MUST and no SHOULD
         raise HTTPException(
-            422, f"not sent: the answer breaks the {item.method} rules: {'; '.join(problems)}"
+            422,
+            f"not sent: the answer breaks the {item.method} rules: {'; '.join(p.describe() for p in problems)}",
         )
     if not hosted.client.answer(key, result=body.result, error=body.error):
         raise HTTPException(404, f"no pending server request {key!r} (answered already, or timed out)")

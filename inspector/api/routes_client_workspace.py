@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.routes_client import _call, _connected, manager_of
-from inspector.mock.responders import validate_roots
+from inspector.protocol.client_answers import valid_roots
 from inspector.store import get_session
 from inspector.store.queries import get_message
 
@@ -52,7 +52,7 @@ class RootsOut(BaseModel):
 async def put_roots(request: Request, client_id: str, body: RootsIn) -> Response:
     hosted = _connected(request, client_id)
     try:
-        validate_roots(body.roots)
+        valid_roots(body.roots)
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
     notified = await _call(hosted.client.set_roots(body.roots))

@@ -39,10 +39,10 @@ from inspector.capture import Recorder, Tap
 from inspector.endpoint import Endpoint, RequestError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
-from inspector.mock.responders import Responder, automatic_answer, validate_roots
-from inspector.mock.sampling_rules import request_problems
+from inspector.mock.responders import Responder, automatic_answer
 from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
+from inspector.protocol.client_answers import check_request, valid_roots
 from inspector.store import StoreWriter, create_session
 from inspector.transports.connect import Connection, open_connection
 
@@ -272,9 +272,10 @@ class MockClient:
 
     async def _resolve(self, item: InboxItem) -> dict[str, Any]:
         """Answer a server request with its responder, or wait for a person (at most `inbox_timeout`)."""
-        if item.method == "sampling/createMessage":
-            item.problems = request_problems(item.params, self.config.capabilities)
-        elif item.method == "elicitation/create":
+        item.problems = [
+            f.describe() for f in check_request(item.method, item.params, self.config.capabilities)
+        ]
+        if item.method == "elicitation/create":
             self.elicitations.from_request(item.params)
         responder = self.config.responders.get(item.method)
         auto = automatic_answer(self.engine, responder, item.method, item.params, self.config.roots)
@@ -308,7 +309,7 @@ class MockClient:
 
     async def set_roots(self, roots: Any) -> bool:
         """Replace the workspace's roots (validated); True when `notifications/roots/list_changed` was sent."""
-        self.config.roots = validate_roots(roots)
+        self.config.roots = valid_roots(roots)
         roots_cap = self.config.capabilities.get("roots")
         if not (isinstance(roots_cap, dict) and roots_cap.get("listChanged")) or self.endpoint is None:
             return False

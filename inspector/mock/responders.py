@@ -8,21 +8,16 @@ matches, `fallback` says whether to reject or to ask a person).
 
 Without a responder, `ping` is answered at once and `roots/list` from the
 workspace's roots list when one is set; everything else waits in the inbox.
-
-`answer_problems` checks an answer before it is sent: a sampling reply
-against the spec's rules (`sampling_rules`), an accepted form elicitation
-against the requested schema, a roots list against the root rules.
+What a person's answer must not break is `inspector.protocol.client_answers`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
-from inspector.mock import sampling_rules
 from inspector.replay.matching import AnswerBook, MatchPolicy
 from inspector.replay.plan import plan_replay
 from inspector.store import get_session, iter_messages
@@ -31,16 +26,13 @@ __all__ = [
     "MODES",
     "REJECTED",
     "Responder",
-    "answer_problems",
     "automatic_answer",
     "load_recorded",
-    "validate_roots",
 ]
 
 MODES = ("manual", "fixed", "reject", "recorded")
 FALLBACKS = ("reject", "manual")
 REJECTED = {"code": -1, "message": "rejected by the user"}
-ELICIT_ACTIONS = ("accept", "decline", "cancel")
 
 
 @dataclass
@@ -109,56 +101,3 @@ def automatic_answer(
         error = {"code": REJECTED["code"], "message": miss.message(), "data": miss.data()}
         return f"recorded (session {responder.session_id}): no match, rejected", {"error": error}
     return None
-
-
-def validate_roots(roots: Any) -> list[dict[str, Any]]:
-    """Roots as the spec wants them (a `file://` URI each, an optional string name); ValueError otherwise."""
-    if not isinstance(roots, list):
-        raise ValueError("roots must be a list of {uri, name?} objects")
-    out: list[dict[str, Any]] = []
-    for i, root in enumerate(roots):
-        if not isinstance(root, dict) or not isinstance(root.get("uri"), str):
-            raise ValueError(f"roots[{i}]: each root needs a uri string")
-        uri = root["uri"]
-        parts = urlsplit(uri)
-        if parts.scheme != "file" or not parts.path.startswith("/"):
-            raise ValueError(f"roots[{i}]: {uri!r} is not a file:// URI with an absolute path")
-        name = root.get("name")
-        if name is not None and not isinstance(name, str):
-            raise ValueError(f"roots[{i}]: name must be a string")
-        extra = set(root) - {"uri", "name", "_meta"}
-        if extra:
-            raise ValueError(f"roots[{i}]: unknown field(s) {', '.join(sorted(extra))}")
-        out.append({"uri": uri, **({"name": name} if name else {})})
-    return out
-
-
-def answer_problems(method: str, params: Any, answer: dict[str, Any], capabilities: Any) -> list[str]:
-    """Why this answer must not be sent (an error answer is always fine)."""
-    if "result" not in answer:
-        return []
-    result = answer["result"]
-    if method == "sampling/createMessage":
-        return sampling_rules.reply_problems(result, params, capabilities)
-    if method == "roots/list":
-        try:
-            validate_roots(result.get("roots") if isinstance(result, dict) else None)
-        except ValueError as exc:
-            return [str(exc)]
-        return []
-    if method == "elicitation/create":
-        return _elicit_problems(params if isinstance(params, dict) else {}, result)
-    return []
-
-
-def _elicit_problems(params: dict[str, Any], result: Any) -> list[str]:
-    if not isinstance(result, dict) or result.get("action") not in ELICIT_ACTIONS:
-        return [f"action must be one of {', '.join(ELICIT_ACTIONS)}"]
-    url_mode = params.get("mode") == "url"
-    content = result.get("content")
-    if result["action"] != "accept" or url_mode:
-        return ["content is only sent with an accepted form"] if content is not None else []
-    if not isinstance(content, dict):
-        return ["an accepted form needs its content (an object)"]
-    problems = sampling_rules.schema_problems(content, params.get("requestedSchema"))
-    return [f"content {p}" for p in problems]

@@ -2,7 +2,7 @@
 
 `Controller` acts on the live connections (`ServedSessions`): send any
 server-to-client request (waiting for the answer, timing it and checking it
-with `checks.check_answer`) or notification, add or remove a tool and say
+with `protocol.client_answers.check_exchange`) or notification, add or remove a tool and say
 `list_changed`. `control_app` serves it over HTTP for the UI process: on the
 MCP port under `/control` with `--http`, else on a loopback port of its own.
 Every request needs `Authorization: Bearer TOKEN`, must come from loopback,
@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from inspector.capture import Tap
 from inspector.mock.session import MockSession
-from inspector.scenario.checks import check_answer
+from inspector.protocol.client_answers import check_exchange
 from inspector.scenario.features import wire_tool
 from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
@@ -126,7 +126,7 @@ class Controller:
         latency = (time.perf_counter() - started) * 1000
         answer = None if answer is None else {k: v for k, v in answer.items() if k in ("result", "error")}
         capabilities = (entry.script.client or {}).get("capabilities") or {}
-        findings = check_answer(method, params, answer, capabilities)
+        findings = check_exchange(method, params, answer, capabilities)
         return {
             "answer": answer,
             "latencyMs": None if answer is None else round(latency, 3),

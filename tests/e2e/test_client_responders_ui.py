@@ -179,7 +179,7 @@ def test_sampling_with_tools_by_hand(
     # a stopReason that contradicts the content is refused by the API before sending
     sampling.get_by_label("stop reason").select_option("endTurn")
     sampling.get_by_role("button", name="Send reply").click()
-    expect(sampling.get_by_role("alert")).to_contain_text('must have stopReason "toolUse"')
+    expect(sampling.get_by_role("alert")).to_contain_text('should have stopReason "toolUse"')
     shot(page, "responders-sampling-tools-refused")
     sampling.get_by_label("stop reason").select_option("auto")
     sampling.get_by_role("button", name="Send reply").click()

@@ -1,0 +1,96 @@
+"""What a spec check of a client-feature exchange reports, and the JSON Schema helper it shares. Sans-IO.
+
+A `Finding` names the rule it comes from (`sampling.stop-reason`,
+`roots.file-uri`, ...), its level (`error` for a MUST of the spec,
+`warning` for a SHOULD) and a readable sentence. `schema_findings` checks a
+value against a JSON Schema (Draft 2020-12) with the formats elicitation
+forms may use (`email`, `uri`, `date`, `date-time`) actually checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import SchemaError
+
+__all__ = ["ERROR", "WARNING", "Finding", "blocks", "schema_error", "schema_findings"]
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # error (a MUST of the spec) | warning (a SHOULD)
+    rule: str
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """The sentence with its rule and strength, for a person reading a list of problems."""
+        return f"{self.text} [{self.rule}, {'MUST' if self.level == ERROR else 'SHOULD'}]"
+
+
+def blocks(content: Any) -> list[dict[str, Any]]:
+    """A message's content as a list of blocks (a single block or an array)."""
+    if isinstance(content, dict):
+        return [content]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+_FORMATS = FormatChecker(["date"])  # jsonschema's own: YYYY-MM-DD, a real date
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+@_FORMATS.checks("email")
+def _email(value: object) -> bool:
+    return not isinstance(value, str) or bool(_EMAIL.match(value))
+
+
+@_FORMATS.checks("uri", raises=ValueError)
+def _uri(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    parts = urlsplit(value)
+    return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*$", parts.scheme)) and " " not in value
+
+
+@_FORMATS.checks("date-time", raises=ValueError)
+def _date_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    if not _DATE_TIME.match(value):
+        return False
+    datetime.fromisoformat(value.upper().replace("Z", "+00:00"))  # a real date and time, or ValueError
+    return True
+
+
+def schema_error(schema: Any) -> str | None:
+    """Why `schema` is not a valid JSON Schema (None when it is, or when there is none)."""
+    if not isinstance(schema, dict):
+        return None
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return exc.message
+    return None
+
+
+def schema_findings(value: Any, schema: Any, level: str, rule: str, label: str) -> list[Finding]:
+    """`value` against a valid `schema`, one finding per error, each text `{label}/{path}: {message}`."""
+    if not isinstance(schema, dict) or schema_error(schema) is not None:
+        return []
+    validator = Draft202012Validator(schema, format_checker=_FORMATS)
+    errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    return [
+        Finding(level, rule, f"{'/'.join([label, *map(str, e.absolute_path)])}: {e.message}") for e in errors
+    ]
