@@ -23,23 +23,15 @@ a SHOULD (or for what the spec only describes).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from inspector.protocol import sampling_rules
-from inspector.protocol.rule_findings import ERROR, WARNING, Finding, schema_error, schema_findings
+from inspector.protocol.rule_findings import ERROR, WARNING, Finding, schema_error, schema_findings, split_uri
 
 __all__ = ["Finding", "check_answer", "check_exchange", "check_request", "valid_roots"]
 
 SAMPLING, ELICIT, ROOTS = "sampling/createMessage", "elicitation/create", "roots/list"
 ELICIT_ACTIONS = ("accept", "decline", "cancel")
 PRIMITIVES = ("string", "number", "integer", "boolean")
-
-
-def _split(url: Any) -> Any:
-    try:
-        return urlsplit(url) if isinstance(url, str) else None
-    except ValueError:
-        return None
 
 
 def check_request(method: str, params: Any, capabilities: Any) -> list[Finding]:
@@ -116,8 +108,8 @@ def _elicit_request(params: dict[str, Any], caps: dict[str, Any]) -> list[Findin
         out.append(Finding(ERROR, "elicitation.message", "message (a string) is required"))
     if mode == "url":
         url = params.get("url")
-        parts = _split(url)
-        if parts is None or not parts.scheme or not parts.netloc:
+        parts = split_uri(url)
+        if parts is None or not parts[1]:
             out.append(Finding(ERROR, "elicitation.url", f"url must be a valid absolute URL, got {url!r}"))
         if not isinstance(params.get("elicitationId"), str) or not params.get("elicitationId"):
             out.append(Finding(ERROR, "elicitation.id", "a URL mode request needs an elicitationId string"))
@@ -195,8 +187,8 @@ def _roots(roots: Any) -> list[Finding]:
     out: list[Finding] = []
     for i, root in enumerate(roots):
         uri = root.get("uri") if isinstance(root, dict) else None
-        parts = _split(uri)
-        if parts is None or parts.scheme != "file" or not parts.path.startswith("/"):
+        parts = split_uri(uri)
+        if parts is None or parts[0] != "file" or not parts[2].startswith("/"):
             out.append(
                 Finding(
                     ERROR, "roots.file-uri", f"roots[{i}]: {uri!r} is not a file:// URI with an absolute path"

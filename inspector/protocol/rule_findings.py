@@ -13,12 +13,11 @@ import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError
 
-__all__ = ["ERROR", "WARNING", "Finding", "blocks", "schema_error", "schema_findings"]
+__all__ = ["ERROR", "WARNING", "Finding", "blocks", "schema_error", "schema_findings", "split_uri"]
 
 ERROR, WARNING = "error", "warning"
 
@@ -46,6 +45,18 @@ def blocks(content: Any) -> list[dict[str, Any]]:
     return []
 
 
+# RFC 3986, appendix B (urllib is kept out of the sans-IO protocol package): scheme, authority, path.
+_URI = re.compile(r"^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?://([^/?#]*))?([^?#]*)(?:\?[^#]*)?(?:#.*)?$")
+
+
+def split_uri(value: Any) -> tuple[str, str | None, str] | None:
+    """(scheme, authority or None, path) of a URI string; None when it is not a string or has no scheme."""
+    match = _URI.match(value) if isinstance(value, str) and not any(c.isspace() for c in value) else None
+    if match is None or match.group(1) is None:
+        return None
+    return match.group(1).lower(), match.group(2), match.group(3)
+
+
 _FORMATS = FormatChecker(["date"])  # jsonschema's own: YYYY-MM-DD, a real date
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
@@ -56,12 +67,9 @@ def _email(value: object) -> bool:
     return not isinstance(value, str) or bool(_EMAIL.match(value))
 
 
-@_FORMATS.checks("uri", raises=ValueError)
+@_FORMATS.checks("uri")
 def _uri(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    parts = urlsplit(value)
-    return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*$", parts.scheme)) and " " not in value
+    return not isinstance(value, str) or split_uri(value) is not None
 
 
 @_FORMATS.checks("date-time", raises=ValueError)
