@@ -154,7 +154,9 @@ class ServeProcesses:
                 item.ready.set_result(found.group(1))
         code = await item.proc.wait()
         if not item.ready.done():
-            item.ready.set_exception(ServeStartFailed(f"mcp-inspect serve exited (status {code}): {_tail(item)}"))
+            item.ready.set_exception(
+                ServeStartFailed(f"mcp-inspect serve exited (status {code}): {_tail(item)}")
+            )
 
     async def _halt(self, item: ServeProcess, grace: float = 10) -> None:
         if item.proc.returncode is None:

@@ -48,7 +48,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.anyio
-async def test_start_a_scenario_connect_a_client_and_stop(fresh_api: Api, runtime: Path, tmp_path: Path) -> None:
+async def test_start_a_scenario_connect_a_client_and_stop(
+    fresh_api: Api, runtime: Path, tmp_path: Path
+) -> None:
     scenario = tmp_path / "tiny.yaml"
     scenario.write_text(SCENARIO)
     body = {"scenario": str(scenario), "protocolVersions": ["2025-06-18"]}
@@ -57,7 +59,12 @@ async def test_start_a_scenario_connect_a_client_and_stop(fresh_api: Api, runtim
     proc = started.json()
     assert proc["state"] == "running" and proc["url"] == f"http://127.0.0.1:{proc['port']}/mcp"
     assert proc["stdio"]["argv"][-6:] == [
-        str(scenario), "--stdio", "--db", str(fresh_api.db), "--protocol-version", "2025-06-18"
+        str(scenario),
+        "--stdio",
+        "--db",
+        str(fresh_api.db),
+        "--protocol-version",
+        "2025-06-18",
     ]
     entry = proc["stdio"]["client_config"]["mcpServers"]["mcp-inspect-serve"]
     assert [entry["command"], *entry["args"]] == proc["stdio"]["argv"]
