@@ -20,6 +20,7 @@ from inspector.api import (
     routes_messages,
     routes_replay,
     routes_serve,
+    routes_serve_processes,
     routes_sessions,
     routes_versions,
 )
@@ -30,6 +31,7 @@ from inspector.api.replay_jobs import ReplayJobs
 from inspector.api.routes_pages import STATIC_DIR, mount_pages
 from inspector.api.schemas import LiveEvent
 from inspector.api.security import Guard
+from inspector.api.serve_processes import ServeProcesses
 from inspector.api.versions_jobs import VersionsJobs
 
 __all__ = ["create_app"]
@@ -54,6 +56,7 @@ def create_app(
     """The ASGI app: the FastAPI app wrapped in the `Guard` (Host, Origin, token)."""
     feed = LiveFeed(engine, interval=live_interval)
     clients = ClientManager(engine, feed)
+    serve_processes = ServeProcesses(engine)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -62,6 +65,7 @@ def create_app(
             yield
         finally:
             await clients.aclose()
+            await serve_processes.aclose()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -83,6 +87,8 @@ def create_app(
     app.include_router(routes_replay.router)
     app.state.clients = clients
     app.include_router(routes_client.router)
+    app.state.serve_processes = serve_processes
+    app.include_router(routes_serve_processes.router)
     app.include_router(routes_serve.router)
     app.state.versions_jobs = VersionsJobs(engine)
     app.include_router(routes_versions.router)

@@ -125,16 +125,18 @@ class Requests:
         item = self.activity.inflight[key]
         if item.method in UNCANCELLABLE:
             raise ValueError(f"{item.method} cannot be cancelled (the spec forbids it)")
-        if self.cancel_closes_stream:
-            assert isinstance(self.conn, StreamableHttpConnection)
-            self.activity.cancelled(key, reason, "stream-closed", time.time())
-            await self.conn.abort(key, reason)
-        else:
-            self.activity.cancelled(key, reason, "notification", time.time())
-            params = mcp_types.CancelledNotificationParams(request_id=item.rpc_id, reason=reason or None)
-            await self.endpoint.notify("notifications/cancelled", wire(params))
+        how = "stream-closed" if self.cancel_closes_stream else "notification"
+        self.activity.cancelled(key, reason, how, time.time())
+        # Stop the waiter first: a server that answers the cancel at once (the SDK sends -32800)
+        # must not win the race and end the request as an ordinary error response.
         scope = self._scopes.get(key)
         if scope is not None:
             scope.cancel()
+        if self.cancel_closes_stream:
+            assert isinstance(self.conn, StreamableHttpConnection)
+            await self.conn.abort(key, reason)
+        else:
+            params = mcp_types.CancelledNotificationParams(request_id=item.rpc_id, reason=reason or None)
+            await self.endpoint.notify("notifications/cancelled", wire(params))
         await self.emit("cancelled", item.to_json(time.time()))
         return item

@@ -3,6 +3,8 @@ the user builds an elicitation form request in the UI and sends it, and the clie
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,3 +102,79 @@ def test_send_an_elicitation_form_built_in_the_ui(page: Page, serve_ui: tuple[Ui
     assert client_answers(db)["elicitation/create"] == [
         {"action": "accept", "content": {"city": "Oslo", "nights": 3}}
     ]
+
+
+class SamplingClient(ClientThread):
+    """A Python SDK client that answers sampling requests with a fixed reply."""
+
+    async def _sample(self, ctx: Any, params: Any) -> types.CreateMessageResult:
+        self.asked.append(params.system_prompt)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="Bonjour from the client"),
+            model="m-1",
+        )
+
+    async def _main(self) -> None:
+        async with mcp.Client(self.url, mode="legacy", sampling_callback=self._sample):
+            self.connected.set()
+            await anyio.to_thread.run_sync(self.done.wait)
+
+
+def test_start_a_mock_server_from_the_ui_and_sample_its_client(
+    page: Page, serve_ui: tuple[UiServer, Path], tmp_path: Path
+) -> None:
+    ui, db = serve_ui
+    page.goto(ui.url("/serve"))
+    start = page.get_by_role("button", name="Start mock server")
+
+    page.get_by_label("Scenario file", exact=True).check()
+    page.get_by_label("Scenario file path").fill(str(tmp_path / "missing.yaml"))
+    start.click()
+    expect(page.get_by_role("alert")).to_contain_text("no scenario file at")
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        page.get_by_label("Built-in scenario (every feature)").check()
+        page.get_by_label("Port").fill(str(taken.getsockname()[1]))
+        start.click()
+        expect(page.get_by_role("alert")).to_contain_text("cannot listen on", timeout=60_000)
+
+    page.get_by_label("Port").fill("")
+    page.get_by_label("2025-11-25").check()
+    start.click()
+    card = page.locator(".serve-process[data-state='running']")
+    expect(card).to_be_visible(timeout=60_000)
+    shot(page, "serve-start")
+    url = card.get_by_test_id("serve-url").inner_text().strip()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+    stdio = card.get_by_test_id("serve-stdio").inner_text()
+    assert "serve --stdio --db" in stdio and str(db) in stdio and "--protocol-version 2025-11-25" in stdio
+    pid = int(card.get_attribute("data-pid") or 0)
+
+    client = SamplingClient(url)
+    try:
+        assert client.connected.wait(60) and client.error is None, client.error
+        # No reload: the live feed announces the new mock-server session (the list poll is 15 s).
+        link = page.locator(".served-list a", has_text="mcp")
+        expect(link).to_be_visible(timeout=10_000)
+        link.click()
+        page.get_by_role("button", name="Sampling", exact=True).click()
+        page.get_by_label("System prompt").fill("Be brief.")
+        page.get_by_role("button", name="Send sampling/createMessage").click()
+        answer = page.locator(".sent-item[data-method='sampling/createMessage']")
+        expect(answer.locator(".client-answer")).to_contain_text("Bonjour from the client")
+        traffic = page.get_by_test_id("serve-traffic")
+        expect(traffic.locator("li[data-direction='c2s']")).to_contain_text("Bonjour from the client")
+        shot(page, "serve-started-from-ui")
+    finally:
+        client.stop()
+    assert client.asked == ["Be brief."]
+    assert client_answers(db)["sampling/createMessage"][0]["content"]["text"] == "Bonjour from the client"
+
+    page.get_by_role("link", name="all clients").click()
+    page.locator(".serve-process").get_by_role("button", name="Stop").click()
+    expect(page.locator(".serve-process")).to_have_count(0)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -8,6 +8,9 @@ Routes:
   GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
   GET  /abs-sse             a legacy SSE stream whose endpoint event is an absolute URL
   GET  /.well-known/oauth-authorization-server   a JSON document
+  POST /cancel-races        MCP-ish: initialize answered; tools/call streams (SSE) until the call is
+                            cancelled, then answers -32800 at once; notifications/cancelled is
+                            acknowledged (202) only 0.5 s later, so the answer always arrives first
 Prints "scripted http server listening on http://127.0.0.1:PORT" on stderr when ready.
 """
 
@@ -35,6 +38,40 @@ async def mcp(request: Request) -> Response:
     if "id" not in msg:
         return Response(status_code=202)
     return JSONResponse({"jsonrpc": "2.0", "id": msg["id"], "result": {"echo": msg.get("method")}})
+
+
+CANCELLED: dict[object, asyncio.Event] = {}
+
+
+async def cancel_races(request: Request) -> Response:
+    msg = json.loads(await request.body())
+    method = msg.get("method")
+    if method == "initialize":
+        result = {
+            "protocolVersion": msg["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "cancel-races", "version": "1"},
+        }
+        return JSONResponse({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+    if method == "notifications/cancelled":
+        CANCELLED.setdefault(msg["params"]["requestId"], asyncio.Event()).set()
+        await asyncio.sleep(0.5)
+        return Response(status_code=202)
+    if "id" not in msg:
+        return Response(status_code=202)
+
+    async def events():
+        cancelled = CANCELLED.setdefault(msg["id"], asyncio.Event())
+        token = ((msg.get("params") or {}).get("_meta") or {}).get("progressToken")
+        if token is not None:
+            progress = {"progressToken": token, "progress": 1, "total": 2}
+            note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}
+            yield f"data: {json.dumps(note)}\n\n".encode()
+        await cancelled.wait()
+        error = {"code": -32800, "message": "Request cancelled"}
+        yield f"data: {json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'error': error})}\n\n".encode()
+
+    return StreamingResponse(events(), media_type="text/event-stream")
 
 
 async def big(request: Request) -> Response:
@@ -99,6 +136,7 @@ app = Starlette(
     routes=[
         Route("/mcp", mcp, methods=["POST"]),
         Route("/big", big, methods=["POST"]),
+        Route("/cancel-races", cancel_races, methods=["POST"]),
         Route("/stream-then-break", stream_then_break),
         Route("/slow-stream", slow_stream),
         Route("/stats", stats),

@@ -393,6 +393,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/serve/processes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The serve processes this UI started */
+        get: operations["list_processes_api_serve_processes_get"];
+        put?: never;
+        /** Start `mcp-inspect serve --http 127.0.0.1:PORT` on a scenario, recording into this UI's database */
+        post: operations["start_process_api_serve_processes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/serve/processes/{process_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop a serve process (its sessions end) */
+        delete: operations["stop_process_api_serve_processes__process_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/serve/{session_id}/notify": {
         parameters: {
             query?: never;
@@ -2088,6 +2123,72 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** ServeProcessList */
+        ServeProcessList: {
+            /** @description The stdio command line for the built-in scenario */
+            builtinStdio: components["schemas"]["StdioCommand"];
+            /** Db */
+            db: string;
+            /** Processes */
+            processes: components["schemas"]["ServeProcessOut"][];
+        };
+        /**
+         * ServeProcessOut
+         * @description A serve process started by this UI.
+         */
+        ServeProcessOut: {
+            /** Command */
+            command: string;
+            /** Created */
+            created: number;
+            /** Exitcode */
+            exitCode: number | null;
+            /** Id */
+            id: string;
+            /**
+             * Output
+             * @description The process's last output lines
+             */
+            output: string[];
+            /** Pid */
+            pid: number;
+            /** Port */
+            port: number;
+            /** Protocolversions */
+            protocolVersions: string[];
+            /** Scenario */
+            scenario: string | null;
+            /**
+             * State
+             * @description starting, running or exited
+             */
+            state: string;
+            /** @description The same scenario on stdio, for a client's server configuration */
+            stdio: components["schemas"]["StdioCommand"];
+            /**
+             * Url
+             * @description The Streamable HTTP URL a client connects to
+             */
+            url: string | null;
+        };
+        /** ServeStart */
+        ServeStart: {
+            /**
+             * Port
+             * @description Loopback port; empty: a free one
+             */
+            port?: number | null;
+            /**
+             * Protocolversions
+             * @description Negotiate only these revisions; empty: all
+             */
+            protocolVersions?: string[];
+            /**
+             * Scenario
+             * @description A scenario file on the UI's machine; empty: the built-in scenario
+             */
+            scenario?: string | null;
+        };
         /**
          * ServedClient
          * @description A client connected to a serve process (its `mock-server` session).
@@ -2282,6 +2383,17 @@ export interface components {
              * @enum {string}
              */
             type: "session_updated";
+        };
+        /** StdioCommand */
+        StdioCommand: {
+            /** Argv */
+            argv: string[];
+            /** Client Config */
+            client_config: {
+                [key: string]: unknown;
+            };
+            /** Shell */
+            shell: string;
         };
         /**
          * StdioMock
@@ -3668,6 +3780,109 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServedList"];
+                };
+            };
+        };
+    };
+    list_processes_api_serve_processes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServeProcessList"];
+                };
+            };
+        };
+    };
+    start_process_api_serve_processes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServeStart"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServeProcessOut"];
+                };
+            };
+            /** @description bad scenario, versions or database */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description the process did not start (its output) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    stop_process_api_serve_processes__process_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                process_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such serve process */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

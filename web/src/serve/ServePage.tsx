@@ -1,41 +1,19 @@
 // The mock server workspace (/serve, /serve/:sessionId): the clients connected to `mcp-inspect serve`;
 // push sampling, elicitation, roots, logging or any message to one, and see its answers checked.
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { JsonBox } from "../client/Content";
 import { ElicitationForm } from "./ElicitationForm";
 import { LoggingForm, RawForm, RootsForm, SamplingForm, ToolsForm } from "./Forms";
 import { serveApi, type Json, type PushOut, type ServedClient } from "./api";
+import { useServed, useTraffic, type Row } from "./hooks";
+import { StartServer } from "./StartServer";
 import "../client/client.css";
 import "./serve.css";
 
 const TABS = ["Sampling", "Elicitation", "Roots", "Logging", "Raw", "Tools"] as const;
 
 type Sent = { n: number; method: string; params: Json | null; kind: "request" | "notification"; out?: PushOut; error?: string };
-
-function useServed() {
-  const [clients, setClients] = useState<ServedClient[] | null>(null);
-  const [processes, setProcesses] = useState(0);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(
-    () =>
-      serveApi.list().then(
-        (l) => {
-          setClients(l.clients);
-          setProcesses(l.processes);
-          setError(null);
-        },
-        (e: Error) => setError(e.message),
-      ),
-    [],
-  );
-  useEffect(() => {
-    load();
-    const timer = window.setInterval(load, 2000);
-    return () => window.clearInterval(timer);
-  }, [load]);
-  return { clients, processes, error, load };
-}
 
 export function ServePage() {
   const { sessionId } = useParams();
@@ -48,13 +26,15 @@ export function ServePage() {
     <div className="client-connect">
       <h2>Mock server</h2>
       <p>
-        Start one with <code>mcp-inspect serve [SCENARIO] [--http 127.0.0.1:PORT]</code> (same <code>--db</code> as
-        this UI), point your client at it, and its connections appear here.
+        Start a mock server here (or in a terminal: <code>mcp-inspect serve [SCENARIO] [--http 127.0.0.1:PORT]</code>{" "}
+        with the same <code>--db</code> as this UI), point your client at it, and its connections appear below.
       </p>
+      <StartServer onChange={load} />
       <p className="muted">
         {processes} serve process(es) running; {clients.length} client(s) connected.
       </p>
       {sessionId && <p className="error">No client connected in session {sessionId}.</p>}
+      <h3>Connected clients</h3>
       <ul className="served-list">
         {clients.map((c) => (
           <li key={c.sessionId}>
@@ -76,6 +56,7 @@ function Workspace({ client, reload }: { client: ServedClient; reload: () => voi
   const [sent, setSent] = useState<Sent[]>([]);
   const [counter, setCounter] = useState(0);
   const sid = client.sessionId;
+  const traffic = useTraffic(sid);
 
   const record = (entry: Sent) => setSent((all) => [entry, ...all.filter((s) => s.n !== entry.n)]);
   const send = (method: string, params: Json | null) => {
@@ -141,6 +122,8 @@ function Workspace({ client, reload }: { client: ServedClient; reload: () => voi
           {sent.map((s) => (
             <SentItem key={s.n} item={s} />
           ))}
+          <h3>Traffic (live)</h3>
+          <Traffic rows={traffic} />
         </aside>
       </div>
     </div>
@@ -174,5 +157,19 @@ function SentItem({ item }: { item: Sent }) {
         </ul>
       )}
     </div>
+  );
+}
+
+function Traffic({ rows }: { rows: Row[] }) {
+  if (rows.length === 0) return <p className="muted">No message since this page opened.</p>;
+  return (
+    <ol className="serve-traffic" data-testid="serve-traffic">
+      {rows.map((r) => (
+        <li key={r.seq} data-direction={r.direction} data-method={r.method ?? ""}>
+          <span className="muted">#{r.seq}</span> {r.direction === "c2s" ? "client →" : "→ client"}{" "}
+          <strong>{r.method ?? r.kind}</strong> <code className="preview">{r.preview.slice(0, 160)}</code>
+        </li>
+      ))}
+    </ol>
   );
 }

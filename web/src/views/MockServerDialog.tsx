@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { api, unwrap, type MockCommands, type Session } from "../api/client";
 import { CopyButton, Dialog } from "./Dialog";
 
-function Snippet({ text, testId, copyLabel }: { text: string; testId: string; copyLabel: string }) {
+export function Snippet({ text, testId, copyLabel }: { text: string; testId: string; copyLabel: string }) {
   return (
     <div className="snippet">
       <pre className="mono" data-testid={testId} tabIndex={0}>
