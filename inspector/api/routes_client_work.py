@@ -28,7 +28,11 @@ _NOT_OFFERED = {**_UNKNOWN, 409: {"description": "not connected, or the server d
 
 
 class RpcAnswer(BaseModel):
-    """The server's response message as it came: `result`, or `error` (code, message, data)."""
+    """The server's response message as it came: `result`, or `error` (code, message, data).
+
+    A 2026-07-28 subscription change answers with the new listen stream's
+    `notifications/subscriptions/acknowledged` as it came (`method`, `params`), or the error
+    the server answered the listen with, plus `listen`: the stream's state."""
 
     model_config = ConfigDict(extra="allow")
     id: Any = None
@@ -62,6 +66,9 @@ class FeaturesOut(BaseModel):
     """What the server declared, as the workspace offers it."""
 
     subscribe: bool
+    listen: bool = Field(
+        description="2026-07-28: subscriptions/listen carries subscriptions and list changes"
+    )
     completions: bool
     logging: bool
     set_level: bool
@@ -72,6 +79,44 @@ class FeaturesOut(BaseModel):
     list_changed: dict[str, bool]
 
 
+class ListenStreamOut(BaseModel):
+    """One subscriptions/listen request and its stream (2026-07-28)."""
+
+    key: str = Field(description="the listen request's JSON-RPC id as JSON text")
+    id: Any
+    requested: dict[str, Any] = Field(description="the SubscriptionFilter sent")
+    opened: float
+    state: Literal["opening", "open", "closed", "refused", "cancelled", "lost"]
+    honored: dict[str, Any] | None = Field(description="what the acknowledgement said the server will send")
+    acknowledged: float | None
+    ended: float | None
+    end_reason: str | None
+    response: dict[str, Any] | None = Field(
+        description="the listen request's response, when it ended with one"
+    )
+    notifications: int = Field(description="change notifications that named this stream")
+
+
+class ListenWanted(BaseModel):
+    uris: list[str]
+    list_changed: dict[str, bool]
+
+
+class ListenOut(BaseModel):
+    wanted: ListenWanted
+    current: ListenStreamOut | None
+    past: list[ListenStreamOut] = Field(description="earlier streams, newest first")
+
+
+class ListenIn(BaseModel):
+    """Which `notifications/{kind}/list_changed` to listen for (2026-07-28); kinds left out stay as they are."""
+
+    model_config = ConfigDict(extra="forbid")
+    tools: bool | None = None
+    prompts: bool | None = None
+    resources: bool | None = None
+
+
 class ActivityOut(BaseModel):
     features: FeaturesOut
     inflight: list[InFlightOut]
@@ -80,6 +125,7 @@ class ActivityOut(BaseModel):
     logs: list[dict[str, Any]] = Field(description="notifications/message: time, level, logger, data")
     log_level: str | None
     list_changed: list[dict[str, Any]] = Field(description="method, count, last")
+    listen: ListenOut
     tasks: list[dict[str, Any]] = Field(description="tasks as last seen (mcp-types Task fields)")
 
 
@@ -186,7 +232,8 @@ async def cancel_request(request: Request, client_id: str, key: str, body: Cance
 @router.post(
     "/api/clients/{client_id}/subscriptions",
     response_model=RpcAnswer,
-    summary="resources/subscribe (when the server declared resources.subscribe)",
+    summary="resources/subscribe (when the server declared resources.subscribe); at 2026-07-28 a new "
+    "subscriptions/listen stream with the URI added",
     responses=_NOT_OFFERED,
 )
 async def subscribe(request: Request, client_id: str, body: UriIn) -> Response:
@@ -196,11 +243,22 @@ async def subscribe(request: Request, client_id: str, body: UriIn) -> Response:
 @router.delete(
     "/api/clients/{client_id}/subscriptions",
     response_model=RpcAnswer,
-    summary="resources/unsubscribe",
+    summary="resources/unsubscribe; at 2026-07-28 a new subscriptions/listen stream without the URI",
     responses={**_NOT_OFFERED, 404: {"description": "no such client, or not subscribed to the URI"}},
 )
 async def unsubscribe(request: Request, client_id: str, uri: str = Query(min_length=1)) -> Response:
     return json_response(await _op(ops.unsubscribe(_client(request, client_id), uri)))
+
+
+@router.put(
+    "/api/clients/{client_id}/listen",
+    response_model=RpcAnswer,
+    summary="2026-07-28: listen for tools/prompts/resources list_changed (a new subscriptions/listen stream)",
+    responses={**_NOT_OFFERED, 504: {"description": "the server did not acknowledge the stream in time"}},
+)
+async def listen(request: Request, client_id: str, body: ListenIn) -> Response:
+    kinds = {k: v for k, v in body.model_dump().items() if v is not None}
+    return json_response(await _op(ops.listen_for_list_changes(_client(request, client_id), kinds)))
 
 
 @router.post(

@@ -21,7 +21,8 @@ Prompts
     ``review_code(code, language)``     prompt with a required and an optional argument
 
 ``resources/subscribe`` / ``resources/unsubscribe`` for handshake-era clients (any
-resource URI; ``edit_note`` notifies the subscribers of the note's URI).
+resource URI; ``edit_note`` notifies the subscribers of the note's URI); at 2026-07-28 the
+SDK serves ``subscriptions/listen`` and ``edit_note`` publishes the update on its bus.
 
 Plus a completion handler (prompt ``language`` and note ``name`` arguments) and a
 ``logging/setLevel`` handler for handshake-era clients (2026-07-28 clients opt in
@@ -271,10 +272,13 @@ def _register_subscriptions(server: MCPServer, notes: dict[str, str]) -> None:
     async def edit_note(ctx: Context, name: str, text: str) -> str:
         notes[name] = text
         uri = f"demo://notes/{name}"
+        # 2026-07-28: the SDK's subscription bus delivers it on the `subscriptions/listen` streams
+        # that asked for this URI (none: nothing is sent).
+        await ctx.notify_resource_updated(uri)
         if uri in subscribed:
             await ctx.request_context.session.send_resource_updated(uri)
             return f"{uri} changed; subscribers notified"
-        return f"{uri} changed; nobody subscribed"
+        return f"{uri} changed; handshake-era subscribers: none"
 
 
 def _register_logging(server: MCPServer, gate: LogGate) -> None:

@@ -39,6 +39,7 @@ from inspector.capture import Recorder, Tap
 from inspector.endpoint import Endpoint, RequestError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
+from inspector.mock.listen import Listens
 from inspector.mock.responders import Responder, automatic_answer
 from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
@@ -134,6 +135,7 @@ class MockClient:
         self._progress = itertools.count(1)
         self.activity = Activity()
         self.requests: Requests | None = None  # requests in flight, cancel
+        self.listens = Listens(self)  # 2026-07-28 subscriptions/listen
 
     async def start(self, tg: anyio.abc.TaskGroup) -> dict[str, Any]:
         """Connect and perform the handshake; return the server's initialize/discover response."""
@@ -224,6 +226,7 @@ class MockClient:
         *,
         progress: bool = False,
         timeout: float | None = None,
+        rpc_id: Any = None,
     ) -> dict[str, Any]:
         """Send a request; follow `input_required` rounds; return the final response message."""
         assert self.requests is not None
@@ -232,7 +235,7 @@ class MockClient:
             params.setdefault("_meta", {})["progressToken"] = f"p{next(self._progress)}"
         if self.config.stateless:
             params = self._envelope(params)
-        response = await self.requests.send(method, params, timeout or self.config.timeout)
+        response = await self.requests.send(method, params, timeout or self.config.timeout, rpc_id)
         for _round in range(INPUT_ROUNDS):
             result = response.get("result")
             if not isinstance(result, dict) or result.get("resultType") != "input_required":
@@ -328,6 +331,8 @@ class MockClient:
         await self._emit("notification", notification)
         observed = self.activity.notification(notification, time.time())
         if observed is not None:
+            if observed[0] == "listen":
+                self.listens.poke()
             await self._emit(*observed)
 
     async def _emit(self, kind: str, payload: dict[str, Any]) -> None:

@@ -75,9 +75,12 @@ class Requests:
         self.cancel_closes_stream = stateless and isinstance(conn, StreamableHttpConnection)
         self._scopes: dict[str, anyio.CancelScope] = {}
 
-    async def send(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and return its response; `RequestCancelled` when cancelled meanwhile."""
-        rpc_id = self.endpoint.next_id()
+    async def send(
+        self, method: str, params: dict[str, Any], timeout: float, rpc_id: Any = None
+    ) -> dict[str, Any]:
+        """Send one request (with a fresh id unless given) and return its response;
+        `RequestCancelled` when cancelled meanwhile."""
+        rpc_id = self.endpoint.next_id() if rpc_id is None else rpc_id
         key = id_key(rpc_id)
         item = self.activity.started(key, rpc_id, method, params, time.time())
         await self.emit("request", item.to_json(time.time()))

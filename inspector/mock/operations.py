@@ -1,6 +1,7 @@
 """The mock client's work with the server beyond plain requests, checked against what it declared.
 
-Subscriptions, completions, log level, ping and tasks. Each operation checks
+Subscriptions (at 2026-07-28 through `subscriptions/listen`, `mock/listen.py`), list-changed
+opt-in (2026-07-28), completions, log level, ping and tasks. Each operation checks
 the server's capabilities (and whether the negotiated revision has the
 method) first and raises `Unsupported` with the reason instead of sending a
 request the server never offered; params are built with `mcp-types` models.
@@ -17,12 +18,14 @@ import mcp_types
 
 from inspector.mock.client import MockClient
 from inspector.mock.inflight import wire
+from inspector.mock.listen_state import ListenStream
 
 __all__ = [
     "NotSubscribed",
     "Unsupported",
     "call_tool_as_task",
     "complete",
+    "listen_for_list_changes",
     "ping",
     "set_log_level",
     "subscribe",
@@ -47,10 +50,24 @@ def _features(client: MockClient) -> dict[str, Any]:
     return client.activity.features.to_json()
 
 
+def _answer(stream: ListenStream | None) -> dict[str, Any]:
+    """What a listen change returns: the acknowledgement as it came, or the error answer."""
+    if stream is None:
+        return {"result": None, "listen": None}
+    if stream.ack is not None:
+        return {**stream.ack, "listen": stream.to_json()}
+    return {**(stream.response or {}), "listen": stream.to_json()}
+
+
 async def subscribe(client: MockClient, uri: str) -> dict[str, Any]:
-    """`resources/subscribe`; the subscription is listed once the server accepted it."""
-    if not _features(client)["subscribe"]:
+    """`resources/subscribe`; the subscription is listed once the server accepted it.
+    At 2026-07-28: a new `subscriptions/listen` stream with the URI added to the set."""
+    features = _features(client)
+    if not features["subscribe"]:
         raise Unsupported(_why(client, "resources/subscribe", "resources.subscribe"))
+    if features["listen"]:
+        client.activity.listening.want(add=uri)
+        return _answer(await client.listens.relisten(f"subscribe {uri}"))
     response = await client.request("resources/subscribe", wire(mcp_types.SubscribeRequestParams(uri=uri)))
     if "result" in response:
         await client._emit("subscription", client.activity.subscribed(uri, time.time()))
@@ -60,6 +77,10 @@ async def subscribe(client: MockClient, uri: str) -> dict[str, Any]:
 async def unsubscribe(client: MockClient, uri: str) -> dict[str, Any]:
     """`resources/unsubscribe` for a URI the client subscribed to."""
     sub = client.activity.subscriptions.get(uri)
+    listening = client.activity.listening
+    if _features(client)["listen"] and uri in listening.uris:
+        listening.want(remove=uri)
+        return _answer(await client.listens.relisten(f"unsubscribe {uri}"))
     if sub is None or not sub.get("subscribed"):
         raise NotSubscribed(f"not subscribed to {uri!r}")
     response = await client.request(
@@ -70,6 +91,21 @@ async def unsubscribe(client: MockClient, uri: str) -> dict[str, Any]:
         if changed is not None:
             await client._emit("subscription", changed)
     return response
+
+
+async def listen_for_list_changes(client: MockClient, kinds: dict[str, bool]) -> dict[str, Any]:
+    """2026-07-28: opt in to (or out of) `notifications/{kind}/list_changed` by listening again."""
+    if not _features(client)["listen"]:
+        raise Unsupported(
+            f"subscriptions/listen does not exist in protocol {client.negotiated_version}: "
+            "list_changed notifications come without asking there"
+        )
+    declared = _features(client)["list_changed"]
+    undeclared = [kind for kind, on in kinds.items() if on and not declared.get(kind)]
+    if undeclared:
+        raise Unsupported(f"the server did not declare {', '.join(undeclared)}.listChanged")
+    client.activity.listening.want(kinds=kinds)
+    return _answer(await client.listens.relisten("list-changed choice"))
 
 
 async def complete(

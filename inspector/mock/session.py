@@ -11,10 +11,18 @@ Reactions come from a `Script` (a recording, `mock/script.py`, or a
 scenario, `inspector/scenario`). Their actions: `notify`, `request` (sent
 with a fresh id; the reaction waits for the client's answer, which the
 transport delivers with `deliver_response`), `respond`, `sleep`, `hang`
-(never answer) and `raw`. Under the stateless 2026-07-28 revision a request
+(never answer), `raw` and `listen`. Under the stateless 2026-07-28 revision a request
 cannot reach the client on its own: a run of `request` actions becomes an
 `input_required` result (`inputRequests` + an opaque `requestState` saying
 where to resume) and the client's retry with `inputResponses` resumes it.
+
+`listen` serves a 2026-07-28 `subscriptions/listen` request: the
+acknowledgement first, then the rest of the reaction (the scenario's timers)
+on that stream, and the stream stays open until the client cancels it
+(`notifications/cancelled`, or over HTTP by closing it) or goes away. Under
+2026-07-28 notifications that belong to no request (`after` steps, timers)
+go to the open listen streams whose filter admits them, stamped with the
+stream's id (`inspector.protocol.listen`); there is no other channel for them.
 
 Unmatched requests follow the policy: `error` (a JSON-RPC error naming the
 nearest recorded request and what differed), `forward` (ask a real server
@@ -33,6 +41,7 @@ import orjson
 
 from inspector.mock.script import Action, Reaction
 from inspector.protocol import id_key
+from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, admits, stamp
 from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
 from inspector.replay.matching import Miss
 
@@ -75,6 +84,26 @@ def _resume(params: dict[str, Any]) -> tuple[int, list[Any]] | None:
     return at, answers
 
 
+class ListenStream:
+    """One open `subscriptions/listen` stream of this session."""
+
+    def __init__(self, rpc_id: Any, honored: dict[str, Any], log_level: str | None, out: Out) -> None:
+        self.rpc_id = rpc_id
+        self.honored = honored
+        self.log_level = log_level
+        self.out = out
+        self.ended = anyio.Event()
+
+    async def deliver(self, message: dict[str, Any] | bytes) -> None:
+        """Send a notification the stream's filter admits (stamped with its id); drop anything else."""
+        if (
+            isinstance(message, dict)
+            and "id" not in message
+            and admits(self.honored, message, self.log_level)
+        ):
+            await self.out(stamp(message, self.rpc_id))
+
+
 class MockSession:
     def __init__(
         self,
@@ -100,12 +129,16 @@ class MockSession:
         self.closed = anyio.Event()
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+        self.modern = False  # a 2026-07-28 client: notifications outside a request go to listen streams
+        self.listens: dict[str, ListenStream] = {}
 
     def close(self) -> None:
         """The client is gone: hanging and sleeping reactions stop, pending questions get no answer."""
         self.closed.set()
         for event, _slot in list(self._waiting.values()):
             event.set()
+        for stream in list(self.listens.values()):
+            stream.ended.set()
 
     async def handle(self, message: dict[str, Any], out: Out) -> bool:
         """React to one client message; True when a response to it was sent."""
@@ -115,6 +148,13 @@ class MockSession:
             self.deliver_response(message)
             return False
         is_request = "id" in message
+        if is_request and is_modern(message):
+            self.modern = True
+        if message.get("method") == "notifications/cancelled":
+            cancelled = (message.get("params") or {}).get("requestId")
+            stream = self.listens.get(id_key(cancelled))
+            if stream is not None:
+                stream.ended.set()
         reaction, miss = self.script.react(message) if self.play else (None, None)
         if reaction is not None:
             return await self.play_reaction(reaction, message, out)
@@ -157,7 +197,12 @@ class MockSession:
             i += 1
             if action is None:
                 continue
-            target = (self.background or out) if responded else out
+            if not responded:
+                target = out
+            elif self.modern:  # 2026-07-28: nothing outside a request but the listen streams
+                target = self.later
+            else:
+                target = self.background or out
             if action.kind == "notify":
                 await target({"jsonrpc": "2.0", **action.payload})
             elif action.kind == "request" and modern and not responded:
@@ -203,7 +248,42 @@ class MockSession:
             elif action.kind == "hang":
                 await self.closed.wait()
                 return responded
+            elif action.kind == "listen" and "id" in message:
+                rest = Reaction(actions[i:], render=reaction.render)
+                await self._listen(message["id"], action.payload, rest, out)
+                return responded
         return responded
+
+    async def later(self, message: dict[str, Any] | bytes) -> None:
+        """Where a message that belongs to no request goes: under 2026-07-28 a notification goes to
+        the listen streams, anything else to the session's background channel."""
+        if self.modern and isinstance(message, dict) and "id" not in message:
+            await self.broadcast(message)
+        elif self.background is not None:
+            await self.background(message)
+        # else: no channel at all (a stateless client with no listen stream): nothing can be sent
+
+    async def broadcast(self, message: dict[str, Any] | bytes) -> None:
+        """Deliver a notification on every open listen stream that asked for it."""
+        for stream in list(self.listens.values()):
+            await stream.deliver(message)
+
+    async def _listen(self, rpc_id: Any, payload: dict[str, Any], rest: Reaction, out: Out) -> None:
+        """Serve one listen stream: acknowledge, play `rest` on it, stay open until it is ended."""
+        honored = payload.get("notifications") or {}
+        stream = ListenStream(rpc_id, honored, payload.get("logLevel"), out)
+        key = id_key(rpc_id)
+        self.listens[key] = stream
+        try:
+            meta = {SUBSCRIPTION_ID_META_KEY: rpc_id}
+            ack = {"method": ACKNOWLEDGED, "params": {"notifications": honored, "_meta": meta}}
+            await out({"jsonrpc": "2.0", **ack})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.play_reaction, rest, {}, stream.deliver)
+                await stream.ended.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            self.listens.pop(key, None)
 
     @staticmethod
     def _rendered(reaction: Reaction, action: Action, answers: list[Any]) -> Action | None:

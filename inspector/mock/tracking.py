@@ -8,6 +8,7 @@ server's notifications, and keeps what the workspace shows:
 - resource subscriptions with the count and time of `notifications/resources/updated`;
 - `notifications/message` log entries and the level last set;
 - list-changed hints (`notifications/{tools,prompts,resources}/list_changed`);
+- at 2026-07-28 the `subscriptions/listen` streams that carry those (`ListenState`);
 - tasks (2025-11-25) as last seen in a `CreateTaskResult`, `tasks/get`,
   `tasks/list`, `tasks/cancel` or `notifications/tasks/status`.
 
@@ -19,6 +20,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
+
+from inspector.mock.listen_state import ListenState
+from inspector.protocol.listen import ACKNOWLEDGED, LISTEN
 
 __all__ = ["Activity", "InFlight", "ServerFeatures"]
 
@@ -92,8 +96,11 @@ class ServerFeatures:
         return node
 
     def to_json(self) -> dict[str, Any]:
+        listen = self.has_method(LISTEN) and self.methods is not None
         return {
-            "subscribe": bool(self._cap("resources", "subscribe")) and self.has_method("resources/subscribe"),
+            "subscribe": bool(self._cap("resources", "subscribe"))
+            and (self.has_method("resources/subscribe") or listen),
+            "listen": listen,
             "completions": self._cap("completions") is not None and self.has_method("completion/complete"),
             "logging": self._cap("logging") is not None,
             "set_level": self._cap("logging") is not None and self.has_method("logging/setLevel"),
@@ -120,6 +127,7 @@ class Activity:
         self.log_level: str | None = None
         self.list_changed: dict[str, dict[str, Any]] = {}
         self.tasks: dict[str, dict[str, Any]] = {}
+        self.listening = ListenState()
         self._late: dict[str, InFlight] = {}  # cancelled, a response may still come
 
     # -- requests ---------------------------------------------------------------------------
@@ -199,6 +207,16 @@ class Activity:
             }
             self.logs.append(entry)
             return "log", entry
+        if method == ACKNOWLEDGED:
+            stream = self.listening.acknowledged(message, now)
+            if stream is None:
+                return None
+            if stream is self.listening.current:
+                self.sync_listen_subscriptions(now)
+            return "listen", self.listening.to_json()
+        counted = self.listening.stream_of(message)
+        if counted is not None:
+            counted.notifications += 1
         if method == "notifications/resources/updated":
             uri = str(params.get("uri"))
             sub = self.subscriptions.get(uri)
@@ -229,6 +247,15 @@ class Activity:
             return None
         sub["subscribed"] = False
         return dict(sub)
+
+    def sync_listen_subscriptions(self, now: float) -> None:
+        """At 2026-07-28 a URI is subscribed while the current listen stream honors it."""
+        honored = set(self.listening.honored_uris())
+        for uri in honored:
+            if not self.subscriptions.get(uri, {}).get("subscribed"):
+                self.subscribed(uri, now)
+        for uri in [u for u, sub in self.subscriptions.items() if sub.get("subscribed") and u not in honored]:
+            self.unsubscribed(uri)
 
     # -- tasks ------------------------------------------------------------------------------
 
@@ -266,5 +293,6 @@ class Activity:
             "logs": list(self.logs),
             "log_level": self.log_level,
             "list_changed": list(self.list_changed.values()),
+            "listen": self.listening.to_json(),
             "tasks": sorted(self.tasks.values(), key=lambda t: str(t.get("createdAt") or t.get("seen"))),
         }

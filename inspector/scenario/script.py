@@ -3,7 +3,8 @@
 `ScenarioScript.react(message)` answers one client message: version
 negotiation (`initialize`, `server/discover`, the per-request 2026-07-28
 `_meta` version), lists and lookups from the `Offer`, the steps of a tool
-call, deliberate faults, and timers (started by `notifications/initialized`).
+call, deliberate faults, and timers (started by `notifications/initialized`;
+under 2026-07-28 by each `subscriptions/listen` stream, on that stream).
 Strings are rendered just before each action is played, with the request's
 `arguments`/`params` and the client's `answers` to earlier steps.
 """
@@ -19,6 +20,7 @@ from mcp_types import methods as _methods
 
 from inspector.mock.script import Action, Reaction, RecordedScript
 from inspector.mock.session import is_modern
+from inspector.protocol.listen import LISTEN, honored_filter
 from inspector.protocol.versions import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from inspector.replay.matching import Miss
 from inspector.scenario import models as m
@@ -235,6 +237,8 @@ class ScenarioScript:
             if self.scenario.instructions:
                 result["instructions"] = self.scenario.instructions
             return [Action("respond", {"result": result})]
+        if method == LISTEN:
+            return self._listen(params, message)
         if method in _EMPTY_RESULT_METHODS:
             return [Action("respond", {"result": {}})]
         listed = self.offer.list_result(method)
@@ -249,6 +253,22 @@ class ScenarioScript:
         if method == "prompts/get":
             return self._prompt(params, message)
         return None
+
+    def _listen(self, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:
+        """2026-07-28 `subscriptions/listen`: the honored filter, then the timers on that stream
+        (their notifications; a server request cannot travel on it)."""
+        if not is_modern(message):
+            return [_error(-32601, f"Method not found: {LISTEN} (a 2026-07-28 method)")]
+        try:
+            honored = honored_filter(params.get("notifications"), self.offer.capabilities())
+        except ValueError as exc:
+            return [_error(-32602, str(exc))]
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        listen = Action(
+            "listen", {"notifications": honored, "logLevel": meta.get(mcp_types.LOG_LEVEL_META_KEY)}
+        )
+        timers = [a for a in timer_actions(self.scenario.timers) if a.kind in ("notify", "sleep")]
+        return [listen, *timers]
 
     def _initialize(self, params: dict[str, Any]) -> Action:
         requested = params.get("protocolVersion")

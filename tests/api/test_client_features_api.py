@@ -16,7 +16,7 @@ import orjson
 
 from inspector.store import iter_messages, open_engine
 from tests.api.conftest import Api
-from tests.api.test_client_api import _connect, _ok, _request
+from tests.api.test_client_api import DEMO, _connect, _ok, _request
 from tests.api.test_live import _next, _ws
 from tests.http_peers import demo_http_server
 
@@ -175,6 +175,8 @@ def test_demo_over_streamable_http(fresh_api: Api) -> None:
         refused = api.http.post(f"/api/clients/{cid}/tasks", json={"name": "echo"})
         assert refused.status_code == 409 and "tasks.requests.tools.call" in refused.json()["detail"]
 
+        no_listen = api.http.put(f"/api/clients/{cid}/listen", json={"tools": True})
+        assert no_listen.status_code == 409 and "come without asking" in no_listen.json()["detail"]
         uri = "demo://notes/shopping"
         _ok(api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": uri}))
         edited = _request(
@@ -216,15 +218,95 @@ def test_demo_over_streamable_http(fresh_api: Api) -> None:
     assert "notifications/resources/updated" in received and "notifications/progress" in received
 
 
+def _listen_requests(api: Api, sid: int) -> list[dict[str, Any]]:
+    return [
+        orjson.loads(m.raw)
+        for m in _rows(api, sid)
+        if m.method == "subscriptions/listen" and m.kind == "request" and m.direction == "c2s"
+    ]
+
+
+def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
+    """At 2026-07-28 subscribing opens a subscriptions/listen stream; changing the set re-listens."""
+    features = _activity(api, cid)["features"]
+    assert features["subscribe"] and features["listen"]
+    note, readme = "demo://notes/shopping", "demo://readme"
+    first = _ok(api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": note}))
+    assert first["method"] == "notifications/subscriptions/acknowledged"
+    assert first["params"]["notifications"]["resourceSubscriptions"] == [note]
+    assert first["listen"]["state"] == "open"
+    edited = _request(
+        api, cid, "tools/call", {"name": "edit_note", "arguments": {"name": "shopping", "text": "tea"}}
+    )
+    assert "changed" in edited["result"]["content"][0]["text"]
+    sub = _until(
+        api, cid, lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 1], "update"
+    )
+    assert sub[0]["subscribed"] and sub[0]["last_update"] >= sub[0]["since"]
+    # A second URI and the list-changed opt-in: each is a new stream, the old one cancelled.
+    _ok(api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": readme}))
+    opted = _ok(api.http.put(f"/api/clients/{cid}/listen", json={"tools": True}))
+    assert opted["params"]["notifications"] == {
+        "toolsListChanged": True,
+        "resourceSubscriptions": [note, readme],
+    }
+    listen = _activity(api, cid)["listen"]
+    assert listen["current"]["state"] == "open" and listen["wanted"]["list_changed"]["tools"]
+    assert [p["state"] for p in listen["past"]] == ["cancelled", "cancelled"]
+    assert "replaced by listen" in listen["past"][0]["end_reason"]
+    _request(api, cid, "tools/call", {"name": "edit_note", "arguments": {"name": "shopping", "text": "tea!"}})
+    _until(api, cid, lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 2], "2nd")
+    # Unsubscribing every URI and the list changes: the stream is cancelled, nothing re-opened.
+    _ok(api.http.delete(f"/api/clients/{cid}/subscriptions", params={"uri": readme}))
+    _ok(api.http.delete(f"/api/clients/{cid}/subscriptions", params={"uri": note}))
+    gone = api.http.delete(f"/api/clients/{cid}/subscriptions", params={"uri": note})
+    assert gone.status_code == 404
+    off = _ok(api.http.put(f"/api/clients/{cid}/listen", json={"tools": False}))
+    assert off["listen"] is None
+    _until(api, cid, lambda a: a["listen"]["current"]["state"] == "cancelled", "the last stream cancelled")
+    activity = _activity(api, cid)
+    assert not [s for s in activity["subscriptions"] if s["subscribed"]]
+    assert not [r for r in activity["inflight"] if r["method"] == "subscriptions/listen"]
+    # The recorded session: the listen requests with their filters, the acknowledgements and
+    # the updates, each naming its stream.
+    sent = _listen_requests(api, sid)
+    assert [r["params"]["notifications"] for r in sent] == [
+        {"resourceSubscriptions": [note]},
+        {"resourceSubscriptions": [note, readme]},
+        {"toolsListChanged": True, "resourceSubscriptions": [note, readme]},
+        {"toolsListChanged": True, "resourceSubscriptions": [note]},
+        {"toolsListChanged": True},
+    ]
+    assert all(r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for r in sent)
+    frames = [orjson.loads(m.raw) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"]
+    acks = [f for f in frames if f["method"] == "notifications/subscriptions/acknowledged"]
+    updates = [f for f in frames if f["method"] == "notifications/resources/updated"]
+    key = "io.modelcontextprotocol/subscriptionId"
+    assert [a["params"]["_meta"][key] for a in acks] == [r["id"] for r in sent]
+    assert [u["params"]["uri"] for u in updates] == [note, note]
+    assert [u["params"]["_meta"][key] for u in updates] == [sent[0]["id"], sent[2]["id"]]
+
+
+def test_2026_over_stdio_subscribes_through_listen(fresh_api: Api) -> None:
+    api = fresh_api
+    created = _connect(api, {"command": DEMO}, "2026-07-28")
+    cid, sid = created["id"], created["session_id"]
+    _subscribe_through_listen(api, cid, sid)
+    # On stdio the old streams are cancelled with notifications/cancelled naming them.
+    cancels = [orjson.loads(m.raw) for m in _rows(api, sid) if m.method == "notifications/cancelled"]
+    assert [c["params"]["requestId"] for c in cancels] == [r["id"] for r in _listen_requests(api, sid)]
+
+
 def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
     api = fresh_api
     with demo_http_server() as url:
         created = _connect(api, {"url": url}, "2026-07-28")
         cid, sid = created["id"], created["session_id"]
-        refused = api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": "demo://readme"})
-        assert (
-            refused.status_code == 409 and "does not exist in protocol 2026-07-28" in refused.json()["detail"]
-        )
+        _subscribe_through_listen(api, cid, sid)
+        closed_listens = [
+            m for m in _rows(api, sid) if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
+        ]
+        assert len(closed_listens) == 5
         # No logging/setLevel at 2026-07-28: the level goes in each request's _meta.
         assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "info"}))["via"] == "_meta"
         cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
@@ -234,7 +316,7 @@ def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
     closes = [
         m for m in rows if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
     ]
-    assert len(closes) == 1 and closes[0].meta["cancel_reason"] == "enough"
+    assert len(closes) == 6 and closes[-1].meta["cancel_reason"] == "enough"
     calls = [orjson.loads(m.raw) for m in rows if m.method == "tools/call" and m.kind == "request"]
     assert calls[-1]["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "info"
 

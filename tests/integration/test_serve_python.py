@@ -7,6 +7,8 @@ and the client's answers must be in the recorded `mock-server` session.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +133,54 @@ async def test_restricted_versions_make_the_client_fall_back(db_path: Path) -> N
     assert b'"protocolVersion":"2025-06-18"' in init.raw
     session = next(s for s in list_sessions(open_engine(db_path)) if s.kind == "mock-server")
     assert session.protocol_version == "2025-06-18"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+async def test_python_client_listens_at_2026(db_path: Path, transport: str) -> None:
+    """`subscriptions/listen` (the SDK's default 2026-07-28 mode): the `change_lists` tool's `after`
+    steps reach the client on its listen stream, filtered to what it asked for."""
+    from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
+
+    events: list[Any] = []
+    async with contextlib.AsyncExitStack() as stack:
+        stack.enter_context(anyio.fail_after(90))
+        if transport == "http":
+            target: Any = stack.enter_context(serve_http(db_path))
+        else:
+            argv = serve_argv(db_path)
+            target = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
+        client = await stack.enter_async_context(Callbacks().client(target, "auto"))
+        wanted = {"tools_list_changed": True, "resource_subscriptions": ["mock://readme"]}
+        async with client.listen(**wanted) as sub:  # type: ignore[arg-type]
+            assert sub.honored.tools_list_changed and sub.honored.resource_subscriptions == ["mock://readme"]
+            assert _text(await client.call_tool("change_lists", {})) == "changed"
+            async for event in sub:
+                events.append(event)
+                if len(events) == 2:
+                    break
+    assert events == [ToolsListChanged(), ResourceUpdated(uri="mock://readme")]
+    rows = mock_rows(db_path)
+    bodies = [b for r in rows for b in _frames(r)]
+    (listen,) = [b for b in bodies if b.get("method") == "subscriptions/listen" and "id" in b]
+    stamped = [
+        b["method"]
+        for b in bodies
+        if (b.get("params") or {}).get("_meta", {}).get("io.modelcontextprotocol/subscriptionId") == listen["id"]
+    ]
+    # Acknowledged first; the prompts and resources list changes were not asked for and were not sent.
+    assert stamped == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+        "notifications/resources/updated",
+    ]
+    session = next(s for s in list_sessions(open_engine(db_path)) if s.kind == "mock-server")
+    assert session.protocol_version == "2026-07-28"
+
+
+def _frames(row: Any) -> list[dict[str, Any]]:
+    try:
+        body = json.loads(row.raw)
+    except ValueError:
+        return []
+    return [b for b in (body if isinstance(body, list) else [body]) if isinstance(b, dict)]

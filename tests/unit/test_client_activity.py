@@ -53,7 +53,7 @@ def test_features_follow_capabilities_and_the_revision() -> None:
     caps = {"resources": {"subscribe": True}, "completions": {}, "logging": {}}
     old = ServerFeatures(caps, frozenset({"resources/subscribe", "completion/complete", "logging/setLevel"}))
     assert old.to_json()["subscribe"] and old.to_json()["set_level"] and not old.to_json()["tasks"]
-    modern = ServerFeatures(caps, frozenset({"completion/complete"}))  # 2026-07-28: no subscribe, no setLevel
+    modern = ServerFeatures(caps, frozenset({"completion/complete"}))  # no subscribe nor listen, no setLevel
     assert (
         not modern.to_json()["subscribe"]
         and not modern.to_json()["set_level"]

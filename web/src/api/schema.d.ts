@@ -112,6 +112,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** 2026-07-28: listen for tools/prompts/resources list_changed (a new subscriptions/listen stream) */
+        put: operations["listen_api_clients__client_id__listen_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/log-level": {
         parameters: {
             query?: never;
@@ -264,9 +281,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** resources/subscribe (when the server declared resources.subscribe) */
+        /** resources/subscribe (when the server declared resources.subscribe); at 2026-07-28 a new subscriptions/listen stream with the URI added */
         post: operations["subscribe_api_clients__client_id__subscriptions_post"];
-        /** resources/unsubscribe */
+        /** resources/unsubscribe; at 2026-07-28 a new subscriptions/listen stream without the URI */
         delete: operations["unsubscribe_api_clients__client_id__subscriptions_delete"];
         options?: never;
         head?: never;
@@ -786,6 +803,7 @@ export interface components {
             list_changed: {
                 [key: string]: unknown;
             }[];
+            listen: components["schemas"]["ListenOut"];
             /** Log Level */
             log_level: string | null;
             /**
@@ -1317,6 +1335,11 @@ export interface components {
             list_changed: {
                 [key: string]: boolean;
             };
+            /**
+             * Listen
+             * @description 2026-07-28: subscriptions/listen carries subscriptions and list changes
+             */
+            listen: boolean;
             /** Logging */
             logging: boolean;
             /** Set Level */
@@ -1488,6 +1511,89 @@ export interface components {
             received: number;
             /** Waiting S */
             waiting_s: number;
+        };
+        /**
+         * ListenIn
+         * @description Which `notifications/{kind}/list_changed` to listen for (2026-07-28); kinds left out stay as they are.
+         */
+        ListenIn: {
+            /** Prompts */
+            prompts?: boolean | null;
+            /** Resources */
+            resources?: boolean | null;
+            /** Tools */
+            tools?: boolean | null;
+        };
+        /** ListenOut */
+        ListenOut: {
+            current: components["schemas"]["ListenStreamOut"] | null;
+            /**
+             * Past
+             * @description earlier streams, newest first
+             */
+            past: components["schemas"]["ListenStreamOut"][];
+            wanted: components["schemas"]["ListenWanted"];
+        };
+        /**
+         * ListenStreamOut
+         * @description One subscriptions/listen request and its stream (2026-07-28).
+         */
+        ListenStreamOut: {
+            /** Acknowledged */
+            acknowledged: number | null;
+            /** End Reason */
+            end_reason: string | null;
+            /** Ended */
+            ended: number | null;
+            /**
+             * Honored
+             * @description what the acknowledgement said the server will send
+             */
+            honored: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: unknown;
+            /**
+             * Key
+             * @description the listen request's JSON-RPC id as JSON text
+             */
+            key: string;
+            /**
+             * Notifications
+             * @description change notifications that named this stream
+             */
+            notifications: number;
+            /** Opened */
+            opened: number;
+            /**
+             * Requested
+             * @description the SubscriptionFilter sent
+             */
+            requested: {
+                [key: string]: unknown;
+            };
+            /**
+             * Response
+             * @description the listen request's response, when it ended with one
+             */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "opening" | "open" | "closed" | "refused" | "cancelled" | "lost";
+        };
+        /** ListenWanted */
+        ListenWanted: {
+            /** List Changed */
+            list_changed: {
+                [key: string]: boolean;
+            };
+            /** Uris */
+            uris: string[];
         };
         /**
          * LiveEvent
@@ -2110,6 +2216,10 @@ export interface components {
         /**
          * RpcAnswer
          * @description The server's response message as it came: `result`, or `error` (code, message, data).
+         *
+         *     A 2026-07-28 subscription change answers with the new listen stream's
+         *     `notifications/subscriptions/acknowledged` as it came (`method`, `params`), or the error
+         *     the server answered the listen with, plus `listen`: the stream's state.
          */
         RpcAnswer: {
             /** Error */
@@ -2976,6 +3086,62 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    listen_api_clients__client_id__listen_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description the server did not acknowledge the stream in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

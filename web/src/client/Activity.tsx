@@ -1,7 +1,8 @@
 // The workspace's live panels: requests in flight (elapsed time, progress, Cancel), ping with its
-// round trip, list-changed hints, and the server's log messages with a level picker and filter.
+// round trip, list-changed hints (and at 2026-07-28 the listen stream), and the server's log messages with a level picker and filter.
 import { useState } from "react";
 import { JsonBox } from "./Content";
+import { ListenPanel } from "./Listen";
 import { clock, LEVELS, useTicker, workApi, type Activity, type InFlight, type Level } from "./work";
 
 export function ProgressBar({ progress }: { progress: InFlight["progress"] }) {
@@ -95,9 +96,12 @@ export function PingButton({ clientId }: { clientId: string }) {
   );
 }
 
-export function ListChangedHints({ activity }: { activity: Activity }) {
-  if (!activity.list_changed.length) return null;
+export function ListChangedHints({ clientId, activity }: { clientId: string; activity: Activity }) {
+  const listen = activity.features.listen ? <ListenPanel clientId={clientId} activity={activity} /> : null;
+  if (!activity.list_changed.length) return listen;
   return (
+    <>
+    {listen}
     <div className="hint" data-testid="list-changed">
       {activity.list_changed.map((h) => (
         <p key={String(h.method)} className="small">
@@ -106,6 +110,7 @@ export function ListChangedHints({ activity }: { activity: Activity }) {
         </p>
       ))}
     </div>
+    </>
   );
 }
 

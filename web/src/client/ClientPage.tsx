@@ -112,7 +112,7 @@ function Workspace({ clientId }: { clientId: string }) {
           </button>
         ))}
       </nav>
-      <ListChangedHints activity={activity} />
+      <ListChangedHints clientId={clientId} activity={activity} />
       <div className="client-body">
         <div className="client-main">
           {tab === "Tools" && <ToolsTab clientId={clientId} activity={activity} />}

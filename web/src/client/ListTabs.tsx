@@ -108,6 +108,9 @@ export function ResourcesTab({ clientId, activity }: { clientId: string; activit
       </ul>
       <div className="pane">
         {!canSubscribe && <p className="muted small">The server does not offer resources/subscribe.</p>}
+        {canSubscribe && activity.features.listen && (
+          <p className="muted small">Protocol 2026-07-28: subscriptions travel on one subscriptions/listen stream (see above).</p>
+        )}
         {error && <p className="error">{error}</p>}
         {activity.subscriptions.length > 0 && (
           <section className="card" aria-label="subscriptions">

@@ -1,4 +1,4 @@
-// Working with the server (/api/clients/{id}/activity, cancel, subscriptions, complete, log level,
+// Working with the server (/api/clients/{id}/activity, cancel, subscriptions, listen, complete, log level,
 // ping, tasks) and the hook that keeps a client's activity fresh from `client_activity` live events.
 import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { api, unwrap } from "../api/client";
@@ -10,6 +10,7 @@ export type Activity = components["schemas"]["ActivityOut"];
 export type InFlight = components["schemas"]["InFlightOut"];
 export type Features = components["schemas"]["FeaturesOut"];
 export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+export type ListenIn = components["schemas"]["ListenIn"];
 export type Level = components["schemas"]["LogLevelIn"]["level"];
 export const LEVELS: Level[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
@@ -30,6 +31,8 @@ export const workApi = {
     api
       .DELETE("/api/clients/{client_id}/subscriptions", { params: { path: { client_id: id }, query: { uri } } })
       .then(unwrap) as Promise<Rpc>,
+  listen: (id: string, kinds: ListenIn) =>
+    api.PUT("/api/clients/{client_id}/listen", { ...path(id), body: kinds }).then(unwrap) as Promise<Rpc>,
   complete: (id: string, ref: CompleteRef, name: string, value: string, context: Record<string, string>) =>
     api
       .POST("/api/clients/{client_id}/complete", { ...path(id), body: { ref, name, value, context } })
