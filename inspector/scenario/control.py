@@ -134,10 +134,21 @@ class Controller:
         }
 
     async def notify(self, session_id: int, method: str, params: dict[str, Any] | None) -> None:
-        entry = self._pushable(session_id)
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
+        entry = self.entry(session_id)
+        if _stateless(entry) and not entry.mock.closed.is_set():
+            # 2026-07-28: notifications travel only on the client's subscriptions/listen streams.
+            if not entry.mock.listens:
+                raise ControlError(
+                    409,
+                    "this 2026-07-28 client has no subscriptions/listen stream open: notifications "
+                    "reach it only on one (and only the kinds it asked for)",
+                )
+            await entry.mock.broadcast(message)
+            return
+        entry = self._pushable(session_id)
         assert entry.mock.background is not None
         await entry.mock.background(message)
 

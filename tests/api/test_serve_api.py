@@ -139,3 +139,29 @@ async def test_push_to_a_stdio_client_through_the_control_port(fresh_api: Api, r
         r.direction == "s2c" and r.method == "notifications/message" and b"from the UI" in r.raw for r in rows
     )
     assert not list(runtime.glob("serve-*.json"))
+
+
+@pytest.mark.anyio
+async def test_notifications_reach_a_2026_client_on_its_listen_stream(fresh_api: Api, runtime: Path) -> None:
+    """2026-07-28 has no channel outside a request, except the client's `subscriptions/listen`
+    streams: a notification pushed from the UI goes there (only the kinds the client asked for),
+    and without an open stream the API says why it cannot be delivered."""
+    from mcp.client.subscriptions import ToolsListChanged
+
+    with serve_http(fresh_api.db) as url, anyio.fail_after(90):
+        async with mcp.Client(url, mode="auto") as client:
+            (served,) = (await _api(fresh_api, "GET", "/api/serve")).json()["clients"]
+            sid = served["sessionId"]
+            assert served["protocolVersion"] == "2026-07-28" and not served["canPush"]
+            note = {"method": "notifications/tools/list_changed"}
+            refused = await _api(fresh_api, "POST", f"/api/serve/{sid}/notify", note)
+            assert refused.status_code == 409 and "subscriptions/listen" in refused.json()["detail"]
+            async with client.listen(tools_list_changed=True) as sub:
+                pushed = await _api(fresh_api, "POST", f"/api/serve/{sid}/notify", note)
+                assert pushed.status_code in (200, 204), pushed.text
+                async for event in sub:
+                    assert event == ToolsListChanged()
+                    break
+    rows = mock_rows(fresh_api.db)
+    sent = [r for r in rows if r.method == "notifications/tools/list_changed" and r.direction == "s2c"]
+    assert len(sent) == 1 and b"io.modelcontextprotocol/subscriptionId" in sent[0].raw

@@ -85,7 +85,7 @@ function Workspace({ client, reload }: { client: ServedClient; reload: () => voi
         <Link to={`/sessions/${sid}`}>session #{sid}</Link>
         {client.closed && <span className="error">disconnected</span>}
         {!client.canPush && !client.closed && (
-          <span className="error">stateless 2026-07-28 client: requests only travel inside input_required results</span>
+          <span className="error">stateless 2026-07-28 client: requests only travel inside input_required results, notifications on its subscriptions/listen streams</span>
         )}
         <span className="grow" />
         <Link to="/serve">all clients</Link>
