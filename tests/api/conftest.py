@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -74,3 +76,16 @@ def mixed_api(mixed_db: Path) -> Iterator[Api]:
 def fresh_api(tmp_path: Path) -> Iterator[Api]:
     """A server on an empty database of this test's own."""
     yield from serve(tmp_path / "fresh.db")
+
+
+@pytest.fixture
+def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory of this test's own for the control files of `mcp-inspect serve` processes."""
+    directory = tmp_path / "runtime"
+    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(directory))
+    return directory
+
+
+async def call_api(api: Api, method: str, path: str, body: Any = None) -> httpx.Response:
+    """One API call from async test code (the blocking client on a worker thread)."""
+    return await anyio.to_thread.run_sync(lambda: api.http.request(method, path, json=body))

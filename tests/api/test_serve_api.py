@@ -14,6 +14,7 @@ import pytest
 from mcp import types
 
 from tests.api.conftest import Api
+from tests.api.conftest import call_api as _api
 from tests.integration.serve_helpers import mock_rows, serve_http
 
 FORM = {
@@ -24,17 +25,6 @@ FORM = {
         "required": ["name"],
     },
 }
-
-
-@pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "runtime"
-    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(directory))
-    return directory
-
-
-async def _api(api: Api, method: str, path: str, body: Any = None) -> httpx.Response:
-    return await anyio.to_thread.run_sync(lambda: api.http.request(method, path, json=body))
 
 
 @pytest.mark.anyio

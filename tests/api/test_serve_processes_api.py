@@ -17,6 +17,7 @@ from mcp import types
 
 from inspector.store import list_sessions, open_engine
 from tests.api.conftest import Api, serve
+from tests.api.conftest import call_api as _api
 
 SCENARIO = """
 tools:
@@ -24,17 +25,6 @@ tools:
     inputSchema: {type: object, properties: {text: {type: string}}}
     result: {content: [{type: text, text: "{{ arguments.text }}!"}]}
 """
-
-
-@pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "runtime"
-    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(directory))
-    return directory
-
-
-async def _api(api: Api, method: str, path: str, body: Any = None) -> httpx.Response:
-    return await anyio.to_thread.run_sync(lambda: api.http.request(method, path, json=body))
 
 
 def _alive(pid: int) -> bool:

@@ -5,6 +5,7 @@ import { Link, useNavigate } from "react-router";
 import { api, unwrap, type ReplayJob, type Session } from "../api/client";
 import { joinShell, splitShell } from "../shell";
 import { Dialog } from "./Dialog";
+import { useJob } from "./hooks";
 
 /** The diff view's URL for two sessions and the extra ignore patterns. */
 export function diffUrl(a: number, b: number, ignore: string[] = []): string {
@@ -29,24 +30,10 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
   const [calibrate, setCalibrate] = useState(false);
   const [ignore, setIgnore] = useState("");
   const [timeout, setTimeoutSecs] = useState(30);
-  const [error, setError] = useState<string | null>(null);
-  const [job, setJob] = useState<ReplayJob | null>(null);
-
   // Follow a running job by long polling: each answer comes when its phase changes or it ends.
-  useEffect(() => {
-    if (!job || job.state !== "running") return;
-    let alive = true;
-    api
-      .GET("/api/replays/{job_id}", { params: { path: { job_id: job.id }, query: { wait: 10 } } })
-      .then(unwrap)
-      .then(
-        (next) => alive && setJob(next),
-        (e: Error) => alive && setError(e.message),
-      );
-    return () => {
-      alive = false;
-    };
-  }, [job]);
+  const { job, setJob, error, setError } = useJob<ReplayJob>((j) =>
+    api.GET("/api/replays/{job_id}", { params: { path: { job_id: j.id }, query: { wait: 10 } } }).then(unwrap),
+  );
 
   useEffect(() => {
     if (job?.state === "finished" && job.report) {

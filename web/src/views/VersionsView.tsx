@@ -7,6 +7,7 @@ import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { dateTime, shortTarget } from "../format";
 import { splitShell } from "../shell";
+import { useJob } from "./hooks";
 
 type Matrix = components["schemas"]["VersionMatrix"];
 type MatrixRow = components["schemas"]["MatrixRow"];
@@ -73,23 +74,9 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
   const [revisions, setRevisions] = useState<string[]>(KNOWN);
   const [replay, setReplay] = useState("");
   const [timeout, setTimeoutSecs] = useState(30);
-  const [error, setError] = useState<string | null>(null);
-  const [job, setJob] = useState<Job | null>(null);
-
-  useEffect(() => {
-    if (!job || job.state !== "running") return;
-    let alive = true;
-    api
-      .GET("/api/versions/jobs/{job_id}", { params: { path: { job_id: job.id }, query: { wait: 10 } } })
-      .then(unwrap)
-      .then(
-        (next) => alive && setJob(next),
-        (e: Error) => alive && setError(e.message),
-      );
-    return () => {
-      alive = false;
-    };
-  }, [job]);
+  const { job, setJob, error, setError } = useJob<Job>((j) =>
+    api.GET("/api/versions/jobs/{job_id}", { params: { path: { job_id: j.id }, query: { wait: 10 } } }).then(unwrap),
+  );
   useEffect(() => {
     if (job?.state === "finished") onDone(job.run);
   }, [job?.state]);

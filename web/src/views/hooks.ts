@@ -51,3 +51,23 @@ export function useSession(id: number): { session: Session | null; error: string
   }, [id]);
   return { session, error, setSession };
 }
+
+/** A background job (replay, versions run) and its state, followed by long polling while it runs:
+ * `next(job)` asks the server for the job's next state (it answers when the job changes). */
+export function useJob<J extends { state: string }>(next: (job: J) => Promise<J>) {
+  const [job, setJob] = useState<J | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!job || job.state !== "running") return;
+    let alive = true;
+    next(job).then(
+      (later) => alive && setJob(later),
+      (e: Error) => alive && setError(e.message),
+    );
+    return () => {
+      alive = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [job]);
+  return { job, setJob, error, setError };
+}
