@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
-from inspector.store import list_sessions, open_engine
+from inspector.store import iter_messages, list_sessions, open_engine
 from tests.e2e.conftest import new_context, shot
 
 DEMO = f"{sys.executable} -m inspector.demo"
@@ -45,10 +45,16 @@ def test_connect_call_and_answer_server_requests_by_hand(
 ) -> None:
     page.goto(client_ui.url("/client"))
     page.get_by_label("command", exact=True).fill(DEMO)
+    page.get_by_label("client name").fill("my-host")
+    page.get_by_label("client version").fill("9.9.9")
     page.get_by_role("button", name="Connect").click()
     expect(page).to_have_url(re.compile(r"/client/c\d+$"))
     tools = page.get_by_label("tools")
     expect(tools.get_by_role("button", name="echo", exact=True)).to_be_visible()
+    (sid,) = _mock_sessions(tmp_path / "client.db")
+    rows = iter_messages(open_engine(tmp_path / "client.db"), sid)
+    init = next(m for m in rows if m.method == "initialize" and m.direction == "c2s")
+    assert json.loads(init.raw)["params"]["clientInfo"] == {"name": "my-host", "version": "9.9.9"}
 
     # echo through the form generated from its inputSchema
     tools.get_by_role("button", name="echo", exact=True).click()

@@ -1,4 +1,4 @@
-// The connect form: a stdio command or a URL, the protocol revision (or a custom one),
+// The connect form: a stdio command or a URL, the protocol revision (or a custom one), the client info,
 // the capabilities to offer, extra HTTP headers, the request timeout and the inbox timeout.
 import { useState } from "react";
 import { VERSIONS, clientApi, type Json } from "./api";
@@ -33,6 +33,8 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
     elicitForm: true,
     elicitUrl: true,
   });
+  const [clientName, setClientName] = useState("");
+  const [clientVersion, setClientVersion] = useState("");
   const [headers, setHeaders] = useState("");
   const [timeout, setTimeoutS] = useState(60);
   const [inboxTimeout, setInboxTimeout] = useState(60);
@@ -61,6 +63,11 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
         target,
         protocol_version: version === "custom" ? custom : version,
         capabilities: capabilities(caps),
+        // Left empty: the inspector's own name and version.
+        client_info:
+          clientName.trim() || clientVersion.trim()
+            ? { name: clientName.trim() || "mcp-inspector", version: clientVersion.trim() || "0" }
+            : null,
         headers: headerMap,
         timeout,
         inbox_timeout: inboxTimeout,
@@ -114,6 +121,16 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
       {version === "custom" && (
         <input aria-label="custom version" value={custom} onChange={(e) => setCustom(e.target.value)} />
       )}
+      <fieldset className="caps">
+        <legend>Client info (empty: mcp-inspector and its version)</legend>
+        <input aria-label="client name" placeholder="name" value={clientName} onChange={(e) => setClientName(e.target.value)} />{" "}
+        <input
+          aria-label="client version"
+          placeholder="version"
+          value={clientVersion}
+          onChange={(e) => setClientVersion(e.target.value)}
+        />
+      </fieldset>
       <fieldset className="caps">
         <legend>Capabilities</legend>
         {check("roots", "roots")} {check("rootsListChanged", "roots listChanged")} {check("sampling", "sampling")}{" "}
