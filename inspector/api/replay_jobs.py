@@ -13,6 +13,7 @@ feed shows them.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
 import time
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from fastapi import HTTPException, Response
 from sqlalchemy import Engine
 
+from inspector.api.deps import json_response
 from inspector.errors import InspectorError
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
@@ -124,8 +127,26 @@ class ReplayJobs:
         thread.start()
         return job
 
+    def start_response(self, job_args: dict[str, Any]) -> Response:
+        """`start` for a route: 202 with the job, 429 when too many are running."""
+        try:
+            job = self.start(job_args)
+        except InspectorError as exc:
+            raise HTTPException(429, str(exc)) from None
+        return json_response(job.to_json(), status_code=202)
+
     def get(self, job_id: str) -> Any:
         return self.jobs.get(job_id)
+
+    @staticmethod
+    async def follow(job: Any, wait: float) -> Response:
+        """Long poll: the job once its state or progress changes, or after `wait` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        seen = job.progress()
+        while job.state == "running" and job.progress() == seen and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        return json_response(job.to_json())
 
     def _work(self, job: Any) -> dict[str, Any] | None:
         return self._replay_and_diff(job)

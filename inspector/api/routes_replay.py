@@ -9,7 +9,6 @@ a cross-site form cannot send.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
@@ -25,7 +24,6 @@ from inspector.api.schemas_replay import (
     ReplayJobOut,
     ReplayRequest,
 )
-from inspector.errors import InspectorError
 from inspector.store import get_session
 
 __all__ = ["router"]
@@ -53,7 +51,6 @@ async def start_replay_route(request: Request, session_id: int, body: ReplayRequ
     if isinstance(target, list):
         check_program(target[0])
     await run_query(ignore_set, body.ignore)
-    jobs = jobs_of(request)
     args = {
         "session_id": original.id,
         "target": target,
@@ -62,11 +59,7 @@ async def start_replay_route(request: Request, session_id: int, body: ReplayRequ
         "timeout": body.timeout,
         "match": body.match,
     }
-    try:
-        job = jobs.start(args)
-    except InspectorError as exc:  # too many running
-        raise HTTPException(429, str(exc)) from None
-    return json_response(job.to_json(), status_code=202)
+    return jobs_of(request).start_response(args)
 
 
 @router.get(
@@ -90,12 +83,7 @@ async def replay_job_route(
     job = jobs_of(request).get(job_id)
     if job is None:
         raise HTTPException(404, f"no replay job {job_id!r} (jobs are kept until the UI server stops)")
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
-    seen = job.progress()
-    while job.state == "running" and job.progress() == seen and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    return json_response(job.to_json())
+    return await ReplayJobs.follow(job, wait)
 
 
 @router.get(

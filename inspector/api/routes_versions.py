@@ -7,7 +7,6 @@ and the program checked with `deps.check_program` before anything runs.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
@@ -15,7 +14,6 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.schemas_versions import VersionMatrix, VersionsJobOut, VersionsRequest, VersionsRunOut
 from inspector.api.versions_jobs import VersionsJobs
-from inspector.errors import InspectorError
 from inspector.store import get_session
 from inspector.versions import list_runs, matrix_of_run, parse_revisions
 
@@ -52,11 +50,7 @@ async def start_versions_route(request: Request, body: VersionsRequest) -> Respo
         "timeout": body.timeout,
         "replay_session_id": body.replay_session_id,
     }
-    try:
-        job = jobs_of(request).start(args)
-    except InspectorError as exc:
-        raise HTTPException(429, str(exc)) from None
-    return json_response(job.to_json(), status_code=202)
+    return jobs_of(request).start_response(args)
 
 
 @router.get(
@@ -77,12 +71,7 @@ async def versions_job_route(
         raise HTTPException(
             404, f"no versions job {job_id!r} (its matrix stays at /api/versions/runs/{job_id})"
         )
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
-    seen = job.progress()
-    while job.state == "running" and job.progress() == seen and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    return json_response(job.to_json())
+    return await VersionsJobs.follow(job, wait)
 
 
 @router.get(

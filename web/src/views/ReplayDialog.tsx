@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, unwrap, type ReplayJob, type Session } from "../api/client";
-import { joinShell, splitShell } from "../shell";
+import { formTarget, joinShell } from "../shell";
 import { Dialog } from "./Dialog";
 import { useJob } from "./hooks";
 
@@ -43,15 +43,9 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
 
   const start = async () => {
     setError(null);
-    let target: { command: string[] } | { url: string };
-    try {
-      target = mode === "command" ? { command: splitShell(command) } : { url: url.trim() };
-    } catch (e) {
-      setError((e as Error).message);
-      return;
-    }
-    if ("command" in target && !target.command.length) {
-      setError("type the server's command, e.g. python server.py");
+    const target = formTarget(mode, command, url);
+    if ("error" in target) {
+      setError(target.error);
       return;
     }
     const patterns = ignore

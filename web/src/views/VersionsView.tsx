@@ -6,7 +6,7 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { dateTime, shortTarget } from "../format";
-import { splitShell } from "../shell";
+import { formTarget } from "../shell";
 import { useJob } from "./hooks";
 
 type Matrix = components["schemas"]["VersionMatrix"];
@@ -83,15 +83,9 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
 
   const start = async () => {
     setError(null);
-    let target: { command: string[] } | { url: string };
-    try {
-      target = mode === "command" ? { command: splitShell(command) } : { url: url.trim() };
-    } catch (e) {
-      setError((e as Error).message);
-      return;
-    }
-    if ("command" in target && !target.command.length) {
-      setError("type the server's command, e.g. python server.py");
+    const target = formTarget(mode, command, url);
+    if ("error" in target) {
+      setError(target.error);
       return;
     }
     if (!revisions.length) {
