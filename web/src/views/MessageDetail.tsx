@@ -1,6 +1,7 @@
 // One message: its facts, pretty JSON (collapsible) and raw bytes (CodeMirror), its pair, copy and download.
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link } from "react-router";
+import { download } from "../api/auth";
 import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
@@ -133,9 +134,12 @@ export function MessageDetail({
         <button className="ghost" onClick={copy} disabled={!text}>
           {copied ? "Copied" : "Copy as JSON"}
         </button>
-        <a className="button ghost" href={`/api/sessions/${sessionId}/messages/${seq}/raw`} download>
+        <button
+          className="ghost"
+          onClick={() => download(`/api/sessions/${sessionId}/messages/${seq}/raw`, `session${sessionId}-msg${seq}.bin`)}
+        >
           Download raw
-        </a>
+        </button>
         {m.direction === "c2s" && m.kind !== "http" && m.kind !== "log" && (
           <Link className="button ghost" to={`/client/resend/${sessionId}/${seq}`}>
             Edit and resend

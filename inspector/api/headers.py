@@ -1,0 +1,55 @@
+"""Browser hardening headers on every answer of the UI server (pages, assets, API, refusals).
+
+The UI shows what MCP peers sent, so recorded data is hostile input. The
+Content-Security-Policy lets the page run only the scripts it was built with
+(no inline script, no eval), talk only to this server and be framed by
+nobody; `nosniff` keeps a browser from reading a JSON or raw-bytes answer as
+HTML or script; `no-referrer` keeps page URLs out of other servers' logs.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["CONTENT_SECURITY_POLICY", "SecurityHeaders"]
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        # data: images: image content blocks of MCP results are shown inline as data: URLs.
+        "img-src 'self' data:",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: add the hardening headers to every HTTP answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
