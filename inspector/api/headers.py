@@ -17,8 +17,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self'",
-        # data: images: image content blocks of MCP results are shown inline as data: URLs.
+        # data: URLs: image and audio content blocks of MCP results are shown inline from their base64.
         "img-src 'self' data:",
+        "media-src 'self' data:",
         "style-src 'self'",
         "connect-src 'self'",
         "object-src 'none'",

@@ -2,7 +2,7 @@
 // for its kind (sampling reply, roots list, elicitation form or URL consent, any JSON).
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
+import { formValidator as validator } from "./formValidator";
 import { useEffect, useState } from "react";
 import { JsonBox } from "./Content";
 import { openableUrl } from "./openableUrl";
