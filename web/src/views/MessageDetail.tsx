@@ -134,12 +134,18 @@ export function MessageDetail({
         <button className="ghost" onClick={copy} disabled={!text}>
           {copied ? "Copied" : "Copy as JSON"}
         </button>
-        <button
-          className="ghost"
-          onClick={() => download(`/api/sessions/${sessionId}/messages/${seq}/raw`, `session${sessionId}-msg${seq}.bin`)}
+        {/* A plain link could not send the token header: the click fetches the bytes and saves them. */}
+        <a
+          className="button ghost"
+          href={`/api/sessions/${sessionId}/messages/${seq}/raw`}
+          download
+          onClick={(e) => {
+            e.preventDefault();
+            void download(`/api/sessions/${sessionId}/messages/${seq}/raw`, `session${sessionId}-msg${seq}.bin`);
+          }}
         >
           Download raw
-        </button>
+        </a>
         {m.direction === "c2s" && m.kind !== "http" && m.kind !== "log" && (
           <Link className="button ghost" to={`/client/resend/${sessionId}/${seq}`}>
             Edit and resend
