@@ -20,7 +20,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
         # data: URLs: image and audio content blocks of MCP results are shown inline from their base64.
         "img-src 'self' data:",
         "media-src 'self' data:",
-        "style-src 'self'",
+        # CodeMirror (style-mod) writes its theme into <style> elements. Inline style cannot run code,
+        # and with every fetch and load limited to 'self' it cannot send what the page shows elsewhere.
+        "style-src 'self' 'unsafe-inline'",
         "connect-src 'self'",
         "object-src 'none'",
         "base-uri 'none'",
