@@ -32,7 +32,15 @@ def _raw_get(ui: UiServer, path: str, extra: bytes = b"") -> bytes:
     """One request with bytes no HTTP client library would send: the status line of the answer."""
     with socket.create_connection(("127.0.0.1", ui.port), timeout=10) as sock:
         host = f"127.0.0.1:{ui.port}".encode()
-        sock.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: " + host + b"\r\n" + extra + b"Connection: close\r\n\r\n")
+        sock.sendall(
+            b"GET "
+            + path.encode()
+            + b" HTTP/1.1\r\nHost: "
+            + host
+            + b"\r\n"
+            + extra
+            + b"Connection: close\r\n\r\n"
+        )
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
@@ -49,7 +57,9 @@ def test_non_ascii_tokens_are_refused_with_401(ui: UiServer) -> None:
         assert http.get("/api/sessions", params={"token": ui.token}).status_code == 200
     assert _raw_get(ui, "/api/sessions?token=%C3%A9") == b"HTTP/1.1 401 Unauthorized"
     assert _raw_get(ui, "/api/sessions", b"Authorization: Bearer \xe9\r\n") == b"HTTP/1.1 401 Unauthorized"
-    assert _raw_get(ui, "/api/sessions", b"Authorization: Bearer \xc3\xa9\r\n") == b"HTTP/1.1 401 Unauthorized"
+    assert (
+        _raw_get(ui, "/api/sessions", b"Authorization: Bearer \xc3\xa9\r\n") == b"HTTP/1.1 401 Unauthorized"
+    )
 
 
 def test_non_ascii_tokens_on_the_websocket_are_refused_not_crashed(ui: UiServer) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest

@@ -31,7 +31,9 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.seen.append(list(self.headers.items()))
         pixel = b"GIF89a\x01\x00\x01\x00\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x00;"
-        body, kind = (pixel, "image/gif") if self.path.startswith("/pixel") else (b"<p>other</p>", "text/html")
+        body, kind = (
+            (pixel, "image/gif") if self.path.startswith("/pixel") else (b"<p>other</p>", "text/html")
+        )
         self.send_response(200)
         self.send_header("content-type", kind)
         self.send_header("content-length", str(len(body)))
