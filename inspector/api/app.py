@@ -104,7 +104,8 @@ def create_app(
 
     mount_pages(app, static_dir)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
-    return SecurityHeaders(Guard(app, token=token, hosts=hosts))
+    hosts = list(hosts)
+    return SecurityHeaders(Guard(app, token=token, hosts=hosts), hosts=hosts)
 
 
 def openapi_schema(app: FastAPI) -> dict[str, Any]:
