@@ -138,6 +138,10 @@ def test_a_new_tab_of_the_ui_gets_the_token_from_an_open_tab_and_the_docs_link(
         expect(docs.locator(".swagger-ui .info .title")).to_contain_text("mcp-inspector")
         expect(docs.locator(".opblock-summary-path").first).to_be_visible()  # the spec came with the token
         assert "token" not in docs.url
+        bare_docs = context.new_page()  # /docs typed in by hand: it asks the open tabs too
+        watch_console(bare_docs, errors)
+        bare_docs.goto(f"{ui.base_url}/docs")
+        expect(bare_docs.locator(".opblock-summary-path").first).to_be_visible()
     finally:
         context.close()
     assert not errors, errors
