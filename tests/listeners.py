@@ -25,6 +25,7 @@ from tests.integration.serve_helpers import serve_http
 
 __all__ = [
     "BATCH",
+    "INITIALIZE",
     "JSON_HEADERS",
     "RecordingUpstream",
     "empty_recording",
@@ -79,7 +80,7 @@ class RecordingUpstream:
                     {
                         "method": self.command,
                         "path": self.path,
-                        "headers": dict(self.headers.items()),
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
                         "body": body,
                     }
                 )
