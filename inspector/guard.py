@@ -182,30 +182,28 @@ class ListenerGuard:
 
     def refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
         """Why this request is refused (status, reason), or None to let it through."""
-        host_seen = False
-        content_type: bytes | None = None
-        # ASGI servers give header names in lower case.
-        for name, value in scope["headers"]:
-            if name == b"host":
-                host_seen = True
-                if value.lower() not in self.hosts:
-                    return 403, (
-                        f"Host {_shown(value)} is not a name of this listener (DNS rebinding "
-                        "protection); use 127.0.0.1 or localhost, or add --allow-host NAME"
-                    )
-            elif name == b"origin":
-                if value.lower() not in self.origins:
-                    return 403, f"Origin {_shown(value)} is not allowed (cross-site request){self.hint}"
-            elif name == b"content-type":
-                content_type = value
-        if not host_seen:
+        # One C-level pass (ASGI servers give header names in lower case); a header sent twice
+        # keeps its last value, and a browser sends Host and Origin once.
+        headers = dict(scope["headers"])
+        host = headers.get(b"host")
+        if host is None:
             return 403, "a request without a Host header is not allowed (DNS rebinding protection)"
+        if host not in self.hosts and host.lower() not in self.hosts:
+            return 403, (
+                f"Host {_shown(host)} is not a name of this listener (DNS rebinding "
+                "protection); use 127.0.0.1 or localhost, or add --allow-host NAME"
+            )
+        origin = headers.get(b"origin")
+        if origin is not None and origin not in self.origins and origin.lower() not in self.origins:
+            return 403, f"Origin {_shown(origin)} is not allowed (cross-site request){self.hint}"
         if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in self.json_paths:
-            media = (content_type or b"").split(b";", 1)[0].strip().lower()
-            if media != b"application/json":
+            content_type = headers.get(b"content-type")
+            if content_type != b"application/json" and (
+                content_type is None or content_type.split(b";", 1)[0].strip().lower() != b"application/json"
+            ):
                 return 415, (
-                    f"an MCP POST must have Content-Type: application/json, got "
-                    f"{_shown(content_type) if content_type is not None else 'none'}"
+                    "an MCP POST must have Content-Type: application/json, got "
+                    + (_shown(content_type) if content_type is not None else "none")
                 )
         return None
 
