@@ -44,6 +44,7 @@ AllowHostOption = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-host",
+        metavar="NAME",
         help="Also answer to this Host name, e.g. behind another name or a reverse proxy "
         "(NAME or NAME:PORT; repeatable). Loopback names are always accepted.",
         show_default=False,
@@ -53,6 +54,7 @@ AllowOriginOption = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-origin",
+        metavar="ORIGIN",
         help="Let a browser page on this origin call the listener, e.g. a browser-based MCP client "
         "at http://localhost:5173 (repeatable; 'null' for sandboxed pages). Other origins get 403.",
         show_default=False,
@@ -162,8 +164,11 @@ def proxy(
 
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or connection, for stateless servers) is recorded
-    as its own session. Listens on loopback only unless --allow-remote; requests with a foreign
-    Host or browser Origin get 403, MCP POSTs that are not JSON 415 (see README, Security).
+    as its own session.
+
+    Listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, an MCP POST that is not JSON 415
+    (README, Security).
     """
     from urllib.parse import urlsplit
 
@@ -256,8 +261,9 @@ def mock_server(
     recorded notifications and server-to-client requests (sampling, roots, elicitation) are
     sent at their recorded points. An unmatched request gets error -32050 naming the nearest
     recorded request and what differed. Every message is recorded as a `mock-server` session.
-    --http listens on loopback only unless --allow-remote; a foreign Host or browser Origin
-    gets 403, a POST that is not JSON 415 (see README, Security).
+
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
     """
     import shlex
 
@@ -311,8 +317,8 @@ def serve_scenario(
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
-    --http listens on loopback only unless --allow-remote; a foreign Host or browser Origin gets
-    403, a POST that is not JSON 415 (see README, Security).
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
     """
     from inspector.guard import check_bind
     from inspector.scenario.command import serve_command
