@@ -264,9 +264,18 @@ def serve_scenario(
     name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
     db: DbOption = None,
 ) -> None:
-    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`)."""
+    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
+
+    The UI reaches it through a control channel announced in a file in the
+    runtime directory: $MCP_INSPECTOR_RUNTIME, else
+    $XDG_RUNTIME_DIR/mcp-inspector/serve, else ~/.cache/mcp-inspector/serve.
+    That directory must be yours with mode 0700 (created so when missing);
+    any other is refused before anything is written.
+    """
+    from inspector.runtime_dir import check_runtime_dir
     from inspector.scenario.command import serve_command
 
+    check_runtime_dir()  # before the database is opened: a refused start writes nothing
     serve_command(_engine(db), scenario, stdio=stdio, http=http, versions=protocol_version or [], name=name)
 
 
