@@ -101,7 +101,7 @@ def _opened(create: bool) -> Iterator[int | None]:
         if st.st_uid != os.geteuid():
             raise _refuse(path, f"it belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})")
         if st.st_mode & OTHERS:
-            raise _refuse(path, f"its mode is {mode_text(st.st_mode)}, open to other users")
+            raise _refuse(path, f"it has mode {mode_text(st.st_mode)}, open to other users")
         yield fd
     finally:
         os.close(fd)
