@@ -27,7 +27,9 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         help="Recording database: a file path or an SQLAlchemy URL. "
-        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db.",
+        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
+        "Readable by you only: created 0600 (new folders and ./recordings 0700); "
+        "an existing one of yours that others can read is made 0600 (said on stderr).",
         show_default=False,
     ),
 ]
@@ -268,9 +270,10 @@ def serve_scenario(
 
     The UI reaches it through a control channel announced in a file in the
     runtime directory: $MCP_INSPECTOR_RUNTIME, else
-    $XDG_RUNTIME_DIR/mcp-inspector/serve, else ~/.cache/mcp-inspector/serve.
-    That directory must be yours with mode 0700 (created so when missing);
-    any other is refused before anything is written.
+    $XDG_RUNTIME_DIR/mcp-inspector/serve (without it: /run/user/UID/... when
+    that exists), else ~/.cache/mcp-inspector/serve. That directory must be
+    yours with mode 0700 (created so when missing); any other is refused
+    before anything is written.
     """
     from inspector.runtime_dir import check_runtime_dir
     from inspector.scenario.command import serve_command

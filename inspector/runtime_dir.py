@@ -3,7 +3,9 @@
 Each serve process writes `serve-<pid>.json` (its control URL and token)
 there and the UI lists the files. The directory is
 `$MCP_INSPECTOR_RUNTIME`, else `$XDG_RUNTIME_DIR/mcp-inspector/serve`
-(a per-user tmpfs on most Linux desktops), else
+(a per-user tmpfs on most Linux desktops), else the same under
+`/run/user/<uid>` when that exists and is the user's (what
+`$XDG_RUNTIME_DIR` names in a login session), else
 `~/.cache/mcp-inspector/serve`.
 
 Another local user must not be able to read a token or make us write
@@ -63,6 +65,14 @@ def runtime_path() -> Path:
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and os.path.isabs(xdg):  # the XDG spec says to ignore a relative value
         return Path(xdg) / "mcp-inspector" / "serve"
+    # MCP hosts start stdio servers with a trimmed environment (the SDKs pass HOME, PATH, USER...,
+    # not XDG_RUNTIME_DIR): the login session's runtime directory, when there is one, keeps such a
+    # serve process in the same place as the UI started from a terminal.
+    session = Path(f"/run/user/{os.geteuid()}")
+    with contextlib.suppress(OSError):
+        st = session.lstat()
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid():
+            return session / "mcp-inspector" / "serve"
     return Path.home() / ".cache" / "mcp-inspector" / "serve"
 
 

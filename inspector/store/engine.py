@@ -78,8 +78,9 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
         path = Path(url.split("///", 1)[1])
         if not path.exists() and not create:
             raise StoreError(f"no recording database at {path}")
-        # Created 0600 (and its folder 0700) before SQLite opens it: see store/files.py.
-        prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
+        if str(path) != ":memory:":
+            # Created 0600 (and its folder 0700) before SQLite opens it: see store/files.py.
+            prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {})
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
