@@ -29,7 +29,7 @@ import pytest
 from tests.http_peers import LineProcess
 
 SETPRIV = shutil.which("setpriv")
-ARMED_PIDS = 4000  # symlinks for this many pids after the last one handed out
+TRAP_PIDS = 100  # symlinks for this many pids either side of the serve process's
 VICTIM_TEXT = "root's file: must never change\n"
 WAIT_S = 60.0
 
@@ -46,13 +46,6 @@ def as_nobody(code: str, *args: str) -> None:
     subprocess.run(argv, check=True, env={"PATH": os.environ.get("PATH", "")}, cwd="/")
 
 
-def _next_pids() -> list[int]:
-    last = int(Path("/proc/sys/kernel/ns_last_pid").read_text())
-    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
-    # After pid_max the kernel starts again above 300.
-    return [p if p < pid_max else p - pid_max + 301 for p in range(last + 1, last + 1 + ARMED_PIDS)]
-
-
 @pytest.fixture
 def victim(tmp_path: Path) -> Path:
     path = tmp_path / "victim" / "root-owned.conf"
@@ -63,9 +56,18 @@ def victim(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def hostile_dir(victim: Path) -> Iterator[Path]:
-    """A directory under /tmp made by nobody, with `serve-<pid>.json` links to the victim for the next pids."""
+def hostile_dir() -> Iterator[Path]:
+    """Where nobody will prepare the trap (under /tmp, which every user may write to)."""
     directory = Path("/tmp") / f"mcpi-hostile-{uuid.uuid4().hex[:12]}"
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def prepare_trap(directory: Path, victim: Path, pid: int) -> None:
+    """As nobody: make `directory` (0777) with `serve-<pid>.json` links to the victim for the pids
+    around `pid` (the serve process's own among them)."""
     code = (
         "import os, sys\n"
         "d, victim = sys.argv[1], sys.argv[2]\n"
@@ -74,11 +76,8 @@ def hostile_dir(victim: Path) -> Iterator[Path]:
         "for pid in sys.argv[3:]:\n"
         "    os.symlink(victim, os.path.join(d, f'serve-{pid}.json'))\n"
     )
-    as_nobody(code, str(directory), str(victim), *map(str, _next_pids()))
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+    pids = [str(p) for p in range(max(pid - TRAP_PIDS, 2), pid + TRAP_PIDS)]
+    as_nobody(code, str(directory), str(victim), *pids)
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int, int, str]]:
@@ -95,28 +94,48 @@ class ServeProcess(LineProcess):
     """`mcp-inspect serve` with exactly the given environment (nothing MCP_INSPECTOR_* or XDG_* from the
     test process) under umask 022, stdin at EOF, stderr lines collected."""
 
-    def __init__(self, db: Path, env: dict[str, str], *mode: str) -> None:
+    def __init__(self, db: Path, env: dict[str, str], *mode: str, gated: bool = False) -> None:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_INSPECTOR_", "XDG_"))}
+        argv = [sys.executable, "-m", "inspector", "serve", "--db", str(db), *mode]
+        gate_r, self._gate = os.pipe() if gated else (-1, -1)
+        if gated:
+            # Wait for `release()`, then exec serve: same pid, so the trap can be laid for it first.
+            argv = [sys.executable, "-c", _GATE, str(gate_r), *argv]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "inspector", "serve", "--db", str(db), *mode],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env={**base, **env},
             preexec_fn=lambda: os.umask(0o022),
+            pass_fds=(gate_r,) if gated else (),
         )
+        if gated:
+            os.close(gate_r)
         self.lines = queue.Queue()
         self.output = []
         threading.Thread(target=self._read, daemon=True).start()
 
+    def release(self) -> None:
+        os.write(self._gate, b"go")
+        os.close(self._gate)
 
-def _run_serve(db: Path, env: dict[str, str], *mode: str) -> tuple[int, str, int]:
-    """Run serve until it serves (then SIGINT) or exits: its status, output and pid."""
-    proc = ServeProcess(db, env, *mode)
+
+_GATE = (
+    "import os, sys; fd = int(sys.argv[1]); os.read(fd, 2); os.close(fd); os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
+def _finish(proc: ServeProcess) -> tuple[int, str, int]:
+    """Let serve run until it serves (then SIGINT) or exits: its status, output and pid."""
     with contextlib.suppress(AssertionError):  # it exited first (refused): the status says how
         proc.wait_for(r"serving .*(on stdio|at http)", timeout=WAIT_S)
     status = proc.stop(signal.SIGINT, timeout=WAIT_S)
     return status, "".join(proc.output), proc.proc.pid
+
+
+def _run_serve(db: Path, env: dict[str, str], *mode: str) -> tuple[int, str, int]:
+    return _finish(ServeProcess(db, env, *mode))
 
 
 @needs_root
@@ -125,8 +144,11 @@ def test_serve_refuses_a_directory_another_user_prepared(
     tmp_path: Path, victim: Path, hostile_dir: Path, mode: tuple[str, ...]
 ) -> None:
     db = tmp_path / "rec.db"
+    proc = ServeProcess(db, {"MCP_INSPECTOR_RUNTIME": str(hostile_dir)}, *mode, gated=True)
+    prepare_trap(hostile_dir, victim, proc.proc.pid)
     before_dir, before_tmp = _snapshot(hostile_dir), _snapshot(tmp_path)
-    status, output, pid = _run_serve(db, {"MCP_INSPECTOR_RUNTIME": str(hostile_dir)}, *mode)
+    proc.release()
+    status, output, pid = _finish(proc)
     armed = (hostile_dir / f"serve-{pid}.json").is_symlink()
 
     assert victim.read_text() == VICTIM_TEXT, "the serve process wrote through the planted symlink"
@@ -135,7 +157,7 @@ def test_serve_refuses_a_directory_another_user_prepared(
     assert status == 2, output
     assert "refusing the runtime directory" in output and "uid 65534" in output, output
     assert "Traceback" not in output
-    assert armed, f"pid {pid} was outside the armed range: the symlink trap did not cover it"
+    assert armed, f"no trap for pid {pid}"
 
 
 @pytest.mark.parametrize("mode", [("--stdio",), ("--http", "127.0.0.1:0")], ids=["stdio", "http"])
