@@ -27,7 +27,9 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         help="Recording database: a file path or an SQLAlchemy URL. "
-        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db.",
+        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
+        "Readable by you only: created 0600 (new folders and ./recordings 0700); "
+        "an existing one of yours that others can read is made 0600 (said on stderr).",
         show_default=False,
     ),
 ]
@@ -264,9 +266,19 @@ def serve_scenario(
     name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
     db: DbOption = None,
 ) -> None:
-    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`)."""
+    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
+
+    The UI reaches it through a control channel announced in a file in the
+    runtime directory: $MCP_INSPECTOR_RUNTIME, else
+    $XDG_RUNTIME_DIR/mcp-inspector/serve (without it: /run/user/UID/... when
+    that exists), else ~/.cache/mcp-inspector/serve. That directory must be
+    yours with mode 0700 (created so when missing); any other is refused
+    before anything is written.
+    """
+    from inspector.runtime_dir import check_runtime_dir
     from inspector.scenario.command import serve_command
 
+    check_runtime_dir()  # before the database is opened: a refused start writes nothing
     serve_command(_engine(db), scenario, stdio=stdio, http=http, versions=protocol_version or [], name=name)
 
 
