@@ -27,7 +27,9 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         help="Recording database: a file path or an SQLAlchemy URL. "
-        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db.",
+        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
+        "Readable by you only: created 0600 (new folders and ./recordings 0700); "
+        "an existing one of yours that others can read is made 0600 (said on stderr).",
         show_default=False,
     ),
 ]
@@ -319,14 +321,23 @@ def serve_scenario(
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+
+    The UI reaches it through a control channel announced in a file in the
+    runtime directory: $MCP_INSPECTOR_RUNTIME, else
+    $XDG_RUNTIME_DIR/mcp-inspector/serve (without it: /run/user/UID/... when
+    that exists), else ~/.cache/mcp-inspector/serve. That directory must be
+    yours with mode 0700 (created so when missing); any other is refused
+    before anything is written.
     """
     from inspector.guard import check_bind
+    from inspector.runtime_dir import check_runtime_dir
     from inspector.scenario.command import serve_command
     from inspector.transports.serve import parse_listen
 
     access = _access(allow_remote, allow_host, allow_origin)
     if http:  # refused before the database is opened
         check_bind(parse_listen(http)[0], allow_remote=access.allow_remote, option="--http")
+    check_runtime_dir()  # before the database is opened: a refused start writes nothing
     serve_command(
         _engine(db),
         scenario,
