@@ -35,6 +35,41 @@ DbOption = Annotated[
 ]
 
 
+AllowRemoteOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-remote",
+        help="Allow listening on a non-loopback interface (other machines can then connect).",
+    ),
+]
+AllowHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        metavar="NAME",
+        help="Also answer to this Host name, e.g. behind another name or a reverse proxy "
+        "(NAME or NAME:PORT; repeatable). Loopback names are always accepted.",
+        show_default=False,
+    ),
+]
+AllowOriginOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-origin",
+        metavar="ORIGIN",
+        help="Let a browser page on this origin call the listener, e.g. a browser-based MCP client "
+        "at http://localhost:5173 (repeatable; 'null' for sandboxed pages). Other origins get 403.",
+        show_default=False,
+    ),
+]
+
+
+def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
+    from inspector.guard import Access, parse_origins
+
+    return Access(allow_remote, tuple(hosts or ()), parse_origins(origins or ()))
+
+
 def _err() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
@@ -120,10 +155,9 @@ def proxy(
     ] = ("127.0.0.1:6280"),
     db: DbOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the recorded sessions.")] = None,
-    allow_origin: Annotated[
-        list[str] | None,
-        typer.Option(help="A browser Origin allowed besides loopback ones (repeatable)."),
-    ] = None,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
     keep_secrets: Annotated[
         bool, typer.Option(help="Store Authorization/Cookie header values instead of redacting them.")
     ] = False,
@@ -133,6 +167,10 @@ def proxy(
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or connection, for stateless servers) is recorded
     as its own session.
+
+    Listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, an MCP POST that is not JSON 415
+    (README, Security).
     """
     from urllib.parse import urlsplit
 
@@ -141,12 +179,10 @@ def proxy(
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.serve import bind, parse_listen, serve
 
-    engine = _engine(db)
+    access = _access(allow_remote, allow_host, allow_origin)
     host, port = parse_listen(listen)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        _err().print(
-            f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach it can use the proxy"
-        )
+    sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
+    engine = _engine(db)
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     try:
@@ -154,13 +190,14 @@ def proxy(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
-            allowed_origins=frozenset(allow_origin or ()),
             keep_secrets=keep_secrets,
         )
     except ValueError as exc:
+        recorder.stop("bad target")
+        sock.close()
         raise InspectorError(str(exc)) from None
-    sock = bind(host, port)
     bound_port = sock.getsockname()[1]
+    guarded = access.guard(app_, host, bound_port, json_paths=app_.mcp_paths)
     parts = urlsplit(target)
     shown_host = f"[{host}]" if ":" in host else host
     client_url = f"http://{shown_host}:{bound_port}{parts.path or '/'}" + (
@@ -175,7 +212,7 @@ def proxy(
         )
 
     try:
-        serve(app_, sock, on_ready=ready)
+        serve(guarded, sock, on_ready=ready)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
@@ -216,6 +253,9 @@ def mock_server(
     name: Annotated[
         str | None, typer.Option(help="Name of the recorded mock session (default: the recording's).")
     ] = None,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -223,11 +263,15 @@ def mock_server(
     recorded notifications and server-to-client requests (sampling, roots, elicitation) are
     sent at their recorded points. An unmatched request gets error -32050 naming the nearest
     recorded request and what differed. Every message is recorded as a `mock-server` session.
+
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
     """
     import shlex
 
     import anyio
 
+    from inspector.guard import check_bind
     from inspector.mock.runner import MockOptions, run_mock
     from inspector.transports.serve import parse_listen
 
@@ -242,9 +286,13 @@ def mock_server(
         forward=forward or (shlex.split(forward_cmd) if forward_cmd else None),
         name=name,
     )
+    access = _access(allow_remote, allow_host, allow_origin)
+    listen = parse_listen(http) if http else None
+    if listen is not None:
+        check_bind(listen[0], allow_remote=access.allow_remote, option="--http")
     engine = _engine(db)
     try:
-        anyio.run(lambda: run_mock(engine, options, http=parse_listen(http) if http else None))
+        anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
     except KeyboardInterrupt:
@@ -265,8 +313,14 @@ def serve_scenario(
     ] = None,
     name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
     db: DbOption = None,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
+
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
 
     The UI reaches it through a control channel announced in a file in the
     runtime directory: $MCP_INSPECTOR_RUNTIME, else
@@ -275,11 +329,24 @@ def serve_scenario(
     yours with mode 0700 (created so when missing); any other is refused
     before anything is written.
     """
+    from inspector.guard import check_bind
     from inspector.runtime_dir import check_runtime_dir
     from inspector.scenario.command import serve_command
+    from inspector.transports.serve import parse_listen
 
+    access = _access(allow_remote, allow_host, allow_origin)
+    if http:  # refused before the database is opened
+        check_bind(parse_listen(http)[0], allow_remote=access.allow_remote, option="--http")
     check_runtime_dir()  # before the database is opened: a refused start writes nothing
-    serve_command(_engine(db), scenario, stdio=stdio, http=http, versions=protocol_version or [], name=name)
+    serve_command(
+        _engine(db),
+        scenario,
+        stdio=stdio,
+        http=http,
+        versions=protocol_version or [],
+        name=name,
+        access=access,
+    )
 
 
 @app.command()
@@ -704,11 +771,19 @@ def ui(
             "--allow-remote", help="Allow --host to be a non-loopback interface (token still required)."
         ),
     ] = False,
+    allow_host: AllowHostOption = None,
 ) -> None:
     """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token)."""
     from inspector.api import serve
 
-    serve(_engine(db), host=host, port=port, allow_remote=allow_remote, open_browser=not no_open)
+    serve(
+        _engine(db),
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+        open_browser=not no_open,
+        allow_hosts=tuple(allow_host or ()),
+    )
 
 
 def main() -> None:

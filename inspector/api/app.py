@@ -33,6 +33,7 @@ from inspector.api.schemas import LiveEvent
 from inspector.api.security import Guard
 from inspector.api.serve_processes import ServeProcesses
 from inspector.api.versions_jobs import VersionsJobs
+from inspector.guard import ListenerGuard
 
 __all__ = ["create_app"]
 
@@ -53,7 +54,7 @@ def create_app(
     static_dir: Path = STATIC_DIR,
     live_interval: float = 0.15,
 ) -> Any:
-    """The ASGI app: the FastAPI app wrapped in the `Guard` (Host, Origin, token)."""
+    """The ASGI app: the FastAPI app behind the listener guard (Host, Origin) and the token `Guard`."""
     feed = LiveFeed(engine, interval=live_interval)
     clients = ClientManager(engine, feed)
     serve_processes = ServeProcesses(engine)
@@ -101,7 +102,7 @@ def create_app(
 
     mount_pages(app, static_dir)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
-    return Guard(app, token=token, hosts=hosts, port=port)
+    return ListenerGuard(Guard(app, token=token, port=port), hosts=hosts)
 
 
 def openapi_schema(app: FastAPI) -> dict[str, Any]:
