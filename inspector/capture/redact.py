@@ -9,7 +9,7 @@ target through `Redaction.target`. What is redacted:
   `Bearer [secret:authorization]`), Cookie, Set-Cookie (cookie name and
   attributes stay), and any name containing token, secret, api-key/apikey,
   password;
-- query parameters (in `http_path` and in URL targets) such as api_key, key,
+- query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
   token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
   a URL's userinfo password: `[secret:url.password]`;
 - OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
@@ -61,6 +61,7 @@ __all__ = [
 REDACT_ENV = "MCP_INSPECTOR_REDACT"
 
 _HEADER_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_URL_HEADERS = frozenset({"location", "content-location", "referer"})  # their URL's query may carry a code
 _HEADER_PATTERN = re.compile(r"token|secret|api-?key|apikey|api_key|password|passwd")
 _QUERY_NAMES = frozenset(
     {
@@ -241,6 +242,8 @@ class Redaction:
             if self._secret_header(lower) and "[secret:" not in value:
                 value = _header_value(lower, value)
                 done.append(f"header.{lower}")
+            elif lower in _URL_HEADERS and "?" in value:
+                value = self._url_query(value, done)
             elif self.values:
                 value = self._literal(value, done)
             out.append([name, value])
