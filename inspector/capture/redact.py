@@ -138,10 +138,11 @@ class Redaction:
     paths: tuple[tuple[str, ...], ...] = ()  # user JSON paths, `*` for any one key
     keep: bool = False
     values: tuple[tuple[str, str], ...] = ()  # literal secret -> name (a replay's own secrets)
+    spellings: tuple[str, ...] = ()  # the names as the user typed them (`apiKey`): what bodies contain
     _needles: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        needles = {n.encode() for n in self.names}
+        needles = {n.encode() for n in (*self.names, *self.spellings)}
         for path in self.paths:
             leaf = next((k for k in reversed(path) if k != "*"), None)
             if leaf is None:
@@ -172,7 +173,8 @@ class Redaction:
                     f"not a JSON path: {path!r} (keys joined by dots, e.g. params.arguments.api_key)"
                 )
             parsed.append(parts)
-        return cls(frozenset(n.strip().lower() for n in all_names if n.strip()), tuple(parsed), keep=keep)
+        typed = tuple(n.strip() for n in all_names if n.strip())
+        return cls(frozenset(n.lower() for n in typed), tuple(parsed), keep=keep, spellings=typed)
 
     def with_values(self, secrets: Mapping[str, str]) -> Redaction:
         """Also redact these literal values wherever they occur (a replay knows what it put back)."""
@@ -181,7 +183,7 @@ class Redaction:
 
     def cli_args(self) -> list[str]:
         """The flags that give a child `mcp-inspect` process these rules."""
-        args = [f"--redact={n}" for n in sorted(self.names)]
+        args = [f"--redact={n}" for n in sorted(set(self.spellings) or self.names)]
         args += [f"--redact-path={'.'.join(p)}" for p in self.paths]
         return [*args, "--keep-secrets"] if self.keep else args
 
@@ -191,7 +193,13 @@ class Redaction:
         """Redact one message row in place (raw, http_path, http_headers); note what in `meta`."""
         headers = row["http_headers"]
         path = row["http_path"]
-        if self.keep or (headers is None and path is None and not self._needles and not self.values):
+        if self.keep or (
+            headers is None
+            and path is None
+            and not self._needles
+            and not self.values
+            and row["channel"] not in _HTTP_CHANNELS
+        ):
             return  # a stdio row with nothing configured: the hot path
         done: list[str] = []
         if headers:
