@@ -22,7 +22,7 @@ from inspector.store import iter_messages, list_sessions, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.conftest import PEERS
-from tests.http_peers import inspector_proxy
+from tests.http_peers import LineProcess, inspector_proxy
 from tests.peers import secrets_server as upstream
 from tests.secrets_scan import placeholders, received, secret_leaks, secrets_server
 
@@ -222,3 +222,32 @@ def test_keep_secrets_keeps_them_and_every_recording_command_offers_it(tmp_path:
         "call", "tools/list", "--db", str(db), "--redact-path", "a..b", "--url", "http://127.0.0.1:9/mcp"
     )
     assert bad.returncode == 2 and "not a JSON path" in bad.stderr
+
+
+def test_serve_and_mock_server_record_through_the_same_step(tmp_path: Path) -> None:
+    serve_db, mock_db, call_db = tmp_path / "serve.db", tmp_path / "mock.db", tmp_path / "call.db"
+    headers = ["--header", f"Authorization: Bearer {BEARER}", "--header", f"X-Upstream-Token: {HEADER_TOKEN}"]
+    server = LineProcess([*CLI, "serve", "--db", str(serve_db), "--http", "127.0.0.1:0", *USER_RULES[2:]])
+    try:
+        url = server.wait_for(r"at (http://\S+/mcp)").group(1)
+        out = _run("call", "tools/list", "--db", str(call_db), "--url", f"{url}?key={TARGET_KEY}", *headers)
+        assert out.returncode == 0, out.stderr
+    finally:
+        server.stop()
+    # The recording of that client session, played by mock-server to a client with the same secrets.
+    engine = open_engine(call_db, create=False)
+    (recorded,) = list_sessions(engine)
+    engine.dispose()
+    mock = LineProcess(
+        [*CLI, "mock-server", str(recorded.id), "--db", str(call_db), "--http", "127.0.0.1:0", "--name", "m"]
+    )
+    try:
+        url = mock.wait_for(r"mock server at (\S+);").group(1)
+        out = _run("call", "tools/list", "--db", str(mock_db), "--url", f"{url}?key={TARGET_KEY}", *headers)
+        assert out.returncode == 0, out.stderr
+    finally:
+        mock.stop()
+    for db in (serve_db, call_db, mock_db):
+        assert secret_leaks(db, [BEARER, HEADER_TOKEN, TARGET_KEY]) == [], db.name
+        stored = placeholders(db)
+        assert "Bearer [secret:authorization]" in stored and "?key=[secret:query.key]" in stored, db.name
