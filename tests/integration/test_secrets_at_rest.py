@@ -187,6 +187,27 @@ def test_the_ui_clients_headers_and_url_secrets_are_redacted(tmp_path: Path, log
     assert "Bearer [secret:authorization]" in stored and "?token=[secret:query.token]" in stored
 
 
+def test_a_client_connected_to_a_recorded_target_gets_its_secrets_from_the_environment(
+    tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "ui.db"
+    monkeypatch.setenv("MCP_INSPECTOR_SECRET_QUERY_TOKEN", QUERY_TOKEN)
+    monkeypatch.setenv("MCP_INSPECTOR_SECRET_AUTHORIZATION", BEARER)
+    with secrets_server(log) as url:
+        for api in serve(db):
+            target = {"url": f"{url}?token=[secret:query.token]"}  # as the session list shows it
+            headers = {"Authorization": "Bearer [secret:authorization]"}
+            client = _connect(api, target, "2025-11-25", headers=headers)
+            _ok(api.http.delete(f"/api/clients/{client['id']}"), 204)
+    first = received(log)[0]
+    assert (
+        first["query"] == f"token={QUERY_TOKEN}"
+        and dict(first["headers"])["authorization"] == f"Bearer {BEARER}"
+    )
+    assert secret_leaks(db, [BEARER, QUERY_TOKEN]) == []
+    assert "?token=[secret:query.token]" in placeholders(db)
+
+
 def test_wrap_redacts_a_configured_name_and_json_path(tmp_path: Path) -> None:
     wrap_db, call_db = tmp_path / "wrap.db", tmp_path / "call.db"
     args = json.dumps({"name": "echo", "arguments": {"text": "hello", "api_key": ARG_KEY, "note": NOTE}})
