@@ -33,6 +33,42 @@ DbOption = Annotated[
         show_default=False,
     ),
 ]
+RedactOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--redact",
+        help="Also redact this header, query parameter or JSON key (repeatable; "
+        "also $MCP_INSPECTOR_REDACT, comma-separated).",
+        show_default=False,
+    ),
+]
+RedactPathOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--redact-path",
+        help="Also redact the value at this JSON path of any message, e.g. "
+        "params.arguments.api_key; '*' is any one key (repeatable).",
+        show_default=False,
+    ),
+]
+KeepSecretsOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-secrets",
+        help="Store credentials as they were sent (headers, URL query, OAuth bodies, "
+        "--redact names). Default: each is stored as a \\[secret:NAME] placeholder.",
+    ),
+]
+
+
+def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> None:
+    """Set this process's redaction rules (every recorder and session of the command uses them)."""
+    from inspector.capture.redact import configure
+
+    try:
+        configure(names or (), paths or (), keep=keep)
+    except ValueError as exc:
+        raise InspectorError(str(exc)) from None
 
 
 AllowRemoteOption = Annotated[
@@ -96,6 +132,9 @@ def wrap(
         typer.Option(help="Seconds to wait for the server after the client closes stdin, before SIGTERM."),
     ] = 2.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing of our own on stderr.")] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -110,6 +149,7 @@ def wrap(
         command = command[1:]
     if not command:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    _redaction(redact, redact_path, keep_secrets)
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
     engine = _engine(db)
@@ -158,9 +198,9 @@ def proxy(
     allow_origin: AllowOriginOption = None,
     allow_host: AllowHostOption = None,
     allow_remote: AllowRemoteOption = False,
-    keep_secrets: Annotated[
-        bool, typer.Option(help="Store Authorization/Cookie header values instead of redacting them.")
-    ] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -180,6 +220,7 @@ def proxy(
     from inspector.transports.serve import bind, parse_listen, serve
 
     access = _access(allow_remote, allow_host, allow_origin)
+    _redaction(redact, redact_path, keep_secrets)
     host, port = parse_listen(listen)
     sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
     engine = _engine(db)
@@ -190,7 +231,6 @@ def proxy(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
-            keep_secrets=keep_secrets,
         )
     except ValueError as exc:
         recorder.stop("bad target")
@@ -256,6 +296,9 @@ def mock_server(
     allow_origin: AllowOriginOption = None,
     allow_host: AllowHostOption = None,
     allow_remote: AllowRemoteOption = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -277,6 +320,7 @@ def mock_server(
 
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
+    _redaction(redact, redact_path, keep_secrets)
     options = MockOptions(
         session_ref=session,
         match=match,
@@ -316,6 +360,9 @@ def serve_scenario(
     allow_origin: AllowOriginOption = None,
     allow_host: AllowHostOption = None,
     allow_remote: AllowRemoteOption = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -337,6 +384,7 @@ def serve_scenario(
     access = _access(allow_remote, allow_host, allow_origin)
     if http:  # refused before the database is opened
         check_bind(parse_listen(http)[0], allow_remote=access.allow_remote, option="--http")
+    _redaction(redact, redact_path, keep_secrets)
     check_runtime_dir()  # before the database is opened: a refused start writes nothing
     serve_command(
         _engine(db),
@@ -381,6 +429,9 @@ def replay(
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
@@ -393,6 +444,7 @@ def replay(
         command = command[1:]
     if bool(command) == bool(url):
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
+    _redaction(redact, redact_path, keep_secrets)
     headers = _parse_headers(header or [])
     engine = _engine(db, create=False)
     code = replay_and_diff(
@@ -452,6 +504,9 @@ def versions(
     show_all: Annotated[
         bool, typer.Option("--all", help="Also show field rows that are equal under every revision.")
     ] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Probe a server once per protocol revision and show what changes between them.
 
@@ -470,6 +525,7 @@ def versions(
     if command and command[0] == "--":
         command = command[1:]
     target = check_target(command, url)
+    _redaction(redact, redact_path, keep_secrets)
     engine = _engine(db)
     raise typer.Exit(
         run(
@@ -549,6 +605,9 @@ def call(
     ] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the answer.")] = 60.0,
     db: DbOption = None,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -564,6 +623,7 @@ def call(
         command = command[1:]
     if bool(command) == bool(url):
         raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
+    _redaction(redact, redact_path, keep_secrets)
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:
@@ -772,10 +832,17 @@ def ui(
         ),
     ] = False,
     allow_host: AllowHostOption = None,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
-    """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token)."""
+    """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token).
+
+    Mock clients, replays and serve processes started from the UI record with its --redact,
+    --redact-path and --keep-secrets rules."""
     from inspector.api import serve
 
+    _redaction(redact, redact_path, keep_secrets)
     serve(
         _engine(db),
         host=host,

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
-from inspector.capture.redact import redact_headers
+from inspector.capture.redact import header_pairs
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.http_sessions import SessionRouter, legacy_session_param
@@ -100,7 +100,6 @@ class HttpProxy:
         recorder: Recorder,
         create_session: Callable[[str], int],
         *,
-        keep_secrets: bool = False,
         client: UpstreamClient | None = None,
     ) -> None:
         parts = urlsplit(target)
@@ -112,7 +111,6 @@ class HttpProxy:
         # The paths clients POST MCP messages to: only these must carry JSON (OAuth form posts
         # to other paths, e.g. /token, are forwarded as they are).
         self.mcp_paths: set[str] = _path_forms(parts.path or "/")
-        self.keep_secrets = keep_secrets
         self.taps: dict[int, Tap] = {}
         self._exchanges = itertools.count(1)
         self.router = SessionRouter(self._open_session(create_session))
@@ -182,12 +180,12 @@ class HttpProxy:
             content = _request_body(body, receive, streamed)
         if streamed is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
-            ex.request(body, headers, self.keep_secrets)
+            ex.request(body, headers)
         try:
             response = await self.client.request(method, url, _forward_headers(headers), content)
         except UpstreamError as exc:
             if streamed is not None:
-                ex.request(b"".join(streamed), headers, self.keep_secrets)
+                ex.request(b"".join(streamed), headers)
             message = (
                 f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
             )
@@ -195,7 +193,7 @@ class HttpProxy:
             ex.record("s2c", "http-response", b"", http_status=502, problem=message)
             return
         if streamed is not None:
-            ex.request(b"".join(streamed), headers, self.keep_secrets)
+            ex.request(b"".join(streamed), headers)
         try:
             await self._respond(response, send, receive, ex, sid, key)
         except OSError as exc:  # the client went away while we were sending
@@ -226,7 +224,7 @@ class HttpProxy:
             }
         )
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
-        ex.response_headers = redact_headers(raw_headers, keep_secrets=self.keep_secrets)
+        ex.response_headers = header_pairs(raw_headers)
         content_type = (_header(raw_headers, b"content-type") or b"").split(b";")[0].strip().lower()
         if content_type == b"text/event-stream":
             ex.record("s2c", "http-response", b"", head=True)
