@@ -34,6 +34,7 @@ from inspector.api.schemas import LiveEvent
 from inspector.api.security import Guard
 from inspector.api.serve_processes import ServeProcesses
 from inspector.api.versions_jobs import VersionsJobs
+from inspector.guard import ListenerGuard
 
 __all__ = ["create_app"]
 
@@ -55,8 +56,8 @@ def create_app(
     static_dir: Path = STATIC_DIR,
     live_interval: float = 0.15,
 ) -> Any:
-    """The ASGI app: the FastAPI app wrapped in the `Guard` (Host, Origin, token), every answer
-    (refusals included) with the browser hardening headers."""
+    """The ASGI app: the FastAPI app behind the listener guard (Host, Origin) and the token `Guard`,
+    every answer (refusals included) with the browser hardening headers."""
     feed = LiveFeed(engine, interval=live_interval)
     clients = ClientManager(engine, feed)
     serve_processes = ServeProcesses(engine)
@@ -105,7 +106,7 @@ def create_app(
     mount_pages(app, static_dir)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
     hosts = list(hosts)
-    return SecurityHeaders(Guard(app, token=token, hosts=hosts), hosts=hosts)
+    return SecurityHeaders(ListenerGuard(Guard(app, token=token), hosts=hosts), hosts=hosts)
 
 
 def openapi_schema(app: FastAPI) -> dict[str, Any]:

@@ -1,16 +1,11 @@
-"""Who may talk to the UI server: the access token, and Host / Origin checks (principle 8).
+"""Who may use the UI server's API: the access token (principle 8).
 
-One pure ASGI middleware guards HTTP and websocket requests alike:
-
-- `Host` must name this server (127.0.0.1, localhost or [::1] with our port,
-  or the interface chosen with `--host`): a DNS-rebinding page on another
-  name is refused.
-- `Origin`, when a browser sends one, must be one of those same origins: a
-  cross-site page cannot call the API or open the websocket.
-- Every `/api` request needs the token: an `Authorization: Bearer` header
-  (what the web UI sends), the `?token=` query (for scripts), or, on the
-  websocket, a `bearer.<token>` subprotocol next to `mcp-inspector` (browsers
-  cannot set headers on a websocket; the server echoes only `mcp-inspector`).
+Host and Origin are checked before this by the shared listener guard
+(`inspector.guard.ListenerGuard`, wrapped around this in `app.create_app`).
+Every `/api` request needs the token: an `Authorization: Bearer` header
+(what the web UI sends), the `?token=` query (for scripts), or, on the
+websocket, a `bearer.<token>` subprotocol next to `mcp-inspector` (browsers
+cannot set headers on a websocket; the server echoes only `mcp-inspector`).
 
 No cookie: cookies ignore ports, so a browser would send one to every other
 server on 127.0.0.1. The page URL carries the token in its fragment
@@ -21,16 +16,13 @@ sessionStorage, whose origin includes the port. A page opened with the old
 
 from __future__ import annotations
 
-import contextlib
 import secrets
-import socket
-from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["SUBPROTOCOL", "Guard", "allowed_hosts", "new_token"]
+__all__ = ["SUBPROTOCOL", "Guard", "new_token"]
 
 Message = dict[str, Any]
 
@@ -44,43 +36,18 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def allowed_hosts(bind_host: str, port: int) -> set[str]:
-    """The `Host` header values this server answers to."""
-    names = {"127.0.0.1", "localhost", "::1"}
-    if bind_host in ("0.0.0.0", "::"):
-        # Every interface: answer to this machine's name and addresses (the token is still required).
-        names.add(socket.gethostname())
-        with contextlib.suppress(OSError):
-            names.update(info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None))
-    else:
-        names.add(bind_host)
-    return {f"[{n}]:{port}" if ":" in n else f"{n}:{port}" for n in names}
-
-
 class Guard:
-    """ASGI middleware: refuse foreign Host/Origin everywhere and requests without the token under /api."""
+    """ASGI middleware: refuse requests without the token under /api."""
 
-    def __init__(self, app: ASGIApp, *, token: str, hosts: Iterable[str]) -> None:
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
         self.app = app
         self.token = token
-        self.hosts = {h.lower() for h in hosts}
-        self.origins = {f"http://{h}" for h in self.hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        host = headers.get("host", "").lower()
-        if host not in self.hosts:
-            await _refuse(
-                scope, receive, send, 403, f"Host {host!r} is not allowed (DNS rebinding protection)"
-            )
-            return
-        origin = headers.get("origin")
-        if origin is not None and origin.lower() not in self.origins:
-            await _refuse(scope, receive, send, 403, f"Origin {origin!r} is not allowed (cross-site request)")
-            return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         given = query.get("token")
         path: str = scope["path"]

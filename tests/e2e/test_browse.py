@@ -128,7 +128,7 @@ def test_network_view_of_an_http_session(page: Page, ui: UiServer) -> None:
     detail = page.get_by_test_id("exchange-detail")
     expect(detail).to_contain_text("POST /mcp → 200")
     expect(detail).to_contain_text("ev-1, ev-2")
-    expect(detail).to_contain_text("[redacted]")
+    expect(detail).to_contain_text("Bearer [secret:authorization]")
     expect(detail).not_to_contain_text("s3cret")
     shot(page, "network-light")
     detail.get_by_role("link", name="notifications/progress").click()
