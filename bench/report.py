@@ -324,8 +324,10 @@ _STAGES = (
     ("correlate", "Correlator.observe"),
     ("facts", "SessionFacts.observe"),
     ("builder", "MessageBuilder.feed: all of the above + building the row dict"),
+    ("redact", "Redaction.row, built-in rules (a stdio row: nothing configured to look for)"),
+    ("redact+", "Redaction.row with a --redact name and --redact-path configured (bytes test)"),
     ("store", "SessionWriter.on_batch: SQLAlchemy Core executemany into SQLite, 5000-row batches"),
-    ("recorder", "Recorder thread end to end: queue + builder + store"),
+    ("recorder", "Recorder thread end to end: queue + builder + redact + store"),
 )
 
 

@@ -9,6 +9,8 @@ package's own pieces one stage at a time, on fresh objects:
     correlate  Correlator.observe                    (inspector.protocol.correlate)
     facts      SessionFacts.observe                  (inspector.protocol.versions)
     builder    MessageBuilder.feed, all of the above + building the row dict
+    redact     Redaction.row on every row, built-in rules only (inspector.capture.redact)
+    redact+    the same with a user name and JSON path configured (a bytes test per row)
     store      SessionWriter.on_batch, 5000-row batches into a temporary SQLite file
     recorder   Recorder: submit every chunk from this thread, then finish (builder + store + queue)
 
@@ -48,6 +50,12 @@ def run_stages(requests: int, workdir: Path, repeat: int = 3) -> dict[str, Any]:
     from inspector.store import SessionWriter, create_session
     from inspector.store.engine import open_engine
 
+    try:  # the recorder's redaction step (absent in older versions of the package)
+        from inspector.capture.redact import Redaction
+
+        has_redaction = hasattr(Redaction, "row")
+    except ImportError:
+        has_redaction = False
     traffic = _traffic(requests)
     messages = 2 * requests
     clock = time.perf_counter
@@ -85,6 +93,17 @@ def run_stages(requests: int, workdir: Path, repeat: int = 3) -> dict[str, Any]:
             t = clock()
             rows = [row for d, ch, data in traffic for row in builder.feed(ts, d, ch, data)]
             record("builder", clock() - t)
+
+            if has_redaction:
+                plain, user = (
+                    Redaction(),
+                    Redaction.from_config(["note"], ["params.arguments.api_key"], environ={}),
+                )
+                for stage, rules in (("redact", plain), ("redact+", user)):
+                    t = clock()
+                    for row in rows:
+                        rules.row(row)
+                    record(stage, clock() - t)
 
             writer = SessionWriter(engine, sid)
             t = clock()

@@ -27,10 +27,83 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         help="Recording database: a file path or an SQLAlchemy URL. "
-        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db.",
+        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
+        "Readable by you only: created 0600 (new folders and ./recordings 0700); "
+        "an existing one of yours that others can read is made 0600 (said on stderr).",
         show_default=False,
     ),
 ]
+RedactOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--redact",
+        help="Also redact this header, query parameter or JSON key (repeatable; "
+        "also $MCP_INSPECTOR_REDACT, comma-separated).",
+        show_default=False,
+    ),
+]
+RedactPathOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--redact-path",
+        help="Also redact the value at this JSON path of any message, e.g. "
+        "params.arguments.api_key; '*' is any one key (repeatable).",
+        show_default=False,
+    ),
+]
+KeepSecretsOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-secrets",
+        help="Store credentials as they were sent (headers, URL query, OAuth bodies, "
+        "--redact names). Default: each is stored as a \\[secret:NAME] placeholder.",
+    ),
+]
+
+
+def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> None:
+    """Set this process's redaction rules (every recorder and session of the command uses them)."""
+    from inspector.capture.redact import configure
+
+    try:
+        configure(names or (), paths or (), keep=keep)
+    except ValueError as exc:
+        raise InspectorError(str(exc)) from None
+
+
+AllowRemoteOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-remote",
+        help="Allow listening on a non-loopback interface (other machines can then connect).",
+    ),
+]
+AllowHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        metavar="NAME",
+        help="Also answer to this Host name, e.g. behind another name or a reverse proxy "
+        "(NAME or NAME:PORT; repeatable). Loopback names are always accepted.",
+        show_default=False,
+    ),
+]
+AllowOriginOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-origin",
+        metavar="ORIGIN",
+        help="Let a browser page on this origin call the listener, e.g. a browser-based MCP client "
+        "at http://localhost:5173 (repeatable; 'null' for sandboxed pages). Other origins get 403.",
+        show_default=False,
+    ),
+]
+
+
+def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
+    from inspector.guard import Access, parse_origins
+
+    return Access(allow_remote, tuple(hosts or ()), parse_origins(origins or ()))
 
 
 def _err() -> Console:
@@ -59,6 +132,9 @@ def wrap(
         typer.Option(help="Seconds to wait for the server after the client closes stdin, before SIGTERM."),
     ] = 2.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing of our own on stderr.")] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -73,6 +149,7 @@ def wrap(
         command = command[1:]
     if not command:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    _redaction(redact, redact_path, keep_secrets)
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
     engine = _engine(db)
@@ -118,19 +195,22 @@ def proxy(
     ] = ("127.0.0.1:6280"),
     db: DbOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the recorded sessions.")] = None,
-    allow_origin: Annotated[
-        list[str] | None,
-        typer.Option(help="A browser Origin allowed besides loopback ones (repeatable)."),
-    ] = None,
-    keep_secrets: Annotated[
-        bool, typer.Option(help="Store Authorization/Cookie header values instead of redacting them.")
-    ] = False,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or connection, for stateless servers) is recorded
     as its own session.
+
+    Listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, an MCP POST that is not JSON 415
+    (README, Security).
     """
     from urllib.parse import urlsplit
 
@@ -139,12 +219,11 @@ def proxy(
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.serve import bind, parse_listen, serve
 
-    engine = _engine(db)
+    access = _access(allow_remote, allow_host, allow_origin)
+    _redaction(redact, redact_path, keep_secrets)
     host, port = parse_listen(listen)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        _err().print(
-            f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach it can use the proxy"
-        )
+    sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
+    engine = _engine(db)
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     try:
@@ -152,13 +231,13 @@ def proxy(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
-            allowed_origins=frozenset(allow_origin or ()),
-            keep_secrets=keep_secrets,
         )
     except ValueError as exc:
+        recorder.stop("bad target")
+        sock.close()
         raise InspectorError(str(exc)) from None
-    sock = bind(host, port)
     bound_port = sock.getsockname()[1]
+    guarded = access.guard(app_, host, bound_port, json_paths=app_.mcp_paths)
     parts = urlsplit(target)
     shown_host = f"[{host}]" if ":" in host else host
     client_url = f"http://{shown_host}:{bound_port}{parts.path or '/'}" + (
@@ -173,7 +252,7 @@ def proxy(
         )
 
     try:
-        serve(app_, sock, on_ready=ready)
+        serve(guarded, sock, on_ready=ready)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
@@ -214,6 +293,12 @@ def mock_server(
     name: Annotated[
         str | None, typer.Option(help="Name of the recorded mock session (default: the recording's).")
     ] = None,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -221,16 +306,21 @@ def mock_server(
     recorded notifications and server-to-client requests (sampling, roots, elicitation) are
     sent at their recorded points. An unmatched request gets error -32050 naming the nearest
     recorded request and what differed. Every message is recorded as a `mock-server` session.
+
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
     """
     import shlex
 
     import anyio
 
+    from inspector.guard import check_bind
     from inspector.mock.runner import MockOptions, run_mock
     from inspector.transports.serve import parse_listen
 
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
+    _redaction(redact, redact_path, keep_secrets)
     options = MockOptions(
         session_ref=session,
         match=match,
@@ -240,9 +330,13 @@ def mock_server(
         forward=forward or (shlex.split(forward_cmd) if forward_cmd else None),
         name=name,
     )
+    access = _access(allow_remote, allow_host, allow_origin)
+    listen = parse_listen(http) if http else None
+    if listen is not None:
+        check_bind(listen[0], allow_remote=access.allow_remote, option="--http")
     engine = _engine(db)
     try:
-        anyio.run(lambda: run_mock(engine, options, http=parse_listen(http) if http else None))
+        anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
     except KeyboardInterrupt:
@@ -263,11 +357,44 @@ def serve_scenario(
     ] = None,
     name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
     db: DbOption = None,
+    allow_origin: AllowOriginOption = None,
+    allow_host: AllowHostOption = None,
+    allow_remote: AllowRemoteOption = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
-    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`)."""
-    from inspector.scenario.command import serve_command
+    """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
-    serve_command(_engine(db), scenario, stdio=stdio, http=http, versions=protocol_version or [], name=name)
+    --http listens on loopback only unless --allow-remote. A foreign Host or
+    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+
+    The UI reaches it through a control channel announced in a file in the
+    runtime directory: $MCP_INSPECTOR_RUNTIME, else
+    $XDG_RUNTIME_DIR/mcp-inspector/serve (without it: /run/user/UID/... when
+    that exists), else ~/.cache/mcp-inspector/serve. That directory must be
+    yours with mode 0700 (created so when missing); any other is refused
+    before anything is written.
+    """
+    from inspector.guard import check_bind
+    from inspector.runtime_dir import check_runtime_dir
+    from inspector.scenario.command import serve_command
+    from inspector.transports.serve import parse_listen
+
+    access = _access(allow_remote, allow_host, allow_origin)
+    if http:  # refused before the database is opened
+        check_bind(parse_listen(http)[0], allow_remote=access.allow_remote, option="--http")
+    _redaction(redact, redact_path, keep_secrets)
+    check_runtime_dir()  # before the database is opened: a refused start writes nothing
+    serve_command(
+        _engine(db),
+        scenario,
+        stdio=stdio,
+        http=http,
+        versions=protocol_version or [],
+        name=name,
+        access=access,
+    )
 
 
 @app.command()
@@ -302,6 +429,9 @@ def replay(
     ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
@@ -314,6 +444,7 @@ def replay(
         command = command[1:]
     if bool(command) == bool(url):
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
+    _redaction(redact, redact_path, keep_secrets)
     headers = _parse_headers(header or [])
     engine = _engine(db, create=False)
     code = replay_and_diff(
@@ -373,6 +504,9 @@ def versions(
     show_all: Annotated[
         bool, typer.Option("--all", help="Also show field rows that are equal under every revision.")
     ] = False,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Probe a server once per protocol revision and show what changes between them.
 
@@ -391,6 +525,7 @@ def versions(
     if command and command[0] == "--":
         command = command[1:]
     target = check_target(command, url)
+    _redaction(redact, redact_path, keep_secrets)
     engine = _engine(db)
     raise typer.Exit(
         run(
@@ -470,6 +605,9 @@ def call(
     ] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the answer.")] = 60.0,
     db: DbOption = None,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -485,6 +623,7 @@ def call(
         command = command[1:]
     if bool(command) == bool(url):
         raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
+    _redaction(redact, redact_path, keep_secrets)
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:
@@ -692,11 +831,26 @@ def ui(
             "--allow-remote", help="Allow --host to be a non-loopback interface (token still required)."
         ),
     ] = False,
+    allow_host: AllowHostOption = None,
+    redact: RedactOption = None,
+    redact_path: RedactPathOption = None,
+    keep_secrets: KeepSecretsOption = False,
 ) -> None:
-    """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token)."""
+    """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token).
+
+    Mock clients, replays and serve processes started from the UI record with its --redact,
+    --redact-path and --keep-secrets rules."""
     from inspector.api import serve
 
-    serve(_engine(db), host=host, port=port, allow_remote=allow_remote, open_browser=not no_open)
+    _redaction(redact, redact_path, keep_secrets)
+    serve(
+        _engine(db),
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+        open_browser=not no_open,
+        allow_hosts=tuple(allow_host or ()),
+    )
 
 
 def main() -> None:

@@ -6,24 +6,23 @@ Rows that name their exchange (`meta.exchange`) are grouped by it. Otherwise
 a request row opens an exchange; a response or SSE row joins the exchange of
 the request it answers (`answers_seq`), else the oldest exchange on the same
 path still waiting for its response, else (a standalone SSE stream) a stream
-exchange of its own per path. Header values that carry secrets are redacted
-again here, whatever the recorder did.
+exchange of its own per path. Headers are shown as stored: secrets never
+reach the store (the recorder's one redaction step, `capture/redact.py`), so
+this view has no secret list of its own; a session recorded with
+`--keep-secrets` shows what the user chose to keep.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-__all__ = ["HTTP_CHANNELS", "group_exchanges", "redact_headers"]
+__all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict"]
 
 HTTP_CHANNELS = ("http-request", "http-response", "sse")
-_SECRET = re.compile(r"authorization|cookie|api[-_]?key|token|secret|password|session", re.I)
-REDACTED = "[redacted]"
 
 
-def redact_headers(headers: Any) -> dict[str, str]:
-    """Headers (a dict, or a list of [name, value] pairs) as a dict with secret values replaced."""
+def header_dict(headers: Any) -> dict[str, str]:
+    """Headers (a dict, or a list of [name, value] pairs) as a dict; repeated names joined by ', '."""
     pairs: list[tuple[str, str]] = []
     if isinstance(headers, dict):
         pairs = [(str(k), str(v)) for k, v in headers.items()]
@@ -31,8 +30,7 @@ def redact_headers(headers: Any) -> dict[str, str]:
         pairs = [(str(p[0]), str(p[1])) for p in headers if isinstance(p, (list, tuple)) and len(p) == 2]
     out: dict[str, str] = {}
     for name, value in pairs:
-        shown = REDACTED if _SECRET.search(name) and name.lower() != "mcp-session-id" else value
-        out[name] = f"{out[name]}, {shown}" if name in out else shown
+        out[name] = f"{out[name]}, {value}" if name in out else value
     return out
 
 
@@ -57,13 +55,13 @@ class _Exchange:
         self.method = self.method or row.get("http_method")
         self.path = self.path or row.get("http_path")
         if row["channel"] == "http-request":
-            self.request_headers = self.request_headers or redact_headers(row.get("http_headers"))
+            self.request_headers = self.request_headers or header_dict(row.get("http_headers"))
         else:
             self.answered = True
             if row.get("http_status") is not None:
                 self.status = row["http_status"]
             if row.get("http_headers") and not self.response_headers:
-                self.response_headers = redact_headers(row["http_headers"])
+                self.response_headers = header_dict(row["http_headers"])
         if row["channel"] == "sse":
             self.sse = True
             if row.get("sse_event_id"):

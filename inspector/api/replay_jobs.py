@@ -26,6 +26,7 @@ from fastapi import HTTPException, Response
 from sqlalchemy import Engine
 
 from inspector.api.deps import json_response
+from inspector.capture.redact import secret_env_var
 from inspector.errors import InspectorError
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
@@ -187,9 +188,10 @@ class ReplayJobs:
                 job.error = f"the replay could not run: {problem}"
                 raise InspectorError(job.error)
             if outcome.missing_secrets and i == 0:
+                names = ", ".join(f"{n} (${secret_env_var(n)})" for n in outcome.missing_secrets)
                 job.warnings.append(
-                    f"the recording's credentials need secret(s) {', '.join(outcome.missing_secrets)}: "
-                    "set MCP_INSPECTOR_SECRET_<NAME> for the UI process; replayed without them"
+                    f"the recording's redacted secret(s) were not given: {names}; set them in the UI "
+                    "process's environment; replayed with the placeholders"
                 )
             outcomes.append(outcome)
         job.phase = "diffing"

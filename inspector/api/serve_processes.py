@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from inspector.api.mock_commands import db_path, program
+from inspector.capture.redact import active
 
 __all__ = ["ServeProcess", "ServeProcesses", "ServeStartFailed", "serve_argv", "stdio_command"]
 
@@ -42,11 +43,13 @@ class ServeStartFailed(Exception):
 
 
 def serve_argv(db: str, scenario: str | None, versions: list[str], transport: list[str]) -> list[str]:
-    """The `mcp-inspect serve` command line for a scenario (None: the built-in one)."""
+    """The `mcp-inspect serve` command line for a scenario (None: the built-in one).
+
+    It carries this process's redaction rules (the UI's --redact, --redact-path, --keep-secrets)."""
     argv = [*program(), "serve", *([scenario] if scenario else []), *transport, "--db", db]
     for version in versions:
         argv += ["--protocol-version", version]
-    return argv
+    return argv + active().cli_args()
 
 
 def stdio_command(argv: list[str]) -> dict[str, Any]:

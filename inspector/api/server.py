@@ -20,8 +20,9 @@ from sqlalchemy import Engine
 
 from inspector.api.app import create_app
 from inspector.api.routes_pages import STATIC_DIR
-from inspector.api.security import allowed_hosts, new_token
+from inspector.api.security import new_token
 from inspector.errors import InspectorError
+from inspector.guard import allowed_hosts, check_bind
 
 __all__ = ["DEFAULT_PORT", "LOOPBACK", "UiServer", "serve"]
 
@@ -58,14 +59,12 @@ class UiServer:
         host: str = "127.0.0.1",
         port: int | None = None,
         allow_remote: bool = False,
+        allow_hosts: tuple[str, ...] = (),
         token: str | None = None,
         static_dir: Path = STATIC_DIR,
         live_interval: float = 0.15,
     ) -> None:
-        if host not in LOOPBACK and not allow_remote:
-            raise InspectorError(
-                f"--host {host} would expose your recordings to the network; add --allow-remote to mean it"
-            )
+        check_bind(host, allow_remote=allow_remote, option="--host")
         self.host = host
         self.token = token or new_token()
         self.socket = _bind(host, port)
@@ -77,8 +76,7 @@ class UiServer:
         app = create_app(
             engine,
             token=self.token,
-            hosts=allowed_hosts(host, self.port),
-            port=self.port,
+            hosts=allowed_hosts(host, self.port, extra=allow_hosts),
             static_dir=static_dir,
             live_interval=live_interval,
         )
@@ -89,8 +87,8 @@ class UiServer:
         self._thread: threading.Thread | None = None
 
     def url(self, path: str = "/") -> str:
-        """The URL of a page, with the token (the first visit turns it into a cookie)."""
-        return f"{self.base_url}{path}?token={self.token}"
+        """The URL of a page, with the token in the fragment (never sent; the page keeps it)."""
+        return f"{self.base_url}{path}#token={self.token}"
 
     def run(self) -> None:
         """Serve in this thread until Ctrl-C / SIGTERM."""
@@ -118,10 +116,17 @@ class UiServer:
 
 
 def serve(
-    engine: Engine, *, host: str, port: int | None, allow_remote: bool, open_browser: bool, path: str = "/"
+    engine: Engine,
+    *,
+    host: str,
+    port: int | None,
+    allow_remote: bool,
+    open_browser: bool,
+    path: str = "/",
+    allow_hosts: tuple[str, ...] = (),
 ) -> None:
     """`mcp-inspect ui`: print the URL, open a browser unless told not to, serve until Ctrl-C."""
-    ui = UiServer(engine, host=host, port=port, allow_remote=allow_remote)
+    ui = UiServer(engine, host=host, port=port, allow_remote=allow_remote, allow_hosts=allow_hosts)
     url = ui.url(path)
     print(f"mcp-inspector UI: {url}", flush=True)
     if not (STATIC_DIR / "index.html").is_file():

@@ -14,6 +14,10 @@ the thread drains it every `drain_interval` (a thread wake-up per chunk
 cost more forwarding latency than all the recording work). Durable submits,
 session ends and stop do wake it at once.
 
+Every row passes the process's redaction (`capture/redact.py`) before any
+subscriber sees it: one step for every producer, so no transport has to
+remember it.
+
 The backlog is bounded (`max_queued_chunks`, at most 64 KiB each): if
 recording falls that far behind, forwarding waits instead of memory growing
 without limit.
@@ -28,6 +32,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
+from inspector.capture.redact import Redaction, active
 
 __all__ = ["Recorder", "Subscriber", "Tap"]
 
@@ -91,8 +96,10 @@ class Recorder:
         drain_interval: float = 0.002,
         batch_rows: int = 5000,
         max_queued_chunks: int = 256,
+        redaction: Redaction | None = None,
     ) -> None:
         self.subscribers = subscribers
+        self.redaction = redaction or active()
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
         self.errors = 0
@@ -196,9 +203,21 @@ class Recorder:
 
     def _add(self, rows: list[dict[str, Any]]) -> None:
         if rows:
+            if not self.redaction.keep:
+                for row in rows:
+                    self._redact(row)
             if not self._pending:
                 self._oldest = time.monotonic()
             self._pending.extend(rows)
+
+    def _redact(self, row: dict[str, Any]) -> None:
+        try:
+            self.redaction.row(row)
+        except Exception as exc:  # our bug: keep the row's place (seq), never a secret it might hold
+            self._warn(f"internal error while redacting a row of session {row['session_id']}: {exc!r}")
+            row["raw"], row["size"], row["http_headers"] = b"", 0, None
+            row["http_path"] = (row["http_path"] or "").partition("?")[0] or row["http_path"]
+            row["meta"] = {**(row["meta"] or {}), "problem": "redaction failed; the body was not stored"}
 
     def _changed_facts(self) -> dict[int, dict[str, Any]]:
         changed = {}

@@ -1,31 +1,123 @@
-"""Redaction of secrets before they reach storage.
+"""Secrets never at rest: the one redaction step between captured bytes and stored rows.
 
-HTTP headers that carry credentials keep their name and, for
-Authorization, the scheme, so a reader still sees *that* a token was sent
-and how; the secret itself is replaced by a named placeholder,
-`[secret:authorization]`. A replay puts secrets back from the environment
-(`MCP_INSPECTOR_SECRET_AUTHORIZATION`) or a `--secret NAME=VALUE` flag
-(`resolve_secrets`), so authenticated sessions replay without the secret
-ever reaching the database.
+The recorder passes every row any producer builds (wrap, proxy, mock client,
+replay, serve, mock-server) through `Redaction.row` before a subscriber (the
+store, the live feed) sees it, and `create_session` passes the session's
+target through `Redaction.target`. What is redacted:
+
+- headers by name: Authorization and Proxy-Authorization (the scheme stays:
+  `Bearer [secret:authorization]`), Cookie, Set-Cookie (cookie name and
+  attributes stay), and any name containing token, secret, api-key/apikey,
+  password;
+- query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
+  token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
+  a URL's userinfo password: `[secret:url.password]`;
+- OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
+  client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
+  (token endpoint requests and responses, registration responses):
+  `[secret:body.NAME]`;
+- what the user adds: names (`--redact NAME`, a header, query parameter or body
+  key anywhere, JSON-RPC bodies included) and JSON paths (`--redact-path
+  params.arguments.api_key`, `*` for any one key), also from
+  $MCP_INSPECTOR_REDACT (comma-separated; an entry with a dot is a path).
+
+A body keeps every byte but the secret's: the value's text is replaced (JSON
+stays valid JSON), and `meta.redacted` names what was replaced, never the
+values. A replay puts secrets back (`resolve_secrets`) from `--secret
+NAME=VALUE` or $MCP_INSPECTOR_SECRET_NAME, inserted exactly as given, i.e.
+as the text was on the wire. `--keep-secrets` turns the step off.
+
+The check is cheap where traffic is heavy: a JSON-RPC row with no HTTP
+metadata is only looked at when the user configured names or paths, and then
+only parsed when one of them occurs in its bytes.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import unquote_plus, urlsplit
 
-__all__ = ["SECRET_HEADERS", "placeholder", "redact_headers", "resolve_secrets", "secret_env_var"]
-SECRET_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"}
+import orjson
+
+from inspector.capture.json_spans import value_spans
+
+__all__ = [
+    "REDACT_ENV",
+    "Redaction",
+    "active",
+    "configure",
+    "header_pairs",
+    "placeholder",
+    "Secrets",
+    "missing_secrets_message",
+    "resolve_secrets",
+    "secret_env_var",
+]
+
+REDACT_ENV = "MCP_INSPECTOR_REDACT"
+
+_HEADER_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_URL_HEADERS = frozenset({"location", "content-location", "referer"})  # their URL's query may carry a code
+_HEADER_PATTERN = re.compile(r"token|secret|api-?key|apikey|api_key|password|passwd")
+_QUERY_NAMES = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "api-key",
+        "key",
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "code",
+        "state",
+        "client_secret",
+        "code_verifier",
+        "client_assertion",
+        "assertion",
+        "password",
+        "secret",
+        "sig",
+        "signature",
+        "x-amz-signature",
+        "x-amz-security-token",
+    }
 )
-
-
+# Body keys of OAuth token, authorization and registration exchanges (not looked for in JSON-RPC bodies:
+# `code` there is a tool's output, `state` a resource's).
+_BODY_NAMES = frozenset(
+    {
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "registration_access_token",
+        "code",
+        "code_verifier",
+        "client_secret",
+        "client_assertion",
+        "assertion",
+        "password",
+        "device_code",
+        "subject_token",
+        "actor_token",
+    }
+)
+_BODY_NEEDLES = tuple(n.encode() for n in _BODY_NAMES)
+_JSONRPC_KINDS = frozenset({"request", "notification", "response", "error", "batch"})
+_HTTP_CHANNELS = frozenset({"http-request", "http-response", "sse"})
+_FORM = re.compile(rb"[^&=\s]+=[^&\s]*(?:&[^&=\s]*(?:=[^&\s]*)?)*")
 _PLACEHOLDER = re.compile(r"\[secret:([a-z0-9_.-]+)\]")
+_PLACEHOLDER_BYTES = re.compile(rb"\[secret:([a-z0-9_.-]+)\]")
+_UNSAFE = re.compile(r"[^a-z0-9_.-]")
 
 
 def placeholder(name: str) -> str:
-    """The text stored in place of a secret."""
-    return f"[secret:{name}]"
+    """The text stored in place of a secret; `name` says what it was (`query.api_key`)."""
+    return f"[secret:{_UNSAFE.sub('_', name.lower())}]"
 
 
 def secret_env_var(name: str) -> str:
@@ -33,39 +125,328 @@ def secret_env_var(name: str) -> str:
     return "MCP_INSPECTOR_SECRET_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
 
 
-def _redact_value(name: str, value: str) -> str:
-    if name in ("authorization", "proxy-authorization"):
+def header_pairs(headers: Iterable[tuple[bytes, bytes]]) -> list[list[str]]:
+    """Raw (name, value) header pairs as the JSON-ready [name, value] lists a row stores."""
+    return [[name.decode("latin-1"), value.decode("latin-1")] for name, value in headers]
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """What to redact: the built-in rules plus the user's names and JSON paths (or nothing: `keep`)."""
+
+    names: frozenset[str] = frozenset()  # user names: headers, query parameters, body keys (lower case)
+    paths: tuple[tuple[str, ...], ...] = ()  # user JSON paths, `*` for any one key
+    keep: bool = False
+    values: tuple[tuple[str, str], ...] = ()  # literal secret -> name (a replay's own secrets)
+    spellings: tuple[str, ...] = ()  # the names as the user typed them (`apiKey`): what bodies contain
+    _needles: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        needles = {n.encode() for n in (*self.names, *self.spellings)}
+        for path in self.paths:
+            leaf = next((k for k in reversed(path) if k != "*"), None)
+            if leaf is None:
+                needles.add(b"")  # a path of wildcards only: every body is a candidate
+            else:
+                needles.add(leaf.encode())
+        object.__setattr__(self, "_needles", tuple(sorted(needles)))
+
+    @classmethod
+    def from_config(
+        cls,
+        names: Iterable[str] = (),
+        paths: Iterable[str] = (),
+        *,
+        keep: bool = False,
+        environ: Mapping[str, str] | None = None,
+    ) -> Redaction:
+        """The rules for these flags plus $MCP_INSPECTOR_REDACT; a bad path is a ValueError."""
+        env = (environ if environ is not None else os.environ).get(REDACT_ENV, "")
+        entries = [e.strip() for e in env.split(",") if e.strip()]
+        all_names = [*names, *(e for e in entries if "." not in e)]
+        all_paths = [*paths, *(e for e in entries if "." in e)]
+        parsed = []
+        for path in all_paths:
+            parts = tuple(path.split("."))
+            if not path or any(not p for p in parts):
+                raise ValueError(
+                    f"not a JSON path: {path!r} (keys joined by dots, e.g. params.arguments.api_key)"
+                )
+            parsed.append(parts)
+        typed = tuple(n.strip() for n in all_names if n.strip())
+        return cls(frozenset(n.lower() for n in typed), tuple(parsed), keep=keep, spellings=typed)
+
+    def with_values(self, secrets: Mapping[str, str]) -> Redaction:
+        """Also redact these literal values wherever they occur (a replay knows what it put back)."""
+        found = tuple((v, k) for k, v in secrets.items() if len(v) >= 4)
+        return replace(self, values=self.values + found)
+
+    def cli_args(self) -> list[str]:
+        """The flags that give a child `mcp-inspect` process these rules."""
+        args = [f"--redact={n}" for n in sorted(set(self.spellings) or self.names)]
+        args += [f"--redact-path={'.'.join(p)}" for p in self.paths]
+        return [*args, "--keep-secrets"] if self.keep else args
+
+    # -- rows ---------------------------------------------------------------------------------------
+
+    def row(self, row: dict[str, Any]) -> None:
+        """Redact one message row in place (raw, http_path, http_headers); note what in `meta`."""
+        headers = row["http_headers"]
+        path = row["http_path"]
+        if self.keep or (
+            headers is None
+            and path is None
+            and not self._needles
+            and not self.values
+            and row["channel"] not in _HTTP_CHANNELS
+        ):
+            return  # a stdio row with nothing configured: the hot path
+        done: list[str] = []
+        if headers:
+            row["http_headers"] = self._headers(headers, done)
+        if path is not None and "?" in path:
+            row["http_path"] = self._url_query(path, done)
+        raw = row["raw"]
+        if raw:
+            new = self._body(raw, row, done)
+            if new is not raw:
+                row["raw"] = new
+                row["size"] = len(new)
+        if done:
+            meta = row["meta"] or {}
+            row["meta"] = {**meta, "redacted": sorted({*meta.get("redacted", ()), *done})}
+
+    def target(self, target: Any) -> Any:
+        """A session's target with secrets in URLs redacted (a URL, or URLs among argv words)."""
+        if self.keep:
+            return target
+        if isinstance(target, str):
+            return self.url(target)
+        if isinstance(target, list):
+            return [self.url(t) if isinstance(t, str) and "://" in t else t for t in target]
+        return target
+
+    def url(self, url: str) -> str:
+        """A URL with its query secrets and userinfo password redacted."""
+        if self.keep:
+            return url
+        done: list[str] = []
+        parts = urlsplit(url)
+        if parts.password:
+            at = url.find("@", len(parts.scheme))
+            colon = url.rfind(":", 0, at)
+            url = url[: colon + 1] + placeholder("url.password") + url[at:]
+        return self._literal(self._url_query(url, done), done)
+
+    # -- the parts ----------------------------------------------------------------------------------
+
+    def _secret_header(self, lower: str) -> bool:
+        return lower in _HEADER_NAMES or lower in self.names or _HEADER_PATTERN.search(lower) is not None
+
+    def _headers(self, headers: Any, done: list[str]) -> list[list[str]]:
+        out = []
+        for name, value in headers.items() if isinstance(headers, dict) else headers:
+            lower = name.lower()
+            if self._secret_header(lower) and "[secret:" not in value:
+                value = _header_value(lower, value)
+                done.append(f"header.{lower}")
+            elif lower in _URL_HEADERS and "?" in value:
+                value = self._url_query(value, done)
+            elif self.values:
+                value = self._literal(value, done)
+            out.append([name, value])
+        return out
+
+    def _url_query(self, url: str, done: list[str]) -> str:
+        head, sep, rest = url.partition("?")
+        if not sep:
+            return self._literal(url, done) if self.values else url
+        query, hash_, fragment = rest.partition("#")
+        names = _QUERY_NAMES | self.names
+        spans = [
+            (s, e, f"query.{key.lower()}")
+            for s, e, key in _form_spans(query.encode("latin-1", "replace"))
+            if key.lower() in names
+        ]
+        if spans:
+            query = _splice(query.encode("latin-1", "replace"), spans, done).decode("latin-1")
+        out = f"{head}?{query}{hash_}{fragment}"
+        return self._literal(out, done) if self.values else out
+
+    def _body(self, raw: bytes, row: dict[str, Any], done: list[str]) -> bytes:
+        jsonrpc = row["kind"] in _JSONRPC_KINDS
+        if jsonrpc or row["channel"] not in _HTTP_CHANNELS:
+            # JSON-RPC and stdio rows: only what the user asked for.
+            if not self._needles or not any(n in raw for n in self._needles):
+                return self._literal_bytes(raw, done) if self.values else raw
+            out = self._json(raw, False, done)
+        elif any(n in raw for n in _BODY_NEEDLES) or (self._needles and any(n in raw for n in self._needles)):
+            out = self._json(raw, True, done) if raw.lstrip()[:1] in (b"{", b"[") else self._form(raw, done)
+        else:
+            out = raw
+        return self._literal_bytes(out, done) if self.values else out
+
+    def _json(self, raw: bytes, oauth: bool, done: list[str]) -> bytes:
+        try:
+            orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return raw  # not JSON: nothing to find keys in
+        start = len(raw) - len(raw.lstrip())
+        spans = value_spans(raw, lambda path: self._want(path, oauth), start)
+        return _splice(raw, spans, done, quote=True) if spans else raw
+
+    def _want(self, path: tuple[str, ...], oauth: bool) -> tuple[str, bool] | None:
+        key = path[-1].lower()
+        for pattern in self.paths:
+            if len(pattern) == len(path) and all(p in ("*", k) for p, k in zip(pattern, path, strict=True)):
+                return "body." + ".".join(path), False
+        if key in self.names:
+            return f"body.{key}", False
+        if oauth and key in _BODY_NAMES:
+            return f"body.{key}", True
+        return None
+
+    def _form(self, raw: bytes, done: list[str]) -> bytes:
+        if _FORM.fullmatch(raw.strip()) is None:
+            return raw
+        names = _BODY_NAMES | self.names
+        spans = [(s, e, f"body.{k.lower()}") for s, e, k in _form_spans(raw) if k.lower() in names]
+        return _splice(raw, spans, done) if spans else raw
+
+    def _literal(self, text: str, done: list[str]) -> str:
+        for value, name in self.values:
+            if value in text:
+                text = text.replace(value, placeholder(name))
+                done.append(name)
+        return text
+
+    def _literal_bytes(self, raw: bytes, done: list[str]) -> bytes:
+        for value, name in self.values:
+            secret = value.encode()
+            if secret in raw:
+                raw = raw.replace(secret, placeholder(name).encode())
+                done.append(name)
+        return raw
+
+
+def _header_value(lower: str, value: str) -> str:
+    if lower in ("authorization", "proxy-authorization"):
         scheme, sep, _secret = value.partition(" ")
-        return f"{scheme} {placeholder(name)}" if sep else placeholder(name)
-    return placeholder(name)
+        return f"{scheme} {placeholder(lower)}" if sep else placeholder(lower)
+    if lower == "set-cookie":
+        # The cookie's name and attributes say what was set; only its value is the secret.
+        first, sep, attributes = value.partition(";")
+        cookie, eq, _value = first.partition("=")
+        if eq:
+            return f"{cookie}={placeholder('set-cookie.' + cookie.strip())}{sep}{attributes}"
+    return placeholder(lower)
+
+
+def _form_spans(data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, decoded name) of each `name=value` pair's value in a query or form body."""
+    out = []
+    pos = 0
+    for part in data.split(b"&"):
+        name, eq, value = part.partition(b"=")
+        if eq and value:
+            start = pos + len(name) + 1
+            out.append((start, start + len(value), unquote_plus(name.decode("latin-1"))))
+        pos += len(part) + 1
+    return out
+
+
+def _splice(data: bytes, spans: list[tuple[int, int, str]], done: list[str], *, quote: bool = False) -> bytes:
+    """Replace each span's bytes by its placeholder (`quote`: as a JSON string)."""
+    parts = []
+    pos = 0
+    for start, end, name in spans:
+        parts.append(data[pos:start])
+        text = placeholder(name).encode()
+        parts.append(b'"' + text + b'"' if quote else text)
+        pos = end
+        done.append(name)
+    parts.append(data[pos:])
+    return b"".join(parts)
+
+
+# -- the process's rules ----------------------------------------------------------------------------
+
+_active: Redaction | None = None
+
+
+def active() -> Redaction:
+    """The rules of this process: set by `configure` (the CLI's flags), else from the environment."""
+    global _active
+    if _active is None:
+        _active = Redaction.from_config()
+    return _active
+
+
+def configure(names: Iterable[str] = (), paths: Iterable[str] = (), *, keep: bool = False) -> Redaction:
+    """Set this process's rules (every recorder and new session uses them); a bad path is a ValueError."""
+    global _active
+    _active = Redaction.from_config(names, paths, keep=keep)
+    return _active
+
+
+# -- putting secrets back ---------------------------------------------------------------------------
+
+
+class Secrets:
+    """The secrets a replay puts back: `given` (--secret, lower-case names) first, then the environment.
+
+    Remembers the values it used (`used`, so the replay's own recording redacts them again) and the
+    names nobody supplied (`missing`, placeholders left as they are)."""
+
+    def __init__(self, given: Mapping[str, str], environ: Mapping[str, str]) -> None:
+        self.given = given
+        self.environ = environ
+        self.used: dict[str, str] = {}
+        self.missing: list[str] = []
+
+    def _lookup(self, name: str) -> str | None:
+        value = self.given.get(name)
+        if value is None:
+            value = self.environ.get(secret_env_var(name))
+        if value is None:
+            if name not in self.missing:
+                self.missing.append(name)
+            return None
+        self.used[name] = value
+        return value
+
+    def text(self, value: str) -> str:
+        """A recorded text (header value, URL) with its placeholders filled where known."""
+        if "[secret:" not in value:
+            return value
+
+        def fill(m: re.Match[str]) -> str:
+            found = self._lookup(m.group(1))
+            return m.group(0) if found is None else found
+
+        return _PLACEHOLDER.sub(fill, value)
+
+    def bytes(self, raw: bytes) -> bytes:
+        """A recorded body with its placeholders filled where known (inserted as given)."""
+        if b"[secret:" not in raw:
+            return raw
+
+        def fill(m: re.Match[bytes]) -> bytes:
+            found = self._lookup(m.group(1).decode())
+            return m.group(0) if found is None else found.encode()
+
+        return _PLACEHOLDER_BYTES.sub(fill, raw)
 
 
 def resolve_secrets(
     value: str, given: Mapping[str, str], environ: Mapping[str, str]
 ) -> tuple[str, list[str]]:
     """Put secrets back into a recorded value; also return the names that stayed unknown."""
-    missing: list[str] = []
-
-    def fill(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name in given:
-            return given[name]
-        if secret_env_var(name) in environ:
-            return environ[secret_env_var(name)]
-        missing.append(name)
-        return m.group(0)
-
-    return _PLACEHOLDER.sub(fill, value), missing
+    secrets = Secrets(given, environ)
+    return secrets.text(value), secrets.missing
 
 
-def redact_headers(headers: Iterable[tuple[bytes, bytes]], *, keep_secrets: bool = False) -> list[list[str]]:
-    """Raw (name, value) header pairs as JSON-ready [name, value] lists, secrets redacted."""
-    out: list[list[str]] = []
-    for raw_name, raw_value in headers:
-        name = raw_name.decode("latin-1")
-        value = raw_value.decode("latin-1")
-        lower = name.lower()
-        if not keep_secrets and lower in SECRET_HEADERS:
-            value = _redact_value(lower, value)
-        out.append([name, value])
-    return out
+def missing_secrets_message(names: list[str]) -> str:
+    """What a replay says when some placeholders could not be filled."""
+    wanted = ", ".join(f"{n} (--secret {n}=VALUE or ${secret_env_var(n)})" for n in names)
+    return f"the recording's redacted secret(s) were not given: {wanted}; sending the placeholders instead"

@@ -22,6 +22,7 @@ with `inputResponses` and the echoed `requestState`, as one exchange.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,6 +37,7 @@ from sqlalchemy import Engine
 
 from inspector import __version__
 from inspector.capture import Recorder, Tap
+from inspector.capture.redact import Secrets, active
 from inspector.endpoint import Endpoint, RequestError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
@@ -138,15 +140,24 @@ class MockClient:
         self.listens = Listens(self)  # 2026-07-28 subscriptions/listen
 
     async def start(self, tg: anyio.abc.TaskGroup) -> dict[str, Any]:
-        """Connect and perform the handshake; return the server's initialize/discover response."""
-        target = self.config.target if isinstance(self.config.target, str) else list(self.config.target)
-        self.session_id = create_session(
-            self.engine, kind="mock-client", target=target, name=self.config.name
+        """Connect and perform the handshake; return the server's initialize/discover response.
+
+        A target or header copied from a recording may hold `[secret:NAME]` placeholders: they are
+        filled from `MCP_INSPECTOR_SECRET_<NAME>`, and the values put back are redacted again."""
+        secrets = Secrets({}, os.environ)
+        raw_target = self.config.target
+        target = (
+            secrets.text(raw_target) if isinstance(raw_target, str) else [secrets.text(t) for t in raw_target]
         )
-        self._recorder = Recorder([StoreWriter(self.engine)]).start()
+        headers = {k: secrets.text(v) for k, v in (self.config.headers or {}).items()}
+        redaction = active().with_values(secrets.used)
+        self.session_id = create_session(
+            self.engine, kind="mock-client", target=target, name=self.config.name, redaction=redaction
+        )
+        self._recorder = Recorder([StoreWriter(self.engine)], redaction=redaction).start()
         self._tap = self._recorder.open(self.session_id)
         self._tg = tg
-        self._conn = await open_connection(self.config.target, self._tap, tg, headers=self.config.headers)
+        self._conn = await open_connection(target, self._tap, tg, headers=headers)
         self.endpoint = Endpoint(
             self._conn, on_request=self._on_server_request, on_notification=self._on_notification
         )

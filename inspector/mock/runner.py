@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder, Tap
 from inspector.endpoint import Endpoint, RequestError
 from inspector.errors import InspectorError, NotFoundError
+from inspector.guard import Access
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import MockSession, Out
@@ -62,7 +63,9 @@ def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
     if options.record_mode not in RECORD_MODES:
         raise InspectorError(f"--record-mode must be one of {', '.join(RECORD_MODES)}")
     if options.record_mode in ("new", "all", "once") and options.forward is None:
-        raise InspectorError(f"--record-mode {options.record_mode} needs a real server: --forward URL or --forward-cmd")
+        raise InspectorError(
+            f"--record-mode {options.record_mode} needs a real server: --forward URL or --forward-cmd"
+        )
     policy = MatchPolicy(options.match, tuple(options.ignore))
     try:
         source = get_session(engine, options.session_ref)
@@ -173,8 +176,16 @@ class Forwarder:
         self.session = session
 
 
-async def run_mock(engine: Engine, options: MockOptions, *, http: tuple[str, int] | None = None) -> None:
-    """Serve the mock on stdio (one client) or Streamable HTTP (until interrupted)."""
+async def run_mock(
+    engine: Engine,
+    options: MockOptions,
+    *,
+    http: tuple[str, int] | None = None,
+    access: Access | None = None,
+) -> None:
+    """Serve the mock on stdio (one client) or Streamable HTTP (until interrupted, behind the
+    listener guard: Host, Origin, JSON POSTs; a non-loopback `http` needs `access.allow_remote`)."""
+    access = access or Access()
     plan = prepare_mock(engine, options)
     recorder = make_recorder(engine)
     try:
@@ -200,15 +211,20 @@ async def run_mock(engine: Engine, options: MockOptions, *, http: tuple[str, int
                 return
             from inspector.transports.serve import bind, serve_async
 
-            sock = bind(*http)
-            url = f"http://{http[0]}:{sock.getsockname()[1]}/mcp"
-            app = mock_http_app(lambda: make_session(url))
+            sock = bind(*http, allow_remote=access.allow_remote, option="--http")
+            port = sock.getsockname()[1]
+            url = f"http://{_shown(http[0])}:{port}/mcp"
+            app = access.guard(mock_http_app(lambda: make_session(url)), http[0], port, json_paths={"/mcp"})
             await serve_async(
                 app, sock, on_ready=lambda: announce(f"mock server at {url}; {'; '.join(plan.notes)}")
             )
             tg.cancel_scope.cancel()
     finally:
         recorder.stop("mock server stopped")
+
+
+def _shown(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def announce(text: str) -> None:

@@ -131,7 +131,7 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
         messages, parsed = _messages(raw)
         sid, (session, tap) = sessions.find(request.headers.get("mcp-session-id"), messages)
         ex = HttpExchange(tap, next(sessions.numbers), "POST", request.url.path, request.url.query)
-        ex.request(raw, list(request.headers.raw), False)
+        ex.request(raw, list(request.headers.raw))
         headers = {"mcp-session-id": sid} if sid else {}
         if not parsed:
             body = orjson.dumps(_PARSE_ERROR)
@@ -178,7 +178,7 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
             )
         session, tap = found
         ex = HttpExchange(tap, next(sessions.numbers), "GET", request.url.path, request.url.query)
-        ex.request(b"", list(request.headers.raw), False)
+        ex.request(b"", list(request.headers.raw))
         _head(ex, 200, "text/event-stream", {"mcp-session-id": sid or ""})
         ex.record("s2c", "http-response", b"", head=True)
         receive = sessions.streams[id(session)][1].clone()

@@ -18,6 +18,7 @@ import anyio
 from sqlalchemy import Engine
 
 from inspector.capture import Recorder
+from inspector.capture.redact import Secrets, active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
@@ -51,22 +52,29 @@ async def run_replay(
 ) -> ReplayOutcome:
     """Replay `original` against `target` and record it; the outcome names what went wrong, if anything.
 
-    Over HTTP the original client's credential headers are sent again, their secrets put back from
-    `secrets` or the environment (`MCP_INSPECTOR_SECRET_<NAME>`); `headers` add to or override them."""
+    Secrets redacted at record time (`[secret:NAME]` placeholders in credential headers, in a URL
+    target's query, in message bodies) are put back from `secrets` or the environment
+    (`MCP_INSPECTOR_SECRET_<NAME>`); `headers` add to or override the recorded ones. The replay's
+    own recording redacts the values it put back."""
     assert original.id is not None
     rows = list(iter_messages(engine, original.id))
     plan = plan_replay(rows, policy)
-    recorded, missing = recorded_secret_headers(rows, secrets or {}, os.environ)
-    headers = {**recorded, **(headers or {})}
+    filler = Secrets(secrets or {}, os.environ)
+    for step in plan.steps:
+        step.raw = filler.bytes(step.raw)
+    headers = {**recorded_secret_headers(rows, filler), **(headers or {})}
+    target = filler.text(target) if isinstance(target, str) else [filler.text(t) for t in target]
+    redaction = active().with_values(filler.used)
     session_id = create_session(
         engine,
         kind="replay",
-        target=target if isinstance(target, str) else list(target),
+        target=target,
         name=name or f"replay of #{original.id}",
         parent_id=original.id,
+        redaction=redaction,
     )
-    outcome = ReplayOutcome(session_id, missing_secrets=missing)
-    recorder = Recorder([StoreWriter(engine)]).start()
+    outcome = ReplayOutcome(session_id, missing_secrets=filler.missing)
+    recorder = Recorder([StoreWriter(engine)], redaction=redaction).start()
     tap = recorder.open(session_id)
     subs = Substitutions()
 

@@ -15,13 +15,12 @@ counterpart and substitutes it in later client messages (`Substitutions`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from inspector.capture.redact import SECRET_HEADERS, resolve_secrets
+from inspector.capture.redact import Secrets
 from inspector.protocol import Kind, classify
 from inspector.replay.matching import AnswerBook, MatchPolicy
 from inspector.store.models import Message
@@ -87,26 +86,22 @@ def plan_replay(rows: list[Message], policy: MatchPolicy | None = None) -> Repla
     return ReplayPlan(steps, answered[awaited:], answers, responses)
 
 
-def recorded_secret_headers(
-    rows: list[Message], given: Mapping[str, str], environ: Mapping[str, str]
-) -> tuple[dict[str, str], list[str]]:
-    """The credential headers the original client sent (stored as placeholders), with secrets put back.
+def recorded_secret_headers(rows: list[Message], secrets: Secrets) -> dict[str, str]:
+    """The headers the original client sent that were stored redacted, with their secrets put back.
 
-    Returns the headers that could be filled and the secret names nobody supplied."""
+    A header whose secrets were not all given is left out (`secrets.missing` names them)."""
     headers: dict[str, str] = {}
-    missing: list[str] = []
     for m in rows:
         if m.channel != "http-request" or not m.http_headers:
             continue
         for name, value in m.http_headers:
-            if name.lower() not in SECRET_HEADERS or name.lower() in headers:
+            if "[secret:" not in value or name.lower() in headers:
                 continue
-            filled, unknown = resolve_secrets(value, given, environ)
-            if unknown:
-                missing.extend(n for n in unknown if n not in missing)
-            else:
+            before = len(secrets.missing)
+            filled = secrets.text(value)
+            if len(secrets.missing) == before and "[secret:" not in filled:
                 headers[name.lower()] = filled
-    return headers, missing
+    return headers
 
 
 def _payload(m: Message) -> Any:

@@ -9,6 +9,7 @@ import anyio
 import orjson
 from sqlalchemy import Engine
 
+from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.replay.diff import (
     DEFAULT_IGNORE,
@@ -102,11 +103,8 @@ def replay_and_diff(
             print(f"[mcp-inspect] the replay could not run: {problem}", file=sys.stderr)
             return EXIT_FAILED
         if outcome.missing_secrets and i == 0:
-            names = ", ".join(outcome.missing_secrets)
             print(
-                f"[mcp-inspect] warning: the recording's credentials need secret(s) {names}: "
-                "pass --secret NAME=VALUE or set MCP_INSPECTOR_SECRET_<NAME>; replaying without them",
-                file=sys.stderr,
+                f"[mcp-inspect] warning: {missing_secrets_message(outcome.missing_secrets)}", file=sys.stderr
             )
         outcomes.append(outcome)
     patterns = [*DEFAULT_IGNORE, *ignore]

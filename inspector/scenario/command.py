@@ -9,6 +9,7 @@ import anyio
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
+from inspector.guard import Access
 from inspector.scenario.runner import ServeOptions, run_serve
 
 __all__ = ["serve_command"]
@@ -22,6 +23,7 @@ def serve_command(
     http: str | None,
     versions: Sequence[str],
     name: str | None,
+    access: Access | None = None,
 ) -> None:
     from inspector.transports.serve import parse_listen
 
@@ -30,4 +32,4 @@ def serve_command(
     options = ServeOptions(scenario=scenario, protocol_versions=tuple(versions), name=name)
     listen = parse_listen(http) if http else None
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(lambda: run_serve(engine, options, http=listen))
+        anyio.run(lambda: run_serve(engine, options, http=listen, access=access or Access()))

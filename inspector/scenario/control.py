@@ -8,18 +8,16 @@ MCP port under `/control` with `--http`, else on a loopback port of its own.
 Every request needs `Authorization: Bearer TOKEN`, must come from loopback,
 and must not carry an `Origin` (browsers never call it; the UI's API does).
 Each serve process announces its control URL and token in a file of its own
-(mode 0600) in the runtime directory ($MCP_INSPECTOR_RUNTIME, else
-~/.cache/mcp-inspector/serve), removed when it stops.
+(mode 0600) in the runtime directory (`inspector.runtime_dir`: the rules for
+that directory and its files), removed when it stops.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -32,6 +30,7 @@ from starlette.routing import Route
 from inspector.capture import Tap
 from inspector.mock.session import MockSession
 from inspector.protocol.client_answers import check_exchange
+from inspector.runtime_dir import read_json_files, remove_file, write_json
 from inspector.scenario.features import wire_tool
 from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
@@ -46,7 +45,6 @@ __all__ = [
     "control_app",
     "db_key",
     "registrations",
-    "runtime_dir",
 ]
 
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -229,10 +227,6 @@ async def _route(controller: Controller, request: Request, body: dict[str, Any])
     raise ControlError(404, f"no control action {action!r}")
 
 
-def runtime_dir() -> Path:
-    return Path(os.environ.get("MCP_INSPECTOR_RUNTIME") or Path.home() / ".cache" / "mcp-inspector" / "serve")
-
-
 def db_key(engine: Engine) -> str:
     """The database an engine opens, comparable between processes."""
     url = engine.url
@@ -242,30 +236,40 @@ def db_key(engine: Engine) -> str:
 
 
 class Registration:
-    """This process's announcement of its control channel (a file removed on close)."""
+    """This process's announcement of its control channel (a file removed on close).
+
+    Written through `inspector.runtime_dir`: a runtime directory that is not
+    the user's own with mode 0700 raises `RuntimeDirError` and nothing is written.
+    """
 
     def __init__(self, engine: Engine, url: str, token: str) -> None:
-        directory = runtime_dir()
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.path = directory / f"serve-{os.getpid()}.json"
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump({"pid": os.getpid(), "url": url, "token": token, "db": db_key(engine)}, f)
+        self.name = f"serve-{os.getpid()}.json"
+        self.path = write_json(
+            self.name, {"pid": os.getpid(), "url": url, "token": token, "db": db_key(engine)}
+        )
 
     def close(self) -> None:
-        self.path.unlink(missing_ok=True)
+        remove_file(self.name)
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    pid = data.get("pid")
+    # pid 0 or below would make os.kill signal a process group: such a file is not ours.
+    return (
+        type(pid) is int and pid > 0 and all(isinstance(data.get(key), str) for key in ("url", "token", "db"))
+    )
 
 
 def registrations(engine: Engine) -> list[dict[str, Any]]:
-    """The live serve processes recording into the same database."""
+    """The live serve processes recording into the same database (the user's own, well-formed files)."""
     out = []
-    directory = runtime_dir()
-    for path in sorted(directory.glob("serve-*.json")) if directory.is_dir() else []:
+    for data in read_json_files("serve-", ".json"):
+        if not _well_formed(data):
+            continue
         try:
-            data = json.loads(path.read_text())
-            os.kill(int(data["pid"]), 0)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # unreadable, or its process is gone
-        if data.get("db") == db_key(engine):
+            os.kill(data["pid"], 0)
+        except OSError:
+            continue  # its process is gone
+        if data["db"] == db_key(engine):
             out.append(data)
     return out

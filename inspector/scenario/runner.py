@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 
 from inspector.capture import Recorder, Tap
 from inspector.errors import InspectorError, NotFoundError
+from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -99,14 +100,17 @@ async def run_serve(
     *,
     http: tuple[str, int] | None = None,
     served: ServedSessions | None = None,
+    access: Access | None = None,
 ) -> None:
     """Serve the scenario on stdio (one client) or Streamable HTTP (until interrupted), with a control
-    channel announced in the runtime directory."""
+    channel announced in the runtime directory. Every listener is behind the listener guard (Host,
+    Origin, JSON POSTs to /mcp); a non-loopback `http` needs `access.allow_remote`."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
     from inspector.transports.serve import bind, serve_async
 
+    access = access or Access()
     scenario, recordings = prepare_scenario(engine, options)
     served = served if served is not None else ServedSessions()
     token = secrets.token_urlsafe(24)
@@ -121,8 +125,10 @@ async def run_serve(
             import uvicorn
 
             sock = bind("127.0.0.1", 0)
-            registration = Registration(engine, f"http://127.0.0.1:{sock.getsockname()[1]}", token)
-            config = uvicorn.Config(control, log_level="warning", access_log=False, lifespan="off")
+            port = sock.getsockname()[1]
+            registration = Registration(engine, f"http://127.0.0.1:{port}", token)
+            guarded = ListenerGuard(control, hosts=allowed_hosts("127.0.0.1", port))
+            config = uvicorn.Config(guarded, log_level="warning", access_log=False, lifespan="off")
             server = uvicorn.Server(config)
             mock, tap = make("stdio")
             announce(f"serving {name} on stdio (protocol versions {versions})")
@@ -132,12 +138,14 @@ async def run_serve(
                 server.should_exit = True
             tap.end(0, "client EOF")
             return
-        sock = bind(*http)
-        base = f"http://{http[0]}:{sock.getsockname()[1]}"
-        url = f"{base}/mcp"
-        registration = Registration(engine, f"http://127.0.0.1:{sock.getsockname()[1]}/control", token)
+        sock = bind(*http, allow_remote=access.allow_remote, option="--http")
+        port = sock.getsockname()[1]
+        shown = f"[{http[0]}]" if ":" in http[0] else http[0]
+        url = f"http://{shown}:{port}/mcp"
+        registration = Registration(engine, f"http://127.0.0.1:{port}/control", token)
         mcp_app = mock_http_app(lambda: make(url))
-        app = Starlette(routes=[Mount("/control", control), *mcp_app.routes])
+        routes = Starlette(routes=[Mount("/control", control), *mcp_app.routes])
+        app = access.guard(routes, http[0], port, json_paths={"/mcp"})
         await serve_async(
             app, sock, on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions})")
         )

@@ -1,7 +1,8 @@
 """Opening the recording database: engine, SQLite pragmas, schema versions.
 
 SQLite (WAL, one file under `recordings/`) is the embedded default; any
-SQLAlchemy URL works for the portable parts. The schema carries a version
+SQLAlchemy URL works for the portable parts. The SQLite files are readable
+by the user only (`store/files.py`). The schema carries a version
 number from the first release and `MIGRATIONS` upgrades older files in
 order, so old recordings always open. A file that is not a database, or is
 damaged, raises `CorruptDatabaseError` with the path in the message.
@@ -17,8 +18,10 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import SQLModel
 
+from inspector.config import DEFAULT_DB
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
 from inspector.store import models  # registers the tables
+from inspector.store.files import prepare_sqlite_file
 
 __all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
 
@@ -75,7 +78,9 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
         path = Path(url.split("///", 1)[1])
         if not path.exists() and not create:
             raise StoreError(f"no recording database at {path}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:":
+            # Created 0600 (and its folder 0700) before SQLite opens it: see store/files.py.
+            prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {})
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, insert, update
 
+from inspector.capture.redact import Redaction, active
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, Message, Session
 
@@ -32,9 +33,19 @@ _FACT_COLUMNS = (
 
 
 def create_session(
-    engine: Engine, *, kind: str, target: Any, name: str | None = None, parent_id: int | None = None
+    engine: Engine,
+    *,
+    kind: str,
+    target: Any,
+    name: str | None = None,
+    parent_id: int | None = None,
+    redaction: Redaction | None = None,
 ) -> int:
-    """Insert a new session in state `recording`; return its id."""
+    """Insert a new session in state `recording`; return its id.
+
+    Secrets in the target (a URL's query, its password) are redacted like the traffic's, by the given
+    rules or the process's (`capture.redact.active`)."""
+    target = (redaction or active()).target(target)
     with write_connection(engine) as conn, conn.begin():
         result = conn.execute(
             insert(Session).values(
@@ -68,7 +79,9 @@ class StoreWriter:
         self._insert = insert(Message.__table__)  # type: ignore[attr-defined]
         self._session = Session.__table__  # type: ignore[attr-defined]
         marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(engine.dialect.paramstyle)
-        self._count_sql = f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
+        self._count_sql = (
+            f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
+        )
         self._fast_sql = (
             f"INSERT INTO message ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join([marker] * len(ROW_COLUMNS))})"
             if marker

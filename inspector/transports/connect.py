@@ -38,6 +38,7 @@ from mcp.shared.inbound import (
 from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from inspector.capture import Tap
+from inspector.capture.redact import header_pairs
 from inspector.errors import SpawnError
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.protocol.sse import SSEFramer
@@ -169,12 +170,12 @@ class _HttpBase:
 
     def _record_head(self, ex: HttpExchange, response: httpx.Response) -> None:
         ex.status = response.status_code
-        ex.response_headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        ex.response_headers = header_pairs(response.headers.raw)
 
     async def _get_events(self, headers: list[tuple[bytes, bytes]]) -> tuple[httpx.Response, HttpExchange]:
         """Open a GET event stream, recording the exchange and its response head."""
         ex = self._exchange("GET", self.url)
-        ex.request(b"", headers, False)
+        ex.request(b"", headers)
         try:
             response = await self.client.send(
                 self.client.build_request("GET", self.url, headers=headers), stream=True
@@ -235,7 +236,7 @@ class StreamableHttpConnection(_HttpBase):
     async def send(self, raw: bytes) -> None:
         headers = self._headers(raw)
         ex = self._exchange("POST", self.url)
-        ex.request(raw, headers, False)
+        ex.request(raw, headers)
         try:
             response = await self.client.send(
                 self.client.build_request("POST", self.url, headers=headers, content=raw), stream=True
@@ -323,7 +324,7 @@ class StreamableHttpConnection(_HttpBase):
         if self.session_id:
             headers = [(k, v) for k, v in self._headers() if k not in (b"content-type",)]
             ex = self._exchange("DELETE", self.url)
-            ex.request(b"", headers, False)
+            ex.request(b"", headers)
             with contextlib.suppress(httpx.HTTPError):
                 response = await self.client.delete(self.url, headers=headers)
                 ex.status = response.status_code
@@ -363,7 +364,7 @@ class LegacySseConnection(_HttpBase):
         assert self.endpoint is not None
         headers = [(b"content-type", b"application/json"), *self._extra]
         ex = self._exchange("POST", self.endpoint)
-        ex.request(raw, headers, False)
+        ex.request(raw, headers)
         try:
             response = await self.client.post(self.endpoint, headers=headers, content=raw)
         except httpx.HTTPError as exc:

@@ -12,8 +12,10 @@ forwarding path waits for the database.
 What is changed on the way, and only this: hop-by-hop headers are dropped
 and `Host` names the upstream; the legacy `endpoint` event's URL is
 rewritten to point at the proxy when it names the upstream's origin.
-Requests with a foreign `Origin` are refused with 403 (DNS rebinding), and
-an unreachable upstream gives the client a 502 with a clear message.
+An unreachable upstream gives the client a 502 with a clear message.
+Host, Origin and the JSON content type of MCP POSTs are checked before this
+app by the shared `inspector.guard.ListenerGuard` (the CLI wraps it), which
+reads `mcp_paths`: the target's path and the legacy endpoints learned here.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
-from inspector.capture.redact import redact_headers
+from inspector.capture.redact import header_pairs
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.http_sessions import SessionRouter, legacy_session_param
 from inspector.transports.upstream import UpstreamClient, UpstreamError, UpstreamResponse
 
-__all__ = ["HttpProxy", "local_origin_allowed"]
+__all__ = ["HttpProxy"]
 
 _HOP_BY_HOP = frozenset(
     {
@@ -49,23 +51,40 @@ _HOP_BY_HOP = frozenset(
         b"host",
     }
 )
-_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+# The name prefix of the UI's token cookies (inspector/api/security.py set them before the
+# token moved to the URL fragment and an Authorization header).
+_UI_COOKIE = b"mcp_inspector_token_"
 
 
-def local_origin_allowed(origin: str, allowed: frozenset[str]) -> bool:
-    """Whether a browser Origin may use the proxy: loopback origins, or ones the user allowed."""
-    if origin in allowed or origin == "null" and "null" in allowed:
-        return True
-    host = urlsplit(origin).hostname or ""
-    return host in _LOCAL_HOSTS or f"[{host}]" in _LOCAL_HOSTS
+def _path_forms(path: str) -> set[str]:
+    """A path with and without its trailing slash (servers redirect between the two)."""
+    bare = path.rstrip("/") or "/"
+    return {bare, bare + "/"} if bare != "/" else {"/"}
 
 
 def _forward_headers(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The request headers for upstream: no hop-by-hop headers, and none of the UI's token cookies.
+
+    Old browsers may still hold an `mcp_inspector_token_<port>` cookie from an earlier
+    inspector UI on this host (cookies ignore ports), and send it to whatever runs
+    behind the proxy: it is the UI's access token, so it never goes upstream.
+    """
     named = set()
     for name, value in raw:
         if name.lower() == b"connection":
             named |= {v.strip().lower() for v in value.split(b",")}
-    return [(n, v) for n, v in raw if n.lower() not in _HOP_BY_HOP and n.lower() not in named]
+    out = []
+    for n, v in raw:
+        lower = n.lower()
+        if lower in _HOP_BY_HOP or lower in named:
+            continue
+        if lower == b"cookie" and _UI_COOKIE in v:
+            kept = b";".join(c for c in v.split(b";") if not c.lstrip().startswith(_UI_COOKIE)).strip(b"; ")
+            if not kept:
+                continue
+            v = kept
+        out.append((n, v))
+    return out
 
 
 def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
@@ -101,8 +120,6 @@ class HttpProxy:
         recorder: Recorder,
         create_session: Callable[[str], int],
         *,
-        allowed_origins: frozenset[str] = frozenset(),
-        keep_secrets: bool = False,
         client: UpstreamClient | None = None,
     ) -> None:
         parts = urlsplit(target)
@@ -111,8 +128,9 @@ class HttpProxy:
         self.target = target
         self.upstream_origin = f"{parts.scheme}://{parts.netloc}"
         self.recorder = recorder
-        self.allowed_origins = allowed_origins
-        self.keep_secrets = keep_secrets
+        # The paths clients POST MCP messages to: only these must carry JSON (OAuth form posts
+        # to other paths, e.g. /token, are forwarded as they are).
+        self.mcp_paths: set[str] = _path_forms(parts.path or "/")
         self.taps: dict[int, Tap] = {}
         self._exchanges = itertools.count(1)
         self.router = SessionRouter(self._open_session(create_session))
@@ -140,16 +158,13 @@ class HttpProxy:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        if scope["type"] != "http":
-            return  # websockets are not part of MCP
-        headers: list[tuple[bytes, bytes]] = scope["headers"]
-        origin = _header(headers, b"origin")
-        if origin is not None and not local_origin_allowed(origin.decode("latin-1"), self.allowed_origins):
-            await _plain(
-                send, 403, f"Origin {origin.decode('latin-1')!r} is not allowed by mcp-inspect proxy\n"
-            )
+        if scope["type"] == "websocket":  # not part of MCP: refuse the handshake (403)
+            await receive()
+            await send({"type": "websocket.close", "code": 1003})
             return
-        await self._exchange(scope, receive, send, headers)
+        if scope["type"] != "http":
+            return
+        await self._exchange(scope, receive, send, scope["headers"])
 
     async def _lifespan(self, receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
         while True:
@@ -185,12 +200,12 @@ class HttpProxy:
             content = _request_body(body, receive, streamed)
         if streamed is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
-            ex.request(body, headers, self.keep_secrets)
+            ex.request(body, headers)
         try:
             response = await self.client.request(method, url, _forward_headers(headers), content)
         except UpstreamError as exc:
             if streamed is not None:
-                ex.request(b"".join(streamed), headers, self.keep_secrets)
+                ex.request(b"".join(streamed), headers)
             message = (
                 f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
             )
@@ -198,7 +213,7 @@ class HttpProxy:
             ex.record("s2c", "http-response", b"", http_status=502, problem=message)
             return
         if streamed is not None:
-            ex.request(b"".join(streamed), headers, self.keep_secrets)
+            ex.request(b"".join(streamed), headers)
         try:
             await self._respond(response, send, receive, ex, sid, key)
         except OSError as exc:  # the client went away while we were sending
@@ -229,7 +244,7 @@ class HttpProxy:
             }
         )
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
-        ex.response_headers = redact_headers(raw_headers, keep_secrets=self.keep_secrets)
+        ex.response_headers = header_pairs(raw_headers)
         content_type = (_header(raw_headers, b"content-type") or b"").split(b";")[0].strip().lower()
         if content_type == b"text/event-stream":
             ex.record("s2c", "http-response", b"", head=True)
@@ -333,6 +348,9 @@ class HttpProxy:
         legacy = legacy_session_param(parts.query)
         if legacy is not None:
             self.router.bind_legacy(sid, legacy)
+        ours = not parts.scheme or f"{parts.scheme}://{parts.netloc}" == self.upstream_origin
+        if ours and parts.path:
+            self.mcp_paths |= _path_forms(parts.path)
         if parts.scheme and f"{parts.scheme}://{parts.netloc}" == self.upstream_origin:
             relative = endpoint[len(self.upstream_origin) :] or "/"
             # The row keeps what the server sent; the meta says what the client got instead.

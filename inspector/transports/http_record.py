@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from inspector.capture import Tap
-from inspector.capture.redact import redact_headers
+from inspector.capture.redact import header_pairs
 
 __all__ = ["HttpExchange"]
 
@@ -31,7 +31,8 @@ class HttpExchange:
         self.response_headers: list[list[str]] | None = None
         self.started = time.time_ns()
 
-    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], keep_secrets: bool) -> None:
+    def request(self, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        """The request's body and headers (the recorder redacts secrets, `capture/redact.py`)."""
         self.tap.submit_message(
             "c2s",
             "http-request",
@@ -39,7 +40,7 @@ class HttpExchange:
             ts_ns=self.started,
             http_method=self.method,
             http_path=self.path,
-            http_headers=redact_headers(headers, keep_secrets=keep_secrets),
+            http_headers=header_pairs(headers),
             meta={"exchange": self.number},
         )
 

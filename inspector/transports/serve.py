@@ -9,6 +9,7 @@ from typing import Any
 import uvicorn
 
 from inspector.errors import InspectorError
+from inspector.guard import check_bind
 
 __all__ = ["bind", "parse_listen", "serve", "serve_async"]
 
@@ -28,8 +29,10 @@ def parse_listen(listen: str) -> tuple[str, int]:
     return host, number
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket, or a clear error when the address is taken."""
+def bind(host: str, port: int, *, allow_remote: bool = False, option: str = "--listen") -> socket.socket:
+    """A listening socket, or a clear error when the address is taken or is not loopback and
+    `allow_remote` is false (nothing is bound then)."""
+    check_bind(host, allow_remote=allow_remote, option=option)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -18,6 +18,7 @@ import mcp
 
 from bench.ui_data import generate
 from inspector.capture import MessageBuilder
+from inspector.capture.redact import active
 from inspector.demo.driver import drive_demo
 from inspector.store import SessionWriter, create_session, open_engine
 
@@ -120,6 +121,8 @@ def http_session(db: Path) -> int:
             sse_event_id="ev-9",
         ),
     ]
+    for row in rows:  # what the recorder does to every row before it is stored
+        active().row(row)
     writer = SessionWriter(engine, sid)
     writer.on_batch(rows, builder.facts.snapshot())
     writer.on_end(None, "proxy stopped", builder.facts.snapshot())

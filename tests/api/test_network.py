@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.api.network import group_exchanges, redact_headers
+from inspector.api.network import group_exchanges, header_dict
 from tests.api.conftest import Api
 
 
-def test_exchanges_group_rows_and_redact_secrets(mixed_api: Api) -> None:
+def test_exchanges_group_rows_and_show_the_stored_placeholders(mixed_api: Api) -> None:
     exchanges: Any = mixed_api.json("/api/sessions/2/exchanges")
     assert [(x["method"], x["path"], x["status"], x["sse"]) for x in exchanges] == [
         ("POST", "/mcp", 200, False),
@@ -17,13 +17,13 @@ def test_exchanges_group_rows_and_redact_secrets(mixed_api: Api) -> None:
     ]
     first, stream, get = exchanges
     assert [m["kind"] for m in first["messages"]] == ["request", "response"]
-    assert first["request_headers"]["authorization"] == "[redacted]"
+    assert first["request_headers"]["authorization"] == "Bearer [secret:authorization]"
     assert first["request_headers"]["mcp-session-id"] == "abc"
-    assert first["response_headers"]["set-cookie"] == "[redacted]"
+    assert first["response_headers"]["set-cookie"] == "sid=[secret:set-cookie.sid]"
     assert first["duration_ns"] == 5_000_000
     assert stream["sse_event_ids"] == ["ev-1", "ev-2"]
     assert [m["method"] for m in stream["messages"]] == ["tools/call", "notifications/progress", "tools/call"]
-    assert get["request_headers"]["cookie"] == "[redacted]" and get["sse_event_ids"] == ["ev-9"]
+    assert get["request_headers"]["cookie"] == "[secret:cookie]" and get["sse_event_ids"] == ["ev-9"]
     assert mixed_api.json("/api/sessions/1/exchanges") == []  # a stdio session has none
 
 
@@ -43,11 +43,7 @@ def test_rows_without_exchange_numbers_pair_by_answer_then_path() -> None:
     assert out[0]["sse"] and out[1]["status"] == 202
 
 
-def test_header_redaction_accepts_pairs_and_keeps_plain_values() -> None:
-    headers = [["Authorization", "Bearer x"], ["X-Api-Key", "k"], ["Accept", "a"], ["Accept", "b"]]
-    assert redact_headers(headers) == {
-        "Authorization": "[redacted]",
-        "X-Api-Key": "[redacted]",
-        "Accept": "a, b",
-    }
-    assert redact_headers(None) == {}
+def test_header_dict_accepts_pairs_and_joins_repeated_names() -> None:
+    headers = [["Authorization", "Bearer [secret:authorization]"], ["Accept", "a"], ["Accept", "b"]]
+    assert header_dict(headers) == {"Authorization": "Bearer [secret:authorization]", "Accept": "a, b"}
+    assert header_dict(None) == {}

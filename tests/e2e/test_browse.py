@@ -21,7 +21,7 @@ def test_open_with_token_and_see_the_demo_session(browser: Browser, ui: UiServer
         context = new_context(browser, theme)
         page = context.new_page()
         page.goto(ui.url("/"))
-        expect(page).to_have_url(f"{ui.base_url}/")  # the token moved into a cookie
+        expect(page).to_have_url(f"{ui.base_url}/")  # the token left the address bar (sessionStorage)
         row = page.locator("[data-session-id='1']")
         expect(row).to_contain_text("demo")
         expect(row.get_by_test_id("state")).to_have_text("ended")
@@ -128,7 +128,7 @@ def test_network_view_of_an_http_session(page: Page, ui: UiServer) -> None:
     detail = page.get_by_test_id("exchange-detail")
     expect(detail).to_contain_text("POST /mcp → 200")
     expect(detail).to_contain_text("ev-1, ev-2")
-    expect(detail).to_contain_text("[redacted]")
+    expect(detail).to_contain_text("Bearer [secret:authorization]")
     expect(detail).not_to_contain_text("s3cret")
     shot(page, "network-light")
     detail.get_by_role("link", name="notifications/progress").click()

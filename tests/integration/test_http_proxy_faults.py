@@ -110,11 +110,18 @@ def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> No
     assert endpoint.raw == f"{base}/messages?session_id=abc123".encode(), "the row keeps what the server sent"
 
 
-def test_foreign_origin_is_refused_local_origin_allowed(db_path: Path) -> None:
+def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path) -> None:
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
     with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
-        ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
         evil = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://evil.example"})
         assert evil.status_code == 403 and "not allowed" in evil.text
+        # Another port is another origin, loopback or not.
+        other = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://localhost:5173"})
+        assert other.status_code == 403 and "--allow-origin" in other.json()["detail"]
+        own = "http://" + url.split("/")[2]
+        assert httpx.post(url, content=ping, headers={**JSON_SSE, "origin": own}).status_code == 200
+    allowed = ("--allow-origin", "http://localhost:5173")
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path, *allowed) as (url, _proxy):
         local = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://localhost:5173"})
         assert local.status_code == 200
 

@@ -106,7 +106,7 @@ function Headers({ title, headers }: { title: string; headers: Record<string, st
             {names.map((n) => (
               <tr key={n}>
                 <th>{n}</th>
-                <td className={headers[n] === "[redacted]" ? "muted mono" : "mono"}>{headers[n]}</td>
+                <td className={headers[n].includes("[secret:") ? "muted mono" : "mono"}>{headers[n]}</td>
               </tr>
             ))}
           </tbody>

@@ -1,0 +1,71 @@
+"""Regression (issue 13, finding 5): only `ui` refused a non-loopback interface without
+`--allow-remote`. `proxy --listen 0.0.0.0:...` printed a warning and served the network anyway;
+`serve --http 0.0.0.0:...` and `mock-server --http 0.0.0.0:...` said nothing at all.
+
+Now each command exits with status 2 and a message naming `--allow-remote` before it binds or
+opens anything (the database is not even created); with the flag it starts and still answers
+on loopback through the guard.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.http_peers import LineProcess
+from tests.listeners import INITIALIZE, JSON_HEADERS, empty_recording
+
+READY = r"(point your client at|mock server at|serving .* at) (http://\S+?)[;\s]"
+
+
+def _argv(command: str, db: Path, listen: str) -> list[str]:
+    base = [sys.executable, "-m", "inspector"]
+    if command == "proxy":
+        return [*base, "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", listen, "--db", str(db)]
+    if command == "serve":
+        return [*base, "serve", "--http", listen, "--db", str(db)]
+    return [*base, "mock-server", "empty", "--http", listen, "--db", str(db)]
+
+
+@pytest.mark.parametrize("command", ["proxy", "serve", "mock-server"])
+def test_non_loopback_bind_is_refused_without_the_flag(command: str, tmp_path: Path) -> None:
+    db = tmp_path / "fresh.db"
+    if command == "mock-server":
+        empty_recording(db)
+    before = db.stat().st_mtime_ns if db.exists() else None
+    server = LineProcess(_argv(command, db, "0.0.0.0:0"))
+    try:
+        found = server.wait_for(r"--allow-remote|" + READY)
+        assert "--allow-remote" in found.group(0), (
+            f"{command} started on 0.0.0.0 without --allow-remote: {''.join(server.output)}"
+        )
+        assert server.proc.wait(30) == 2
+    finally:
+        server.stop()
+    output = "".join(server.output)
+    assert "error:" in output and "0.0.0.0" in output and "Traceback" not in output, output
+    after = db.stat().st_mtime_ns if db.exists() else None
+    assert after == before, "nothing may be opened before the bind is refused"
+
+
+@pytest.mark.parametrize("command", ["proxy", "serve", "mock-server"])
+def test_with_the_flag_it_starts_and_answers_on_loopback(command: str, tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    if command == "mock-server":
+        empty_recording(db)
+    server = LineProcess([*_argv(command, db, "0.0.0.0:0"), "--allow-remote"])
+    try:
+        url = server.wait_for(READY).group(2)
+        port = url.split("/")[2].rsplit(":", 1)[1]
+        local = f"http://127.0.0.1:{port}/mcp"
+        if command != "proxy":  # the proxy's target is down: a 502 would prove only that it forwarded
+            answer = httpx.post(local, content=json.dumps(INITIALIZE), headers=JSON_HEADERS, timeout=30)
+            assert answer.status_code == 200, answer.text
+        refused = httpx.post(local, content="{}", headers={**JSON_HEADERS, "host": "evil.example"})
+        assert refused.status_code == 403
+    finally:
+        server.stop()

@@ -1,0 +1,105 @@
+"""Regression (issue 13): recordings hold whole conversations, tokens included, yet the database
+and its `-wal`/`-shm` files were created 0644 and the `recordings/` folder 0755 under the usual umask
+(SQLite's default file mode, `mkdir`'s default), readable by every local user. Now the folders the
+inspector creates (and the default `./recordings`) are 0700 and the database files 0600 whatever the
+umask; an existing database of the user's that others can read is tightened, and stderr says so once.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import mcp
+import pytest
+
+WAIT_S = 60.0
+UMASK_022 = ["sh", "-c", 'umask 022 && exec "$@"', "sh"]  # the usual umask, whatever the test runner has
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _env() -> dict[str, str]:
+    # The default database only: no MCP_INSPECTOR_DB from the environment the tests run in.
+    return {k: v for k, v in os.environ.items() if k != "MCP_INSPECTOR_DB"}
+
+
+def _wait_for(paths: list[Path]) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not all(p.exists() for p in paths):
+        assert time.monotonic() < deadline, f"never appeared: {[str(p) for p in paths if not p.exists()]}"
+        time.sleep(0.05)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("db_args", "db_rel", "created"),
+    [
+        (["--db", "sub/deeper/x.db"], "sub/deeper/x.db", ["sub", "sub/deeper"]),
+        ([], "recordings/inspector.db", ["recordings"]),
+    ],
+    ids=["--db in new folders", "default recordings/"],
+)
+async def test_wrap_creates_the_database_0600_and_its_folders_0700(
+    tmp_path: Path, db_args: list[str], db_rel: str, created: list[str]
+) -> None:
+    """A real `mcp-inspect wrap` around the demo server, driven by the SDK client, under umask 022:
+    while the session is live, the database, its -wal and -shm are 0600 and the new folders 0700."""
+    python = sys.executable
+    argv = [*UMASK_022, python, "-m", "inspector", "wrap", *db_args, "--", python, "-m", "inspector.demo"]
+    params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=_env(), cwd=str(tmp_path))
+    db = tmp_path / db_rel
+    files = [db, Path(f"{db}-wal"), Path(f"{db}-shm")]
+    with anyio.fail_after(WAIT_S):
+        async with mcp.Client(params, mode="legacy") as client:
+            await client.call_tool("echo", {"text": "secret-ish"})
+            await anyio.to_thread.run_sync(_wait_for, files)
+            modes = {p.name: oct(_mode(p)) for p in files}
+            folders = {name: oct(_mode(tmp_path / name)) for name in created}
+    assert modes == {p.name: "0o600" for p in files}
+    assert folders == dict.fromkeys(created, "0o700")
+
+
+def _sessions(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [*UMASK_022, sys.executable, "-m", "inspector", "sessions", *args]
+    return subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=WAIT_S)
+
+
+def test_an_existing_database_open_to_others_is_tightened_and_said_once(tmp_path: Path) -> None:
+    """`recordings/` from a checkout (0755) and a database from an older version (0644): the next
+    command makes them 0700/0600 and says so on stderr; the one after says nothing."""
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    folder.chmod(0o755)
+    db = folder / "inspector.db"
+    db.touch()
+    db.chmod(0o644)
+
+    first = _sessions(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert _mode(db) == 0o600 and _mode(folder) == 0o700
+    assert "inspector.db was open to other users (mode 0644): made it 0600" in first.stderr
+    assert "recordings was open to other users (mode 0755): made it 0700" in first.stderr
+
+    second = _sessions(tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "open to other users" not in second.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the database to another user (nobody)")
+def test_a_database_of_another_user_is_left_alone_with_a_warning(tmp_path: Path) -> None:
+    db = tmp_path / "theirs.db"
+    db.touch()
+    db.chmod(0o644)
+    os.chown(db, 65534, 65534)
+    done = _sessions(tmp_path, "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert _mode(db) == 0o644
+    assert "warning:" in done.stderr and "belongs to uid 65534" in done.stderr, done.stderr
