@@ -71,6 +71,18 @@ def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> 
         raise InspectorError(str(exc)) from None
 
 
+SecretOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--secret",
+        metavar="NAME=VALUE",
+        help="A secret the recording holds as a \\[secret:NAME] placeholder, put back when "
+        "sending (repeatable; else $MCP_INSPECTOR_SECRET_NAME).",
+        show_default=False,
+    ),
+]
+
+
 AllowRemoteOption = Annotated[
     bool,
     typer.Option(
@@ -423,10 +435,7 @@ def replay(
     header: Annotated[
         list[str] | None, typer.Option(help="An HTTP header for the target, 'Name: value' (repeatable).")
     ] = None,
-    secret: Annotated[
-        list[str] | None,
-        typer.Option(help="A secret redacted at record time, NAME=VALUE (else $MCP_INSPECTOR_SECRET_NAME)."),
-    ] = None,
+    secret: SecretOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     redact: RedactOption = None,
@@ -498,6 +507,7 @@ def versions(
     header: Annotated[
         list[str] | None, typer.Option(help="An HTTP header, 'Name: value' (repeatable).")
     ] = None,
+    secret: SecretOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
@@ -526,6 +536,7 @@ def versions(
         command = command[1:]
     target = check_target(command, url)
     _redaction(redact, redact_path, keep_secrets)
+    given = _parse_secrets(secret or [])
     engine = _engine(db)
     raise typer.Exit(
         run(
@@ -535,6 +546,7 @@ def versions(
             replay=replay,
             timeout=timeout,
             headers=_parse_headers(header or []),
+            secrets=given,
             json_out=json_out,
             show_all=show_all,
         )

@@ -120,10 +120,20 @@ Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
 class MockClient:
     """One connection of the mock client; use inside `async with` or call `start`/`close`."""
 
-    def __init__(self, engine: Engine, config: ClientConfig, *, listener: Listener | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        config: ClientConfig,
+        *,
+        listener: Listener | None = None,
+        secrets: Secrets | None = None,
+    ) -> None:
         self.engine = engine
         self.config = config
         self.listener = listener
+        # What fills `[secret:NAME]` placeholders (default: the environment); the values it has
+        # put back, here or in messages its owner filled before `start`, are redacted again.
+        self.secrets = secrets
         self.session_id: int | None = None
         self.server_result: dict[str, Any] | None = None  # initialize or discover result
         self.inbox: dict[str, InboxItem] = {}
@@ -146,7 +156,7 @@ class MockClient:
         A target or header copied from a recording may hold `[secret:NAME]` placeholders: they are
         filled from `MCP_INSPECTOR_SECRET_<NAME>`, and the values put back are redacted again. A
         command whose placeholders are not all known is not started (`MissingSecretsError`)."""
-        secrets = Secrets({}, os.environ)
+        secrets = self.secrets or Secrets({}, os.environ)
         raw_target = self.config.target
         if not isinstance(raw_target, str) and (unknown := secrets.unknown(raw_target)):
             # A server started with a placeholder for its key fails in confusing ways: say so instead.
