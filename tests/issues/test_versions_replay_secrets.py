@@ -16,6 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.api.conftest import serve
+from tests.api.test_client_api import _ok
+from tests.api.test_versions_api import finish
 from tests.secrets_scan import received, secret_leaks, secrets_server
 
 CLI = [sys.executable, "-m", "inspector"]
@@ -55,3 +60,27 @@ def test_versions_replay_puts_secrets_back(tmp_path: Path) -> None:
 
         bad = _run(*probe, "--secret", "no-equals-sign")
         assert bad.returncode == 2 and "--secret wants NAME=VALUE" in bad.stderr
+
+
+def test_a_versions_job_of_the_ui_fills_them_from_its_environment_or_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, log = tmp_path / "ui.db", tmp_path / "wire.jsonl"
+    args = json.dumps({"name": "echo", "arguments": {"text": "hi", "api_key": ARG_KEY}})
+    with secrets_server(log) as url:
+        out = _run("call", "tools/call", "--db", str(db), "--url", url, "--params", args, "--redact-path",
+                   "params.arguments.api_key")  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        body = {"target": {"url": url}, "revisions": ["2025-11-25"], "replay_session_id": 1}
+        for api in serve(db):
+            job = finish(api, _ok(api.http.post("/api/versions", json=body), 202))
+            assert job["state"] == "finished", job
+            assert f"[secret:{NAME}]" in _calls(log)[-1]
+            (warning,) = job["warnings"]
+            assert NAME in warning and "MCP_INSPECTOR_SECRET_BODY_PARAMS_ARGUMENTS_API_KEY" in warning
+
+            monkeypatch.setenv("MCP_INSPECTOR_SECRET_BODY_PARAMS_ARGUMENTS_API_KEY", ARG_KEY)
+            job = finish(api, _ok(api.http.post("/api/versions", json=body), 202))
+            assert job["state"] == "finished" and job["warnings"] == [], job
+            assert ARG_KEY in _calls(log)[-1]
+    assert secret_leaks(db, [ARG_KEY]) == []
