@@ -12,6 +12,9 @@ target through `Redaction.target`. What is redacted:
 - query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
   token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
   a URL's userinfo password: `[secret:url.password]`;
+- a command line (a stdio target's argv): the word after `--api-key`-like flags,
+  `--token=V` and `GITHUB_TOKEN=V` words' values, `Name: value` header words:
+  `[secret:arg.api-key]`, `[secret:arg.github_token]`;
 - OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
   client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
   (token endpoint requests and responses, registration responses):
