@@ -121,7 +121,8 @@ _UNSAFE = re.compile(r"[^a-z0-9_.-]")
 _ARG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _ARG_NAMES = frozenset({"key", "pat", "auth", "credential", "credentials", "access-key", "private-key"})
 _ARG_NOT_SECRET = re.compile(
-    r"(?:file|path|dir|env|var|url|endpoint|type|name|id|length|count|tokens)$|^(?:max|min|num)[-_]"
+    r"(?:file|path|dir|env|var|url|endpoint|type|name|id|length|count|tokens)$"
+    r"|^(?:max|min|num|no|keep|use|with|without|skip|show|hide|print|require|allow|enable|disable)[-_]"
 )
 _ARG_HEADER = re.compile(r"([A-Za-z0-9_-]+):\s*(\S.*)", re.DOTALL)
 
@@ -247,7 +248,7 @@ class Redaction:
             if i == 0:
                 continue  # the program
             name = _flag_name(argv[i - 1])
-            if name is not None and self._secret_arg(name) and _flag_name(word) is None:
+            if name is not None and self._secret_arg(name) and not word.startswith("-"):
                 out[i] = placeholder("arg." + name)
                 continue
             key, eq, value = word.partition("=")

@@ -162,18 +162,11 @@ def test_command_line_secrets() -> None:
         "Authorization: Bearer [secret:authorization]", "--mykey", "[secret:arg.mykey]",
         "http://h/?api_key=[secret:query.api_key]",
     ]  # fmt: skip
-    # Names that say where a secret is, or how many tokens: kept; a flag followed by a flag: kept.
+    # Names that say where a secret is, how many tokens, or switch something: kept; never a flag.
     plain = [
-        "srv",
-        "--max-tokens",
-        "100",
-        "--token-file",
-        "/run/t",
-        "--no-token",
-        "--verbose",
-        "-e",
-        "HOME=/h",
-    ]
+        "mcp-inspect", "wrap", "--keep-secrets", "--", "srv", "--max-tokens", "100", "--token-file",
+        "/run/t", "--no-token", "--verbose", "--no-auth", "/srv/data", "-e", "HOME=/h",
+    ]  # fmt: skip
     assert rules.target(plain) == plain
     assert Redaction(keep=True).target(typed) == typed
     assert Redaction().with_values({"arg.x": "LongSecret"}).target(["srv", "a=LongSecret"]) == [
