@@ -117,7 +117,7 @@ def first_row_times(db: Path, sid: int, total: int, reps: int) -> dict[str, Any]
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             context = browser.new_context(viewport={"width": 1400, "height": 860})
             page = context.new_page()
-            page.goto(server.url("/"))  # sets the token cookie
+            page.goto(server.url("/"))  # the tab keeps the token (sessionStorage)
             page.wait_for_selector("[data-session-id]")
             for i in range(reps + 1):
                 page = context.new_page()

@@ -1,5 +1,5 @@
 // Builds the UI into ../inspector/api/static, which the Python API serves (git-ignored).
-// Swagger UI's files are copied next to it so /api/docs works offline.
+// Swagger UI's files are copied next to it so the API docs (/docs, public/docs.js) work offline.
 import { cpSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

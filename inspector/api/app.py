@@ -26,6 +26,7 @@ from inspector.api import (
 )
 from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
+from inspector.api.headers import SecurityHeaders
 from inspector.api.live import LiveFeed, serve_listener
 from inspector.api.replay_jobs import ReplayJobs
 from inspector.api.routes_pages import STATIC_DIR, mount_pages
@@ -39,10 +40,12 @@ __all__ = ["create_app"]
 
 DESCRIPTION = """Browse recorded MCP sessions.
 
-Every `/api` call needs the access token printed at start: `?token=`, an
-`Authorization: Bearer` header, or the cookie a browser gets on its first visit.
-The websocket `/api/live` sends the `LiveEvent` events (see the schemas); send
-`{"type": "subscribe", "session_id": N}` to get that session's new messages."""
+Every `/api` call needs the access token printed at start (the URL's
+`#token=` part): an `Authorization: Bearer` header, or `?token=` in scripts.
+The websocket `/api/live` takes the same, or the subprotocols `mcp-inspector`
+and `bearer.<token>` (what browsers use); it sends the `LiveEvent` events (see
+the schemas); send `{"type": "subscribe", "session_id": N}` to get that
+session's new messages."""
 
 
 def create_app(
@@ -50,11 +53,11 @@ def create_app(
     *,
     token: str,
     hosts: Iterable[str],
-    port: int,
     static_dir: Path = STATIC_DIR,
     live_interval: float = 0.15,
 ) -> Any:
-    """The ASGI app: the FastAPI app behind the listener guard (Host, Origin) and the token `Guard`."""
+    """The ASGI app: the FastAPI app behind the listener guard (Host, Origin) and the token `Guard`,
+    every answer (refusals included) with the browser hardening headers."""
     feed = LiveFeed(engine, interval=live_interval)
     clients = ClientManager(engine, feed)
     serve_processes = ServeProcesses(engine)
@@ -102,7 +105,8 @@ def create_app(
 
     mount_pages(app, static_dir)
     app.openapi = lambda: openapi_schema(app)  # type: ignore[method-assign]
-    return ListenerGuard(Guard(app, token=token, port=port), hosts=hosts)
+    hosts = list(hosts)
+    return SecurityHeaders(ListenerGuard(Guard(app, token=token), hosts=hosts), hosts=hosts)
 
 
 def openapi_schema(app: FastAPI) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import anyio
 import orjson
 from sqlalchemy import Engine
 
+from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
 from inspector.store import Session, session_state
 from inspector.store.queries import (
@@ -166,7 +167,9 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
     """Run one websocket: forward the feed's events, apply the client's subscribe messages."""
     from starlette.websockets import WebSocketDisconnect
 
-    await websocket.accept()
+    # A browser offers `mcp-inspector` and `bearer.<token>` (the Guard checked it): echo only the first.
+    offered = websocket.scope.get("subprotocols", [])
+    await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
     listener = Listener()
     feed.add(listener)
 

@@ -21,8 +21,8 @@ __all__ = ["openapi_document"]
 
 def openapi_document() -> bytes:
     """The schema as stable, indented JSON."""
-    app = create_app(create_engine("sqlite://"), token="-", hosts=(), port=0)
-    while not isinstance(app, FastAPI):  # the middlewares around it (listener guard, token guard)
+    app = create_app(create_engine("sqlite://"), token="-", hosts=())
+    while not isinstance(app, FastAPI):  # the middlewares around it (headers, listener guard, token guard)
         app = app.app
     return orjson.dumps(openapi_schema(app), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 

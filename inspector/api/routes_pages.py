@@ -1,12 +1,16 @@
-"""The browser side: the built single-page UI (any non-API path gets index.html) and offline API docs."""
+"""The browser side: the built single-page UI (any non-API path gets index.html) and offline API docs.
+
+The docs page lives at /docs, outside /api: a page cannot send the token with its
+own request, so it loads without one and Swagger UI (`docs.js`, from web/public)
+sends the tab's token as a header on each request it makes, the spec's included.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI, HTTPException
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 __all__ = ["STATIC_DIR", "mount_pages"]
@@ -14,14 +18,21 @@ __all__ = ["STATIC_DIR", "mount_pages"]
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 _NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>mcp-inspector</title>
-<body style="font-family: sans-serif; margin: 3em">
+<body>
 <h1>The web UI is not built</h1>
 <p>Run <code>make web</code> (or <code>make</code>) in the mcp-inspector checkout, then reload.
-The JSON API works without it: see <a href="/api/docs">/api/docs</a>.</p>"""
+The JSON API works without it: see <code>/api/openapi.json</code> (with the token).</p>"""
+
+# No inline script or style (the Content-Security-Policy allows none): docs.js starts Swagger UI.
+_DOCS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mcp-inspector API</title>
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
+<link rel="stylesheet" href="/swagger/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/swagger/swagger-ui-bundle.js"></script><script src="/docs.js"></script></body></html>"""
 
 
 def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
-    """Serve the UI from `static_dir` (as `make web` builds it) and the API docs at /api/docs."""
+    """Serve the UI from `static_dir` (as `make web` builds it) and the API docs at /docs."""
     router = APIRouter(include_in_schema=False)
     index = static_dir / "index.html"
     if (static_dir / "assets").is_dir():
@@ -30,14 +41,14 @@ def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         app.mount("/swagger", StaticFiles(directory=static_dir / "swagger"), name="swagger")
 
     @router.get("/api/docs")
+    async def old_docs() -> RedirectResponse:
+        return RedirectResponse("/docs", status_code=308)
+
+    @router.get("/docs")
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url="/api/openapi.json",
-            title="mcp-inspector API",
-            swagger_js_url="/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/swagger/swagger-ui.css",
-            swagger_favicon_url="/favicon.svg",
-        )
+        if not (static_dir / "docs.js").is_file():
+            return HTMLResponse(_NOT_BUILT, status_code=503)
+        return HTMLResponse(_DOCS, headers={"cache-control": "no-store"})
 
     @router.get("/{path:path}")
     async def page(path: str) -> Response:

@@ -2,23 +2,33 @@
 
 Host and Origin are checked before this by the shared listener guard
 (`inspector.guard.ListenerGuard`, wrapped around this in `app.create_app`).
-Every `/api` request needs the token: the `?token=` query, an
-`Authorization: Bearer` header, or the cookie set when a page was first
-opened with `?token=` (that visit is redirected to the same URL without it).
+Every `/api` request needs the token: an `Authorization: Bearer` header
+(what the web UI sends), the `?token=` query (for scripts), or, on the
+websocket, a `bearer.<token>` subprotocol next to `mcp-inspector` (browsers
+cannot set headers on a websocket; the server echoes only `mcp-inspector`).
+
+No cookie: cookies ignore ports, so a browser would send one to every other
+server on 127.0.0.1. The page URL carries the token in its fragment
+(`/#token=...`, which browsers never send); the page keeps it in
+sessionStorage, whose origin includes the port. A page opened with the old
+`?token=` form is redirected to the fragment form.
 """
 
 from __future__ import annotations
 
 import secrets
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["Guard", "cookie_name", "new_token"]
+__all__ = ["SUBPROTOCOL", "Guard", "new_token"]
 
 Message = dict[str, Any]
+
+# The websocket subprotocol of the live feed; `bearer.<token>` rides next to it.
+SUBPROTOCOL = "mcp-inspector"
+_BEARER_PROTOCOL = "bearer."
 
 
 def new_token() -> str:
@@ -26,18 +36,12 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def cookie_name(port: int) -> str:
-    """The token cookie's name; cookies ignore ports, so servers on two ports must not share one."""
-    return f"mcp_inspector_token_{port}"
-
-
 class Guard:
     """ASGI middleware: refuse requests without the token under /api."""
 
-    def __init__(self, app: ASGIApp, *, token: str, port: int) -> None:
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
         self.app = app
         self.token = token
-        self.cookie = cookie_name(port)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -48,51 +52,52 @@ class Guard:
         given = query.get("token")
         path: str = scope["path"]
         if scope["type"] == "http" and given is not None and not path.startswith("/api"):
-            # A page opened with ?token=: keep the token in a cookie and drop it from the address bar.
+            # A page opened with ?token=: move the token into the fragment, which is never sent.
             await self._login(scope, send, query, given)
             return
-        if path.startswith("/api") and not self._authorised(headers, given):
+        if path.startswith("/api") and not self._authorised(headers, given, scope):
             await _refuse(
                 scope, receive, send, 401, "missing or wrong access token: open the URL printed at start"
             )
             return
         await self.app(scope, receive, send)
 
-    def _authorised(self, headers: dict[str, str], given: str | None) -> bool:
+    def _authorised(self, headers: dict[str, str], given: str | None, scope: Scope) -> bool:
         candidates = [given]
         auth = headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
             candidates.append(auth[7:].strip())
-        if "cookie" in headers:
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(headers["cookie"])
-            except Exception:  # a malformed cookie header is just no token
-                jar = SimpleCookie()
-            if self.cookie in jar:
-                candidates.append(jar[self.cookie].value)
-        return any(c is not None and secrets.compare_digest(c, self.token) for c in candidates)
+        if scope["type"] == "websocket":
+            candidates += [
+                p[len(_BEARER_PROTOCOL) :]
+                for p in scope.get("subprotocols", [])
+                if p.startswith(_BEARER_PROTOCOL)
+            ]
+        return any(c is not None and _same(c, self.token) for c in candidates)
 
     async def _login(self, scope: Scope, send: Send, query: dict[str, str], given: str) -> None:
-        if not secrets.compare_digest(given, self.token):
+        if not _same(given, self.token):
             await _send_json(send, 401, {"detail": "wrong access token: open the URL printed at start"})
             return
         rest = {k: v for k, v in query.items() if k != "token"}
-        location = scope["path"] + (f"?{urlencode(rest)}" if rest else "")
-        cookie = f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+        location = scope["path"] + (f"?{urlencode(rest)}" if rest else "") + f"#token={quote(self.token)}"
         await send(
             {
                 "type": "http.response.start",
                 "status": 303,
                 "headers": [
                     (b"location", location.encode()),
-                    (b"set-cookie", cookie.encode()),
                     (b"cache-control", b"no-store"),
                     (b"content-length", b"0"),
                 ],
             }
         )
         await send({"type": "http.response.body", "body": b""})
+
+
+def _same(given: str, token: str) -> bool:
+    """Constant-time token comparison; on bytes, as `compare_digest` refuses non-ASCII str (a 500)."""
+    return secrets.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode())
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:

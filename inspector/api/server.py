@@ -74,7 +74,6 @@ class UiServer:
             engine,
             token=self.token,
             hosts=allowed_hosts(host, self.port, extra=allow_hosts),
-            port=self.port,
             static_dir=static_dir,
             live_interval=live_interval,
         )
@@ -85,8 +84,8 @@ class UiServer:
         self._thread: threading.Thread | None = None
 
     def url(self, path: str = "/") -> str:
-        """The URL of a page, with the token (the first visit turns it into a cookie)."""
-        return f"{self.base_url}{path}?token={self.token}"
+        """The URL of a page, with the token in the fragment (never sent; the page keeps it)."""
+        return f"{self.base_url}{path}#token={self.token}"
 
     def run(self) -> None:
         """Serve in this thread until Ctrl-C / SIGTERM."""

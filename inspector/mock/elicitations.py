@@ -6,7 +6,9 @@ URLElicitationRequiredError answering one of the client's requests (then the
 original request is kept so the person can retry it once the out-of-band
 step is done). `notifications/elicitation/complete` marks the one with its
 `elicitationId` complete; unknown or already completed ids are ignored, as
-the spec requires. Nothing here opens or fetches a URL.
+the spec requires. Nothing here opens or fetches a URL; `openable` tells the
+UI whether it may offer to (http and https only: a `javascript:`, `data:` or
+`file:` URL is shown as text and refused).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcp_types import URL_ELICITATION_REQUIRED
+
+from inspector.protocol.client_answers import openable_url
 
 __all__ = ["UrlElicitation", "UrlElicitations"]
 
@@ -42,6 +46,7 @@ class UrlElicitation:
             "url": self.url,
             "domain": parts.hostname or "",
             "punycode": "xn--" in (parts.hostname or ""),
+            "openable": openable_url(self.url),
             "message": self.message,
             "source": self.source,
             "retry": self.retry,

@@ -15,6 +15,8 @@ before it is sent, flagging the server's request) and `mcp-inspect serve`
 - `check_exchange`: both, request first.
 - `valid_roots(roots)`: a roots list normalised, or ValueError naming what
   is wrong (for roots a person configures).
+- `openable_url(url)`: whether a URL elicitation's URL may be opened at all
+  (http or https with a host; `javascript:`, `data:`, `file:` are shown only).
 
 Each returns `Finding`s: level `error` for a MUST of the spec, `warning` for
 a SHOULD (or for what the spec only describes).
@@ -27,7 +29,7 @@ from typing import Any
 from inspector.protocol import sampling_rules
 from inspector.protocol.rule_findings import ERROR, WARNING, Finding, schema_error, schema_findings, split_uri
 
-__all__ = ["Finding", "check_answer", "check_exchange", "check_request", "valid_roots"]
+__all__ = ["Finding", "check_answer", "check_exchange", "check_request", "openable_url", "valid_roots"]
 
 SAMPLING, ELICIT, ROOTS = "sampling/createMessage", "elicitation/create", "roots/list"
 ELICIT_ACTIONS = ("accept", "decline", "cancel")
@@ -109,12 +111,28 @@ def _elicit_request(params: dict[str, Any], caps: dict[str, Any]) -> list[Findin
     if mode == "url":
         url = params.get("url")
         parts = split_uri(url)
-        if parts is None or not parts[1]:
+        if parts is None:
             out.append(Finding(ERROR, "elicitation.url", f"url must be a valid absolute URL, got {url!r}"))
+        elif not openable_url(url):
+            # The spec: the client MUST open the URL "in a secure manner"; javascript:, data: or file:
+            # would run or read in the browser itself, so the inspector shows them and never opens them.
+            out.append(
+                Finding(
+                    ERROR,
+                    "elicitation.url-scheme",
+                    f"only http(s) URLs with a host are opened; {parts[0]}: is shown, never opened",
+                )
+            )
         if not isinstance(params.get("elicitationId"), str) or not params.get("elicitationId"):
             out.append(Finding(ERROR, "elicitation.id", "a URL mode request needs an elicitationId string"))
         return out
     return out + _requested_schema(params.get("requestedSchema"))
+
+
+def openable_url(url: Any) -> bool:
+    """An http(s) URL with a host: the only kind a URL elicitation may open (the spec: "in a secure manner")."""
+    parts = split_uri(url)
+    return parts is not None and parts[0].lower() in ("http", "https") and bool(parts[1])
 
 
 def _requested_schema(schema: Any) -> list[Finding]:

@@ -51,6 +51,9 @@ _HOP_BY_HOP = frozenset(
         b"host",
     }
 )
+# The name prefix of the UI's token cookies (inspector/api/security.py set them before the
+# token moved to the URL fragment and an Authorization header).
+_UI_COOKIE = b"mcp_inspector_token_"
 
 
 def _path_forms(path: str) -> set[str]:
@@ -60,11 +63,28 @@ def _path_forms(path: str) -> set[str]:
 
 
 def _forward_headers(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The request headers for upstream: no hop-by-hop headers, and none of the UI's token cookies.
+
+    Old browsers may still hold an `mcp_inspector_token_<port>` cookie from an earlier
+    inspector UI on this host (cookies ignore ports), and send it to whatever runs
+    behind the proxy: it is the UI's access token, so it never goes upstream.
+    """
     named = set()
     for name, value in raw:
         if name.lower() == b"connection":
             named |= {v.strip().lower() for v in value.split(b",")}
-    return [(n, v) for n, v in raw if n.lower() not in _HOP_BY_HOP and n.lower() not in named]
+    out = []
+    for n, v in raw:
+        lower = n.lower()
+        if lower in _HOP_BY_HOP or lower in named:
+            continue
+        if lower == b"cookie" and _UI_COOKIE in v:
+            kept = b";".join(c for c in v.split(b";") if not c.lstrip().startswith(_UI_COOKIE)).strip(b"; ")
+            if not kept:
+                continue
+            v = kept
+        out.append((n, v))
+    return out
 
 
 def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:

@@ -1,4 +1,5 @@
-"""The guard, with real HTTP and websocket requests: token, cookie, Host and Origin, remote binding."""
+"""The guard, with real HTTP and websocket requests: token (header, query, websocket subprotocol),
+Host and Origin, remote binding."""
 
 from __future__ import annotations
 
@@ -33,14 +34,13 @@ def test_api_calls_without_the_token_are_refused(demo_api: Api) -> None:
         assert http.delete("/api/sessions/1").status_code == 401
 
 
-def test_first_visit_with_token_sets_a_cookie_and_drops_it_from_the_url(demo_api: Api) -> None:
+def test_an_old_query_token_url_moves_the_token_into_the_fragment_without_a_cookie(demo_api: Api) -> None:
     with _bare(demo_api) as http:
         response = http.get("/sessions/1", params={"token": demo_api.token, "dir": "c2s"})
         assert response.status_code == 303
-        assert response.headers["location"] == "/sessions/1?dir=c2s"
-        cookie = response.headers["set-cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        assert http.get("/api/sessions").status_code == 200  # the client kept the cookie
+        assert response.headers["location"] == f"/sessions/1?dir=c2s#token={demo_api.token}"
+        assert "set-cookie" not in response.headers and not http.cookies
+        assert http.get("/api/sessions").status_code == 401  # nothing was kept: the page sends a header
         assert http.get("/?token=wrong").status_code == 401
 
 
@@ -81,9 +81,18 @@ def test_websocket_needs_the_token_and_our_origin(demo_api: Api) -> None:
     assert foreign.value.response.status_code == 403
     with connect(f"{url}?token={demo_api.token}", origin=demo_api.server.base_url, open_timeout=10) as ws:  # type: ignore[arg-type]
         ws.send('{"type": "subscribe", "session_id": 1}')
-    cookie = f"mcp_inspector_token_{demo_api.server.port}={demo_api.token}"
-    with connect(url, additional_headers={"cookie": cookie}, open_timeout=10) as ws:
+    # What browsers do: the token as a second subprotocol; the server names only the first.
+    offered = ["mcp-inspector", f"bearer.{demo_api.token}"]
+    with connect(url, subprotocols=offered, open_timeout=10) as ws:  # type: ignore[arg-type]
+        assert ws.subprotocol == "mcp-inspector"
         ws.send('{"type": "subscribe", "session_id": 1}')
+    with pytest.raises(InvalidStatus) as wrong:
+        connect(url, subprotocols=["mcp-inspector", "bearer.wrong"], open_timeout=10)  # type: ignore[list-item]
+    assert wrong.value.response.status_code == 403
+    cookie = f"mcp_inspector_token_{demo_api.server.port}={demo_api.token}"
+    with pytest.raises(InvalidStatus) as by_cookie:  # cookies are not a way in any more
+        connect(url, additional_headers={"cookie": cookie}, open_timeout=10)
+    assert by_cookie.value.response.status_code == 403
 
 
 def test_other_interfaces_need_an_explicit_flag_and_still_the_token(tmp_path: Path) -> None:

@@ -72,15 +72,29 @@ def new_context(browser: Browser, theme: str = "light") -> BrowserContext:
     return context
 
 
+def watch_console(page: Page, errors: list[str]) -> None:
+    """Collect the page's uncaught errors and Content-Security-Policy violations into `errors`."""
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda msg: "Content Security Policy" in msg.text and errors.append(f"CSP: {msg.text}"),
+    )
+
+
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
+    """A fresh tab; the test fails on a JavaScript error or a CSP violation in it.
+
+    Open the UI with `ui.url(path)`: the token rides in the fragment and the page keeps it in this
+    tab's sessionStorage, so later `page.goto(base_url + path)` calls in the same tab stay logged in.
+    """
     context = new_context(browser)
     page = context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    watch_console(page, errors)
     yield page
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"JavaScript errors or CSP violations on the page: {errors}"
 
 
 def shot(page: Page, name: str) -> Path:

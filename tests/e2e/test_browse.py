@@ -21,7 +21,7 @@ def test_open_with_token_and_see_the_demo_session(browser: Browser, ui: UiServer
         context = new_context(browser, theme)
         page = context.new_page()
         page.goto(ui.url("/"))
-        expect(page).to_have_url(f"{ui.base_url}/")  # the token moved into a cookie
+        expect(page).to_have_url(f"{ui.base_url}/")  # the token left the address bar (sessionStorage)
         row = page.locator("[data-session-id='1']")
         expect(row).to_contain_text("demo")
         expect(row.get_by_test_id("state")).to_have_text("ended")

@@ -295,17 +295,23 @@ def test_a_page_from_another_origin_cannot_start_a_process(
     context = new_context(browser)
     try:
         page = context.new_page()
-        page.goto(client_ui.url("/client"))  # the browser holds the token cookie
+        page.goto(client_ui.url("/client"))  # this tab holds the token (sessionStorage)
         evil_page = context.new_page()
         evil_page.goto(f"http://127.0.0.1:{evil.server_address[1]}/index.html")
         expect(evil_page.locator("#out")).to_contain_text("done")
         outcome = evil_page.locator("#out").inner_text()
         assert "json blocked" in outcome, outcome  # the preflight is refused
         assert _mock_sessions(tmp_path / "client.db") == [] and not marker.exists(), outcome
-        assert page.evaluate("fetch('/api/clients').then(r => r.json())")["items"] == []
+        auth = "authorization: 'Bearer ' + sessionStorage.getItem('mcp-inspector-token')"
+        assert (
+            page.evaluate(f"fetch('/api/clients', {{headers: {{{auth}}}}}).then(r => r.json())")["items"]
+            == []
+        )
 
         # The same request from the UI's own page does start the process (so the check can fail).
-        same_origin = "fetch('/api/clients', {method: 'POST', headers: {'content-type': 'application/json'}, body: BODY})"
+        same_origin = (
+            "fetch('/api/clients', {method: 'POST', headers: {'content-type': 'application/json', AUTH}, body: BODY})"
+        ).replace("AUTH", auth)
         status = page.evaluate(
             same_origin.replace("BODY", json.dumps(json.dumps(body))) + ".then(r => r.status)"
         )

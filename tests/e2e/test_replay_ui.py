@@ -259,7 +259,7 @@ def test_missing_extra_and_notification_changes_are_shown_on_their_side(
             _result(3, "ok"),
         ],
     )
-    page.goto(replay_ui.url("/diff") + f"&a={a}&b={b}")
+    page.goto(replay_ui.url(f"/diff?a={a}&b={b}"))
     for status, n in (("equal", 0), ("changed", 2), ("missing", 1), ("extra", 1)):
         expect(page.get_by_test_id(f"count-{status}")).to_have_text(f"{n} {status}")
     rows = page.get_by_test_id("diff-row")

@@ -10,12 +10,17 @@ import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
 import { DiffView } from "./views/DiffView";
 import { VersionsView } from "./views/VersionsView";
+import { startAuth } from "./api/auth";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
 const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ default: m.ClientPage })));
 const ServePage = lazy(() => import("./serve/ServePage").then((m) => ({ default: m.ServePage })));
 const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ default: m.ResendPage })));
 
+// The token leaves the address bar before the router reads it.
+startAuth().then(render);
+
+function render() {
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <BrowserRouter>
@@ -41,3 +46,4 @@ createRoot(document.getElementById("root")!).render(
     </BrowserRouter>
   </StrictMode>,
 );
+}

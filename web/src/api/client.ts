@@ -1,5 +1,6 @@
 // Typed access to the Python API. The types come from its OpenAPI schema (schema.d.ts is generated).
 import createClient from "openapi-fetch";
+import { authHeaders } from "./auth";
 import type { components, paths } from "./schema";
 
 export type Session = components["schemas"]["SessionOut"];
@@ -15,7 +16,14 @@ export type DiffSide = components["schemas"]["DiffSide"];
 export type ReplayJob = components["schemas"]["ReplayJobOut"];
 export type MockCommands = components["schemas"]["MockServerCommands"];
 
-export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: "same-origin" });
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+// Every call carries the token as a header (no cookie: see auth.ts).
+api.use({
+  onRequest({ request }) {
+    for (const [name, value] of Object.entries(authHeaders())) request.headers.set(name, value);
+    return request;
+  },
+});
 
 /** An error answer of the API, with its `detail` message. */
 export class ApiError extends Error {

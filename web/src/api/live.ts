@@ -1,4 +1,5 @@
 // The websocket live feed: one connection per page, reconnecting, with per-session subscriptions.
+import { token } from "./auth";
 import type { LiveEvent } from "./client";
 
 type Handler = (event: LiveEvent) => void;
@@ -14,7 +15,10 @@ class LiveFeed {
 
   private connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/api/live`);
+    // A browser cannot set headers on a websocket: the token rides as a second subprotocol, and the
+    // server answers with the first one only.
+    const t = token();
+    const ws = new WebSocket(`${proto}//${location.host}/api/live`, t ? ["mcp-inspector", `bearer.${t}`] : []);
     this.ws = ws;
     ws.onopen = () => {
       this.connected = true;

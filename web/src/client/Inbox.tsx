@@ -2,9 +2,10 @@
 // for its kind (sampling reply, roots list, elicitation form or URL consent, any JSON).
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
+import { formValidator as validator } from "./formValidator";
 import { useEffect, useState } from "react";
 import { JsonBox } from "./Content";
+import { openableUrl } from "./openableUrl";
 import { clientApi, type InboxItem, type Json } from "./api";
 import { REJECTED, SamplingReply, SamplingRequest, type Reply } from "./Sampling";
 
@@ -144,6 +145,7 @@ function ElicitUrl({ params, reply }: { params: Json; reply: Reply }) {
     /* shown as invalid */
   }
   const suspicious = domain.split(".").some((label) => label.startsWith("xn--"));
+  const openable = openableUrl(url);
   return (
     <div className="stack elicit-url">
       <p>{String(params.message ?? "")}</p>
@@ -154,14 +156,20 @@ function ElicitUrl({ params, reply }: { params: Json; reply: Reply }) {
         {url}
       </code>
       {suspicious && <p className="error small">The domain uses Punycode: it may imitate another one.</p>}
+      {!openable && (
+        <p className="error small" data-testid="url-refused">
+          Not an http(s) URL: it is shown, never opened. Decline or cancel.
+        </p>
+      )}
       <label className="check">
         <input type="checkbox" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> I want to open
         this URL
       </label>
       <div className="actions">
         <button
-          disabled={!consent}
+          disabled={!consent || !openable}
           onClick={() => {
+            if (!openableUrl(url)) return;
             window.open(url, "_blank", "noopener,noreferrer");
             reply({ result: { action: "accept" } });
           }}

@@ -4,7 +4,7 @@
 // The API checks the reply against the spec's rules and refuses an invalid one before sending.
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
+import { formValidator as validator } from "./formValidator";
 import { useState } from "react";
 import { JsonBox } from "./Content";
 import type { Json } from "./api";

@@ -2,7 +2,7 @@
 // ajv before sending) or the raw JSON arguments, and the result by content type.
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
+import { formValidator as validator } from "./formValidator";
 import { useEffect, useState } from "react";
 import { ProgressBar } from "./Activity";
 import { ResultView } from "./Content";

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
 import { JsonBox } from "./Content";
+import { openableUrl } from "./openableUrl";
 import type { ClientDetail, Json, Rpc } from "./api";
 
 type Root = { uri: string; name?: string };
@@ -13,6 +14,7 @@ type Elicitation = {
   url: string;
   domain: string;
   punycode: boolean;
+  openable?: boolean; // the server's judgement (http/https only); the page checks again
   message: string;
   source: string;
   state: string;
@@ -130,6 +132,11 @@ function UrlElicitationCard({ clientId, item }: { clientId: string; item: Elicit
         {item.punycode && <span className="error"> (Punycode: it may imitate another domain)</span>}
       </span>
       <code className="raw-text">{item.url}</code>
+      {item.source === "error" && !(item.openable !== false && openableUrl(item.url)) && (
+        <p className="error" data-testid="url-refused">
+          Not an http(s) URL: it is shown, never opened.
+        </p>
+      )}
       {item.source === "error" && (
         <>
           <label className="check">
@@ -137,7 +144,10 @@ function UrlElicitationCard({ clientId, item }: { clientId: string; item: Elicit
             open this URL
           </label>
           <div className="actions">
-            <button disabled={!consent} onClick={() => window.open(item.url, "_blank", "noopener,noreferrer")}>
+            <button
+              disabled={!consent || item.openable === false || !openableUrl(item.url)}
+              onClick={() => openableUrl(item.url) && window.open(item.url, "_blank", "noopener,noreferrer")}
+            >
               Open URL
             </button>
             {item.retry && (

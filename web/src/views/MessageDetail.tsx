@@ -1,6 +1,7 @@
 // One message: its facts, pretty JSON (collapsible) and raw bytes (CodeMirror), its pair, copy and download.
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link } from "react-router";
+import { download } from "../api/auth";
 import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
@@ -133,7 +134,16 @@ export function MessageDetail({
         <button className="ghost" onClick={copy} disabled={!text}>
           {copied ? "Copied" : "Copy as JSON"}
         </button>
-        <a className="button ghost" href={`/api/sessions/${sessionId}/messages/${seq}/raw`} download>
+        {/* A plain link could not send the token header: the click fetches the bytes and saves them. */}
+        <a
+          className="button ghost"
+          href={`/api/sessions/${sessionId}/messages/${seq}/raw`}
+          download
+          onClick={(e) => {
+            e.preventDefault();
+            void download(`/api/sessions/${sessionId}/messages/${seq}/raw`, `session${sessionId}-msg${seq}.bin`);
+          }}
+        >
           Download raw
         </a>
         {m.direction === "c2s" && m.kind !== "http" && m.kind !== "log" && (

@@ -1,12 +1,13 @@
 // The frame around every view: the top bar, and the token prompt when the API refuses us.
 import { useEffect, useState } from "react";
 import { Link, Outlet } from "react-router";
+import { authHeaders, setToken as keepToken, withToken } from "../api/auth";
 import { ThemeToggle } from "../theme";
 
 export function Shell() {
   const [authorised, setAuthorised] = useState<boolean | null>(null);
   useEffect(() => {
-    fetch("/api/sessions?limit=1", { credentials: "same-origin" }).then(
+    fetch("/api/sessions?limit=1", { headers: authHeaders() }).then(
       (r) => setAuthorised(r.status !== 401),
       () => setAuthorised(true),
     );
@@ -23,7 +24,8 @@ export function Shell() {
         <Link to="/serve" className="nav-link">Mock server</Link>
         <Link to="/versions" className="nav-link" data-testid="nav-versions">Versions</Link>
         <span className="grow" />
-        <a href="/api/docs" target="_blank" rel="noreferrer" className="muted">
+        {/* A new tab has no sessionStorage of its own: the link carries the token in its fragment. */}
+        <a href={withToken("/docs")} target="_blank" rel="noreferrer" className="muted">
           API
         </a>
         <ThemeToggle />
@@ -42,12 +44,13 @@ function TokenPrompt() {
       className="token-prompt"
       onSubmit={(e) => {
         e.preventDefault();
-        window.location.href = `${window.location.pathname}?token=${encodeURIComponent(token.trim())}`;
+        keepToken(token.trim());
+        window.location.reload();
       }}
     >
       <h2>Access token needed</h2>
       <p>
-        Open the URL that <code>mcp-inspect ui</code> printed (it ends in <code>?token=…</code>), or paste the
+        Open the URL that <code>mcp-inspect ui</code> printed (it ends in <code>#token=…</code>), or paste the
         token here.
       </p>
       <input autoFocus value={token} onChange={(e) => setToken(e.target.value)} placeholder="token" />
