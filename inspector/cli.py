@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from inspector.errors import InspectorError
+from inspector.help_text import unwrap_commands
 
 __all__ = ["app", "main"]
 
@@ -37,6 +38,7 @@ RedactOption = Annotated[
     list[str] | None,
     typer.Option(
         "--redact",
+        metavar="NAME",
         help="Also redact this header, query parameter or JSON key (repeatable; "
         "also $MCP_INSPECTOR_REDACT, comma-separated).",
         show_default=False,
@@ -46,6 +48,7 @@ RedactPathOption = Annotated[
     list[str] | None,
     typer.Option(
         "--redact-path",
+        metavar="PATH",
         help="Also redact the value at this JSON path of any message, e.g. "
         "params.arguments.api_key; '*' is any one key (repeatable).",
         show_default=False,
@@ -69,6 +72,18 @@ def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> 
         configure(names or (), paths or (), keep=keep)
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
+
+
+SecretOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--secret",
+        metavar="NAME=VALUE",
+        help="A secret the recording holds as a \\[secret:NAME] placeholder, put back when "
+        "sending (repeatable; else $MCP_INSPECTOR_SECRET_NAME).",
+        show_default=False,
+    ),
+]
 
 
 AllowRemoteOption = Annotated[
@@ -121,7 +136,10 @@ def _engine(db: str | None, *, create: bool = True):  # type: ignore[no-untyped-
     context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
 )
 def wrap(
-    command: Annotated[list[str], typer.Argument(help="The server command and its arguments (after --).")],
+    command: Annotated[
+        list[str],
+        typer.Argument(help="The server command and its arguments (after --)."),
+    ],
     db: DbOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the recorded session.")] = None,
     durable: Annotated[
@@ -275,7 +293,9 @@ def mock_server(
     ] = "strict",
     ignore: Annotated[
         list[str] | None,
-        typer.Option(help="A params path to ignore when matching, e.g. arguments.when (repeatable)."),
+        typer.Option(
+            metavar="PATH", help="A params path to ignore when matching, e.g. arguments.when (repeatable)."
+        ),
     ] = None,
     unmatched: Annotated[
         str, typer.Option(help="What an unmatched request gets: error, forward or drop.")
@@ -353,7 +373,7 @@ def serve_scenario(
     ] = False,
     http: Annotated[str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp).")] = None,
     protocol_version: Annotated[
-        list[str] | None, typer.Option(help="Negotiate only this revision (repeatable).")
+        list[str] | None, typer.Option(metavar="REVISION", help="Negotiate only this revision (repeatable).")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Name of the recorded sessions.")] = None,
     db: DbOption = None,
@@ -403,7 +423,8 @@ def replay(
         str, typer.Argument(help="The recording to replay: a session id, 'last', or a session name.")
     ],
     command: Annotated[
-        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+        list[str] | None,
+        typer.Argument(help="The server command (after --), for stdio."),
     ] = None,
     url: Annotated[
         str | None, typer.Option(help="The server's URL instead of a command (.../sse: legacy HTTP+SSE).")
@@ -414,19 +435,19 @@ def replay(
     ] = False,
     ignore: Annotated[
         list[str] | None,
-        typer.Option(help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable)."),
+        typer.Option(
+            metavar="PATH", help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable)."
+        ),
     ] = None,
     match: Annotated[
         str,
         typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
     ] = "strict",
     header: Annotated[
-        list[str] | None, typer.Option(help="An HTTP header for the target, 'Name: value' (repeatable).")
-    ] = None,
-    secret: Annotated[
         list[str] | None,
-        typer.Option(help="A secret redacted at record time, NAME=VALUE (else $MCP_INSPECTOR_SECRET_NAME)."),
+        typer.Option(metavar="HEADER", help="An HTTP header for the target, 'Name: value' (repeatable)."),
     ] = None,
+    secret: SecretOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     redact: RedactOption = None,
@@ -468,7 +489,8 @@ def diff(
     session_b: Annotated[str, typer.Argument(help="The second session, compared with the first.")],
     db: DbOption = None,
     ignore: Annotated[
-        list[str] | None, typer.Option(help="A JSON path to ignore, e.g. '**.timestamp' (repeatable).")
+        list[str] | None,
+        typer.Option(metavar="PATH", help="A JSON path to ignore, e.g. '**.timestamp' (repeatable)."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -484,7 +506,8 @@ def diff(
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
 def versions(
     command: Annotated[
-        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+        list[str] | None,
+        typer.Argument(help="The server command (after --), for stdio."),
     ] = None,
     url: Annotated[str | None, typer.Option(help="The server's URL instead of a command.")] = None,
     revisions: Annotated[
@@ -496,8 +519,9 @@ def versions(
         typer.Option(help="Also send this recorded session's client requests under each revision."),
     ] = None,
     header: Annotated[
-        list[str] | None, typer.Option(help="An HTTP header, 'Name: value' (repeatable).")
+        list[str] | None, typer.Option(metavar="HEADER", help="An HTTP header, 'Name: value' (repeatable).")
     ] = None,
+    secret: SecretOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the matrix as JSON.")] = False,
@@ -526,6 +550,7 @@ def versions(
         command = command[1:]
     target = check_target(command, url)
     _redaction(redact, redact_path, keep_secrets)
+    given = _parse_secrets(secret or [])
     engine = _engine(db)
     raise typer.Exit(
         run(
@@ -535,6 +560,7 @@ def versions(
             replay=replay,
             timeout=timeout,
             headers=_parse_headers(header or []),
+            secrets=given,
             json_out=json_out,
             show_all=show_all,
         )
@@ -582,7 +608,8 @@ def _parse_headers(values: list[str]) -> dict[str, str]:
 def call(
     method: Annotated[str, typer.Argument(help="The JSON-RPC method, e.g. tools/list or tools/call.")],
     command: Annotated[
-        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+        list[str] | None,
+        typer.Argument(help="The server command (after --), for stdio."),
     ] = None,
     params: Annotated[str | None, typer.Option(help="The params as a JSON object.")] = None,
     url: Annotated[
@@ -595,10 +622,11 @@ def call(
         ),
     ] = "2025-11-25",
     root: Annotated[
-        list[str] | None, typer.Option(help="A root URI to give the server if it asks (repeatable).")
+        list[str] | None,
+        typer.Option(metavar="URI", help="A root URI to give the server if it asks (repeatable)."),
     ] = None,
     header: Annotated[
-        list[str] | None, typer.Option(help="An HTTP header, 'Name: value' (repeatable).")
+        list[str] | None, typer.Option(metavar="HEADER", help="An HTTP header, 'Name: value' (repeatable).")
     ] = None,
     progress: Annotated[
         bool, typer.Option(help="Ask for progress notifications and print them on stderr.")
@@ -851,6 +879,9 @@ def ui(
         open_browser=not no_open,
         allow_hosts=tuple(allow_host or ()),
     )
+
+
+unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to the terminal
 
 
 def main() -> None:

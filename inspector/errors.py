@@ -9,6 +9,7 @@ terminal; the CLI prints it and exits non-zero.
     │   ├── CorruptDatabaseError     not an SQLite database, or damaged
     │   └── SchemaTooNewError        written by a newer mcp-inspector
     ├── NotFoundError            a session (or message) that does not exist
+    ├── MissingSecretsError      a recorded command's [secret:NAME] placeholders were not given
     └── SpawnError               the wrapped server command could not start
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "CorruptDatabaseError",
     "InspectorError",
+    "MissingSecretsError",
     "NotFoundError",
     "SchemaTooNewError",
     "SpawnError",
@@ -46,3 +48,7 @@ class NotFoundError(InspectorError):
 
 class SpawnError(InspectorError):
     """The server command could not be started."""
+
+
+class MissingSecretsError(InspectorError):
+    """A command copied from a recording holds `[secret:NAME]` placeholders that nobody supplied."""

@@ -9,6 +9,7 @@ recorded as a session of kind `mock-client`.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal
 
 import orjson
@@ -19,6 +20,7 @@ from inspector.api.clients import ClientManager, HostedClient, StartFailed, desc
 from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.params import SqlInt
 from inspector.api.schemas_replay import ReplayTarget
+from inspector.capture.redact import Secrets, missing_command_secrets_message
 from inspector.endpoint import ResponseTimeout
 from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig
 from inspector.mock.inflight import RequestCancelled
@@ -239,6 +241,8 @@ async def create_client(request: Request, body: ClientCreate) -> Response:
     target = body.target.value()
     if isinstance(target, list):
         check_program(target[0])
+        if unknown := Secrets({}, os.environ).unknown(target):  # a command copied from a recording
+            raise HTTPException(400, missing_command_secrets_message(unknown))
     config = ClientConfig(
         target=target,
         protocol_version=body.protocol_version,

@@ -57,6 +57,9 @@ class VersionsJobOut(BaseModel):
     phase: str = Field(description="what the job is doing, for people")
     sessions: dict[str, int] = Field(description="revision -> recorded session id, as they finish")
     error: str | None
+    warnings: list[str] = Field(
+        description="e.g. the replayed recording's secrets that the UI process's environment does not give"
+    )
     started_ns: int
     ended_ns: int | None
 

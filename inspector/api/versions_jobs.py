@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from inspector.api.replay_jobs import ReplayJobs
+from inspector.capture.redact import secret_env_var
 from inspector.store import get_session, iter_messages
 from inspector.versions import run_versions
 
@@ -35,6 +36,7 @@ class VersionsJob:
     phase: str = "starting"
     sessions: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
     started_ns: int = field(default_factory=time.time_ns)
     ended_ns: int | None = None
     report: dict[str, Any] | None = None
@@ -56,6 +58,7 @@ class VersionsJob:
             "phase": self.phase,
             "sessions": dict(self.sessions),
             "error": self.error,
+            "warnings": list(self.warnings),
             "started_ns": self.started_ns,
             "ended_ns": self.ended_ns,
         }
@@ -92,6 +95,12 @@ class VersionsJobs(ReplayJobs):
                     run_id=job.id,
                 )
                 job.sessions.update(done.sessions)
+                if done.missing_secrets and not job.warnings:
+                    names = ", ".join(f"{n} (${secret_env_var(n)})" for n in done.missing_secrets)
+                    job.warnings.append(
+                        f"the recording's redacted secret(s) were not given: {names}; set them in the UI "
+                        "process's environment; replayed with the placeholders"
+                    )
 
         anyio.run(run)
         return None

@@ -12,6 +12,9 @@ target through `Redaction.target`. What is redacted:
 - query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
   token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
   a URL's userinfo password: `[secret:url.password]`;
+- a command line (a stdio target's argv): the word after `--api-key`-like flags,
+  `--token=V` and `GITHUB_TOKEN=V` words' values, `Name: value` header words:
+  `[secret:arg.api-key]`, `[secret:arg.github_token]`;
 - OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
   client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
   (token endpoint requests and responses, registration responses):
@@ -53,6 +56,7 @@ __all__ = [
     "header_pairs",
     "placeholder",
     "Secrets",
+    "missing_command_secrets_message",
     "missing_secrets_message",
     "resolve_secrets",
     "secret_env_var",
@@ -113,6 +117,14 @@ _FORM = re.compile(rb"[^&=\s]+=[^&\s]*(?:&[^&=\s]*(?:=[^&\s]*)?)*")
 _PLACEHOLDER = re.compile(r"\[secret:([a-z0-9_.-]+)\]")
 _PLACEHOLDER_BYTES = re.compile(rb"\[secret:([a-z0-9_.-]+)\]")
 _UNSAFE = re.compile(r"[^a-z0-9_.-]")
+# Command-line words: `--NAME`/`-NAME` flags and `NAME=VALUE` (environment-style) words.
+_ARG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+_ARG_NAMES = frozenset({"key", "pat", "auth", "credential", "credentials", "access-key", "private-key"})
+_ARG_NOT_SECRET = re.compile(
+    r"(?:file|path|dir|env|var|url|endpoint|type|name|id|length|count|tokens)$"
+    r"|^(?:max|min|num|no|keep|use|with|without|skip|show|hide|print|require|allow|enable|disable)[-_]"
+)
+_ARG_HEADER = re.compile(r"([A-Za-z0-9_-]+):\s*(\S.*)", re.DOTALL)
 
 
 def placeholder(name: str) -> str:
@@ -217,14 +229,47 @@ class Redaction:
             row["meta"] = {**meta, "redacted": sorted({*meta.get("redacted", ()), *done})}
 
     def target(self, target: Any) -> Any:
-        """A session's target with secrets in URLs redacted (a URL, or URLs among argv words)."""
+        """A session's target with its secrets redacted: a URL's, or a command's (`argv`)."""
         if self.keep:
             return target
         if isinstance(target, str):
             return self.url(target)
-        if isinstance(target, list):
-            return [self.url(t) if isinstance(t, str) and "://" in t else t for t in target]
+        if isinstance(target, list) and all(isinstance(t, str) for t in target):
+            return self.argv(target)
         return target
+
+    def argv(self, argv: list[str]) -> list[str]:
+        """A command line with secrets redacted: the value after a flag named like a secret
+        (`--api-key V`), a `--token=V` or `GITHUB_TOKEN=V` word's value, and URLs' secrets.
+        Placeholders are `[secret:arg.NAME]` (NAME as typed, without dashes, lower case)."""
+        done: list[str] = []
+        out = list(argv)
+        for i, word in enumerate(argv):
+            if i == 0:
+                continue  # the program
+            name = _flag_name(argv[i - 1])
+            if name is not None and self._secret_arg(name) and not word.startswith("-"):
+                out[i] = placeholder("arg." + name)
+                continue
+            key, eq, value = word.partition("=")
+            key = key.lstrip("-")
+            if eq and value and _ARG_NAME.fullmatch(key) and self._secret_arg(key.lower()):
+                out[i] = word[: len(word) - len(value)] + placeholder("arg." + key)
+            elif "://" in word:
+                out[i] = self.url(word)
+            elif (header := _ARG_HEADER.fullmatch(word)) and self._secret_header(header[1].lower()):
+                out[i] = (
+                    f"{header[1]}: {_header_value(header[1].lower(), header[2])}"  # --header 'Authorization: ...'
+                )
+            elif self.values:
+                out[i] = self._literal(word, done)
+        return out
+
+    def _secret_arg(self, lower: str) -> bool:
+        """A flag or NAME=VALUE name that names a secret (and not where to find one: `--token-file`)."""
+        if _ARG_NOT_SECRET.search(lower):
+            return False
+        return lower in self.names or _HEADER_PATTERN.search(lower) is not None or lower in _ARG_NAMES
 
     def url(self, url: str) -> str:
         """A URL with its query secrets and userinfo password redacted."""
@@ -329,6 +374,14 @@ class Redaction:
         return raw
 
 
+def _flag_name(word: str) -> str | None:
+    """`api-key` for `--api-key` or `-api-key`; None for a word that is not a flag."""
+    if not word.startswith("-") or word in ("-", "--"):
+        return None
+    name = word.lstrip("-")
+    return name.lower() if _ARG_NAME.fullmatch(name) else None
+
+
 def _header_value(lower: str, value: str) -> str:
     if lower in ("authorization", "proxy-authorization"):
         scheme, sep, _secret = value.partition(" ")
@@ -415,6 +468,11 @@ class Secrets:
         self.used[name] = value
         return value
 
+    def unknown(self, words: Iterable[str]) -> list[str]:
+        """The placeholder names in `words` that neither `given` nor the environment supplies."""
+        names = dict.fromkeys(m for w in words for m in _PLACEHOLDER.findall(w))
+        return [n for n in names if n not in self.given and secret_env_var(n) not in self.environ]
+
     def text(self, value: str) -> str:
         """A recorded text (header value, URL) with its placeholders filled where known."""
         if "[secret:" not in value:
@@ -444,6 +502,15 @@ def resolve_secrets(
     """Put secrets back into a recorded value; also return the names that stayed unknown."""
     secrets = Secrets(given, environ)
     return secrets.text(value), secrets.missing
+
+
+def missing_command_secrets_message(names: list[str]) -> str:
+    """Why a command copied from a recording is not run: its placeholders were not all given."""
+    wanted = ", ".join(f"{n} (${secret_env_var(n)})" for n in names)
+    return (
+        f"the command holds redacted secret(s) that were not given: {wanted}; set them in the "
+        "environment of mcp-inspect, or the server would be started with the placeholders"
+    )
 
 
 def missing_secrets_message(names: list[str]) -> str:

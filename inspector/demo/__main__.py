@@ -31,7 +31,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--port", type=int, default=DEFAULT_PORT, help="HTTP port (HTTP transports only; 0 picks a free one)"
     )
     parser.add_argument(
-        "--variant", action="store_true", help="Serve 'the next version': a changed weather result, no fail tool"
+        "--variant",
+        action="store_true",
+        help="Serve 'the next version': a changed weather result, no fail tool",
     )
     parser.add_argument(
         "--resumable",

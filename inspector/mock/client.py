@@ -37,8 +37,9 @@ from sqlalchemy import Engine
 
 from inspector import __version__
 from inspector.capture import Recorder, Tap
-from inspector.capture.redact import Secrets, active
+from inspector.capture.redact import Secrets, active, missing_command_secrets_message
 from inspector.endpoint import Endpoint, RequestError
+from inspector.errors import MissingSecretsError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
 from inspector.mock.listen import Listens
@@ -119,10 +120,20 @@ Listener = Callable[[str, dict[str, Any]], Awaitable[None]]
 class MockClient:
     """One connection of the mock client; use inside `async with` or call `start`/`close`."""
 
-    def __init__(self, engine: Engine, config: ClientConfig, *, listener: Listener | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        config: ClientConfig,
+        *,
+        listener: Listener | None = None,
+        secrets: Secrets | None = None,
+    ) -> None:
         self.engine = engine
         self.config = config
         self.listener = listener
+        # What fills `[secret:NAME]` placeholders (default: the environment); the values it has
+        # put back, here or in messages its owner filled before `start`, are redacted again.
+        self.secrets = secrets
         self.session_id: int | None = None
         self.server_result: dict[str, Any] | None = None  # initialize or discover result
         self.inbox: dict[str, InboxItem] = {}
@@ -143,9 +154,13 @@ class MockClient:
         """Connect and perform the handshake; return the server's initialize/discover response.
 
         A target or header copied from a recording may hold `[secret:NAME]` placeholders: they are
-        filled from `MCP_INSPECTOR_SECRET_<NAME>`, and the values put back are redacted again."""
-        secrets = Secrets({}, os.environ)
+        filled from `MCP_INSPECTOR_SECRET_<NAME>`, and the values put back are redacted again. A
+        command whose placeholders are not all known is not started (`MissingSecretsError`)."""
+        secrets = self.secrets or Secrets({}, os.environ)
         raw_target = self.config.target
+        if not isinstance(raw_target, str) and (unknown := secrets.unknown(raw_target)):
+            # A server started with a placeholder for its key fails in confusing ways: say so instead.
+            raise MissingSecretsError(missing_command_secrets_message(unknown))
         target = (
             secrets.text(raw_target) if isinstance(raw_target, str) else [secrets.text(t) for t in raw_target]
         )

@@ -6,11 +6,15 @@ Record modes, as in cassette libraries:
 - `all`: forward everything to the real server and record it;
 - `once`: `all` when no recording of that name exists yet, else `none`.
 Forwarding opens its own recorded connection (a session linked to the
-mock session) and first repeats the client's handshake there.
+mock session) and first repeats the client's handshake there. When that
+server cannot be started or reached, or exits before answering, the client
+gets a JSON-RPC error naming the forward target, the exit status and the
+end of its stderr; the next forwarded request tries a new connection.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,20 +25,23 @@ import orjson
 from sqlalchemy import Engine
 
 from inspector.capture import Recorder, Tap
-from inspector.endpoint import Endpoint, RequestError
-from inspector.errors import InspectorError, NotFoundError
+from inspector.capture.redact import active
+from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
+from inspector.errors import InspectorError, NotFoundError, SpawnError
 from inspector.guard import Access
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
-from inspector.mock.session import MockSession, Out
+from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
 from inspector.protocol import id_key
 from inspector.replay.matching import MatchPolicy
 from inspector.store import StoreWriter, create_session, get_session, iter_messages
-from inspector.transports.connect import open_connection
+from inspector.transports.connect import Connection, ConnectionClosed, StdioConnection, open_connection
 
 __all__ = ["MockOptions", "prepare_mock", "run_mock"]
 
 RECORD_MODES = ("none", "once", "new", "all")
+FORWARD_TIMEOUT = 60.0  # seconds the real server has to answer a forwarded request
+STDERR_SHOWN = 600  # characters of the real server's last stderr output put in the error
 
 
 @dataclass
@@ -108,6 +115,10 @@ class Forwarder:
         self.parent_id = parent_id
         self.handshake: list[dict[str, Any]] = []
         self._endpoint: Endpoint | None = None
+        self._conn: Connection | None = None
+        self._tap: Tap | None = None
+        self._generation = 0  # bumped each time a forward connection is given up
+        self._lost_conn: tuple[Connection | None, Tap | None] = (None, None)
         self._lock = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
         self.session: MockSession | None = None
@@ -119,13 +130,68 @@ class Forwarder:
             self.handshake.append(message)
 
     async def __call__(self, message: dict[str, Any], out: Out) -> dict[str, Any] | None:
+        """The real server's answer to `message` (None for a notification), or a JSON-RPC error
+        saying why there is none: the server could not be started or reached, exited (its status
+        and last stderr lines), or did not answer in time. The mock goes on serving either way."""
         self._out = out
-        endpoint = await self._open(message)
-        await endpoint.send_raw(orjson.dumps(message))
-        if "id" not in message:
-            return None
-        answer = await endpoint.response(id_key(message["id"]), timeout=60)
+        generation = self._generation
+        try:
+            endpoint = await self._open(message)
+            await endpoint.send_raw(orjson.dumps(message))
+            if "id" not in message:
+                return None
+            answer = await endpoint.response(id_key(message["id"]), timeout=FORWARD_TIMEOUT)
+        except ResponseTimeout:
+            why = f"did not answer within {FORWARD_TIMEOUT:g} s"
+            return None if "id" not in message else {"error": self._error(why, {})}
+        except (ConnectionClosed, InspectorError, OSError) as exc:
+            why, data = await self._lost(generation, exc)
+            if "id" not in message:
+                announce(f"a notification was not forwarded: the real server {why}")
+                return None
+            return {"error": self._error(why, data)}
         return {k: v for k, v in answer.items() if k in ("result", "error")}
+
+    def _error(self, why: str, data: dict[str, Any]) -> dict[str, Any]:
+        shown = self.target if isinstance(self.target, str) else shlex.join(active().argv(list(self.target)))
+        flag = "--forward" if isinstance(self.target, str) else "--forward-cmd"
+        return {
+            "code": FORWARD_FAILED_CODE,
+            "message": f"mcp-inspect mock: the real server ({flag} {shown}) {why}",
+            "data": {"forward": shown, **data},
+        }
+
+    async def _lost(self, generation: int, exc: BaseException) -> tuple[str, dict[str, Any]]:
+        """Why the forward connection failed, in words and as data. The first request to see the
+        failure closes the connection and ends its session; the next forwarded request opens a new one."""
+        async with self._lock:
+            mine = generation == self._generation
+            if mine:
+                self._lost_conn = (self._conn, self._tap)
+                self._endpoint = self._conn = self._tap = None
+                self._generation += 1
+        conn, tap = self._lost_conn
+        status: int | None = None
+        tail = ""
+        if isinstance(conn, StdioConnection):
+            status = await conn.exit_status(timeout=5)
+            tail = bytes(conn.stderr_tail).decode("utf-8", "replace").strip()[-STDERR_SHOWN:]
+        if status is not None:
+            why = f"exited with status {status} before answering"
+        elif isinstance(exc, SpawnError):
+            why = f"could not be started: {exc}"
+        else:
+            why = f"closed the connection before answering: {exc}"
+        if tail:
+            why += f"; its stderr ended with: {tail}"
+        if mine:
+            if conn is not None:
+                with anyio.move_on_after(5, shield=True):
+                    await conn.aclose()
+            if tap is not None:
+                tap.end(status, f"the real server {why}")
+            announce(f"forwarding failed: the real server {why}")
+        return why, {"exit_status": status, "stderr": tail, "reason": str(exc)}
 
     async def _open(self, current: dict[str, Any]) -> Endpoint:
         async with self._lock:
@@ -140,9 +206,15 @@ class Forwarder:
                 name=f"forwarded for mock #{self.parent_id}",
                 parent_id=self.parent_id,
             )
-            conn = await open_connection(self.target, self.recorder.open(sid), self._tg)
+            self._tap = self.recorder.open(sid)
+            try:
+                self._conn = await open_connection(self.target, self._tap, self._tg)
+            except InspectorError as exc:
+                self._tap.end(None, f"spawn failed: {exc}")
+                self._tap = None
+                raise
             endpoint = Endpoint(
-                conn, on_request=self._relay_request, on_notification=self._relay_notification
+                self._conn, on_request=self._relay_request, on_notification=self._relay_notification
             )
             await self._tg.start(endpoint.serve)
             # The real server has not seen the client's handshake (the recording answered it): repeat it.
@@ -151,7 +223,7 @@ class Forwarder:
                     continue
                 await endpoint.send_raw(orjson.dumps(earlier))
                 if "id" in earlier:
-                    await endpoint.response(id_key(earlier["id"]), timeout=60)
+                    await endpoint.response(id_key(earlier["id"]), timeout=FORWARD_TIMEOUT)
             self._endpoint = endpoint
             return endpoint
 

@@ -45,9 +45,18 @@ from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, ad
 from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
 from inspector.replay.matching import Miss
 
-__all__ = ["INPUT_METHODS", "UNMATCHED_CODE", "MockSession", "Out", "Script", "is_modern"]
+__all__ = [
+    "FORWARD_FAILED_CODE",
+    "INPUT_METHODS",
+    "UNMATCHED_CODE",
+    "MockSession",
+    "Out",
+    "Script",
+    "is_modern",
+]
 
 UNMATCHED_CODE = -32050  # implementation-defined server error: no recorded request matches
+FORWARD_FAILED_CODE = -32051  # the real server a request was forwarded to gave no answer
 INPUT_METHODS = frozenset({"sampling/createMessage", "elicitation/create", "roots/list"})
 _PV_KEY = "io.modelcontextprotocol/protocolVersion"
 Out = Callable[[dict[str, Any] | bytes], Awaitable[None]]

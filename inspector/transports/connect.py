@@ -89,10 +89,14 @@ class _Inbox:
 class StdioConnection:
     """A server process spoken to over NDJSON on its stdin/stdout."""
 
+    STDERR_TAIL = 4096  # bytes of the server's last stderr output kept to explain its exit
+
     def __init__(self, process: Process, tap: Tap, tg: TaskGroup, grace: float) -> None:
         self.process = process
         self.tap = tap
         self.grace = grace
+        self.stderr_tail = bytearray()
+        self.stderr_done = anyio.Event()  # the server's stderr is closed (it exited, as a rule)
         self._inbox = _Inbox()
         self._tg = tg
         tg.start_soon(self._read_stdout)
@@ -123,10 +127,22 @@ class StdioConnection:
 
     async def _read_stderr(self) -> None:
         assert self.process.stderr is not None
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            async for chunk in self.process.stderr:
-                self.tap.submit("s2c", "stderr", chunk)
-        self.tap.end_stream("s2c", "stderr")
+        try:
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                async for chunk in self.process.stderr:
+                    self.tap.submit("s2c", "stderr", chunk)
+                    self.stderr_tail += chunk
+                    del self.stderr_tail[: -self.STDERR_TAIL]
+            self.tap.end_stream("s2c", "stderr")
+        finally:
+            self.stderr_done.set()
+
+    async def exit_status(self, timeout: float) -> int | None:
+        """The process's exit status once it has exited and its stderr is read (None: still running)."""
+        with anyio.move_on_after(timeout):
+            await self.process.wait()
+            await self.stderr_done.wait()
+        return self.process.returncode
 
     async def send(self, raw: bytes) -> None:
         data = raw if raw.endswith(b"\n") else raw + b"\n"

@@ -11,14 +11,18 @@ The probe lists what the server declared (`matrix.declared_lists`, following
 session again (the replay plan of `inspector.replay.plan`, its echoed
 cursors substituted; handshake messages, notifications and the client's
 answers are not re-sent, and the old envelope in `_meta` is dropped so the
-probed revision's own is used). Server requests get the answers `mcp-inspect
-call` gives: sampling refused, elicitation declined, no roots.
+probed revision's own is used; `[secret:NAME]` placeholders of the recording
+are filled from the given secrets or $MCP_INSPECTOR_SECRET_NAME, as a replay
+does, and the values put back are redacted in the probe's own recording).
+Server requests get the answers `mcp-inspect call` gives: sampling refused,
+elicitation declined, no roots.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +31,10 @@ import mcp_types
 import orjson
 from sqlalchemy import Engine
 
+from inspector.capture.redact import Secrets
 from inspector.endpoint import ResponseTimeout
 from inspector.mock.client import ClientConfig, MockClient, Responder
-from inspector.replay.plan import Substitutions, plan_replay
+from inspector.replay.plan import ReplayPlan, Substitutions, plan_replay
 from inspector.store.models import Message
 from inspector.store.queries import update_session
 from inspector.transports.connect import ConnectionClosed
@@ -65,6 +70,7 @@ class VersionsRun:
     run_id: str
     target: list[str] | str
     sessions: dict[str, int] = field(default_factory=dict)  # revision -> session id
+    missing_secrets: list[str] = field(default_factory=list)  # placeholders sent unfilled
 
 
 async def probe_revision(
@@ -76,8 +82,14 @@ async def probe_revision(
     timeout: float = 30.0,
     replay_rows: list[Message] | None = None,
     headers: dict[str, str] | None = None,
+    secrets: Secrets | None = None,
 ) -> int:
-    """Connect under `revision`, probe, optionally replay; return the recorded session's id."""
+    """Connect under `revision`, probe, optionally replay; return the recorded session's id.
+
+    `secrets` fill the recording's placeholders (default: from the environment); its `missing`
+    then names those that were sent as they are."""
+    filler = secrets or Secrets({}, os.environ)
+    plan = filled_plan(replay_rows, filler) if replay_rows else None
     config = ClientConfig(
         target=target if isinstance(target, str) else list(target),
         protocol_version=revision,
@@ -86,7 +98,7 @@ async def probe_revision(
         headers=dict(headers or {}),
         name=f"versions {revision}",
     )
-    client = MockClient(engine, config)
+    client = MockClient(engine, config, secrets=filler)
     reason = "versions probe finished"
     try:
         async with anyio.create_task_group() as tg:
@@ -94,8 +106,8 @@ async def probe_revision(
                 first = await client.start(tg)
                 if isinstance(first.get("result"), dict):
                     await _list_all(client, first["result"].get("capabilities"))
-                    if replay_rows:
-                        await _replay(client, replay_rows)
+                    if plan is not None:
+                        await _replay(client, plan)
             except Exception as exc:  # noqa: BLE001 - recorded as the session's end reason
                 reason = _describe(exc)
             finally:
@@ -123,8 +135,15 @@ async def _list_all(client: MockClient, capabilities: Any) -> None:
             params = {"cursor": cursor}
 
 
-async def _replay(client: MockClient, rows: list[Message]) -> None:
+def filled_plan(rows: list[Message], secrets: Secrets) -> ReplayPlan:
+    """The replay plan of a recording, its client messages' placeholders filled from `secrets`."""
     plan = plan_replay(rows)
+    for step in plan.steps:
+        step.raw = secrets.bytes(step.raw)
+    return plan
+
+
+async def _replay(client: MockClient, plan: ReplayPlan) -> None:
     subs = Substitutions()
     for step in plan.steps:
         if not step.request_ids or step.method in HANDSHAKE_METHODS:
@@ -168,9 +187,14 @@ async def run_versions(
     headers: dict[str, str] | None = None,
     on_progress: Callable[[str], None] | None = None,
     run_id: str | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> VersionsRun:
-    """Probe every revision in turn (one connection each); the sessions are linked by the run's label."""
+    """Probe every revision in turn (one connection each); the sessions are linked by the run's label.
+
+    `secrets` (lower-case name -> value, as `--secret` gives them) fill the replayed recording's
+    placeholders before $MCP_INSPECTOR_SECRET_NAME does; `missing_secrets` names the unfilled."""
     run = VersionsRun(run_id or new_run_id(), target if isinstance(target, str) else list(target))
+    filler = Secrets(secrets or {}, os.environ)
     for i, revision in enumerate(revisions):
         if on_progress is not None:
             on_progress(f"probing {revision} ({i + 1}/{len(revisions)})")
@@ -182,7 +206,9 @@ async def run_versions(
             timeout=timeout,
             replay_rows=replay_rows,
             headers=headers,
+            secrets=filler,
         )
+    run.missing_secrets = list(filler.missing)
     return run
 
 

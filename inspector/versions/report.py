@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from sqlalchemy import Engine
 
+from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.store import get_session, iter_messages
 from inspector.versions.matrix import parse_revisions
@@ -69,6 +70,7 @@ def versions(
     replay: str | None = None,
     timeout: float = 30.0,
     headers: dict[str, str] | None = None,
+    secrets: dict[str, str] | None = None,
     json_out: bool = False,
     show_all: bool = False,
 ) -> int:
@@ -92,9 +94,12 @@ def versions(
                 timeout=timeout,
                 replay_rows=replay_rows,
                 headers=headers,
+                secrets=secrets,
                 on_progress=lambda text: status.update(text),
             )
         )
+    if run.missing_secrets:
+        print(f"[mcp-inspect] warning: {missing_secrets_message(run.missing_secrets)}", file=sys.stderr)
     matrix = matrix_of_run(engine, run.run_id)
     code = exit_status(matrix)
     if json_out:

@@ -240,7 +240,10 @@ def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
     )
     assert "changed" in edited["result"]["content"][0]["text"]
     sub = _until(
-        api, cid, lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 1], "update"
+        api,
+        cid,
+        lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 1],
+        "update",
     )
     assert sub[0]["subscribed"] and sub[0]["last_update"] >= sub[0]["since"]
     # A second URI and the list-changed opt-in: each is a new stream, the old one cancelled.
@@ -255,7 +258,9 @@ def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
     assert [p["state"] for p in listen["past"]] == ["cancelled", "cancelled"]
     assert "replaced by listen" in listen["past"][0]["end_reason"]
     _request(api, cid, "tools/call", {"name": "edit_note", "arguments": {"name": "shopping", "text": "tea!"}})
-    _until(api, cid, lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 2], "2nd")
+    _until(
+        api, cid, lambda a: [s for s in a["subscriptions"] if s["uri"] == note and s["updates"] == 2], "2nd"
+    )
     # Unsubscribing every URI and the list changes: the stream is cancelled, nothing re-opened.
     _ok(api.http.delete(f"/api/clients/{cid}/subscriptions", params={"uri": readme}))
     _ok(api.http.delete(f"/api/clients/{cid}/subscriptions", params={"uri": note}))
@@ -278,7 +283,9 @@ def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
         {"toolsListChanged": True},
     ]
     assert all(r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for r in sent)
-    frames = [orjson.loads(m.raw) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"]
+    frames = [
+        orjson.loads(m.raw) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"
+    ]
     acks = [f for f in frames if f["method"] == "notifications/subscriptions/acknowledged"]
     updates = [f for f in frames if f["method"] == "notifications/resources/updated"]
     key = "io.modelcontextprotocol/subscriptionId"
@@ -304,7 +311,9 @@ def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
         cid, sid = created["id"], created["session_id"]
         _subscribe_through_listen(api, cid, sid)
         closed_listens = [
-            m for m in _rows(api, sid) if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
+            m
+            for m in _rows(api, sid)
+            if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
         ]
         assert len(closed_listens) == 5
         # No logging/setLevel at 2026-07-28: the level goes in each request's _meta.

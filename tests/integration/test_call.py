@@ -41,7 +41,16 @@ def test_call_a_tool_under_each_revision(db_path: Path, version: str) -> None:
 def test_input_required_round_trip_is_answered_from_the_roots_flag(db_path: Path) -> None:
     params = json.dumps({"name": "list_client_roots", "arguments": {}})
     out = _call(
-        db_path, "tools/call", "--params", params, "--protocol-version", "2026-07-28", "--root", "file:///tmp/r1", "--", *DEMO
+        db_path,
+        "tools/call",
+        "--params",
+        params,
+        "--protocol-version",
+        "2026-07-28",
+        "--root",
+        "file:///tmp/r1",
+        "--",
+        *DEMO,
     )
     assert out.returncode == 0, out.stderr
     assert "file:///tmp/r1" in json.loads(out.stdout)["content"][0]["text"]
@@ -66,7 +75,11 @@ def test_error_response_exits_1_and_unreachable_exits_2(db_path: Path) -> None:
     out = _call(db_path, "no/such/method", "--", *DEMO)
     assert out.returncode == 1 and json.loads(out.stdout)["code"] == -32601
     down = _call(db_path, "tools/list", "--url", "http://127.0.0.1:9/mcp")
-    assert down.returncode == 2 and "could not talk to the server" in down.stderr and "Traceback" not in down.stderr
+    assert (
+        down.returncode == 2
+        and "could not talk to the server" in down.stderr
+        and "Traceback" not in down.stderr
+    )
     bad = _call(db_path, "tools/call", "--params", "[1", "--", *DEMO)
     assert bad.returncode == 2 and "not valid JSON" in bad.stderr
 
@@ -74,6 +87,8 @@ def test_error_response_exits_1_and_unreachable_exits_2(db_path: Path) -> None:
 def test_call_over_streamable_http_and_legacy_sse(db_path: Path) -> None:
     for transport in ("streamable-http", "sse"):
         with demo_http_server(transport) as url:
-            out = _call(db_path, "tools/call", "--params", '{"name":"echo","arguments":{"text":"web"}}', "--url", url)
+            out = _call(
+                db_path, "tools/call", "--params", '{"name":"echo","arguments":{"text":"web"}}', "--url", url
+            )
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["content"][0]["text"] == "web"

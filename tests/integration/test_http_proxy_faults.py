@@ -87,7 +87,9 @@ def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
     rows = _wait_rows(db_path, lambda rows: sum(m.channel == "http-response" for m in rows) >= 2)
     request = next(m for m in rows if m.http_path == "/.well-known/oauth-authorization-server")
     headers = dict((k.lower(), v) for k, v in request.http_headers)
-    assert headers["authorization"] == "Bearer [secret:authorization]" and headers["cookie"] == "[secret:cookie]"
+    assert (
+        headers["authorization"] == "Bearer [secret:authorization]" and headers["cookie"] == "[secret:cookie]"
+    )
     assert b"s3cret" not in b"".join(m.raw + json.dumps(m.http_headers).encode() for m in rows)
     assert any(m.http_status == 404 for m in rows)
 

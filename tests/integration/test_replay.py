@@ -128,5 +128,7 @@ def test_stdio_recording_replayed_over_legacy_sse_shows_no_difference(db_path: P
         code, report = _replay(db_path, original, "--url", url)
     assert code == 0, _changed(report)
     rows = list(iter_messages(open_engine(db_path), report["replay"]))
-    assert any((m.meta or {}).get("event") == "endpoint" for m in rows), "the legacy endpoint event is recorded"
+    assert any((m.meta or {}).get("event") == "endpoint" for m in rows), (
+        "the legacy endpoint event is recorded"
+    )
     assert any(m.method == "sampling/createMessage" and m.channel == "sse" for m in rows)

@@ -166,7 +166,8 @@ async def test_python_client_listens_at_2026(db_path: Path, transport: str) -> N
     stamped = [
         b["method"]
         for b in bodies
-        if (b.get("params") or {}).get("_meta", {}).get("io.modelcontextprotocol/subscriptionId") == listen["id"]
+        if (b.get("params") or {}).get("_meta", {}).get("io.modelcontextprotocol/subscriptionId")
+        == listen["id"]
     ]
     # Acknowledged first; the prompts and resources list changes were not asked for and were not sent.
     assert stamped == [

@@ -27,9 +27,17 @@ def test_filter_leaves_out_what_is_not_wanted() -> None:
 
 
 def test_server_honors_only_what_it_declared() -> None:
-    wanted = {"toolsListChanged": True, "promptsListChanged": True, "resourceSubscriptions": ["a://1"], "x": 1}
+    wanted = {
+        "toolsListChanged": True,
+        "promptsListChanged": True,
+        "resourceSubscriptions": ["a://1"],
+        "x": 1,
+    }
     caps = {"tools": {"listChanged": True}, "resources": {"subscribe": True}}
-    assert listen.honored_filter(wanted, caps) == {"toolsListChanged": True, "resourceSubscriptions": ["a://1"]}
+    assert listen.honored_filter(wanted, caps) == {
+        "toolsListChanged": True,
+        "resourceSubscriptions": ["a://1"],
+    }
     assert listen.honored_filter(wanted, {}) == {}
     with pytest.raises(ValueError, match="not a SubscriptionFilter"):
         listen.honored_filter({"resourceSubscriptions": "a://1"}, caps)
@@ -60,7 +68,10 @@ def test_client_streams_follow_acks_and_ends() -> None:
     state.want(add="a://1", kinds={"tools": True, "bogus": True})
     assert state.filter() == {"toolsListChanged": True, "resourceSubscriptions": ["a://1"]}
     first = state.opened("1", 1, state.filter(), 1.0)
-    ack = {"method": ACK, "params": {"notifications": {"resourceSubscriptions": ["a://1"]}, "_meta": {KEY: 1}}}
+    ack = {
+        "method": ACK,
+        "params": {"notifications": {"resourceSubscriptions": ["a://1"]}, "_meta": {KEY: 1}},
+    }
     assert state.acknowledged(ack, 2.0) is first and first.state == "open"
     assert state.acknowledged(ack, 2.5) is None  # only the first acknowledgement counts
     assert state.honored_uris() == ["a://1"]
@@ -77,7 +88,10 @@ def test_activity_subscriptions_follow_the_current_stream() -> None:
     a = Activity()
     a.listening.want(add="a://1")
     a.listening.opened("7", 7, a.listening.filter(), 1.0)
-    ack = {"method": ACK, "params": {"notifications": {"resourceSubscriptions": ["a://1"]}, "_meta": {KEY: 7}}}
+    ack = {
+        "method": ACK,
+        "params": {"notifications": {"resourceSubscriptions": ["a://1"]}, "_meta": {KEY: 7}},
+    }
     assert a.notification(ack, 2.0) == ("listen", a.listening.to_json())
     assert a.subscriptions["a://1"]["subscribed"]
     update = {"method": "notifications/resources/updated", "params": {"uri": "a://1", "_meta": {KEY: 7}}}

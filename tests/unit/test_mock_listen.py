@@ -44,7 +44,12 @@ async def test_timers_run_on_the_stream_and_a_cancel_ends_it() -> None:
             assert "L1" in {k.strip('"') for k in session.listens}
             # An `after` step of another request reaches the stream; what it did not ask for does not.
             other: list[Any] = []
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "change_lists", "_meta": META}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "change_lists", "_meta": META},
+            }
             await session.handle(call, _collect(other))
             cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L1"}}
             await session.handle(cancel, out)

@@ -148,3 +148,34 @@ def test_targets_and_secrets_put_back() -> None:
     assert row["raw"] == b'{"echo":"[secret:authorization]"}' and row["http_headers"] == [
         ["X", "[secret:authorization]"]
     ]
+
+
+def test_command_line_secrets() -> None:
+    rules = Redaction.from_config(["mykey"], environ={})
+    typed = [
+        "srv", "--api-key", "K1", "--token=K2", "-e", "GITHUB_TOKEN=K3", "--password", "K4",
+        "--header", "Authorization: Bearer K5", "--mykey", "K6", "http://h/?api_key=K7",
+    ]  # fmt: skip
+    assert rules.target(typed) == [
+        "srv", "--api-key", "[secret:arg.api-key]", "--token=[secret:arg.token]", "-e",
+        "GITHUB_TOKEN=[secret:arg.github_token]", "--password", "[secret:arg.password]", "--header",
+        "Authorization: Bearer [secret:authorization]", "--mykey", "[secret:arg.mykey]",
+        "http://h/?api_key=[secret:query.api_key]",
+    ]  # fmt: skip
+    # Names that say where a secret is, how many tokens, or switch something: kept; never a flag.
+    plain = [
+        "mcp-inspect", "wrap", "--keep-secrets", "--", "srv", "--max-tokens", "100", "--token-file",
+        "/run/t", "--no-token", "--verbose", "--no-auth", "/srv/data", "-e", "HOME=/h",
+    ]  # fmt: skip
+    assert rules.target(plain) == plain
+    assert Redaction(keep=True).target(typed) == typed
+    assert Redaction().with_values({"arg.x": "LongSecret"}).target(["srv", "a=LongSecret"]) == [
+        "srv",
+        "a=[secret:arg.x]",
+    ]
+    secrets = Secrets({"arg.api-key": "K1"}, {"MCP_INSPECTOR_SECRET_ARG_TOKEN": "K2"})
+    stored = rules.target(typed)
+    assert secrets.unknown(stored) == [
+        "arg.github_token", "arg.password", "authorization", "arg.mykey", "query.api_key"
+    ]  # fmt: skip
+    assert [secrets.text(w) for w in stored][1:4] == ["--api-key", "K1", "--token=K2"]

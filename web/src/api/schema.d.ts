@@ -2684,6 +2684,11 @@ export interface components {
             state: "running" | "finished" | "failed";
             /** Target */
             target: string[] | string;
+            /**
+             * Warnings
+             * @description e.g. the replayed recording's secrets that the UI process's environment does not give
+             */
+            warnings: string[];
         };
         /**
          * VersionsRequest

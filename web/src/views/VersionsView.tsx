@@ -199,6 +199,11 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
           {running && <span className="spinner" aria-hidden />}
           <strong>{job.state}</strong> {job.phase !== job.state && <span className="muted">{job.phase}</span>}
           {job.error && <p className="error">{job.error}</p>}
+          {job.warnings.map((w) => (
+            <p key={w} className="warn">
+              {w}
+            </p>
+          ))}
         </div>
       )}
     </form>

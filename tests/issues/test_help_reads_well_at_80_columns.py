@@ -1,0 +1,57 @@
+"""`--help` broke its description into ragged lines (e.g. `mcp-inspect proxy --help` at 80 columns).
+
+Typer keeps the single line breaks inside a docstring's later paragraphs, so paragraphs wrapped in
+the source came out as a full line, then "forwarded to", then another full line. Each command's
+help is now unwrapped into paragraphs that Rich wraps to the terminal. For every command, at
+COLUMNS=80 no line is longer than 80 characters, and in the description no line ends early: the
+next line's first word would not have fitted on it (checked at 120 columns too, where text wrapped
+by hand at any narrower width would show).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from inspector.cli import app
+
+COMMANDS = [info.name or info.callback.__name__ for info in app.registered_commands]  # type: ignore[union-attr]
+
+
+def _help(command: str | None, columns: int) -> list[str]:
+    argv = [sys.executable, "-m", "inspector", *([command] if command else []), "--help"]
+    out = subprocess.run(
+        argv, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": str(columns)}
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def _ragged(lines: list[str], columns: int) -> list[str]:
+    """Description lines (before the first panel) that ended although the next word would fit."""
+    description = []
+    for line in lines:
+        if line.startswith("╭"):
+            break
+        description.append(line.rstrip())
+    found = []
+    for line, following in zip(description, description[1:], strict=False):
+        words = following.split()
+        if not line.strip() or not words or words[0].startswith("-") and len(words[0]) <= 2:
+            continue  # a paragraph's end, or a list item
+        # Rich pads the text by one column on each side: it may use columns - 2 characters.
+        if len(line) + 1 + len(words[0]) <= columns - 1:
+            found.append(f"{line.strip()!r} / {following.strip()!r}")
+    return found
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_fits_and_reads_well(command: str | None) -> None:
+    at80 = _help(command, 80)
+    too_long = [line for line in at80 if len(line) > 80]
+    assert too_long == [], "\n".join(too_long)
+    assert _ragged(at80, 80) == []
+    assert _ragged(_help(command, 120), 120) == []
