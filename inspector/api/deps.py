@@ -12,9 +12,11 @@ import anyio
 import orjson
 from fastapi import HTTPException, Request
 from fastapi.responses import Response
+from pydantic import TypeAdapter
 from sqlalchemy import Engine
 
 from inspector.api.live import LiveFeed
+from inspector.api.params import SqlInt
 from inspector.errors import InspectorError, NotFoundError
 
 __all__ = ["AppState", "decode_cursor", "encode_cursor", "json_response", "run_query", "state_of"]
@@ -48,6 +50,9 @@ async def run_query(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise HTTPException(400, str(exc)) from None
 
 
+_CURSOR_SEQ: TypeAdapter[int] = TypeAdapter(SqlInt)
+
+
 def encode_cursor(direction: str, seq: int) -> str:
     """An opaque cursor: rows after (`a`) or before (`b`) a seq."""
     return base64.urlsafe_b64encode(f"{direction}:{seq}".encode()).decode().rstrip("=")
@@ -58,9 +63,10 @@ def decode_cursor(cursor: str) -> tuple[str, int]:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         direction, seq = text.split(":")
-        if direction not in ("a", "b") or int(seq) < 0:
+        if direction not in ("a", "b"):
             raise ValueError(text)
-        return direction, int(seq)
+        # The seq goes into SQL: the same range as every integer parameter (ValidationError is a ValueError).
+        return direction, _CURSOR_SEQ.validate_strings(seq)
     except (ValueError, UnicodeDecodeError):
         raise HTTPException(
             400, f"bad cursor {cursor!r}: pass a next_cursor or prev_cursor given by the API"

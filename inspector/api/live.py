@@ -7,6 +7,9 @@ of the sessions some client subscribed to. One poll serves every
 subscriber; nothing is polled while nobody listens. A subscription may give
 `after_seq`: the rows after it are sent at once, so nothing falls between
 what the client fetched and what the feed tails (a row may come twice).
+A message that is not a valid `Subscribe` (ids past the database's 64-bit
+range, bad JSON, a binary frame) is answered with an `error` event and the
+connection stays open.
 
 A client that falls too far behind (its queue is full) is disconnected; it
 reconnects and catches up through the REST API, like any late subscriber.
@@ -21,8 +24,10 @@ from typing import Any
 
 import anyio
 import orjson
+from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import Engine
 
+from inspector.api.schemas import Subscribe
 from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
 from inspector.store import Session, session_state
@@ -159,6 +164,15 @@ class LiveFeed:
         ]
 
 
+_SUBSCRIBE = TypeAdapter(Subscribe)
+
+
+def _problem(exc: ValidationError) -> str:
+    """What was wrong with a client's message, by field, without its content."""
+    where = [f"{'.'.join(map(str, e['loc'])) or 'message'}: {e['msg']}" for e in exc.errors()]
+    return "not a subscribe message (ignored): " + "; ".join(where)
+
+
 def _backlog(engine: Engine, session_id: int, after_seq: int) -> list[dict[str, Any]]:
     return message_rows(engine, session_id, after_seq=after_seq, limit=MAX_ROWS_PER_POLL)
 
@@ -175,23 +189,26 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
 
     async def read_client() -> None:
         while True:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000))
             try:
-                msg = orjson.loads(await websocket.receive_text())
-            except orjson.JSONDecodeError:
-                continue  # not a message of ours: ignore it
-            if not (isinstance(msg, dict) and isinstance(msg.get("session_id"), int)):
+                # Validated before use: its ints go into the feed's queries (one bad id would fail every poll).
+                msg = _SUBSCRIBE.validate_json(frame.get("text") or frame.get("bytes") or b"")
+            except ValidationError as exc:
+                listener.push(orjson.dumps({"type": "error", "message": _problem(exc)}))
                 continue
-            sid = msg["session_id"]
-            if msg.get("type") == "subscribe":
-                listener.sessions.add(sid)
-                after = msg.get("after_seq")
-                if isinstance(after, int):
+            if msg.type == "subscribe":
+                listener.sessions.add(msg.session_id)
+                if msg.after_seq is not None:
                     # The rows the client has not seen yet; later ones come from the feed (maybe twice).
-                    rows = await anyio.to_thread.run_sync(_backlog, feed.engine, sid, after)
-                    event = {"type": "messages", "session_id": sid, "items": rows}
+                    rows = await anyio.to_thread.run_sync(
+                        _backlog, feed.engine, msg.session_id, msg.after_seq
+                    )
+                    event = {"type": "messages", "session_id": msg.session_id, "items": rows}
                     listener.push(orjson.dumps({**event, "truncated": len(rows) == MAX_ROWS_PER_POLL}))
-            elif msg.get("type") == "unsubscribe":
-                listener.sessions.discard(sid)
+            else:
+                listener.sessions.discard(msg.session_id)
 
     async def write_client() -> None:
         while True:

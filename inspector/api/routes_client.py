@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from inspector.api.clients import ClientManager, HostedClient, StartFailed, describe
 from inspector.api.deps import check_program, json_response, run_query, state_of
+from inspector.api.params import SqlInt
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.capture.redact import Secrets, missing_command_secrets_message
 from inspector.endpoint import ResponseTimeout
@@ -47,7 +48,9 @@ class ResponderIn(BaseModel):
     mode: Literal["manual", "fixed", "reject", "recorded"] = "manual"
     answer: Any = Field(default=None, description="the result sent in `fixed` mode")
     error: dict[str, Any] | None = Field(default=None, description="the error sent in `reject` mode")
-    session_id: int | None = Field(default=None, description="`recorded`: the session to take answers from")
+    session_id: SqlInt | None = Field(
+        default=None, description="`recorded`: the session to take answers from"
+    )
     match: Literal["strict", "lenient"] = Field(default="strict", description="`recorded`: how params match")
     ignore: list[str] = Field(default_factory=list, description="`recorded`: params paths not compared")
     fallback: Literal["reject", "manual"] = Field(

@@ -19,6 +19,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.params import SqlInt
 from inspector.api.routes_client import _call, _connected, manager_of
 from inspector.protocol.client_answers import valid_roots
 from inspector.store import get_session
@@ -99,7 +100,7 @@ def _target(target: Any) -> dict[str, Any] | None:
     summary="A client-to-server message, ready to edit and resend from a mock client",
     responses={404: {"description": "no such message"}, 400: {"description": "not a client message"}},
 )
-async def resend_source(request: Request, session_id: int, seq: int) -> Response:
+async def resend_source(request: Request, session_id: SqlInt, seq: SqlInt) -> Response:
     engine = state_of(request).engine
     session = await run_query(get_session, engine, session_id)
     message = await run_query(get_message, engine, session_id, seq)

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request, Response
 
 from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.params import SqlInt
 from inspector.api.schemas_lint import SessionFindings
 from inspector.lint import SEVERITIES, at_least, findings_of, lint_is_stale
 from inspector.store import get_session
@@ -23,11 +24,11 @@ router = APIRouter(prefix="/api/sessions/{session_id}", tags=["lint"])
 )
 async def findings_route(
     request: Request,
-    session_id: int,
+    session_id: SqlInt,
     min_severity: Annotated[
         Literal["error", "warning", "info"], Query(description="only findings at least this severe")
     ] = "info",
-    seq: Annotated[int | None, Query(ge=1, description="only the findings of this message")] = None,
+    seq: Annotated[SqlInt | None, Query(ge=1, description="only the findings of this message")] = None,
 ) -> Response:
     engine = state_of(request).engine
     await run_query(get_session, engine, session_id)

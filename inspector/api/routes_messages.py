@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 
 from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_query, state_of
 from inspector.api.network import HTTP_CHANNELS, group_exchanges
+from inspector.api.params import SqlInt
 from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
 from inspector.api.views import message_detail
 from inspector.store import get_session, pair_of
@@ -56,21 +57,21 @@ def message_filter(
 Filter = Annotated[MessageFilter, Depends(message_filter)]
 
 
-async def _session_exists(request: Request, session_id: int) -> None:
+async def _session_exists(request: Request, session_id: SqlInt) -> None:
     await run_query(get_session, state_of(request).engine, session_id)
 
 
 @router.get("/messages", response_model=MessagePage, summary="A page of messages in seq order")
 async def messages_route(
     request: Request,
-    session_id: int,
+    session_id: SqlInt,
     flt: Filter,
     cursor: Annotated[str | None, Query(description="next_cursor / prev_cursor of an earlier page")] = None,
-    after_seq: Annotated[int | None, Query(ge=0, description="rows after this seq")] = None,
+    after_seq: Annotated[SqlInt | None, Query(description="rows after this seq")] = None,
     before_seq: Annotated[
-        int | None, Query(ge=1, description="rows before this seq (the last ones first)")
+        SqlInt | None, Query(ge=1, description="rows before this seq (the last ones first)")
     ] = None,
-    offset: Annotated[int, Query(ge=0, description="skip this many matching rows")] = 0,
+    offset: Annotated[SqlInt, Query(description="skip this many matching rows")] = 0,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
     count: Annotated[bool, Query(description="also count every matching row (total)")] = False,
 ) -> Response:
@@ -105,7 +106,7 @@ async def messages_route(
 
 
 @router.get("/messages/{seq}", response_model=MessageWithPair, summary="One message with its pair")
-async def message_route(request: Request, session_id: int, seq: int) -> Response:
+async def message_route(request: Request, session_id: SqlInt, seq: SqlInt) -> Response:
     engine = state_of(request).engine
     await _session_exists(request, session_id)
     found = await run_query(get_message, engine, session_id, seq)
@@ -142,7 +143,7 @@ async def message_route(request: Request, session_id: int, seq: int) -> Response
     response_class=Response,
     responses={200: {"content": {"application/octet-stream": {}}}},
 )
-async def raw_route(request: Request, session_id: int, seq: int) -> Response:
+async def raw_route(request: Request, session_id: SqlInt, seq: SqlInt) -> Response:
     await _session_exists(request, session_id)
     found = await run_query(get_message, state_of(request).engine, session_id, seq)
     return Response(
@@ -155,7 +156,7 @@ async def raw_route(request: Request, session_id: int, seq: int) -> Response:
 @router.get(
     "/messages/{seq}/position", response_model=Position, summary="Where a message sits under a filter"
 )
-async def position_route(request: Request, session_id: int, seq: int, flt: Filter) -> Response:
+async def position_route(request: Request, session_id: SqlInt, seq: SqlInt, flt: Filter) -> Response:
     engine = state_of(request).engine
     await _session_exists(request, session_id)
     await run_query(get_message, engine, session_id, seq)
@@ -167,7 +168,7 @@ async def position_route(request: Request, session_id: int, seq: int, flt: Filte
 
 @router.get("/exchanges", response_model=list[Exchange], summary="HTTP exchanges with their messages")
 async def exchanges_route(
-    request: Request, session_id: int, limit: Annotated[int, Query(ge=1, le=100_000)] = 20_000
+    request: Request, session_id: SqlInt, limit: Annotated[int, Query(ge=1, le=100_000)] = 20_000
 ) -> Response:
     engine = state_of(request).engine
     await _session_exists(request, session_id)

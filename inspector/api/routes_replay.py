@@ -16,6 +16,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.exchange_view import exchange_view
 from inspector.api.mock_commands import free_port, mock_commands
+from inspector.api.params import SqlInt
 from inspector.api.replay_jobs import ReplayJobs, diff_report, ignore_set
 from inspector.api.schemas_replay import (
     DiffReport,
@@ -44,7 +45,7 @@ def jobs_of(request: Request) -> ReplayJobs:
     summary="Replay a session against a command or URL (a background job), then diff it",
     responses={**_ERRORS, 429: {"description": "too many replays running"}},
 )
-async def start_replay_route(request: Request, session_id: int, body: ReplayRequest) -> Response:
+async def start_replay_route(request: Request, session_id: SqlInt, body: ReplayRequest) -> Response:
     engine = state_of(request).engine
     original = await run_query(get_session, engine, session_id)
     target = body.target.value()
@@ -115,8 +116,8 @@ async def diff_route(
 )
 async def diff_side_route(
     request: Request,
-    session: Annotated[int, Query(description="the session id")],
-    seq: Annotated[int, Query(ge=1, description="`original_seq` or `replay_seq` of an exchange")],
+    session: Annotated[SqlInt, Query(description="the session id")],
+    seq: Annotated[SqlInt, Query(ge=1, description="`original_seq` or `replay_seq` of an exchange")],
 ) -> Response:
     engine = state_of(request).engine
     await run_query(get_session, engine, session)
@@ -131,7 +132,7 @@ async def diff_side_route(
 )
 async def mock_server_route(
     request: Request,
-    session_id: int,
+    session_id: SqlInt,
     port: Annotated[
         int | None, Query(ge=1, le=65535, description="HTTP port to suggest (default: one free now)")
     ] = None,

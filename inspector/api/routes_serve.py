@@ -17,6 +17,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, state_of
+from inspector.api.params import SqlInt
 from inspector.scenario.control import LOOPBACK, registrations
 
 __all__ = ["router"]
@@ -137,13 +138,13 @@ async def list_served(request: Request) -> Response:
     responses=_UNKNOWN,
     summary="Send a request to the client",
 )
-async def push_request(request: Request, session_id: int, body: PushIn) -> Response:
+async def push_request(request: Request, session_id: SqlInt, body: PushIn) -> Response:
     reg = await _owner(request, session_id)
     return await _relay(reg, "POST", f"/sessions/{session_id}/request", body.model_dump(), body.timeout + 10)
 
 
 @router.post("/{session_id}/notify", responses=_UNKNOWN, summary="Send a notification to the client")
-async def push_notification(request: Request, session_id: int, body: NotifyIn) -> Response:
+async def push_notification(request: Request, session_id: SqlInt, body: NotifyIn) -> Response:
     reg = await _owner(request, session_id)
     return await _relay(reg, "POST", f"/sessions/{session_id}/notify", body.model_dump())
 
@@ -151,7 +152,7 @@ async def push_notification(request: Request, session_id: int, body: NotifyIn) -
 @router.put(
     "/{session_id}/tools", response_model=ServedClient, responses=_UNKNOWN, summary="Add or replace a tool"
 )
-async def put_tool(request: Request, session_id: int, body: ToolIn) -> Response:
+async def put_tool(request: Request, session_id: SqlInt, body: ToolIn) -> Response:
     reg = await _owner(request, session_id)
     return await _relay(reg, "PUT", f"/sessions/{session_id}/tools", body.model_dump())
 
@@ -159,6 +160,6 @@ async def put_tool(request: Request, session_id: int, body: ToolIn) -> Response:
 @router.delete(
     "/{session_id}/tools/{name}", response_model=ServedClient, responses=_UNKNOWN, summary="Remove a tool"
 )
-async def delete_tool(request: Request, session_id: int, name: str, announce: bool = True) -> Response:
+async def delete_tool(request: Request, session_id: SqlInt, name: str, announce: bool = True) -> Response:
     reg = await _owner(request, session_id)
     return await _relay(reg, "DELETE", f"/sessions/{session_id}/tools/{name}?announce={int(announce)}")

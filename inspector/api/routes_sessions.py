@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from inspector.api.deps import json_response, run_query, state_of
+from inspector.api.params import SqlInt, epoch_ns
 from inspector.api.schemas import SessionList, SessionOut, SessionPatch
 from inspector.api.views import session_out
 from inspector.store import get_session, session_state
@@ -26,10 +27,6 @@ router = APIRouter(prefix="/api/sessions", tags=["sessions"])
 SessionRef = Annotated[str, "a session id, or `last`"]
 
 
-def _ns(when: datetime | None) -> int | None:
-    return None if when is None else int(when.timestamp() * 1e9)
-
-
 @router.get("", response_model=SessionList, summary="List sessions, newest first")
 async def list_sessions_route(
     request: Request,
@@ -39,9 +36,9 @@ async def list_sessions_route(
     started_after: Annotated[datetime | None, Query(description="ISO 8601; started at or after")] = None,
     started_before: Annotated[datetime | None, Query(description="ISO 8601; started before")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[SqlInt, Query()] = 0,
 ) -> Response:
-    flt = SessionFilter(name, kind, state, _ns(started_after), _ns(started_before))
+    flt = SessionFilter(name, kind, state, epoch_ns(started_after), epoch_ns(started_before))
     found, total = await run_query(find_sessions, state_of(request).engine, flt, limit=limit, offset=offset)
     return json_response(
         {"items": [session_out(s) for s in found], "total": total, "offset": offset, "limit": limit}
@@ -55,7 +52,7 @@ async def get_session_route(request: Request, session_id: SessionRef) -> Respons
 
 
 @router.patch("/{session_id}", response_model=SessionOut, summary="Rename a session or set its labels")
-async def patch_session_route(request: Request, session_id: int, patch: SessionPatch) -> Response:
+async def patch_session_route(request: Request, session_id: SqlInt, patch: SessionPatch) -> Response:
     app = state_of(request)
     labels = None if patch.labels is None else [label.strip() for label in patch.labels if label.strip()]
     found = await run_query(update_session, app.engine, session_id, name=patch.name, labels=labels)
@@ -70,7 +67,7 @@ async def patch_session_route(request: Request, session_id: int, patch: SessionP
     summary="Delete a session and its messages",
     responses={409: {"description": "the session is still recording"}},
 )
-async def delete_session_route(request: Request, session_id: int) -> Response:
+async def delete_session_route(request: Request, session_id: SqlInt) -> Response:
     app = state_of(request)
     found = await run_query(get_session, app.engine, session_id)
     if session_state(found) == "recording":
@@ -81,7 +78,7 @@ async def delete_session_route(request: Request, session_id: int) -> Response:
 
 
 @router.get("/{session_id}/methods", response_model=dict[str, int], summary="Methods seen, with counts")
-async def methods_route(request: Request, session_id: int) -> Response:
+async def methods_route(request: Request, session_id: SqlInt) -> Response:
     engine = state_of(request).engine
     await run_query(get_session, engine, session_id)
     return json_response(await run_query(method_counts, engine, session_id))

@@ -14,11 +14,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from inspector.api.params import SqlInt
 from inspector.store import Message, Session
 from inspector.store.queries import ROW_FIELDS
 
 __all__ = [
     "Exchange",
+    "LiveError",
     "LiveEvent",
     "MessageDetail",
     "MessagePage",
@@ -182,8 +184,15 @@ class Subscribe(BaseModel):
     """Client to server: send me the new messages of this session (or stop)."""
 
     type: Literal["subscribe", "unsubscribe"]
-    session_id: int
-    after_seq: int | None = Field(default=None, description="also send the rows after this seq at once")
+    session_id: SqlInt
+    after_seq: SqlInt | None = Field(default=None, description="also send the rows after this seq at once")
+
+
+class LiveError(BaseModel):
+    """The client sent something that is not a `Subscribe` message; it was ignored (the feed goes on)."""
+
+    type: Literal["error"] = "error"
+    message: str = Field(description="what was wrong, by field (the message's content is not repeated)")
 
 
 class ClientInbox(BaseModel):
@@ -265,5 +274,6 @@ class LiveEvent(BaseModel):
         | ClientActivity
         | ClientElicitations
         | ClientClosed
+        | LiveError
     ) = Field(discriminator="type")
     subscribe: Subscribe | None = None

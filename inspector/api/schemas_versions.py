@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from inspector.api.params import SqlInt
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.versions import parse_revisions
 
@@ -33,7 +34,7 @@ class VersionsRequest(BaseModel):
     revisions: list[str] | None = Field(
         default=None, max_length=20, description="revisions to probe (YYYY-MM-DD); default: every known one"
     )
-    replay_session_id: int | None = Field(
+    replay_session_id: SqlInt | None = Field(
         default=None, description="a recorded session whose client requests are sent under each revision"
     )
     timeout: float = Field(default=30.0, gt=0, le=600, description="seconds to wait for each response")

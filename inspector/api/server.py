@@ -34,6 +34,9 @@ def _bind(host: str, port: int | None) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it. Without it a keep-alive connection's answers (head and body
+    # are separate writes) waited for the client's delayed ACK: 40 ms per API call instead of 1-2 ms.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, DEFAULT_PORT if port is None else port))
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,20 +30,75 @@ def _where(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
+# PyYAML quotes what it found (a character, a token, a tag, an alias name). A character or a
+# token name says what is wrong; a longer word is the file's content, so it is left out.
+_QUOTED = re.compile(r"'((?:\\.|[^'\\])*)'")
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The parser's problem and where it is, without the snippet of the file it normally quotes."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return "not valid YAML/JSON"
+    parts = []
+    for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark)):
+        if text:
+            text = _QUOTED.sub(
+                lambda m: m[0] if len(m[1]) <= 2 or re.fullmatch(r"<[a-z ]+>", m[1]) else "'…'", text
+            )
+            parts.append(f"{text}{f' (line {mark.line + 1}, column {mark.column + 1})' if mark else ''}")
+    return "not valid YAML/JSON: " + "; ".join(parts)
+
+
+def _node_at(root: yaml.Node | None, loc: tuple[Any, ...]) -> tuple[yaml.Node | None, bool]:
+    """The YAML node a pydantic error's location points at (as deep as it goes), and whether it is the
+    last key of `loc` itself (for an unknown field: its key node)."""
+    node, key_node = root, None
+    for part in loc:
+        key_node = None
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
+            if found is None:
+                break
+            key_node, node = found
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+    return (key_node or node), key_node is not None
+
+
+def _problem_line(err: Any, root: yaml.Node | None) -> str:
+    loc = tuple(err["loc"])
+    node, at_key = _node_at(root, loc)
+    where = f"line {node.start_mark.line + 1}, column {node.start_mark.column + 1}: " if node else ""
+    if err["type"] == "extra_forbidden":
+        # The unknown key is the file's own text (a whole line of a file that is not a scenario): its
+        # place is named, not its content.
+        return f"{where}{_where(loc[:-1])}: a field that is not part of the scenario format"
+    return f"{where}{_where(loc)}: {err['msg']}"
+
+
 def parse_scenario(text: str, source: str) -> Scenario:
-    """A scenario from YAML or JSON text (JSON is YAML); errors name `source` and the field."""
+    """A scenario from YAML or JSON text (JSON is YAML); errors name `source`, the line and the field.
+
+    Errors never quote the file: a path that is not a scenario (any text file) gets line and
+    column numbers, not its lines.
+    """
+    loader = yaml.SafeLoader(text)
     try:
-        data = yaml.safe_load(text)
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        raise ScenarioError(f"{source}: not valid YAML/JSON: {exc}") from None
+        raise ScenarioError(f"{source}: {_yaml_problem(exc)}") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: a scenario is a mapping (YAML) or an object (JSON)")
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
         lines = [f"{source}: {exc.error_count()} problem(s) in the scenario:"]
-        for err in exc.errors():
-            lines.append(f"  {_where(tuple(err['loc']))}: {err['msg']}")
+        lines += [f"  {_problem_line(err, root)}" for err in exc.errors()]
         raise ScenarioError("\n".join(lines)) from None
 
 

@@ -1,7 +1,7 @@
 """The recording store: SQLModel tables, engine and schema versions, the batched writer, queries."""
 
 from inspector.store.engine import SCHEMA_VERSION, database_url, open_engine
-from inspector.store.models import Message, Session
+from inspector.store.models import SQL_INT_MAX, Message, Session
 from inspector.store.queries import (
     get_session,
     iter_messages,
@@ -14,6 +14,7 @@ from inspector.store.writer import SessionWriter, StoreWriter, create_session
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SQL_INT_MAX",
     "Message",
     "Session",
     "SessionWriter",

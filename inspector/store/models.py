@@ -13,7 +13,11 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
 from sqlmodel import Field, SQLModel
 
-__all__ = ["ROW_COLUMNS", "LintFinding", "LintRun", "Message", "Session"]
+__all__ = ["ROW_COLUMNS", "SQL_INT_MAX", "LintFinding", "LintRun", "Message", "Session"]
+
+# Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
+# PostgreSQL: a bigger Python int cannot be bound to a query at all (OverflowError).
+SQL_INT_MAX = 2**63 - 1
 
 
 class Session(SQLModel, table=True):

@@ -11,6 +11,7 @@ so that recording never pays for it.
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from sqlmodel import col, select
 
 from inspector.errors import InspectorError, NotFoundError
 from inspector.store.engine import write_connection
-from inspector.store.models import LintFinding, Message, Session
+from inspector.store.models import SQL_INT_MAX, LintFinding, Message, Session
 
 __all__ = [
     "ROW_FIELDS",
@@ -78,7 +79,8 @@ def get_session(engine: Engine, ref: int | str) -> Session:
                     f"{ref!r} is not a session id (a number, 'last', or the name of a recorded session)"
                 ) from None
             return named
-        found = db.get(Session, session_id)
+        # A number past the 64-bit column range names no session (and cannot be bound to a query).
+        found = db.get(Session, session_id) if 0 <= session_id <= SQL_INT_MAX else None
         if found is None:
             raise NotFoundError(f"no session with id {session_id}")
         return found
@@ -159,9 +161,14 @@ def _ensure_fts(engine: Engine) -> None:
             conn.execute(text("UPDATE fts_state SET indexed_upto = :hi"), {"hi": new_upto})
 
 
+# Characters an SQLite string cannot hold (NUL ends it; a lone surrogate is not UTF-8). The tokenizer
+# separates words at control characters anyway, so reading these as spaces finds the same rows.
+_NOT_IN_SQL_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
 def fts_query(words: str) -> str:
-    """Plain words as an FTS5 query: every word must appear, each taken literally."""
-    terms = [w.replace('"', '""') for w in words.split()]
+    """Plain words as an FTS5 query: every word must appear, each taken literally (any text is valid)."""
+    terms = [w.replace('"', '""') for w in _NOT_IN_SQL_TEXT.sub(" ", words).split()]
     return " ".join(f'"{t}"' for t in terms)
 
 

@@ -1596,12 +1596,28 @@ export interface components {
             uris: string[];
         };
         /**
+         * LiveError
+         * @description The client sent something that is not a `Subscribe` message; it was ignored (the feed goes on).
+         */
+        LiveError: {
+            /**
+             * Message
+             * @description what was wrong, by field (the message's content is not repeated)
+             */
+            message: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /**
          * LiveEvent
          * @description Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s.
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"] | components["schemas"]["LiveError"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };

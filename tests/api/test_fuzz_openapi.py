@@ -1,0 +1,146 @@
+"""The whole API fuzzed from its own OpenAPI document (schemathesis): no input gives a 5xx.
+
+Every operation of the document the app serves (`openapi_document()`, the file the UI's types
+come from) gets generated requests, valid and invalid (schemathesis's positive and negative
+modes, its coverage phase of boundary values, then Hypothesis fuzzing), sent over loopback to a
+real `UiServer` with the token, on a database with real recordings: the demo session through
+the real `wrap` shim, a generated stdio session and an HTTP proxy session. One mock client is
+connected (through the API) to the demo server, and the routes under `/api/clients/{client_id}`
+are sent its id, so they reach a live peer instead of stopping at a 404. Checks: no 5xx
+(`assert_not_our_error`: only the routes that relay to a peer may answer 502 or 504, HTTP's
+gateway codes, with a reason, when the peer is gone or did not answer in time), and content
+types and bodies conform to the document (undocumented 4xx codes are not counted against it).
+
+Runs are bounded and repeatable: a fixed seed, derandomized Hypothesis, no example database,
+`MAX_EXAMPLES` per operation in the fuzzing phase (about 70 s in all on two cores).
+
+Nothing the fuzzer sends may start a process or reach a host it picks. The operations that
+would are still fuzzed, with the part that chooses what runs replaced by a harmless fixed value
+that every one of them refuses before starting anything (`harmless`):
+- `POST /api/clients`, `POST /api/sessions/{session_id}/replay`, `POST /api/versions`: their
+  `target` (a command to spawn or a URL to call) becomes a program that does not exist
+  (`NO_PROGRAM`): a 400 from `check_program`, before any spawn.
+- `POST /api/serve/processes` spawns `mcp-inspect serve` on the scenario file it names (or the
+  built-in one when none is named): the scenario becomes a path that does not exist (a 400).
+- `DELETE /api/clients/{client_id}` keeps the fuzzer's own ids (the connected client stays).
+- `DELETE /api/sessions/{session_id}` of a recorded session deletes a fresh copy instead, so
+  the other operations keep their data.
+- Waits are capped (`raw`'s `wait`, request timeouts): a server that never answers a fuzzed
+  request would otherwise hold each example for up to an hour.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import orjson
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from inspector.api.openapi_export import openapi_document
+from tests.api.conftest import Api, serve
+from tests.api.recordings import generate_session, http_session, record_demo
+
+MAX_EXAMPLES = 60
+NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
+DEMO = [sys.executable, "-m", "inspector.demo"]
+
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "seed": 20261123,
+        "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none"},
+        "phases": {"stateful": {"enabled": False}},
+        "checks": {
+            "enabled": False,
+            "not_a_server_error": {"enabled": False},  # `assert_not_our_error` instead
+            "status_code_conformance": {"enabled": False},
+            "content_type_conformance": {"enabled": True},
+            "response_schema_conformance": {"enabled": True},
+        },
+    }
+)
+SCHEMA = schemathesis.openapi.from_dict(orjson.loads(openapi_document()), config=CONFIG)
+
+
+class Target:
+    """The running server, its recorded sessions and the connected mock client."""
+
+    def __init__(self, api: Api, sessions: list[int], client_id: str) -> None:
+        self.api = api
+        self.sessions = sessions
+        self.client_id = client_id
+        self.http = requests.Session()  # one keep-alive connection for every example
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    root = tmp_path_factory.mktemp("fuzz")
+    db = root / "fuzz.db"
+    record_demo(db)
+    generate_session(db, 300, name="generated")
+    http_session(db)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MCP_INSPECTOR_RUNTIME", str(root / "runtime"))
+        for api in serve(db):
+            created = api.http.post(
+                "/api/clients", json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 10}
+            )
+            assert created.status_code == 201, created.text
+            yield Target(api, [1, 2, 3], created.json()["id"])
+
+
+def harmless(case: schemathesis.Case, target: Target) -> None:
+    """Point whatever would start a process or reach a chosen host at something refused first."""
+    op = f"{case.method.upper()} {case.path}"
+    body = case.body if isinstance(case.body, dict) else None
+    if body is not None and isinstance(body.get("target"), dict):
+        body["target"] = {"command": [NO_PROGRAM]}
+    if op == "POST /api/serve/processes" and body is not None:
+        body["scenario"] = NO_PROGRAM + ".yaml"
+    if op == "POST /api/serve/processes" and body is None:
+        case.body = {"scenario": NO_PROGRAM + ".yaml"}
+    if "client_id" in (case.path_parameters or {}) and op != "DELETE /api/clients/{client_id}":
+        case.path_parameters["client_id"] = target.client_id
+    if (
+        op == "DELETE /api/sessions/{session_id}"
+        and case.path_parameters.get("session_id") in target.sessions
+    ):
+        case.path_parameters["session_id"] = generate_session(target.api.db, 3, name="to delete")
+    if body is not None:
+        if isinstance(body.get("wait"), int | float):
+            body["wait"] = min(body["wait"], 0.05)
+        if isinstance(body.get("timeout"), int | float):
+            body["timeout"] = min(body["timeout"], 2)
+    if isinstance((case.query or {}).get("wait"), int | float):
+        case.query["wait"] = min(case.query["wait"], 0.2)
+
+
+@SCHEMA.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_no_input_gives_a_server_error(case: schemathesis.Case, target: Target) -> None:
+    harmless(case, target)
+    api = target.api
+    auth = {"authorization": f"Bearer {api.token}"}
+    response = case.call(base_url=api.server.base_url, session=target.http, headers=auth, timeout=30)
+    assert_not_our_error(case, response)
+    case.validate_response(response, headers=auth)
+
+
+def assert_not_our_error(case: schemathesis.Case, response: schemathesis.Response) -> None:
+    """No 5xx, except the gateway answers of the routes that relay to a peer: 502 (the peer is gone or
+    answered badly) and 504 (it did not answer within the request's timeout), each with its reason."""
+    if response.status_code < 500:
+        return
+    relay = case.path.startswith(("/api/clients/{client_id}/", "/api/serve/{session_id}/"))
+    body = response.json() if response.headers.get("content-type", [""])[0] == "application/json" else None
+    gateway = relay and response.status_code in (502, 504) and isinstance((body or {}).get("detail"), str)
+    assert gateway, f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
