@@ -23,6 +23,7 @@ from inspector.api.routes_pages import STATIC_DIR
 from inspector.api.security import new_token
 from inspector.errors import InspectorError
 from inspector.guard import allowed_hosts, check_bind
+from inspector.transports.serve import bind
 
 __all__ = ["DEFAULT_PORT", "LOOPBACK", "UiServer", "serve"]
 
@@ -31,22 +32,12 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _bind(host: str, port: int | None) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Accepted connections inherit it. Without it a keep-alive connection's answers (head and body
-    # are separate writes) waited for the client's delayed ACK: 40 ms per API call instead of 1-2 ms.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if port is not None:
+        return bind(host, port, allow_remote=True, option="--host")  # UiServer checked the host
     try:
-        sock.bind((host, DEFAULT_PORT if port is None else port))
-    except OSError as exc:
-        if port is not None:
-            sock.close()
-            raise InspectorError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-        sock.bind((host, 0))  # the default port is taken: any free one will do
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
+        return bind(host, DEFAULT_PORT, allow_remote=True, option="--host")
+    except InspectorError:
+        return bind(host, 0, allow_remote=True, option="--host")  # the default port is taken
 
 
 class UiServer:

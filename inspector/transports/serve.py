@@ -36,6 +36,10 @@ def bind(host: str, port: int, *, allow_remote: bool = False, option: str = "--l
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it. Without it a keep-alive connection's answer written in two
+    # parts (head and body, or SSE events) waited for the client's delayed ACK: about 40 ms.
+    # (asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP; ours say 0.)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
