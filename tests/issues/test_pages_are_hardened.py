@@ -16,13 +16,13 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
 from tests.api.recordings import http_session, record_demo
-from tests.e2e.conftest import launch_chromium, new_context, watch_console
+from tests.e2e.conftest import new_context, watch_console
 
 DEMO = f"{sys.executable} -m inspector.demo"
 
@@ -35,14 +35,6 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 def _assert_hardened(answer: httpx.Response) -> None:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import launch_chromium, new_context, watch_console
+from tests.e2e.conftest import new_context, watch_console
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -53,14 +53,6 @@ def other_server() -> Iterator[tuple[str, list[list[tuple[str, str]]]]]:
     yield f"http://127.0.0.1:{server.server_address[1]}", seen
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

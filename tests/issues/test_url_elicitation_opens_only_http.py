@@ -17,13 +17,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.api.conftest import Api, serve
 from tests.api.test_client_api import _connect, _ok, _pending, _request
-from tests.e2e.conftest import launch_chromium, new_context, watch_console
+from tests.e2e.conftest import new_context, watch_console
 
 SCRIPT_URL = "javascript:document.title='pwned'"
 DATA_URL = "data:text/html,<script>alert(1)</script>"
@@ -92,14 +92,6 @@ def test_the_api_flags_urls_that_must_not_be_opened(fresh_api: Api, server_comma
         if e["elicitation_id"] == "s-1"
     )
     assert sign_in["openable"] is False and sign_in["state"] == "declined"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
