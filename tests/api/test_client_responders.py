@@ -297,7 +297,11 @@ def test_resend_source(fresh_api: Api) -> None:
     created = _connect(fresh_api, {"command": DEMO}, "2025-11-25")
     cid, sid = created["id"], created["session_id"]
     _request(fresh_api, cid, "tools/call", {"name": "echo", "arguments": {"text": "again"}})
-    _kind, methods, _raws = _recorded(fresh_api, sid)
+    # Recording is off the request's path: wait (bounded) until the call and its answer are stored.
+    deadline = time.monotonic() + 10
+    while (methods := _recorded(fresh_api, sid)[1]).count("tools/call") < 2:
+        assert time.monotonic() < deadline, f"the echo call was not recorded: {methods}"
+        time.sleep(0.02)
     seq = len(methods) - 1  # the echo request (the last row is its response)
     doc = _ok(fresh_api.http.get(f"/api/sessions/{sid}/messages/{seq}/resend"))
     assert json.loads(doc["text"])["params"]["arguments"] == {"text": "again"}
