@@ -138,7 +138,7 @@ class EarlyTap:
 
     def submit(self, direction: str, channel: str, data: bytes) -> None:
         tap = self._tap
-        if tap is not None:  # the steady state: one attribute read more than the recorder's own tap
+        if tap is not None:  # attached while this thread was in here
             tap.submit(direction, channel, data)
         else:
             self._hold(_DATA, direction, channel, data)
@@ -177,6 +177,10 @@ class EarlyTap:
                     tap.end_stream(direction, channel, ts_ns)
             self._held = []
             self._tap = tap
+            # From now on the pumps call the recorder's tap directly: these instance attributes
+            # shadow the methods, so the forwarding path pays no extra call for the early start.
+            self.submit = tap.submit  # type: ignore[method-assign]
+            self.end_stream = tap.end_stream  # type: ignore[method-assign]
             self._cond.notify_all()
 
     def drop(self) -> None:
