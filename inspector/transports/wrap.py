@@ -4,7 +4,8 @@ Start-up is on the path of every MCP client that launches a wrapped server,
 so this module imports only what forwarding needs (os, threading,
 subprocess, the stdio pumps of `transports/stdio.py`). The recorder, the
 store and SQLAlchemy (about half a second of imports, plus opening the
-database) load on a second thread while the server starts and bytes flow.
+database) load on a second thread, once the server has sent its first bytes
+(or after `OPEN_AFTER_S`), so that they do not take CPU from its start.
 Until they are ready, `EarlyTap` holds the copies in order with the time
 they were read, and hands them to the recorder's tap when it exists: nothing
 is lost. The hold is bounded (`EARLY_CHUNKS` chunks of at most 64 KiB): past
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["EARLY_CHUNKS", "EarlyTap", "WrapOptions", "parse_wrap_args", "run_wrap"]
 
 EARLY_CHUNKS = 1024
+# The store opens once the server has sent its first bytes, or after this long: its imports would
+# otherwise take CPU from the starting server (on a small machine, tens of ms of its first answer).
+OPEN_AFTER_S = 0.5
 
 
 class WrapOptions:
@@ -135,6 +139,7 @@ class EarlyTap:
         self._held: list[tuple[int, int, str, str, bytes]] = []
         self._cond = threading.Condition()
         self._dropped = False
+        self.server_spoke = threading.Event()  # the first server bytes were read
 
     def submit(self, direction: str, channel: str, data: bytes) -> None:
         tap = self._tap
@@ -155,6 +160,8 @@ class EarlyTap:
 
     def _hold(self, kind: int, direction: str, channel: str, data: bytes) -> None:
         ts_ns = time.time_ns()
+        if direction == "s2c":
+            self.server_spoke.set()
         with self._cond:
             while self._tap is None and not self._dropped and len(self._held) >= self.limit:
                 self._cond.wait()
@@ -254,6 +261,7 @@ def run_wrap(opts: WrapOptions) -> int:
     failed: list[BaseException] = []
 
     def open_store() -> None:
+        early.server_spoke.wait(OPEN_AFTER_S)
         try:
             store = _Store(opts)
         except BaseException as exc:  # reported by the main thread, once the server has stopped
@@ -267,6 +275,7 @@ def run_wrap(opts: WrapOptions) -> int:
     opener = threading.Thread(target=open_store, name="mcp-inspect-store-open", daemon=True)
     opener.start()
     result = shim.run()
+    early.server_spoke.set()  # the server is gone: open the store now to record what it sent
     opener.join()
     if failed:
         raise failed[0]
