@@ -201,7 +201,7 @@ class EarlyTap:
 class _Store:
     """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
 
-    def __init__(self, opts: WrapOptions) -> None:
+    def __init__(self, opts: WrapOptions, *, announce: bool = True) -> None:
         from inspector.capture import Recorder
         from inspector.capture.redact import configure
         from inspector.config import default_db
@@ -215,6 +215,10 @@ class _Store:
         self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
         self.recorder = Recorder([StoreWriter(self.engine)]).start()
         self.tap = self.recorder.open(self.session_id)
+        if announce:
+            self.announce(opts)
+
+    def announce(self, opts: WrapOptions) -> None:
         if not opts.quiet:
             print(
                 f"[mcp-inspect] recording session {self.session_id} ({self.engine.url.database})",
@@ -241,9 +245,10 @@ def run_wrap(opts: WrapOptions) -> int:
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
     if opts.durable:
-        store = _Store(opts)
+        store = _Store(opts, announce=False)
         shim = StdioShim(opts.command, store.tap, durable=True, grace=opts.grace)
         _spawn(shim, store, opts)
+        store.announce(opts)
         result = shim.run()
         store.end(result.returncode, result.reason, opts.quiet)
         return result.exit_code
@@ -254,7 +259,7 @@ def run_wrap(opts: WrapOptions) -> int:
         shim.spawn()
     except InspectorError as exc:
         # Recorded as a session that could not start, as before: open the store after all.
-        store = _Store(opts)
+        store = _Store(opts, announce=False)
         store.end(None, f"spawn failed: {exc}", quiet=True)
         raise
     opened: list[_Store] = []
