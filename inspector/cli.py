@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -160,6 +162,7 @@ def wrap(
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
     """
     from inspector.capture import Recorder
+    from inspector.errors import SpawnError
     from inspector.store import StoreWriter, create_session
     from inspector.transports.stdio import StdioShim
 
@@ -177,10 +180,13 @@ def wrap(
     shim = StdioShim(command, tap, durable=durable, grace=grace)
     try:
         shim.spawn()
-    except InspectorError as exc:
-        tap.end(None, f"spawn failed: {exc}")
+    except SpawnError as exc:
+        # Recorded as the session's end (exit status and reason, shown by `sessions` and the UI),
+        # and the exit status a shell gives: a host sees the same failure as without the shim.
+        tap.end(exc.exit_code, f"spawn failed: {exc}")
         recorder.stop()
-        raise
+        _err().print(f"[red]error:[/red] {escape(str(exc))} (session {session_id})")
+        raise typer.Exit(exc.exit_code) from None
     if not quiet:
         print(
             f"[mcp-inspect] recording session {session_id} ({engine.url.database})",
@@ -281,6 +287,9 @@ def mock_server(
     session: Annotated[
         str, typer.Argument(help="The recording to play: a session id, 'last', or a session name.")
     ],
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Serve one client on stdin/stdout (default).")
+    ] = False,
     http: Annotated[
         str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp) instead of stdio.")
     ] = None,
@@ -338,6 +347,8 @@ def mock_server(
     from inspector.mock.runner import MockOptions, run_mock
     from inspector.transports.serve import parse_listen
 
+    if stdio and http:  # the same words as serve's
+        raise InspectorError("give either --stdio or --http HOST:PORT, not both")
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
     _redaction(redact, redact_path, keep_secrets)
@@ -356,11 +367,18 @@ def mock_server(
         check_bind(listen[0], allow_remote=access.allow_remote, option="--http")
     engine = _engine(db)
     try:
-        anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
+        status = anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
     except KeyboardInterrupt:
-        pass
+        return
+    if status is not None:
+        # The recorded server exited: so do we, with its status, at once. The recorder is stopped
+        # (everything is written); a thread still blocked reading the client's stdin must not keep
+        # the process alive, as the server it stands for is gone.
+        sys.stderr.flush()
+        engine.dispose()
+        os._exit(status)
 
 
 @app.command("serve")
