@@ -47,5 +47,7 @@ def test_spawn_failure_exits_like_a_shell_and_is_recorded(
     engine.dispose()
     assert session.status == "ended" and session.message_count == 0
     assert session.exit_status == status
-    assert session.end_reason is not None and "spawn failed" in session.end_reason and why in session.end_reason
+    assert (
+        session.end_reason is not None and "spawn failed" in session.end_reason and why in session.end_reason
+    )
     assert f"session {session.id}" in out.stderr
