@@ -741,7 +741,8 @@ def sessions(
     if not found:
         _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
         return
-    Console().print(sessions_table(found))
+    console = Console()
+    console.print(sessions_table(found, console.width))
 
 
 @app.command()
@@ -757,7 +758,7 @@ def show(
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
     """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
-    from inspector.console import message_line, method_width, timeline_header
+    from inspector.console import WIDE, message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
     engine = _engine(db, create=False)
@@ -766,6 +767,7 @@ def show(
     console = Console(highlight=False)
     out = sys.stdout
     width = method_width(console)
+    clock = console.width >= WIDE
     if not json_out:
         timeline_header(console, found)
     last = 0
@@ -775,7 +777,7 @@ def show(
             if json_out:
                 out.write(orjson.dumps(m.to_json()).decode() + "\n")
             else:
-                console.print(message_line(m, width), no_wrap=True, overflow="ellipsis")
+                console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
         out.flush()
         if not follow:
             break
@@ -797,7 +799,7 @@ def search(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
     """Full-text search over recorded messages."""
-    from inspector.console import message_line, method_width
+    from inspector.console import WIDE, message_line, method_width
     from inspector.store import get_session, search_messages
 
     engine = _engine(db, create=False)
@@ -809,7 +811,7 @@ def search(
         if json_out:
             sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
         else:
-            line = message_line(m, width)
+            line = message_line(m, width, clock=console.width >= WIDE)
             line.append(f"  session {m.session_id}", style="dim")
             console.print(line, no_wrap=True, overflow="ellipsis")
     if not found and not json_out:
