@@ -51,7 +51,8 @@ class Action:
     """One thing the server does: `notify` (payload is a notification), `request` (a server-to-client
     request; payload without id), `respond` (payload is the response without id: result or error),
     `sleep` ({"seconds"}), `hang` (never go on), `raw` ({"data"}: bytes sent as they are) or `end`
-    (the server ends the connection: {"exit_status", "http_status", "reason"}, each may be None)."""
+    (the server ends the connection: {"scope", "exit_status", "http_status", "reason"}; scope
+    `connection` (the server went away) or `exchange` (one HTTP exchange broke))."""
 
     kind: str
     payload: dict[str, Any]
@@ -100,7 +101,9 @@ def recorded_ends(
             f" with status {exit_status}" if exit_status is not None else ""
         )
         last = jsonrpc[-1]
-        ends[last.seq] = Action("end", {"exit_status": exit_status, "http_status": None, "reason": reason})
+        ends[last.seq] = Action(
+            "end", {"scope": "connection", "exit_status": exit_status, "http_status": None, "reason": reason}
+        )
     answered = {m.answers_seq for m in rows if m.direction == "s2c" and m.answers_seq is not None}
     request_of: dict[Any, Message] = {}
     for m in rows:
@@ -120,7 +123,13 @@ def recorded_ends(
             status = m.http_status if m.channel == "http-response" else None
             text = problem if isinstance(problem, str) else f"HTTP {status}"
             ends[request.seq] = Action(
-                "end", {"exit_status": None, "http_status": status, "reason": f"recorded: {text}"}
+                "end",
+                {
+                    "scope": "exchange",
+                    "exit_status": None,
+                    "http_status": status,
+                    "reason": f"recorded: {text}",
+                },
             )
     return ends
 

@@ -14,7 +14,8 @@ A recorded end (`end` action: the recorded server exited or its connection
 broke) is played as the client would have seen it: over stdio stdout is
 closed and the process exits with the recorded status; over HTTP the event
 stream it happens on is closed without an answer and the MCP session is
-gone (its id then gets 404, as for a terminated session).
+gone (its id then gets 404, as for a terminated session); when only that
+exchange broke in the recording (an upstream failure), only its stream closes.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ class _HttpSessions:
 
         async def end(payload: dict[str, Any], out: Any) -> None:
             if out is background or out is _discard:  # no request's stream to close
-                self.end(session, tap, payload)
+                if payload.get("scope") != "exchange":
+                    self.end(session, tap, payload)
             else:
                 await out(_End(payload))  # the stream of the request it ends closes there
 
@@ -223,7 +225,8 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
                         if isinstance(message, _End):
                             why = f"{PLAYED_END}: {message.payload.get('reason')}"
                             ex.record("s2c", "sse", b"", jsonrpc=False, problem=why)
-                            sessions.end(session, tap, message.payload)
+                            if message.payload.get("scope") != "exchange":  # the server went away
+                                sessions.end(session, tap, message.payload)
                             tg.cancel_scope.cancel()
                             return
                         yield _sse(ex, message)

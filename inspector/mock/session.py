@@ -12,8 +12,8 @@ scenario, `inspector/scenario`). Their actions: `notify`, `request` (sent
 with a fresh id; the reaction waits for the client's answer, which the
 transport delivers with `deliver_response`), `respond`, `sleep`, `hang`
 (never answer), `raw`, `listen` and `end` (the recorded server ended the
-connection: the transport's `on_end` plays it, e.g. closes stdout and exits
-with the recorded status; the session is then closed). Under the stateless 2026-07-28 revision a request
+connection or one HTTP exchange: the transport's `on_end` plays it, e.g.
+closes stdout and exits with the recorded status). Under the stateless 2026-07-28 revision a request
 cannot reach the client on its own: a run of `request` actions becomes an
 `input_required` result (`inputRequests` + an opaque `requestState` saying
 where to resume) and the client's retry with `inputResponses` resumes it.
@@ -264,8 +264,7 @@ class MockSession:
                 return responded
             elif action.kind == "end":
                 if self.on_end is not None:
-                    await self.on_end(action.payload, out)
-                    self.close()
+                    await self.on_end(action.payload, out)  # the transport closes what it ends
                     return True  # the connection's end is this request's outcome
                 return responded
             elif action.kind == "listen" and "id" in message:

@@ -25,6 +25,7 @@ def test_a_server_exit_ends_the_reaction_to_the_clients_last_message() -> None:
     rows, last = _stdio()
     ends = recorded_ends(rows, 3, "server-exit")
     assert list(ends) == [last] and ends[last].payload["exit_status"] == 3
+    assert ends[last].payload["scope"] == "connection"
     script = RecordedScript.from_rows(rows, ends=ends)
     reaction, _miss = script.react(
         {"id": 9, "method": "tools/call", "params": {"name": "crash", "arguments": {}}}
@@ -46,3 +47,4 @@ def test_an_upstream_failure_over_http_ends_that_request() -> None:
     ends = recorded_ends(rows, None, "proxy stopped")
     assert list(ends) == [broken]
     assert ends[broken].payload["http_status"] == 502
+    assert ends[broken].payload["scope"] == "exchange"  # the proxy's session went on
