@@ -10,7 +10,7 @@ sent before the client's next message.
 When the recorded server ended the connection itself (a wrapped server that
 exited while its client was still there; over HTTP, an upstream failure
 before the answer), the reaction during which that happened ends with an
-`end` action (`recorded_end`): the mock then plays the close at that point
+`end` action (`recorded_ends`): the mock then plays the close at that point
 instead of leaving the client waiting for an answer that never came.
 
 Reactions are looked up with an `AnswerBook` (method + normalised params,
