@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, SpawnError
 from inspector.transports.stdio import StdioShim
 
 TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
@@ -247,7 +247,10 @@ def run_wrap(opts: WrapOptions) -> int:
     if opts.durable:
         store = _Store(opts, announce=False)
         shim = StdioShim(opts.command, store.tap, durable=True, grace=opts.grace)
-        _spawn(shim, store, opts)
+        try:
+            shim.spawn()
+        except SpawnError as exc:
+            return _spawn_failed(store, exc)
         store.announce(opts)
         result = shim.run()
         store.end(result.returncode, result.reason, opts.quiet)
@@ -257,11 +260,9 @@ def run_wrap(opts: WrapOptions) -> int:
     shim = StdioShim(opts.command, early, grace=opts.grace)
     try:
         shim.spawn()
-    except InspectorError as exc:
-        # Recorded as a session that could not start, as before: open the store after all.
-        store = _Store(opts, announce=False)
-        store.end(None, f"spawn failed: {exc}", quiet=True)
-        raise
+    except SpawnError as exc:
+        # Recorded as a session that could not start: open the store after all.
+        return _spawn_failed(_Store(opts, announce=False), exc)
     opened: list[_Store] = []
     failed: list[BaseException] = []
 
@@ -288,9 +289,15 @@ def run_wrap(opts: WrapOptions) -> int:
     return result.exit_code
 
 
-def _spawn(shim: StdioShim, store: _Store, opts: WrapOptions) -> None:
-    try:
-        shim.spawn()
-    except InspectorError as exc:
-        store.end(None, f"spawn failed: {exc}", quiet=True)
-        raise
+def _spawn_failed(store: _Store, exc: SpawnError) -> int:
+    """The server could not start: recorded as the session's end (its exit status and the reason),
+    said on stderr with the session id, and the exit status a shell gives (127 or 126): a host sees
+    the same failure as without the shim."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    store.end(exc.exit_code, f"spawn failed: {exc}", quiet=True)
+    Console(stderr=True, soft_wrap=True).print(
+        f"[red]error:[/red] {escape(str(exc))} (session {store.session_id})"
+    )
+    return exc.exit_code
