@@ -141,3 +141,15 @@ def scripted_http_server() -> Iterator[str]:
 def free_port() -> int:
     """A port nothing listens on (for 'upstream down' tests)."""
     return _free_port()
+
+
+@contextmanager
+def keepalive_server() -> Iterator[str]:
+    """tests/peers/keepalive_server.py (closes kept-alive connections on purpose); yields its base URL."""
+    from tests.conftest import PEERS
+
+    server = LineProcess([sys.executable, str(PEERS / "keepalive_server.py")])
+    try:
+        yield server.wait_for(r"listening on (\S+)").group(1)
+    finally:
+        server.stop()
