@@ -63,7 +63,8 @@ class Outbound:
         ):
             if path is not None:
                 _readable(option, path)
-        self.ssl_context()  # malformed PEM, a key that does not match: said now, not at the first request
+        if self.tls_customised:
+            self.ssl_context()  # malformed PEM, a key that does not match: said now, not at the first request
         return self
 
     def ssl_context(self) -> ssl.SSLContext:
