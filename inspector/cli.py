@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -242,6 +244,7 @@ def wrap(
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
     """
     from inspector.capture import Recorder
+    from inspector.errors import SpawnError
     from inspector.store import StoreWriter, create_session
     from inspector.transports.stdio import StdioShim
 
@@ -259,10 +262,13 @@ def wrap(
     shim = StdioShim(command, tap, durable=durable, grace=grace)
     try:
         shim.spawn()
-    except InspectorError as exc:
-        tap.end(None, f"spawn failed: {exc}")
+    except SpawnError as exc:
+        # Recorded as the session's end (exit status and reason, shown by `sessions` and the UI),
+        # and the exit status a shell gives: a host sees the same failure as without the shim.
+        tap.end(exc.exit_code, f"spawn failed: {exc}")
         recorder.stop()
-        raise
+        _err().print(f"[red]error:[/red] {escape(str(exc))} (session {session_id})")
+        raise typer.Exit(exc.exit_code) from None
     if not quiet:
         print(
             f"[mcp-inspect] recording session {session_id} ({engine.url.database})",
@@ -379,6 +385,9 @@ def mock_server(
     session: Annotated[
         str, typer.Argument(help="The recording to play: a session id, 'last', or a session name.")
     ],
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Serve one client on stdin/stdout (default).")
+    ] = False,
     http: Annotated[
         str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp) instead of stdio.")
     ] = None,
@@ -440,6 +449,8 @@ def mock_server(
     from inspector.mock.runner import MockOptions, run_mock
     from inspector.transports.serve import parse_listen
 
+    if stdio and http:  # the same words as serve's
+        raise InspectorError("give either --stdio or --http HOST:PORT, not both")
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
     _redaction(redact, redact_path, keep_secrets)
@@ -459,11 +470,18 @@ def mock_server(
         check_bind(listen[0], allow_remote=access.allow_remote, option="--http")
     engine = _engine(db)
     try:
-        anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
+        status = anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
     except KeyboardInterrupt:
-        pass
+        return
+    if status is not None:
+        # The recorded server exited: so do we, with its status, at once. The recorder is stopped
+        # (everything is written); a thread still blocked reading the client's stdin must not keep
+        # the process alive, as the server it stands for is gone.
+        sys.stderr.flush()
+        engine.dispose()
+        os._exit(status)
 
 
 @app.command("serve")
@@ -841,7 +859,8 @@ def sessions(
     if not found:
         _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
         return
-    Console().print(sessions_table(found))
+    console = Console()
+    console.print(sessions_table(found, console.width))
 
 
 @app.command()
@@ -857,7 +876,7 @@ def show(
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
     """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
-    from inspector.console import message_line, method_width, timeline_header
+    from inspector.console import WIDE, message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
     engine = _engine(db, create=False)
@@ -866,6 +885,7 @@ def show(
     console = Console(highlight=False)
     out = sys.stdout
     width = method_width(console)
+    clock = console.width >= WIDE
     if not json_out:
         timeline_header(console, found)
     last = 0
@@ -875,7 +895,7 @@ def show(
             if json_out:
                 out.write(orjson.dumps(m.to_json()).decode() + "\n")
             else:
-                console.print(message_line(m, width), no_wrap=True, overflow="ellipsis")
+                console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
         out.flush()
         if not follow:
             break
@@ -897,7 +917,7 @@ def search(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
     """Full-text search over recorded messages."""
-    from inspector.console import message_line, method_width
+    from inspector.console import WIDE, message_line, method_width
     from inspector.store import get_session, search_messages
 
     engine = _engine(db, create=False)
@@ -909,7 +929,7 @@ def search(
         if json_out:
             sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
         else:
-            line = message_line(m, width)
+            line = message_line(m, width, clock=console.width >= WIDE)
             line.append(f"  session {m.session_id}", style="dim")
             console.print(line, no_wrap=True, overflow="ellipsis")
     if not found and not json_out:
