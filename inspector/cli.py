@@ -116,6 +116,88 @@ AllowOriginOption = Annotated[
 ]
 
 
+CaBundleOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ca-bundle",
+        metavar="FILE",
+        help="Trust the HTTPS server's certificate only if these PEM CA certificates "
+        "sign it, e.g. a private CA (instead of the system's trust store).",
+        show_default=False,
+    ),
+]
+ClientCertOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-cert",
+        metavar="FILE",
+        help="Client certificate (PEM) for HTTPS servers that ask for one; may also hold the private key.",
+        show_default=False,
+    ),
+]
+ClientKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-key",
+        metavar="FILE",
+        help="The private key (PEM, unencrypted) of --client-cert, when not in that file.",
+        show_default=False,
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        help="Do not check the HTTPS server's certificate (anyone on the path can then "
+        "read and change the traffic). For test servers only.",
+    ),
+]
+MaxConnectionsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-connections",
+        metavar="N",
+        help="At most N connections to the upstream server at once; more requests wait for one.",
+    ),
+]
+
+
+def _outbound(
+    url: str | None,
+    ca_bundle: str | None,
+    client_cert: str | None,
+    client_key: str | None,
+    insecure: bool,
+    *,
+    max_connections: int | None = None,
+    needs_url: str | None = "--url",
+    say_proxy: bool = True,
+) -> None:
+    """Set this process's outbound HTTP settings (every client of the command uses them) and say on
+    stderr what a user must know: a forward proxy in use, certificate checks turned off.
+    `needs_url`: the option a TLS setting is meaningless without (a stdio target has no TLS)."""
+    from inspector.transports.outbound import DEFAULT_MAX_CONNECTIONS, Outbound, configure, proxy_for
+
+    settings = Outbound(
+        ca_bundle, client_cert, client_key, insecure, max_connections or DEFAULT_MAX_CONNECTIONS
+    )
+    if url is None and needs_url and settings.tls_customised:
+        raise InspectorError(
+            f"--ca-bundle, --client-cert and --insecure are for HTTPS servers: give {needs_url} URL"
+        )
+    configure(settings)
+    if insecure:
+        _err().print(
+            "[bold red]WARNING: --insecure: the server's certificate is not checked; anyone on "
+            "the path can read and change this traffic.[/bold red]"
+        )
+    if url is not None and say_proxy and (proxy := proxy_for(url)):
+        from httpx import URL
+
+        shown = URL(proxy).copy_with(username=None, password=None)
+        _err().print(f"[mcp-inspect] through the forward proxy {shown} (from the environment)")
+
+
 def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
     from inspector.guard import Access, parse_origins
 
@@ -197,6 +279,11 @@ def proxy(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
+    max_connections: MaxConnectionsOption = 64,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -207,26 +294,36 @@ def proxy(
     Listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, an MCP POST that is not JSON 415
     (README, Security).
+
+    HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured: through a forward
+    proxy a slower client (httpx) is used; stderr says which.
     """
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
     from inspector.transports.http_proxy import HttpProxy
+    from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
+    from inspector.transports.upstream_proxied import choose_upstream
 
     access = _access(allow_remote, allow_host, allow_origin)
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(
+        target, ca_bundle, client_cert, client_key, insecure, max_connections=max_connections, say_proxy=False
+    )
     host, port = parse_listen(listen)
     sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
     engine = _engine(db)
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     try:
+        client, which = choose_upstream(target, active())
         app_ = HttpProxy(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
+            client=client,  # type: ignore[arg-type]
         )
     except ValueError as exc:
         recorder.stop("bad target")
@@ -242,6 +339,7 @@ def proxy(
 
     def ready() -> None:
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
+        print(f"[mcp-inspect] {which}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
         print(
             f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
@@ -300,6 +398,10 @@ def mock_server(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -324,6 +426,7 @@ def mock_server(
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(forward, ca_bundle, client_cert, client_key, insecure, needs_url="--forward")
     options = MockOptions(
         session_ref=session,
         match=match,
@@ -443,6 +546,10 @@ def replay(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
@@ -456,6 +563,7 @@ def replay(
     if bool(command) == bool(url):
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     headers = _parse_headers(header or [])
     engine = _engine(db, create=False)
     code = replay_and_diff(
@@ -521,6 +629,10 @@ def versions(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Probe a server once per protocol revision and show what changes between them.
 
@@ -540,6 +652,7 @@ def versions(
         command = command[1:]
     target = check_target(command, url)
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     given = _parse_secrets(secret or [])
     engine = _engine(db)
     raise typer.Exit(
@@ -626,6 +739,10 @@ def call(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -642,6 +759,7 @@ def call(
     if bool(command) == bool(url):
         raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:
@@ -855,14 +973,20 @@ def ui(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token).
 
     Mock clients, replays and serve processes started from the UI record with its --redact,
-    --redact-path and --keep-secrets rules."""
+    --redact-path and --keep-secrets rules, and reach HTTPS servers with its
+    --ca-bundle, --client-cert and --insecure."""
     from inspector.api import serve
 
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(None, ca_bundle, client_cert, client_key, insecure, needs_url=None)
     serve(
         _engine(db),
         host=host,
