@@ -529,9 +529,12 @@ def replay(
     ignore: Annotated[
         list[str] | None,
         typer.Option(
-            metavar="PATH", help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable)."
+            metavar="PATH",
+            help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable). "
+            "A leading ! compares a path again: '!tools/call:result.content' (the last match wins).",
         ),
     ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
     match: Annotated[
         str,
         typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
@@ -577,6 +580,7 @@ def replay(
         secrets=_parse_secrets(secret or []),
         timeout=timeout,
         json_out=json_out,
+        verbose=verbose,
     )
     raise typer.Exit(code)
 
@@ -588,8 +592,13 @@ def diff(
     db: DbOption = None,
     ignore: Annotated[
         list[str] | None,
-        typer.Option(metavar="PATH", help="A JSON path to ignore, e.g. '**.timestamp' (repeatable)."),
+        typer.Option(
+            metavar="PATH",
+            help="A JSON path to ignore, e.g. '**.timestamp' (repeatable). A leading ! compares "
+            "a path again: '!tools/call:result.content' (the last match wins).",
+        ),
     ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Semantic diff of two recorded sessions (exit 1 when their behaviour differs)."""
@@ -597,7 +606,9 @@ def diff(
 
     engine = _engine(db, create=False)
     raise typer.Exit(
-        diff_recorded(engine, session_a, session_b, ignore=tuple(ignore or ()), json_out=json_out)
+        diff_recorded(
+            engine, session_a, session_b, ignore=tuple(ignore or ()), json_out=json_out, verbose=verbose
+        )
     )
 
 

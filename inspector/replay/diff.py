@@ -699,6 +699,33 @@ def _value_text(value: Any, width: int = 72) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _first_difference(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _window(text: str, at: int, width: int) -> str:
+    """`width` characters of `text` around index `at`, with `...` where it was cut."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = start + width
+    head = "..." if start > 0 else ""
+    tail = "..." if end < len(text) else ""
+    body = text[start + len(head) : end - len(tail)]
+    return head + body + tail
+
+
+def _pair_text(before: Any, after: Any, width: int = 72) -> tuple[str, str]:
+    """Both sides of a change, cut around their first difference so the two never print the same."""
+    a, b = _value_text(before, 10**9), _value_text(after, 10**9)
+    if len(a) <= width and len(b) <= width:
+        return a, b
+    # Both windows start at the same place, a third of a width before the first differing character.
+    at = _first_difference(a, b)
+    return _window(a, at, width), _window(b, at, width)
+
+
 def _change_text(c: Change) -> str:
     if c.path.startswith("notifications[") and c.path.endswith("]") and isinstance(c.before, int):
         return f"{c.path}: {c.before} => {c.after} received"  # a count, whatever the kind
@@ -706,7 +733,8 @@ def _change_text(c: Change) -> str:
         return f"{c.path}: added {_value_text(c.after)}"
     if c.kind == "removed":
         return f"{c.path}: removed (was {_value_text(c.before)})"
-    return f"{c.path}: {_value_text(c.before)} => {_value_text(c.after)}"
+    before, after = _pair_text(c.before, c.after)
+    return f"{c.path}: {before} => {after}"
 
 
 def _seqs_text(x: ExchangeDiff) -> str:
@@ -717,8 +745,21 @@ def _seqs_text(x: ExchangeDiff) -> str:
     return f"#{x.replay_seq}, only in replay"
 
 
-def render_text(diff: SessionDiff, *, show_equal: bool = False) -> str:
-    """A readable plain-text report: the counts, then each exchange that differs and its paths."""
+def _ignored_text(ignored: Sequence[str], verbose: bool) -> str:
+    if verbose:
+        return f"ignored paths ({len(ignored)}): {', '.join(ignored) or 'none'}"
+    defaults = set(DEFAULT_IGNORE)
+    own = [p for p in ignored if p not in defaults]
+    n = len(ignored) - len(own)
+    text = f"ignored paths: {n} default ignores, --verbose to list"
+    return text + (f"; also: {', '.join(own)}" if own else "")
+
+
+def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = False) -> str:
+    """A readable plain-text report: the counts, then each exchange that differs and its paths.
+
+    The default ignore patterns are counted, not listed, unless `verbose`.
+    """
     c = diff.counts()
     lines = [
         f"{len(diff.exchanges)} exchanges: {c['equal']} equal, {c['changed']} changed, "
@@ -730,6 +771,6 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False) -> str:
         arrow = _ARROW.get(x.direction, "  ")
         lines.append(f"{_MARK[x.status]} {x.status:<7} {arrow} {x.summary}  ({_seqs_text(x)})")
         lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
-    lines.append(f"ignored paths ({len(diff.ignored)}): {', '.join(diff.ignored) or 'none'}")
+    lines.append(_ignored_text(diff.ignored, verbose))
     lines.append("behaviour changed" if diff.changed else "behaviour unchanged")
     return "\n".join(lines)
