@@ -535,6 +535,14 @@ def replay(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
+    strict_volatile: Annotated[
+        bool,
+        typer.Option(
+            "--strict-volatile",
+            help="Count strings that changed only in times, dates, ids or numbers (shown as "
+            "volatile) as changes too.",
+        ),
+    ] = False,
     match: Annotated[
         str,
         typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
@@ -581,6 +589,7 @@ def replay(
         timeout=timeout,
         json_out=json_out,
         verbose=verbose,
+        strict_volatile=strict_volatile,
     )
     raise typer.Exit(code)
 
@@ -599,6 +608,14 @@ def diff(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
+    strict_volatile: Annotated[
+        bool,
+        typer.Option(
+            "--strict-volatile",
+            help="Count strings that changed only in times, dates, ids or numbers (shown as "
+            "volatile) as changes too.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Semantic diff of two recorded sessions (exit 1 when their behaviour differs)."""
@@ -607,7 +624,13 @@ def diff(
     engine = _engine(db, create=False)
     raise typer.Exit(
         diff_recorded(
-            engine, session_a, session_b, ignore=tuple(ignore or ()), json_out=json_out, verbose=verbose
+            engine,
+            session_a,
+            session_b,
+            ignore=tuple(ignore or ()),
+            json_out=json_out,
+            verbose=verbose,
+            strict_volatile=strict_volatile,
         )
     )
 

@@ -62,10 +62,16 @@ def diff_recorded(
     ignore: Sequence[str] = (),
     json_out: bool = False,
     verbose: bool = False,
+    strict_volatile: bool = False,
 ) -> int:
     a, b = get_session(engine, ref_a), get_session(engine, ref_b)
     assert a.id is not None and b.id is not None
-    result = diff_sessions(wire(engine, a.id), wire(engine, b.id), ignore=_paths([*DEFAULT_IGNORE, *ignore]))
+    result = diff_sessions(
+        wire(engine, a.id),
+        wire(engine, b.id),
+        ignore=_paths([*DEFAULT_IGNORE, *ignore]),
+        strict_volatile=strict_volatile,
+    )
     _print(result, json_out, {"a": a.id, "b": b.id}, verbose)
     return EXIT_CHANGED if result.changed else EXIT_SAME
 
@@ -91,6 +97,7 @@ def replay_and_diff(
     timeout: float = 30.0,
     json_out: bool = False,
     verbose: bool = False,
+    strict_volatile: bool = False,
 ) -> int:
     original = get_session(engine, ref)
     assert original.id is not None
@@ -130,11 +137,15 @@ def replay_and_diff(
             wire(engine, outcomes[0].session_id),
             wire(engine, outcomes[1].session_id),
             ignore=PathSet(patterns),
+            skip_volatile=not strict_volatile,
         )
         patterns += noise
     replayed = outcomes[-1]
     result = diff_sessions(
-        wire(engine, original.id), wire(engine, replayed.session_id), ignore=PathSet(patterns)
+        wire(engine, original.id),
+        wire(engine, replayed.session_id),
+        ignore=PathSet(patterns),
+        strict_volatile=strict_volatile,
     )
     extra = {
         "original": original.id,
