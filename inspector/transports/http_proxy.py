@@ -314,23 +314,25 @@ class HttpProxy:
         sid: int,
         more_body: bool = True,
     ) -> None:
-        raw = event.raw
+        sent = event.raw
         meta: dict[str, Any] = {}
         if event.event == "endpoint":
-            raw, meta = self._rewrite_endpoint(event, sid)
-        await send({"type": "http.response.body", "body": raw, "more_body": more_body})
+            sent, meta = self._rewrite_endpoint(event, sid)
+        await send({"type": "http.response.body", "body": sent, "more_body": more_body})
         if event.is_comment_only:
             return
         if event.event != "message":
             meta["event"] = event.event
         if not event.complete:
             meta["problem"] = "event cut off by the end of the stream"
+        # The row keeps the event's exact bytes (as the server sent them); its data is classified.
         ex.record(
             "s2c",
             "sse",
-            event.data.encode(),
-            jsonrpc=event.event == "message" and bool(event.data),
+            event.raw,
+            jsonrpc=event.event == "message" and bool(event.data_bytes),
             sse_event_id=event.id,
+            body=event.data_bytes,
             **meta,
         )
 
