@@ -104,8 +104,9 @@ def _parse(raw: bytes, *, complete: bool) -> SSEEvent:
     # An incomplete one gets the blank line it never received, to dispatch it.
     lines = lines[:-1] if complete else [*lines, ""]
     event = None
-    for line in lines:
-        event = decoder.decode(line) or event
+    for line in lines:  # the first dispatch is the event (a stored event re-read may end in an extra CR)
+        if (event := decoder.decode(line)) is not None:
+            break
     if event is None:
         return SSEEvent(raw, "message", "", None, None, complete)
     data = event.data.encode("utf-8", "surrogateescape")
