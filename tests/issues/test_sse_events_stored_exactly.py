@@ -15,9 +15,11 @@ import time
 from pathlib import Path
 
 import httpx
+from playwright.sync_api import Browser, expect
 
 from inspector.api.server import UiServer
 from inspector.store import list_sessions, open_engine
+from tests.e2e.conftest import new_context
 from tests.http_peers import inspector_proxy, scripted_http_server
 from tests.peers.scripted_http_server import RAW_SSE_TAIL
 from tests.shim_process import messages
@@ -36,7 +38,7 @@ def _rows(db: Path, count: int):  # type: ignore[no-untyped-def]
         time.sleep(0.05)
 
 
-def test_sse_rows_hold_the_exact_event_bytes(db_path: Path) -> None:
+def test_sse_rows_hold_the_exact_event_bytes(db_path: Path, browser: Browser) -> None:
     with scripted_http_server() as base, inspector_proxy(f"{base}/raw-sse", db_path) as (url, _proxy):
         request = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
         with httpx.Client() as http:
@@ -63,6 +65,12 @@ def test_sse_rows_hold_the_exact_event_bytes(db_path: Path) -> None:
         ) as ui:
             detail = ui.get(f"/api/sessions/{session.id}/messages/{answer_row.seq}").json()["message"]
             raw = ui.get(f"/api/sessions/{session.id}/messages/{note_row.seq}/raw").content
+        context = new_context(browser)
+        page = context.new_page()
+        page.goto(server.url(f"/sessions/{session.id}/messages/{answer_row.seq}"))
+        # The detail's pretty view shows the event's JSON (the whole event is not JSON, nor UTF-8).
+        expect(page.get_by_test_id("detail")).to_contain_text('echo:"tools/list"')
+        context.close()
     finally:
         server.stop()
     assert json.loads(detail["body"]) == {"jsonrpc": "2.0", "id": 7, "result": {"echo": "tools/list"}}

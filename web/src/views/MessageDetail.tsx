@@ -133,7 +133,7 @@ export function MessageDetail({
             Jump to pair #{detail.pair.seq} ({detail.pair.kind})
           </button>
         )}
-        <button className="ghost" onClick={copy} disabled={!text}>
+        <button className="ghost" onClick={copy} disabled={!json}>
           {copied ? "Copied" : "Copy as JSON"}
         </button>
         {/* A plain link could not send the token header: the click fetches the bytes and saves them. */}
