@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -115,6 +117,88 @@ AllowOriginOption = Annotated[
 ]
 
 
+CaBundleOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ca-bundle",
+        metavar="FILE",
+        help="Trust the HTTPS server's certificate only if these PEM CA certificates "
+        "sign it, e.g. a private CA (instead of the system's trust store).",
+        show_default=False,
+    ),
+]
+ClientCertOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-cert",
+        metavar="FILE",
+        help="Client certificate (PEM) for HTTPS servers that ask for one; may also hold the private key.",
+        show_default=False,
+    ),
+]
+ClientKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-key",
+        metavar="FILE",
+        help="The private key (PEM, unencrypted) of --client-cert, when not in that file.",
+        show_default=False,
+    ),
+]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        help="Do not check the HTTPS server's certificate (anyone on the path can then "
+        "read and change the traffic). For test servers only.",
+    ),
+]
+MaxConnectionsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-connections",
+        metavar="N",
+        help="At most N connections to the upstream server at once; more requests wait for one.",
+    ),
+]
+
+
+def _outbound(
+    url: str | None,
+    ca_bundle: str | None,
+    client_cert: str | None,
+    client_key: str | None,
+    insecure: bool,
+    *,
+    max_connections: int | None = None,
+    needs_url: str | None = "--url",
+    say_proxy: bool = True,
+) -> None:
+    """Set this process's outbound HTTP settings (every client of the command uses them) and say on
+    stderr what a user must know: a forward proxy in use, certificate checks turned off.
+    `needs_url`: the option a TLS setting is meaningless without (a stdio target has no TLS)."""
+    from inspector.transports.outbound import DEFAULT_MAX_CONNECTIONS, Outbound, configure, proxy_for
+
+    settings = Outbound(
+        ca_bundle, client_cert, client_key, insecure, max_connections or DEFAULT_MAX_CONNECTIONS
+    )
+    if url is None and needs_url and settings.tls_customised:
+        raise InspectorError(
+            f"--ca-bundle, --client-cert and --insecure are for HTTPS servers: give {needs_url} URL"
+        )
+    configure(settings)
+    if insecure:
+        _err().print(
+            "[bold red]WARNING: --insecure: the server's certificate is not checked; anyone on "
+            "the path can read and change this traffic.[/bold red]"
+        )
+    if url is not None and say_proxy and (proxy := proxy_for(url)):
+        from httpx import URL
+
+        shown = URL(proxy).copy_with(username=None, password=None)
+        _err().print(f"[mcp-inspect] through the forward proxy {shown} (from the environment)")
+
+
 def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
     from inspector.guard import Access, parse_origins
 
@@ -160,6 +244,7 @@ def wrap(
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
     """
     from inspector.capture import Recorder
+    from inspector.errors import SpawnError
     from inspector.store import StoreWriter, create_session
     from inspector.transports.stdio import StdioShim
 
@@ -177,10 +262,13 @@ def wrap(
     shim = StdioShim(command, tap, durable=durable, grace=grace)
     try:
         shim.spawn()
-    except InspectorError as exc:
-        tap.end(None, f"spawn failed: {exc}")
+    except SpawnError as exc:
+        # Recorded as the session's end (exit status and reason, shown by `sessions` and the UI),
+        # and the exit status a shell gives: a host sees the same failure as without the shim.
+        tap.end(exc.exit_code, f"spawn failed: {exc}")
         recorder.stop()
-        raise
+        _err().print(f"[red]error:[/red] {escape(str(exc))} (session {session_id})")
+        raise typer.Exit(exc.exit_code) from None
     if not quiet:
         print(
             f"[mcp-inspect] recording session {session_id} ({engine.url.database})",
@@ -219,6 +307,11 @@ def proxy(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
+    max_connections: MaxConnectionsOption = 64,
     idle_end: Annotated[
         float,
         typer.Option(
@@ -238,26 +331,36 @@ def proxy(
     Listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, an MCP POST that is not JSON 415
     (README, Security).
+
+    HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured: through a forward
+    proxy a slower client (httpx) is used; stderr says which.
     """
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
     from inspector.transports.http_proxy import HttpProxy
+    from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
+    from inspector.transports.upstream_proxied import choose_upstream
 
     access = _access(allow_remote, allow_host, allow_origin)
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(
+        target, ca_bundle, client_cert, client_key, insecure, max_connections=max_connections, say_proxy=False
+    )
     host, port = parse_listen(listen)
     sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
     engine = _engine(db)
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     try:
+        client, which = choose_upstream(target, active())
         app_ = HttpProxy(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
+            client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
         )
     except ValueError as exc:
@@ -274,6 +377,7 @@ def proxy(
 
     def ready() -> None:
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
+        print(f"[mcp-inspect] {which}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
         print(
             f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
@@ -291,6 +395,9 @@ def mock_server(
     session: Annotated[
         str, typer.Argument(help="The recording to play: a session id, 'last', or a session name.")
     ],
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Serve one client on stdin/stdout (default).")
+    ] = False,
     http: Annotated[
         str | None, typer.Option(help="Serve Streamable HTTP on HOST:PORT (at /mcp) instead of stdio.")
     ] = None,
@@ -329,6 +436,10 @@ def mock_server(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -348,9 +459,12 @@ def mock_server(
     from inspector.mock.runner import MockOptions, run_mock
     from inspector.transports.serve import parse_listen
 
+    if stdio and http:  # the same words as serve's
+        raise InspectorError("give either --stdio or --http HOST:PORT, not both")
     if forward and forward_cmd:
         raise InspectorError("give either --forward URL or --forward-cmd COMMAND, not both")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(forward, ca_bundle, client_cert, client_key, insecure, needs_url="--forward")
     options = MockOptions(
         session_ref=session,
         match=match,
@@ -366,11 +480,18 @@ def mock_server(
         check_bind(listen[0], allow_remote=access.allow_remote, option="--http")
     engine = _engine(db)
     try:
-        anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
+        status = anyio.run(lambda: run_mock(engine, options, http=listen, access=access))
     except ValueError as exc:
         raise InspectorError(str(exc)) from None
     except KeyboardInterrupt:
-        pass
+        return
+    if status is not None:
+        # The recorded server exited: so do we, with its status, at once. The recorder is stopped
+        # (everything is written); a thread still blocked reading the client's stdin must not keep
+        # the process alive, as the server it stands for is gone.
+        sys.stderr.flush()
+        engine.dispose()
+        os._exit(status)
 
 
 @app.command("serve")
@@ -463,6 +584,10 @@ def replay(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
@@ -476,6 +601,7 @@ def replay(
     if bool(command) == bool(url):
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     headers = _parse_headers(header or [])
     engine = _engine(db, create=False)
     code = replay_and_diff(
@@ -541,6 +667,10 @@ def versions(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Probe a server once per protocol revision and show what changes between them.
 
@@ -560,6 +690,7 @@ def versions(
         command = command[1:]
     target = check_target(command, url)
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     given = _parse_secrets(secret or [])
     engine = _engine(db)
     raise typer.Exit(
@@ -646,6 +777,10 @@ def call(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -662,6 +797,7 @@ def call(
     if bool(command) == bool(url):
         raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(url, ca_bundle, client_cert, client_key, insecure)
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:
@@ -733,7 +869,8 @@ def sessions(
     if not found:
         _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
         return
-    Console().print(sessions_table(found))
+    console = Console()
+    console.print(sessions_table(found, console.width))
 
 
 @app.command()
@@ -749,7 +886,7 @@ def show(
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
     """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
-    from inspector.console import message_line, method_width, timeline_header
+    from inspector.console import WIDE, message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
     engine = _engine(db, create=False)
@@ -758,6 +895,7 @@ def show(
     console = Console(highlight=False)
     out = sys.stdout
     width = method_width(console)
+    clock = console.width >= WIDE
     if not json_out:
         timeline_header(console, found)
     last = 0
@@ -767,7 +905,7 @@ def show(
             if json_out:
                 out.write(orjson.dumps(m.to_json()).decode() + "\n")
             else:
-                console.print(message_line(m, width), no_wrap=True, overflow="ellipsis")
+                console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
         out.flush()
         if not follow:
             break
@@ -789,7 +927,7 @@ def search(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
     """Full-text search over recorded messages."""
-    from inspector.console import message_line, method_width
+    from inspector.console import WIDE, message_line, method_width
     from inspector.store import get_session, search_messages
 
     engine = _engine(db, create=False)
@@ -801,7 +939,7 @@ def search(
         if json_out:
             sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
         else:
-            line = message_line(m, width)
+            line = message_line(m, width, clock=console.width >= WIDE)
             line.append(f"  session {m.session_id}", style="dim")
             console.print(line, no_wrap=True, overflow="ellipsis")
     if not found and not json_out:
@@ -873,14 +1011,20 @@ def ui(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    ca_bundle: CaBundleOption = None,
+    client_cert: ClientCertOption = None,
+    client_key: ClientKeyOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Serve the web UI and its JSON + websocket API on recorded sessions (prints the URL with its token).
 
     Mock clients, replays and serve processes started from the UI record with its --redact,
-    --redact-path and --keep-secrets rules."""
+    --redact-path and --keep-secrets rules, and reach HTTPS servers with its
+    --ca-bundle, --client-cert and --insecure."""
     from inspector.api import serve
 
     _redaction(redact, redact_path, keep_secrets)
+    _outbound(None, ca_bundle, client_cert, client_key, insecure, needs_url=None)
     serve(
         _engine(db),
         host=host,

@@ -1,4 +1,10 @@
-"""Terminal rendering of sessions and timelines (Rich)."""
+"""Terminal rendering of sessions and timelines (Rich).
+
+Every line fits the terminal: a timeline row is one line (the method column
+shrinks, long text ends with an ellipsis), and below `WIDE` columns the
+less important columns go (the timeline's clock, the sessions' protocol
+version) so that what is left stays readable at 80.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,10 @@ from rich.text import Text
 
 from inspector.store import Message, Session, session_state
 
-__all__ = ["format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
+__all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
+
+WIDE = 100  # columns from which every column is shown
+_EXTRAS = 14  # room kept on narrow terminals for what follows a row (its error code, flags)
 
 _ARROWS = {"c2s": "C→S", "s2c": "S→C"}
 _KIND_STYLE = {
@@ -53,7 +62,11 @@ def _size(n: int) -> str:
     return f"{n / 1048576:.1f}MiB"
 
 
-def sessions_table(sessions: Iterable[Session]) -> Table:
+def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
+    """The sessions list for a terminal `width` columns wide (below `WIDE`: no version column)."""
+    columns = ["id", "started", "kind", "status", "version", "msgs", "exit", "name or target"]
+    if width < WIDE:
+        columns.remove("version")
     table = Table(
         title="Recorded sessions (newest first)",
         expand=False,
@@ -63,23 +76,38 @@ def sessions_table(sessions: Iterable[Session]) -> Table:
         show_edge=False,
         collapse_padding=True,
     )
-    for name in ("id", "started", "kind", "status", "version", "msgs", "exit", "name or target"):
-        table.add_column(
-            name, no_wrap=name != "name or target", min_width=min(len(name), 10), overflow="fold"
-        )
+    rows = []
     for s in sessions:
         state = session_state(s)
         style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
-        table.add_row(
-            str(s.id),
-            time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
-            s.kind,
-            Text(state, style=style),
-            s.protocol_version or "",
-            str(s.message_count),
-            "" if s.exit_status is None else str(s.exit_status),
-            s.name or short_target(s.target),
+        cells = {
+            "id": str(s.id),
+            "started": time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
+            "kind": s.kind,
+            "status": Text(state, style=style),
+            "version": s.protocol_version or "",
+            "msgs": str(s.message_count),
+            "exit": "" if s.exit_status is None else str(s.exit_status),
+            "name or target": s.name or short_target(s.target),
+        }
+        rows.append([cells[c] for c in columns])
+    # Every column but the last as wide as its widest cell; the name gets what is left (at least 12)
+    # and ends with an ellipsis: one line per session, nothing folded mid-word.
+    widths = [max([len(name)] + [len(str(r[i])) for r in rows]) for i, name in enumerate(columns)]
+    room = max(12, width - sum(widths[:-1]) - 2 * (len(columns) - 1) - 1)  # 2 between columns
+    for i, name in enumerate(columns):
+        last = i == len(columns) - 1
+        table.add_column(
+            name,
+            no_wrap=True,
+            overflow="ellipsis",
+            min_width=None if last else widths[i],
+            max_width=room if last else None,
         )
+    for r in rows:
+        name = Text(str(r[-1]), no_wrap=True, overflow="ellipsis")
+        name.truncate(room, overflow="ellipsis")  # Rich would drop the words that do not fit, silently
+        table.add_row(*r[:-1], name)
     return table
 
 
@@ -96,20 +124,33 @@ def timeline_header(console: Console, session: Session) -> None:
     target = " ".join(session.target) if isinstance(session.target, list) else str(session.target or "")
     server = (session.server_info or {}).get("name", "?") if isinstance(session.server_info, dict) else "?"
     client = (session.client_info or {}).get("name", "?") if isinstance(session.client_info, dict) else "?"
+    first = Text(f"session {session.id}", style="bold")
+    first.append(f" {session.kind} ")
+    first.append(target, style="dim")
+    console.print(first, no_wrap=True, overflow="ellipsis")  # a long command line is cut, not folded
     console.print(
-        f"[bold]session {session.id}[/bold] {session.kind} [dim]{target}[/dim]\n"
-        f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
-        f" ({session.era or 'unknown era'}), status {session_state(session)}"
+        Text(
+            f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
+            f" ({session.era or 'unknown era'}), status {session_state(session)}"
+        ),
+        no_wrap=True,
+        overflow="ellipsis",
     )
     width = method_width(console)
+    clock = f"{'time':12} " if console.width >= WIDE else ""
     console.print(
-        f"{'seq':>5} {'time':12} {'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}"
+        f"{'seq':>5} {clock}{'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}",
+        no_wrap=True,
+        overflow="ellipsis",
     )
 
 
 def method_width(console: Console) -> int:
-    """Room left for the method column on this terminal (the other columns take 52)."""
-    return max(16, min(48, console.width - 52))
+    """Room left for the method column on this terminal: the other columns take 52 (39 without the
+    clock, which narrow terminals drop to keep room for an error code after the row)."""
+    if console.width >= WIDE:
+        return max(16, min(48, console.width - 52))
+    return max(16, console.width - 39 - _EXTRAS)
 
 
 _KIND_LABEL = {"notification": "notify", "response": "result", "request": "call", "invalid": "bad"}
@@ -139,8 +180,10 @@ def _param(m: Message, key: str) -> str:
         return ""
 
 
-def message_line(m: Message, width: int = 28) -> Text:
-    """One timeline row; `width` is the method column's width."""
+def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
+    """One timeline row; `width` is the method column's width, `clock` shows the time column.
+    Print it with `no_wrap=True, overflow="ellipsis"`: the error code and flags at its end are
+    cut on a narrow terminal, never wrapped."""
     kind_style = _KIND_STYLE.get(m.kind, "")
     method = m.method or ""
     if m.kind == "log":
@@ -156,18 +199,23 @@ def message_line(m: Message, width: int = 28) -> Text:
         method = f"{method} {_param(m, _DETAIL_PARAM[m.method])}"
     line = Text()
     line.append(f"{m.seq:>5} ", style="dim")
-    line.append(f"{_clock(m.ts_ns):12} ")
+    if clock:
+        line.append(f"{_clock(m.ts_ns):12} ")
     line.append(f"{_ARROWS.get(m.direction, m.direction):3} ", style="bold")
     line.append(f"{_KIND_LABEL.get(m.kind, m.kind):6} ", style=kind_style)
     if len(method) > width:
         method = method[: width - 1] + "…"
+    rpc_id = m.rpc_id or ""
+    if len(rpc_id) > 4:  # string ids (uuids, "mock-12") keep the columns aligned
+        rpc_id = rpc_id[:3] + "…"
     line.append(f"{method:{width}} ")
-    line.append(f"{(m.rpc_id or ''):>4} ")
+    line.append(f"{rpc_id:>4} ")
     line.append(f"{format_ns(m.latency_ns):>7} ")
     line.append(f"{_size(m.size):>6}", style="dim")
+    # The error code before the flags: it matters more, and the end of a long row is what gets cut.
+    if m.error_code is not None:
+        line.append(f" code {m.error_code}", style="red")
     flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
     if flags:
         line.append(" " + " ".join(flags), style="yellow")
-    if m.error_code is not None:
-        line.append(f" code {m.error_code}", style="red")
     return line

@@ -47,7 +47,15 @@ class NotFoundError(InspectorError):
 
 
 class SpawnError(InspectorError):
-    """The server command could not be started."""
+    """The server command could not be started.
+
+    `exit_code` is what a shell exits with for the same failure: 127 when the
+    command is not found, 126 when it is found but cannot be executed.
+    """
+
+    def __init__(self, message: str, exit_code: int = 126) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class MissingSecretsError(InspectorError):

@@ -102,8 +102,11 @@ def everything_http_server(mode: str) -> Iterator[str]:
 
 
 @contextmanager
-def inspector_proxy(target: str, db: Path, *extra: str) -> Iterator[tuple[str, LineProcess]]:
-    """`mcp-inspect proxy` in front of `target`; yields the URL to give the client and the process."""
+def inspector_proxy(
+    target: str, db: Path, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, LineProcess]]:
+    """`mcp-inspect proxy` in front of `target` (`env`: more environment variables); yields the URL
+    to give the client and the process."""
     proxy = LineProcess(
         [
             sys.executable,
@@ -117,7 +120,8 @@ def inspector_proxy(target: str, db: Path, *extra: str) -> Iterator[tuple[str, L
             "--db",
             str(db),
             *extra,
-        ]
+        ],
+        env=env,
     )
     try:
         url = proxy.wait_for(r"point your client at (\S+)").group(1)
@@ -141,3 +145,38 @@ def scripted_http_server() -> Iterator[str]:
 def free_port() -> int:
     """A port nothing listens on (for 'upstream down' tests)."""
     return _free_port()
+
+
+@contextmanager
+def keepalive_server() -> Iterator[str]:
+    """tests/peers/keepalive_server.py (closes kept-alive connections on purpose); yields its base URL."""
+    from tests.conftest import PEERS
+
+    server = LineProcess([sys.executable, str(PEERS / "keepalive_server.py")])
+    try:
+        yield server.wait_for(r"listening on (\S+)").group(1)
+    finally:
+        server.stop()
+
+
+@contextmanager
+def forward_proxy(directory: Path) -> Iterator[tuple[str, LineProcess]]:
+    """proxy.py (PyPI `proxy-py`), a real forward proxy (CONNECT and absolute-form requests), on a
+    free loopback port; yields its URL and the process, whose stderr has one access-log line per
+    proxied connection (written when it closes)."""
+    import time
+
+    port_file = directory / "forward-proxy.port"
+    proxy = LineProcess(
+        [sys.executable, "-m", "proxy", "--hostname", "127.0.0.1", "--port", "0",
+         "--port-file", str(port_file), "--num-acceptors", "1", "--num-workers", "1"],
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert proxy.proc.poll() is None, f"proxy.py exited: {''.join(proxy.output)}"
+            assert time.monotonic() < deadline, f"proxy.py never wrote its port: {''.join(proxy.output)}"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port_file.read_text().strip()}", proxy
+    finally:
+        proxy.stop()

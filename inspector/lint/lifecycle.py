@@ -28,16 +28,32 @@ def _flags(row: Mapping[str, Any]) -> list[list[str]]:
     return [list(meta.get("flags") or [])]
 
 
+_OTHER = {"c2s": "s2c", "s2c": "c2s"}
+_NULL_ID_ALLOWED_SINCE = "2025-11-25"  # the schema's error response may leave the id out from here on
+
+
 class IdCheck:
-    """Responses to unknown ids; request ids reused by the same sender (handshake-era sessions)."""
+    """Responses to unknown ids; errors with a null id; request ids reused by the same sender
+    (handshake-era sessions)."""
 
     def __init__(self) -> None:
         self._seen: dict[str, set[str]] = {"c2s": set(), "s2c": set()}
+        # Per sender: its requests with a readable id not answered yet (seq -> id), and whether its
+        # latest message was one of them (not something unreadable).
+        self._pending: dict[str, dict[int, str]] = {"c2s": {}, "s2c": {}}
+        self._last_readable: dict[str, int | None] = {"c2s": None, "s2c": None}
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
+        yield from self._check(ctx)
+        if ctx.msg is not None and ctx.items:
+            self._note_sent(ctx)
+
+    def _check(self, ctx: RowContext) -> Iterator[Hit]:
         for item, flags in zip(ctx.items, _flags(ctx.row) if ctx.items else [], strict=False):
             # JSON-RPC lets an error carry id null when the request's id could not be read.
             null_error = item.kind is Kind.ERROR and item.rpc_id == "null"
+            if null_error:
+                yield from self._null_error(ctx, flags)
             if item.kind in (Kind.RESPONSE, Kind.ERROR) and "orphan-response" in flags and not null_error:
                 yield "unknown-response-id", f"no request with id {item.rpc_id} is waiting for an answer"
             if item.kind is Kind.REQUEST and item.rpc_id is not None:
@@ -46,6 +62,50 @@ class IdCheck:
                 if item.rpc_id in seen and not ctx.stateless:
                     yield "duplicate-request-id", f"id {item.rpc_id} was already used by an earlier request"
                 seen.add(item.rpc_id)
+
+    def _note_sent(self, ctx: RowContext) -> None:
+        """Keep which readable requests each side is waiting on, and whether its last message was one."""
+        mine = self._pending[ctx.direction]
+        last: int | None = None
+        for item in ctx.items:
+            if item.kind is Kind.REQUEST and item.rpc_id is not None:
+                mine[ctx.seq] = item.rpc_id
+                last = ctx.seq
+        self._last_readable[ctx.direction] = last
+        answered = ctx.row.get("answers_seq")
+        if isinstance(answered, int):
+            self._pending[_OTHER[ctx.direction]].pop(answered, None)
+
+    def _null_error(self, ctx: RowContext, flags: list[str]) -> Iterator[Hit]:
+        """An error with a null id: wrong when the request's id could be read (the same HTTP exchange's
+        request; over stdio, the peer's latest message, a readable request still unanswered), and
+        outside the schema of revisions before 2025-11-25 even when it could not."""
+        asker = _OTHER[ctx.direction]
+        answered = ctx.row.get("answers_seq")
+        rpc_id: str | None = None
+        if "paired-by-http-exchange" in flags and isinstance(answered, int):
+            rpc_id = self._pending[asker].get(answered) or self._seen_id(ctx)
+            seq = answered
+        else:
+            last = self._last_readable[asker]
+            seq = last if last is not None else -1
+            rpc_id = self._pending[asker].get(seq) if last is not None else None
+        if rpc_id is not None:
+            yield (
+                "error-id-null",
+                f"the error answers request #{seq}, whose id {rpc_id} could be read, but carries id null",
+            )
+        elif ctx.revision and not is_version_at_least(ctx.revision, _NULL_ID_ALLOWED_SINCE):
+            yield (
+                "error-id-null-in-revision",
+                f"an error with id null: revision {ctx.revision} gives every response its request's id",
+            )
+
+    @staticmethod
+    def _seen_id(ctx: RowContext) -> str | None:
+        request = ctx.request_row
+        rpc_id = request.get("rpc_id") if request is not None else None
+        return rpc_id if isinstance(rpc_id, str) and rpc_id != "null" else None
 
 
 class InitializationCheck:

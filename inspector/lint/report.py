@@ -1,7 +1,10 @@
 """`mcp-inspect lint` output: a Rich table (or JSON) of a session's findings, a summary, the exit status.
 
 The one printing module of `inspector.lint` (the CLI registers it in a few
-lines). Exit status: 0 without errors, 1 with errors, 2 for bad input
+lines). Below `WIDE` columns the table gives way to one block per finding
+(its explanation wrapped at words under it, the spec page shortened to its
+revision and path, the common address printed once), so that 80 columns
+never fold a word or a URL. Exit status: 0 without errors, 1 with errors, 2 for bad input
 (raised as `InspectorError`, which the CLI turns into 2).
 """
 
@@ -11,18 +14,20 @@ import sys
 
 import orjson
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
-from inspector.lint.findings import SEVERITIES, Finding, at_least
+from inspector.lint.findings import SEVERITIES, SPEC_BASE, Finding, at_least
 from inspector.lint.stored import lint_session
 from inspector.store import get_session
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERRORS", "lint_command", "summary"]
 
 EXIT_CLEAN, EXIT_ERRORS = 0, 1
+WIDE = 120  # columns from which the findings are a table
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -38,9 +43,28 @@ def _table(findings: list[Finding]) -> Table:
     table.add_column("explanation and spec section", overflow="fold")
     for f in findings:
         text = Text(f.explanation)
-        text.append(f"\n{f.spec_section}", style="dim")
+        text.append(f"\n{_section(f)}", style="dim")
         table.add_row(str(f.seq), Text(f.severity, style=_STYLE[f.severity]), f.rule, f.revision or "-", text)
     return table
+
+
+def _section(f: Finding) -> str:
+    """The spec section with its page shortened to revision/path (the common address is printed once:
+    a whole URL is longer than a narrow column and would be folded mid-word)."""
+    return f.spec_section.replace(f"({SPEC_BASE}/", "(spec ")
+
+
+def _blocks(console: Console, findings: list[Finding]) -> None:
+    """The findings for a narrow terminal: a heading line each, then its words wrapped under it."""
+    for f in findings:
+        head = Text(f"{f.seq:>5}  ", style="dim")
+        head.append(f.severity, style=_STYLE[f.severity])
+        head.append(f"  {f.rule}", style="bold")
+        head.append(f"  {f.revision or '-'}", style="dim")
+        console.print(head, no_wrap=True, overflow="ellipsis")
+        console.print(Padding(Text(f.explanation), (0, 0, 0, 7)))
+        section = Text(_section(f), style="dim")
+        console.print(Padding(section, (0, 0, 0, 7)), no_wrap=True, overflow="ellipsis")
 
 
 def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severity: str = "info") -> int:
@@ -61,8 +85,13 @@ def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severi
         console.print(
             f"[bold]session {session.id}{name}[/bold], protocol {session.protocol_version or 'unknown'}"
         )
-        if shown:
+        if shown and console.width >= WIDE:
             console.print(_table(shown))
+        elif shown:
+            _blocks(console, shown)
+        if shown:
+            shortened = Text(f"spec pages: {SPEC_BASE}/REVISION/PATH", style="dim")
+            console.print(shortened, no_wrap=True, overflow="ellipsis")
         parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 and s != 'info' else ''}" for s in SEVERITIES]
         verdict = "[red]not conformant[/red]" if counts["error"] else "[green]no errors[/green]"
         console.print(f"{', '.join(parts)}: {verdict}")

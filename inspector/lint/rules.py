@@ -59,6 +59,22 @@ _ALL = (
         "basic#responses",
     ),
     Rule(
+        "error-id-null",
+        "error",
+        "An error response MUST carry the id of the request it answers; JSON-RPC allows a null id only "
+        "when that id could not be read (e.g. the request was not valid JSON).",
+        "Base protocol › Responses",
+        "basic#responses",
+    ),
+    Rule(
+        "error-id-null-in-revision",
+        "warning",
+        "Before 2025-11-25 every response carries its request's id, a string or a number, never null "
+        "(unlike JSON-RPC); a null id for a request whose id could not be read is outside this revision.",
+        "Base protocol › Responses",
+        "basic#responses",
+    ),
+    Rule(
         "duplicate-request-id",
         "error",
         "A request id MUST NOT have been used before by the same sender within the session.",

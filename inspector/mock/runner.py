@@ -29,7 +29,7 @@ from inspector.capture.redact import active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.errors import InspectorError, NotFoundError, SpawnError
 from inspector.guard import Access
-from inspector.mock.script import RecordedScript
+from inspector.mock.script import PLAYED_END, RecordedScript, recorded_ends
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
 from inspector.protocol import id_key
@@ -91,7 +91,8 @@ def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
     if unmatched == "forward" and options.forward is None:
         raise InspectorError("--unmatched forward needs a real server: --forward URL or --forward-cmd")
     rows = list(iter_messages(engine, source.id)) if source is not None and source.id is not None else []
-    script = RecordedScript.from_rows(rows, policy)
+    ends = recorded_ends(rows, source.exit_status, source.end_reason) if source is not None else {}
+    script = RecordedScript.from_rows(rows, policy, ends=ends)
     name = (
         options.name or (source.name if source is not None and source.name else None) or options.session_ref
     )
@@ -254,9 +255,12 @@ async def run_mock(
     *,
     http: tuple[str, int] | None = None,
     access: Access | None = None,
-) -> None:
+) -> int | None:
     """Serve the mock on stdio (one client) or Streamable HTTP (until interrupted, behind the
-    listener guard: Host, Origin, JSON POSTs; a non-loopback `http` needs `access.allow_remote`)."""
+    listener guard: Host, Origin, JSON POSTs; a non-loopback `http` needs `access.allow_remote`).
+
+    Over stdio, when the recording's end was played (the recorded server exited), the exit status
+    to leave with (the recorded one; 1 when none was recorded); otherwise None."""
     access = access or Access()
     plan = prepare_mock(engine, options)
     recorder = make_recorder(engine)
@@ -277,10 +281,16 @@ async def run_mock(
             if http is None:
                 session, tap = make_session("stdio")
                 announce(f"mock server on stdio; {'; '.join(plan.notes)}")
-                await serve_stdio(session, tap)
-                tap.end(0, "client EOF")
+                ended = await serve_stdio(session, tap)
                 tg.cancel_scope.cancel()
-                return
+                if ended is None:
+                    tap.end(0, "client EOF")
+                    return None
+                status = ended.get("exit_status")
+                status = 1 if status is None else int(status)
+                tap.end(status, f"{PLAYED_END}: {ended.get('reason')}")
+                announce(f"{PLAYED_END} ({ended.get('reason')}): exiting with status {status}")
+                return status
             from inspector.transports.serve import bind, serve_async
 
             sock = bind(*http, allow_remote=access.allow_remote, option="--http")
@@ -291,6 +301,7 @@ async def run_mock(
                 app, sock, on_ready=lambda: announce(f"mock server at {url}; {'; '.join(plan.notes)}")
             )
             tg.cancel_scope.cancel()
+            return None
     finally:
         recorder.stop("mock server stopped")
 

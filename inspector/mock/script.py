@@ -7,6 +7,12 @@ notifications and server-to-client requests sent while it was in flight
 for a notification (e.g. `notifications/initialized`) it is what the server
 sent before the client's next message.
 
+When the recorded server ended the connection itself (a wrapped server that
+exited while its client was still there; over HTTP, an upstream failure
+before the answer), the reaction during which that happened ends with an
+`end` action (`recorded_ends`): the mock then plays the close at that point
+instead of leaving the client waiting for an answer that never came.
+
 Reactions are looked up with an `AnswerBook` (method + normalised params,
 never the JSON-RPC id; repeated identical requests get the recorded answers
 in order, then the last again). Lifecycle requests (`initialize`,
@@ -25,16 +31,28 @@ import orjson
 from inspector.replay.matching import AnswerBook, MatchPolicy, Miss
 from inspector.store.models import Message
 
-__all__ = ["LIFECYCLE_METHODS", "Action", "Reaction", "RecordedScript"]
+__all__ = [
+    "LIFECYCLE_METHODS",
+    "PLAYED_END",
+    "SERVER_EXIT",
+    "Action",
+    "Reaction",
+    "RecordedScript",
+    "recorded_ends",
+]
 
 LIFECYCLE_METHODS = frozenset({"initialize", "server/discover", "ping"})
+SERVER_EXIT = "server-exit"  # the stdio shim's end reason: the server exited while its client was there
+PLAYED_END = "played the recording's end"  # how a mock server records the end it played (itself playable)
 
 
 @dataclass(frozen=True)
 class Action:
     """One thing the server does: `notify` (payload is a notification), `request` (a server-to-client
     request; payload without id), `respond` (payload is the response without id: result or error),
-    `sleep` ({"seconds"}), `hang` (never go on) or `raw` ({"data"}: bytes sent as they are)."""
+    `sleep` ({"seconds"}), `hang` (never go on), `raw` ({"data"}: bytes sent as they are) or `end`
+    (the server ends the connection: {"scope", "exit_status", "http_status", "reason"}; scope
+    `connection` (the server went away) or `exchange` (one HTTP exchange broke))."""
 
     kind: str
     payload: dict[str, Any]
@@ -60,6 +78,62 @@ def _without_id(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k not in ("id", "jsonrpc")}
 
 
+def _meta(m: Message) -> dict[str, Any]:
+    return m.meta if isinstance(m.meta, dict) else {}
+
+
+def recorded_ends(
+    rows: list[Message], exit_status: int | None = None, end_reason: str | None = None
+) -> dict[int, Action]:
+    """The points where the recorded server ended the connection itself: {seq of the client message
+    whose reaction it ended: the `end` action}.
+
+    - A wrapped stdio server that exited while its client was connected (`end_reason` is the shim's
+      `server-exit`): the end follows the reaction to the client's last message, with the exit status.
+    - Over HTTP, an exchange whose answer never came because the upstream failed (a 502 from the
+      proxy, or the response or event stream broke): that request's reaction ends there, with the
+      status the client got. A client that left (client EOF, disconnect) is not a server's end.
+    """
+    ends: dict[int, Action] = {}
+    jsonrpc = [m for m in rows if m.direction == "c2s" and m.kind in ("request", "notification")]
+    if end_reason is not None and end_reason.startswith((SERVER_EXIT, PLAYED_END)) and jsonrpc:
+        reason = "the recorded server exited" + (
+            f" with status {exit_status}" if exit_status is not None else ""
+        )
+        last = jsonrpc[-1]
+        ends[last.seq] = Action(
+            "end", {"scope": "connection", "exit_status": exit_status, "http_status": None, "reason": reason}
+        )
+    answered = {m.answers_seq for m in rows if m.direction == "s2c" and m.answers_seq is not None}
+    request_of: dict[Any, Message] = {}
+    for m in rows:
+        exchange = _meta(m).get("exchange")
+        if exchange is None:
+            continue
+        if m.direction == "c2s" and m.kind == "request":
+            request_of.setdefault(exchange, m)
+            continue
+        problem = _meta(m).get("problem")
+        broke = m.direction == "s2c" and (
+            m.http_status == 502
+            or (isinstance(problem, str) and problem.startswith(("upstream", PLAYED_END)))
+        )
+        request = request_of.get(exchange)
+        if broke and request is not None and request.seq not in answered and request.seq not in ends:
+            status = m.http_status if m.channel == "http-response" else None
+            text = problem if isinstance(problem, str) else f"HTTP {status}"
+            ends[request.seq] = Action(
+                "end",
+                {
+                    "scope": "exchange",
+                    "exit_status": None,
+                    "http_status": status,
+                    "reason": f"recorded: {text}",
+                },
+            )
+    return ends
+
+
 class RecordedScript:
     """Reactions of a recorded server, looked up by the client's message."""
 
@@ -70,8 +144,12 @@ class RecordedScript:
         self.notifications = AnswerBook(MatchPolicy("lenient"))
 
     @classmethod
-    def from_rows(cls, rows: list[Message], policy: MatchPolicy | None = None) -> RecordedScript:
+    def from_rows(
+        cls, rows: list[Message], policy: MatchPolicy | None = None, *, ends: dict[int, Action] | None = None
+    ) -> RecordedScript:
+        """The script of `rows`; `ends` (from `recorded_ends`) adds the server's recorded end."""
         script = cls(policy)
+        ends = ends or {}
         jsonrpc = [m for m in rows if m.kind in ("request", "notification", "response", "error")]
         response_of = {
             m.answers_seq: m for m in jsonrpc if m.direction == "s2c" and m.answers_seq is not None
@@ -109,6 +187,8 @@ class RecordedScript:
                 body = _payload(end)
                 if body is not None:
                     reaction.actions.append(Action("respond", _without_id(body)))
+            if m.seq in ends:  # after the answer, if there was one: the server ended there
+                reaction.actions.append(ends[m.seq])
             book = script._book(payload.get("method", ""), m.kind)
             book.add(payload.get("method", ""), payload.get("params"), reaction)
         return script

@@ -9,6 +9,13 @@ stateless 2026-07-28 revision carry none and share one mock session).
 What belongs to no request (reactions to notifications, timers, requests
 pushed from the UI) goes to the session's `background` out: stdout, or over
 HTTP a buffer that the session's GET event stream drains.
+
+A recorded end (`end` action: the recorded server exited or its connection
+broke) is played as the client would have seen it: over stdio stdout is
+closed and the process exits with the recorded status; over HTTP the event
+stream it happens on is closed without an answer and the MCP session is
+gone (its id then gets 404, as for a terminated session); when only that
+exchange broke in the recording (an upstream failure), only its stream closes.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from inspector.capture import Tap
+from inspector.mock.script import PLAYED_END
 from inspector.mock.session import MockSession
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.transports.http_record import HttpExchange
@@ -52,19 +60,38 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-async def serve_stdio(session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
-    """Serve one client on stdin/stdout until its EOF."""
+async def serve_stdio(
+    session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdout_fd: int = 1
+) -> dict[str, Any] | None:
+    """Serve one client on stdin/stdout until its EOF, or until a recorded end is played: then
+    stdout is closed at once (the client sees the server go) and the end is returned
+    ({"exit_status", "reason", ...}: the caller ends the session and exits with that status)."""
     lock = anyio.Lock()
+    ended: list[dict[str, Any]] = []
 
     async def out(message: dict[str, Any] | bytes) -> None:
         data = _line(message)
         async with lock:
+            if ended:  # the recorded server is gone: nothing more reaches the client
+                return
             tap.submit("s2c", "stdout", data)
             await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
 
     session.background = out
     framer = LineFramer()
     async with anyio.create_task_group() as tg:
+
+        async def end(payload: dict[str, Any], _out: Any) -> None:
+            async with lock:  # after any write in progress
+                ended.append(payload)
+                # Close our end of the client's pipe but keep fd 1 valid for whatever writes later.
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, stdout_fd)
+                os.close(devnull)
+            tap.end_stream("s2c", "stdout")
+            tg.cancel_scope.cancel()  # stop reading the client: the recorded server read no more
+
+        session.on_end = end
         while True:
             chunk = await anyio.to_thread.run_sync(os.read, stdin_fd, 1 << 16, abandon_on_cancel=True)
             if not chunk:
@@ -80,12 +107,22 @@ async def serve_stdio(session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdo
                     tg.start_soon(session.handle, message, out)
         session.close()
     tap.end_stream("c2s", "stdin")
+    return ended[0] if ended else None
 
 
 def _line(message: dict[str, Any] | bytes) -> bytes:
     if isinstance(message, bytes):
         return message if message.endswith(b"\n") else message + b"\n"
     return orjson.dumps(message) + b"\n"
+
+
+class _End:
+    """Travels an HTTP session's event streams in place of a message: the recorded end is played here."""
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
 
 
 class _HttpSessions:
@@ -105,8 +142,30 @@ class _HttpSessions:
         async def background(message: dict[str, Any] | bytes) -> None:
             await send.send(message)
 
+        async def end(payload: dict[str, Any], out: Any) -> None:
+            if out is background or out is _discard:  # no request's stream to close
+                if payload.get("scope") != "exchange":
+                    self.end(session, tap, payload)
+            else:
+                await out(_End(payload))  # the stream of the request it ends closes there
+
         session.background = background
+        session.on_end = end
         return session, tap
+
+    def end(self, session: MockSession, tap: Tap, payload: dict[str, Any]) -> None:
+        """The recorded server is gone: forget the session (its id now gets 404) and end its recording."""
+        for key, found in list(self.by_id.items()):
+            if found[0] is session:
+                del self.by_id[key]
+        if self.stateless is not None and self.stateless[0] is session:
+            self.stateless = None
+        streams = self.streams.pop(id(session), None)
+        if streams is not None:
+            streams[0].send_nowait(None)  # its GET stream ends too
+        session.close()
+        status = payload.get("exit_status")
+        tap.end(status if isinstance(status, int) else None, f"{PLAYED_END}: {payload.get('reason')}")
 
     def find(
         self, session_id: str | None, messages: list[dict[str, Any]]
@@ -163,6 +222,13 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
                 tg.start_soon(run)
                 async with receive:
                     async for message in receive:
+                        if isinstance(message, _End):
+                            why = f"{PLAYED_END}: {message.payload.get('reason')}"
+                            ex.record("s2c", "sse", b"", jsonrpc=False, problem=why)
+                            if message.payload.get("scope") != "exchange":  # the server went away
+                                sessions.end(session, tap, message.payload)
+                            tg.cancel_scope.cancel()
+                            return
                         yield _sse(ex, message)
 
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
@@ -186,7 +252,7 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
         async def events():  # type: ignore[no-untyped-def]
             async with receive:
                 async for message in receive:
-                    if message is None:  # the session was deleted
+                    if message is None or isinstance(message, _End):  # deleted, or the recorded end
                         return
                     yield _sse(ex, message)
 

@@ -11,7 +11,9 @@ Reactions come from a `Script` (a recording, `mock/script.py`, or a
 scenario, `inspector/scenario`). Their actions: `notify`, `request` (sent
 with a fresh id; the reaction waits for the client's answer, which the
 transport delivers with `deliver_response`), `respond`, `sleep`, `hang`
-(never answer), `raw` and `listen`. Under the stateless 2026-07-28 revision a request
+(never answer), `raw`, `listen` and `end` (the recorded server ended the
+connection or one HTTP exchange: the transport's `on_end` plays it, e.g.
+closes stdout and exits with the recorded status). Under the stateless 2026-07-28 revision a request
 cannot reach the client on its own: a run of `request` actions becomes an
 `input_required` result (`inputRequests` + an opaque `requestState` saying
 where to resume) and the client's retry with `inputResponses` resumes it.
@@ -139,6 +141,9 @@ class MockSession:
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
         self.modern = False  # a 2026-07-28 client: notifications outside a request go to listen streams
+        # Set by the transport: plays a recorded end ({"exit_status", "http_status", "reason"}) of the
+        # connection `out` belongs to. None: the end is not played (the client's request stays unanswered).
+        self.on_end: Callable[[dict[str, Any], Out], Awaitable[None]] | None = None
         self.listens: dict[str, ListenStream] = {}
 
     def close(self) -> None:
@@ -256,6 +261,11 @@ class MockSession:
                     return responded
             elif action.kind == "hang":
                 await self.closed.wait()
+                return responded
+            elif action.kind == "end":
+                if self.on_end is not None:
+                    await self.on_end(action.payload, out)  # the transport closes what it ends
+                    return True  # the connection's end is this request's outcome
                 return responded
             elif action.kind == "listen" and "id" in message:
                 rest = Reaction(actions[i:], render=reaction.render)

@@ -13,6 +13,9 @@ session's `Tap`, exactly as the recording transports do:
 
 `open_connection(target, tap)` picks one: a list is a command, a URL
 ending in `/sse` is legacy HTTP+SSE, any other URL is Streamable HTTP.
+HTTP connections use the process's outbound settings (`outbound.active()`:
+CA bundle, client certificate, `--insecure`, connection cap) and the forward
+proxy the environment names for the URL (`outbound.proxy_for`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from inspector.errors import SpawnError
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.protocol.sse import SSEFramer
 from inspector.transports.http_record import HttpExchange
+from inspector.transports.outbound import active, proxy_for
 
 __all__ = [
     "Connection",
@@ -178,7 +182,14 @@ class _HttpBase:
         self._inbox = _Inbox()
         self._extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
         self._numbers = iter(range(1, 1 << 62))
-        self.client = httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=None), trust_env=False)
+        settings = active()
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0, read=None),
+            verify=settings.ssl_context(),
+            proxy=proxy_for(url),
+            limits=httpx.Limits(max_connections=settings.max_connections),
+            trust_env=False,  # the proxy is chosen by proxy_for; no .netrc credentials added
+        )
 
     def _exchange(self, method: str, url: str) -> HttpExchange:
         path = httpx.URL(url)

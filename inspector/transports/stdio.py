@@ -86,7 +86,9 @@ class StdioShim:
                 process_group=0,
             )
         except (OSError, ValueError) as exc:
-            raise SpawnError(f"cannot start {self.argv[0]!r}: {exc}") from exc
+            # As a shell: 127 "not found", 126 found but not executable (permissions, format).
+            code = 127 if isinstance(exc, FileNotFoundError) else 126
+            raise SpawnError(f"cannot start {self.argv[0]!r}: {exc}", code) from exc
         return self._child
 
     def run(self, *, install_signal_handlers: bool = True) -> WrapResult:

@@ -12,7 +12,16 @@ It does only what a reverse proxy needs:
   reused most-recent first, dropped once the server closes them or after
   `keepalive_expiry` seconds idle (4 s: servers close idle connections too,
   uvicorn and Node after 5 s, and a request must not race that close), at
-  most `max_idle_per_origin` kept. No request is retried.
+  most `max_idle_per_origin` kept.
+- At most `max_connections_per_origin` connections per origin (open, idle or
+  being opened; 64 by default): past that a request waits for one to come
+  back to the pool or close, it never fails for it.
+- A request is retried once, on a new connection, when the reused (pooled)
+  connection it went out on was closed by the server before any byte of an
+  answer came back: the server closed it while idle and our request crossed
+  that close. Never on a fresh connection, never a second time, never after a
+  response byte (the server may have acted on the request). A streamed body
+  is kept while it is sent on a reused connection, to send it again.
 - The request is sent as given: the caller's header names, values and order,
   `host` first (the origin's, unless the caller passed one). The only headers
   added are for framing: `content-length` for a whole body that has none, or
@@ -112,7 +121,7 @@ class UpstreamResponse:
     __slots__ = (
         "status", "headers", "http_version", "_conn", "_loop", "_client", "_head_only", "_head", "_chunks",
         "_buffered", "_waiter", "_complete", "_keep_alive", "_error", "_interim", "_head_done",
-        "_until_close", "_paused", "_spent",
+        "_until_close", "_paused", "_spent", "_answered",
     )  # fmt: skip
 
     def __init__(self, conn: _Connection, client: UpstreamClient, head_only: bool) -> None:
@@ -135,6 +144,7 @@ class UpstreamResponse:
         self._until_close = False
         self._paused = False
         self._spent = False  # the connection cannot carry another request, whatever the server says
+        self._answered = False  # some byte of an answer arrived (then the request is never retried)
 
     @property
     def complete(self) -> bool:
@@ -229,15 +239,19 @@ class UpstreamResponse:
 class _Connection(asyncio.Protocol):
     """One connection to an origin; parses the responses of the requests sent on it, one at a time."""
 
-    def __init__(self, origin: _Origin, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, origin: _Origin, loop: asyncio.AbstractEventLoop, client: UpstreamClient) -> None:
         self.origin = origin
         self.loop = loop
+        self.client = client
+        self.counted = True  # holds one of the origin's connection slots until it closes
         self.parser = httptools.HttpResponseParser(self)
         self.transport: asyncio.Transport | None = None
         self.response: UpstreamResponse | None = None
         self.closed = False
         self.idle_since = 0.0
         self.pool: list[_Connection] | None = None  # the idle list this connection is in, if any
+        self.reused = False  # taken from the pool for the request it carries now
+        self.stale_close = False  # that request failed as on a connection the server had closed idle
         self._drain: asyncio.Future[None] | None = None
         self._write_paused = False
 
@@ -245,6 +259,7 @@ class _Connection(asyncio.Protocol):
         self.closed = True
         if self.transport is not None:
             self.transport.close()
+        self.client._free_slot(self)
 
     # --- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -256,6 +271,8 @@ class _Connection(asyncio.Protocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def data_received(self, data: bytes) -> None:
+        if self.response is not None:
+            self.response._answered = True
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -271,6 +288,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self.client._free_slot(self)
         if self.pool is not None:  # an idle connection the server closed: out of the pool at once
             with contextlib.suppress(ValueError):
                 self.pool.remove(self)
@@ -361,14 +379,21 @@ class UpstreamClient:
         connect_timeout: float | None = 10.0,
         keepalive_expiry: float = 4.0,
         max_idle_per_origin: int = 100,
+        max_connections_per_origin: int = 64,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        if max_connections_per_origin < 1:
+            raise ValueError("max_connections_per_origin must be at least 1")
         self.connect_timeout = connect_timeout
         self.keepalive_expiry = keepalive_expiry
         self.max_idle_per_origin = max_idle_per_origin
+        self.max_connections_per_origin = max_connections_per_origin
         self.ssl_context = ssl_context
+        self.retries = 0  # requests sent again after a reused connection was found closed (for tests, stats)
         self._origins: dict[tuple[str, str], _Origin] = {}
         self._idle: dict[str, list[_Connection]] = {}
+        self._open: dict[str, int] = {}  # connections per origin: being opened, in use or idle
+        self._waiters: dict[str, collections.deque[asyncio.Future[None]]] = {}
         self._closed = False
 
     async def request(
@@ -393,16 +418,40 @@ class UpstreamClient:
             method, target, origin.host_header, headers or (), body, streamed
         )
         conn = self._get_idle(origin) or await self._connect(origin)
+        if not conn.reused:
+            return await self._send(conn, method, head, body, declared, chunked)
+        replay = _Replayable(body) if streamed else None  # type: ignore[arg-type]
+        try:
+            return await self._send(conn, method, head, replay or body, declared, chunked)
+        except RemoteProtocolError:
+            # A reused connection the server closed under us, before any byte of an answer: the
+            # server closed it idle and cannot have acted on the request. Once more, on a new one.
+            if not conn.stale_close:
+                raise
+        self.retries += 1
+        fresh = await self._connect(origin, new=True)
+        return await self._send(fresh, method, head, replay.again() if replay else body, declared, chunked)
+
+    async def _send(
+        self,
+        conn: _Connection,
+        method: str,
+        head: bytes,
+        body: bytes | AsyncIterator[bytes],
+        declared: int | None,
+        chunked: bool,
+    ) -> UpstreamResponse:
         response = UpstreamResponse(conn, self, method == "HEAD")
         conn.response = response
         try:
-            if streamed:
-                await self._send_streamed(conn, response, head, body, declared, chunked)  # type: ignore[arg-type]
-            else:
+            if isinstance(body, bytes | bytearray):
                 conn.transport.write(head + body if body else head)  # type: ignore[union-attr,operator]
+            else:
+                await self._send_streamed(conn, response, head, body, declared, chunked)
             await response._head
-        except BaseException:
+        except BaseException as exc:
             # Failed or cancelled before the head arrived: this connection's state is unknown, never reuse it.
+            conn.stale_close = isinstance(exc, RemoteProtocolError) and conn.reused and not response._answered
             if not response._head.done():
                 response._head.cancel()
             response._spent = True
@@ -431,6 +480,7 @@ class UpstreamClient:
             conn = idle.pop()
             conn.pool = None
             if not conn.closed and conn.idle_since >= expired_before:
+                conn.reused = True
                 return conn
             conn.close()
         return None
@@ -446,14 +496,68 @@ class UpstreamClient:
         conn.idle_since = time.monotonic()
         conn.pool = idle
         idle.append(conn)
+        if self._waiters.get(conn.origin.key):
+            self._wake(conn.origin.key)  # a request waiting for a connection takes this one
 
-    async def _connect(self, origin: _Origin) -> _Connection:
+    def _free_slot(self, conn: _Connection) -> None:
+        """`conn` is closed: its origin may open another connection (called once per connection)."""
+        if conn.counted:
+            conn.counted = False
+            self._open[conn.origin.key] -= 1
+            if self._waiters.get(conn.origin.key):
+                self._wake(conn.origin.key)
+
+    def _wake(self, key: str) -> None:
+        waiters = self._waiters[key]
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    async def _connect(self, origin: _Origin, new: bool = False) -> _Connection:
+        """A connection to `origin`: at its maximum of connections, wait for one to come back to the
+        pool (taken as it is) or to close. `new`: never a pooled one (an idle one is closed to make room)."""
+        key = origin.key
+        while self._open.get(key, 0) >= self.max_connections_per_origin:
+            idle = self._get_idle(origin)
+            if idle is not None:
+                if not new:
+                    return idle
+                idle.close()  # frees its slot
+                continue
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.setdefault(key, collections.deque()).append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake(key)  # woken, then cancelled: pass the turn on
+                raise
+        self._open[key] = self._open.get(key, 0) + 1
+        made: list[_Connection] = []
+        try:
+            return await self._open_connection(origin, made)
+        except BaseException:
+            if made:
+                self._free_slot(made[0])  # once, whether or not asyncio already reported it lost
+            else:
+                made.append(_Connection(origin, asyncio.get_running_loop(), self))
+                self._free_slot(made[0])
+            raise
+
+    async def _open_connection(self, origin: _Origin, made: list[_Connection]) -> _Connection:
         loop = asyncio.get_running_loop()
         where = f"{origin.host}:{origin.port}"
+
+        def protocol() -> _Connection:
+            made.append(_Connection(origin, loop, self))
+            return made[-1]
+
         try:
             async with asyncio.timeout(self.connect_timeout):
                 _, conn = await loop.create_connection(
-                    lambda: _Connection(origin, loop),
+                    protocol,
                     origin.host,
                     origin.port,
                     ssl=origin.ssl,
@@ -461,6 +565,11 @@ class UpstreamClient:
                 )
         except TimeoutError:
             raise ConnectTimeout(f"no connection to {where} within {self.connect_timeout:g} s") from None
+        except ssl.SSLCertVerificationError as exc:
+            raise ConnectError(
+                f"TLS handshake with {where} failed: {exc} (a private CA: --ca-bundle FILE; "
+                "only for a test server: --insecure)"
+            ) from exc
         except ssl.SSLError as exc:
             raise ConnectError(f"TLS handshake with {where} failed: {exc}") from exc
         except OSError as exc:
@@ -510,6 +619,30 @@ class UpstreamClient:
         end = b"0\r\n\r\n" if chunked else b""
         if pending or end:
             transport.write(pending + end)
+
+
+class _Replayable:
+    """A streamed request body that keeps what was read from it, to be sent once more (`again()`)."""
+
+    __slots__ = ("_source", "_kept")
+
+    def __init__(self, source: AsyncIterator[bytes]) -> None:
+        self._source = source.__aiter__()
+        self._kept: list[bytes] = []
+
+    def __aiter__(self) -> _Replayable:
+        return self
+
+    async def __anext__(self) -> bytes:
+        chunk = await self._source.__anext__()
+        self._kept.append(chunk)
+        return chunk
+
+    async def again(self) -> AsyncIterator[bytes]:
+        for chunk in self._kept:
+            yield chunk
+        async for chunk in self._source:
+            yield chunk
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

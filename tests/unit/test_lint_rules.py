@@ -67,6 +67,22 @@ def _unknown_response() -> tuple[list[dict[str, Any]], int]:
     return s.rows, s.send("s2c", result(99, {"tools": []}))
 
 
+@case("error-id-null")
+def _error_id_null() -> tuple[list[dict[str, Any]], int]:
+    # Over stdio the error is an orphan: the client's latest message was a readable request.
+    s = Stdio().handshake()
+    s.send("c2s", request(7, "tools/list"))
+    return s.rows, s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "x"}})
+
+
+@case("error-id-null-in-revision")
+def _error_id_null_in_revision() -> tuple[list[dict[str, Any]], int]:
+    # No readable request waits (the client's last message was a notification): JSON-RPC's null id,
+    # but 2025-06-18's schema gives every response a string or number id.
+    s = Stdio().handshake("2025-06-18")
+    return s.rows, s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
+
+
 @case("duplicate-request-id")
 def _duplicate_id() -> tuple[list[dict[str, Any]], int]:
     s = Stdio().handshake()
@@ -266,3 +282,19 @@ def test_stateless_requests_use_their_own_revision() -> None:
     seq = s.send("c2s", request(1, "logging/setLevel", {"level": "info", **meta}))
     (finding,) = check_rows(s.rows)
     assert (finding.rule, finding.seq, finding.revision) == ("method-not-in-revision", seq, "2026-07-28")
+
+
+def test_null_id_error_to_a_readable_request_is_flagged_in_every_revision() -> None:
+    for version in ("2024-11-05", "2025-06-18", "2025-11-25"):
+        s = Stdio().handshake(version)
+        s.send("c2s", request("a", "ping"))
+        seq = s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}})
+        assert [(f.rule, f.seq) for f in check_rows(s.rows)] == [("error-id-null", seq)], version
+
+
+def test_null_id_error_after_an_answered_request_is_not_blamed_on_it() -> None:
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "ping"))
+    s.send("s2c", result(1, {}))
+    s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}})
+    assert check_rows(s.rows) == []
