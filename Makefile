@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench bench-http install peers web chromium lint fmt clean
+.PHONY: all run test bench bench-http install peers web chromium socat lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -29,7 +29,7 @@ test: install peers web chromium
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
-bench: install peers
+bench: install peers socat
 	$(BIN)/python -m bench --million $(BENCH_ARGS)
 
 bench-http: install
@@ -76,6 +76,18 @@ chromium:
 		else \
 			echo "The browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install chromium'" \
 			     "(or set CHROMIUM=/path/to/chromium)"; exit 1; \
+		fi; \
+	fi
+
+# The stdio benches compare the shim with socat, a C relay (the floor of one extra process hop).
+socat:
+	@if ! command -v socat >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing socat for the benches (apt-get)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq socat >/dev/null; \
+		else \
+			echo "The benches need socat: run 'sudo apt-get install socat'"; exit 1; \
 		fi; \
 	fi
 

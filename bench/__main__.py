@@ -1,10 +1,12 @@
 """`python -m bench`: stdio latency, throughput, memory and completeness of `mcp-inspect wrap`, and HTTP.
 
 Every figure is a ratio against baselines measured in the same run:
-"direct" (the bench spawns the server itself), "tee" (bench/tee_relay.py, a
+"direct" (the bench spawns the server itself), "socat" (`socat - EXEC:SERVER`,
+a C relay: the floor of one extra process hop), "tee" (bench/tee_relay.py, a
 Python relay with one blocking read/write thread per stream that appends
 copies of both directions to files: the baseline the ratios use) and, for
 reference, "tee1" (a shell pipeline `tee c2s.bin | SERVER | tee s2c.bin`).
+bench/startup.py times spawn -> first answer (direct, socat, wrap).
 See bench/stdio_latency.py and bench/stdio_flood.py for what exactly is
 timed, bench/stages.py for the in-process cost breakdown of the recorder.
 The "http" section (bench/http_bench.py) times tools/call round trips over
@@ -37,10 +39,11 @@ from bench.http_bench import run_http
 from bench.peer import BENCH_DIR, SERVER_EVERYTHING, SETUPS, workdir
 from bench.report import evaluate, print_report
 from bench.stages import run_stages
+from bench.startup import run_startup
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("latency", "flood", "stages", "http")
+SECTIONS = ("startup", "latency", "flood", "stages", "http")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -67,6 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--stage-messages",
         type=int,
         help="messages of the in-process stage timing (default 30000, best of 3)",
+    )
+    p.add_argument(
+        "--startup-runs", type=int, help="spawns per setup of the startup section (default 15; quick 5)"
     )
     p.add_argument("--only", help=f"comma-separated sections to run: {','.join(SECTIONS)} (default: all)")
     p.add_argument(
@@ -129,6 +135,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.warmup = args.warmup if args.warmup is not None else (100 if q else 500)
     args.rounds = args.rounds or (3 if q else 10)
     args.flood = args.flood or (20_000 if q else 200_000)
+    args.startup_runs = args.startup_runs or (5 if q else 15)
     args.stage_messages = args.stage_messages or (10_000 if q else 30_000)
     args.http_calls = args.http_calls or (200 if q else 1000)
     args.http_warmup = args.http_warmup if args.http_warmup is not None else (50 if q else 200)
@@ -194,6 +201,14 @@ def main(argv: list[str] | None = None) -> int:
                 console.print_exception()
             return None
 
+    if "startup" in args.only:
+        st = section(
+            "startup",
+            "startup: spawn -> first answer, direct / socat / wrap ...",
+            lambda d: run_startup(d, args.startup_runs),
+        )
+        if st:
+            results["startup"] = st
     if "latency" in args.only:
         if not SERVER_EVERYTHING.exists():
             console.print(f"[red]{SERVER_EVERYTHING} is missing: run `make peers` first[/red]")

@@ -22,14 +22,15 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = BENCH_DIR.parent
 SERVER_EVERYTHING = PROJECT_DIR / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"
-SETUPS = ("direct", "tee1", "tee", "wrap")
+SETUPS = ("direct", "socat", "tee1", "tee", "wrap")
 LABELS = {
     "direct": "direct",
+    "socat": "socat relay",
     "tee1": "tee(1) pipeline",
     "tee": "tee relay (py)",
     "wrap": "mcp-inspect wrap",
 }
-SAMPLED = ("tee", "wrap")  # setups whose spawned process is the relay itself (RSS / CPU are sampled)
+SAMPLED = ("socat", "tee", "wrap")  # setups whose spawned process is the relay itself (RSS / CPU are sampled)
 READ_SIZE = 1 << 16
 # How the shim is started; `python -m bench --wrap-prefix` replaces it (e.g. to compare a patched copy).
 WRAP_PREFIX = [sys.executable, "-m", "inspector", "wrap"]
@@ -47,6 +48,10 @@ def setup_argv(setup: str, server: list[str], workdir: Path) -> list[str]:
     """The command the bench spawns for one setup, around the same server command."""
     if setup == "direct":
         return list(server)
+    if setup == "socat":
+        # A C relay: the floor of one extra process hop. Same 64 KiB reads as the shim; after the
+        # client's EOF it waits up to 30 s (-t) for the server's last bytes, where the default is 0.5 s.
+        return ["socat", "-b", "65536", "-t", "30", "-", "EXEC:" + " ".join(server)]
     if setup == "tee1":
         # The shell's own plumbing, for reference: two coreutils tee processes around the server.
         d = workdir / "tee1"

@@ -11,6 +11,8 @@ from bench.http_setups import HTTP_LABELS
 from bench.peer import LABELS
 
 LATENCY_RATIO_TARGET = 1.15  # wrapped/direct p50
+LATENCY_VS_SOCAT_TARGET = 1.10  # wrapped/socat p50: socat, a C relay, is the floor of one extra hop
+STARTUP_ADDED_MS_TARGET = 100.0  # spawn -> first answer, wrap minus direct
 THROUGHPUT_TARGET = 50_000  # messages/s through the shim, recording on
 RSS_TARGET_MB = 150.0
 HTTP_LATENCY_RATIO_TARGET = 1.5  # proxy/direct p50 of a tools/call round trip
@@ -38,6 +40,19 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The targets and whether each was met (information only: the bench exits 0 either way)."""
     targets: list[dict[str, Any]] = []
     errors = results.get("errors", {})
+    if "startup" in errors:
+        targets.append(_target("startup", "measured", "ERROR: " + errors["startup"][:60], False))
+    st = results.get("startup")
+    if st:
+        added = st["added_ms"]
+        targets.append(
+            _target(
+                "startup: spawn -> first answer, wrap minus direct (median)",
+                f"<= {STARTUP_ADDED_MS_TARGET:.0f} ms",
+                f"{added['wrap']:+.0f} ms (socat, the floor: {added['socat']:+.0f} ms)",
+                added["wrap"] <= STARTUP_ADDED_MS_TARGET,
+            )
+        )
     for key, where in LATENCY_RUNS:
         if key in errors:
             targets.append(_target(f"latency ({where})", "measured", "ERROR: " + errors[key][:60], False))
@@ -55,6 +70,17 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
                 ratio is not None and ratio <= LATENCY_RATIO_TARGET,
             )
         )
+        if "socat" in s:
+            vs_socat = _ratio(s["wrap"]["p50_us"], s["socat"]["p50_us"])
+            targets.append(
+                _target(
+                    f"latency: wrapped/socat p50, {where}",
+                    f"<= {LATENCY_VS_SOCAT_TARGET:.2f}x",
+                    f"{_f(vs_socat, '{:.2f}x')} (socat/direct "
+                    f"{_f(_ratio(s['socat']['p50_us'], s['direct']['p50_us']), '{:.2f}x')})",
+                    vs_socat is not None and vs_socat <= LATENCY_VS_SOCAT_TARGET,
+                )
+            )
         targets.append(_complete(f"completeness: latency run, {where}", lat["db"]))
     for key in ("flood", "million"):
         if key in errors:
@@ -183,10 +209,13 @@ def print_report(results: dict[str, Any], console: Console | None = None) -> Non
     )
     if any(k in results for k in ("latency", "latency_1cpu", "flood", "million", "stages")):
         console.print(
-            "Setups: direct = the bench spawns the server; tee(1) pipeline = sh -c 'tee c2s | SERVER | tee s2c'; "
+            "Setups: direct = the bench spawns the server; socat relay = socat - EXEC:SERVER (C, the floor "
+            "of one extra process);\ntee(1) pipeline = sh -c 'tee c2s | SERVER | tee s2c'; "
             "tee relay (py) = bench/tee_relay.py,\none Python thread per stream with blocking os.read/os.write, "
             "appending copies to files; mcp-inspect wrap = the shim, recording into a temporary SQLite file."
         )
+    if results.get("startup"):
+        _startup_table(console, results["startup"])
     for key, where in LATENCY_RUNS:
         lat = results.get(key)
         if lat:
@@ -239,6 +268,7 @@ def _latency_table(console: Console, lat: dict[str, Any], where: str) -> None:
         "min us",
         "p50/direct",
         "p99/direct",
+        "p50/socat",
         "RSS MB",
     ):
         t.add_column(col, justify="right" if col != "setup" else "left")
@@ -252,16 +282,43 @@ def _latency_table(console: Console, lat: dict[str, Any], where: str) -> None:
             _f(r["min_us"]),
             _f(_ratio(r["p50_us"], s["direct"]["p50_us"]), "{:.2f}x"),
             _f(_ratio(r["p99_us"], s["direct"]["p99_us"]), "{:.2f}x"),
+            _f(_ratio(r["p50_us"], s["socat"]["p50_us"]) if "socat" in s else None, "{:.2f}x"),
             _f(r.get("peak_rss_mb")),
         )
     console.print(t)
     w, d, tee = s["wrap"], s["direct"], s["tee"]
+    if "socat" in s:
+        so = s["socat"]
+        console.print(
+            f"   p50 side by side: wrap/direct {_f(_ratio(w['p50_us'], d['p50_us']), '{:.2f}x')}, "
+            f"socat/direct {_f(_ratio(so['p50_us'], d['p50_us']), '{:.2f}x')}, "
+            f"wrap/socat {_f(_ratio(w['p50_us'], so['p50_us']), '{:.2f}x')}"
+        )
     console.print(
         f"   wrapped/direct p50 {_f(_ratio(w['p50_us'], d['p50_us']), '{:.2f}x')}, "
         f"p99 {_f(_ratio(w['p99_us'], d['p99_us']), '{:.2f}x')};  "
         f"wrapped/tee p50 {_f(_ratio(w['p50_us'], tee['p50_us']), '{:.2f}x')}, "
         f"p99 {_f(_ratio(w['p99_us'], tee['p99_us']), '{:.2f}x')};  "
         f"wrapped-tee p50 {w['p50_us'] - tee['p50_us']:+.1f} us"
+    )
+
+
+def _startup_table(console: Console, st: dict[str, Any]) -> None:
+    t = Table(
+        title=f"0. Start-up: spawn -> the answer to a ping written at once (bench/responder.py), "
+        f"median of {st['runs']} interleaved runs",
+        title_justify="left",
+    )
+    for col in ("setup", "ms to first answer", "added ms over direct"):
+        t.add_column(col, justify="left" if col == "setup" else "right")
+    for name, ms in st["median_ms"].items():
+        added = st["added_ms"].get(name)
+        t.add_row(name, f"{ms:.1f}", "-" if added is None else f"{added:+.1f}")
+    console.print(t)
+    heavy = ", ".join(st["forwarding_heavy_imports"]) or "none"
+    console.print(
+        f"   imports before wrap forwards: {st['forwarding_imports_ms']:.0f} ms "
+        f"(python -X importtime); heavy ones among them: {heavy}"
     )
 
 

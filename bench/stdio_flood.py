@@ -11,8 +11,10 @@ committed ("recorded").
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -42,6 +44,10 @@ def run_flood(setup: str, requests: int, workdir: Path, sample_interval: float =
     try:
         peer.handshake()
         assert not peer._buf, "unexpected bytes after the handshake"
+        if setup == "wrap":
+            # The shim forwards before its store is open (start-up is the startup section's figure):
+            # time the recording's steady state, from a session that exists.
+            _wait_for_session(workdir / "wrap.db")
         wfd, rfd = peer.wfd, peer.rfd
         errors: list[BaseException] = []
 
@@ -114,6 +120,21 @@ def run_flood(setup: str, requests: int, workdir: Path, sample_interval: float =
             result["db"]["bytes_c2s"] == peer.sent_bytes and result["db"]["bytes_s2c"] == peer.received_bytes
         )
     return result
+
+
+def _wait_for_session(db: Path, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            # OperationalError: the schema is not there yet
+            with (
+                contextlib.closing(sqlite3.connect(db, timeout=timeout)) as conn,
+                contextlib.suppress(sqlite3.OperationalError),
+            ):
+                if conn.execute("SELECT COUNT(*) FROM session").fetchone()[0]:
+                    return
+        time.sleep(0.01)
+    raise TimeoutError(f"the shim opened no session in {db} within {timeout:.0f} s")
 
 
 def _timeline(sampler: ProcSampler, t0: float, t2: float) -> list[dict[str, float]]:

@@ -1,5 +1,5 @@
 """`python -m inspector` is `mcp-inspect`."""
 
-from inspector.cli import main
+from inspector.entry import main
 
 main()

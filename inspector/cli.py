@@ -10,7 +10,6 @@ from typing import Annotated
 import orjson
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -243,49 +242,22 @@ def wrap(
     Put this in your MCP client's config in place of the server command, e.g.
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
     """
-    from inspector.capture import Recorder
-    from inspector.errors import SpawnError
-    from inspector.store import StoreWriter, create_session
-    from inspector.transports.stdio import StdioShim
+    from inspector.transports.wrap import WrapOptions, run_wrap
 
+    options = WrapOptions(
+        command=command,
+        db=db,
+        name=name,
+        durable=durable,
+        grace=grace,
+        quiet=quiet,
+        redact=list(redact or ()),
+        redact_path=list(redact_path or ()),
+        keep_secrets=keep_secrets,
+    )
     if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
-    _redaction(redact, redact_path, keep_secrets)
-    # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
-    sys.setswitchinterval(0.0005)
-    engine = _engine(db)
-    session_id = create_session(engine, kind="stdio-wrap", target=command, name=name)
-    recorder = Recorder([StoreWriter(engine)]).start()
-    tap = recorder.open(session_id)
-    shim = StdioShim(command, tap, durable=durable, grace=grace)
-    try:
-        shim.spawn()
-    except SpawnError as exc:
-        # Recorded as the session's end (exit status and reason, shown by `sessions` and the UI),
-        # and the exit status a shell gives: a host sees the same failure as without the shim.
-        tap.end(exc.exit_code, f"spawn failed: {exc}")
-        recorder.stop()
-        _err().print(f"[red]error:[/red] {escape(str(exc))} (session {session_id})")
-        raise typer.Exit(exc.exit_code) from None
-    if not quiet:
-        print(
-            f"[mcp-inspect] recording session {session_id} ({engine.url.database})",
-            file=sys.stderr,
-            flush=True,
-        )
-    result = shim.run()
-    tap.end(result.returncode, result.reason)
-    recorder.stop()
-    if not quiet:
-        print(
-            f"[mcp-inspect] session {session_id} ended: {result.reason}, "
-            f"{recorder.messages_recorded(session_id)} messages recorded",
-            file=sys.stderr,
-            flush=True,
-        )
-    raise typer.Exit(result.exit_code)
+        options.command = command[1:]
+    raise typer.Exit(run_wrap(options))
 
 
 @app.command()
@@ -1038,10 +1010,16 @@ def ui(
 unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to the terminal
 
 
+def print_error(exc: InspectorError) -> None:
+    """A user error as one red line on stderr."""
+    _err().print(f"[red]error:[/red] {exc}")
+
+
 def main() -> None:
-    """Console-script entry: user errors are one red line and exit status 2, not a traceback."""
+    """The Typer CLI (`inspector.entry.main` is the console script): user errors are one red line
+    and exit status 2, not a traceback."""
     try:
         app()
     except InspectorError as exc:
-        _err().print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         sys.exit(2)

@@ -163,8 +163,9 @@ class MessageBuilder:
             "channel": channel,
             "raw": raw,
             "size": len(raw),
-            "parse_status": msg.parse_status.value,
-            "kind": msg.kind.value,
+            # `_value_`, not `.value`: the enum property costs about 0.5 us a row, twice.
+            "parse_status": msg.parse_status._value_,
+            "kind": msg.kind._value_,
             "method": msg.method,
             "rpc_id": msg.rpc_id,
             "error_code": msg.error_code,

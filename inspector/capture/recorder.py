@@ -77,9 +77,9 @@ class Tap:
         self._put = recorder._put
         self._put_now = recorder._put_now
 
-    def submit(self, direction: str, channel: str, data: bytes) -> None:
-        """Hand over bytes of a line-framed stream (hot path)."""
-        self._put((_DATA, time.time_ns(), self.session_id, direction, channel, data, None))
+    def submit(self, direction: str, channel: str, data: bytes, ts_ns: int | None = None) -> None:
+        """Hand over bytes of a line-framed stream (hot path); `ts_ns`: when read, if not now."""
+        self._put((_DATA, ts_ns or time.time_ns(), self.session_id, direction, channel, data, None))
 
     def submit_durable(self, direction: str, channel: str, data: bytes) -> None:
         """Hand over bytes and wait until their complete lines are committed."""
@@ -93,9 +93,9 @@ class Tap:
         """Hand over one already-framed message (HTTP body, SSE event data) with its HTTP metadata."""
         self._put((_MSG, ts_ns or time.time_ns(), self.session_id, direction, channel, raw, http))
 
-    def end_stream(self, direction: str, channel: str) -> None:
+    def end_stream(self, direction: str, channel: str, ts_ns: int | None = None) -> None:
         """The stream ended: its partial last line (if any) is recorded."""
-        self._put((_EOS, time.time_ns(), self.session_id, direction, channel, b"", None))
+        self._put((_EOS, ts_ns or time.time_ns(), self.session_id, direction, channel, b"", None))
 
     def end(self, exit_status: int | None, reason: str) -> None:
         """The session ended: flush its partial lines and mark it ended."""

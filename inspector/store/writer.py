@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -94,12 +95,16 @@ class StoreWriter:
             return
         dumps = orjson.dumps
         params = []
+        append = params.append
         for row in rows:
-            values = [row[c] for c in ROW_COLUMNS]
-            for i in _JSON_INDEXES:
-                if values[i] is not None:
-                    values[i] = dumps(values[i]).decode()
-            params.append(tuple(values))
+            values = _row_values(row)  # a tuple, built in C
+            if row["meta"] is not None or row["http_headers"] is not None or row["lint"] is not None:
+                listed = list(values)
+                for i in _JSON_INDEXES:
+                    if listed[i] is not None:
+                        listed[i] = dumps(listed[i]).decode()
+                values = tuple(listed)
+            append(values)
         self._conn.exec_driver_sql(self._fast_sql, params)
 
     def on_batch(self, rows: list[dict[str, Any]], facts: dict[int, dict[str, Any]]) -> None:
@@ -143,7 +148,9 @@ class StoreWriter:
         self._conn.execute(update(self._session).where(self._session.c.id == session_id).values(**values))
 
 
-_JSON_INDEXES = tuple(i for i, c in enumerate(ROW_COLUMNS) if c in ("http_headers", "meta", "lint"))
+_JSON_COLUMNS = ("http_headers", "meta", "lint")
+_JSON_INDEXES = tuple(i for i, c in enumerate(ROW_COLUMNS) if c in _JSON_COLUMNS)
+_row_values = itemgetter(*ROW_COLUMNS)
 
 
 def _fact_values(facts: dict[str, Any]) -> dict[str, Any]:

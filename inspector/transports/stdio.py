@@ -21,21 +21,29 @@ import signal
 import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from inspector.capture import Tap
 from inspector.errors import SpawnError
+
+# Neither `typing` nor `dataclasses` (with `inspect`, 10 ms) is imported on wrap's start-up path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the capture package is not imported on wrap's start-up path (transports/wrap.py)
+    from inspector.capture import Tap
+    from inspector.transports.wrap import EarlyTap
 
 __all__ = ["StdioShim", "WrapResult", "exit_code_of"]
 
 READ_SIZE = 1 << 16
 
 
-@dataclass
 class WrapResult:
-    exit_code: int  # what the shim should exit with
-    returncode: int  # the server's Popen returncode (negative: killed by that signal)
-    reason: str
+    """How the wrapped server ended."""
+
+    __slots__ = ("exit_code", "reason", "returncode")
+
+    def __init__(self, exit_code: int, returncode: int, reason: str) -> None:
+        self.exit_code = exit_code  # what the shim should exit with
+        self.returncode = returncode  # the server's Popen returncode (negative: killed by that signal)
+        self.reason = reason
 
 
 def exit_code_of(returncode: int) -> int:
@@ -56,7 +64,7 @@ class StdioShim:
     def __init__(
         self,
         argv: Sequence[str],
-        tap: Tap,
+        tap: Tap | EarlyTap,
         *,
         durable: bool = False,
         grace: float = 2.0,
@@ -168,6 +176,21 @@ class StdioShim:
             child.wait(self.grace)
         except subprocess.TimeoutExpired:
             self.reason = "client-eof, server killed"
+            self._send(signal.SIGKILL)
+
+    def terminate(self, reason: str) -> None:
+        """Stop the server (SIGTERM, SIGKILL after the grace period): recording cannot go on."""
+        self.reason = reason
+        self._send(signal.SIGTERM)
+        threading.Thread(target=self._kill_later, daemon=True).start()
+
+    def _kill_later(self) -> None:
+        child = self._child
+        if child is None:
+            return
+        try:
+            child.wait(self.grace)
+        except subprocess.TimeoutExpired:
             self._send(signal.SIGKILL)
 
     def _on_signal(self, signum: int, _frame: object) -> None:

@@ -1,0 +1,37 @@
+"""The `mcp-inspect` console script: `wrap` on a fast path, every other command through the Typer CLI.
+
+An MCP client starts `mcp-inspect wrap -- SERVER` each time it connects, and
+waits for the server's first answer: importing Typer, Rich and the CLI module
+costs about 150 ms before anything is forwarded. So when the first argument
+is `wrap` and `transports.wrap.parse_wrap_args` reads the rest, the wrap runs
+without them; anything else (`--help`, a typo) goes to `cli.main`, which
+answers as it always did.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """Console-script entry (`mcp-inspect`, `python -m inspector`)."""
+    if sys.argv[1:2] == ["wrap"]:
+        from inspector.transports.wrap import parse_wrap_args, run_wrap
+
+        opts = parse_wrap_args(sys.argv[2:])
+        if opts is not None:
+            from inspector.errors import InspectorError
+
+            try:
+                code = run_wrap(opts)
+            except InspectorError as exc:
+                from inspector.cli import print_error
+
+                print_error(exc)
+                sys.exit(2)
+            sys.exit(code)
+    from inspector.cli import main as cli_main
+
+    cli_main()

@@ -1,0 +1,303 @@
+"""`mcp-inspect wrap`: the server starts and bytes flow first, the recording store opens beside them.
+
+Start-up is on the path of every MCP client that launches a wrapped server,
+so this module imports only what forwarding needs (os, threading,
+subprocess, the stdio pumps of `transports/stdio.py`). The recorder, the
+store and SQLAlchemy (about half a second of imports, plus opening the
+database) load on a second thread, once the server has sent its first bytes
+(or after `OPEN_AFTER_S`), so that they do not take CPU from its start.
+Until they are ready, `EarlyTap` holds the copies in order with the time
+they were read, and hands them to the recorder's tap when it exists: nothing
+is lost. The hold is bounded (`EARLY_CHUNKS` chunks of at most 64 KiB): past
+that, forwarding waits, as it does when the recorder falls behind.
+`--durable` opens the store first (every chunk waits for its commit anyway).
+
+`parse_wrap_args` reads wrap's own options without Typer (whose import costs
+as much as the rest): `inspector/entry.py` uses it, and anything it does not
+recognise (`--help`, a typo, a missing value) goes to the full CLI instead,
+which answers as it always did.
+
+If the store cannot be opened (a bad --db, a bad --redact-path) once the
+server runs, the server is stopped and the error is raised in the main thread:
+one error line and exit status 2, as before the server was started first.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from inspector.errors import InspectorError, SpawnError
+from inspector.transports.stdio import StdioShim
+
+TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
+if TYPE_CHECKING:
+    from inspector.capture import Tap
+
+__all__ = ["EARLY_CHUNKS", "EarlyTap", "WrapOptions", "parse_wrap_args", "run_wrap"]
+
+EARLY_CHUNKS = 1024
+# The store opens once the server has sent its first bytes, or after this long: its imports would
+# otherwise take CPU from the starting server (on a small machine, tens of ms of its first answer).
+OPEN_AFTER_S = 0.5
+
+
+class WrapOptions:
+    """`mcp-inspect wrap`'s options (see its --help in cli.py). A plain class: `dataclasses` costs
+    10 ms of imports on the start-up path."""
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        db: str | None = None,
+        name: str | None = None,
+        durable: bool = False,
+        grace: float = 2.0,
+        quiet: bool = False,
+        redact: list[str] | None = None,
+        redact_path: list[str] | None = None,
+        keep_secrets: bool = False,
+    ) -> None:
+        self.command = command
+        self.db = db
+        self.name = name
+        self.durable = durable
+        self.grace = grace
+        self.quiet = quiet
+        self.redact = redact or []
+        self.redact_path = redact_path or []
+        self.keep_secrets = keep_secrets
+
+
+_VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace"}
+_LIST_OPTIONS = {"--redact": "redact", "--redact-path": "redact_path"}
+_FLAGS = {
+    "--durable": ("durable", True),
+    "--no-durable": ("durable", False),
+    "--quiet": ("quiet", True),
+    "-q": ("quiet", True),
+    "--keep-secrets": ("keep_secrets", True),
+}
+
+
+def parse_wrap_args(args: list[str]) -> WrapOptions | None:
+    """wrap's arguments (after the word `wrap`) as options, or None for anything the full CLI must read."""
+    opts = WrapOptions(command=[])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        name, eq, inline = arg.partition("=")
+        if name in _FLAGS and not eq:
+            attr, value = _FLAGS[name]
+            setattr(opts, attr, value)
+            i += 1
+            continue
+        if name not in _VALUE_OPTIONS and name not in _LIST_OPTIONS:
+            return None  # --help, a typo, a short option cluster: the full CLI's answer
+        if eq:
+            value_text = inline
+            i += 1
+        elif i + 1 < len(args):
+            value_text = args[i + 1]
+            i += 2
+        else:
+            return None
+        if name in _LIST_OPTIONS:
+            getattr(opts, _LIST_OPTIONS[name]).append(value_text)
+        elif name == "--grace":
+            try:
+                opts.grace = float(value_text)
+            except ValueError:
+                return None
+        else:
+            setattr(opts, _VALUE_OPTIONS[name], value_text)
+    command = args[i:]
+    if command and command[0] == "--":  # as the Typer command does
+        command = command[1:]
+    if not command:
+        return None
+    opts.command = command
+    return opts
+
+
+_DATA, _EOS = 0, 1
+
+
+class EarlyTap:
+    """The pumps' tap until the recorder exists: holds copies in order, then passes them on."""
+
+    def __init__(self, limit: int = EARLY_CHUNKS) -> None:
+        self.limit = limit
+        self._tap: Tap | None = None
+        self._held: list[tuple[int, int, str, str, bytes]] = []
+        self._cond = threading.Condition()
+        self._dropped = False
+        self.server_spoke = threading.Event()  # the first server bytes were read
+
+    def submit(self, direction: str, channel: str, data: bytes) -> None:
+        tap = self._tap
+        if tap is not None:  # attached while this thread was in here
+            tap.submit(direction, channel, data)
+        else:
+            self._hold(_DATA, direction, channel, data)
+
+    def submit_durable(self, direction: str, channel: str, data: bytes) -> None:
+        raise RuntimeError("--durable opens the store before forwarding: it never uses an EarlyTap")
+
+    def end_stream(self, direction: str, channel: str) -> None:
+        tap = self._tap
+        if tap is not None:
+            tap.end_stream(direction, channel)
+        else:
+            self._hold(_EOS, direction, channel, b"")
+
+    def _hold(self, kind: int, direction: str, channel: str, data: bytes) -> None:
+        ts_ns = time.time_ns()
+        if direction == "s2c":
+            self.server_spoke.set()
+        with self._cond:
+            while self._tap is None and not self._dropped and len(self._held) >= self.limit:
+                self._cond.wait()
+            if self._dropped:
+                return
+            if self._tap is None:
+                self._held.append((kind, ts_ns, direction, channel, data))
+            elif kind == _DATA:  # attached while this thread waited for the lock
+                self._tap.submit(direction, channel, data, ts_ns)
+            else:
+                self._tap.end_stream(direction, channel, ts_ns)
+
+    def attach(self, tap: Tap) -> None:
+        """From now on copies go to `tap` (a recorder's `Tap`), the held ones first."""
+        with self._cond:
+            for kind, ts_ns, direction, channel, data in self._held:
+                if kind == _DATA:
+                    tap.submit(direction, channel, data, ts_ns)
+                else:
+                    tap.end_stream(direction, channel, ts_ns)
+            self._held = []
+            self._tap = tap
+            # From now on the pumps call the recorder's tap directly: these instance attributes
+            # shadow the methods, so the forwarding path pays no extra call for the early start.
+            self.submit = tap.submit  # type: ignore[method-assign]
+            self.end_stream = tap.end_stream  # type: ignore[method-assign]
+            self._cond.notify_all()
+
+    def drop(self) -> None:
+        """Recording failed: forget what is held and hold nothing more (forwarding never waits)."""
+        with self._cond:
+            self._dropped = True
+            self._held = []
+            self._cond.notify_all()
+
+
+class _Store:
+    """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
+
+    def __init__(self, opts: WrapOptions, *, announce: bool = True) -> None:
+        from inspector.capture import Recorder
+        from inspector.capture.redact import configure
+        from inspector.config import default_db
+        from inspector.store import StoreWriter, create_session, open_engine
+
+        try:
+            configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
+        except ValueError as exc:
+            raise InspectorError(str(exc)) from None
+        self.engine = open_engine(opts.db or default_db(), create=True)
+        self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
+        self.recorder = Recorder([StoreWriter(self.engine)]).start()
+        self.tap = self.recorder.open(self.session_id)
+        if announce:
+            self.announce(opts)
+
+    def announce(self, opts: WrapOptions) -> None:
+        if not opts.quiet:
+            print(
+                f"[mcp-inspect] recording session {self.session_id} ({self.engine.url.database})",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def end(self, exit_status: int | None, reason: str, quiet: bool) -> None:
+        self.tap.end(exit_status, reason)
+        self.recorder.stop()
+        if not quiet:
+            print(
+                f"[mcp-inspect] session {self.session_id} ended: {reason}, "
+                f"{self.recorder.messages_recorded(self.session_id)} messages recorded",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def run_wrap(opts: WrapOptions) -> int:
+    """Run the wrapped server until it exits; return the exit status the shim should exit with."""
+    if not opts.command:
+        raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
+    sys.setswitchinterval(0.0005)
+    if opts.durable:
+        store = _Store(opts, announce=False)
+        shim = StdioShim(opts.command, store.tap, durable=True, grace=opts.grace)
+        try:
+            shim.spawn()
+        except SpawnError as exc:
+            return _spawn_failed(store, exc)
+        store.announce(opts)
+        result = shim.run()
+        store.end(result.returncode, result.reason, opts.quiet)
+        return result.exit_code
+
+    early = EarlyTap()
+    shim = StdioShim(opts.command, early, grace=opts.grace)
+    try:
+        shim.spawn()
+    except SpawnError as exc:
+        # Recorded as a session that could not start: open the store after all.
+        return _spawn_failed(_Store(opts, announce=False), exc)
+    opened: list[_Store] = []
+    failed: list[BaseException] = []
+
+    def open_store() -> None:
+        early.server_spoke.wait(OPEN_AFTER_S)
+        try:
+            store = _Store(opts)
+        except BaseException as exc:  # reported by the main thread, once the server has stopped
+            failed.append(exc)
+            early.drop()
+            shim.terminate("recording could not start")
+            return
+        opened.append(store)
+        early.attach(store.tap)
+
+    opener = threading.Thread(target=open_store, name="mcp-inspect-store-open", daemon=True)
+    opener.start()
+    result = shim.run()
+    early.server_spoke.set()  # the server is gone: open the store now to record what it sent
+    opener.join()
+    if failed:
+        raise failed[0]
+    opened[0].end(result.returncode, result.reason, opts.quiet)
+    return result.exit_code
+
+
+def _spawn_failed(store: _Store, exc: SpawnError) -> int:
+    """The server could not start: recorded as the session's end (its exit status and the reason),
+    said on stderr with the session id, and the exit status a shell gives (127 or 126): a host sees
+    the same failure as without the shim."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    store.end(exc.exit_code, f"spawn failed: {exc}", quiet=True)
+    Console(stderr=True, soft_wrap=True).print(
+        f"[red]error:[/red] {escape(str(exc))} (session {store.session_id})"
+    )
+    return exc.exit_code
