@@ -52,6 +52,7 @@ from bench.http_client import HttpError, McpSession, result_of
 from bench.http_mitm import ensure_mitmdump
 from bench.http_setups import Service, start_mitm, start_proxy, start_server
 from bench.stdio_latency import percentile
+from inspector.protocol.sse import stored_body
 
 MODES = ("json", "sse")
 HELD_MARGIN_MS = 20.0  # an event this long before the stream's last one must arrive before the last is sent
@@ -282,9 +283,15 @@ def check_proxy_db(db: Path, counter: Counter) -> dict[str, Any]:
                 "SELECT direction, channel, count(*), coalesce(sum(size), 0) FROM message GROUP BY 1, 2"
             )
         }
+        # An SSE row holds the whole event (field lines, blank line): the client counted its data.
+        data_bytes = sum(
+            len(stored_body("sse", raw))
+            for (raw,) in conn.execute("SELECT raw FROM message WHERE direction = 's2c' AND channel = 'sse'")
+        )
     requests = rows.get(("c2s", "http-request"), (0, 0))
     responses = rows.get(("s2c", "http-response"), (0, 0))
     events = rows.get(("s2c", "sse"), (0, 0))
+    events = (events[0], data_bytes)
     total = sum(n for n, _ in rows.values())
     expected = counter.requests + counter.responses + counter.events
     status = dict(sessions)

@@ -284,12 +284,21 @@ def proxy(
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
     max_connections: MaxConnectionsOption = 64,
+    idle_end: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            metavar="SECONDS",
+            help="End a recorded session after this long with no request and no open stream.",
+        ),
+    ] = 300.0,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or connection, for stateless servers) is recorded
-    as its own session.
+    as its own session. A session ends when the client ends it (DELETE), closes a legacy
+    event stream, closes the connection of a stateless session, or after --idle-end.
 
     Listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, an MCP POST that is not JSON 415
@@ -324,6 +333,7 @@ def proxy(
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
             client=client,  # type: ignore[arg-type]
+            idle_after=idle_end,
         )
     except ValueError as exc:
         recorder.stop("bad target")
@@ -346,7 +356,7 @@ def proxy(
         )
 
     try:
-        serve(guarded, sock, on_ready=ready)
+        serve(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")

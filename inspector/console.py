@@ -164,7 +164,7 @@ def _http_summary(m: Message) -> str:
         return f"{m.http_method or ''} {m.http_path or ''}".strip()
     if m.channel == "sse":
         event = (m.meta or {}).get("event", "event") if isinstance(m.meta, dict) else "event"
-        return f"sse {event} {(m.raw_text() or '').strip()}"
+        return f"sse {event} {m.body.decode('utf-8', 'replace').strip()}"
     content_type = next((v for k, v in (m.http_headers or []) if k.lower() == "content-type"), "")
     return f"{m.http_status} {content_type.split(';')[0]}".strip()
 
@@ -174,7 +174,7 @@ _DETAIL_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": 
 
 def _param(m: Message, key: str) -> str:
     try:
-        params = orjson.loads(m.raw).get("params") or {}
+        params = orjson.loads(m.body).get("params") or {}
         return str(params.get(key, ""))
     except (orjson.JSONDecodeError, AttributeError):
         return ""

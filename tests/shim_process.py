@@ -16,9 +16,9 @@ from inspector.store import Message, iter_messages, list_sessions
 class ShimProcess:
     """A running shim whose stdout lines are collected by a reader thread."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.stdout_bytes = bytearray()

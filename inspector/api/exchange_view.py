@@ -28,7 +28,7 @@ _NOTE_SCAN = 5000  # messages looked at between a request and its answer for lin
 
 def _payload(m: Message) -> Any:
     try:
-        return orjson.loads(m.raw)
+        return orjson.loads(m.body)
     except (orjson.JSONDecodeError, TypeError):
         return None
 

@@ -69,6 +69,10 @@ MessageDetail = create_model(
     __base__=MessageRow,
     raw=(str | None, None),
     raw_base64=(str | None, None),
+    body=(
+        str | None,
+        Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
+    ),
 )
 
 SessionOut = create_model(

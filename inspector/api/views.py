@@ -19,4 +19,6 @@ def message_detail(m: Message) -> dict[str, Any]:
     out = m.to_json()
     out.setdefault("raw_base64", None)
     out["preview"] = m.raw[:240].decode("utf-8", errors="replace")
+    body = m.body
+    out["body"] = body.decode("utf-8", errors="replace") if body is not m.raw else None
     return out

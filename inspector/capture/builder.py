@@ -64,15 +64,26 @@ class MessageBuilder:
         return rows
 
     def message(
-        self, ts_ns: int, direction: str, channel: str, raw: bytes, *, jsonrpc: bool = True, **http: Any
+        self,
+        ts_ns: int,
+        direction: str,
+        channel: str,
+        raw: bytes,
+        *,
+        jsonrpc: bool = True,
+        body: bytes | None = None,
+        **http: Any,
     ) -> dict[str, Any]:
-        """One already-framed message (an HTTP body, an SSE event's data) with its HTTP metadata.
+        """One already-framed message (an HTTP body, an SSE event) with its HTTP metadata.
 
-        An empty body, or a part that carries no JSON-RPC (`jsonrpc=False`, e.g. the legacy
-        `endpoint` event), is recorded as kind `http`.
+        `raw` is stored; `body` (default: `raw`) is what is classified, e.g. an SSE
+        event's data while `raw` keeps the event's exact bytes. An empty body, or a
+        part that carries no JSON-RPC (`jsonrpc=False`, e.g. the legacy `endpoint`
+        event), is recorded as kind `http`.
         """
-        if raw and jsonrpc:
-            row = self._line_row(ts_ns, direction, channel, raw, raw)
+        content = raw if body is None else body
+        if content and jsonrpc:
+            row = self._line_row(ts_ns, direction, channel, raw, content)
         else:
             self.seq += 1
             status = ParseStatus.OK if raw else ParseStatus.EMPTY

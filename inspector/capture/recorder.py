@@ -21,14 +21,27 @@ remember it.
 The backlog is bounded (`max_queued_chunks`, at most 64 KiB each): if
 recording falls that far behind, forwarding waits instead of memory growing
 without limit.
+
+Sessions can be created on the recording thread (`Recorder.open_new`): the
+transport gets a tap at once, under a provisional handle, and never waits on
+the database (an HTTP proxy creates a session per client, on its event loop).
+
+When the subscribers keep failing (a database that is gone, full or locked),
+the rows waiting for them are bounded by `max_pending_bytes`: past it, new
+rows are dropped (their seq stays unused), counted per session in the facts
+(`dropped_messages`, written when the database comes back) and reported on
+stderr. Forwarding never stops for it.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
@@ -47,7 +60,11 @@ class Subscriber(Protocol):
         """A session ended (after all its rows were handed over)."""
 
 
-_DATA, _EOS, _MSG, _OPEN, _END, _STOP = range(6)
+_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE = range(7)
+# Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
+DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
+_ROW_OVERHEAD = 600  # a row dict's own size, roughly
+_CREATE_ATTEMPTS = 5
 
 
 class Tap:
@@ -56,7 +73,7 @@ class Tap:
     __slots__ = ("_put", "_put_now", "session_id")
 
     def __init__(self, recorder: Recorder, session_id: int) -> None:
-        self.session_id = session_id
+        self.session_id = session_id  # negative: a provisional handle (`Recorder.open_new`)
         self._put = recorder._put
         self._put_now = recorder._put_now
 
@@ -96,6 +113,7 @@ class Recorder:
         drain_interval: float = 0.002,
         batch_rows: int = 5000,
         max_queued_chunks: int = 256,
+        max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
         redaction: Redaction | None = None,
     ) -> None:
         self.subscribers = subscribers
@@ -103,8 +121,14 @@ class Recorder:
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
         self.errors = 0
-        self.builders: dict[int, MessageBuilder] = {}  # open sessions
+        self.builders: dict[int, MessageBuilder] = {}  # open sessions, by tap handle
         self.final_counts: dict[int, int] = {}  # ended sessions: rows recorded
+        self.session_ids: dict[int, int] = {}  # provisional handle -> session id, once created
+        self.max_pending_bytes = max_pending_bytes
+        self.dropped: dict[int, int] = {}  # handle -> rows dropped while the subscribers failed
+        self._pending_bytes = 0
+        self._dropping = False
+        self._handles = itertools.count(-1, -1)
         self.drain_interval = drain_interval
         self.max_queued_chunks = max_queued_chunks
         self._items: deque[tuple[Any, ...]] = deque()
@@ -124,6 +148,19 @@ class Recorder:
         """Start recording a session (its row already exists in the store)."""
         self._put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
         return Tap(self, session_id)
+
+    def open_new(self, create: Callable[[], int]) -> Tap:
+        """Start recording a session whose row `create()` inserts, on the recording thread.
+
+        Returns at once with a tap under a provisional (negative) handle: nothing on the
+        caller's path waits for the database. `session_id(handle)` gives the id once created."""
+        handle = next(self._handles)
+        self._put((_CREATE, time.time_ns(), handle, None, None, b"", create))
+        return Tap(self, handle)
+
+    def session_id(self, handle: int) -> int | None:
+        """The session id behind a tap's handle (None while not created yet)."""
+        return handle if handle > 0 else self.session_ids.get(handle)
 
     def stop(self, reason: str = "recorder stopped", timeout: float | None = None) -> None:
         """Record everything queued, end the sessions still open with `reason`, stop the thread."""
@@ -179,6 +216,12 @@ class Recorder:
         if op == _OPEN:
             builders[sid] = MessageBuilder(sid)
             return False
+        if op == _CREATE:
+            created = self._create(extra)
+            if created is not None:
+                self.session_ids[sid] = created
+                builders[sid] = MessageBuilder(created)
+            return False
         builder = builders.get(sid)
         if builder is None:
             self._warn(f"dropped traffic for session {sid}, which has already ended")
@@ -187,28 +230,60 @@ class Recorder:
             return False
         try:
             if op == _DATA:
-                self._add(builder.feed(ts_ns, a, b, data))
+                self._add(builder.feed(ts_ns, a, b, data), sid)
                 if extra is not None:
                     self._waiters.append(extra)
                     self._flush()
             elif op == _MSG:
-                self._add([builder.message(ts_ns, a, b, data, **extra)])
+                self._add([builder.message(ts_ns, a, b, data, **extra)], sid)
             elif op == _EOS:
-                self._add(builder.close_stream(ts_ns, a, b))
+                self._add(builder.close_stream(ts_ns, a, b), sid)
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
         except Exception as exc:  # our bug must not stop recording the rest
             self._warn(f"internal error while recording session {sid}: {exc!r}")
         return False
 
-    def _add(self, rows: list[dict[str, Any]]) -> None:
+    def _create(self, create: Callable[[], int]) -> int | None:
+        """Insert a session row on this thread, retrying a failing database a few times."""
+        for attempt in range(_CREATE_ATTEMPTS):
+            try:
+                return create()
+            except Exception as exc:
+                self._warn(f"could not create a session, will retry: {exc}")
+                time.sleep(0.1 * (attempt + 1))
+        self._warn("could not create a session: its traffic is not recorded")
+        return None
+
+    def _add(self, rows: list[dict[str, Any]], handle: int = 0) -> None:
         if rows:
             if not self.redaction.keep:
                 for row in rows:
                     self._redact(row)
             if not self._pending:
                 self._oldest = time.monotonic()
+                self._pending_bytes = 0
+            size = sum(len(row["raw"]) for row in rows) + _ROW_OVERHEAD * len(rows)
+            if self._pending_bytes + size > self.max_pending_bytes and handle:
+                self._drop(handle, len(rows))
+                return
+            self._pending_bytes += size
             self._pending.extend(rows)
+
+    def _drop(self, handle: int, count: int) -> None:
+        """The subscribers keep failing and the budget is spent: count the rows instead of keeping them."""
+        self.dropped[handle] = self.dropped.get(handle, 0) + count
+        builder = self.builders.get(handle)
+        if builder is not None:
+            builder.facts_changed = True  # the count goes out with the session's facts
+        if not self._dropping:
+            self._dropping = True
+            print(
+                f"[mcp-inspect] recording is failing and {self.max_pending_bytes // 1024} KiB of rows"
+                " are waiting: dropping new messages (still forwarding)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def _redact(self, row: dict[str, Any]) -> None:
         try:
@@ -221,10 +296,16 @@ class Recorder:
 
     def _changed_facts(self) -> dict[int, dict[str, Any]]:
         changed = {}
-        for sid, builder in self.builders.items():
+        for handle, builder in self.builders.items():
             if builder.facts_changed:
-                changed[sid] = builder.facts.snapshot()
+                changed[builder.session_id] = self._facts(handle, builder)
         return changed
+
+    def _facts(self, handle: int, builder: MessageBuilder) -> dict[str, Any]:
+        facts = builder.facts.snapshot()
+        if handle in self.dropped:
+            facts["dropped_messages"] = self.dropped[handle]
+        return facts
 
     def _flush(self, attempts: int = 1) -> bool:
         facts = self._changed_facts()
@@ -244,27 +325,39 @@ class Recorder:
                 return False
             break
         self._pending = []
-        for sid in facts:
-            if sid in self.builders:
-                self.builders[sid].facts_changed = False
+        self._pending_bytes = 0
+        if self._dropping:
+            self._dropping = False
+            lost = ", ".join(f"{self._sid(h)}: {n}" for h, n in self.dropped.items())
+            print(
+                f"[mcp-inspect] recording resumed; messages dropped (session: count) {lost}",
+                file=sys.stderr,
+                flush=True,
+            )
+        for builder in self.builders.values():
+            if builder.session_id in facts:
+                builder.facts_changed = False
         for waiter in self._waiters:
             waiter.set()
         self._waiters.clear()
         return True
 
+    def _sid(self, handle: int) -> int | str:
+        return self.session_id(handle) or "?"
+
     def _end(self, sid: int, ts_ns: int, exit_status: int | None, reason: str) -> None:
         builder = self.builders.pop(sid)
         self.final_counts[sid] = builder.seq
-        self._add(builder.close_all(ts_ns))
+        self._add(builder.close_all(ts_ns), sid)
         self._flush(attempts=5)
-        facts = builder.facts.snapshot()
+        facts = self._facts(sid, builder)
         facts["unanswered"] = [
             {"seq": p.seq, "direction": p.direction, "method": p.method}
             for p in builder.correlator.unanswered()
         ]
         try:
             for sub in self.subscribers:
-                sub.on_end(sid, exit_status, reason, facts)
+                sub.on_end(builder.session_id, exit_status, reason, facts)
         except Exception as exc:
             self._warn(f"could not mark session {sid} ended: {exc}")
 

@@ -47,6 +47,7 @@ from urllib.parse import unquote_plus, urlsplit
 import orjson
 
 from inspector.capture.json_spans import value_spans
+from inspector.protocol.sse import stored_body
 
 __all__ = [
     "REDACT_ENV",
@@ -113,6 +114,7 @@ _BODY_NAMES = frozenset(
 _BODY_NEEDLES = tuple(n.encode() for n in _BODY_NAMES)
 _JSONRPC_KINDS = frozenset({"request", "notification", "response", "error", "batch"})
 _HTTP_CHANNELS = frozenset({"http-request", "http-response", "sse"})
+_SSE_LINES = re.compile(rb"\r\n|\r|\n")
 _FORM = re.compile(rb"[^&=\s]+=[^&\s]*(?:&[^&=\s]*(?:=[^&\s]*)?)*")
 _PLACEHOLDER = re.compile(r"\[secret:([a-z0-9_.-]+)\]")
 _PLACEHOLDER_BYTES = re.compile(rb"\[secret:([a-z0-9_.-]+)\]")
@@ -220,7 +222,7 @@ class Redaction:
             row["http_path"] = self._url_query(path, done)
         raw = row["raw"]
         if raw:
-            new = self._body(raw, row, done)
+            new = self._sse(raw, row, done) if row["channel"] == "sse" else self._body(raw, row, done)
             if new is not raw:
                 row["raw"] = new
                 row["size"] = len(new)
@@ -317,6 +319,20 @@ class Redaction:
             query = _splice(query.encode("latin-1", "replace"), spans, done).decode("latin-1")
         out = f"{head}?{query}{hash_}{fragment}"
         return self._literal(out, done) if self.values else out
+
+    def _sse(self, raw: bytes, row: dict[str, Any], done: list[str]) -> bytes:
+        """An SSE event's bytes: its data redacted as a body, the framing around it kept."""
+        data = stored_body("sse", raw)
+        if data is raw or not data:
+            return self._body(raw, row, done)  # an old row holding the data alone, or no data
+        new = self._body(data, row, done)
+        if new == data:
+            return raw
+        if raw.count(data) == 1:  # one data line: only the value changes
+            return raw.replace(data, new)
+        # Data over several lines: the other fields as sent, the data lines rebuilt.
+        fields = [line for line in _SSE_LINES.split(raw) if line and not line.startswith(b"data")]
+        return b"\n".join([*fields, *(b"data: " + line for line in new.split(b"\n"))]) + b"\n\n"
 
     def _body(self, raw: bytes, row: dict[str, Any], done: list[str]) -> bytes:
         jsonrpc = row["kind"] in _JSONRPC_KINDS

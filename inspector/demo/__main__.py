@@ -40,6 +40,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="Give SSE events ids and keep them, so dropped streams resume with Last-Event-ID (streamable-http)",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="No MCP sessions: every request stands alone (streamable-http)",
+    )
     return parser.parse_args(argv)
 
 
@@ -61,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from inspector.demo.events import MemoryEventStore
 
         store = MemoryEventStore() if args.resumable else None
-        app, url = server.streamable_http_app(event_store=store), f"http://{HOST}:{port}/mcp"
+        app, url = (
+            server.streamable_http_app(event_store=store, stateless_http=args.stateless),
+            f"http://{HOST}:{port}/mcp",
+        )
     else:
         app, url = server.sse_app(), f"http://{HOST}:{port}/sse"
     serve(app, sock, on_ready=lambda: print(f"demo server listening on {url}", file=sys.stderr, flush=True))

@@ -25,6 +25,7 @@ import mcp_types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from inspector.protocol import Classified, Kind, Pairing, SessionFacts, classify
+from inspector.protocol.sse import stored_body
 
 __all__ = ["RowContext", "SessionWalk", "header", "headers_of"]
 
@@ -118,7 +119,7 @@ class SessionWalk:
         request_row = self._exchanges.get(number) if number is not None else None
         msg = None
         if row.get("kind") not in _NOT_JSONRPC and row.get("raw") is not None:
-            msg = classify(bytes(row["raw"]))
+            msg = classify(stored_body(row.get("channel"), bytes(row["raw"])))
         items = (msg.items if msg.kind is Kind.BATCH else [msg]) if msg is not None else []
         revision = self._revision(row, msg, items, request_row)
         return RowContext(row, msg, revision, self.facts, self.init_answered, request_row, items)

@@ -68,7 +68,7 @@ class Reaction:
 
 def _payload(m: Message) -> dict[str, Any] | None:
     try:
-        value = orjson.loads(m.raw)
+        value = orjson.loads(m.body)
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None

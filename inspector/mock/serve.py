@@ -291,8 +291,9 @@ async def _react_later(session: MockSession, messages: list[dict[str, Any]]) -> 
 def _sse(ex: HttpExchange, message: dict[str, Any] | bytes) -> bytes:
     # Malformed bytes on purpose still travel as one SSE event (a newline would end the data field).
     data = message.replace(b"\n", b" ") if isinstance(message, bytes) else orjson.dumps(message)
-    ex.record("s2c", "sse", data)
-    return b"event: message\ndata: " + data + b"\n\n"
+    event = b"event: message\ndata: " + data + b"\n\n"
+    ex.record("s2c", "sse", event, body=data)  # the event's exact bytes, its data classified
+    return event
 
 
 def _head(ex: HttpExchange, status: int, content_type: str | None, headers: dict[str, str]) -> None:

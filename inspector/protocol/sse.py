@@ -5,7 +5,12 @@ event is complete, so the concatenation of every event's `raw` (plus what
 `close()` returns) equals the stream. Lines may end in CRLF, LF or CR, as
 the SSE specification allows; a CR at the end of a chunk waits for the next
 chunk, since an LF may follow. Field parsing (event, data, id, retry) is
-delegated to httpx-sse's decoder, which is pure.
+delegated to httpx-sse's decoder, which is pure; bytes go in as
+`surrogateescape` text, so `data_bytes` are exactly the bytes sent even when
+they are not UTF-8.
+
+A recorded SSE row keeps the event's exact bytes (field lines and the blank
+line); `stored_body` gives back the JSON-RPC part (the `data`) for readers.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 
 from httpx_sse._decoders import SSEDecoder
 
-__all__ = ["SSEEvent", "SSEFramer"]
+__all__ = ["SSEEvent", "SSEFramer", "stored_body"]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
@@ -26,10 +31,11 @@ class SSEEvent:
 
     raw: bytes
     event: str  # "message" when the stream did not name it
-    data: str
+    data: str  # as text (bytes that are not UTF-8 replaced)
     id: str | None
     retry: int | None
     complete: bool = True  # False for a trailing event cut off by the end of the stream
+    data_bytes: bytes = b""  # the data field exactly as sent
 
     @property
     def is_comment_only(self) -> bool:
@@ -86,15 +92,42 @@ class SSEFramer:
 _TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
+def _text(value: str) -> str:
+    """A field read as `surrogateescape` text, as ordinary text (bytes that are not UTF-8 replaced)."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _parse(raw: bytes, *, complete: bool) -> SSEEvent:
     decoder = SSEDecoder()
-    lines = _TEXT_LINE_END.split(raw.decode("utf-8", errors="replace"))
+    lines = _TEXT_LINE_END.split(raw.decode("utf-8", errors="surrogateescape"))
     # A complete event ends with two line ends: drop the empty piece after the last one.
     # An incomplete one gets the blank line it never received, to dispatch it.
     lines = lines[:-1] if complete else [*lines, ""]
     event = None
-    for line in lines:
-        event = decoder.decode(line) or event
+    for line in lines:  # the first dispatch is the event (a stored event re-read may end in an extra CR)
+        if (event := decoder.decode(line)) is not None:
+            break
     if event is None:
         return SSEEvent(raw, "message", "", None, None, complete)
-    return SSEEvent(raw, event.event, event.data, event.id or None, event.retry, complete)
+    data = event.data.encode("utf-8", "surrogateescape")
+    return SSEEvent(
+        raw,
+        _text(event.event),
+        data.decode("utf-8", "replace"),
+        _text(event.id) or None,
+        event.retry,
+        complete,
+        data,
+    )
+
+
+def stored_body(channel: str | None, raw: bytes) -> bytes:
+    """The JSON-RPC part of a recorded row: an SSE event's data, any other row's raw bytes.
+
+    SSE rows recorded before the event's framing was kept hold the data alone
+    (they start with `{` or `[`, which no SSE field line does that matters here)."""
+    if channel != "sse" or not raw or raw.lstrip()[:1] in (b"{", b"["):
+        return raw
+    framer = SSEFramer()
+    events = framer.feed(raw) + framer.close()
+    return events[0].data_bytes if events else b""

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from inspector.protocol.jsonrpc import classify_value
+from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
 from inspector.replay.volatile import is_volatile
 
@@ -122,7 +123,7 @@ class WireMessage:
         """From an `inspector.store.models.Message` (or anything with its attributes)."""
         meta = m.meta if isinstance(m.meta, dict) else {}
         try:
-            payload = orjson.loads(m.raw)
+            payload = orjson.loads(stored_body(getattr(m, "channel", None), m.raw))
         except (orjson.JSONDecodeError, TypeError):
             payload = None
         return cls(

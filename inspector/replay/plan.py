@@ -106,7 +106,7 @@ def recorded_secret_headers(rows: list[Message], secrets: Secrets) -> dict[str, 
 
 def _payload(m: Message) -> Any:
     try:
-        return orjson.loads(m.raw)
+        return orjson.loads(m.body)
     except orjson.JSONDecodeError:
         return None
 

@@ -13,6 +13,8 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
 from sqlmodel import Field, SQLModel
 
+from inspector.protocol.sse import stored_body
+
 __all__ = ["ROW_COLUMNS", "SQL_INT_MAX", "LintFinding", "LintRun", "Message", "Session"]
 
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
@@ -88,6 +90,11 @@ class Message(SQLModel, table=True):
         default=None, sa_column=Column(JSON(none_as_null=True))
     )  # flags, problem, related_seq, batch items
     lint: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+
+    @property
+    def body(self) -> bytes:
+        """The JSON-RPC part of `raw`: an SSE event's data (`raw` keeps the event's framing), else `raw`."""
+        return stored_body(self.channel, self.raw)
 
     def raw_text(self) -> str | None:
         """The raw bytes as text, or None when they are not valid UTF-8."""

@@ -245,9 +245,11 @@ class _HttpBase:
             return
         is_message = event.event == "message" and bool(event.data)
         meta = {} if event.event == "message" else {"event": event.event}
-        ex.record("s2c", "sse", event.data.encode(), jsonrpc=is_message, sse_event_id=event.id, **meta)
+        ex.record(
+            "s2c", "sse", event.raw, jsonrpc=is_message, sse_event_id=event.id, body=event.data_bytes, **meta
+        )
         if is_message:
-            await self._inbox.put.send(event.data.encode())
+            await self._inbox.put.send(event.data_bytes)
 
     async def receive(self) -> bytes:
         return await self._inbox.receive()

@@ -22,93 +22,32 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import zlib
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import header_pairs
+from inspector.protocol.http_exchange import (
+    SessionRouter,
+    decoded_body,
+    forward_headers,
+    header,
+    is_event_stream,
+    is_json_body,
+    media_type,
+    path_forms,
+    rewrite_endpoint,
+)
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
-from inspector.transports.http_sessions import SessionRouter, legacy_session_param
 from inspector.transports.upstream import UpstreamClient, UpstreamError, UpstreamResponse
 
 __all__ = ["HttpProxy"]
 
-_HOP_BY_HOP = frozenset(
-    {
-        b"connection",
-        b"keep-alive",
-        b"proxy-authenticate",
-        b"proxy-authorization",
-        b"proxy-connection",
-        b"te",
-        b"trailer",
-        b"trailers",
-        b"transfer-encoding",
-        b"upgrade",
-        b"host",
-    }
-)
-# The name prefix of the UI's token cookies (inspector/api/security.py set them before the
-# token moved to the URL fragment and an Authorization header).
-_UI_COOKIE = b"mcp_inspector_token_"
-
-
-def _path_forms(path: str) -> set[str]:
-    """A path with and without its trailing slash (servers redirect between the two)."""
-    bare = path.rstrip("/") or "/"
-    return {bare, bare + "/"} if bare != "/" else {"/"}
-
-
-def _forward_headers(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """The request headers for upstream: no hop-by-hop headers, and none of the UI's token cookies.
-
-    Old browsers may still hold an `mcp_inspector_token_<port>` cookie from an earlier
-    inspector UI on this host (cookies ignore ports), and send it to whatever runs
-    behind the proxy: it is the UI's access token, so it never goes upstream.
-    """
-    named = set()
-    for name, value in raw:
-        if name.lower() == b"connection":
-            named |= {v.strip().lower() for v in value.split(b",")}
-    out = []
-    for n, v in raw:
-        lower = n.lower()
-        if lower in _HOP_BY_HOP or lower in named:
-            continue
-        if lower == b"cookie" and _UI_COOKIE in v:
-            kept = b";".join(c for c in v.split(b";") if not c.lstrip().startswith(_UI_COOKIE)).strip(b"; ")
-            if not kept:
-                continue
-            v = kept
-        out.append((n, v))
-    return out
-
-
-def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
-    for n, v in raw:
-        if n.lower() == name:
-            return v
-    return None
-
-
-def _decoded(body: bytes, encoding: str | None) -> tuple[bytes, dict[str, Any] | None]:
-    """The recorded copy of a compressed body, decompressed where we can."""
-    if not encoding or encoding == "identity" or not body:
-        return body, None
-    try:
-        if encoding in ("gzip", "x-gzip"):
-            return zlib.decompress(body, 16 + zlib.MAX_WBITS), {
-                "content_encoding": encoding,
-                "wire_size": len(body),
-            }
-        if encoding == "deflate":
-            return zlib.decompress(body), {"content_encoding": encoding, "wire_size": len(body)}
-    except zlib.error as exc:
-        return body, {"content_encoding": encoding, "problem": f"could not decompress: {exc}"}
-    return body, {"content_encoding": encoding, "problem": f"{encoding} bodies are recorded as sent"}
+# Sessions with no traffic and no open stream for this long are ended (`proxy --idle-end`).
+DEFAULT_IDLE_AFTER = 300.0
 
 
 class HttpProxy:
@@ -121,6 +60,7 @@ class HttpProxy:
         create_session: Callable[[str], int],
         *,
         client: UpstreamClient | None = None,
+        idle_after: float | None = DEFAULT_IDLE_AFTER,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -130,29 +70,53 @@ class HttpProxy:
         self.recorder = recorder
         # The paths clients POST MCP messages to: only these must carry JSON (OAuth form posts
         # to other paths, e.g. /token, are forwarded as they are).
-        self.mcp_paths: set[str] = _path_forms(parts.path or "/")
-        self.taps: dict[int, Tap] = {}
+        self.mcp_paths: set[str] = path_forms(parts.path or "/")
+        self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
-        self.router = SessionRouter(self._open_session(create_session))
+        self._create = create_session
+        self.router = SessionRouter(self._open_session, idle_after)
+        self._sweeper: asyncio.TimerHandle | None = None
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
         self.client = client or UpstreamClient(connect_timeout=10.0)
 
-    def _open_session(self, create: Callable[[str], int]) -> Callable[[str], int]:
-        def open_session(hint: str) -> int:
-            sid = create(hint)
-            self.taps[sid] = self.recorder.open(sid)
-            return sid
-
-        return open_session
+    def _open_session(self, hint: str) -> int:
+        # The session row is inserted on the recorder thread: nothing here waits on the database.
+        create = self._create
+        tap = self.recorder.open_new(lambda: create(hint))
+        self.taps[tap.session_id] = tap
+        self._schedule_sweep()
+        return tap.session_id
 
     def end_session(self, sid: int, reason: str, status: int | None = None) -> None:
         tap = self.taps.pop(sid, None)
+        self.router.forget(sid)
         if tap is not None:
-            self.router.forget(sid)
             tap.end(status, reason)
 
-    async def aclose(self) -> None:
-        await self.client.aclose()
+    def connection_closed(self, client: tuple[str, int]) -> None:
+        """The server saw a client connection close (a stateless client's session ends with it)."""
+        closed = self.router.connection_closed(f"{client[0]}:{client[1]}")
+        if closed is not None:
+            self.end_session(*closed)
+
+    def _schedule_sweep(self) -> None:
+        idle = self.router.idle_after
+        if idle is None or self._sweeper is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._sweeper = loop.call_later(min(idle / 2, 5.0), self._sweep)
+
+    def _sweep(self) -> None:
+        """End the sessions idle for `idle_after` seconds; look again while any is open."""
+        self._sweeper = None
+        idle = self.router.idle_after
+        for sid in self.router.idle(time.monotonic()):
+            self.end_session(sid, f"no traffic for {idle:g} s")
+        if self.taps:
+            self._schedule_sweep()
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
         if scope["type"] == "lifespan":
@@ -172,6 +136,8 @@ class HttpProxy:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if self._sweeper is not None:
+                    self._sweeper.cancel()
                 await self.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -184,12 +150,31 @@ class HttpProxy:
         query = scope["query_string"].decode("latin-1")
         raw_path = scope.get("raw_path") or path.encode()
         url = self.upstream_origin + raw_path.decode("latin-1") + (f"?{query}" if query else "")
-        mcp_sid = _header(headers, b"mcp-session-id")
+        mcp_sid = header(headers, b"mcp-session-id")
         client_addr = scope.get("client") or ("?", 0)
         sid, key = self.router.route(
             mcp_sid.decode("latin-1") if mcp_sid else None, query, f"{client_addr[0]}:{client_addr[1]}"
         )
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
+        self.router.begin(sid, time.monotonic())
+        try:
+            await self._forward(scope, receive, send, headers, method, url, ex, sid, key)
+        finally:
+            if (reason := self.router.finish(sid, time.monotonic())) is not None:
+                self.end_session(sid, reason)
+
+    async def _forward(
+        self,
+        scope: dict[str, Any],
+        receive: Callable,  # type: ignore[type-arg]
+        send: Callable,  # type: ignore[type-arg]
+        headers: list,  # type: ignore[type-arg]
+        method: str,
+        url: str,
+        ex: HttpExchange,
+        sid: int,
+        key: tuple[str, str],
+    ) -> None:
 
         first = await receive()
         body = first.get("body", b"")
@@ -202,7 +187,7 @@ class HttpProxy:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
             ex.request(body, headers)
         try:
-            response = await self.client.request(method, url, _forward_headers(headers), content)
+            response = await self.client.request(method, url, forward_headers(headers), content)
         except UpstreamError as exc:
             if streamed is not None:
                 ex.request(b"".join(streamed), headers)
@@ -215,7 +200,9 @@ class HttpProxy:
         if streamed is not None:
             ex.request(b"".join(streamed), headers)
         try:
-            await self._respond(response, send, receive, ex, sid, key)
+            ended = await self._respond(response, send, receive, ex, sid, key)
+            if ended is not None:  # a legacy session's event stream: the session ends with it
+                self.router.close(sid, ended)
         except OSError as exc:  # the client went away while we were sending
             ex.record("c2s", "http-request", b"", problem=f"client disconnected: {exc}")
         finally:
@@ -231,25 +218,25 @@ class HttpProxy:
         ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
-    ) -> None:
+    ) -> str | None:
+        """Forward the response; for the event stream of a legacy session, how it ended."""
         raw_headers = response.headers
-        assigned = _header(raw_headers, b"mcp-session-id")
+        assigned = header(raw_headers, b"mcp-session-id")
         if assigned:
             self.router.bind_mcp_session(key, assigned.decode("latin-1"))
         await send(
             {
                 "type": "http.response.start",
                 "status": response.status,
-                "headers": _forward_headers(raw_headers),
+                "headers": forward_headers(raw_headers),
             }
         )
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
         ex.response_headers = header_pairs(raw_headers)
-        content_type = (_header(raw_headers, b"content-type") or b"").split(b";")[0].strip().lower()
-        if content_type == b"text/event-stream":
+        content_type = media_type(raw_headers)
+        if is_event_stream(content_type):
             ex.record("s2c", "http-response", b"", head=True)
-            await self._relay_events(response, send, receive, ex, sid)
-            return
+            return await self._relay_events(response, send, receive, ex, sid)
         # The end of the body goes out with its last bytes when they are known to be the last.
         chunks: list[bytes] = []
         broke: str | None = None
@@ -263,14 +250,14 @@ class HttpProxy:
             broke = f"upstream response broke: {exc}"
         if not ended and broke is None:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        encoding = _header(raw_headers, b"content-encoding")
-        body, meta = _decoded(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
+        encoding = header(raw_headers, b"content-encoding")
+        body, meta = decoded_body(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
         if broke is not None:
             meta = {**(meta or {}), "problem": broke}
-        is_json = content_type == b"application/json" or content_type.endswith(b"+json")
-        if not content_type:
-            is_json = body.lstrip()[:1] in (b"{", b"[")
-        ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json, **(meta or {}))
+        ex.record(
+            "s2c", "http-response", body, head=True, jsonrpc=is_json_body(content_type, body), **(meta or {})
+        )
+        return None
 
     async def _relay_events(
         self,
@@ -279,7 +266,7 @@ class HttpProxy:
         receive: Callable,  # type: ignore[type-arg]
         ex: HttpExchange,
         sid: int,
-    ) -> None:
+    ) -> str | None:
         framer = SSEFramer()
         state = {"finished": False, "disconnected": False}
         # A plain asyncio task watches for the client leaving (uvicorn drops sends to a gone
@@ -297,21 +284,27 @@ class HttpProxy:
                             await self._send_event(event, send, ex, sid)
                         state["finished"] = True
                         await self._send_event(last, send, ex, sid, more_body=False)
-                        return
+                        return self._stream_end(sid, "the server closed the event stream")
                 for event in events:
                     await self._send_event(event, send, ex, sid)
             for event in framer.close():
                 await self._send_event(event, send, ex, sid)
             state["finished"] = True  # uvicorn reports a disconnect once the response is complete
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return self._stream_end(sid, "the server closed the event stream")
         except (UpstreamError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
+            return self._stream_end(sid, "the server's event stream broke")
         except asyncio.CancelledError:
             if not state["disconnected"]:
                 raise
             ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
+            return self._stream_end(sid, "the client closed the event stream")
         finally:
             watcher.cancel()
+
+    def _stream_end(self, sid: int, reason: str) -> str | None:
+        return reason if self.router.is_legacy_stream(sid) else None
 
     async def _send_event(
         self,
@@ -321,41 +314,35 @@ class HttpProxy:
         sid: int,
         more_body: bool = True,
     ) -> None:
-        raw = event.raw
+        sent = event.raw
         meta: dict[str, Any] = {}
         if event.event == "endpoint":
-            raw, meta = self._rewrite_endpoint(event, sid)
-        await send({"type": "http.response.body", "body": raw, "more_body": more_body})
+            sent, meta = self._rewrite_endpoint(event, sid)
+        await send({"type": "http.response.body", "body": sent, "more_body": more_body})
         if event.is_comment_only:
             return
         if event.event != "message":
             meta["event"] = event.event
         if not event.complete:
             meta["problem"] = "event cut off by the end of the stream"
+        # The row keeps the event's exact bytes (as the server sent them); its data is classified.
         ex.record(
             "s2c",
             "sse",
-            event.data.encode(),
-            jsonrpc=event.event == "message" and bool(event.data),
+            event.raw,
+            jsonrpc=event.event == "message" and bool(event.data_bytes),
             sse_event_id=event.id,
+            body=event.data_bytes,
             **meta,
         )
 
     def _rewrite_endpoint(self, event: SSEEvent, sid: int) -> tuple[bytes, dict[str, Any]]:
         """Point the legacy `endpoint` event at the proxy and learn the session id it carries."""
-        endpoint = event.data.strip()
-        parts = urlsplit(endpoint)
-        legacy = legacy_session_param(parts.query)
-        if legacy is not None:
-            self.router.bind_legacy(sid, legacy)
-        ours = not parts.scheme or f"{parts.scheme}://{parts.netloc}" == self.upstream_origin
-        if ours and parts.path:
-            self.mcp_paths |= _path_forms(parts.path)
-        if parts.scheme and f"{parts.scheme}://{parts.netloc}" == self.upstream_origin:
-            relative = endpoint[len(self.upstream_origin) :] or "/"
-            # The row keeps what the server sent; the meta says what the client got instead.
-            return event.raw.replace(endpoint.encode(), relative.encode(), 1), {"rewritten_to": relative}
-        return event.raw, {}
+        rewrite = rewrite_endpoint(event.raw, event.data, self.upstream_origin)
+        if rewrite.legacy_id is not None:
+            self.router.bind_legacy(sid, rewrite.legacy_id)
+        self.mcp_paths |= rewrite.mcp_paths
+        return rewrite.raw, rewrite.meta
 
 
 async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:  # type: ignore[type-arg]

@@ -54,14 +54,18 @@ class HttpExchange:
         jsonrpc: bool = True,
         http_status: int | None = None,
         sse_event_id: str | None = None,
+        body: bytes | None = None,
         **meta: Any,
     ) -> None:
-        """A part of this exchange; `head` rows carry the response status and headers."""
+        """A part of this exchange; `head` rows carry the response status and headers.
+
+        `body` is the JSON-RPC part when `raw` holds more (an SSE event's data)."""
         self.tap.submit_message(
             direction,
             channel,
             raw,
             jsonrpc=jsonrpc,
+            **({"body": body} if body is not None else {}),
             http_method=self.method,
             http_path=self.path,
             http_status=http_status if http_status is not None else (self.status if head else None),

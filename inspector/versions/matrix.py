@@ -117,13 +117,13 @@ def exchanges_of(rows: Iterable[Message]) -> list[Exchange]:
     order: list[Exchange] = []
     for m in rows:
         if m.direction == "c2s" and m.kind == "request":
-            doc = _load(m.raw)
+            doc = _load(m.body)
             if isinstance(doc, dict):
                 x = Exchange(str(doc.get("method")), doc.get("params"), None)
                 requests[m.seq] = x
                 order.append(x)
         elif m.direction == "s2c" and m.kind in ("response", "error") and m.answers_seq in requests:
-            doc = _load(m.raw)
+            doc = _load(m.body)
             if isinstance(doc, dict):
                 requests[m.answers_seq].response = doc  # type: ignore[index]
     return order

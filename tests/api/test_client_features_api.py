@@ -157,10 +157,10 @@ def test_everything_over_stdio(fresh_api: Api, everything_cmd: list[str]) -> Non
     received = _methods(api, sid, "s2c")
     for method in ("notifications/message", "notifications/resources/updated", "notifications/progress"):
         assert method in received, method
-    notice = next(orjson.loads(m.raw) for m in _rows(api, sid) if m.method == "notifications/cancelled")
+    notice = next(orjson.loads(m.body) for m in _rows(api, sid) if m.method == "notifications/cancelled")
     assert notice["params"] == {"requestId": int(cancelled["key"]), "reason": "enough"}
     call_as_task = [
-        orjson.loads(m.raw) for m in _rows(api, sid) if m.method == "tools/call" and m.kind == "request"
+        orjson.loads(m.body) for m in _rows(api, sid) if m.method == "tools/call" and m.kind == "request"
     ]
     assert any(c["params"].get("task") == {"ttl": 60_000} for c in call_as_task)
 
@@ -220,7 +220,7 @@ def test_demo_over_streamable_http(fresh_api: Api) -> None:
 
 def _listen_requests(api: Api, sid: int) -> list[dict[str, Any]]:
     return [
-        orjson.loads(m.raw)
+        orjson.loads(m.body)
         for m in _rows(api, sid)
         if m.method == "subscriptions/listen" and m.kind == "request" and m.direction == "c2s"
     ]
@@ -283,10 +283,16 @@ def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
         {"toolsListChanged": True},
     ]
     assert all(r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for r in sent)
-    frames = [
-        orjson.loads(m.raw) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"
-    ]
-    acks = [f for f in frames if f["method"] == "notifications/subscriptions/acknowledged"]
+    # Recording is off the client's path: wait (bounded) until the last acknowledgement is stored.
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        frames = [
+            orjson.loads(m.body) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"
+        ]
+        acks = [f for f in frames if f["method"] == "notifications/subscriptions/acknowledged"]
+        if len(acks) >= len(sent) or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     updates = [f for f in frames if f["method"] == "notifications/resources/updated"]
     key = "io.modelcontextprotocol/subscriptionId"
     assert [a["params"]["_meta"][key] for a in acks] == [r["id"] for r in sent]
@@ -300,7 +306,7 @@ def test_2026_over_stdio_subscribes_through_listen(fresh_api: Api) -> None:
     cid, sid = created["id"], created["session_id"]
     _subscribe_through_listen(api, cid, sid)
     # On stdio the old streams are cancelled with notifications/cancelled naming them.
-    cancels = [orjson.loads(m.raw) for m in _rows(api, sid) if m.method == "notifications/cancelled"]
+    cancels = [orjson.loads(m.body) for m in _rows(api, sid) if m.method == "notifications/cancelled"]
     assert [c["params"]["requestId"] for c in cancels] == [r["id"] for r in _listen_requests(api, sid)]
 
 
@@ -326,7 +332,7 @@ def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
         m for m in rows if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
     ]
     assert len(closes) == 6 and closes[-1].meta["cancel_reason"] == "enough"
-    calls = [orjson.loads(m.raw) for m in rows if m.method == "tools/call" and m.kind == "request"]
+    calls = [orjson.loads(m.body) for m in rows if m.method == "tools/call" and m.kind == "request"]
     assert calls[-1]["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "info"
 
 

@@ -81,7 +81,7 @@ async def test_push_requests_to_a_connected_client(fresh_api: Api, runtime: Path
     changed = [r for r in rows if r.method == "notifications/tools/list_changed" and r.direction == "s2c"]
     assert len(changed) == 2  # one for the added tool, one for the removed one
     answered = [r for r in rows if r.method == "elicitation/create" and r.direction == "c2s"]
-    assert json.loads(answered[0].raw)["result"]["content"]["name"] == "Ada"
+    assert json.loads(answered[0].body)["result"]["content"]["name"] == "Ada"
 
 
 @pytest.mark.anyio

@@ -56,7 +56,7 @@ def _sent(rows: list[Any], method: str | None = None, kind: str | None = None) -
         if m.direction != "c2s" or (kind and m.kind != kind) or (method and m.method != method):
             continue
         try:
-            out.append(json.loads(m.raw))
+            out.append(json.loads(m.body))
         except ValueError:
             continue
     return out

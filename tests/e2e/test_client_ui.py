@@ -54,7 +54,7 @@ def test_connect_call_and_answer_server_requests_by_hand(
     (sid,) = _mock_sessions(tmp_path / "client.db")
     rows = iter_messages(open_engine(tmp_path / "client.db"), sid)
     init = next(m for m in rows if m.method == "initialize" and m.direction == "c2s")
-    assert json.loads(init.raw)["params"]["clientInfo"] == {"name": "my-host", "version": "9.9.9"}
+    assert json.loads(init.body)["params"]["clientInfo"] == {"name": "my-host", "version": "9.9.9"}
 
     # echo through the form generated from its inputSchema
     tools.get_by_role("button", name="echo", exact=True).click()

@@ -39,7 +39,7 @@ def mock_rows(db: Path) -> list[Message]:
 
 def _body(row: Message) -> Any:
     try:
-        return json.loads(row.raw)
+        return json.loads(row.body)
     except ValueError:
         return None
 

@@ -109,7 +109,10 @@ def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> No
     rows = _wait_rows(db_path, lambda rows: any((m.meta or {}).get("event") == "endpoint" for m in rows))
     endpoint = next(m for m in rows if (m.meta or {}).get("event") == "endpoint")
     assert endpoint.meta["rewritten_to"] == "/messages?session_id=abc123"
-    assert endpoint.raw == f"{base}/messages?session_id=abc123".encode(), "the row keeps what the server sent"
+    assert endpoint.body == f"{base}/messages?session_id=abc123".encode(), (
+        "the row keeps what the server sent"
+    )
+    assert endpoint.raw.startswith(b"event: endpoint") and endpoint.raw.endswith(b"\n\n")
 
 
 def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path) -> None:

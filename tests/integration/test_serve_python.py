@@ -181,7 +181,7 @@ async def test_python_client_listens_at_2026(db_path: Path, transport: str) -> N
 
 def _frames(row: Any) -> list[dict[str, Any]]:
     try:
-        body = json.loads(row.raw)
+        body = json.loads(row.body)
     except ValueError:
         return []
     return [b for b in (body if isinstance(body, list) else [body]) if isinstance(b, dict)]

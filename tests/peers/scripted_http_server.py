@@ -5,6 +5,8 @@ Routes:
   POST /big?bytes=N         a JSON-RPC result carrying N bytes of text
   GET  /stream-then-break   an SSE stream that sends two events, then breaks the connection
   GET  /slow-stream         an SSE event every 20 ms until the client goes away
+  POST /raw-sse             answers a JSON-RPC request with SSE framed by CRLF: the answer (event id
+                            not UTF-8), then an event whose data is not UTF-8 (RAW_SSE_TAIL)
   GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
   GET  /abs-sse             a legacy SSE stream whose endpoint event is an absolute URL
   GET  /.well-known/oauth-authorization-server   a JSON document
@@ -26,6 +28,14 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 STATS = {"disconnects": 0}
+RAW_SSE_TAIL = b"event: note\r\ndata: caf\xe9 \xff\r\ndata: second line\r\n\r\n"
+
+
+async def raw_sse(request: Request) -> Response:
+    msg = json.loads(await request.body())
+    answer = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"echo": msg.get("method")}}).encode()
+    body = b"event: message\r\nid: \xfe1\r\ndata: " + answer + b"\r\n\r\n" + RAW_SSE_TAIL
+    return Response(body, media_type="text/event-stream")
 
 
 async def mcp(request: Request) -> Response:
@@ -136,6 +146,7 @@ app = Starlette(
     routes=[
         Route("/mcp", mcp, methods=["POST"]),
         Route("/big", big, methods=["POST"]),
+        Route("/raw-sse", raw_sse, methods=["POST"]),
         Route("/cancel-races", cancel_races, methods=["POST"]),
         Route("/stream-then-break", stream_then_break),
         Route("/slow-stream", slow_stream),

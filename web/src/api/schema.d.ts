@@ -1701,6 +1701,11 @@ export interface components {
         MessageDetail: {
             /** Answers Seq */
             answers_seq: number | null;
+            /**
+             * Body
+             * @description the JSON-RPC part as text when `raw` holds more (an SSE event's data)
+             */
+            body?: string | null;
             /** Channel */
             channel: string;
             /** Direction */

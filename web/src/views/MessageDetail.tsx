@@ -45,10 +45,12 @@ export function MessageDetail({
   if (!detail || detail.message.seq !== seq) return <aside className="detail"><p className="muted">Loading #{seq}…</p></aside>;
   const m = detail.message;
   const text = m.raw ?? null;
+  // An SSE row's raw bytes are the whole event (field lines, blank line); its JSON is `body`.
+  const json = m.body ?? text;
   let parsed: unknown = undefined;
-  if (text !== null && m.size <= PRETTY_LIMIT && m.kind !== "log") {
+  if (json !== null && m.size <= PRETTY_LIMIT && m.kind !== "log") {
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(json);
     } catch {
       parsed = undefined;
     }
@@ -131,7 +133,7 @@ export function MessageDetail({
             Jump to pair #{detail.pair.seq} ({detail.pair.kind})
           </button>
         )}
-        <button className="ghost" onClick={copy} disabled={!text}>
+        <button className="ghost" onClick={copy} disabled={!json}>
           {copied ? "Copied" : "Copy as JSON"}
         </button>
         {/* A plain link could not send the token header: the click fetches the bytes and saves them. */}
