@@ -539,9 +539,20 @@ def replay(
     ignore: Annotated[
         list[str] | None,
         typer.Option(
-            metavar="PATH", help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable)."
+            metavar="PATH",
+            help="A JSON path to ignore in the diff, e.g. '**.timestamp' (repeatable). "
+            "A leading ! compares a path again: '!tools/call:result.content' (the last match wins).",
         ),
     ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
+    strict_volatile: Annotated[
+        bool,
+        typer.Option(
+            "--strict-volatile",
+            help="Count strings that changed only in times, dates, ids or numbers (shown as "
+            "volatile) as changes too.",
+        ),
+    ] = False,
     match: Annotated[
         str,
         typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
@@ -587,6 +598,8 @@ def replay(
         secrets=_parse_secrets(secret or []),
         timeout=timeout,
         json_out=json_out,
+        verbose=verbose,
+        strict_volatile=strict_volatile,
     )
     raise typer.Exit(code)
 
@@ -598,8 +611,21 @@ def diff(
     db: DbOption = None,
     ignore: Annotated[
         list[str] | None,
-        typer.Option(metavar="PATH", help="A JSON path to ignore, e.g. '**.timestamp' (repeatable)."),
+        typer.Option(
+            metavar="PATH",
+            help="A JSON path to ignore, e.g. '**.timestamp' (repeatable). A leading ! compares "
+            "a path again: '!tools/call:result.content' (the last match wins).",
+        ),
     ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List the default ignored paths.")] = False,
+    strict_volatile: Annotated[
+        bool,
+        typer.Option(
+            "--strict-volatile",
+            help="Count strings that changed only in times, dates, ids or numbers (shown as "
+            "volatile) as changes too.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Semantic diff of two recorded sessions (exit 1 when their behaviour differs)."""
@@ -607,7 +633,15 @@ def diff(
 
     engine = _engine(db, create=False)
     raise typer.Exit(
-        diff_recorded(engine, session_a, session_b, ignore=tuple(ignore or ()), json_out=json_out)
+        diff_recorded(
+            engine,
+            session_a,
+            session_b,
+            ignore=tuple(ignore or ()),
+            json_out=json_out,
+            verbose=verbose,
+            strict_volatile=strict_volatile,
+        )
     )
 
 

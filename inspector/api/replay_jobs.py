@@ -201,6 +201,7 @@ class ReplayJobs:
                 wire(self.engine, outcomes[0].session_id),
                 wire(self.engine, outcomes[1].session_id),
                 ignore=ignore_set(job.ignore),
+                skip_volatile=True,
             )
         last = outcomes[-1]
         extra = [*job.ignore, *noise]

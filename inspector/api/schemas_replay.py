@@ -90,6 +90,9 @@ class ChangeOut(BaseModel):
     kind: Literal["changed", "added", "removed"]
     before: Any = None
     after: Any = None
+    volatile: bool = Field(
+        default=False, description="changed only in clock-like parts (times, dates, ids, numbers in text)"
+    )
 
 
 class ExchangeDiffOut(BaseModel):
@@ -110,7 +113,11 @@ class DiffReport(BaseModel):
     a: int
     b: int
     changed: bool
-    counts: dict[str, int] = Field(description="exchanges per status: equal, changed, missing, extra")
+    counts: dict[str, int] = Field(
+        description="exchanges per status: equal, changed, missing, extra; volatile: changed only in "
+        "volatile values (not counted in `changed`)"
+    )
+    strict_volatile: bool = Field(default=False, description="volatile values counted as changes")
     ignored: list[str] = Field(description="every ignore pattern applied (defaults included)")
     exchanges: list[ExchangeDiffOut]
 

@@ -48,7 +48,7 @@ from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
 from inspector.protocol.client_answers import check_request, valid_roots
 from inspector.store import StoreWriter, create_session
-from inspector.transports.connect import Connection, open_connection
+from inspector.transports.connect import Connection, StdioConnection, open_connection
 
 __all__ = ["ClientConfig", "InboxItem", "MockClient", "Responder"]
 
@@ -181,6 +181,12 @@ class MockClient:
             self.endpoint, self._conn, self.activity, self._emit, tg, stateless=self.config.stateless
         )
         return await self._handshake()
+
+    async def exit_note(self) -> str | None:
+        """How a stdio server that went away ended ("exited with status 3; ..."), else None."""
+        if isinstance(self._conn, StdioConnection):
+            return (await self._conn.exit_note())[1]
+        return None
 
     async def close(self, reason: str = "closed") -> None:
         status = None

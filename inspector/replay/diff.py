@@ -21,6 +21,9 @@ Sans-IO: message lists in, a `SessionDiff` out; no database, no clock.
 - Volatile values are ignored through a `PathSet` (`DEFAULT_IGNORE`), and
   `noise_patterns` turns the differences between two runs of the same traffic
   into more patterns (calibration, after Diffy's primary/secondary idea).
+- A string that changed only in clock-like parts (`replay.volatile`) is a
+  *volatile* change: listed, but the sessions count as different for it only
+  with `strict_volatile` (Diffy's rule: flag what exceeds the expected noise).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import orjson
 from inspector.protocol.jsonrpc import classify_value
 from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
+from inspector.replay.volatile import is_volatile
 
 __all__ = [
     "DEFAULT_IGNORE",
@@ -143,15 +147,25 @@ def _int_or_none(value: Any) -> int | None:
 
 @dataclass(frozen=True)
 class Change:
-    """One difference at one path: `changed`, `added` (only in the replay) or `removed`."""
+    """One difference at one path: `changed`, `added` (only in the replay) or `removed`.
+
+    `volatile`: a string that changed only in clock-like parts (times, dates, UUIDs, numbers
+    inside equal words; see `replay.volatile`); shown, but not a behaviour change by default."""
 
     path: str
     kind: str
     before: Any
     after: Any
+    volatile: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "before": self.before, "after": self.after}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "before": self.before,
+            "after": self.after,
+            "volatile": self.volatile,
+        }
 
 
 @dataclass
@@ -177,6 +191,11 @@ class ExchangeDiff:
             "changes": [c.to_json() for c in self.changes],
         }
 
+    @property
+    def volatile_only(self) -> bool:
+        """Changed, but only in volatile values."""
+        return self.status == "changed" and all(c.volatile for c in self.changes)
+
 
 _STATUSES = ("equal", "changed", "missing", "extra")
 
@@ -187,11 +206,14 @@ class SessionDiff:
 
     exchanges: list[ExchangeDiff]
     ignored: list[str]
+    strict_volatile: bool = False  # volatile values count as changes too
 
     @property
     def changed(self) -> bool:
-        """True when behaviour changed (the CLI's exit status 1)."""
-        return any(x.status != "equal" for x in self.exchanges)
+        """True when behaviour changed (the CLI's exit status 1); volatile values only when strict."""
+        return any(
+            x.status != "equal" and (self.strict_volatile or not x.volatile_only) for x in self.exchanges
+        )
 
     @property
     def exit_status(self) -> int:
@@ -200,7 +222,7 @@ class SessionDiff:
     def counts(self) -> dict[str, int]:
         """Exchanges per status, every status present."""
         found = Counter(x.status for x in self.exchanges)
-        return {s: found[s] for s in _STATUSES}
+        return {**{s: found[s] for s in _STATUSES}, "volatile": sum(x.volatile_only for x in self.exchanges)}
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the `--json` report)."""
@@ -208,6 +230,7 @@ class SessionDiff:
             "changed": self.changed,
             "counts": self.counts(),
             "ignored": list(self.ignored),
+            "strict_volatile": self.strict_volatile,
             "exchanges": [x.to_json() for x in self.exchanges],
         }
 
@@ -222,12 +245,16 @@ class SessionDiff:
                     summary=x["summary"],
                     original_seq=x["original_seq"],
                     replay_seq=x["replay_seq"],
-                    changes=[Change(c["path"], c["kind"], c["before"], c["after"]) for c in x["changes"]],
+                    changes=[
+                        Change(c["path"], c["kind"], c["before"], c["after"], c.get("volatile", False))
+                        for c in x["changes"]
+                    ],
                     direction=x.get("direction", "c2s"),
                 )
                 for x in data["exchanges"]
             ],
             ignored=list(data["ignored"]),
+            strict_volatile=bool(data.get("strict_volatile", False)),
         )
 
 
@@ -241,7 +268,8 @@ class _Delta(NamedTuple):
     after: Any
 
     def change(self) -> Change:
-        return Change(format_path(self.segs), self.kind, self.before, self.after)
+        volatile = self.kind == "changed" and is_volatile(self.before, self.after)
+        return Change(format_path(self.segs), self.kind, self.before, self.after, volatile)
 
 
 def _key_field(arr: list[Any]) -> str | None:
@@ -598,9 +626,15 @@ def _only(ex: _Exchange, status: str) -> ExchangeDiff:
 
 
 def diff_sessions(
-    original: Sequence[WireMessage], replay: Sequence[WireMessage], *, ignore: PathSet | None = None
+    original: Sequence[WireMessage],
+    replay: Sequence[WireMessage],
+    *,
+    ignore: PathSet | None = None,
+    strict_volatile: bool = False,
 ) -> SessionDiff:
-    """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None)."""
+    """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None).
+
+    Volatile changes are marked; they make the sessions differ only when `strict_volatile`."""
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
     xa, xb = _exchanges(original, ignore), _exchanges(replay, ignore)
     match = _align(xa, xb)
@@ -627,13 +661,13 @@ def diff_sessions(
         out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[j].seq, changes, a.direction))
         waiting = extras_after[i]
     out.extend(_only(xb[k], "extra") for k in waiting)
-    return SessionDiff(out, list(ignore.patterns))
+    return SessionDiff(out, list(ignore.patterns), strict_volatile)
 
 
 # --- noise calibration --------------------------------------------------------------------------------
 
 
-def _patterns_of(ex: _Exchange, deltas: list[_Delta]) -> set[str]:
+def _patterns_of(ex: _Exchange, deltas: list[_Delta], skip_volatile: bool = False) -> set[str]:
     """Patterns for the deltas of one exchange, scoped to it; keys that churn become `*`."""
     churn: dict[tuple[Segment, ...], set[str]] = defaultdict(set)
     for d in deltas:
@@ -642,6 +676,10 @@ def _patterns_of(ex: _Exchange, deltas: list[_Delta]) -> set[str]:
     scope = format_scope(ex.method, ex.subject)
     out = set()
     for d in deltas:
+        if skip_volatile and d.kind == "changed" and is_volatile(d.before, d.after):
+            # A clock in a sentence: ignoring the whole string would hide a changed word. The
+            # final diff marks such a value volatile instead, whatever the two runs said.
+            continue
         segs = d.segs
         if d.kind != "changed" and segs and _churnable(segs[-1]) and len(churn[segs[:-1]]) == 2:
             segs = (*segs[:-1], ANY)
@@ -655,14 +693,20 @@ def _churnable(seg: Segment) -> bool:
 
 
 def noise_patterns(
-    run_a: Sequence[WireMessage], run_b: Sequence[WireMessage], *, ignore: PathSet | None = None
+    run_a: Sequence[WireMessage],
+    run_b: Sequence[WireMessage],
+    *,
+    ignore: PathSet | None = None,
+    skip_volatile: bool = False,
 ) -> list[str]:
     """Calibration: patterns for every path that differs between two runs of the same traffic.
 
     Each pattern is scoped to its exchange (`tools/call[name=clock]:result.content[0].text`), so
     noise in one tool never hides changes in another. Unpaired exchanges are paired by method
     and subject to find what differs; one with no counterpart is ignored whole (`method:`).
-    Patterns already in `ignore` are not repeated; the result is sorted.
+    Patterns already in `ignore` are not repeated; the result is sorted. `skip_volatile`: values
+    that differ only in clock-like parts give no pattern (the diff then marks them volatile
+    rather than hiding a word that might change next to the clock).
     """
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
     xa, xb = _exchanges(run_a, ignore), _exchanges(run_b, ignore)
@@ -676,11 +720,11 @@ def noise_patterns(
     for i, a in enumerate(xa):
         j = match[i]
         if j is not None:
-            found |= _patterns_of(a, _compare(a, xb[j], ignore))
+            found |= _patterns_of(a, _compare(a, xb[j], ignore), skip_volatile)
             continue
         queue = loose_b[(a.direction, a.role, a.method, a.subject)]
         if queue:
-            found |= _patterns_of(a, _compare(a, queue.popleft(), ignore))
+            found |= _patterns_of(a, _compare(a, queue.popleft(), ignore), skip_volatile)
         else:
             found.add(f"{format_scope(a.method, a.subject)}:")
     for queue in loose_b.values():
@@ -700,6 +744,33 @@ def _value_text(value: Any, width: int = 72) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _first_difference(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def _window(text: str, at: int, width: int) -> str:
+    """`width` characters of `text` around index `at`, with `...` where it was cut."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    end = start + width
+    head = "..." if start > 0 else ""
+    tail = "..." if end < len(text) else ""
+    body = text[start + len(head) : end - len(tail)]
+    return head + body + tail
+
+
+def _pair_text(before: Any, after: Any, width: int = 72) -> tuple[str, str]:
+    """Both sides of a change, cut around their first difference so the two never print the same."""
+    a, b = _value_text(before, 10**9), _value_text(after, 10**9)
+    if len(a) <= width and len(b) <= width:
+        return a, b
+    # Both windows start at the same place, a third of a width before the first differing character.
+    at = _first_difference(a, b)
+    return _window(a, at, width), _window(b, at, width)
+
+
 def _change_text(c: Change) -> str:
     if c.path.startswith("notifications[") and c.path.endswith("]") and isinstance(c.before, int):
         return f"{c.path}: {c.before} => {c.after} received"  # a count, whatever the kind
@@ -707,7 +778,8 @@ def _change_text(c: Change) -> str:
         return f"{c.path}: added {_value_text(c.after)}"
     if c.kind == "removed":
         return f"{c.path}: removed (was {_value_text(c.before)})"
-    return f"{c.path}: {_value_text(c.before)} => {_value_text(c.after)}"
+    before, after = _pair_text(c.before, c.after)
+    return f"{c.path}: {before} => {after}" + ("  (volatile)" if c.volatile else "")
 
 
 def _seqs_text(x: ExchangeDiff) -> str:
@@ -718,19 +790,37 @@ def _seqs_text(x: ExchangeDiff) -> str:
     return f"#{x.replay_seq}, only in replay"
 
 
-def render_text(diff: SessionDiff, *, show_equal: bool = False) -> str:
-    """A readable plain-text report: the counts, then each exchange that differs and its paths."""
+def _ignored_text(ignored: Sequence[str], verbose: bool) -> str:
+    if verbose:
+        return f"ignored paths ({len(ignored)}): {', '.join(ignored) or 'none'}"
+    defaults = set(DEFAULT_IGNORE)
+    own = [p for p in ignored if p not in defaults]
+    n = len(ignored) - len(own)
+    text = f"ignored paths: {n} default ignores, --verbose to list"
+    return text + (f"; also: {', '.join(own)}" if own else "")
+
+
+def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = False) -> str:
+    """A readable plain-text report: the counts, then each exchange that differs and its paths.
+
+    The default ignore patterns are counted, not listed, unless `verbose`.
+    """
     c = diff.counts()
     lines = [
         f"{len(diff.exchanges)} exchanges: {c['equal']} equal, {c['changed']} changed, "
         f"{c['missing']} missing, {c['extra']} extra"
     ]
+    if c["volatile"]:
+        how = "counted as changed (--strict-volatile)" if diff.strict_volatile else "not counted as changed"
+        lines.append(f"{c['volatile']} changed only in volatile values (times, ids, counters): {how}")
     for x in diff.exchanges:
         if x.status == "equal" and not show_equal:
             continue
         arrow = _ARROW.get(x.direction, "  ")
-        lines.append(f"{_MARK[x.status]} {x.status:<7} {arrow} {x.summary}  ({_seqs_text(x)})")
+        status = "volatile" if x.volatile_only else x.status
+        mark = "?" if x.volatile_only else _MARK[x.status]
+        lines.append(f"{mark} {status:<7} {arrow} {x.summary}  ({_seqs_text(x)})")
         lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
-    lines.append(f"ignored paths ({len(diff.ignored)}): {', '.join(diff.ignored) or 'none'}")
+    lines.append(_ignored_text(diff.ignored, verbose))
     lines.append("behaviour changed" if diff.changed else "behaviour unchanged")
     return "\n".join(lines)

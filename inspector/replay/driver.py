@@ -24,7 +24,7 @@ from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
 from inspector.store import StoreWriter, create_session, iter_messages
 from inspector.store.models import Session
-from inspector.transports.connect import ConnectionClosed, open_connection
+from inspector.transports.connect import ConnectionClosed, StdioConnection, open_connection
 
 __all__ = ["ReplayOutcome", "run_replay"]
 
@@ -98,12 +98,17 @@ async def run_replay(
             conn = await open_connection(target, tap, tg, headers=headers)
             endpoint = Endpoint(conn, on_request=on_request)
             await tg.start(endpoint.serve)
-            for step in plan.steps:
-                await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
-                await endpoint.send_raw(subs.apply(step.raw))
-                outcome.sent += 1
-            await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
-            status = await conn.aclose()
+            try:
+                for step in plan.steps:
+                    await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
+                    await endpoint.send_raw(subs.apply(step.raw))
+                    outcome.sent += 1
+                await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
+                status = await conn.aclose()
+            except ConnectionClosed as exc:
+                # Still inside the task group, so the stderr reader can finish: the server's own
+                # words and exit status say why far better than "closed before the response".
+                status, outcome.error = await _explain(conn, exc)
             tg.cancel_scope.cancel()
     except (ConnectionClosed, OSError) as exc:
         outcome.error = str(exc)
@@ -136,6 +141,14 @@ async def _await(
         )
         if isinstance(version, str) and hasattr(conn, "learn_protocol_version"):
             conn.learn_protocol_version(version)
+
+
+async def _explain(conn: Any, exc: ConnectionClosed) -> tuple[int | None, str]:
+    """The exit status of a stdio server that went away, and an error naming it and its stderr."""
+    if not isinstance(conn, StdioConnection):
+        return None, str(exc)
+    status, note = await conn.exit_note()
+    return status, f"{exc}: the server {note}" if note else str(exc)
 
 
 def _describe(exc: BaseException) -> str:

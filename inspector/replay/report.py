@@ -34,12 +34,17 @@ def wire(engine: Engine, session_id: int) -> list[WireMessage]:
     return [WireMessage.from_record(m) for m in iter_messages(engine, session_id)]
 
 
-def _print(diff: SessionDiff, json_out: bool, extra: dict | None = None) -> None:  # type: ignore[type-arg]
+def _print(
+    diff: SessionDiff,
+    json_out: bool,
+    extra: dict | None = None,  # type: ignore[type-arg]
+    verbose: bool = False,
+) -> None:
     if json_out:
         doc = {**diff.to_json(), **(extra or {})}
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(render_text(diff) + "\n")
+        sys.stdout.write(render_text(diff, verbose=verbose) + "\n")
 
 
 def _paths(patterns: Sequence[str]) -> PathSet:
@@ -50,12 +55,24 @@ def _paths(patterns: Sequence[str]) -> PathSet:
 
 
 def diff_recorded(
-    engine: Engine, ref_a: str, ref_b: str, *, ignore: Sequence[str] = (), json_out: bool = False
+    engine: Engine,
+    ref_a: str,
+    ref_b: str,
+    *,
+    ignore: Sequence[str] = (),
+    json_out: bool = False,
+    verbose: bool = False,
+    strict_volatile: bool = False,
 ) -> int:
     a, b = get_session(engine, ref_a), get_session(engine, ref_b)
     assert a.id is not None and b.id is not None
-    result = diff_sessions(wire(engine, a.id), wire(engine, b.id), ignore=_paths([*DEFAULT_IGNORE, *ignore]))
-    _print(result, json_out, {"a": a.id, "b": b.id})
+    result = diff_sessions(
+        wire(engine, a.id),
+        wire(engine, b.id),
+        ignore=_paths([*DEFAULT_IGNORE, *ignore]),
+        strict_volatile=strict_volatile,
+    )
+    _print(result, json_out, {"a": a.id, "b": b.id}, verbose)
     return EXIT_CHANGED if result.changed else EXIT_SAME
 
 
@@ -79,6 +96,8 @@ def replay_and_diff(
     secrets: dict[str, str] | None = None,
     timeout: float = 30.0,
     json_out: bool = False,
+    verbose: bool = False,
+    strict_volatile: bool = False,
 ) -> int:
     original = get_session(engine, ref)
     assert original.id is not None
@@ -101,6 +120,10 @@ def replay_and_diff(
         problem = _failed(outcome)
         if problem:
             print(f"[mcp-inspect] the replay could not run: {problem}", file=sys.stderr)
+            print(
+                f"[mcp-inspect] replay of session {original.id} recorded as session {outcome.session_id}",
+                file=sys.stderr,
+            )
             return EXIT_FAILED
         if outcome.missing_secrets and i == 0:
             print(
@@ -114,11 +137,15 @@ def replay_and_diff(
             wire(engine, outcomes[0].session_id),
             wire(engine, outcomes[1].session_id),
             ignore=PathSet(patterns),
+            skip_volatile=not strict_volatile,
         )
         patterns += noise
     replayed = outcomes[-1]
     result = diff_sessions(
-        wire(engine, original.id), wire(engine, replayed.session_id), ignore=PathSet(patterns)
+        wire(engine, original.id),
+        wire(engine, replayed.session_id),
+        ignore=PathSet(patterns),
+        strict_volatile=strict_volatile,
     )
     extra = {
         "original": original.id,
@@ -127,7 +154,7 @@ def replay_and_diff(
         "timeouts": replayed.timeouts,
         "unmatched_server_requests": replayed.unmatched_server_requests,
     }
-    _print(result, json_out, extra)
+    _print(result, json_out, extra, verbose)
     if not json_out:
         if noise:
             print(f"calibration: ignored {len(noise)} noisy path(s): {', '.join(noise)}", file=sys.stderr)

@@ -94,6 +94,7 @@ class StdioConnection:
     """A server process spoken to over NDJSON on its stdin/stdout."""
 
     STDERR_TAIL = 4096  # bytes of the server's last stderr output kept to explain its exit
+    STDERR_SHOWN = 1500  # characters of that tail put in an error message
 
     def __init__(self, process: Process, tap: Tap, tg: TaskGroup, grace: float) -> None:
         self.process = process
@@ -148,6 +149,17 @@ class StdioConnection:
             await self.stderr_done.wait()
         return self.process.returncode
 
+    async def exit_note(self, timeout: float = 5.0) -> tuple[int | None, str | None]:
+        """Its exit status and "exited with status N; <stderr tail or: it wrote nothing on stderr>".
+
+        (None, None) while the process still runs after `timeout` seconds."""
+        status = await self.exit_status(timeout)
+        if status is None:
+            return None, None
+        tail = bytes(self.stderr_tail).decode("utf-8", "replace").strip()[-self.STDERR_SHOWN :]
+        said = f"its stderr ends with:\n{tail}" if tail else "it wrote nothing on stderr"
+        return status, f"exited with status {status}; {said}"
+
     async def send(self, raw: bytes) -> None:
         data = raw if raw.endswith(b"\n") else raw + b"\n"
         self.tap.submit("c2s", "stdin", data)
@@ -155,7 +167,9 @@ class StdioConnection:
         try:
             await self.process.stdin.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise ConnectionClosed(f"the server's stdin is closed: {exc}") from None
+            # A closed pipe's exception often has no text: no dangling colon then.
+            detail = f": {exc}" if str(exc) else ""
+            raise ConnectionClosed(f"the server's stdin is closed{detail}") from None
 
     async def receive(self) -> bytes:
         return await self._inbox.receive()

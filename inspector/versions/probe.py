@@ -110,6 +110,8 @@ async def probe_revision(
                         await _replay(client, plan)
             except Exception as exc:  # noqa: BLE001 - recorded as the session's end reason
                 reason = _describe(exc)
+                if _closed(exc) and (note := await client.exit_note()):
+                    reason = f"{reason}: the server {note}"
             finally:
                 await client.close(reason)
                 tg.cancel_scope.cancel()
@@ -210,6 +212,12 @@ async def run_versions(
         )
     run.missing_secrets = list(filler.missing)
     return run
+
+
+def _closed(exc: BaseException) -> bool:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, ConnectionClosed | OSError)
 
 
 def _describe(exc: BaseException) -> str:

@@ -105,7 +105,9 @@ def versions(
     if json_out:
         sys.stdout.write(orjson.dumps(matrix, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        Console().print(matrix_table(matrix, show_all=show_all))
+        out = Console()
+        for table in matrix_tables(matrix, width=out.width, show_all=show_all):
+            out.print(table)
         ids = ", ".join(f"{r}: #{s}" for r, s in run.sessions.items())
         print(f"[mcp-inspect] versions run {run.run_id}; sessions {ids}", file=sys.stderr)
         print("[mcp-inspect] compare two revisions' sessions with: mcp-inspect diff A B", file=sys.stderr)
@@ -121,16 +123,40 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def matrix_table(matrix: dict[str, Any], *, show_all: bool = False) -> Table:
-    """The matrix as a Rich table; rows whose values differ between revisions are highlighted.
+KEY_WIDTH = 28  # the row-name column; longer names fold
+REVISION_WIDTH = 12  # a revision column ("2025-11-25" and short values fit); longer values fold
+_BORDERS = 4  # the table's outer border and the key column's separator and padding
+
+
+def revisions_per_table(width: int) -> int:
+    """How many revision columns fit beside the row names in `width` terminal columns."""
+    return max(1, (width - KEY_WIDTH - _BORDERS) // (REVISION_WIDTH + 3))
+
+
+def matrix_tables(matrix: dict[str, Any], *, width: int = 80, show_all: bool = False) -> list[Table]:
+    """The matrix as Rich tables that fit `width` columns: every revision is shown, as many per
+    table as fit, each table with every row (so a narrow terminal or a pipe loses nothing).
 
     Field rows equal under every revision are left out unless `show_all`."""
-    revs = matrix["revisions"]
-    table = Table(title=f"versions run {matrix['run']}", show_lines=False, highlight=False)
-    width = max((len(r["key"]) for r in matrix["rows"]), default=10)
-    table.add_column("", min_width=min(width + 2, 44), overflow="fold")
-    for rev, col in zip(revs, matrix["columns"], strict=True):
-        table.add_column(f"{rev}\n#{col['session_id']}", overflow="fold")
+    revs = list(matrix["revisions"])
+    n = revisions_per_table(width)
+    groups = [revs[i : i + n] for i in range(0, len(revs), n)] or [[]]
+    tables = []
+    for k, group in enumerate(groups):
+        title = f"versions run {matrix['run']}"
+        if len(groups) > 1:
+            first = k * n + 1
+            title += f" (revisions {first}-{first + len(group) - 1} of {len(revs)})"
+        tables.append(_table(matrix, group, title, show_all=show_all, last=k == len(groups) - 1))
+    return tables
+
+
+def _table(matrix: dict[str, Any], revs: list[str], title: str, *, show_all: bool, last: bool) -> Table:
+    table = Table(title=title, show_lines=False, highlight=False)
+    table.add_column("", max_width=KEY_WIDTH, overflow="fold")
+    sessions = {r: c["session_id"] for r, c in zip(matrix["revisions"], matrix["columns"], strict=True)}
+    for rev in revs:
+        table.add_column(f"{rev}\n#{sessions[rev]}", max_width=REVISION_WIDTH, overflow="fold")
     section = None
     hidden = 0
     for row in matrix["rows"]:
@@ -152,7 +178,9 @@ def matrix_table(matrix: dict[str, Any], *, show_all: bool = False) -> Table:
             ("* " if row["differs"] else "  ") + row["key"], style="bold yellow" if row["differs"] else ""
         )
         table.add_row(key, *cells)
-    table.caption = "* differs between revisions that answered" + (
-        f"; {hidden} field rows equal everywhere not shown (--all shows them)" if hidden else ""
-    )
+    if last:
+        table.caption = "* differs between revisions that answered" + (
+            f"; {hidden} field rows equal everywhere not shown (--all shows them)" if hidden else ""
+        )
+        table.caption += "; --json prints the whole matrix"
     return table

@@ -239,7 +239,7 @@ def test_identical_sessions_are_equal() -> None:
     d = diff_sessions(session(), session())
     assert not d.changed
     assert d.exit_status == 0
-    assert d.counts() == {"equal": 11, "changed": 0, "missing": 0, "extra": 0}
+    assert d.counts() == {"equal": 11, "changed": 0, "missing": 0, "extra": 0, "volatile": 0}
     assert all(x.changes == [] for x in d.exchanges)
 
 
@@ -303,7 +303,7 @@ def test_removed_tool_changes_the_listing_and_the_call() -> None:
     assert [(c.path, c.kind) for c in call.changes] == [("error", "added"), ("result", "removed")]
     assert call.changes[0].after == {"code": -32602, "message": "Unknown tool: weather"}
     assert ("missing", "sampling/createMessage") in statuses(d)
-    assert d.counts() == {"equal": 8, "changed": 2, "missing": 1, "extra": 0}
+    assert d.counts() == {"equal": 8, "changed": 2, "missing": 1, "extra": 0, "volatile": 0}
 
 
 def test_missing_and_extra_exchanges_keep_the_original_order() -> None:
@@ -320,7 +320,7 @@ def test_missing_and_extra_exchanges_keep_the_original_order() -> None:
     order = [x.summary for x in d.exchanges]
     assert order.index("resources/read uri=demo://readme") == order.index("sampling/createMessage") + 1
     assert order.index("prompts/list") == order.index("resources/read uri=demo://readme") + 1
-    assert d.counts() == {"equal": 10, "changed": 0, "missing": 1, "extra": 1}
+    assert d.counts() == {"equal": 10, "changed": 0, "missing": 1, "extra": 1, "volatile": 0}
 
 
 def test_extra_before_everything() -> None:

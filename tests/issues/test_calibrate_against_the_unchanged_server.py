@@ -1,0 +1,115 @@
+"""`replay --calibrate` against the unchanged reference server exited 1.
+
+server-everything's `demo://resource/dynamic/text/1` says "created at 3:56:38 PM": the two
+calibration runs fall in the same second, match each other, and both differ from the recording,
+so calibration learned nothing and the replay failed. Strings that differ only in clock-like
+parts (times, dates, UUIDs, numbers inside otherwise equal text) are now "volatile": listed in the
+report, not failing unless `--strict-volatile`. A real change (a word) still fails.
+Run over stdio, Streamable HTTP and legacy SSE (the issue's "done when").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+import pytest
+from mcp.client.sse import sse_client
+
+from inspector.store import get_session, list_sessions, open_engine
+from tests.conftest import PEERS, wrap_argv
+from tests.http_peers import everything_http_server, inspector_proxy
+
+CLI = [sys.executable, "-m", "inspector"]
+DYNAMIC = "demo://resource/dynamic/text/1"
+CLOCK = [sys.executable, str(PEERS / "clock_server.py")]
+
+
+async def _session(target: Any, mode: str = "auto") -> str:
+    async with mcp.Client(target, cache=None, mode=mode) as client:
+        await client.list_tools()
+        await client.call_tool("echo", {"message": "calibrate"})
+        read = await client.read_resource(DYNAMIC)
+        return str(read.contents[0])
+
+
+def _replay(db: Path, session: int, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    out = subprocess.run(
+        [*CLI, "replay", str(session), "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, **(env or {})},
+    )
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode, out.stdout
+
+
+def _next_second(recorded_at: int) -> None:
+    """Poll the clock (deadline 3 s) until the second of the recording is over: a replay is never
+    in the same second as its recording in real use, and the server's text carries the seconds."""
+    deadline = time.monotonic() + 3
+    while int(time.time()) == recorded_at and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert int(time.time()) != recorded_at
+
+
+def _record_http(db: Path, url: str, mode: str) -> int:
+    with inspector_proxy(url, db) as (proxied, _proc):
+        target = proxied if mode == "streamableHttp" else sse_client(proxied)
+        text = anyio.run(lambda: _session(target))
+    assert "created" in text.lower() or "dynamic" in text.lower(), text
+    engine = open_engine(db)
+    main = max(list_sessions(engine), key=lambda s: s.message_count)
+    assert main.id is not None
+    return main.id
+
+
+@pytest.mark.parametrize("mode", ["stdio", "streamableHttp", "sse"])
+def test_calibrated_replay_of_the_unchanged_server_passes(
+    db_path: Path, everything_cmd: list[str], mode: str
+) -> None:
+    if mode == "stdio":
+        argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "rec"))
+        anyio.run(lambda: _session(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), "legacy"))
+        original = get_session(open_engine(db_path), "rec").id
+        assert original is not None
+        _next_second(int(time.time()))
+        code, out = _replay(db_path, original, "--calibrate", "--", *everything_cmd)
+    else:
+        with everything_http_server(mode) as url:
+            original = _record_http(db_path, url, mode)
+            _next_second(int(time.time()))
+            code, out = _replay(db_path, original, "--calibrate", "--url", url)
+    assert code == 0, out
+    assert "behaviour unchanged" in out
+
+
+def test_a_changed_word_still_fails_and_a_clock_is_volatile(db_path: Path) -> None:
+    argv = wrap_argv(db_path, *CLOCK, extra=("--quiet", "--name", "clock"))
+
+    async def record() -> None:
+        async with mcp.Client(
+            mcp.StdioServerParameters(command=argv[0], args=argv[1:]), cache=None, mode="legacy"
+        ) as client:
+            await client.call_tool("greet", {"name": "Ada"})
+
+    anyio.run(record)
+    original = get_session(open_engine(db_path), "clock").id
+    assert original is not None
+    same, out = _replay(db_path, original, "--calibrate", "--json", "--", *CLOCK)
+    report = json.loads(out)
+    assert same == 0, out
+    assert report["counts"]["volatile"] == 1  # the clock moved (nanoseconds always do): shown
+    strict, _ = _replay(db_path, original, "--strict-volatile", "--", *CLOCK)
+    assert strict == 1
+    changed, out = _replay(db_path, original, "--calibrate", "--", *CLOCK, env={"GREETING": "Goodbye"})
+    assert changed == 1, out
+    assert "Goodbye" in out and "behaviour changed" in out

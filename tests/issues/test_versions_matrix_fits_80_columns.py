@@ -1,0 +1,34 @@
+"""`versions` cut its matrix at the terminal width: at 80 columns, in a terminal or a pipe, two and
+a half of the five revisions showed and the rest was gone, with no word of `--json`.
+
+The matrix is now printed as several tables, as many revisions per table as fit beside the row
+names, so every revision shows at 80 columns; the caption says `--json` prints the whole matrix.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
+
+CLI = [sys.executable, "-m", "inspector"]
+
+
+def test_every_revision_shows_at_80_columns(db_path: Path, everything_cmd: list[str]) -> None:
+    env = {**os.environ, "COLUMNS": "80"}
+    out = subprocess.run(
+        [*CLI, "versions", "--db", str(db_path), "--", *everything_cmd],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, out.stdout
+    for revision in KNOWN_PROTOCOL_VERSIONS:
+        assert any(revision in line for line in lines if "┃" in line), (revision, out.stdout)
+    assert "--json" in out.stdout
