@@ -25,13 +25,13 @@ def _recorded(db: Path) -> list[dict]:  # type: ignore[type-arg]
     engine = open_engine(db)
     (session,) = [s for s in list_sessions(engine) if s.kind == "mock-client"]
     return [
-        {"direction": m.direction, "method": m.method, "kind": m.kind, "raw": m.raw, "meta": m.meta or {}}
+        {"direction": m.direction, "method": m.method, "kind": m.kind, "body": m.body, "meta": m.meta or {}}
         for m in iter_messages(engine, session.id)
     ]
 
 
 def _sent(rows: list[dict], method: str) -> list[dict]:  # type: ignore[type-arg]
-    return [orjson.loads(r["raw"]) for r in rows if r["method"] == method and r["direction"] == "c2s"]
+    return [orjson.loads(r["body"]) for r in rows if r["method"] == method and r["direction"] == "c2s"]
 
 
 def _tab(page: Page, name: str) -> None:

@@ -88,7 +88,7 @@ def test_listen_at_2026(page: Page, client_ui: UiServer, tmp_path: Path, transpo
         {"toolsListChanged": True, "resourceSubscriptions": [NOTE]},
         {"toolsListChanged": True},
     ]
-    s2c = [orjson.loads(r["raw"]) for r in rows if r["direction"] == "s2c" and r["kind"] == "notification"]
+    s2c = [orjson.loads(r["body"]) for r in rows if r["direction"] == "s2c" and r["kind"] == "notification"]
     acks = [n for n in s2c if n["method"] == "notifications/subscriptions/acknowledged"]
     assert [a["params"]["_meta"][KEY] for a in acks] == [r["id"] for r in listens]
     (update,) = [n for n in s2c if n["method"] == "notifications/resources/updated"]

@@ -866,6 +866,12 @@ export interface components {
             kind: "changed" | "added" | "removed";
             /** Path */
             path: string;
+            /**
+             * Volatile
+             * @description changed only in clock-like parts (times, dates, ids, numbers in text)
+             * @default false
+             */
+            volatile: boolean;
         };
         /**
          * ClientActivity
@@ -1217,7 +1223,7 @@ export interface components {
             changed: boolean;
             /**
              * Counts
-             * @description exchanges per status: equal, changed, missing, extra
+             * @description exchanges per status: equal, changed, missing, extra; volatile: changed only in volatile values (not counted in `changed`)
              */
             counts: {
                 [key: string]: number;
@@ -1229,6 +1235,12 @@ export interface components {
              * @description every ignore pattern applied (defaults included)
              */
             ignored: string[];
+            /**
+             * Strict Volatile
+             * @description volatile values counted as changes
+             * @default false
+             */
+            strict_volatile: boolean;
         };
         /**
          * DiffSide
@@ -2071,7 +2083,7 @@ export interface components {
             changed: boolean;
             /**
              * Counts
-             * @description exchanges per status: equal, changed, missing, extra
+             * @description exchanges per status: equal, changed, missing, extra; volatile: changed only in volatile values (not counted in `changed`)
              */
             counts: {
                 [key: string]: number;
@@ -2092,6 +2104,12 @@ export interface components {
             original: number;
             /** Replay */
             replay: number;
+            /**
+             * Strict Volatile
+             * @description volatile values counted as changes
+             * @default false
+             */
+            strict_volatile: boolean;
             /**
              * Timeouts
              * @description request ids that got no answer in time
