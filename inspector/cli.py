@@ -879,6 +879,40 @@ def sessions(
     console.print(sessions_table(found, console.width))
 
 
+def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):  # type: ignore[no-untyped-def]
+    """The engine and the session `show` prints. With --follow, a database or session that does not
+    exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
+    creates both off its forwarding path."""
+    from pathlib import Path
+
+    from inspector.config import default_db
+    from inspector.errors import NotFoundError
+    from inspector.store import database_url, get_session
+
+    url = database_url(db or default_db())
+    path = Path(url.split("///", 1)[1]) if url.startswith("sqlite") else None
+    told = False
+    while True:
+        missing = path is not None and not path.exists()
+        if not missing:
+            engine = _engine(db, create=False)
+            try:
+                return engine, get_session(engine, session)
+            except NotFoundError as exc:
+                if not follow:
+                    raise
+                reason = str(exc)
+            engine.dispose()
+        elif not follow:
+            _engine(db, create=False)  # raises the clear "no recording database" error
+        else:
+            reason = f"no recording database at {path} yet"
+        if not told:
+            _err().print(f"[dim]{reason}; waiting for it (Ctrl-C to stop) ...[/dim]")
+            told = True
+        time.sleep(poll)
+
+
 @app.command()
 def show(
     session: Annotated[str, typer.Argument(help="A session id, or 'last'.")] = "last",
@@ -895,8 +929,7 @@ def show(
     from inspector.console import WIDE, message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
-    engine = _engine(db, create=False)
-    found = get_session(engine, session)
+    engine, found = _session_to_show(db, session, follow=follow, poll=poll)
     assert found.id is not None
     console = Console(highlight=False)
     out = sys.stdout

@@ -43,8 +43,30 @@ def _rows(api: Api, session_id: int) -> list[Any]:
     return list(iter_messages(open_engine(api.db), session_id))
 
 
-def _methods(api: Api, session_id: int, direction: str) -> list[str]:
-    return [m.method or "" for m in _rows(api, session_id) if m.direction == direction and m.method]
+def _rows_until(api: Api, session_id: int, check: Callable[[list[Any]], bool], what: str) -> list[Any]:
+    """Read the session's rows (bounded) until `check` holds: recording is off the client's path,
+    so the last rows land a moment after the API call that caused them returned."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        rows = _rows(api, session_id)
+        if check(rows):
+            return rows
+        assert time.monotonic() < deadline, f"{what} never recorded"
+        time.sleep(0.02)
+
+
+def _closed_by_client(rows: list[Any]) -> list[Any]:
+    return [m for m in rows if (m.meta or {}).get("problem") == "closed by the client to cancel the request"]
+
+
+def _methods(api: Api, session_id: int, direction: str, expect: tuple[str, ...]) -> list[str]:
+    """The methods recorded in one direction, once (bounded) every expected one is stored."""
+
+    def methods(rows: list[Any]) -> list[str]:
+        return [m.method or "" for m in rows if m.direction == direction and m.method]
+
+    rows = _rows_until(api, session_id, lambda rows: set(expect) <= set(methods(rows)), f"{expect}")
+    return methods(rows)
 
 
 def _in_flight(method: str) -> Callable[[dict[str, Any]], Any]:
@@ -149,13 +171,15 @@ def test_everything_over_stdio(fresh_api: Api, everything_cmd: list[str]) -> Non
     ws.close()
 
     # Every step is in the recorded session.
-    sent = _methods(api, sid, "c2s")
-    for method in ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+    expect_sent = ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
                    "completion/complete", "notifications/cancelled", "tasks/list", "tasks/get",
-                   "tasks/result", "tasks/cancel"):  # fmt: skip
+                   "tasks/result", "tasks/cancel")  # fmt: skip
+    sent = _methods(api, sid, "c2s", expect_sent)
+    for method in expect_sent:
         assert method in sent, method
-    received = _methods(api, sid, "s2c")
-    for method in ("notifications/message", "notifications/resources/updated", "notifications/progress"):
+    expect_received = ("notifications/message", "notifications/resources/updated", "notifications/progress")
+    received = _methods(api, sid, "s2c", expect_received)
+    for method in expect_received:
         assert method in received, method
     notice = next(orjson.loads(m.body) for m in _rows(api, sid) if m.method == "notifications/cancelled")
     assert notice["params"] == {"requestId": int(cancelled["key"]), "reason": "enough"}
@@ -205,25 +229,31 @@ def test_demo_over_streamable_http(fresh_api: Api) -> None:
         assert cancelled["cancel_via"] == "notification"
         assert _ok(api.http.post(f"/api/clients/{cid}/ping"))["latency_ms"] > 0
 
-    sent = _methods(api, sid, "c2s")
-    for method in (
+    expect_sent = (
         "resources/subscribe",
         "completion/complete",
         "logging/setLevel",
         "notifications/cancelled",
         "ping",
-    ):
+    )
+    sent = _methods(api, sid, "c2s", expect_sent)
+    for method in expect_sent:
         assert method in sent, method
-    received = _methods(api, sid, "s2c")
+    received = _methods(api, sid, "s2c", ("notifications/resources/updated", "notifications/progress"))
     assert "notifications/resources/updated" in received and "notifications/progress" in received
 
 
-def _listen_requests(api: Api, sid: int) -> list[dict[str, Any]]:
+def _listens(rows: list[Any]) -> list[dict[str, Any]]:
     return [
         orjson.loads(m.body)
-        for m in _rows(api, sid)
+        for m in rows
         if m.method == "subscriptions/listen" and m.kind == "request" and m.direction == "c2s"
     ]
+
+
+def _listen_requests(api: Api, sid: int, count: int = 5) -> list[dict[str, Any]]:
+    """The recorded listen requests, once (bounded) the `count` the test sent are stored."""
+    return _listens(_rows_until(api, sid, lambda rows: len(_listens(rows)) >= count, f"{count} listens"))
 
 
 def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
@@ -305,8 +335,12 @@ def test_2026_over_stdio_subscribes_through_listen(fresh_api: Api) -> None:
     created = _connect(api, {"command": DEMO}, "2026-07-28")
     cid, sid = created["id"], created["session_id"]
     _subscribe_through_listen(api, cid, sid)
+
     # On stdio the old streams are cancelled with notifications/cancelled naming them.
-    cancels = [orjson.loads(m.body) for m in _rows(api, sid) if m.method == "notifications/cancelled"]
+    def _cancels(rows: list[Any]) -> list[dict[str, Any]]:
+        return [orjson.loads(m.body) for m in rows if m.method == "notifications/cancelled"]
+
+    cancels = _cancels(_rows_until(api, sid, lambda rows: len(_cancels(rows)) >= 5, "5 cancels"))
     assert [c["params"]["requestId"] for c in cancels] == [r["id"] for r in _listen_requests(api, sid)]
 
 
@@ -316,21 +350,15 @@ def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
         created = _connect(api, {"url": url}, "2026-07-28")
         cid, sid = created["id"], created["session_id"]
         _subscribe_through_listen(api, cid, sid)
-        closed_listens = [
-            m
-            for m in _rows(api, sid)
-            if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
-        ]
-        assert len(closed_listens) == 5
+        rows = _rows_until(api, sid, lambda rows: len(_closed_by_client(rows)) >= 5, "5 closed streams")
+        assert len(_closed_by_client(rows)) == 5
         # No logging/setLevel at 2026-07-28: the level goes in each request's _meta.
         assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "info"}))["via"] == "_meta"
         cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
         assert cancelled["cancel_via"] == "stream-closed"
-    rows = _rows(api, sid)
+    rows = _rows_until(api, sid, lambda rows: len(_closed_by_client(rows)) >= 6, "the 6th closed stream")
     assert "notifications/cancelled" not in [m.method for m in rows]
-    closes = [
-        m for m in rows if (m.meta or {}).get("problem") == "closed by the client to cancel the request"
-    ]
+    closes = _closed_by_client(rows)
     assert len(closes) == 6 and closes[-1].meta["cancel_reason"] == "enough"
     calls = [orjson.loads(m.body) for m in rows if m.method == "tools/call" and m.kind == "request"]
     assert calls[-1]["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "info"

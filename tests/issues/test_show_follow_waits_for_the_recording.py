@@ -1,0 +1,50 @@
+"""`show last --follow` started before the recorder has created its database (or its session) waits
+for them, as `tail -F` waits for a file, instead of exiting with "no recording database".
+
+The recorder creates the database and the session off its forwarding path, so a follower started
+right after the first answer came back could find neither: `show --follow` exited 2 with nothing on
+stdout. Here the follower starts first, deterministically before anything is recorded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SCRIPTED, wrap_argv
+from tests.shim_process import ShimProcess
+
+CLI = [sys.executable, "-m", "inspector"]
+
+
+def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> None:
+    db = tmp_path / "later.db"
+    follower = subprocess.Popen(
+        [*CLI, "show", "last", "--follow", "--json", "--poll", "0.05", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert follower.stdout is not None and follower.stderr is not None
+    # The follower says what it waits for before anything exists.
+    assert "waiting for it" in follower.stderr.readline()
+    assert follower.poll() is None and not db.exists()
+    shim = ShimProcess(wrap_argv(db, *SCRIPTED))
+    shim.request(1, "first-call")
+    shim.read_line()
+    first = json.loads(follower.stdout.readline())
+    assert first["method"] == "first-call" and first["kind"] == "request"
+    shim.close_stdin()
+    assert shim.wait() == 0
+    assert follower.wait(timeout=60) == 0, "--follow stops by itself when the session ends"
+    rest = follower.stdout.read()  # through the same buffer readline() used
+    assert [json.loads(line)["kind"] for line in rest.splitlines()] == ["response"]
+
+
+def test_without_follow_a_missing_database_is_still_one_clear_error(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [*CLI, "show", "last", "--db", str(tmp_path / "nope.db")], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 2 and "no recording database" in out.stderr
+    assert not (tmp_path / "nope.db").exists()
