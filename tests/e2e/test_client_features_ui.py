@@ -6,6 +6,7 @@ server-everything (stdio) and the demo server (Streamable HTTP). Every step is i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +24,40 @@ from tests.recorded import rows_until
 SLOW = 60_000  # ms, for steps that wait on the server
 
 
-def _recorded(db: Path, sent: tuple[str, ...], received: tuple[str, ...] = ()) -> list[dict]:  # type: ignore[type-arg]
-    """The mock client's rows once (bounded) every method in `sent` (c2s) and `received` (s2c) is
-    stored: the client is still connected, and records off its path."""
+def _recorded(
+    db: Path,
+    sent: tuple[str, ...] = (),
+    received: tuple[str, ...] = (),
+    ready: Callable[[list[dict]], bool] | None = None,  # type: ignore[type-arg]
+) -> list[dict]:  # type: ignore[type-arg]
+    """The mock client's rows (as dicts) once (bounded) every method in `sent` (c2s) and `received`
+    (s2c) is stored and `ready` holds for them: the client is still connected, and records off its
+    path, so its last rows land a moment after the page showed their effect."""
     engine = open_engine(db)
     (session,) = [s for s in list_sessions(engine) if s.kind == "mock-client"]
     assert session.id is not None
 
-    def ready(rows: list[Any]) -> bool:
-        have = {(m.direction, m.method) for m in rows}
-        return all(("c2s", m) in have for m in sent) and all(("s2c", m) in have for m in received)
+    def dicts(rows: list[Any]) -> list[dict]:  # type: ignore[type-arg]
+        return [
+            {
+                "direction": m.direction,
+                "method": m.method,
+                "kind": m.kind,
+                "body": m.body,
+                "meta": m.meta or {},
+            }
+            for m in rows
+        ]
 
-    return [
-        {"direction": m.direction, "method": m.method, "kind": m.kind, "body": m.body, "meta": m.meta or {}}
-        for m in rows_until(engine, session.id, ready, f"sent {sent}, received {received}")
-    ]
+    def done(rows: list[Any]) -> bool:
+        have = {(m.direction, m.method) for m in rows}
+        return (
+            all(("c2s", m) in have for m in sent)
+            and all(("s2c", m) in have for m in received)
+            and (ready is None or ready(dicts(rows)))
+        )
+
+    return dicts(rows_until(engine, session.id, done, f"sent {sent}, received {received}"))
 
 
 def _sent(rows: list[dict], method: str) -> list[dict]:  # type: ignore[type-arg]

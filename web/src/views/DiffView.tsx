@@ -14,7 +14,7 @@ import { locationId, parsePath, resolve } from "../diff/paths";
 import { useKeys } from "./hooks";
 
 const STATUSES = ["equal", "changed", "missing", "extra"] as const;
-export const VOLATILE_TIP = "differs only in clock-like parts: times, dates, ids, counters";
+const VOLATILE_TIP = "differs only in clock-like parts: times, dates, ids, counters";
 
 /** Changed, but every change is volatile (the report's `volatile` count counts these). */
 function volatileOnly(x: ExchangeDiff): boolean {
