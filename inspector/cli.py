@@ -198,7 +198,7 @@ def _outbound(
         _err().print(f"[mcp-inspect] through the forward proxy {shown} (from the environment)")
 
 
-def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
+def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):
     from inspector.guard import Access, parse_origins
 
     return Access(allow_remote, tuple(hosts or ()), parse_origins(origins or ()))
@@ -208,7 +208,7 @@ def _err() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
 
-def _engine(db: str | None, *, create: bool = True):  # type: ignore[no-untyped-def]
+def _engine(db: str | None, *, create: bool = True):
     from inspector.config import default_db
     from inspector.store import open_engine
 
@@ -823,11 +823,11 @@ def call(
     )
     engine = _engine(db)
 
-    async def log_progress(kind: str, payload: dict) -> None:  # type: ignore[type-arg]
+    async def log_progress(kind: str, payload: dict) -> None:
         if kind == "notification":
             sys.stderr.write(orjson.dumps(payload).decode() + "\n")
 
-    async def run() -> dict:  # type: ignore[type-arg]
+    async def run() -> dict:
         client = MockClient(engine, config, listener=log_progress if progress else None)
         async with anyio.create_task_group() as tg:
             try:
@@ -879,7 +879,7 @@ def sessions(
     console.print(sessions_table(found, console.width))
 
 
-def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):  # type: ignore[no-untyped-def]
+def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):
     """The engine and the session `show` prints. With --follow, a database or session that does not
     exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
     creates both off its forwarding path."""

@@ -67,9 +67,10 @@ MessageDetail = create_model(
     "MessageDetail",
     __doc__="One message with its raw bytes: `raw` as text, or `raw_base64` when they are not UTF-8.",
     __base__=MessageRow,
-    raw=(str | None, None),
-    raw_base64=(str | None, None),
-    body=(
+    # pydantic's create_model stubs take classes only; unions and Literals are valid field types.
+    raw=(str | None, None),  # type: ignore[arg-type]
+    raw_base64=(str | None, None),  # type: ignore[arg-type]
+    body=(  # type: ignore[arg-type]
         str | None,
         Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
     ),
@@ -78,7 +79,7 @@ MessageDetail = create_model(
 SessionOut = create_model(
     "SessionOut",
     __doc__="One recorded session: every column, and `state` (recording, ended, or interrupted).",
-    state=(Literal["recording", "ended", "interrupted"], ...),
+    state=(Literal["recording", "ended", "interrupted"], ...),  # type: ignore[arg-type]  # see above
     **_fields(Session, tuple(Session.model_fields)),
 )
 
@@ -86,7 +87,7 @@ SessionOut = create_model(
 class SessionList(BaseModel):
     """A page of sessions, newest first."""
 
-    items: list[SessionOut]  # type: ignore[valid-type]
+    items: list[SessionOut]
     total: int
     offset: int
     limit: int
@@ -102,7 +103,7 @@ class SessionPatch(BaseModel):
 class MessagePage(BaseModel):
     """A page of rows in seq order, with cursors to the next and previous pages under the same filter."""
 
-    items: list[MessageRow]  # type: ignore[valid-type]
+    items: list[MessageRow]
     next_cursor: str | None = Field(
         description="pass as `cursor` for the rows after this page; null at the end"
     )
@@ -123,9 +124,9 @@ class Position(BaseModel):
 class MessageWithPair(BaseModel):
     """One message with its pair (request <-> response) and the messages that refer to it."""
 
-    message: MessageDetail  # type: ignore[valid-type]
-    pair: MessageRow | None  # type: ignore[valid-type]
-    related: list[MessageRow] = Field(  # type: ignore[valid-type]
+    message: MessageDetail
+    pair: MessageRow | None
+    related: list[MessageRow] = Field(
         description="progress and cancel notifications linked to this request, and what they refer to"
     )
 
@@ -144,28 +145,28 @@ class Exchange(BaseModel):
     duration_ns: int
     sse: bool
     sse_event_ids: list[str]
-    messages: list[MessageRow]  # type: ignore[valid-type]
+    messages: list[MessageRow]
 
 
 class SessionCreated(BaseModel):
     """A new session appeared (recorded by any process)."""
 
     type: Literal["session_created"] = "session_created"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionUpdated(BaseModel):
     """A session's row changed: more messages, facts, a rename."""
 
     type: Literal["session_updated"] = "session_updated"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionEnded(BaseModel):
     """A session stopped recording (ended, or its recorder died: interrupted)."""
 
     type: Literal["session_ended"] = "session_ended"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionDeleted(BaseModel):
@@ -180,7 +181,7 @@ class NewMessages(BaseModel):
 
     type: Literal["messages"] = "messages"
     session_id: int
-    items: list[MessageRow]  # type: ignore[valid-type]
+    items: list[MessageRow]
     truncated: bool = False
 
 

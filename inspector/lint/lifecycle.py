@@ -22,7 +22,8 @@ Hit = tuple[str, str]
 
 def _flags(row: Mapping[str, Any]) -> list[list[str]]:
     """Correlation flags of the message, one list per item (one item unless a batch)."""
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    found = row.get("meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if row.get("kind") == "batch":
         return [list(i.get("flags") or []) for i in meta.get("items") or [] if isinstance(i, dict)]
     return [list(meta.get("flags") or [])]

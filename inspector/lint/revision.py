@@ -87,7 +87,8 @@ class RowContext:
 
 
 def _pairing(row: Mapping[str, Any], msg: Classified) -> Pairing:
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    found = row.get("meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if msg.kind is Kind.BATCH:
         items = meta.get("items") or []
         return Pairing(

@@ -639,8 +639,8 @@ def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
 
 
 def _only(ex: _Exchange, status: str) -> ExchangeDiff:
-    seqs = (ex.seq, None) if status == "missing" else (None, ex.seq)
-    return ExchangeDiff(status, ex.method, ex.summary, *seqs, changes=[], direction=ex.direction)
+    a, b = (ex.seq, None) if status == "missing" else (None, ex.seq)
+    return ExchangeDiff(status, ex.method, ex.summary, a, b, changes=[], direction=ex.direction)
 
 
 def diff_sessions(
@@ -669,14 +669,14 @@ def diff_sessions(
     out: list[ExchangeDiff] = []
     waiting = extras_after[-1]
     for i, a in enumerate(xa):
-        j = match[i]
-        if j is None:
+        partner = match[i]
+        if partner is None:
             out.append(_only(a, "missing"))
             continue
         out.extend(_only(xb[k], "extra") for k in waiting)
-        changes = [d.change() for d in _compare(a, xb[j], ignore)]
+        changes = [d.change() for d in _compare(a, xb[partner], ignore)]
         status = "changed" if changes else "equal"
-        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[j].seq, changes, a.direction))
+        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[partner].seq, changes, a.direction))
         waiting = extras_after[i]
     out.extend(_only(xb[k], "extra") for k in waiting)
     return SessionDiff(out, list(ignore.patterns), strict_volatile)
@@ -736,9 +736,9 @@ def noise_patterns(
         if j not in paired_b:
             loose_b[(ex.direction, ex.role, ex.method, ex.subject)].append(ex)
     for i, a in enumerate(xa):
-        j = match[i]
-        if j is not None:
-            found |= _patterns_of(a, _compare(a, xb[j], ignore), skip_volatile)
+        partner = match[i]
+        if partner is not None:
+            found |= _patterns_of(a, _compare(a, xb[partner], ignore), skip_volatile)
             continue
         queue = loose_b[(a.direction, a.role, a.method, a.subject)]
         if queue:

@@ -37,7 +37,7 @@ def wire(engine: Engine, session_id: int) -> list[Message]:
 def _print(
     diff: SessionDiff,
     json_out: bool,
-    extra: dict | None = None,  # type: ignore[type-arg]
+    extra: dict | None = None,
     verbose: bool = False,
 ) -> None:
     if json_out:

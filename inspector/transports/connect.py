@@ -240,7 +240,7 @@ class _HttpBase:
             with anyio.CancelScope(shield=True):  # also when the stream is aborted (cancelled)
                 await response.aclose()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+    async def _on_event(self, event, ex: HttpExchange) -> None:
         if event.is_comment_only:
             return
         is_message = event.event == "message" and bool(event.data)
@@ -397,7 +397,7 @@ class LegacySseConnection(_HttpBase):
         with anyio.fail_after(30):
             await self._endpoint_known.wait()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+    async def _on_event(self, event, ex: HttpExchange) -> None:
         if event.event == "endpoint":
             self.endpoint = urljoin(self.url, event.data.strip())
             self._endpoint_known.set()
