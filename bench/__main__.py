@@ -10,8 +10,9 @@ bench/startup.py times spawn -> first answer (direct, socat, wrap).
 See bench/stdio_latency.py and bench/stdio_flood.py for what exactly is
 timed, bench/stages.py for the in-process cost breakdown of the recorder.
 The "http" section (bench/http_bench.py) times tools/call round trips over
-Streamable HTTP, direct vs `mcp-inspect proxy` vs `mitmdump --mode reverse`
-(mitmproxy is installed into bench/.venv-mitm on first use).
+Streamable HTTP, direct vs `mcp-inspect proxy` vs nginx as a reverse proxy
+(the floor of one extra HTTP hop) vs `mitmdump --mode reverse` (mitmproxy is
+installed into bench/.venv-mitm on first use).
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -119,6 +120,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="ms between the events of a stream (default 5)",
     )
     h.add_argument("--no-mitm", action="store_true", help="skip the mitmdump column (and its install)")
+    h.add_argument(
+        "--no-nginx", action="store_true", help="skip the nginx column (the floor of one HTTP hop)"
+    )
     h.add_argument(
         "--proxy-prefix",
         default=None,
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             ensure_mitmdump(lambda text: console.print(f"[dim]{text}[/dim]"))
         http = section(
             "http",
-            "http: tools/call round trips direct / proxy / mitmdump, JSON and SSE responses ...",
+            "http: tools/call round trips direct / proxy / nginx / mitmdump, JSON and SSE responses ...",
             lambda d: run_http(
                 d,
                 calls=args.http_calls,
@@ -278,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                 stream_events=args.http_stream_events,
                 interval_ms=args.http_stream_interval_ms,
                 mitm=not args.no_mitm,
+                nginx=not args.no_nginx,
                 say=lambda text: console.log(text),
             ),
         )
