@@ -311,8 +311,8 @@ def proxy(
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
-    from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.http_listener import serve_proxy
+    from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen
     from inspector.transports.upstream_proxied import choose_upstream
