@@ -129,6 +129,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="command that starts the proxy, instead of 'PYTHON -m inspector proxy' (e.g. a patched copy); "
         "'--target URL --listen 127.0.0.1:0 --db PATH' is appended",
     )
+    h.add_argument(
+        "--compare-prefix",
+        default=None,
+        help="also measure a second proxy started by this command (setup 'proxy_b', e.g. the code before a "
+        "change), in the same interleaved rounds",
+    )
     p.add_argument("--traceback", action="store_true", help="print the traceback of a failed part")
     p.add_argument(
         "--json", type=Path, default=BENCH_DIR / "results" / "latest.json", help="where to write JSON"
@@ -180,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         peer.WRAP_PREFIX[:] = shlex.split(args.wrap_prefix)
     if args.proxy_prefix:
         http_setups.PROXY_PREFIX[:] = shlex.split(args.proxy_prefix)
+    if args.compare_prefix:
+        http_setups.COMPARE_PREFIX[:] = shlex.split(args.compare_prefix)
     console = Console(width=None if sys.stdout.isatty() else 160)
     started = time.perf_counter()
     results: dict[str, Any] = {

@@ -50,6 +50,7 @@ from typing import Any
 
 import orjson
 
+from bench import http_setups
 from bench.http_client import HttpError, McpSession, result_of
 from bench.http_mitm import ensure_mitmdump
 from bench.http_nginx import find_nginx
@@ -299,7 +300,7 @@ def ratios(setups: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     sequential and with concurrent clients. None where a setup did not run."""
     d = setups["direct"]["p50_us"]
     out: dict[str, float | None] = {}
-    for name in ("proxy", "nginx", "mitm"):
+    for name in ("proxy", "nginx", "mitm", "proxy_b"):
         s = setups.get(name)
         out[f"{name}_direct_p50"] = s["p50_us"] / d if s and d else None
     p, m = setups["proxy"], setups.get("mitm")
@@ -427,6 +428,12 @@ def _run_mode(
         services.append(proxy)
         urls = {"direct": server.url, "proxy": proxy.url}
         mid = {"proxy": proxy.pid}
+        if http_setups.COMPARE_PREFIX:
+            other = start_proxy(server.url, workdir / f"proxy-b-{mode}.db", workdir, f"b-{mode}",
+                                http_setups.COMPARE_PREFIX)  # fmt: skip
+            services.append(other)
+            urls["proxy_b"] = other.url
+            mid["proxy_b"] = other.pid
         if nginx is not None:
             try:
                 ng = start_nginx(nginx, server.url, workdir, mode)

@@ -32,9 +32,12 @@ HTTP_LABELS = {
     "proxy": "mcp-inspect proxy",
     "nginx": "nginx reverse",
     "mitm": "mitmdump reverse",
+    "proxy_b": "proxy (--compare-prefix)",
 }
 # How the proxy is started; `python -m bench --proxy-prefix` replaces it (e.g. a patched copy).
 PROXY_PREFIX = [sys.executable, "-m", "inspector", "proxy"]
+# `--compare-prefix`: a second proxy measured in the same rounds (setup "proxy_b": before/after a change).
+COMPARE_PREFIX: list[str] = []
 
 
 class Service:
@@ -130,10 +133,10 @@ def start_server(mode: str, workdir: Path) -> Service:
     )
 
 
-def start_proxy(target: str, db: Path, workdir: Path, tag: str) -> Service:
+def start_proxy(target: str, db: Path, workdir: Path, tag: str, prefix: list[str] | None = None) -> Service:
     return Service(
         f"proxy-{tag}",
-        [*PROXY_PREFIX, "--target", target, "--listen", "127.0.0.1:0", "--db", str(db)],
+        [*(prefix or PROXY_PREFIX), "--target", target, "--listen", "127.0.0.1:0", "--db", str(db)],
         workdir,
         ready=r"point your client at (\S+)",
     )
