@@ -15,10 +15,11 @@ per response. This server does what the proxy needs and no more:
   parse.
 - One task per connection, not per request: it runs the app for each
   request in turn.
-- The response head is held until the first body bytes when they follow
-  without a pause (an ASGI app sends them in the same step: the proxy does
-  when the upstream's body arrived with its head), so head and body go out in
-  one write; otherwise the head is written as soon as the app yields.
+- The response head is held until the first body bytes, so head and body go
+  out in one write (one wake-up of the client, not two): a sized body comes
+  in the same step (the proxy has it when it starts the response), else the
+  head goes when the app yields; a streamed body (an SSE answer) is given
+  up to 1 ms for its first event, then the head goes alone.
 - A websocket handshake becomes an ASGI `websocket` scope (the guard refuses
   foreign origins there, the proxy refuses the rest): a close before accept
   is answered 403, as uvicorn does. Other upgrades are answered as plain
@@ -64,6 +65,7 @@ _READ_HIGH = 1 << 20  # pause reading a request body while this much waits for t
 _KEEP_ALIVE = 75.0  # seconds an idle keep-alive connection is kept (as uvicorn was configured)
 _GRACEFUL = 2.0  # seconds open responses get at shutdown
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_HEAD_HOLD = 0.001  # seconds a streamed response's head waits for its first bytes, to share their write
 _STATUS_LINES: dict[int, bytes] = {}
 
 
@@ -162,8 +164,13 @@ class _Request:
                 raise RuntimeError(f"expected http.response.start, got {kind}")
             self.started = True
             self.head = self._head(message["status"], message.get("headers", ()))
-            # Held for the body if it follows in this step; written when the app yields otherwise.
-            conn.loop.call_soon(self._flush_head)
+            # Held for the first body bytes. A sized body follows in this step (the proxy has it when it
+            # starts the response): the head is written when the app yields, if it did not come. A streamed
+            # body (an SSE answer) has its first event a little behind the head: held up to _HEAD_HOLD.
+            if self.chunked:
+                conn.loop.call_later(_HEAD_HOLD, self._flush_head)
+            else:
+                conn.loop.call_soon(self._flush_head)
             return
         if kind != "http.response.body":
             raise RuntimeError(f"expected http.response.body, got {kind}")
