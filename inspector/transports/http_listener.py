@@ -14,7 +14,7 @@ per response. This server does what the proxy needs and no more:
   connections closed after `keep_alive` seconds, 400 for what llhttp cannot
   parse.
 - One task per connection, not per request: it runs the app for each
-  request in turn.
+  request in turn and waits on a future for the next one.
 - The response head is held until the first body bytes, so head and body go
   out in one write (one wake-up of the client, not two): a sized body comes
   in the same step (the proxy has it when it starts the response), else the
@@ -256,7 +256,8 @@ class _Connection(asyncio.Protocol):
         self.parsing: _Request | None = None  # the request whose body is being read
         self.queue: collections.deque[_Request] = collections.deque()  # parsed, waiting to run
         self.current: _Request | None = None
-        self.task: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None  # runs the app for each request in turn
+        self._next: asyncio.Future[None] | None = None  # the task waits on it for the next request
         self.idle_since = time.monotonic()
         self.upgraded = False
 
@@ -291,9 +292,10 @@ class _Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self.server.connections.discard(self)
-        drain, self._drain = self._drain, None
-        if drain is not None and not drain.done():
-            drain.set_result(None)
+        for future in (self._drain, self._next):
+            if future is not None and not future.done():
+                future.set_result(None)
+        self._drain = None
         for req in (self.current, self.parsing, *self.queue):
             if req is not None:
                 req.wake()
@@ -362,8 +364,10 @@ class _Connection(asyncio.Protocol):
         self.queue.append(req)
         if self.task is None:
             self.task = self.loop.create_task(self._run())
-        else:
+        elif self.current is not None:
             self.pause_reading()  # pipelined: read on once the requests before it are answered
+        if self._next is not None and not self._next.done():
+            self._next.set_result(None)
 
     def on_body(self, body: bytes) -> None:
         req = self.parsing
@@ -386,9 +390,14 @@ class _Connection(asyncio.Protocol):
     # --- running the app --------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        """Answer the parsed requests in order; ends when none is waiting (the next one starts it again)."""
+        """Answer the parsed requests in order, for as long as the connection is open."""
         try:
-            while self.queue and not self.lost:
+            while not self.lost:
+                if not self.queue:
+                    self.idle_since = time.monotonic()
+                    self._next = self.loop.create_future()
+                    await self._next
+                    continue
                 req = self.current = self.queue.popleft()
                 await self._call(req)
                 self.current = None
@@ -398,9 +407,9 @@ class _Connection(asyncio.Protocol):
                 if not self.queue:
                     self.resume_reading()
         finally:
-            self.task = None
             self.current = None
-            self.idle_since = time.monotonic()
+            self._next = None
+            self.task = None
 
     async def _call(self, req: _Request) -> None:
         try:
@@ -493,7 +502,7 @@ class _Server:
         """Close keep-alive connections idle for longer than `_KEEP_ALIVE` seconds."""
         before = time.monotonic() - _KEEP_ALIVE
         for conn in list(self.connections):
-            if conn.task is None and conn.parsing is None and conn.idle_since < before:
+            if conn.current is None and not conn.queue and conn.parsing is None and conn.idle_since < before:
                 conn.close()
 
 
@@ -533,7 +542,7 @@ async def _serve(
         stop.set()
         if signals > 1:  # a second Ctrl-C: no more waiting for open responses
             for conn in list(state.connections):
-                if conn.task is not None:
+                if conn.task is not None and conn.current is not None:
                     conn.task.cancel()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -551,14 +560,16 @@ async def _serve(
     finally:
         sweeper[0].cancel()
         server.close()
+        busy = []
         for conn in list(state.connections):
-            if conn.task is None:
+            if conn.current is None and not conn.queue:
                 conn.close()
             else:
                 for req in (conn.current, *conn.queue):
                     if req is not None:
                         req.keep_alive = False
-        busy = [c.task for c in state.connections if c.task is not None]
+                if conn.task is not None:
+                    busy.append(conn.task)
         if busy:
             _, pending = await asyncio.wait(busy, timeout=graceful)
             for task in pending:
