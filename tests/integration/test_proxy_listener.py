@@ -5,7 +5,9 @@ the client is a raw socket, its responses read with h11. What uvicorn did for
 the proxy and the listener must keep doing: pipelined requests answered in
 order, chunked request bodies, `Expect: 100-continue`, HEAD responses without
 a body on a connection that stays usable, HTTP/1.0 closing, 400 for what is
-not HTTP, and a stop (SIGINT) that does not hang on an open event stream.
+not HTTP, a stop (SIGINT) that does not hang on an open event stream, a
+12 MiB request body (read pauses and resumes) and a client that leaves in
+the middle of its request body.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import h11
+import httpx
 import orjson
 
 from inspector.store import list_sessions, open_engine
@@ -26,6 +29,7 @@ from tests.http_peers import inspector_proxy, scripted_http_server
 from tests.shim_process import messages
 
 TIMEOUT = 20.0
+JSON_TYPES = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
 def _request(method: str, id_: int) -> bytes:
@@ -202,3 +206,24 @@ def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(db_path: Pat
             assert status == 0 and time.monotonic() - started < 10.0
     engine = open_engine(db_path)
     assert [s.status for s in list_sessions(engine)] == ["ended"]
+
+
+def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(db_path: Path) -> None:
+    # Past the listener's read high-water mark (1 MiB): reading pauses and resumes as the body goes upstream.
+    text = "x" * (12 * 1024 * 1024)
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"text": text}})
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        reply = httpx.post(url, content=body, headers=JSON_TYPES, timeout=60)
+        assert reply.status_code == 200 and reply.json()["result"] == {"echo": "tools/call"}
+    rows = _rows(db_path, lambda rows: any(m.channel == "http-request" for m in rows), timeout=60)
+    assert next(m for m in rows if m.channel == "http-request").raw == body
+
+
+def test_a_client_leaving_in_the_middle_of_its_request_body_leaves_the_proxy_working(db_path: Path) -> None:
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+        parts = urlsplit(url)
+        with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
+            body = _request("ping", 9)
+            sock.sendall(_post(parts.path, parts.netloc, body)[: -len(body) // 2])  # half the body, then gone
+        reply = httpx.post(url, content=_request("ping", 10), headers=JSON_TYPES, timeout=TIMEOUT)
+        assert reply.status_code == 200 and reply.json()["id"] == 10
