@@ -472,7 +472,7 @@ def _http_tables(console: Console, http: dict[str, Any]) -> None:
             if name in s:
                 line += f";  {label}/direct p50 {_f(_ratio(s[name]['p50_us'], d['p50_us']), '{:.2f}x')}"
             elif name == "nginx":
-                line += f";  nginx: {http.get('nginx', {}).get('note', 'not run')}"
+                line += ";  nginx/direct p50 n/a (nginx not run: see above)"
         if "mitm" in s:
             m = s["mitm"]
             line += (
