@@ -311,9 +311,10 @@ def proxy(
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
+    from inspector.transports.http_listener import serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
-    from inspector.transports.serve import bind, parse_listen, serve
+    from inspector.transports.serve import bind, parse_listen
     from inspector.transports.upstream_proxied import choose_upstream
 
     access = _access(allow_remote, allow_host, allow_origin)
@@ -356,7 +357,7 @@ def proxy(
         )
 
     try:
-        serve(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
+        serve_proxy(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
