@@ -50,7 +50,10 @@ from urllib.parse import unquote
 
 import httptools
 
-__all__ = ["serve_proxy"]
+__all__ = ["PROXY_LISTENER_ENV", "serve_proxy"]
+
+# `uvicorn` selects the library fallback (`transports.serve.serve`) instead of this listener.
+PROXY_LISTENER_ENV = "MCP_INSPECTOR_PROXY_LISTENER"
 
 ASGIApp = Callable[
     [

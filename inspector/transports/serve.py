@@ -50,11 +50,20 @@ def bind(host: str, port: int, *, allow_remote: bool = False, option: str = "--l
     return sock
 
 
-def serve(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
+def serve(
+    app: Any,
+    sock: socket.socket,
+    *,
+    on_ready: Callable[[], None] | None = None,
+    on_connection_lost: Callable[[tuple[str, int]], None] | None = None,
+) -> None:
     """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown, 2 s for open streams).
 
-    The recording proxy has a listener of its own (`http_listener.serve_proxy`)."""
-    _server(app, on_ready).run(sockets=[sock])
+    The recording proxy has a faster listener of its own (`http_listener.serve_proxy`); this is its
+    library fallback (`MCP_INSPECTOR_PROXY_LISTENER=uvicorn`). `on_connection_lost` is told the client
+    address of each connection that closes (ASGI has no event for a keep-alive connection closing
+    between requests)."""
+    _server(app, on_ready, on_connection_lost).run(sockets=[sock])
 
 
 async def serve_async(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
@@ -62,11 +71,28 @@ async def serve_async(app: Any, sock: socket.socket, *, on_ready: Callable[[], N
     await _server(app, on_ready).serve(sockets=[sock])
 
 
-def _server(app: Any, on_ready: Callable[[], None] | None) -> uvicorn.Server:
+def _connection_watching(on_lost: Callable[[tuple[str, int]], None]) -> type:
+    """uvicorn's httptools protocol, telling `on_lost` the client address of a closed connection."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class WatchedProtocol(HttpToolsProtocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            if self.client:
+                on_lost(self.client)
+
+    return WatchedProtocol
+
+
+def _server(
+    app: Any,
+    on_ready: Callable[[], None] | None,
+    on_connection_lost: Callable[[tuple[str, int]], None] | None = None,
+) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         loop="uvloop",
-        http="httptools",
+        http=_connection_watching(on_connection_lost) if on_connection_lost else "httptools",
         lifespan="on",
         log_level="warning",
         access_log=False,

@@ -23,12 +23,21 @@ from urllib.parse import urlsplit
 import h11
 import httpx
 import orjson
+import pytest
 
 from inspector.store import list_sessions, open_engine
 from tests.http_peers import inspector_proxy, scripted_http_server
 from tests.shim_process import messages
 
 TIMEOUT = 20.0
+
+
+@pytest.fixture(params=["own", "uvicorn"])
+def listener_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Each test runs on the proxy's own listener and on its library fallback (uvicorn)."""
+    return {"MCP_INSPECTOR_PROXY_LISTENER": request.param}
+
+
 JSON_TYPES = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
@@ -47,9 +56,9 @@ def _post(path: str, host: str, body: bytes, *extra: bytes, version: bytes = b"1
 
 
 @contextmanager
-def _proxy(db: Path) -> Iterator[tuple[str, str, socket.socket]]:
+def _proxy(db: Path, env: dict[str, str]) -> Iterator[tuple[str, str, socket.socket]]:
     """(path, host header, a connected socket) for the proxy in front of the scripted server."""
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db) as (url, _proxy):
+    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db, env=env) as (url, _proxy):
         parts = urlsplit(url)
         sock = socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT)
         try:
@@ -111,8 +120,10 @@ def _rows(db: Path, predicate, timeout: float = TIMEOUT):  # type: ignore[no-unt
         time.sleep(0.05)
 
 
-def test_pipelined_requests_are_answered_in_order_on_one_connection(db_path: Path) -> None:
-    with _proxy(db_path) as (path, host, sock):
+def test_pipelined_requests_are_answered_in_order_on_one_connection(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with _proxy(db_path, listener_env) as (path, host, sock):
         sock.sendall(_post(path, host, _request("tools/list", 1)) + _post(path, host, _request("ping", 2)))
         reader = _Reader(sock)
         answers = []
@@ -126,10 +137,12 @@ def test_pipelined_requests_are_answered_in_order_on_one_connection(db_path: Pat
     assert [m.method for m in rows if m.channel == "http-request"] == ["tools/list", "ping"]
 
 
-def test_a_chunked_request_body_is_forwarded_and_recorded_whole(db_path: Path) -> None:
+def test_a_chunked_request_body_is_forwarded_and_recorded_whole(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
     body = _request("tools/call", 7)
     parts = [body[:5], body[5:20], body[20:]]
-    with _proxy(db_path) as (path, host, sock):
+    with _proxy(db_path, listener_env) as (path, host, sock):
         sock.sendall(
             b"POST " + path.encode() + b" HTTP/1.1\r\nhost: " + host.encode() + b"\r\n"
             b"content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -145,9 +158,11 @@ def test_a_chunked_request_body_is_forwarded_and_recorded_whole(db_path: Path) -
     assert next(m for m in rows if m.channel == "http-request").raw == body
 
 
-def test_expect_100_continue_is_answered_before_the_body_is_sent(db_path: Path) -> None:
+def test_expect_100_continue_is_answered_before_the_body_is_sent(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
     body = _request("ping", 3)
-    with _proxy(db_path) as (path, host, sock):
+    with _proxy(db_path, listener_env) as (path, host, sock):
         head = _post(path, host, body, b"expect: 100-continue")[: -len(body)]
         sock.sendall(head)
         got = b""
@@ -162,8 +177,10 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent(db_path: Path) 
         assert status == 200 and orjson.loads(answer)["id"] == 3
 
 
-def test_a_head_response_has_no_body_and_the_connection_stays_usable(db_path: Path) -> None:
-    with _proxy(db_path) as (path, host, sock):
+def test_a_head_response_has_no_body_and_the_connection_stays_usable(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with _proxy(db_path, listener_env) as (path, host, sock):
         well_known = b"/.well-known/oauth-authorization-server"
         sock.sendall(b"HEAD " + well_known + b" HTTP/1.1\r\nhost: " + host.encode() + b"\r\n\r\n")
         sock.sendall(_post(path, host, _request("ping", 4)))
@@ -176,8 +193,10 @@ def test_a_head_response_has_no_body_and_the_connection_stays_usable(db_path: Pa
         assert status == 200 and orjson.loads(answer)["id"] == 4
 
 
-def test_an_http_1_0_request_is_answered_and_the_connection_closed(db_path: Path) -> None:
-    with _proxy(db_path) as (path, host, sock):
+def test_an_http_1_0_request_is_answered_and_the_connection_closed(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with _proxy(db_path, listener_env) as (path, host, sock):
         sock.sendall(_post(path, host, _request("ping", 5), version=b"1.0"))
         got = _until_closed(sock)  # the proxy closes after answering: that ends the read
         head, _, body = got.partition(b"\r\n\r\n")
@@ -185,16 +204,23 @@ def test_an_http_1_0_request_is_answered_and_the_connection_closed(db_path: Path
         assert orjson.loads(body)["id"] == 5
 
 
-def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(db_path: Path) -> None:
-    with _proxy(db_path) as (_path, _host, sock):
+def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with _proxy(db_path, listener_env) as (_path, _host, sock):
         sock.sendall(b"HELLO THERE\x00\x01\r\n\r\n")
         got = _until_closed(sock)
         assert got.startswith(b"HTTP/1.1 400 ")
         assert b"Invalid HTTP request" in got and b"connection: close" in got.lower()
 
 
-def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, proxy):
+def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, proxy),
+    ):
         parts = urlsplit(url)
         with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
             sock.sendall(b"GET /slow-stream HTTP/1.1\r\nhost: " + parts.netloc.encode() + b"\r\n\r\n")
@@ -208,19 +234,29 @@ def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(db_path: Pat
     assert [s.status for s in list_sessions(engine)] == ["ended"]
 
 
-def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(db_path: Path) -> None:
+def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
     # Past the listener's read high-water mark (1 MiB): reading pauses and resumes as the body goes upstream.
     text = "x" * (12 * 1024 * 1024)
     body = orjson.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"text": text}})
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, _proxy),
+    ):
         reply = httpx.post(url, content=body, headers=JSON_TYPES, timeout=60)
         assert reply.status_code == 200 and reply.json()["result"] == {"echo": "tools/call"}
     rows = _rows(db_path, lambda rows: any(m.channel == "http-request" for m in rows), timeout=60)
     assert next(m for m in rows if m.channel == "http-request").raw == body
 
 
-def test_a_client_leaving_in_the_middle_of_its_request_body_leaves_the_proxy_working(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+def test_a_client_leaving_in_the_middle_of_its_request_body_leaves_the_proxy_working(
+    db_path: Path, listener_env: dict[str, str]
+) -> None:
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, _proxy),
+    ):
         parts = urlsplit(url)
         with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
             body = _request("ping", 9)
