@@ -359,10 +359,10 @@ def proxy(
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
     # seam as the library fallback, should the own listener misbehave with some client.
-    listen = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
     try:
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the stop signal: a normal stop
-            listen(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
+            serve_with(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
@@ -852,9 +852,10 @@ def call(
     except InspectorError:
         raise
     except Exception as exc:
-        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-            exc = exc.exceptions[0]
-        _err().print(f"[red]error:[/red] could not talk to the server: {type(exc).__name__}: {exc}")
+        cause: BaseException = exc
+        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+            cause = cause.exceptions[0]
+        _err().print(f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {cause}")
         raise typer.Exit(2) from None
     if "error" in answer:
         sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")

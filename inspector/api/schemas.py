@@ -63,23 +63,30 @@ MessageRow = create_model(
     **_fields(Message, ROW_FIELDS),
 )
 
+# Field definitions as plain dicts: pydantic's create_model stubs take classes only, while unions
+# and Literals are valid field types.
+_DETAIL_FIELDS: dict[str, Any] = {
+    "raw": (str | None, None),
+    "raw_base64": (str | None, None),
+    "body": (
+        str | None,
+        Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
+    ),
+}
+
 MessageDetail = create_model(
     "MessageDetail",
     __doc__="One message with its raw bytes: `raw` as text, or `raw_base64` when they are not UTF-8.",
     __base__=MessageRow,
-    # pydantic's create_model stubs take classes only; unions and Literals are valid field types.
-    raw=(str | None, None),  # type: ignore[arg-type]
-    raw_base64=(str | None, None),  # type: ignore[arg-type]
-    body=(  # type: ignore[arg-type]
-        str | None,
-        Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
-    ),
+    **_DETAIL_FIELDS,
 )
+
+_SESSION_STATE: dict[str, Any] = {"state": (Literal["recording", "ended", "interrupted"], ...)}
 
 SessionOut = create_model(
     "SessionOut",
     __doc__="One recorded session: every column, and `state` (recording, ended, or interrupted).",
-    state=(Literal["recording", "ended", "interrupted"], ...),  # type: ignore[arg-type]  # see above
+    **_SESSION_STATE,
     **_fields(Session, tuple(Session.model_fields)),
 )
 

@@ -71,8 +71,9 @@ class Connection(Protocol):
     async def receive(self) -> bytes:
         """The next message from the server; raises ConnectionClosed at the end."""
 
-    async def aclose(self) -> None:
-        """Close politely (EOF / DELETE), then for good."""
+    async def aclose(self) -> int | None:
+        """Close politely (EOF / DELETE), then for good; the server process's exit status (stdio),
+        else None."""
 
 
 class _Inbox:
