@@ -10,7 +10,7 @@ a closed set of typed messages (`LiveEvent`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -19,6 +19,7 @@ from inspector.store import Message, Session
 from inspector.store.queries import ROW_FIELDS
 
 __all__ = [
+    "AnyLiveEvent",
     "Exchange",
     "LiveError",
     "LiveEvent",
@@ -270,22 +271,28 @@ class ClientClosed(BaseModel):
     error: str | None
 
 
+# Every event the websocket `/api/live` sends: one declared model per `type` (the feed builds each
+# event from its model, `api.live.encode`).
+AnyLiveEvent = Annotated[
+    SessionCreated
+    | SessionUpdated
+    | SessionEnded
+    | SessionDeleted
+    | NewMessages
+    | ClientInbox
+    | ClientInboxAnswered
+    | ClientInboxTimeout
+    | ClientNotification
+    | ClientActivity
+    | ClientElicitations
+    | ClientClosed
+    | LiveError,
+    Field(discriminator="type"),
+]
+
+
 class LiveEvent(BaseModel):
     """Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s."""
 
-    event: (
-        SessionCreated
-        | SessionUpdated
-        | SessionEnded
-        | SessionDeleted
-        | NewMessages
-        | ClientInbox
-        | ClientInboxAnswered
-        | ClientInboxTimeout
-        | ClientNotification
-        | ClientActivity
-        | ClientElicitations
-        | ClientClosed
-        | LiveError
-    ) = Field(discriminator="type")
+    event: AnyLiveEvent
     subscribe: Subscribe | None = None
