@@ -10,12 +10,13 @@ a closed set of typed messages (`LiveEvent`).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
 from inspector.api.params import SqlInt
 from inspector.store import Message, Session
+from inspector.store import models as store_models
 from inspector.store.queries import ROW_FIELDS
 
 __all__ = [
@@ -47,11 +48,13 @@ _SHARPER: dict[str, Any] = {
 }
 
 
-def _fields(table: type, names: tuple[str, ...]) -> dict[str, Any]:
+def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each column as a required field: its type from `declared` (a message's `store.models.MessageRow`,
+    with the Literal vocabularies of direction, channel, kind, parse_status), sharper for JSON columns."""
     out: dict[str, Any] = {}
     for name in names:
         field = table.model_fields[name]  # type: ignore[attr-defined]
-        annotation = _SHARPER.get(name, field.annotation)
+        annotation = _SHARPER.get(name) or (declared or {}).get(name) or field.annotation
         # Every column is always sent (null when empty), so each is required, nullable or not.
         out[name] = (int if name == "id" else annotation, ...)
     return out
@@ -61,7 +64,7 @@ MessageRow = create_model(
     "MessageRow",
     __doc__="One message of a session without its raw bytes: every column, and `preview`, its text start.",
     preview=(str, Field(description="the first bytes of the raw message as text (invalid UTF-8 replaced)")),
-    **_fields(Message, ROW_FIELDS),
+    **_fields(Message, ROW_FIELDS, get_type_hints(store_models.MessageRow)),
 )
 
 # Field definitions as plain dicts: pydantic's create_model stubs take classes only, while unions
