@@ -7,8 +7,8 @@ only to messages whose revision is known and at least that one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
@@ -19,6 +19,7 @@ from inspector.lint.revision import RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.shapes import ShapeCheck
 from inspector.lint.transport import HttpCheck
+from inspector.store.models import StoredRow
 
 __all__ = ["check_rows"]
 
@@ -48,9 +49,9 @@ class _Check(Protocol):
     def check(self, ctx: RowContext) -> Iterator[tuple[str, str]]: ...
 
 
-def check_rows(rows: Iterable[Mapping[str, Any]], *, min_severity: str = "info") -> list[Finding]:
+def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list[Finding]:
     """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
-    ordered: Sequence[Mapping[str, Any]] = sorted(rows, key=lambda r: r["seq"])
+    ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
     checks: list[_Check] = [
         ShapeCheck(),
         IdCheck(),

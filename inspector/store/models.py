@@ -28,6 +28,7 @@ __all__ = [
     "MessageRow",
     "ParseStatusName",
     "Session",
+    "StoredRow",
 ]
 
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
@@ -160,6 +161,13 @@ class MessageRow(TypedDict):
     sse_event_id: str | None
     meta: dict[str, Any] | None
     lint: Any
+
+
+class StoredRow(MessageRow, total=False):
+    """A stored `Message` row read as a plain dict (lint reads whole sessions so): the recorder's
+    columns and the database's `id`."""
+
+    id: int
 
 
 class MessageRecord(Protocol):
