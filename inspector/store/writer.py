@@ -1,6 +1,7 @@
 """Writing a session's rows: one transaction per batch, session facts in the same transaction.
 
-Used by exactly one thread (the recorder's). Several processes may write to
+Used by one thread at a time (the recorder's writer thread, and its
+recording thread for `on_end` once the writer is idle). Several processes may write to
 one SQLite file at once: every batch takes the write lock at BEGIN
 (`BEGIN IMMEDIATE`) and waits for it through SQLite's busy timeout.
 """
