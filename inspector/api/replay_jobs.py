@@ -3,7 +3,9 @@
 A job replays a recorded session against a target with
 `inspector.replay.driver.run_replay` (twice with `calibrate`), then diffs the
 original against the last run with `diff_sessions`, learning the noise from
-the two runs with `noise_patterns`, as `mcp-inspect replay` does. The replay
+the two runs with `noise_patterns`, as `mcp-inspect replay` does; with
+`strict_volatile` (`--strict-volatile`) values that differ only in clock-like
+parts count as changes and calibration may learn them as noise. The replay
 runs on a thread with its own event loop: it spawns a process, reads the
 whole recording and diffs it, none of which may hold up the API's loop. Jobs
 live in memory for the lifetime of the UI process (the last `KEPT` finished
@@ -50,9 +52,15 @@ def ignore_set(extra: Sequence[str]) -> PathSet:
     return PathSet([*DEFAULT_IGNORE, *extra])
 
 
-def diff_report(engine: Engine, a: int, b: int, extra_ignore: Sequence[str]) -> dict[str, Any]:
-    """The diff of two recorded sessions as the API's `DiffReport` dict (blocking: call off the loop)."""
-    result = diff_sessions(wire(engine, a), wire(engine, b), ignore=ignore_set(extra_ignore))
+def diff_report(
+    engine: Engine, a: int, b: int, extra_ignore: Sequence[str], strict_volatile: bool = False
+) -> dict[str, Any]:
+    """The diff of two recorded sessions as the API's `DiffReport` dict (blocking: call off the loop).
+
+    `strict_volatile`: volatile values (changed only in clock-like parts) make the sessions differ."""
+    result = diff_sessions(
+        wire(engine, a), wire(engine, b), ignore=ignore_set(extra_ignore), strict_volatile=strict_volatile
+    )
     return {"a": a, "b": b, **result.to_json()}
 
 
@@ -67,6 +75,7 @@ class ReplayJob:
     ignore: list[str]
     timeout: float
     match: str = "strict"
+    strict_volatile: bool = False
     state: str = "running"
     phase: str = "starting"
     replay_session_ids: list[int] = field(default_factory=list)
@@ -88,6 +97,7 @@ class ReplayJob:
             "session_id": self.session_id,
             "target": self.target,
             "calibrate": self.calibrate,
+            "strict_volatile": self.strict_volatile,
             "state": self.state,
             "phase": self.phase,
             "replay_session_id": self.replay_session_ids[-1] if self.replay_session_ids else None,
@@ -201,17 +211,19 @@ class ReplayJobs:
                 wire(self.engine, outcomes[0].session_id),
                 wire(self.engine, outcomes[1].session_id),
                 ignore=ignore_set(job.ignore),
-                skip_volatile=True,
+                skip_volatile=not job.strict_volatile,
             )
         last = outcomes[-1]
         extra = [*job.ignore, *noise]
-        report = diff_report(self.engine, original.id, last.session_id, extra)
+        report = diff_report(self.engine, original.id, last.session_id, extra, job.strict_volatile)
         if last.timeouts:
             job.warnings.append(
                 f"{len(last.timeouts)} request(s) got no answer in time: {', '.join(last.timeouts)}"
             )
         return {
             **report,
+            # The CLI's exit status 0: behaviour unchanged and every request answered in time.
+            "passed": not report["changed"] and not last.timeouts,
             "original": original.id,
             "replay": last.session_id,
             "calibration_noise": noise,

@@ -59,6 +59,7 @@ async def start_replay_route(request: Request, session_id: SqlInt, body: ReplayR
         "ignore": list(body.ignore),
         "timeout": body.timeout,
         "match": body.match,
+        "strict_volatile": body.strict_volatile,
     }
     return jobs_of(request).start_response(args)
 
@@ -100,11 +101,18 @@ async def diff_route(
     ignore: Annotated[
         list[str] | None, Query(description="extra ignore patterns (repeatable), besides the defaults")
     ] = None,
+    strict_volatile: Annotated[
+        bool,
+        Query(
+            description="count values that changed only in clock-like parts (times, dates, ids, "
+            "counters) as changes, like `diff --strict-volatile`"
+        ),
+    ] = False,
 ) -> Response:
     engine = state_of(request).engine
     first = await run_query(get_session, engine, a)
     second = await run_query(get_session, engine, b)
-    report = await run_query(diff_report, engine, first.id, second.id, list(ignore or ()))
+    report = await run_query(diff_report, engine, first.id, second.id, list(ignore or ()), strict_volatile)
     return json_response(report)
 
 

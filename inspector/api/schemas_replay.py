@@ -81,6 +81,11 @@ class ReplayRequest(BaseModel):
     match: Literal["strict", "lenient"] = Field(
         default="strict", description="how the server's requests are matched to recorded answers"
     )
+    strict_volatile: bool = Field(
+        default=False,
+        description="count values that changed only in clock-like parts (times, dates, ids, counters) "
+        "as changes, like `replay --strict-volatile`; by default they are listed as volatile, not failing",
+    )
 
 
 class ChangeOut(BaseModel):
@@ -114,8 +119,9 @@ class DiffReport(BaseModel):
     b: int
     changed: bool
     counts: dict[str, int] = Field(
-        description="exchanges per status: equal, changed, missing, extra; volatile: changed only in "
-        "volatile values (not counted in `changed`)"
+        description="exchanges per status: equal, changed, missing, extra; volatile: those of the "
+        "`changed` that changed only in volatile values (with `strict_volatile` false they do not make "
+        "the sessions differ)"
     )
     strict_volatile: bool = Field(default=False, description="volatile values counted as changes")
     ignored: list[str] = Field(description="every ignore pattern applied (defaults included)")
@@ -139,6 +145,10 @@ class DiffSide(BaseModel):
 class ReplayResult(DiffReport):
     """A finished replay: the diff of the original (`a`) and the last replay run (`b`)."""
 
+    passed: bool = Field(
+        description="behaviour unchanged and every request answered in time (the CLI's exit status 0); "
+        "volatile values fail it only with `strict_volatile`"
+    )
     original: int
     replay: int
     calibration_noise: list[str] = Field(description="patterns learnt from two runs (with calibrate)")
@@ -154,6 +164,7 @@ class ReplayJobOut(BaseModel):
     session_id: int = Field(description="the original session")
     target: list[str] | str
     calibrate: bool
+    strict_volatile: bool = Field(description="volatile values count as changes")
     state: Literal["running", "finished", "failed"]
     phase: str = Field(description="what the job is doing, for people")
     replay_session_id: int | None = Field(description="the newest replay session recorded so far")

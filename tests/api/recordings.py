@@ -1,7 +1,8 @@
 """Recordings for the API and browser tests: the demo through the real shim, generated sessions, HTTP rows.
 
 `record_demo` runs the SDK demo client against `mcp-inspect wrap -- python -m
-inspector.demo` (real subprocesses). `generate_session` writes a long session
+inspector.demo` (real subprocesses); `record_clock` calls the clock peer (answers
+that carry the time) the same way. `generate_session` writes a long session
 straight through `MessageBuilder` + `SessionWriter` (the recorder's own code
 path, without processes), fast enough for 100,000 messages.
 """
@@ -20,7 +21,7 @@ from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import active
 from inspector.demo.driver import drive_demo
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, create_session, get_session, open_engine
 
 
 def record_demo(db: Path, name: str = "demo") -> None:
@@ -37,6 +38,33 @@ def record_demo(db: Path, name: str = "demo") -> None:
     # Its own thread: the caller may already run an event loop (Playwright's sync API does).
     with ThreadPoolExecutor(1) as pool:
         pool.submit(anyio.run, drive).result()
+
+
+CLOCK = [sys.executable, str(Path(__file__).resolve().parents[1] / "peers" / "clock_server.py")]
+
+
+def record_clock(db: Path, name: str = "clock") -> int:
+    """Record `greet Ada`, then `now` twice, from tests/peers/clock_server.py through the real `wrap`
+    shim; returns the session id (the shim has exited, so every row is stored)."""
+    wrapped = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", name, "--"]
+    params = mcp.StdioServerParameters(command=wrapped[0], args=[*wrapped[1:], *CLOCK])
+
+    async def drive() -> None:
+        with anyio.fail_after(90):
+            async with mcp.Client(params, cache=None, mode="legacy") as client:
+                await client.call_tool("greet", {"name": "Ada"})
+                await client.call_tool("now", {})
+                await client.call_tool("now", {})
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, drive).result()
+    engine = open_engine(db)
+    try:
+        found = get_session(engine, name).id
+    finally:
+        engine.dispose()
+    assert found is not None
+    return found
 
 
 def generate_session(db: Path, messages: int, *, name: str = "generated", batch: int = 20_000) -> int:

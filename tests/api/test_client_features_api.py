@@ -19,6 +19,7 @@ from tests.api.conftest import Api
 from tests.api.test_client_api import DEMO, _connect, _ok, _request
 from tests.api.test_live import _next, _ws
 from tests.http_peers import demo_http_server
+from tests.recorded import rows_until
 
 WAIT_S = 60
 
@@ -46,13 +47,7 @@ def _rows(api: Api, session_id: int) -> list[Any]:
 def _rows_until(api: Api, session_id: int, check: Callable[[list[Any]], bool], what: str) -> list[Any]:
     """Read the session's rows (bounded) until `check` holds: recording is off the client's path,
     so the last rows land a moment after the API call that caused them returned."""
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        rows = _rows(api, session_id)
-        if check(rows):
-            return rows
-        assert time.monotonic() < deadline, f"{what} never recorded"
-        time.sleep(0.02)
+    return rows_until(open_engine(api.db), session_id, check, what, WAIT_S)
 
 
 def _closed_by_client(rows: list[Any]) -> list[Any]:
@@ -313,17 +308,25 @@ def _subscribe_through_listen(api: Api, cid: str, sid: int) -> None:
         {"toolsListChanged": True},
     ]
     assert all(r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for r in sent)
-    # Recording is off the client's path: wait (bounded) until the last acknowledgement is stored.
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        frames = [
-            orjson.loads(m.body) for m in _rows(api, sid) if m.direction == "s2c" and m.kind == "notification"
+
+    # Recording is off the client's path: wait (bounded) until the acknowledgements and updates are stored.
+    def frames_of(rows: list[Any], method: str) -> list[Any]:
+        return [
+            body
+            for m in rows
+            if m.direction == "s2c"
+            and m.kind == "notification"
+            and (body := orjson.loads(m.body))["method"] == method
         ]
-        acks = [f for f in frames if f["method"] == "notifications/subscriptions/acknowledged"]
-        if len(acks) >= len(sent) or time.monotonic() > deadline:
-            break
-        time.sleep(0.02)
-    updates = [f for f in frames if f["method"] == "notifications/resources/updated"]
+
+    ack, updated = "notifications/subscriptions/acknowledged", "notifications/resources/updated"
+    rows = _rows_until(
+        api,
+        sid,
+        lambda rows: len(frames_of(rows, ack)) >= len(sent) and len(frames_of(rows, updated)) >= 2,
+        "every acknowledgement and update",
+    )
+    acks, updates = frames_of(rows, ack), frames_of(rows, updated)
     key = "io.modelcontextprotocol/subscriptionId"
     assert [a["params"]["_meta"][key] for a in acks] == [r["id"] for r in sent]
     assert [u["params"]["uri"] for u in updates] == [note, note]

@@ -6,28 +6,58 @@ server-everything (stdio) and the demo server (Streamable HTTP). Every step is i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
-from inspector.store import iter_messages, list_sessions, open_engine
+from inspector.store import list_sessions, open_engine
 from tests.conftest import EVERYTHING_BIN
 from tests.e2e.conftest import shot
 from tests.e2e.test_client_ui import client_ui  # noqa: F401 - the fixture
 from tests.http_peers import demo_http_server
+from tests.recorded import rows_until
 
 SLOW = 60_000  # ms, for steps that wait on the server
 
 
-def _recorded(db: Path) -> list[dict]:  # type: ignore[type-arg]
+def _recorded(
+    db: Path,
+    sent: tuple[str, ...] = (),
+    received: tuple[str, ...] = (),
+    ready: Callable[[list[dict]], bool] | None = None,  # type: ignore[type-arg]
+) -> list[dict]:  # type: ignore[type-arg]
+    """The mock client's rows (as dicts) once (bounded) every method in `sent` (c2s) and `received`
+    (s2c) is stored and `ready` holds for them: the client is still connected, and records off its
+    path, so its last rows land a moment after the page showed their effect."""
     engine = open_engine(db)
     (session,) = [s for s in list_sessions(engine) if s.kind == "mock-client"]
-    return [
-        {"direction": m.direction, "method": m.method, "kind": m.kind, "body": m.body, "meta": m.meta or {}}
-        for m in iter_messages(engine, session.id)
-    ]
+    assert session.id is not None
+
+    def dicts(rows: list[Any]) -> list[dict]:  # type: ignore[type-arg]
+        return [
+            {
+                "direction": m.direction,
+                "method": m.method,
+                "kind": m.kind,
+                "body": m.body,
+                "meta": m.meta or {},
+            }
+            for m in rows
+        ]
+
+    def done(rows: list[Any]) -> bool:
+        have = {(m.direction, m.method) for m in rows}
+        return (
+            all(("c2s", m) in have for m in sent)
+            and all(("s2c", m) in have for m in received)
+            and (ready is None or ready(dicts(rows)))
+        )
+
+    return dicts(rows_until(engine, session.id, done, f"sent {sent}, received {received}"))
 
 
 def _sent(rows: list[dict], method: str) -> list[dict]:  # type: ignore[type-arg]
@@ -149,9 +179,10 @@ def test_everything_over_stdio(page: Page, client_ui: UiServer, tmp_path: Path) 
     page.get_by_label("show from level").select_option("debug")
     shot(page, "client-features-log")
 
-    rows = _recorded(tmp_path / "client.db")
-    for method in ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-                   "completion/complete", "tasks/get", "tasks/result"):  # fmt: skip
+    expect_sent = ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+                   "completion/complete", "tasks/get", "tasks/result", "notifications/cancelled")  # fmt: skip
+    rows = _recorded(tmp_path / "client.db", expect_sent)
+    for method in expect_sent:
         assert _sent(rows, method), method
     (cancel,) = _sent(rows, "notifications/cancelled")
     assert cancel["params"]["reason"] == "user got bored"
@@ -209,8 +240,10 @@ def test_demo_over_streamable_http(page: Page, client_ui: UiServer, tmp_path: Pa
         expect(page.get_by_test_id("log-entry").filter(has_text="tick 1").first).to_be_visible()
         shot(page, "client-features-demo-http-log")
 
-    rows = _recorded(tmp_path / "client.db")
-    for method in ("resources/subscribe", "completion/complete", "logging/setLevel", "ping"):
+    expect_sent = ("resources/subscribe", "completion/complete", "logging/setLevel", "ping")
+    expect_received = ("notifications/resources/updated", "notifications/progress", "notifications/message")
+    rows = _recorded(tmp_path / "client.db", (*expect_sent, "notifications/cancelled"), expect_received)
+    for method in expect_sent:
         assert _sent(rows, method), method
     (cancel,) = _sent(rows, "notifications/cancelled")
     assert cancel["params"]["reason"] == "user got bored"

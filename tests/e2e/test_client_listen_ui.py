@@ -10,6 +10,7 @@ import contextlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -81,7 +82,18 @@ def test_listen_at_2026(page: Page, client_ui: UiServer, tmp_path: Path, transpo
         expect(stream).not_to_contain_text("updates of")
         expect(stream).to_contain_text("tools list changes")
 
-    rows = _recorded(tmp_path / "client.db")
+    def notes(rows: list[dict[str, Any]], method: str) -> list[Any]:
+        return [r for r in rows if r["direction"] == "s2c" and r["method"] == method]
+
+    # The client is still connected (recording off its path): wait (bounded) for the last rows.
+    rows = _recorded(
+        tmp_path / "client.db",
+        ready=lambda rows: (
+            len(_sent(rows, "subscriptions/listen")) >= 3
+            and len(notes(rows, "notifications/subscriptions/acknowledged")) >= 3
+            and len(notes(rows, "notifications/resources/updated")) >= 1
+        ),
+    )
     listens = _sent(rows, "subscriptions/listen")
     assert [r["params"]["notifications"] for r in listens] == [
         {"resourceSubscriptions": [NOTE]},

@@ -16,16 +16,18 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
-from inspector.store import iter_messages, open_engine
+from inspector.store import open_engine
 from tests.e2e.conftest import shot
 from tests.e2e.test_client_ui import _inbox_item, _mock_sessions, client_ui  # noqa: F401
 from tests.http_peers import demo_http_server
+from tests.recorded import rows_until
 
 FEATURES = f"{sys.executable} {Path(__file__).resolve().parents[1] / 'peers' / 'client_features_server.py'}"
 
@@ -44,9 +46,16 @@ def _submit(page: Page) -> None:
     expect(page.get_by_role("button", name="Disconnect")).to_be_visible()
 
 
-def _rows(db: Path) -> list[Any]:
+def _rows(db: Path, ready: Callable[[list[Any]], bool], what: str) -> list[Any]:
+    """The mock client's rows once `ready` holds (bounded): the client is still connected and
+    records off its path, so the last rows land a moment after the page showed their effect."""
     (session_id,) = _mock_sessions(db)
-    return list(iter_messages(open_engine(db), session_id))
+    return rows_until(open_engine(db), session_id, ready, what)
+
+
+def _answered(rows: list[Any], needle: bytes) -> bool:
+    """A server message containing `needle` is recorded."""
+    return any(m.direction == "s2c" and needle in m.raw for m in rows)
 
 
 def _sent(rows: list[Any], method: str | None = None, kind: str | None = None) -> list[dict[str, Any]]:
@@ -139,7 +148,17 @@ def test_everything_roots_sampling_and_elicitation_by_hand(
     expect(history.locator("li[data-by='auto (workspace roots)']")).to_have_count(1)
     shot(page, "responders-inbox-history")
 
-    rows = _rows(tmp_path / "client.db")
+    def everything_answered(rows: list[Any]) -> bool:
+        roots = [m for m in _sent(rows, "roots/list") if "result" in m]
+        return (
+            bool(roots)
+            and "edited" in json.dumps(roots[-1])
+            and len(_sent(rows, "sampling/createMessage")) >= 2
+            and bool(_sent(rows, "notifications/roots/list_changed"))
+            and bool(_sent(rows, "elicitation/create"))
+        )
+
+    rows = _rows(tmp_path / "client.db", everything_answered, "the answers given by hand")
     answers = {json.dumps(m) for m in _sent(rows)}
     roots_answers = [m for m in _sent(rows, "roots/list") if "result" in m]
     assert roots_answers[0]["result"]["roots"] == [{"uri": "file:///home/ada/first", "name": "first"}]
@@ -208,7 +227,9 @@ def test_sampling_with_tools_by_hand(
     expect(vault).to_contain_text("vault contents: 42")
     shot(page, "responders-url-elicitation-retry")
 
-    rows = _rows(tmp_path / "client.db")
+    rows = _rows(
+        tmp_path / "client.db", lambda rows: _answered(rows, b"vault contents: 42"), "the retried read_vault"
+    )
     assert [m.method for m in rows if m.method == "notifications/elicitation/complete"]
     vault_calls = [c for c in _sent(rows, "tools/call", "request") if c["params"]["name"] == "read_vault"]
     assert len(vault_calls) == 2  # the first call, and the retry
@@ -250,7 +271,7 @@ def test_http_header_and_edit_and_resend(
         expect(page.get_by_label("raw history")).to_contain_text("edited words")
         page.get_by_role("button", name="Disconnect").click()
 
-    rows = _rows(tmp_path / "client.db")
+    rows = _rows(tmp_path / "client.db", lambda rows: _answered(rows, b"edited words"), "the resent answer")
     calls = _sent(rows, "tools/call", "request")
     assert [c["params"]["arguments"]["text"] for c in calls] == ["first words", "edited words"]
     headers = [dict(m.http_headers or []) for m in rows if m.channel == "http-request"]

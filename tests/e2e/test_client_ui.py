@@ -18,8 +18,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
-from inspector.store import iter_messages, list_sessions, open_engine
+from inspector.store import list_sessions, open_engine
 from tests.e2e.conftest import new_context, shot
+from tests.recorded import rows_until
 
 DEMO = f"{sys.executable} -m inspector.demo"
 WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawned')"
@@ -52,7 +53,13 @@ def test_connect_call_and_answer_server_requests_by_hand(
     tools = page.get_by_label("tools")
     expect(tools.get_by_role("button", name="echo", exact=True)).to_be_visible()
     (sid,) = _mock_sessions(tmp_path / "client.db")
-    rows = iter_messages(open_engine(tmp_path / "client.db"), sid)
+    # The client is still connected (recording off its path): wait (bounded) for the row.
+    rows = rows_until(
+        open_engine(tmp_path / "client.db"),
+        sid,
+        lambda rows: any(m.method == "initialize" and m.direction == "c2s" for m in rows),
+        "the initialize request",
+    )
     init = next(m for m in rows if m.method == "initialize" and m.direction == "c2s")
     assert json.loads(init.body)["params"]["clientInfo"] == {"name": "my-host", "version": "9.9.9"}
 

@@ -20,6 +20,7 @@ from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.e2e.conftest import shot
 from tests.integration.serve_helpers import client_answers, serve_http
+from tests.recorded import poll_until
 
 
 class ClientThread:
@@ -166,12 +167,20 @@ def test_start_a_mock_server_from_the_ui_and_sample_its_client(
         answer = page.locator(".sent-item[data-method='sampling/createMessage']")
         expect(answer.locator(".client-answer")).to_contain_text("Bonjour from the client")
         traffic = page.get_by_test_id("serve-traffic")
-        expect(traffic.locator("li[data-direction='c2s']")).to_contain_text("Bonjour from the client")
+        # The handshake's rows may also land after the page opened (recording lags under load): find the answer.
+        answered = traffic.locator("li[data-direction='c2s']", has_text="Bonjour from the client")
+        expect(answered).to_have_count(1)
         shot(page, "serve-started-from-ui")
     finally:
         client.stop()
     assert client.asked == ["Be brief."]
-    assert client_answers(db)["sampling/createMessage"][0]["content"]["text"] == "Bonjour from the client"
+    # The mock server started from the UI is still running (and recording off its path): wait (bounded).
+    answers = poll_until(
+        lambda: client_answers(db),
+        lambda a: bool(a["sampling/createMessage"]),
+        "the client's sampling answer",
+    )
+    assert answers["sampling/createMessage"][0]["content"]["text"] == "Bonjour from the client"
 
     page.get_by_role("link", name="all clients").click()
     page.locator(".serve-process").get_by_role("button", name="Stop").click()

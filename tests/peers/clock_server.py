@@ -1,5 +1,5 @@
-"""A small SDK server whose answers carry the time: `greet` says hello and when; `$GREETING`
-changes the greeting word (a real change), the time changes on its own (volatile)."""
+"""A small SDK server whose answers carry the time: `greet` says hello and when, `now` only when;
+`$GREETING` changes the greeting word (a real change), the time changes on its own (volatile)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ def greet(name: str) -> str:
     """Greet `name`, saying when."""
     word = os.environ.get("GREETING", "Hello")
     return f"{word}, {name}! It is {time.strftime('%H:%M:%S')} ({time.time_ns()} ns)."
+
+
+@server.tool()
+def now() -> str:
+    """The time, to the nanosecond (it differs in every call)."""
+    return f"The time is {time.strftime('%H:%M:%S')} ({time.time_ns()} ns)."
 
 
 if __name__ == "__main__":

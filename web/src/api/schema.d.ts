@@ -1223,7 +1223,7 @@ export interface components {
             changed: boolean;
             /**
              * Counts
-             * @description exchanges per status: equal, changed, missing, extra; volatile: changed only in volatile values (not counted in `changed`)
+             * @description exchanges per status: equal, changed, missing, extra; volatile: those of the `changed` that changed only in volatile values (with `strict_volatile` false they do not make the sessions differ)
              */
             counts: {
                 [key: string]: number;
@@ -2029,6 +2029,11 @@ export interface components {
              * @enum {string}
              */
             state: "running" | "finished" | "failed";
+            /**
+             * Strict Volatile
+             * @description volatile values count as changes
+             */
+            strict_volatile: boolean;
             /** Target */
             target: string[] | string;
             /** Warnings */
@@ -2057,6 +2062,12 @@ export interface components {
              * @enum {string}
              */
             match: "strict" | "lenient";
+            /**
+             * Strict Volatile
+             * @description count values that changed only in clock-like parts (times, dates, ids, counters) as changes, like `replay --strict-volatile`; by default they are listed as volatile, not failing
+             * @default false
+             */
+            strict_volatile: boolean;
             target: components["schemas"]["ReplayTarget"];
             /**
              * Timeout
@@ -2083,7 +2094,7 @@ export interface components {
             changed: boolean;
             /**
              * Counts
-             * @description exchanges per status: equal, changed, missing, extra; volatile: changed only in volatile values (not counted in `changed`)
+             * @description exchanges per status: equal, changed, missing, extra; volatile: those of the `changed` that changed only in volatile values (with `strict_volatile` false they do not make the sessions differ)
              */
             counts: {
                 [key: string]: number;
@@ -2102,6 +2113,11 @@ export interface components {
             ignored: string[];
             /** Original */
             original: number;
+            /**
+             * Passed
+             * @description behaviour unchanged and every request answered in time (the CLI's exit status 0); volatile values fail it only with `strict_volatile`
+             */
+            passed: boolean;
             /** Replay */
             replay: number;
             /**
@@ -3851,6 +3867,8 @@ export interface operations {
                 b: string;
                 /** @description extra ignore patterns (repeatable), besides the defaults */
                 ignore?: string[] | null;
+                /** @description count values that changed only in clock-like parts (times, dates, ids, counters) as changes, like `diff --strict-volatile` */
+                strict_volatile?: boolean;
             };
             header?: never;
             path?: never;

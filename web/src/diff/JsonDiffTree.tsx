@@ -4,7 +4,8 @@
 import { useEffect, useRef, useState } from "react";
 import { locationId, type Location } from "./paths";
 
-export type Mark = "changed" | "added" | "removed";
+/** `volatile`: changed only in clock-like parts (times, dates, ids, counters), shown muted. */
+export type Mark = "changed" | "added" | "removed" | "volatile";
 
 const FOLD_CHARS = 300; // a subtree with no change is folded beyond this much JSON
 const FOLD_BESIDE = 120; // ... and beyond this much when it sits beside the way to a change

@@ -1,7 +1,10 @@
 // The diff of two sessions (/diff?a=1&b=2): exchanges side by side (original | replay) with status
 // badges and counts, a filter for differences only, and for an opened exchange its changes and the
-// JSON of both sides with the differing paths highlighted. Keys: j/k move, Enter opens, Esc closes,
-// d toggles "only differences".
+// JSON of both sides with the differing paths highlighted. An exchange that changed only in
+// clock-like parts (times, dates, ids, counters: "volatile") is shown muted and counted apart, and does
+// not make the verdict "changed" unless "treat volatile as changes" is on (?strict=1, the API's
+// strict_volatile, as `diff --strict-volatile`). Keys: j/k move, Enter opens, Esc closes, d toggles
+// "only differences", v toggles "treat volatile as changes".
 import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { api, unwrap, type DiffReport, type DiffSide, type ExchangeDiff, type Session } from "../api/client";
@@ -11,6 +14,12 @@ import { locationId, parsePath, resolve } from "../diff/paths";
 import { useKeys } from "./hooks";
 
 const STATUSES = ["equal", "changed", "missing", "extra"] as const;
+const VOLATILE_TIP = "differs only in clock-like parts: times, dates, ids, counters";
+
+/** Changed, but every change is volatile (the report's `volatile` count counts these). */
+function volatileOnly(x: ExchangeDiff): boolean {
+  return x.status === "changed" && x.changes.length > 0 && x.changes.every((c) => c.volatile);
+}
 const PAGE = 1000; // rows rendered at a time (a long session has many thousands of exchanges)
 
 /** A session by reference (id, name or `last`), fetched beside the diff itself. */
@@ -39,6 +48,9 @@ export function DiffView() {
   const onlyInUrl = params.get("only") === "1";
   const [only, setOnly] = useState(onlyInUrl);
   useEffect(() => setOnly(onlyInUrl), [onlyInUrl]);
+  const strictInUrl = params.get("strict") === "1";
+  const [strict, setStrict] = useState(strictInUrl);
+  useEffect(() => setStrict(strictInUrl), [strictInUrl]);
   const openIndex = params.get("open") === null ? null : Number(params.get("open"));
   const [report, setReport] = useState<DiffReport | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -51,13 +63,25 @@ export function DiffView() {
       setError("choose two sessions: /diff?a=ID&b=ID");
       return;
     }
-    setReport(null);
     setError(null);
+    let current = true; // a toggle while a diff is on its way: only the last answer is shown
     api
-      .GET("/api/diff", { params: { query: { a, b, ignore: ignoreKey ? ignoreKey.split("\n") : undefined } } })
+      .GET("/api/diff", {
+        params: {
+          query: { a, b, ignore: ignoreKey ? ignoreKey.split("\n") : undefined, strict_volatile: strict },
+        },
+      })
       .then(unwrap)
-      .then(setReport, (e: Error) => setError(e.message));
-  }, [a, b, ignoreKey]);
+      .then(
+        (r) => current && setReport(r),
+        (e: Error) => current && setError(e.message),
+      );
+    return () => {
+      current = false;
+    };
+  }, [a, b, ignoreKey, strict]);
+  // Until the answer for these two sessions comes, show none (a strict toggle keeps the old one up).
+  useEffect(() => setReport(null), [a, b, ignoreKey]);
 
   const sa = useSessionTitle(a);
   const sb = useSessionTitle(b);
@@ -84,6 +108,10 @@ export function DiffView() {
     setOnly(on);
     set({ only: on ? "1" : null, open: null });
   };
+  const treatVolatileAsChanges = (on: boolean) => {
+    setStrict(on);
+    set({ strict: on ? "1" : null });
+  };
   const toggleOpen = (index: number) => set({ open: openIndex === index ? null : String(index) });
 
   useEffect(() => {
@@ -100,10 +128,11 @@ export function DiffView() {
       else if (e.key === "Enter" && rows[selected]) toggleOpen(rows[selected].index);
       else if (e.key === "Escape") set({ open: null });
       else if (e.key === "d") showOnly(!only);
+      else if (e.key === "v") treatVolatileAsChanges(!strict);
       else return;
       e.preventDefault();
     },
-    [rows, selected, openIndex, only, params],
+    [rows, selected, openIndex, only, strict, params],
   );
 
   useEffect(() => {
@@ -121,6 +150,12 @@ export function DiffView() {
   }
   if (!report) return <p className="muted empty">Comparing #{a} and #{b}…</p>;
   const c = report.counts;
+  const volatileCount = c.volatile ?? 0;
+  // The report's `changed` count includes the volatile-only exchanges; unless they count, show them apart.
+  const shownCounts: Record<string, number> = {
+    ...c,
+    changed: (c.changed ?? 0) - (report.strict_volatile ? 0 : volatileCount),
+  };
   return (
     <section className="diff" data-testid="diff">
       <div className="toolbar diff-head">
@@ -135,9 +170,16 @@ export function DiffView() {
         <span className="counts" data-testid="counts">
           {STATUSES.map((s) => (
             <span key={s} className={`badge status-${s}`} data-testid={`count-${s}`}>
-              {c[s] ?? 0} {s}
+              {shownCounts[s] ?? 0} {s}
             </span>
           ))}
+          <span
+            className="badge status-volatile"
+            data-testid="count-volatile"
+            title={`${VOLATILE_TIP}; ${report.strict_volatile ? "counted among the changed" : "not counted as changes"}`}
+          >
+            {report.strict_volatile ? `of which ${volatileCount} volatile` : `${volatileCount} volatile`}
+          </span>
         </span>
         <label className="check">
           <input
@@ -147,6 +189,15 @@ export function DiffView() {
             data-testid="only-diffs"
           />{" "}
           Only differences <kbd>d</kbd>
+        </label>
+        <label className="check" title={`Volatile values ${VOLATILE_TIP}; count them as changes (--strict-volatile)`}>
+          <input
+            type="checkbox"
+            checked={strict}
+            onChange={(e) => treatVolatileAsChanges(e.target.checked)}
+            data-testid="strict-volatile"
+          />{" "}
+          Treat volatile as changes <kbd>v</kbd>
         </label>
         <Link className="button ghost" to={`/diff?${swapped(params)}`} title="Swap the two sides">
           ⇄ Swap
@@ -173,12 +224,16 @@ export function DiffView() {
           </span>
           <span className="c-nchanges">paths</span>
         </div>
-        {rows.map(({ x, index }, i) => (
+        {rows.map(({ x, index }, i) => {
+          const volatile = volatileOnly(x);
+          const status = volatile && !report.strict_volatile ? "volatile" : x.status;
+          return (
           <div key={index} role="listitem">
             <div
-              className={`diff-row st-${x.status} ${i === selected ? "selected" : ""} ${openIndex === index ? "open" : ""}`}
+              className={`diff-row st-${status} ${i === selected ? "selected" : ""} ${openIndex === index ? "open" : ""}`}
               data-testid="diff-row"
-              data-status={x.status}
+              data-status={status}
+              data-volatile={volatile ? "1" : undefined}
               data-summary={x.summary}
               data-row-index={i}
               tabIndex={0}
@@ -196,7 +251,14 @@ export function DiffView() {
               }}
             >
               <span className="c-status">
-                <span className={`badge status-${x.status}`}>{x.status}</span>
+                <span className={`badge status-${status}`} title={volatile ? VOLATILE_TIP : undefined}>
+                  {status}
+                </span>
+                {volatile && status !== "volatile" && (
+                  <span className="badge status-volatile" title={VOLATILE_TIP} data-testid="volatile-badge">
+                    volatile
+                  </span>
+                )}
               </span>
               <SideCell x={x} seq={x.original_seq} />
               <SideCell x={x} seq={x.replay_seq} />
@@ -206,7 +268,8 @@ export function DiffView() {
               <ExchangeDetail report={report} x={x} labels={[la, lb]} key={`${report.a}-${report.b}-${index}`} />
             )}
           </div>
-        ))}
+          );
+        })}
         {matching.length > rows.length && (
           <div className="pager">
             <button onClick={() => setShown(upTo + PAGE)}>
@@ -252,7 +315,12 @@ function SideCell({ x, seq }: { x: ExchangeDiff; seq: number | null }) {
 
 /** Where each change's path lands in one side's view: highlighted, or only opened (the parent of
  * something the other side has). */
-function marksFor(side: "original" | "replay", x: ExchangeDiff, view: unknown): { marks: Map<string, Mark>; reveal: string[] } {
+function marksFor(
+  side: "original" | "replay",
+  x: ExchangeDiff,
+  view: unknown,
+  strict: boolean,
+): { marks: Map<string, Mark>; reveal: string[] } {
   const marks = new Map<string, Mark>();
   const reveal: string[] = [];
   if (x.status === "missing" || x.status === "extra") {
@@ -267,7 +335,7 @@ function marksFor(side: "original" | "replay", x: ExchangeDiff, view: unknown): 
       continue; // a path this viewer cannot read: it is still listed above the JSON
     }
     const onThisSide = !(ch.kind === "added" && side === "original") && !(ch.kind === "removed" && side === "replay");
-    if (where.found && onThisSide) marks.set(locationId(where.location), ch.kind);
+    if (where.found && onThisSide) marks.set(locationId(where.location), ch.volatile && !strict ? "volatile" : ch.kind);
     else reveal.push(locationId(where.location));
   }
   return { marks, reveal };
@@ -298,6 +366,14 @@ function ExchangeDetail({ report, x, labels }: { report: DiffReport; x: Exchange
                 </td>
                 <td>
                   <span className={`badge ch-badge ch-${ch.kind}`}>{ch.kind}</span>
+                  {ch.volatile && (
+                    <>
+                      {" "}
+                      <span className="badge status-volatile" title={VOLATILE_TIP} data-testid="volatile-badge">
+                        volatile
+                      </span>
+                    </>
+                  )}
                 </td>
                 {isCount(ch) ? (
                   <td colSpan={3} className="mono">
@@ -319,8 +395,8 @@ function ExchangeDetail({ report, x, labels }: { report: DiffReport; x: Exchange
       {!sides && !error && <p className="muted">Loading both sides…</p>}
       {sides && (
         <div className="sides">
-          <SidePane title={`${labels[0]} #${report.a}`} side={sides.original} x={x} which="original" sessionId={report.a} testId="side-original" />
-          <SidePane title={`${labels[1]} #${report.b}`} side={sides.replay} x={x} which="replay" sessionId={report.b} testId="side-replay" />
+          <SidePane title={`${labels[0]} #${report.a}`} side={sides.original} x={x} which="original" sessionId={report.a} strict={report.strict_volatile} testId="side-original" />
+          <SidePane title={`${labels[1]} #${report.b}`} side={sides.replay} x={x} which="replay" sessionId={report.b} strict={report.strict_volatile} testId="side-replay" />
         </div>
       )}
     </div>
@@ -343,6 +419,7 @@ function SidePane({
   x,
   which,
   sessionId,
+  strict,
   testId,
 }: {
   title: string;
@@ -350,9 +427,10 @@ function SidePane({
   x: ExchangeDiff;
   which: "original" | "replay";
   sessionId: number;
+  strict: boolean;
   testId: string;
 }) {
-  const found = side ? marksFor(which, x, side.view) : null;
+  const found = side ? marksFor(which, x, side.view, strict) : null;
   return (
     <div className="side-pane" data-testid={testId}>
       <div className="side-title">

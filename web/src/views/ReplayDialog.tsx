@@ -7,10 +7,12 @@ import { formTarget, joinShell } from "../shell";
 import { Dialog } from "./Dialog";
 import { useJob } from "./hooks";
 
-/** The diff view's URL for two sessions and the extra ignore patterns. */
-export function diffUrl(a: number, b: number, ignore: string[] = []): string {
+/** The diff view's URL for two sessions and the extra ignore patterns (`strict`: volatile values
+ * count as changes). */
+export function diffUrl(a: number, b: number, ignore: string[] = [], strict = false): string {
   const q = new URLSearchParams({ a: String(a), b: String(b) });
   for (const p of ignore) q.append("ignore", p);
+  if (strict) q.set("strict", "1");
   return `/diff?${q}`;
 }
 
@@ -28,6 +30,7 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
   const [command, setCommand] = useState(first.command);
   const [url, setUrl] = useState(first.url);
   const [calibrate, setCalibrate] = useState(false);
+  const [strictVolatile, setStrictVolatile] = useState(false);
   const [ignore, setIgnore] = useState("");
   const [timeout, setTimeoutSecs] = useState(30);
   // Follow a running job by long polling: each answer comes when its phase changes or it ends.
@@ -37,7 +40,7 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
 
   useEffect(() => {
     if (job?.state === "finished" && job.report) {
-      navigate(diffUrl(job.report.original, job.report.replay, job.report.extra_ignore));
+      navigate(diffUrl(job.report.original, job.report.replay, job.report.extra_ignore, job.strict_volatile));
     }
   }, [job, navigate]);
 
@@ -56,7 +59,7 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
       const started = unwrap(
         await api.POST("/api/sessions/{session_id}/replay", {
           params: { path: { session_id: session.id } },
-          body: { target, calibrate, ignore: patterns, timeout, match: "strict" },
+          body: { target, calibrate, ignore: patterns, timeout, match: "strict", strict_volatile: strictVolatile },
         }),
       );
       setJob(started);
@@ -123,6 +126,15 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
               data-testid="replay-calibrate"
             />{" "}
             Calibrate: replay twice and ignore what differs between the two runs (timestamps, random ids)
+          </label>
+          <label className="check" title="Volatile values differ only in clock-like parts: times, dates, ids, counters">
+            <input
+              type="checkbox"
+              checked={strictVolatile}
+              onChange={(e) => setStrictVolatile(e.target.checked)}
+              data-testid="replay-strict-volatile"
+            />{" "}
+            Treat volatile values (times, dates, ids, counters) as changes
           </label>
           <label className="stack">
             Ignore paths, one per line
