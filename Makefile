@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench bench-http install peers web chromium socat lint fmt clean
+.PHONY: all run test bench bench-http install peers web chromium socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -29,10 +29,10 @@ test: install peers web chromium
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
-bench: install peers socat
+bench: install peers socat nginx
 	$(BIN)/python -m bench --million $(BENCH_ARGS)
 
-bench-http: install
+bench-http: install nginx
 	$(BIN)/python -m bench --only http $(BENCH_ARGS)
 
 install: $(VENV)/.installed
@@ -88,6 +88,21 @@ socat:
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq socat >/dev/null; \
 		else \
 			echo "The benches need socat: run 'sudo apt-get install socat'"; exit 1; \
+		fi; \
+	fi
+
+# The HTTP bench puts nginx (a reverse proxy) beside the proxy as the floor of one HTTP hop.
+# Optional: without it (not root, no network) the bench skips that column and says why.
+nginx:
+	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing nginx-light for the HTTP bench (apt-get)"; \
+			( DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null ) || \
+			echo "Could not install nginx: the HTTP bench skips its column"; \
+		else \
+			echo "The HTTP bench's nginx column needs nginx: run 'sudo apt-get install nginx-light'" \
+			     "(skipped until then)"; \
 		fi; \
 	fi
 

@@ -10,8 +10,9 @@ bench/startup.py times spawn -> first answer (direct, socat, wrap).
 See bench/stdio_latency.py and bench/stdio_flood.py for what exactly is
 timed, bench/stages.py for the in-process cost breakdown of the recorder.
 The "http" section (bench/http_bench.py) times tools/call round trips over
-Streamable HTTP, direct vs `mcp-inspect proxy` vs `mitmdump --mode reverse`
-(mitmproxy is installed into bench/.venv-mitm on first use).
+Streamable HTTP, direct vs `mcp-inspect proxy` vs nginx as a reverse proxy
+(the floor of one extra HTTP hop) vs `mitmdump --mode reverse` (mitmproxy is
+installed into bench/.venv-mitm on first use).
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -120,10 +121,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     h.add_argument("--no-mitm", action="store_true", help="skip the mitmdump column (and its install)")
     h.add_argument(
+        "--no-nginx", action="store_true", help="skip the nginx column (the floor of one HTTP hop)"
+    )
+    h.add_argument(
         "--proxy-prefix",
         default=None,
         help="command that starts the proxy, instead of 'PYTHON -m inspector proxy' (e.g. a patched copy); "
         "'--target URL --listen 127.0.0.1:0 --db PATH' is appended",
+    )
+    h.add_argument(
+        "--compare-prefix",
+        default=None,
+        help="also measure a second proxy started by this command (setup 'proxy_b', e.g. the code before a "
+        "change), in the same interleaved rounds",
     )
     p.add_argument("--traceback", action="store_true", help="print the traceback of a failed part")
     p.add_argument(
@@ -176,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         peer.WRAP_PREFIX[:] = shlex.split(args.wrap_prefix)
     if args.proxy_prefix:
         http_setups.PROXY_PREFIX[:] = shlex.split(args.proxy_prefix)
+    if args.compare_prefix:
+        http_setups.COMPARE_PREFIX[:] = shlex.split(args.compare_prefix)
     console = Console(width=None if sys.stdout.isatty() else 160)
     started = time.perf_counter()
     results: dict[str, Any] = {
@@ -266,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             ensure_mitmdump(lambda text: console.print(f"[dim]{text}[/dim]"))
         http = section(
             "http",
-            "http: tools/call round trips direct / proxy / mitmdump, JSON and SSE responses ...",
+            "http: tools/call round trips direct / proxy / nginx / mitmdump, JSON and SSE responses ...",
             lambda d: run_http(
                 d,
                 calls=args.http_calls,
@@ -278,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                 stream_events=args.http_stream_events,
                 interval_ms=args.http_stream_interval_ms,
                 mitm=not args.no_mitm,
+                nginx=not args.no_nginx,
                 say=lambda text: console.log(text),
             ),
         )

@@ -3,16 +3,18 @@
 Setups, each in front of the same server process (one per response mode):
     direct   the bench talks to bench/http_server.py itself
     proxy    `python -m inspector proxy --target URL --listen 127.0.0.1:0 --db PATH`
+    nginx    nginx as a reverse proxy (bench/http_nginx.py): the floor of one extra HTTP hop
     mitm     `mitmdump --mode reverse:URL` (quiet, no flow output), from bench/.venv-mitm
 
 Every process writes its stderr (and stdout) to a file in the work directory;
-readiness is the line each one prints with its URL (mitmdump: a TCP connect
-to the port the bench chose for it).
+readiness is the line each one prints with its URL (nginx and mitmdump: a
+TCP connect to the port the bench chose for it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import signal
 import socket
@@ -21,12 +23,21 @@ import sys
 import time
 from pathlib import Path
 
+from bench.http_nginx import nginx_config
 from bench.peer import BENCH_DIR, PROJECT_DIR
 
-HTTP_SETUPS = ("direct", "proxy", "mitm")
-HTTP_LABELS = {"direct": "direct", "proxy": "mcp-inspect proxy", "mitm": "mitmdump reverse"}
+HTTP_SETUPS = ("direct", "proxy", "nginx", "mitm")
+HTTP_LABELS = {
+    "direct": "direct",
+    "proxy": "mcp-inspect proxy",
+    "nginx": "nginx reverse",
+    "mitm": "mitmdump reverse",
+    "proxy_b": "proxy (--compare-prefix)",
+}
 # How the proxy is started; `python -m bench --proxy-prefix` replaces it (e.g. a patched copy).
 PROXY_PREFIX = [sys.executable, "-m", "inspector", "proxy"]
+# `--compare-prefix`: a second proxy measured in the same rounds (setup "proxy_b": before/after a change).
+COMPARE_PREFIX: list[str] = []
 
 
 class Service:
@@ -122,10 +133,10 @@ def start_server(mode: str, workdir: Path) -> Service:
     )
 
 
-def start_proxy(target: str, db: Path, workdir: Path, tag: str) -> Service:
+def start_proxy(target: str, db: Path, workdir: Path, tag: str, prefix: list[str] | None = None) -> Service:
     return Service(
         f"proxy-{tag}",
-        [*PROXY_PREFIX, "--target", target, "--listen", "127.0.0.1:0", "--db", str(db)],
+        [*(prefix or PROXY_PREFIX), "--target", target, "--listen", "127.0.0.1:0", "--db", str(db)],
         workdir,
         ready=r"point your client at (\S+)",
     )
@@ -154,6 +165,25 @@ def start_mitm(
             f"confdir={workdir / 'mitmproxy-conf'}",  # its CA files go there, not to ~/.mitmproxy
             *(extra or []),
         ],
+        workdir,
+        probe_port=port,
+        url=f"http://127.0.0.1:{port}/{path}",
+    )
+
+
+def start_nginx(nginx: Path, target: str, workdir: Path, tag: str) -> Service:
+    """nginx in front of `target` (its configuration generated into a directory of its own)."""
+    port = free_port()
+    home = workdir / f"nginx-{tag}"
+    home.mkdir(parents=True, exist_ok=True)
+    conf = home / "nginx.conf"
+    # As root, nginx's worker would become `nobody` and could not use the private temp dirs.
+    conf.write_text(nginx_config(target, port, home, user="root" if os.geteuid() == 0 else None))
+    path = target.split("/", 3)[3] if target.count("/") >= 3 else ""
+    return Service(
+        f"nginx-{tag}",
+        # -e: the error log before the configuration is read (else /var/log/nginx, maybe not writable)
+        [str(nginx), "-p", str(home), "-c", str(conf), "-e", str(home / "nginx-error.log")],
         workdir,
         probe_port=port,
         url=f"http://127.0.0.1:{port}/{path}",

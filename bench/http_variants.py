@@ -22,6 +22,8 @@ Variants:
     norec           Tap.submit_message does nothing (forwarding without recording: the floor)
     switch          sys.setswitchinterval(0.0005): the event loop waits less for the GIL while the
                     recording thread holds it (default 5 ms)
+    gc              gc.freeze() at start and gen-0 threshold 50000 (fewer, later collections of the
+                    objects each exchange allocates)
     profile         run the proxy under cProfile; the stats go to $PROXY_PROFILE (default
                     bench/results/proxy-PID.prof) when it stops
 """
@@ -35,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-VARIANTS = ("httpx", "aiohttp", "nowatch", "slowdrain", "norec", "switch", "profile")
+VARIANTS = ("httpx", "aiohttp", "nowatch", "slowdrain", "norec", "switch", "gc", "profile")
 
 
 # --- other upstream clients, adapted to the part of UpstreamClient the proxy uses -----------------
@@ -150,6 +152,11 @@ def apply(variants: set[str]) -> None:
             http_proxy.HttpProxy.__init__ = client_init  # type: ignore[method-assign]
     if "switch" in variants:
         sys.setswitchinterval(0.0005)
+    if "gc" in variants:
+        import gc
+
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 20)
     if "nowatch" in variants:
         from inspector.protocol.sse import SSEFramer
         from inspector.transports.upstream import UpstreamError

@@ -126,11 +126,17 @@ def _http_targets(http: dict[str, Any]) -> list[dict[str, Any]]:
     for mode, run in http["modes"].items():
         s = run["setups"]
         ratio = _ratio(s["proxy"]["p50_us"], s["direct"]["p50_us"])
+        floor = (
+            f"nginx, the floor: {_f(_ratio(s['nginx']['p50_us'], s['direct']['p50_us']), '{:.2f}x')}"
+            if "nginx" in s
+            else "no nginx floor: " + http.get("nginx", {}).get("note", "not run")[:40]
+        )
         targets.append(
             _target(
                 f"http {mode}: proxy/direct p50 of a tools/call round trip",
-                f"<= {HTTP_LATENCY_RATIO_TARGET:.1f}x",
-                f"{_f(ratio, '{:.2f}x')} ({s['proxy']['p50_us']:,.0f} vs {s['direct']['p50_us']:,.0f} us)",
+                f"<= {HTTP_LATENCY_RATIO_TARGET:.2f}x",
+                f"{_f(ratio, '{:.2f}x')} ({s['proxy']['p50_us']:,.0f} vs {s['direct']['p50_us']:,.0f} us; "
+                f"{floor})",
                 ratio is not None and ratio <= HTTP_LATENCY_RATIO_TARGET,
             )
         )
@@ -172,6 +178,12 @@ def _http_targets(http: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
     return targets
+
+
+def _met(proxy: dict[str, Any], mitm: dict[str, Any]) -> str:
+    """Whether the proxy kept >= 2x mitmdump's round trips/s both sequentially and concurrently."""
+    ok = all((_ratio(_rts(proxy, k), _rts(mitm, k)) or 0) >= HTTP_VS_MITM_TARGET for k in ("seq", "conc"))
+    return "met" if ok else "NOT met"
 
 
 def _rts(setup: dict[str, Any], key: str) -> float:
@@ -416,7 +428,8 @@ def _http_tables(console: Console, http: dict[str, Any]) -> None:
     console.print(
         "HTTP setups, one bench/http_server.py (Python SDK) per response mode: direct = the bench's raw HTTP/1.1 "
         "client talks to the server; mcp-inspect proxy = `python -m inspector proxy`, recording into a temporary "
-        "SQLite file;\nmitmdump reverse = `mitmdump --mode reverse:URL` (quiet, default options; "
+        "SQLite file;\nnginx reverse = nginx as a reverse proxy, one worker, keep-alive upstream, proxy_buffering off "
+        f"(the floor of one extra HTTP hop; {http.get('nginx', {}).get('note', 'not run')});\nmitmdump reverse = `mitmdump --mode reverse:URL` (quiet, default options; "
         f"{http['mitm']['note']}). One keep-alive connection per client; a round trip ends with the last byte of "
         "the HTTP response."
     )
@@ -453,19 +466,26 @@ def _http_tables(console: Console, http: dict[str, Any]) -> None:
         p = s["proxy"]
         line = (
             f"   proxy/direct p50 {_f(_ratio(p['p50_us'], d['p50_us']), '{:.2f}x')} "
-            f"(+{p['p50_us'] - d['p50_us']:,.0f} us), p99 {_f(_ratio(p['p99_us'], d['p99_us']), '{:.2f}x')}"
+            f"(+{p['p50_us'] - d['p50_us']:,.0f} us; target <= {HTTP_LATENCY_RATIO_TARGET:.2f}x: "
+            f"{'met' if _ratio(p['p50_us'], d['p50_us']) <= HTTP_LATENCY_RATIO_TARGET else 'NOT met'}), "
+            f"p99 {_f(_ratio(p['p99_us'], d['p99_us']), '{:.2f}x')}"
         )
+        for name, label in (("nginx", "nginx"), ("mitm", "mitmdump")):
+            if name in s:
+                line += f";  {label}/direct p50 {_f(_ratio(s[name]['p50_us'], d['p50_us']), '{:.2f}x')}"
+            elif name == "nginx":
+                line += ";  nginx/direct p50 n/a (nginx not run: see above)"
         if "mitm" in s:
             m = s["mitm"]
             line += (
                 f";  proxy/mitmdump rt/s sequential {_f(_ratio(p['rt_per_s'], m['rt_per_s']), '{:.2f}x')}, "
                 f"{http['clients']} clients "
-                f"{_f(_ratio(p['concurrent']['rt_per_s'], m['concurrent']['rt_per_s']), '{:.2f}x')};  "
-                f"proxy/mitmdump p50 {_f(_ratio(p['p50_us'], m['p50_us']), '{:.2f}x')}"
+                f"{_f(_ratio(p['concurrent']['rt_per_s'], m['concurrent']['rt_per_s']), '{:.2f}x')} "
+                f"(target >= {HTTP_VS_MITM_TARGET:.1f}x: {_met(p, m)})"
             )
         console.print(line)
         console.print(
-            "   CPU us/rt: CPU time of that process during the concurrent run / round trips (the middle: proxy or "
+            "   CPU us/rt: CPU time of that process during the concurrent run / round trips (the middle: proxy, nginx's worker or "
             "mitmdump; the proxy's includes its recording thread)."
         )
         if run.get("sse_events"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -311,6 +312,7 @@ def proxy(
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
@@ -355,8 +357,12 @@ def proxy(
             f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
         )
 
+    # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
+    # seam as the library fallback, should the own listener misbehave with some client.
+    listen = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
     try:
-        serve(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the stop signal: a normal stop
+            listen(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")

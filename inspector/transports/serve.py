@@ -59,8 +59,10 @@ def serve(
 ) -> None:
     """Serve until SIGINT/SIGTERM (uvicorn's graceful shutdown, 2 s for open streams).
 
-    `on_connection_lost` is told the client address of each connection that closes
-    (ASGI has no event for a keep-alive connection closing between requests)."""
+    The recording proxy has a faster listener of its own (`http_listener.serve_proxy`); this is its
+    library fallback (`MCP_INSPECTOR_PROXY_LISTENER=uvicorn`). `on_connection_lost` is told the client
+    address of each connection that closes (ASGI has no event for a keep-alive connection closing
+    between requests)."""
     _server(app, on_ready, on_connection_lost).run(sockets=[sock])
 
 

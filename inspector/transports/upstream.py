@@ -33,7 +33,10 @@ It does only what a reverse proxy needs:
   socket's flow control; a body that ends short of its `content-length` is
   an error (the connection is closed, never reused).
 - Streamed responses, framed by content-length, chunked encoding or the end
-  of the connection, as the server chose; `aiter_raw()` yields the body bytes
+  of the connection, as the server chose. `request()` returns when the head
+  has arrived; with a content-length, when the body's first bytes have too
+  (they follow the head at once, and the proxy then forwards the two in one
+  write: one wake-up of its client fewer). `aiter_raw()` yields the body bytes
   as they arrive (transfer coding removed, content coding kept). Reading
   from the socket pauses while more than `_READ_HIGH` bytes wait to be read.
   1xx interim responses are skipped; trailers are dropped.
@@ -211,6 +214,8 @@ class UpstreamResponse:
             _resolve(self._waiter)
 
     def _feed(self, chunk: bytes) -> None:
+        if not self._head.done():
+            self._head.set_result(None)
         self._chunks.append(chunk)
         self._buffered += len(chunk)
         if self._buffered > _READ_HIGH and not self._paused and self._conn is not None:
@@ -232,7 +237,10 @@ class UpstreamResponse:
             return
         self._error = error
         if not self._head.done():
-            self._head.set_exception(error)
+            if self._head_done:  # a head held for its body (`_feed`): it goes out, the body breaks off
+                self._head.set_result(None)
+            else:
+                self._head.set_exception(error)
         self._wake()
 
 
@@ -346,14 +354,20 @@ class _Connection(asyncio.Protocol):
             # No body, whatever the headers say; after a HEAD the parser would wait for one: do not reuse.
             r._finish(keep_alive=not r._head_only and self.parser.should_keep_alive())
             return
-        framed = False
+        framed = sized = False
         for name, value in r.headers:
             lower = name.lower()
-            if lower == b"content-length" or lower == b"transfer-encoding" and b"chunked" in value.lower():
+            if lower == b"content-length":
+                framed = sized = True
+                break
+            if lower == b"transfer-encoding" and b"chunked" in value.lower():
                 framed = True
                 break
         r._until_close = not framed
-        r._head.set_result(None)
+        if not sized:
+            r._head.set_result(None)
+        # else: the head is handed over with the body's first bytes (`_feed`): a server writes a sized
+        # body right behind its head, and the proxy then forwards both in one write, not two.
 
     def on_body(self, body: bytes) -> None:
         r = self.response
