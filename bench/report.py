@@ -13,7 +13,7 @@ from bench.peer import LABELS
 LATENCY_RATIO_TARGET = 1.15  # wrapped/direct p50
 LATENCY_VS_SOCAT_TARGET = 1.10  # wrapped/socat p50: socat, a C relay, is the floor of one extra hop
 STARTUP_ADDED_MS_TARGET = 100.0  # spawn -> first answer, wrap minus direct
-THROUGHPUT_TARGET = 50_000  # messages/s through the shim, recording on
+THROUGHPUT_TARGET = 100_000  # messages/s through the shim, every row committed (issue #14)
 RSS_TARGET_MB = 150.0
 HTTP_LATENCY_RATIO_TARGET = 1.25  # proxy/direct p50 of a tools/call round trip (nginx, the floor: ~1.04)
 HTTP_VS_MITM_TARGET = 2.0  # proxy rt/s / mitmdump rt/s
@@ -261,6 +261,8 @@ def print_report(results: dict[str, Any], console: Console | None = None) -> Non
             else "[bold red]MISSED[/bold red]",
         )
     console.print(t)
+    for line in summary_lines(results):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print(f"JSON: {results['json_path']}  ({results['seconds']:.0f} s in all)")
 
 
@@ -530,3 +532,89 @@ def _sse_table(console: Console, http: dict[str, Any], events: dict[str, Any]) -
         f"~{first['stream_duration_ms']:g} ms);\n   late = reached the client after the server had sent the next "
         "event (informational: a busy machine delays a few anywhere)."
     )
+
+
+# -- the four figures of issue #14, in one block at the end ------------------------------------------
+
+
+def summary_lines(results: dict[str, Any]) -> list[str]:
+    """The four #14 ratios, each measured beside its target and its floor, from whatever ran.
+
+    One line per figure (per HTTP response mode), under 80 columns: measured,
+    target, the floor (the same kind of hop done by a C program: nginx,
+    socat), then `met` or `NOT met`; `not measured` when that section did not
+    run or failed."""
+    lines = ["Issue #14 targets, measured in this run (floor: a C program's extra hop):"]
+    http = results.get("http")
+    if http and http.get("modes"):
+        for mode, run in http["modes"].items():
+            s = run["setups"]
+            ratio = _ratio(s["proxy"]["p50_us"], s["direct"]["p50_us"])
+            floor = _ratio(s["nginx"]["p50_us"], s["direct"]["p50_us"]) if "nginx" in s else None
+            lines.append(
+                _summary(
+                    f"http p50 proxy/direct ({mode})",
+                    _f(ratio, "{:.2f}x"),
+                    f"<= {HTTP_LATENCY_RATIO_TARGET:.2f}x",
+                    f"nginx {_f(floor, '{:.2f}x')}",
+                    ratio is not None and ratio <= HTTP_LATENCY_RATIO_TARGET,
+                )
+            )
+    else:
+        lines.append(_unmeasured("http p50 proxy/direct", results, "http"))
+    key = next((k for k, _ in LATENCY_RUNS if results.get(k)), None)
+    if key is not None:
+        s = results[key]["setups"]
+        ratio = _ratio(s["wrap"]["p50_us"], s["socat"]["p50_us"]) if "socat" in s else None
+        floor = _ratio(s["socat"]["p50_us"], s["direct"]["p50_us"]) if "socat" in s else None
+        lines.append(
+            _summary(
+                "stdio p50 wrap/socat" + (" (1 CPU)" if key == "latency_1cpu" else ""),
+                _f(ratio, "{:.2f}x"),
+                f"<= {LATENCY_VS_SOCAT_TARGET:.2f}x",
+                f"socat/direct {_f(floor, '{:.2f}x')}",
+                ratio is not None and ratio <= LATENCY_VS_SOCAT_TARGET,
+            )
+        )
+    else:
+        lines.append(_unmeasured("stdio p50 wrap/socat", results, "latency"))
+    wrap = (results.get("flood") or {}).get("wrap")
+    if wrap:
+        rate = wrap["msgs_per_s_to_exit"]
+        complete = _complete("", wrap["db"])["met"]
+        lines.append(
+            _summary(
+                "recording msg/s, all committed",
+                f"{rate:,.0f}",
+                f">= {THROUGHPUT_TARGET:,}",
+                None if complete else "ROWS MISSING",
+                rate >= THROUGHPUT_TARGET and complete,
+            )
+        )
+    else:
+        lines.append(_unmeasured("recording msg/s, all committed", results, "flood"))
+    st = results.get("startup")
+    if st:
+        added = st["added_ms"]
+        lines.append(
+            _summary(
+                "wrap start-up, added ms",
+                f"{added['wrap']:+.0f}",
+                f"<= {STARTUP_ADDED_MS_TARGET:.0f}",
+                f"socat {added['socat']:+.0f}",
+                added["wrap"] <= STARTUP_ADDED_MS_TARGET,
+            )
+        )
+    else:
+        lines.append(_unmeasured("wrap start-up, added ms", results, "startup"))
+    return lines
+
+
+def _summary(name: str, measured: str, target: str, floor: str | None, met: bool) -> str:
+    floor_text = f"; {floor}" if floor else ""
+    return f"  {name}: {measured} ({target}{floor_text}) {'met' if met else 'NOT met'}"
+
+
+def _unmeasured(name: str, results: dict[str, Any], section: str) -> str:
+    why = "failed" if section in results.get("errors", {}) else "not run"
+    return f"  {name}: not measured ({section} {why})"

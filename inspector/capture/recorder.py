@@ -18,6 +18,14 @@ Every row passes the process's redaction (`capture/redact.py`) before any
 subscriber sees it: one step for every producer, so no transport has to
 remember it.
 
+Subscribers are called on a second thread, the writer: while it inserts
+one batch (SQLite releases the GIL while it works), the recording thread
+frames and classifies the next, so the two overlap on two cores. At most one
+batch is in flight; the next waits for it (rows stay in order, and a slow
+database slows the recording thread down, which in turn holds forwarding
+back through the bounded queue). Session ends, durable submits and stop
+wait until their rows are committed, as before.
+
 The backlog is bounded (`max_queued_chunks`, at most 64 KiB each): if
 recording falls that far behind, forwarding waits instead of memory growing
 without limit.
@@ -37,11 +45,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
@@ -66,6 +76,18 @@ _DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE = range(7)
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
 _CREATE_ATTEMPTS = 5
+
+
+@dataclass(slots=True, eq=False)
+class _Batch:
+    """Rows (and facts) handed to the writer thread; `error` is set when a subscriber failed."""
+
+    rows: list[MessageRow]
+    facts: dict[int, dict[str, Any]]
+    waiters: list[threading.Event]
+    size: int  # its share of the pending bytes
+    done: threading.Event = field(default_factory=threading.Event)
+    error: Exception | None = None
 
 
 class Tap:
@@ -138,10 +160,14 @@ class Recorder:
         self._pending: list[MessageRow] = []
         self._oldest = 0.0
         self._waiters: list[threading.Event] = []
+        self._inflight: _Batch | None = None  # the batch the writer thread has (at most one)
+        self._batches: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="mcp-inspect-recorder", daemon=True)
+        self._writer = threading.Thread(target=self._write, name="mcp-inspect-writer", daemon=True)
         self._stopped = threading.Event()
 
     def start(self) -> Recorder:
+        self._writer.start()
         self._thread.start()
         return self
 
@@ -196,11 +222,26 @@ class Recorder:
                 if self._handle(items.popleft()):
                     return
                 if len(self._pending) >= self.batch_rows:
-                    self._flush()
+                    self._flush()  # waits for the batch in flight: a slow database slows recording down
             with self._room:
                 self._room.notify_all()
+            if self._inflight is not None and self._inflight.done.is_set():
+                self._settle()  # a failed batch goes back to the pending rows, for the next flush
             if self._pending and time.monotonic() - self._oldest >= self.flush_interval:
-                self._flush()
+                self._flush(block=False)
+
+    def _write(self) -> None:
+        """The writer thread: hand each batch to the subscribers."""
+        while True:
+            batch = self._batches.get()
+            if batch is None:
+                return
+            try:
+                for sub in self.subscribers:
+                    sub.on_batch(batch.rows, batch.facts)
+            except Exception as exc:  # the recording thread reports it and retries
+                batch.error = exc
+            batch.done.set()
 
     def _handle(self, item: tuple[Any, ...]) -> bool:
         """Process one handed-over item; True when the recorder must stop."""
@@ -209,7 +250,8 @@ class Recorder:
         if op == _STOP:
             for open_sid in list(builders):
                 self._end(open_sid, ts_ns, None, b)
-            self._flush(attempts=5)
+            self._flush(attempts=5, wait=True)
+            self._batches.put(None)
             self._stopped.set()
             with self._room:
                 self._room.notify_all()
@@ -234,7 +276,7 @@ class Recorder:
                 self._add(builder.feed(ts_ns, a, b, data), sid)
                 if extra is not None:
                     self._waiters.append(extra)
-                    self._flush()
+                    self._flush(wait=True)
             elif op == _MSG:
                 self._add([builder.message(ts_ns, a, b, data, **extra)], sid)
             elif op == _EOS:
@@ -265,7 +307,8 @@ class Recorder:
                 self._oldest = time.monotonic()
                 self._pending_bytes = 0
             size = sum(len(row["raw"]) for row in rows) + _ROW_OVERHEAD * len(rows)
-            if self._pending_bytes + size > self.max_pending_bytes and handle:
+            kept = self._pending_bytes + (self._inflight.size if self._inflight is not None else 0)
+            if kept + size > self.max_pending_bytes and handle:
                 self._drop(handle, len(rows))
                 return
             self._pending_bytes += size
@@ -308,25 +351,63 @@ class Recorder:
             facts["dropped_messages"] = self.dropped[handle]
         return facts
 
-    def _flush(self, attempts: int = 1) -> bool:
-        facts = self._changed_facts()
-        rows = self._pending
+    def _flush(self, attempts: int = 1, *, wait: bool = False, block: bool = True) -> bool:
+        """Hand the pending rows to the writer thread, after the batch in flight is written.
+
+        `block=False`: do nothing while that batch is still being written. `wait`: return once
+        the rows are committed, trying `attempts` times. False when nothing was handed over or
+        (`wait`) the rows could not be written; they stay pending for the next flush."""
+        settled = self._settle(block)
+        if settled is None or (settled is False and not wait):
+            return False
         for attempt in range(attempts):
-            if not rows and not facts:
-                break
-            try:
-                for sub in self.subscribers:
-                    sub.on_batch(rows, facts)
-            except Exception as exc:  # a full disk must not stop forwarding; retry at the next flush
-                self._warn(f"recording failed, will retry: {exc}")
-                self._oldest = time.monotonic()
-                if attempt + 1 < attempts:
-                    time.sleep(0.1 * (attempt + 1))
-                    continue
-                return False
-            break
+            self._dispatch()
+            if not wait:
+                return True
+            if self._settle():
+                return True
+            if attempt + 1 < attempts:
+                time.sleep(0.1 * (attempt + 1))
+        return False
+
+    def _dispatch(self) -> None:
+        facts = self._changed_facts()
+        if not self._pending and not facts:
+            for waiter in self._waiters:  # nothing to write, nothing in flight: all committed
+                waiter.set()
+            self._waiters.clear()
+            return
+        batch = _Batch(self._pending, facts, self._waiters, self._pending_bytes)
+        for builder in self.builders.values():
+            if builder.session_id in facts:
+                builder.facts_changed = False
         self._pending = []
+        self._waiters = []
         self._pending_bytes = 0
+        self._inflight = batch
+        self._batches.put(batch)
+
+    def _settle(self, block: bool = True) -> bool | None:
+        """Collect the batch in flight: True once written (or none), False when it failed (its rows
+        are pending again), None when `block` is False and it is still being written."""
+        batch = self._inflight
+        if batch is None:
+            return True
+        if not batch.done.is_set():
+            if not block:
+                return None
+            batch.done.wait()
+        self._inflight = None
+        if batch.error is not None:  # a full disk must not stop forwarding; retry at the next flush
+            self._warn(f"recording failed, will retry: {batch.error}")
+            self._pending = batch.rows + self._pending
+            self._pending_bytes += batch.size
+            self._waiters = batch.waiters + self._waiters
+            for builder in self.builders.values():
+                if builder.session_id in batch.facts:
+                    builder.facts_changed = True
+            self._oldest = time.monotonic()
+            return False
         if self._dropping:
             self._dropping = False
             lost = ", ".join(f"{self._sid(h)}: {n}" for h, n in self.dropped.items())
@@ -335,12 +416,8 @@ class Recorder:
                 file=sys.stderr,
                 flush=True,
             )
-        for builder in self.builders.values():
-            if builder.session_id in facts:
-                builder.facts_changed = False
-        for waiter in self._waiters:
+        for waiter in batch.waiters:
             waiter.set()
-        self._waiters.clear()
         return True
 
     def _sid(self, handle: int) -> int | str:
@@ -350,7 +427,7 @@ class Recorder:
         builder = self.builders.pop(sid)
         self.final_counts[sid] = builder.seq
         self._add(builder.close_all(ts_ns), sid)
-        self._flush(attempts=5)
+        self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)
         facts["unanswered"] = [
             {"seq": p.seq, "direction": p.direction, "method": p.method}

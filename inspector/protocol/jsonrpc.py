@@ -67,12 +67,16 @@ class Classified:
 
 def id_key(value: Any) -> str:
     """Canonical JSON text of a JSON-RPC id."""
+    if type(value) is int:  # the common id: its JSON text is its decimal digits, at any size
+        return str(value)
     try:
         return orjson.dumps(value).decode()
     except TypeError:  # an integer beyond 64 bits
         return json.dumps(value)
 
 
+_OK, _REQUEST, _NOTIFICATION, _RESPONSE = ParseStatus.OK, Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE
+_NO_ID = object()  # a message without an "id" member (not the same as "id": null)
 _JSON_TYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
@@ -90,20 +94,24 @@ def _invalid(status: ParseStatus, problem: str, payload: Any = None) -> Classifi
 
 
 def classify(body: bytes) -> Classified:
-    """Classify one message body (without its line terminator)."""
-    if not body.strip(b" \t\r\n"):  # JSON's whitespace only: a form feed is not empty
-        return _invalid(ParseStatus.EMPTY, "empty line")
+    """Classify one message body (a line's terminator may be included: it is JSON whitespace)."""
     try:
         value = orjson.loads(body)
-        if _has_float_id(value):
-            # orjson turns integers beyond 64 bits into floats; the standard library keeps them exact.
-            value = json.loads(body)
     except orjson.JSONDecodeError as exc:
+        if not body.strip(b" \t\r\n"):  # JSON's whitespace only: a form feed is not empty
+            return _invalid(ParseStatus.EMPTY, "empty line")
         try:
             body.decode("utf-8")
         except UnicodeDecodeError as uexc:
             return _invalid(ParseStatus.INVALID_UTF8, f"not valid UTF-8 at byte {uexc.start}")
         return _invalid(ParseStatus.INVALID_JSON, f"not valid JSON: {exc}")
+    if type(value) is dict:
+        if type(value.get("id")) is float:
+            # orjson turns integers beyond 64 bits into floats; the standard library keeps them exact.
+            value = json.loads(body)
+        return _classify_object(value)
+    if _has_float_id(value):
+        value = json.loads(body)
     return classify_value(value)
 
 
@@ -122,13 +130,15 @@ def _classify_object(value: Any) -> Classified:
         return _invalid(ParseStatus.NOT_JSONRPC, f"a JSON {_json_type(value)}, not a JSON-RPC object", value)
     if value.get("jsonrpc") != "2.0":
         return _invalid(ParseStatus.NOT_JSONRPC, 'missing "jsonrpc": "2.0"', value)
-    has_id = "id" in value
-    raw_id = value.get("id")
-    if has_id and not (
-        raw_id is None or isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool)
-    ):
+    raw_id = value.get("id", _NO_ID)
+    if type(raw_id) is int:  # the common case first
+        has_id, rpc_id = True, str(raw_id)
+    elif raw_id is _NO_ID:
+        has_id, rpc_id = False, None
+    elif raw_id is None or isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool):
+        has_id, rpc_id = True, id_key(raw_id)
+    else:
         return _invalid(ParseStatus.NOT_JSONRPC, "id must be a string, a number or null", value)
-    rpc_id = id_key(raw_id) if has_id else None
     method = value.get("method")
     if method is not None:
         if not isinstance(method, str):
@@ -137,8 +147,8 @@ def _classify_object(value: Any) -> Classified:
             return _invalid(
                 ParseStatus.NOT_JSONRPC, "a message cannot have both method and result/error", value
             )
-        kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
-        return Classified(ParseStatus.OK, kind, method=method, rpc_id=rpc_id, payload=value)
+        # Positional arguments and module-level members: keywords and `Kind.X` lookups cost ~0.2 us.
+        return Classified(_OK, _REQUEST if has_id else _NOTIFICATION, method, rpc_id, None, value)
     if "result" in value and "error" in value:
         return _invalid(ParseStatus.NOT_JSONRPC, "a response cannot have both result and error", value)
     if "error" in value:
@@ -164,5 +174,5 @@ def _classify_object(value: Any) -> Classified:
     if "result" in value:
         if not has_id:
             return _invalid(ParseStatus.NOT_JSONRPC, "a response must have an id", value)
-        return Classified(ParseStatus.OK, Kind.RESPONSE, rpc_id=rpc_id, payload=value)
+        return Classified(_OK, _RESPONSE, None, rpc_id, None, value)
     return _invalid(ParseStatus.NOT_JSONRPC, "neither method, result nor error", value)

@@ -37,6 +37,14 @@ _CLIENT_CAPS = mcp_types.CLIENT_CAPABILITIES_META_KEY
 _SERVER_INFO = mcp_types.SERVER_INFO_META_KEY
 
 _UNSET = object()
+# Module-level members: `Kind.X` is an attribute lookup on the enum class, ~50 ns each time.
+_REQUEST, _RESPONSE, _ERROR, _NOTIFICATION, _BATCH = (
+    Kind.REQUEST,
+    Kind.RESPONSE,
+    Kind.ERROR,
+    Kind.NOTIFICATION,
+    Kind.BATCH,
+)
 _C2S = (_methods.CLIENT_REQUESTS, _methods.CLIENT_NOTIFICATIONS)
 _S2C = (_methods.SERVER_REQUESTS, _methods.SERVER_NOTIFICATIONS)
 
@@ -83,7 +91,7 @@ class SessionFacts:
     def observe(self, direction: str, msg: Classified, pairing: Pairing) -> bool:
         """Learn from one message; return True when any fact changed."""
         object.__setattr__(self, "_changed", False)
-        if msg.kind is Kind.BATCH:
+        if msg.kind is _BATCH:
             for item, item_pairing in zip(msg.items, pairing.items, strict=False):
                 self._observe_one(direction, item, item_pairing)
         else:
@@ -95,13 +103,12 @@ class SessionFacts:
         return asdict(self)
 
     def _observe_one(self, direction: str, msg: Classified, pairing: Pairing) -> None:
-        if direction == "c2s" and msg.kind is Kind.REQUEST:
+        kind = msg.kind
+        if direction == "c2s" and kind is _REQUEST:
             self._on_client_request(msg)
-        elif (
-            direction == "c2s" and msg.kind is Kind.NOTIFICATION and msg.method == "notifications/initialized"
-        ):
+        elif direction == "c2s" and kind is _NOTIFICATION and msg.method == "notifications/initialized":
             self.initialized = True
-        elif direction == "s2c" and msg.kind in (Kind.RESPONSE, Kind.ERROR):
+        elif direction == "s2c" and (kind is _RESPONSE or kind is _ERROR):
             if pairing.request_method == "initialize":
                 self._on_initialize_answer(msg)
             elif pairing.request_method == "server/discover":

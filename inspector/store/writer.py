@@ -1,6 +1,7 @@
 """Writing a session's rows: one transaction per batch, session facts in the same transaction.
 
-Used by exactly one thread (the recorder's). Several processes may write to
+Used by one thread at a time (the recorder's writer thread, and its
+recording thread for `on_end` once the writer is idle). Several processes may write to
 one SQLite file at once: every batch takes the write lock at BEGIN
 (`BEGIN IMMEDIATE`) and waits for it through SQLite's busy timeout.
 """
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import time
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -67,10 +70,15 @@ def create_session(
 class StoreWriter:
     """The recorder's subscriber that writes rows of any sessions and keeps their session rows current.
 
-    Message rows go in with one `executemany` of plain tuples, their JSON columns
-    serialised with orjson: SQLAlchemy's per-row parameter processing cost about
-    10 us a row, more than SQLite's insert itself. Dialects whose DB-API takes
-    neither `?` nor `%s` placeholders use the portable Core insert.
+    Message rows go in as plain tuples, their JSON columns serialised with
+    orjson: SQLAlchemy's per-row parameter processing cost about 10 us a row,
+    more than SQLite's insert itself. On SQLite they go in as multi-row
+    `INSERT ... VALUES (...), (...)` statements of up to 1024 rows (powers of
+    two, so a handful of cached prepared statements serve every batch size):
+    one `sqlite3_step` per statement instead of one per row cost about 1.5 us
+    less CPU a row than `executemany`, and keeps the GIL released while SQLite
+    inserts the whole group. Other dialects taking `?` or `%s` placeholders
+    get one `executemany`; the rest the portable Core insert.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -88,6 +96,8 @@ class StoreWriter:
             if marker
             else None
         )
+        self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
+        self._group_sql: dict[int, str] = {}
 
     def _insert_rows(self, rows: list[MessageRow]) -> None:
         if self._fast_sql is None:
@@ -105,7 +115,24 @@ class StoreWriter:
                         listed[i] = dumps(listed[i]).decode()
                 values = tuple(listed)
             append(values)
-        self._conn.exec_driver_sql(self._fast_sql, params)
+        if self._group == 1:
+            self._conn.exec_driver_sql(self._fast_sql, params)
+            return
+        start, left = 0, len(params)
+        while left:
+            size = min(self._group, 1 << (left.bit_length() - 1))  # the largest power of two that fits
+            self._conn.exec_driver_sql(self._values_sql(size), tuple(_flat(params[start : start + size])))
+            start += size
+            left -= size
+
+    def _values_sql(self, rows: int) -> str:
+        sql = self._group_sql.get(rows)
+        if sql is None:
+            one = f"({', '.join('?' * len(ROW_COLUMNS))})"
+            sql = self._group_sql[rows] = (
+                f"INSERT INTO message ({', '.join(ROW_COLUMNS)}) VALUES {', '.join([one] * rows)}"
+            )
+        return sql
 
     def on_batch(self, rows: list[MessageRow], facts: dict[int, dict[str, Any]]) -> None:
         """Write rows (and changed session facts) in one transaction."""
@@ -151,6 +178,23 @@ class StoreWriter:
 _JSON_COLUMNS = ("http_headers", "meta", "lint")
 _JSON_INDEXES = tuple(i for i, c in enumerate(ROW_COLUMNS) if c in _JSON_COLUMNS)
 _row_values = itemgetter(*ROW_COLUMNS)
+_flat = chain.from_iterable
+_MAX_GROUP = (
+    1024  # rows per multi-row INSERT: 21 columns * 1024 = 21,504 of SQLite's default 32,766 variables
+)
+
+
+def _rows_per_statement(conn: Any) -> int:
+    """The largest power-of-two row count (<= 1024) whose parameters this SQLite build accepts at once."""
+    dbapi = conn.connection.driver_connection
+    try:
+        variables = dbapi.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    except (AttributeError, sqlite3.Error):  # not the standard library's sqlite3: one row at a time
+        return 1
+    group = 1
+    while group * 2 <= _MAX_GROUP and group * 2 * len(ROW_COLUMNS) <= variables:
+        group *= 2
+    return group
 
 
 def _fact_values(facts: dict[str, Any]) -> dict[str, Any]:
