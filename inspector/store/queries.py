@@ -15,7 +15,7 @@ import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Engine, func, or_, text
 from sqlalchemy import select as sa_select
@@ -411,7 +411,8 @@ def method_counts(engine: Engine, session_id: int) -> dict[str, int]:
         .order_by(_m.c.method)
     )
     with engine.connect() as conn:
-        return {str(m): int(n) for m, n in conn.execute(stmt).tuples()}
+        # The table's columns are untyped (`__table__`); COUNT(*) is an int.
+        return {str(m): cast(int, n) for m, n in conn.execute(stmt).all()}
 
 
 def rows_after_id(engine: Engine, after_id: int, session_ids: list[int], limit: int) -> list[dict[str, Any]]:

@@ -24,7 +24,9 @@ def test_lifespan_shutdown_completes(tmp_path: Path) -> None:
     engine = open_engine(tmp_path / "rec.db")
     recorder = Recorder([StoreWriter(engine)]).start()
     target = "http://127.0.0.1:9/mcp"
-    proxy = HttpProxy(target, recorder, lambda _hint: create_session(engine, kind="http-proxy", target=target))
+    proxy = HttpProxy(
+        target, recorder, lambda _hint: create_session(engine, kind="http-proxy", target=target)
+    )
     sent: list[dict[str, Any]] = []
 
     async def run() -> None:
