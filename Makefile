@@ -25,6 +25,7 @@ run: install web
 
 test: install peers web chromium
 	$(BIN)/ruff check inspector tests bench
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).

@@ -199,7 +199,7 @@ def _outbound(
         _err().print(f"[mcp-inspect] through the forward proxy {shown} (from the environment)")
 
 
-def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):  # type: ignore[no-untyped-def]
+def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):
     from inspector.guard import Access, parse_origins
 
     return Access(allow_remote, tuple(hosts or ()), parse_origins(origins or ()))
@@ -209,7 +209,7 @@ def _err() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
 
-def _engine(db: str | None, *, create: bool = True):  # type: ignore[no-untyped-def]
+def _engine(db: str | None, *, create: bool = True):
     from inspector.config import default_db
     from inspector.store import open_engine
 
@@ -359,10 +359,10 @@ def proxy(
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
     # seam as the library fallback, should the own listener misbehave with some client.
-    listen = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
     try:
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the stop signal: a normal stop
-            listen(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
+            serve_with(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
@@ -829,11 +829,11 @@ def call(
     )
     engine = _engine(db)
 
-    async def log_progress(kind: str, payload: dict) -> None:  # type: ignore[type-arg]
+    async def log_progress(kind: str, payload: dict) -> None:
         if kind == "notification":
             sys.stderr.write(orjson.dumps(payload).decode() + "\n")
 
-    async def run() -> dict:  # type: ignore[type-arg]
+    async def run() -> dict:
         client = MockClient(engine, config, listener=log_progress if progress else None)
         async with anyio.create_task_group() as tg:
             try:
@@ -852,9 +852,10 @@ def call(
     except InspectorError:
         raise
     except Exception as exc:
-        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-            exc = exc.exceptions[0]
-        _err().print(f"[red]error:[/red] could not talk to the server: {type(exc).__name__}: {exc}")
+        cause: BaseException = exc
+        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+            cause = cause.exceptions[0]
+        _err().print(f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {cause}")
         raise typer.Exit(2) from None
     if "error" in answer:
         sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -885,7 +886,7 @@ def sessions(
     console.print(sessions_table(found, console.width))
 
 
-def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):  # type: ignore[no-untyped-def]
+def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):
     """The engine and the session `show` prints. With --follow, a database or session that does not
     exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
     creates both off its forwarding path."""

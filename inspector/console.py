@@ -76,11 +76,11 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
         show_edge=False,
         collapse_padding=True,
     )
-    rows = []
+    rows: list[list[str | Text]] = []
     for s in sessions:
         state = session_state(s)
         style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
-        cells = {
+        cells: dict[str, str | Text] = {
             "id": str(s.id),
             "started": time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
             "kind": s.kind,
@@ -105,9 +105,9 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
             max_width=room if last else None,
         )
     for r in rows:
-        name = Text(str(r[-1]), no_wrap=True, overflow="ellipsis")
-        name.truncate(room, overflow="ellipsis")  # Rich would drop the words that do not fit, silently
-        table.add_row(*r[:-1], name)
+        last_cell = Text(str(r[-1]), no_wrap=True, overflow="ellipsis")
+        last_cell.truncate(room, overflow="ellipsis")  # Rich would drop the words that do not fit, silently
+        table.add_row(*r[:-1], last_cell)
     return table
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -171,7 +171,7 @@ class ListenerGuard:
         self.json_paths = json_paths
         self.hint = _ORIGIN_HINT if (origin_hint if origin_hint is not None else bool(json_paths)) else ""
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]
         if kind == "http" or kind == "websocket":
             refusal = self.refusal(scope)
@@ -180,7 +180,7 @@ class ListenerGuard:
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
+    def refusal(self, scope: MutableMapping[str, Any]) -> tuple[int, str] | None:
         """Why this request is refused (status, reason), or None to let it through."""
         # One C-level pass (ASGI servers give header names in lower case); a header sent twice
         # keeps its last value, and a browser sends Host and Origin once.
@@ -212,7 +212,7 @@ def _shown(value: bytes) -> str:
     return repr(value[:120].decode("latin-1"))
 
 
-async def refuse(scope: dict[str, Any], receive: Any, send: Any, status: int, reason: str) -> None:
+async def refuse(scope: MutableMapping[str, Any], receive: Any, send: Any, status: int, reason: str) -> None:
     """Answer `status` with `{"detail": reason}`; a websocket is closed before accept (403)."""
     if scope["type"] == "websocket":
         await receive()  # websocket.connect

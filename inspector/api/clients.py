@@ -25,7 +25,15 @@ import anyio
 from sqlalchemy import Engine
 
 from inspector.api.live import LiveFeed
-from inspector.api.schemas import ClientActivity
+from inspector.api.schemas import (
+    ClientActivity,
+    ClientClosed,
+    ClientElicitations,
+    ClientInbox,
+    ClientInboxAnswered,
+    ClientInboxTimeout,
+    ClientNotification,
+)
 from inspector.mock.client import ClientConfig, MockClient
 
 __all__ = ["ClientManager", "HostedClient", "StartFailed", "innermost"]
@@ -164,23 +172,26 @@ class ClientManager:
                 )
             hosted.state = "closed"
             hosted.finished.set()
-            self.feed.publish({"type": "client_closed", "client_id": hosted.id, "error": hosted.error})
+            self.feed.publish(ClientClosed(client_id=hosted.id, error=hosted.error))
 
     def _publish(self, cid: str, kind: str, payload: dict[str, Any]) -> None:
-        types = {"inbox": "client_inbox", "inbox-timeout": "client_inbox_timeout"}
         if kind == "notification":
-            self.feed.publish({"type": "client_notification", "client_id": cid, "notification": payload})
-        elif kind in types:
-            self.feed.publish({"type": types[kind], "client_id": cid, "item": payload})
+            self.feed.publish(ClientNotification(client_id=cid, notification=payload))
+        elif kind == "inbox":
+            self.feed.publish(ClientInbox(client_id=cid, item=payload))
+        elif kind == "inbox-timeout":
+            self.feed.publish(ClientInboxTimeout(client_id=cid, item=payload))
         elif kind in ACTIVITY_KINDS:
-            self.feed.publish({"type": "client_activity", "client_id": cid, "kind": kind, "item": payload})
+            self.feed.publish(
+                ClientActivity.model_validate({"client_id": cid, "kind": kind, "item": payload})
+            )
         elif kind == "elicitations":
-            self.feed.publish({"type": "client_elicitations", "client_id": cid, "items": payload["items"]})
+            self.feed.publish(ClientElicitations(client_id=cid, items=payload["items"]))
         elif kind == "inbox-auto":  # answered by a responder, without a person
             self.answered(cid, payload, payload.get("answer") or {})
 
     def answered(self, cid: str, item: dict[str, Any], answer: dict[str, Any]) -> None:
-        self.feed.publish({"type": "client_inbox_answered", "client_id": cid, "item": item, "answer": answer})
+        self.feed.publish(ClientInboxAnswered(client_id=cid, item=item, answer=answer))
 
     def get(self, cid: str) -> HostedClient | None:
         return self.clients.get(cid)

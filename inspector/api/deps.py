@@ -32,7 +32,7 @@ class AppState:
 
 
 def state_of(request: Request) -> AppState:
-    return request.app.state.inspector  # type: ignore[no-any-return]
+    return request.app.state.inspector
 
 
 def json_response(doc: Any, status_code: int = 200) -> Response:

@@ -27,7 +27,15 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import Engine
 
-from inspector.api.schemas import Subscribe
+from inspector.api.schemas import (
+    AnyLiveEvent,
+    LiveError,
+    NewMessages,
+    SessionCreated,
+    SessionEnded,
+    SessionUpdated,
+    Subscribe,
+)
 from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
 from inspector.store import Session, session_state
@@ -104,9 +112,9 @@ class LiveFeed:
     def remove(self, listener: Listener) -> None:
         self.listeners.discard(listener)
 
-    def publish(self, event: dict[str, Any]) -> None:
+    def publish(self, event: AnyLiveEvent) -> None:
         """Send an event to every listener now (renames and deletes made through the API)."""
-        data = orjson.dumps(event)
+        data = encode(event)
         for listener in list(self.listeners):
             listener.push(data)
 
@@ -125,7 +133,7 @@ class LiveFeed:
         for s in sessions_after_id(self.engine, self._last_session):
             assert s.id is not None
             self._last_session = max(self._last_session, s.id)
-            events.append((None, orjson.dumps({"type": "session_created", "session": session_out(s)})))
+            events.append((None, encode(SessionCreated.model_validate({"session": session_out(s)}))))
             if s.status == "recording":
                 self._watched[s.id] = _fingerprint(s)
         for s in sessions_by_ids(self.engine, sorted(self._watched)):
@@ -134,8 +142,8 @@ class LiveFeed:
             if fp == self._watched[s.id]:
                 continue
             state = session_state(s)
-            kind = "session_updated" if state == "recording" else "session_ended"
-            events.append((None, orjson.dumps({"type": kind, "session": session_out(s)})))
+            model = SessionUpdated if state == "recording" else SessionEnded
+            events.append((None, encode(model.model_validate({"session": session_out(s)}))))
             if state == "recording":
                 self._watched[s.id] = fp
             else:
@@ -155,13 +163,32 @@ class LiveFeed:
         by_session: dict[int, list[dict[str, Any]]] = {}
         for row in rows:
             by_session.setdefault(row["session_id"], []).append(row)
-        return [
-            (
-                {sid},
-                orjson.dumps({"type": "messages", "session_id": sid, "items": items, "truncated": truncated}),
-            )
-            for sid, items in by_session.items()
-        ]
+        return [({sid}, encode(_messages(sid, items, truncated))) for sid, items in by_session.items()]
+
+
+def _messages(session_id: int, rows: list[dict[str, Any]], truncated: bool) -> NewMessages:
+    """A `messages` event. Its rows come from the store's queries already shaped as `MessageRow`
+    (`store.queries.ROW_FIELDS`), so they are not validated again: up to 1000 a poll."""
+    # model_construct: the rows are MessageRow documents already; the stubs want MessageRow models.
+    return NewMessages.model_construct(
+        session_id=session_id,
+        items=rows,  # type: ignore[arg-type]
+        truncated=truncated,
+    )
+
+
+def encode(event: AnyLiveEvent) -> bytes:
+    """An event's JSON text, every declared field of its model (the `type` first)."""
+    if isinstance(event, NewMessages):
+        return orjson.dumps(
+            {
+                "type": event.type,
+                "session_id": event.session_id,
+                "items": event.items,
+                "truncated": event.truncated,
+            }
+        )
+    return event.model_dump_json().encode()
 
 
 _SUBSCRIBE = TypeAdapter(Subscribe)
@@ -196,7 +223,7 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
                 # Validated before use: its ints go into the feed's queries (one bad id would fail every poll).
                 msg = _SUBSCRIBE.validate_json(frame.get("text") or frame.get("bytes") or b"")
             except ValidationError as exc:
-                listener.push(orjson.dumps({"type": "error", "message": _problem(exc)}))
+                listener.push(encode(LiveError(message=_problem(exc))))
                 continue
             if msg.type == "subscribe":
                 listener.sessions.add(msg.session_id)
@@ -205,8 +232,8 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
                     rows = await anyio.to_thread.run_sync(
                         _backlog, feed.engine, msg.session_id, msg.after_seq
                     )
-                    event = {"type": "messages", "session_id": msg.session_id, "items": rows}
-                    listener.push(orjson.dumps({**event, "truncated": len(rows) == MAX_ROWS_PER_POLL}))
+                    truncated = len(rows) == MAX_ROWS_PER_POLL
+                    listener.push(encode(_messages(msg.session_id, rows, truncated)))
             else:
                 listener.sessions.discard(msg.session_id)
 

@@ -100,10 +100,11 @@ def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             key = f"r{row['seq']}"
             ex = exchanges[key] = _Exchange(key, row)
         else:
-            ex = by_request_seq.get(row.get("answers_seq") or -1) or _waiting(exchanges, row)
-            if ex is None:
+            found = by_request_seq.get(row.get("answers_seq") or -1) or _waiting(exchanges, row)
+            if found is None:
                 key = f"s{row.get('http_path') or ''}"
-                ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+            ex = found
         ex.add(row)
         if row["channel"] == "http-request":
             by_request_seq[row["seq"]] = ex

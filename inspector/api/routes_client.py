@@ -33,7 +33,7 @@ __all__ = ["router"]
 router = APIRouter(tags=["client"])
 
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-_UNKNOWN = {404: {"description": "no such mock client"}}
+_UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no such mock client"}}
 
 
 class ClientTarget(ReplayTarget):
@@ -211,7 +211,7 @@ class AnswerIn(BaseModel):
 
 
 def manager_of(request: Request) -> ClientManager:
-    return request.app.state.clients  # type: ignore[no-any-return]
+    return request.app.state.clients
 
 
 def _hosted(request: Request, client_id: str) -> HostedClient:
@@ -301,7 +301,7 @@ async def send_request(request: Request, client_id: str, body: RequestIn) -> dic
     )
     # -32042: keep the URL elicitations it asks for, with this request to retry afterwards
     await hosted.client.note_response(body.method, body.params, response)
-    return response  # type: ignore[no-any-return]
+    return response
 
 
 @router.post("/api/clients/{client_id}/notify", status_code=204, responses=_UNKNOWN)

@@ -24,7 +24,10 @@ from inspector.mock.client import MockClient
 __all__ = ["router"]
 
 router = APIRouter(tags=["client"])
-_NOT_OFFERED = {**_UNKNOWN, 409: {"description": "not connected, or the server did not offer it"}}
+_NOT_OFFERED: dict[int | str, dict[str, Any]] = {
+    **_UNKNOWN,
+    409: {"description": "not connected, or the server did not offer it"},
+}
 
 
 class RpcAnswer(BaseModel):

@@ -28,7 +28,7 @@ from inspector.store.queries import get_message
 __all__ = ["router"]
 
 router = APIRouter(tags=["client"])
-_UNKNOWN = {404: {"description": "no such mock client"}}
+_UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no such mock client"}}
 RESENDABLE = {"request", "notification", "batch", "invalid", "response", "error"}
 
 
@@ -73,7 +73,7 @@ async def retry_elicitation(request: Request, client_id: str, elicitation_id: st
     method, params = item.retry["method"], item.retry["params"]
     response = await _call(hosted.client.request(method, params))
     await hosted.client.note_response(method, params, response)
-    return response  # type: ignore[no-any-return]
+    return response
 
 
 class ResendOut(BaseModel):

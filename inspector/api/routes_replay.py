@@ -9,7 +9,7 @@ a cross-site form cannot send.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
@@ -31,11 +31,14 @@ __all__ = ["router"]
 
 router = APIRouter(tags=["replay"])
 
-_ERRORS = {404: {"description": "no such session"}, 400: {"description": "bad target or ignore pattern"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "no such session"},
+    400: {"description": "bad target or ignore pattern"},
+}
 
 
 def jobs_of(request: Request) -> ReplayJobs:
-    return request.app.state.replay_jobs  # type: ignore[no-any-return]
+    return request.app.state.replay_jobs
 
 
 @router.post(

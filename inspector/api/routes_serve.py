@@ -24,7 +24,7 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/serve", tags=["serve"])
 
-_UNKNOWN = {404: {"description": "no connected client in that session"}}
+_UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no connected client in that session"}}
 
 
 class Finding(BaseModel):

@@ -71,7 +71,7 @@ class ServeProcessList(BaseModel):
 
 
 def processes_of(request: Request) -> ServeProcesses:
-    return request.app.state.serve_processes  # type: ignore[no-any-return]
+    return request.app.state.serve_processes
 
 
 def _scenario_path(text: str | None) -> str | None:

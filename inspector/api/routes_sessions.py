@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.params import SqlInt, epoch_ns
-from inspector.api.schemas import SessionList, SessionOut, SessionPatch
+from inspector.api.schemas import SessionDeleted, SessionList, SessionOut, SessionPatch, SessionUpdated
 from inspector.api.views import session_out
 from inspector.store import get_session, session_state
 from inspector.store.queries import (
@@ -57,7 +57,7 @@ async def patch_session_route(request: Request, session_id: SqlInt, patch: Sessi
     labels = None if patch.labels is None else [label.strip() for label in patch.labels if label.strip()]
     found = await run_query(update_session, app.engine, session_id, name=patch.name, labels=labels)
     doc = session_out(found)
-    app.feed.publish({"type": "session_updated", "session": doc})
+    app.feed.publish(SessionUpdated.model_validate({"session": doc}))
     return json_response(doc)
 
 
@@ -73,7 +73,7 @@ async def delete_session_route(request: Request, session_id: SqlInt) -> Response
     if session_state(found) == "recording":
         raise HTTPException(409, f"session {session_id} is still recording; stop it first")
     await run_query(delete_session, app.engine, session_id)
-    app.feed.publish({"type": "session_deleted", "session_id": session_id})
+    app.feed.publish(SessionDeleted(session_id=session_id))
     return Response(status_code=204)
 
 

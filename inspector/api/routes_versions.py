@@ -23,7 +23,7 @@ router = APIRouter(tags=["versions"])
 
 
 def jobs_of(request: Request) -> VersionsJobs:
-    return request.app.state.versions_jobs  # type: ignore[no-any-return]
+    return request.app.state.versions_jobs
 
 
 @router.post(

@@ -10,15 +10,17 @@ a closed set of typed messages (`LiveEvent`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
 from inspector.api.params import SqlInt
 from inspector.store import Message, Session
+from inspector.store import models as store_models
 from inspector.store.queries import ROW_FIELDS
 
 __all__ = [
+    "AnyLiveEvent",
     "Exchange",
     "LiveError",
     "LiveEvent",
@@ -46,11 +48,13 @@ _SHARPER: dict[str, Any] = {
 }
 
 
-def _fields(table: type, names: tuple[str, ...]) -> dict[str, Any]:
+def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each column as a required field: its type from `declared` (a message's `store.models.MessageRow`,
+    with the Literal vocabularies of direction, channel, kind, parse_status), sharper for JSON columns."""
     out: dict[str, Any] = {}
     for name in names:
         field = table.model_fields[name]  # type: ignore[attr-defined]
-        annotation = _SHARPER.get(name, field.annotation)
+        annotation = _SHARPER.get(name) or (declared or {}).get(name) or field.annotation
         # Every column is always sent (null when empty), so each is required, nullable or not.
         out[name] = (int if name == "id" else annotation, ...)
     return out
@@ -60,25 +64,33 @@ MessageRow = create_model(
     "MessageRow",
     __doc__="One message of a session without its raw bytes: every column, and `preview`, its text start.",
     preview=(str, Field(description="the first bytes of the raw message as text (invalid UTF-8 replaced)")),
-    **_fields(Message, ROW_FIELDS),
+    **_fields(Message, ROW_FIELDS, get_type_hints(store_models.MessageRow)),
 )
+
+# Field definitions as plain dicts: pydantic's create_model stubs take classes only, while unions
+# and Literals are valid field types.
+_DETAIL_FIELDS: dict[str, Any] = {
+    "raw": (str | None, None),
+    "raw_base64": (str | None, None),
+    "body": (
+        str | None,
+        Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
+    ),
+}
 
 MessageDetail = create_model(
     "MessageDetail",
     __doc__="One message with its raw bytes: `raw` as text, or `raw_base64` when they are not UTF-8.",
     __base__=MessageRow,
-    raw=(str | None, None),
-    raw_base64=(str | None, None),
-    body=(
-        str | None,
-        Field(None, description="the JSON-RPC part as text when `raw` holds more (an SSE event's data)"),
-    ),
+    **_DETAIL_FIELDS,
 )
+
+_SESSION_STATE: dict[str, Any] = {"state": (Literal["recording", "ended", "interrupted"], ...)}
 
 SessionOut = create_model(
     "SessionOut",
     __doc__="One recorded session: every column, and `state` (recording, ended, or interrupted).",
-    state=(Literal["recording", "ended", "interrupted"], ...),
+    **_SESSION_STATE,
     **_fields(Session, tuple(Session.model_fields)),
 )
 
@@ -86,7 +98,7 @@ SessionOut = create_model(
 class SessionList(BaseModel):
     """A page of sessions, newest first."""
 
-    items: list[SessionOut]  # type: ignore[valid-type]
+    items: list[SessionOut]
     total: int
     offset: int
     limit: int
@@ -102,7 +114,7 @@ class SessionPatch(BaseModel):
 class MessagePage(BaseModel):
     """A page of rows in seq order, with cursors to the next and previous pages under the same filter."""
 
-    items: list[MessageRow]  # type: ignore[valid-type]
+    items: list[MessageRow]
     next_cursor: str | None = Field(
         description="pass as `cursor` for the rows after this page; null at the end"
     )
@@ -123,9 +135,9 @@ class Position(BaseModel):
 class MessageWithPair(BaseModel):
     """One message with its pair (request <-> response) and the messages that refer to it."""
 
-    message: MessageDetail  # type: ignore[valid-type]
-    pair: MessageRow | None  # type: ignore[valid-type]
-    related: list[MessageRow] = Field(  # type: ignore[valid-type]
+    message: MessageDetail
+    pair: MessageRow | None
+    related: list[MessageRow] = Field(
         description="progress and cancel notifications linked to this request, and what they refer to"
     )
 
@@ -144,28 +156,28 @@ class Exchange(BaseModel):
     duration_ns: int
     sse: bool
     sse_event_ids: list[str]
-    messages: list[MessageRow]  # type: ignore[valid-type]
+    messages: list[MessageRow]
 
 
 class SessionCreated(BaseModel):
     """A new session appeared (recorded by any process)."""
 
     type: Literal["session_created"] = "session_created"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionUpdated(BaseModel):
     """A session's row changed: more messages, facts, a rename."""
 
     type: Literal["session_updated"] = "session_updated"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionEnded(BaseModel):
     """A session stopped recording (ended, or its recorder died: interrupted)."""
 
     type: Literal["session_ended"] = "session_ended"
-    session: SessionOut  # type: ignore[valid-type]
+    session: SessionOut
 
 
 class SessionDeleted(BaseModel):
@@ -180,7 +192,7 @@ class NewMessages(BaseModel):
 
     type: Literal["messages"] = "messages"
     session_id: int
-    items: list[MessageRow]  # type: ignore[valid-type]
+    items: list[MessageRow]
     truncated: bool = False
 
 
@@ -262,22 +274,28 @@ class ClientClosed(BaseModel):
     error: str | None
 
 
+# Every event the websocket `/api/live` sends: one declared model per `type` (the feed builds each
+# event from its model, `api.live.encode`).
+AnyLiveEvent = Annotated[
+    SessionCreated
+    | SessionUpdated
+    | SessionEnded
+    | SessionDeleted
+    | NewMessages
+    | ClientInbox
+    | ClientInboxAnswered
+    | ClientInboxTimeout
+    | ClientNotification
+    | ClientActivity
+    | ClientElicitations
+    | ClientClosed
+    | LiveError,
+    Field(discriminator="type"),
+]
+
+
 class LiveEvent(BaseModel):
     """Documents the websocket `/api/live`: the client sends `Subscribe`, the server sends `event`s."""
 
-    event: (
-        SessionCreated
-        | SessionUpdated
-        | SessionEnded
-        | SessionDeleted
-        | NewMessages
-        | ClientInbox
-        | ClientInboxAnswered
-        | ClientInboxTimeout
-        | ClientNotification
-        | ClientActivity
-        | ClientElicitations
-        | ClientClosed
-        | LiveError
-    ) = Field(discriminator="type")
+    event: AnyLiveEvent
     subscribe: Subscribe | None = None

@@ -20,6 +20,6 @@ class SessionFindings(BaseModel):
     """A session's findings in seq order, with counts per severity."""
 
     session_id: int
-    items: list[FindingOut]  # type: ignore[valid-type]
+    items: list[FindingOut]
     summary: dict[str, int] = Field(description="how many findings per severity (of the message, with `seq`)")
     relinted: bool = Field(description="whether this request linted the session (its findings were stale)")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -89,9 +91,7 @@ class VersionsJobs(ReplayJobs):
                     [revision],
                     timeout=job.timeout,
                     replay_rows=rows,
-                    on_progress=lambda _text, r=revision: progress(
-                        f"probing {r} ({len(job.sessions) + 1}/{len(job.revisions)})"
-                    ),
+                    on_progress=partial(_probing, progress, job, revision),
                     run_id=job.id,
                 )
                 job.sessions.update(done.sessions)
@@ -104,3 +104,8 @@ class VersionsJobs(ReplayJobs):
 
         anyio.run(run)
         return None
+
+
+def _probing(progress: Callable[[str], None], job: VersionsJob, revision: str, _text: str) -> None:
+    """The job's phase while one revision is probed (the probe's own progress text is not shown)."""
+    progress(f"probing {revision} ({len(job.sessions) + 1}/{len(job.revisions)})")

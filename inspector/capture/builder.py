@@ -23,7 +23,7 @@ from inspector.protocol import (
     SessionFacts,
     classify,
 )
-from inspector.store.models import ROW_COLUMNS
+from inspector.store.models import ROW_COLUMNS, Channel, Direction, MessageRow
 
 __all__ = ["MessageBuilder", "ROW_COLUMNS"]
 
@@ -42,10 +42,10 @@ class MessageBuilder:
         self.correlator = Correlator()
         self.facts = SessionFacts()
         self.facts_changed = False
-        self._framers: dict[tuple[str, str], LineFramer] = {}
+        self._framers: dict[tuple[Direction, Channel], LineFramer] = {}
         self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
 
-    def feed(self, ts_ns: int, direction: str, channel: str, data: bytes) -> list[dict[str, Any]]:
+    def feed(self, ts_ns: int, direction: Direction, channel: Channel, data: bytes) -> list[MessageRow]:
         """Bytes read from one stream; return the rows for the lines they completed."""
         framer = self._framers.get((direction, channel))
         if framer is None:
@@ -53,7 +53,7 @@ class MessageBuilder:
         line_row = self._line_row
         return [line_row(ts_ns, direction, channel, raw) for raw in framer.split(data)]
 
-    def close_stream(self, ts_ns: int, direction: str, channel: str) -> list[dict[str, Any]]:
+    def close_stream(self, ts_ns: int, direction: Direction, channel: Channel) -> list[MessageRow]:
         """End of one stream: a partial last line becomes a row of its own."""
         framer = self._framers.pop((direction, channel), None)
         if framer is None:
@@ -68,9 +68,9 @@ class MessageBuilder:
             rows.append(row)
         return rows
 
-    def close_all(self, ts_ns: int) -> list[dict[str, Any]]:
+    def close_all(self, ts_ns: int) -> list[MessageRow]:
         """End of the session: flush every stream's partial line."""
-        rows: list[dict[str, Any]] = []
+        rows: list[MessageRow] = []
         for direction, channel in list(self._framers):
             rows.extend(self.close_stream(ts_ns, direction, channel))
         return rows
@@ -78,14 +78,14 @@ class MessageBuilder:
     def message(
         self,
         ts_ns: int,
-        direction: str,
-        channel: str,
+        direction: Direction,
+        channel: Channel,
         raw: bytes,
         *,
         jsonrpc: bool = True,
         body: bytes | None = None,
         **http: Any,
-    ) -> dict[str, Any]:
+    ) -> MessageRow:
         """One already-framed message (an HTTP body, an SSE event) with its HTTP metadata.
 
         `raw` is stored; `body` (default: `raw`) is what is classified, e.g. an SSE
@@ -105,14 +105,15 @@ class MessageBuilder:
             row["meta"] = {**(row["meta"] or {}), **meta}
             if "exchange" in meta:
                 self._pair_by_exchange(row, meta["exchange"])
-        row.update(http)
+        # `http` holds the http_* / sse_event_id columns, by the callers' keyword names.
+        row.update(http)  # type: ignore[typeddict-item]
         return row
 
-    def _pair_by_exchange(self, row: dict[str, Any], exchange: int) -> None:
+    def _pair_by_exchange(self, row: MessageRow, exchange: int) -> None:
         """HTTP ties a response body to its request: use that when the body's id is null."""
         if row["channel"] == "http-request":
             if row["kind"] == "request":
-                self._exchanges[exchange] = (row["direction"], row["rpc_id"])
+                self._exchanges[exchange] = (row["direction"], row["rpc_id"] or "null")
             return
         request = self._exchanges.pop(exchange, None)
         if (
@@ -130,12 +131,13 @@ class MessageBuilder:
             pairing.latency_ns,
             pairing.request_method,
         )
-        flags = [f for f in row["meta"].get("flags", []) if f != "orphan-response"]
-        row["meta"]["flags"] = [*flags, "paired-by-http-exchange"]
+        meta = row["meta"] or {}
+        flags = [f for f in meta.get("flags", []) if f != "orphan-response"]
+        row["meta"] = {**meta, "flags": [*flags, "paired-by-http-exchange"]}
 
     def _line_row(
-        self, ts_ns: int, direction: str, channel: str, raw: bytes, body: bytes | None = None
-    ) -> dict[str, Any]:
+        self, ts_ns: int, direction: Direction, channel: Channel, raw: bytes, body: bytes | None = None
+    ) -> MessageRow:
         """One row for one message; `body` None: `raw` is a complete line, its terminator included."""
         self.seq += 1
         if channel in _LOG_CHANNELS:
@@ -164,13 +166,13 @@ class MessageBuilder:
     def _row(
         self,
         ts_ns: int,
-        direction: str,
-        channel: str,
+        direction: Direction,
+        channel: Channel,
         raw: bytes,
         msg: Classified,
         meta: dict[str, Any] | None,
         pairing: Pairing | None = None,
-    ) -> dict[str, Any]:
+    ) -> MessageRow:
         if pairing is None:
             method, answers_seq, latency_ns = msg.method, None, None
         else:

@@ -56,6 +56,7 @@ from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
 from inspector.capture.redact import Redaction, active
+from inspector.store.models import MessageRow
 
 __all__ = ["Recorder", "Subscriber", "Tap"]
 
@@ -63,7 +64,7 @@ __all__ = ["Recorder", "Subscriber", "Tap"]
 class Subscriber(Protocol):
     """Receives every batch of rows, in order, on the recorder thread."""
 
-    def on_batch(self, rows: list[dict[str, Any]], facts: dict[int, dict[str, Any]]) -> None:
+    def on_batch(self, rows: list[MessageRow], facts: dict[int, dict[str, Any]]) -> None:
         """Rows of any sessions, and the new facts of the sessions whose facts changed."""
 
     def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
@@ -81,7 +82,7 @@ _CREATE_ATTEMPTS = 5
 class _Batch:
     """Rows (and facts) handed to the writer thread; `error` is set when a subscriber failed."""
 
-    rows: list[dict[str, Any]]
+    rows: list[MessageRow]
     facts: dict[int, dict[str, Any]]
     waiters: list[threading.Event]
     size: int  # its share of the pending bytes
@@ -156,7 +157,7 @@ class Recorder:
         self._items: deque[tuple[Any, ...]] = deque()
         self._wake = threading.Event()
         self._room = threading.Condition()
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[MessageRow] = []
         self._oldest = 0.0
         self._waiters: list[threading.Event] = []
         self._inflight: _Batch | None = None  # the batch the writer thread has (at most one)
@@ -297,7 +298,7 @@ class Recorder:
         self._warn("could not create a session: its traffic is not recorded")
         return None
 
-    def _add(self, rows: list[dict[str, Any]], handle: int = 0) -> None:
+    def _add(self, rows: list[MessageRow], handle: int = 0) -> None:
         if rows:
             if not self.redaction.keep:
                 for row in rows:
@@ -328,7 +329,7 @@ class Recorder:
                 flush=True,
             )
 
-    def _redact(self, row: dict[str, Any]) -> None:
+    def _redact(self, row: MessageRow) -> None:
         try:
             self.redaction.row(row)
         except Exception as exc:  # our bug: keep the row's place (seq), never a secret it might hold

@@ -41,13 +41,16 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus, urlsplit
 
 import orjson
 
 from inspector.capture.json_spans import value_spans
 from inspector.protocol.sse import stored_body
+
+if TYPE_CHECKING:
+    from inspector.store.models import MessageRow
 
 __all__ = [
     "REDACT_ENV",
@@ -203,7 +206,7 @@ class Redaction:
 
     # -- rows ---------------------------------------------------------------------------------------
 
-    def row(self, row: dict[str, Any]) -> None:
+    def row(self, row: MessageRow) -> None:
         """Redact one message row in place (raw, http_path, http_headers); note what in `meta`."""
         headers = row["http_headers"]
         path = row["http_path"]
@@ -320,7 +323,7 @@ class Redaction:
         out = f"{head}?{query}{hash_}{fragment}"
         return self._literal(out, done) if self.values else out
 
-    def _sse(self, raw: bytes, row: dict[str, Any], done: list[str]) -> bytes:
+    def _sse(self, raw: bytes, row: MessageRow, done: list[str]) -> bytes:
         """An SSE event's bytes: its data redacted as a body, the framing around it kept."""
         data = stored_body("sse", raw)
         if data is raw or not data:
@@ -334,7 +337,7 @@ class Redaction:
         fields = [line for line in _SSE_LINES.split(raw) if line and not line.startswith(b"data")]
         return b"\n".join([*fields, *(b"data: " + line for line in new.split(b"\n"))]) + b"\n\n"
 
-    def _body(self, raw: bytes, row: dict[str, Any], done: list[str]) -> bytes:
+    def _body(self, raw: bytes, row: MessageRow, done: list[str]) -> bytes:
         jsonrpc = row["kind"] in _JSONRPC_KINDS
         if jsonrpc or row["channel"] not in _HTTP_CHANNELS:
             # JSON-RPC and stdio rows: only what the user asked for.

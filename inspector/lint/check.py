@@ -7,8 +7,8 @@ only to messages whose revision is known and at least that one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
@@ -19,6 +19,7 @@ from inspector.lint.revision import RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.shapes import ShapeCheck
 from inspector.lint.transport import HttpCheck
+from inspector.store.models import StoredRow
 
 __all__ = ["check_rows"]
 
@@ -42,10 +43,16 @@ def _unknown_revision(ctx: RowContext, reported: set[str | None]) -> Finding | N
     return Finding(ctx.seq, ctx.row.get("id"), r.severity, r.id, why, r.section(None), ctx.revision)
 
 
-def check_rows(rows: Iterable[Mapping[str, Any]], *, min_severity: str = "info") -> list[Finding]:
+class _Check(Protocol):
+    """One group of rules: the (rule id, explanation) hits of one message."""
+
+    def check(self, ctx: RowContext) -> Iterator[tuple[str, str]]: ...
+
+
+def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list[Finding]:
     """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
-    ordered: Sequence[Mapping[str, Any]] = sorted(rows, key=lambda r: r["seq"])
-    checks = [
+    ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
+    checks: list[_Check] = [
         ShapeCheck(),
         IdCheck(),
         InitializationCheck(ordered),

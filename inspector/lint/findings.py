@@ -22,7 +22,7 @@ _FALLBACK_REVISION = "2025-11-25"
 
 def at_least(severity: str, minimum: str) -> bool:
     """Whether `severity` is as severe as `minimum` or more."""
-    return SEVERITIES.index(severity) <= SEVERITIES.index(minimum)  # type: ignore[arg-type]
+    return SEVERITIES.index(severity) <= SEVERITIES.index(minimum)
 
 
 def spec_url(page: str, revision: str | None) -> str:

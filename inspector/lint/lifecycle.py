@@ -7,22 +7,24 @@ since the spec forbids reuse even after the first request was answered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mcp_types.version import is_version_at_least
 
 from inspector.lint.revision import RowContext
 from inspector.protocol import Kind
+from inspector.store.models import StoredRow
 
 __all__ = ["IdCheck", "InitializationCheck", "BatchCheck"]
 
 Hit = tuple[str, str]
 
 
-def _flags(row: Mapping[str, Any]) -> list[list[str]]:
+def _flags(row: StoredRow) -> list[list[str]]:
     """Correlation flags of the message, one list per item (one item unless a batch)."""
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    found = row.get("meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if row.get("kind") == "batch":
         return [list(i.get("flags") or []) for i in meta.get("items") or [] if isinstance(i, dict)]
     return [list(meta.get("flags") or [])]
@@ -111,7 +113,7 @@ class IdCheck:
 class InitializationCheck:
     """Requests sent before the handshake allows them (sessions that use initialize)."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, rows: Sequence[StoredRow]) -> None:
         self._handshake = any(
             r.get("method") == "initialize" and r.get("kind") == "request" and r.get("direction") == "c2s"
             for r in rows

@@ -17,7 +17,6 @@ the message. The revision comes from, in this order:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from inspector.protocol import Classified, Kind, Pairing, SessionFacts, classify
 from inspector.protocol.sse import stored_body
+from inspector.store.models import StoredRow
 
 __all__ = ["RowContext", "SessionWalk", "header", "headers_of"]
 
@@ -33,7 +33,7 @@ _PV = mcp_types.PROTOCOL_VERSION_META_KEY
 _NOT_JSONRPC = frozenset({"http", "log"})
 
 
-def headers_of(row: Mapping[str, Any]) -> dict[str, str]:
+def headers_of(row: StoredRow) -> dict[str, str]:
     """A row's HTTP headers with lower-case names (the last value of a repeated header wins)."""
     raw = row.get("http_headers")
     pairs = raw.items() if isinstance(raw, dict) else raw or []
@@ -44,7 +44,7 @@ def headers_of(row: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def header(row: Mapping[str, Any], name: str) -> str | None:
+def header(row: StoredRow, name: str) -> str | None:
     """One HTTP header of a row (case-insensitive), or None."""
     return headers_of(row).get(name.lower())
 
@@ -55,7 +55,7 @@ def _meta_version(msg: Classified) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _exchange(row: Mapping[str, Any]) -> int | None:
+def _exchange(row: StoredRow) -> int | None:
     meta = row.get("meta")
     number = meta.get("exchange") if isinstance(meta, dict) else None
     return number if isinstance(number, int) else None
@@ -65,12 +65,12 @@ def _exchange(row: Mapping[str, Any]) -> int | None:
 class RowContext:
     """One row as the rules see it."""
 
-    row: Mapping[str, Any]
+    row: StoredRow
     msg: Classified | None  # None for rows that carry no JSON-RPC (stderr lines, bare HTTP parts)
     revision: str | None
     facts: SessionFacts  # before this row
     init_answered: bool  # the initialize request has been answered (handshake era)
-    request_row: Mapping[str, Any] | None  # the HTTP request row of this row's exchange
+    request_row: StoredRow | None  # the HTTP request row of this row's exchange
     items: list[Classified] = field(default_factory=list)  # the message, or a batch's items
 
     @property
@@ -86,8 +86,9 @@ class RowContext:
         return self.revision in MODERN_PROTOCOL_VERSIONS if self.revision else False
 
 
-def _pairing(row: Mapping[str, Any], msg: Classified) -> Pairing:
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+def _pairing(row: StoredRow, msg: Classified) -> Pairing:
+    found = row.get("meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     if msg.kind is Kind.BATCH:
         items = meta.get("items") or []
         return Pairing(
@@ -108,10 +109,10 @@ class SessionWalk:
         self.facts = SessionFacts()
         self.init_answered = False
         self._revision_of: dict[int, str | None] = {}  # request seq -> its revision
-        self._exchanges: dict[int, Mapping[str, Any]] = {}  # HTTP exchange -> its request row
+        self._exchanges: dict[int, StoredRow] = {}  # HTTP exchange -> its request row
         self._stateless_version: str | None = None
 
-    def context(self, row: Mapping[str, Any]) -> RowContext:
+    def context(self, row: StoredRow) -> RowContext:
         """The context of the next row (call `advance` after checking it)."""
         number = _exchange(row)
         if row.get("channel") == "http-request" and number is not None:
@@ -142,10 +143,10 @@ class SessionWalk:
 
     def _revision(
         self,
-        row: Mapping[str, Any],
+        row: StoredRow,
         msg: Classified | None,
         items: list[Classified],
-        request_row: Mapping[str, Any] | None,
+        request_row: StoredRow | None,
     ) -> str | None:
         first = items[0] if items else None
         if (

@@ -128,6 +128,7 @@ class ShapeCheck:
             return  # the request's own gate finding covers it
         result = item.payload.get("result") if isinstance(item.payload, dict) else None
         try:
-            _VALIDATE_RESULT[ctx.direction](method, revision, result)
+            # None on purpose: a response without an object result fails validation (a finding).
+            _VALIDATE_RESULT[ctx.direction](method, revision, result)  # type: ignore[arg-type]
         except ValidationError as exc:
             yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc)}"

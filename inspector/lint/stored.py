@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any
+from typing import cast
 
 from sqlalchemy import Engine, func, select
 
@@ -21,7 +21,7 @@ from inspector.lint.check import check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.rules import RULES
 from inspector.store.engine import write_connection
-from inspector.store.models import LintFinding, LintRun, Message
+from inspector.store.models import LintFinding, LintRun, Message, StoredRow
 from inspector.store.queries import get_session
 
 __all__ = ["RULES_VERSION", "findings_of", "lint_is_stale", "lint_session"]
@@ -54,8 +54,8 @@ def lint_is_stale(engine: Engine, session_id: int) -> bool:
     return run.rules_version != RULES_VERSION or run.upto_seq != _max_seq(engine, session_id)
 
 
-def _rows(engine: Engine, session_id: int) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _rows(engine: Engine, session_id: int) -> list[StoredRow]:
+    rows: list[StoredRow] = []
     after = 0
     with engine.connect() as conn:
         while True:
@@ -65,7 +65,8 @@ def _rows(engine: Engine, session_id: int) -> list[dict[str, Any]]:
                 .order_by(_m.c.seq)
                 .limit(_PAGE)
             ).all()
-            rows += [dict(r._mapping) for r in page]
+            # Every column of the message table: a StoredRow each.
+            rows += [cast(StoredRow, dict(r._mapping)) for r in page]
             if len(page) < _PAGE:
                 return rows
             after = page[-1].seq

@@ -8,13 +8,13 @@ session whose server sent a legacy HTTP+SSE `endpoint` event follows the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from mcp_types.version import is_version_at_least
 
 from inspector.lint.revision import RowContext, header, headers_of
 from inspector.protocol import Kind
+from inspector.store.models import StoredRow
 
 __all__ = ["HttpCheck"]
 
@@ -29,14 +29,14 @@ def _accepts(accept: set[str], media: str) -> bool:
     return media in accept or "*/*" in accept or f"{media.split('/')[0]}/*" in accept
 
 
-def _is_legacy_sse(rows: Sequence[Mapping[str, Any]]) -> bool:
-    return any(isinstance(r.get("meta"), dict) and r["meta"].get("event") == "endpoint" for r in rows)
+def _is_legacy_sse(rows: Sequence[StoredRow]) -> bool:
+    return any((r.get("meta") or {}).get("event") == "endpoint" for r in rows)
 
 
 class HttpCheck:
     """Header rules of the Streamable HTTP transport (2025-03-26 and later)."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, rows: Sequence[StoredRow]) -> None:
         self._active = not _is_legacy_sse(rows) and any(r.get("channel") == "http-request" for r in rows)
         self._session_id: str | None = None  # assigned by the server with the initialize answer
         self._init_exchanges: set[int] = set()
@@ -60,7 +60,7 @@ class HttpCheck:
         row, method = ctx.row, str(ctx.row.get("http_method")).upper()
         headers = headers_of(row)
         is_init = any(i.kind is Kind.REQUEST and i.method == "initialize" for i in ctx.items)
-        exchange = row["meta"].get("exchange") if isinstance(row.get("meta"), dict) else None
+        exchange = (row.get("meta") or {}).get("exchange")
         if exchange is not None:
             self._carries_request[exchange] = any(i.kind is Kind.REQUEST for i in ctx.items)
             if is_init:
@@ -94,13 +94,13 @@ class HttpCheck:
         row, request = ctx.row, ctx.request_row
         if request is None or ctx.direction != "s2c":
             return
-        exchange = row["meta"].get("exchange") if isinstance(row.get("meta"), dict) else None
+        exchange = (row.get("meta") or {}).get("exchange")
         if exchange in self._init_exchanges and (sid := header(row, "mcp-session-id")) is not None:
             self._session_id = sid
             if not sid or any(not 0x21 <= ord(ch) <= 0x7E for ch in sid):
                 yield "http-session-id-invalid", f"Mcp-Session-Id {sid!r} has characters outside 0x21-0x7E"
-        status = int(row["http_status"])
-        if not 200 <= status < 300 or status == 202:
+        status = row["http_status"]
+        if status is None or not 200 <= status < 300 or status == 202:
             return
         media = _media_types(header(row, "content-type"))
         method = str(request.get("http_method")).upper()

@@ -91,7 +91,8 @@ class UrlElicitations:
         error = response.get("error") if isinstance(response, dict) else None
         if not isinstance(error, dict) or error.get("code") != URL_ELICITATION_REQUIRED:
             return []
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        found = error.get("data")
+        data: dict[str, Any] = found if isinstance(found, dict) else {}
         found = []
         for e in data.get("elicitations") or []:
             if isinstance(e, dict) and isinstance(e.get("elicitationId"), str):

@@ -302,6 +302,7 @@ async def run_mock(
             )
             tg.cancel_scope.cancel()
             return None
+        return None  # the task group was cancelled from outside (it swallows its own cancellation)
     finally:
         recorder.stop("mock server stopped")
 

@@ -217,7 +217,7 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
                 for m in messages:
                     tg.start_soon(session.handle, m, send.send)
 
-        async def events():  # type: ignore[no-untyped-def]
+        async def events():
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
                 async with receive:
@@ -249,7 +249,7 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
         ex.record("s2c", "http-response", b"", head=True)
         receive = sessions.streams[id(session)][1].clone()
 
-        async def events():  # type: ignore[no-untyped-def]
+        async def events():
             async with receive:
                 async for message in receive:
                     if message is None or isinstance(message, _End):  # deleted, or the recorded end

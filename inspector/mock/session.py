@@ -199,7 +199,7 @@ class MockSession:
     async def play_reaction(self, reaction: Reaction, message: dict[str, Any], out: Out) -> bool:
         """Play `reaction` to `message` (a request, a notification, or {} for none); True once answered."""
         modern = "id" in message and is_modern(message)
-        start, answers = 0, []
+        start, answers = 0, list[Any]()
         resumed = _resume(message.get("params") or {}) if modern else None
         if resumed is not None:
             start, answers = resumed

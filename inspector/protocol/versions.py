@@ -14,7 +14,7 @@ Two eras are recognised:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import mcp_types
 from mcp_types import methods as _methods
@@ -76,6 +76,8 @@ class SessionFacts:
     discover_fallback: bool = False  # server/discover was refused, initialize followed
     initialized: bool = False  # notifications/initialized seen
     events: list[str] = field(default_factory=list)
+    # Set by __setattr__ on the instance; a ClassVar so it is no dataclass field (nor in a snapshot).
+    _changed: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_changed", False)

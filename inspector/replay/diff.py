@@ -32,7 +32,7 @@ import json
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -41,13 +41,15 @@ from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
 from inspector.replay.volatile import is_volatile
 
+if TYPE_CHECKING:
+    from inspector.store.models import MessageRecord
+
 __all__ = [
     "DEFAULT_IGNORE",
     "Change",
     "ExchangeDiff",
     "PathSet",
     "SessionDiff",
-    "WireMessage",
     "default_ignore",
     "diff_json",
     "diff_sessions",
@@ -103,39 +105,16 @@ def default_ignore(*extra: str) -> PathSet:
 
 
 # --- input --------------------------------------------------------------------------------------------
+# The diff reads the store's own record (`store.models.Message`, or anything with its attributes:
+# `MessageRecord`) and parses each body once per diff; no copy of the record's fields.
 
 
-@dataclass(frozen=True)
-class WireMessage:
-    """One message of a session, already parsed: the diff's input."""
-
-    seq: int
-    direction: str  # c2s | s2c
-    kind: str  # request|notification|response|error|batch|invalid|log|http
-    method: str | None
-    rpc_id: str | None
-    answers_seq: int | None
-    payload: Any  # the parsed JSON-RPC object (a list for a batch), None when unparsable
-    related_seq: int | None = None  # progress/cancel: the request it refers to (recorder's meta)
-
-    @classmethod
-    def from_record(cls, m: Any) -> WireMessage:
-        """From an `inspector.store.models.Message` (or anything with its attributes)."""
-        meta = m.meta if isinstance(m.meta, dict) else {}
-        try:
-            payload = orjson.loads(stored_body(getattr(m, "channel", None), m.raw))
-        except (orjson.JSONDecodeError, TypeError):
-            payload = None
-        return cls(
-            seq=m.seq,
-            direction=m.direction,
-            kind=m.kind,
-            method=m.method,
-            rpc_id=m.rpc_id,
-            answers_seq=m.answers_seq,
-            payload=payload,
-            related_seq=_int_or_none(meta.get("related_seq")),
-        )
+def _payload(m: MessageRecord) -> Any:
+    """The parsed JSON-RPC object of a record (a list for a batch), None when unparsable."""
+    try:
+        return orjson.loads(stored_body(m.channel, m.raw))
+    except (orjson.JSONDecodeError, TypeError):
+        return None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -406,7 +385,7 @@ class _Exchange:
     subject: Item | None
     seq: int
     view: dict[str, Any]
-    rpc_id: str | None = None
+    rpc_id: str | None = None  # only to tell apart the requests of one batch (they share a seq)
     response: dict[str, Any] | None = None
     answered: bool = False
     notes: list[_Note] = field(default_factory=list)
@@ -457,26 +436,66 @@ def response_view(payload: dict[str, Any]) -> dict[str, Any]:
     return {"result": payload.get("result")}
 
 
-def _expand(messages: Sequence[WireMessage]) -> Iterable[WireMessage]:
-    """Messages in order, a batch's items one by one (paired by id, as the batch shares one seq)."""
+class _Part(NamedTuple):
+    """One message for the builder: a record, or one item of a batch record (which shares its seq),
+    with the recorder's pairing of it (`answers_seq`, and `related_seq` for progress/cancel)."""
+
+    seq: int
+    direction: str
+    kind: str
+    method: str | None
+    rpc_id: str | None
+    payload: Any
+    answers_seq: int | None
+    related_seq: int | None
+
+
+def _expand(messages: Sequence[MessageRecord]) -> Iterable[_Part]:
+    """Messages in order, a batch's items one by one, each with the recorder's stored pairing."""
     for m in messages:
-        if m.kind == "batch" and isinstance(m.payload, list):
-            for el in m.payload:
+        payload = _payload(m) if m.kind not in _SKIPPED_KINDS else None
+        meta = m.meta if isinstance(m.meta, dict) else {}
+        if m.kind == "batch" and isinstance(payload, list):
+            items = meta.get("items")
+            items = items if isinstance(items, list) and len(items) == len(payload) else [{}] * len(payload)
+            for el, pairing in zip(payload, items, strict=True):
                 c = classify_value(el)
-                yield WireMessage(m.seq, m.direction, c.kind.value, c.method, c.rpc_id, None, el)
+                p = pairing if isinstance(pairing, dict) else {}
+                yield _Part(
+                    m.seq,
+                    m.direction,
+                    c.kind.value,
+                    c.method or p.get("request_method"),
+                    c.rpc_id,
+                    el,
+                    _int_or_none(p.get("answers_seq")),
+                    _int_or_none(p.get("related_seq")),
+                )
         else:
-            yield m
+            yield _Part(
+                m.seq,
+                m.direction,
+                m.kind,
+                m.method,
+                m.rpc_id,
+                payload,
+                m.answers_seq,
+                _int_or_none(meta.get("related_seq")),
+            )
 
 
 class _Builder:
-    """Groups one session's messages into exchanges."""
+    """Groups one session's messages into exchanges, as the recorder paired them.
+
+    A response belongs to the request its stored `answers_seq` names, a progress or cancel
+    notification to its `related_seq`: JSON-RPC ids are never matched again here, so reused
+    or duplicate ids pair exactly as the recorder saw them."""
 
     def __init__(self) -> None:
         self.out: list[_Exchange] = []
         self.by_seq: dict[int, list[_Exchange]] = defaultdict(list)
-        self.pending: dict[tuple[str, str], deque[_Exchange]] = defaultdict(deque)
 
-    def feed(self, m: WireMessage) -> None:
+    def feed(self, m: _Part) -> None:
         if m.kind in _SKIPPED_KINDS:
             return
         payload = m.payload if isinstance(m.payload, dict) else None
@@ -491,30 +510,29 @@ class _Builder:
                 _Exchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
             )
 
-    def _request(self, m: WireMessage, payload: dict[str, Any]) -> None:
+    def _request(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         ex = _Exchange(
             "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
         )
-        ex.rpc_id = m.rpc_id or "null"
+        ex.rpc_id = m.rpc_id
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
-        self.pending[(m.direction, ex.rpc_id)].append(ex)
 
-    def _take(self, m: WireMessage) -> _Exchange | None:
-        """The request a response answers: by id among pending ones, else by the recorder's pairing."""
-        queue = self.pending.get((_opposite(m.direction), m.rpc_id or "null"))
-        for ex in queue or ():
-            if m.answers_seq is None or ex.seq == m.answers_seq:
-                queue.remove(ex)  # type: ignore[union-attr]
+    def _take(self, m: _Part) -> _Exchange | None:
+        """The request the recorder paired this response with. The requests of one batch share its
+        seq: among those, the one with the response's id (an error with id null: the first)."""
+        if m.answers_seq is None:
+            return None
+        candidates = [
+            ex for ex in self.by_seq.get(m.answers_seq, []) if not ex.answered and ex.direction != m.direction
+        ]
+        for ex in candidates:
+            if ex.rpc_id == m.rpc_id:
                 return ex
-        for ex in self.by_seq.get(m.answers_seq, []) if m.answers_seq is not None else []:
-            if not ex.answered and ex.direction != m.direction:
-                self.pending[(ex.direction, ex.rpc_id or "null")].remove(ex)
-                return ex
-        return None
+        return candidates[0] if candidates else None
 
-    def _response(self, m: WireMessage, payload: dict[str, Any]) -> None:
+    def _response(self, m: _Part, payload: dict[str, Any]) -> None:
         ex = self._take(m)
         if ex is None:
             orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
@@ -524,7 +542,7 @@ class _Builder:
         ex.response = response_view(payload)
         ex.answered = True
 
-    def _notification(self, m: WireMessage, payload: dict[str, Any]) -> None:
+    def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         note = _Note(method, _subject(payload.get("params")), params_view(payload))
         # Only the recorder's link (a progress token) ties a notification to a request. Arrival while
@@ -540,7 +558,7 @@ class _Builder:
         self.out.append(_Exchange("notification", m.direction, method, note.subject, m.seq, note.view))
 
 
-def _exchanges(messages: Sequence[WireMessage], ignore: PathSet) -> list[_Exchange]:
+def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exchange]:
     """A session's exchanges with their alignment keys; wholly ignored messages dropped."""
     b = _Builder()
     for m in _expand(messages):
@@ -621,13 +639,13 @@ def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
 
 
 def _only(ex: _Exchange, status: str) -> ExchangeDiff:
-    seqs = (ex.seq, None) if status == "missing" else (None, ex.seq)
-    return ExchangeDiff(status, ex.method, ex.summary, *seqs, changes=[], direction=ex.direction)
+    a, b = (ex.seq, None) if status == "missing" else (None, ex.seq)
+    return ExchangeDiff(status, ex.method, ex.summary, a, b, changes=[], direction=ex.direction)
 
 
 def diff_sessions(
-    original: Sequence[WireMessage],
-    replay: Sequence[WireMessage],
+    original: Sequence[MessageRecord],
+    replay: Sequence[MessageRecord],
     *,
     ignore: PathSet | None = None,
     strict_volatile: bool = False,
@@ -651,14 +669,14 @@ def diff_sessions(
     out: list[ExchangeDiff] = []
     waiting = extras_after[-1]
     for i, a in enumerate(xa):
-        j = match[i]
-        if j is None:
+        partner = match[i]
+        if partner is None:
             out.append(_only(a, "missing"))
             continue
         out.extend(_only(xb[k], "extra") for k in waiting)
-        changes = [d.change() for d in _compare(a, xb[j], ignore)]
+        changes = [d.change() for d in _compare(a, xb[partner], ignore)]
         status = "changed" if changes else "equal"
-        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[j].seq, changes, a.direction))
+        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[partner].seq, changes, a.direction))
         waiting = extras_after[i]
     out.extend(_only(xb[k], "extra") for k in waiting)
     return SessionDiff(out, list(ignore.patterns), strict_volatile)
@@ -693,8 +711,8 @@ def _churnable(seg: Segment) -> bool:
 
 
 def noise_patterns(
-    run_a: Sequence[WireMessage],
-    run_b: Sequence[WireMessage],
+    run_a: Sequence[MessageRecord],
+    run_b: Sequence[MessageRecord],
     *,
     ignore: PathSet | None = None,
     skip_volatile: bool = False,
@@ -718,9 +736,9 @@ def noise_patterns(
         if j not in paired_b:
             loose_b[(ex.direction, ex.role, ex.method, ex.subject)].append(ex)
     for i, a in enumerate(xa):
-        j = match[i]
-        if j is not None:
-            found |= _patterns_of(a, _compare(a, xb[j], ignore), skip_volatile)
+        partner = match[i]
+        if partner is not None:
+            found |= _patterns_of(a, _compare(a, xb[partner], ignore), skip_volatile)
             continue
         queue = loose_b[(a.direction, a.role, a.method, a.subject)]
         if queue:

@@ -15,7 +15,6 @@ from inspector.replay.diff import (
     DEFAULT_IGNORE,
     PathSet,
     SessionDiff,
-    WireMessage,
     diff_sessions,
     noise_patterns,
     render_text,
@@ -23,21 +22,22 @@ from inspector.replay.diff import (
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
 from inspector.store import get_session, iter_messages
+from inspector.store.models import Message
 
 __all__ = ["EXIT_CHANGED", "EXIT_FAILED", "EXIT_SAME", "diff_recorded", "replay_and_diff", "wire"]
 
 EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
 
 
-def wire(engine: Engine, session_id: int) -> list[WireMessage]:
-    """A session's messages as the diff's input."""
-    return [WireMessage.from_record(m) for m in iter_messages(engine, session_id)]
+def wire(engine: Engine, session_id: int) -> list[Message]:
+    """A session's message records, the diff's input."""
+    return list(iter_messages(engine, session_id))
 
 
 def _print(
     diff: SessionDiff,
     json_out: bool,
-    extra: dict | None = None,  # type: ignore[type-arg]
+    extra: dict | None = None,
     verbose: bool = False,
 ) -> None:
     if json_out:

@@ -148,7 +148,8 @@ class ScenarioScript:
 
     def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
         method = message.get("method", "")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        found = message.get("params")
+        params: dict[str, Any] = found if isinstance(found, dict) else {}
         if "id" not in message:
             if method == "notifications/initialized" and self.scenario.timers:
                 return self._reaction(timer_actions(self.scenario.timers), message, {}), None
@@ -263,7 +264,8 @@ class ScenarioScript:
             honored = honored_filter(params.get("notifications"), self.offer.capabilities())
         except ValueError as exc:
             return [_error(-32602, str(exc))]
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        found = params.get("_meta")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         listen = Action(
             "listen", {"notifications": honored, "logLevel": meta.get(mcp_types.LOG_LEVEL_META_KEY)}
         )

@@ -26,18 +26,18 @@ from inspector.store.files import prepare_sqlite_file
 __all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
 
 
-def _v1(conn) -> None:  # type: ignore[no-untyped-def]
+def _v1(conn) -> None:
     SQLModel.metadata.create_all(conn)
 
 
-def _v2(conn) -> None:  # type: ignore[no-untyped-def]
+def _v2(conn) -> None:
     # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
     tables = [models.LintFinding.__table__, models.LintRun.__table__]  # type: ignore[attr-defined]
     SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
 
 
 # Index i upgrades a database at schema version i to version i + 1.
-MIGRATIONS: list[Callable] = [_v1, _v2]  # type: ignore[type-arg]
+MIGRATIONS: list[Callable] = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -61,11 +61,11 @@ def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
     dbapi_conn.isolation_level = None
 
 
-def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+def _begin(conn) -> None:
     conn.exec_driver_sql("BEGIN " + conn.get_execution_options().get("sqlite_begin", ""))
 
 
-def write_connection(engine: Engine):  # type: ignore[no-untyped-def]
+def write_connection(engine: Engine):
     """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks)."""
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
 

@@ -8,14 +8,28 @@ kept exactly as they crossed the wire (terminator included for stdio lines).
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Literal, Protocol, TypedDict
 
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
 from sqlmodel import Field, SQLModel
 
 from inspector.protocol.sse import stored_body
 
-__all__ = ["ROW_COLUMNS", "SQL_INT_MAX", "LintFinding", "LintRun", "Message", "Session"]
+__all__ = [
+    "ROW_COLUMNS",
+    "SQL_INT_MAX",
+    "Channel",
+    "Direction",
+    "KindName",
+    "LintFinding",
+    "LintRun",
+    "Message",
+    "MessageRecord",
+    "MessageRow",
+    "ParseStatusName",
+    "Session",
+    "StoredRow",
+]
 
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
 # PostgreSQL: a bigger Python int cannot be bound to a query at all (OverflowError).
@@ -53,6 +67,14 @@ class Session(SQLModel, table=True):
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of every column."""
         return self.model_dump()
+
+
+# The closed vocabularies of a message's columns (`protocol.jsonrpc.Kind` / `ParseStatus` hold the
+# same values as enums; a test checks they agree).
+Direction = Literal["c2s", "s2c"]
+Channel = Literal["stdin", "stdout", "stderr", "http-request", "http-response", "sse"]
+KindName = Literal["request", "notification", "response", "error", "batch", "invalid", "log", "http"]
+ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc"]
 
 
 class Message(SQLModel, table=True):
@@ -111,6 +133,64 @@ class Message(SQLModel, table=True):
         if text is None:
             out["raw_base64"] = base64.b64encode(self.raw).decode()
         return out
+
+
+class MessageRow(TypedDict):
+    """A `Message` row as the recorder builds it: a plain dict (no model instance on the hot path,
+    see DESIGN-NOTES "One message record") whose keys and value types the type checker enforces.
+    Its keys are exactly `ROW_COLUMNS` (checked by a test)."""
+
+    session_id: int
+    seq: int
+    ts_ns: int
+    direction: Direction
+    channel: Channel
+    raw: bytes
+    size: int
+    parse_status: ParseStatusName
+    kind: KindName
+    method: str | None
+    rpc_id: str | None
+    error_code: int | None
+    answers_seq: int | None
+    latency_ns: int | None
+    http_method: str | None
+    http_path: str | None
+    http_status: int | None
+    http_headers: Any
+    sse_event_id: str | None
+    meta: dict[str, Any] | None
+    lint: Any
+
+
+class StoredRow(MessageRow, total=False):
+    """A stored `Message` row read as a plain dict (lint reads whole sessions so): the recorder's
+    columns and the database's `id`."""
+
+    id: int
+
+
+class MessageRecord(Protocol):
+    """What readers of a stored message need (the diff, lint): `Message` satisfies it."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def direction(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def raw(self) -> bytes: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def method(self) -> str | None: ...
+    @property
+    def rpc_id(self) -> str | None: ...
+    @property
+    def answers_seq(self) -> int | None: ...
+    @property
+    def meta(self) -> Any: ...
 
 
 class LintFinding(SQLModel, table=True):

@@ -15,9 +15,9 @@ import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, func, or_, text
+from sqlalchemy import ColumnElement, Engine, func, or_, text
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
@@ -212,11 +212,11 @@ def find_sessions(
     engine: Engine, flt: SessionFilter, *, limit: int = 100, offset: int = 0
 ) -> tuple[list[Session], int]:
     """Sessions matching `flt`, newest first, and how many match in all."""
-    conds = []
+    conds: list[ColumnElement[bool]] = []
     if flt.name:
         conds.append(func.lower(func.coalesce(Session.name, "")).contains(flt.name.lower()))
     if flt.kind:
-        conds.append(Session.kind == flt.kind)
+        conds.append(col(Session.kind) == flt.kind)
     if flt.started_after_ns is not None:
         conds.append(col(Session.started_ns) >= flt.started_after_ns)
     if flt.started_before_ns is not None:
@@ -229,7 +229,7 @@ def find_sessions(
             found = [s for s in db.exec(stmt).all() if session_state(s) == flt.state]
             return found[offset : offset + limit], len(found)
         if flt.state is not None:
-            conds.append(Session.status == flt.state)
+            conds.append(col(Session.status) == flt.state)
         total = db.exec(select(func.count()).select_from(Session).where(*conds)).one()
         stmt = select(Session).where(*conds).order_by(*order).offset(offset).limit(limit)
         return list(db.exec(stmt).all()), int(total)
@@ -411,7 +411,8 @@ def method_counts(engine: Engine, session_id: int) -> dict[str, int]:
         .order_by(_m.c.method)
     )
     with engine.connect() as conn:
-        return {m: int(n) for m, n in conn.execute(stmt)}
+        # The table's columns are untyped (`__table__`); COUNT(*) is an int.
+        return {str(m): cast(int, n) for m, n in conn.execute(stmt).all()}
 
 
 def rows_after_id(engine: Engine, after_id: int, session_ids: list[int], limit: int) -> list[dict[str, Any]]:
@@ -430,7 +431,7 @@ def max_ids(engine: Engine) -> tuple[int, int]:
     """The highest session id and message id so far (0 when empty)."""
     with engine.connect() as conn:
         sid = conn.execute(sa_select(func.coalesce(func.max(Session.__table__.c.id), 0))).scalar_one()  # type: ignore[attr-defined]
-        mid = conn.execute(sa_select(func.coalesce(func.max(_m.c.id), 0))).scalar_one()
+        mid: int = conn.execute(sa_select(func.coalesce(func.max(_m.c.id), 0))).scalar_one()
     return int(sid), int(mid)
 
 

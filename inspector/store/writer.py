@@ -21,7 +21,7 @@ from sqlalchemy import Engine, insert, update
 
 from inspector.capture.redact import Redaction, active
 from inspector.store.engine import write_connection
-from inspector.store.models import ROW_COLUMNS, Message, Session
+from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
 
 __all__ = ["SessionWriter", "StoreWriter", "create_session"]
 
@@ -99,12 +99,12 @@ class StoreWriter:
         self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
         self._group_sql: dict[int, str] = {}
 
-    def _insert_rows(self, rows: list[dict[str, Any]]) -> None:
+    def _insert_rows(self, rows: list[MessageRow]) -> None:
         if self._fast_sql is None:
             self._conn.execute(self._insert, rows)
             return
         dumps = orjson.dumps
-        params = []
+        params: list[tuple[Any, ...]] = []
         append = params.append
         for row in rows:
             values = _row_values(row)  # a tuple, built in C
@@ -134,7 +134,7 @@ class StoreWriter:
             )
         return sql
 
-    def on_batch(self, rows: list[dict[str, Any]], facts: dict[int, dict[str, Any]]) -> None:
+    def on_batch(self, rows: list[MessageRow], facts: dict[int, dict[str, Any]]) -> None:
         """Write rows (and changed session facts) in one transaction."""
         if not rows and not facts:
             return
@@ -208,7 +208,7 @@ class SessionWriter:
         self.session_id = session_id
         self._writer = StoreWriter(engine)
 
-    def on_batch(self, rows: list[dict[str, Any]], facts: dict[str, Any] | None = None) -> None:
+    def on_batch(self, rows: list[MessageRow], facts: dict[str, Any] | None = None) -> None:
         """Write rows of this session (and its changed facts) in one transaction."""
         self._writer.on_batch(rows, {self.session_id: facts} if facts is not None else {})
 

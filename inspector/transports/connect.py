@@ -71,8 +71,9 @@ class Connection(Protocol):
     async def receive(self) -> bytes:
         """The next message from the server; raises ConnectionClosed at the end."""
 
-    async def aclose(self) -> None:
-        """Close politely (EOF / DELETE), then for good."""
+    async def aclose(self) -> int | None:
+        """Close politely (EOF / DELETE), then for good; the server process's exit status (stdio),
+        else None."""
 
 
 class _Inbox:
@@ -240,7 +241,7 @@ class _HttpBase:
             with anyio.CancelScope(shield=True):  # also when the stream is aborted (cancelled)
                 await response.aclose()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+    async def _on_event(self, event, ex: HttpExchange) -> None:
         if event.is_comment_only:
             return
         is_message = event.event == "message" and bool(event.data)
@@ -397,7 +398,7 @@ class LegacySseConnection(_HttpBase):
         with anyio.fail_after(30):
             await self._endpoint_known.wait()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:  # type: ignore[no-untyped-def]
+    async def _on_event(self, event, ex: HttpExchange) -> None:
         if event.event == "endpoint":
             self.endpoint = urljoin(self.url, event.data.strip())
             self._endpoint_known.set()

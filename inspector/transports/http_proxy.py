@@ -118,7 +118,7 @@ class HttpProxy:
         if self.taps:
             self._schedule_sweep()
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
@@ -130,7 +130,11 @@ class HttpProxy:
             return
         await self._exchange(scope, receive, send, scope["headers"])
 
-    async def _lifespan(self, receive: Callable, send: Callable) -> None:  # type: ignore[type-arg]
+    async def aclose(self) -> None:
+        """Close the upstream connections (at the server's lifespan shutdown)."""
+        await self.client.aclose()
+
+    async def _lifespan(self, receive: Callable, send: Callable) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
@@ -144,7 +148,7 @@ class HttpProxy:
 
     async def _exchange(
         self, scope: dict[str, Any], receive: Callable, send: Callable, headers: list
-    ) -> None:  # type: ignore[type-arg]
+    ) -> None:
         method: str = scope["method"]
         path: str = scope["path"]
         query = scope["query_string"].decode("latin-1")
@@ -166,9 +170,9 @@ class HttpProxy:
     async def _forward(
         self,
         scope: dict[str, Any],
-        receive: Callable,  # type: ignore[type-arg]
-        send: Callable,  # type: ignore[type-arg]
-        headers: list,  # type: ignore[type-arg]
+        receive: Callable,
+        send: Callable,
+        headers: list,
         method: str,
         url: str,
         ex: HttpExchange,
@@ -213,8 +217,8 @@ class HttpProxy:
     async def _respond(
         self,
         response: UpstreamResponse,
-        send: Callable,  # type: ignore[type-arg]
-        receive: Callable,  # type: ignore[type-arg]
+        send: Callable,
+        receive: Callable,
         ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
@@ -263,8 +267,8 @@ class HttpProxy:
     async def _relay_events(
         self,
         response: UpstreamResponse,
-        send: Callable,  # type: ignore[type-arg]
-        receive: Callable,  # type: ignore[type-arg]
+        send: Callable,
+        receive: Callable,
         ex: HttpExchange,
         sid: int,
     ) -> str | None:
@@ -310,7 +314,7 @@ class HttpProxy:
     async def _send_event(
         self,
         event: SSEEvent,
-        send: Callable,  # type: ignore[type-arg]
+        send: Callable,
         ex: HttpExchange,
         sid: int,
         more_body: bool = True,
@@ -346,7 +350,7 @@ class HttpProxy:
         return rewrite.raw, rewrite.meta
 
 
-async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:  # type: ignore[type-arg]
+async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:
     yield first
     while True:
         message = await receive()
@@ -359,7 +363,7 @@ async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> A
             return
 
 
-async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state: dict[str, bool]) -> None:  # type: ignore[type-arg]
+async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state: dict[str, bool]) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
@@ -369,7 +373,7 @@ async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state
             return
 
 
-async def _plain(send: Callable, status: int, text: str) -> None:  # type: ignore[type-arg]
+async def _plain(send: Callable, status: int, text: str) -> None:
     body = text.encode()
     await send(
         {

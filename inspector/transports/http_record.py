@@ -65,7 +65,7 @@ class HttpExchange:
             channel,
             raw,
             jsonrpc=jsonrpc,
-            **({"body": body} if body is not None else {}),
+            body=body,
             http_method=self.method,
             http_path=self.path,
             http_status=http_status if http_status is not None else (self.status if head else None),

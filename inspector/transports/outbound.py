@@ -132,6 +132,9 @@ def proxy_for(url: str) -> str | None:
     proxy = proxies.get(parts.scheme) or proxies.get("all")
     if not proxy or not parts.hostname:
         return None
-    if urllib.request.proxy_bypass_environment(parts.netloc.rpartition("@")[2], proxies):
+    # In CPython's urllib.request (undocumented), missing from typeshed's stubs.
+    if urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
+        parts.netloc.rpartition("@")[2], proxies
+    ):
         return None
     return proxy if "://" in proxy else f"http://{proxy}"

@@ -459,7 +459,7 @@ class UpstreamClient:
         conn.response = response
         try:
             if isinstance(body, bytes | bytearray):
-                conn.transport.write(head + body if body else head)  # type: ignore[union-attr,operator]
+                conn.transport.write(head + body if body else head)  # type: ignore[union-attr]
             else:
                 await self._send_streamed(conn, response, head, body, declared, chunked)
             await response._head

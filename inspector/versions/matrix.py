@@ -125,7 +125,7 @@ def exchanges_of(rows: Iterable[Message]) -> list[Exchange]:
         elif m.direction == "s2c" and m.kind in ("response", "error") and m.answers_seq in requests:
             doc = _load(m.body)
             if isinstance(doc, dict):
-                requests[m.answers_seq].response = doc  # type: ignore[index]
+                requests[m.answers_seq].response = doc
     return order
 
 

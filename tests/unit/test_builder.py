@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import pytest
 
 from inspector.capture.builder import ROW_COLUMNS, MessageBuilder
-from inspector.store.models import Message
+from inspector.protocol.jsonrpc import Kind, ParseStatus
+from inspector.store.models import KindName, Message, MessageRow, ParseStatusName
 
 INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
 INIT_RESULT = b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"2"}}}\n'
@@ -31,6 +32,16 @@ def test_row_columns_are_the_message_table_minus_id() -> None:
     assert "id" in table_columns
     assert len(ROW_COLUMNS) == len(set(ROW_COLUMNS))
     assert set(ROW_COLUMNS) == set(table_columns) - {"id"}
+
+
+def test_the_typed_row_declares_exactly_the_row_columns() -> None:
+    """`MessageRow` (the static type of a recorder row) lists the table's columns, in order."""
+    assert tuple(get_type_hints(MessageRow)) == ROW_COLUMNS
+
+
+def test_the_row_vocabularies_are_the_classifiers() -> None:
+    assert set(get_args(KindName)) == {k.value for k in Kind}
+    assert set(get_args(ParseStatusName)) == {s.value for s in ParseStatus}
 
 
 @pytest.mark.parametrize(

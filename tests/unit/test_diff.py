@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -16,7 +15,6 @@ from inspector.replay.diff import (
     Change,
     PathSet,
     SessionDiff,
-    WireMessage,
     default_ignore,
     diff_json,
     diff_sessions,
@@ -28,11 +26,32 @@ from inspector.store.models import Message
 NO_IGNORE = PathSet([])
 
 
+def record(
+    seq: int,
+    direction: str,
+    kind: str,
+    method: str | None,
+    rpc_id: str | None,
+    answers_seq: int | None = None,
+    payload: Any = None,
+    related_seq: int | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Message:
+    """The store's record of one stdio line carrying `payload`, with the recorder's pairing."""
+    raw = b"\xff not json\n" if payload is None else orjson.dumps(payload) + b"\n"
+    meta = {**(meta or {}), **({"related_seq": related_seq} if related_seq is not None else {})}
+    return Message(
+        session_id=1, seq=seq, ts_ns=seq, direction=direction, channel="stdout" if direction == "s2c" else "stdin",
+        raw=raw, size=len(raw), parse_status="ok", kind=kind, method=method, rpc_id=rpc_id,
+        answers_seq=answers_seq, meta=meta or None,
+    )  # fmt: skip
+
+
 class Wire:
     """Builds one session's messages: seq from 1, JSON-RPC ids from `id_base`, pairing like the recorder."""
 
     def __init__(self, id_base: int = 1) -> None:
-        self.msgs: list[WireMessage] = []
+        self.msgs: list[Message] = []
         self.next_id = id_base
         self.requests: dict[int, tuple[str, Any, str]] = {}  # seq -> (direction, id, method)
 
@@ -40,7 +59,7 @@ class Wire:
         seq = len(self.msgs) + 1
         method = kw.pop("method", payload.get("method") if isinstance(payload, dict) else None)
         rpc_id = json.dumps(payload["id"]) if isinstance(payload, dict) and "id" in payload else None
-        self.msgs.append(WireMessage(seq, direction, kind, method, rpc_id, payload=payload, **kw))
+        self.msgs.append(record(seq, direction, kind, method, rpc_id, payload=payload, **kw))
         return seq
 
     def request(self, method: str, params: Any = None, *, direction: str = "c2s") -> int:
@@ -117,7 +136,7 @@ def session(
     progress_steps: int = 2,
     skip_readme: bool = False,
     extra_prompts: bool = False,
-) -> list[WireMessage]:
+) -> list[Message]:
     """A realistic session: handshake, tools/list, calls with progress, sampling, a 2026 input_required."""
     w = Wire(id_base)
     init = w.request(
@@ -362,7 +381,7 @@ def test_default_ignores_hide_volatile_values() -> None:
 
 
 def test_volatile_names_are_compared_inside_tool_definitions() -> None:
-    def run(prop_type: str, session_id: str) -> list[WireMessage]:
+    def run(prop_type: str, session_id: str) -> list[Message]:
         w = Wire()
         tool = {
             "name": "resume",
@@ -398,10 +417,7 @@ def test_request_state_of_input_required_is_ignored_but_the_rest_compared() -> N
     a = session()
     b = session(state="other")
     assert not diff_sessions(a, b).changed
-    c = [
-        replace(m, payload=orjson.loads(orjson.dumps(m.payload).replace(b"to prod?", b"to staging?")))
-        for m in a
-    ]
+    c = [m.model_copy(update={"raw": m.raw.replace(b"to prod?", b"to staging?")}) for m in a]
     d = diff_sessions(a, c)
     assert changed_paths(d) == {
         "tools/call name=deploy": ["result.inputRequests.confirm.params.message"],
@@ -440,7 +456,7 @@ def test_notification_counts_are_compared_as_a_multiset() -> None:
 
 
 def test_added_and_removed_notification_methods() -> None:
-    def run(progress: bool) -> list[WireMessage]:
+    def run(progress: bool) -> list[Message]:
         w = Wire()
         r = w.request("tools/call", {"name": "slow", "_meta": {"progressToken": 7}})
         if progress:
@@ -463,7 +479,7 @@ def test_added_and_removed_notification_methods() -> None:
 
 
 def test_initialize_and_discover_are_compared() -> None:
-    def discover(version: str, caps: dict[str, Any], tool_version: str) -> list[WireMessage]:
+    def discover(version: str, caps: dict[str, Any], tool_version: str) -> list[Message]:
         w = Wire()
         meta = {"io.modelcontextprotocol/serverInfo": {"name": "demo", "version": version}}
         w.respond(
@@ -488,7 +504,7 @@ def test_initialize_and_discover_are_compared() -> None:
 
 
 def test_initialize_pairs_even_when_the_client_differs() -> None:
-    def init(client: str) -> list[WireMessage]:
+    def init(client: str) -> list[Message]:
         w = Wire()
         w.respond(
             w.request("initialize", {"clientInfo": {"name": client, "version": "1"}}),
@@ -502,7 +518,7 @@ def test_initialize_pairs_even_when_the_client_differs() -> None:
 
 
 def test_errors_compare_code_and_message_only() -> None:
-    def failing(code: int, message: str, data: str) -> list[WireMessage]:
+    def failing(code: int, message: str, data: str) -> list[Message]:
         w = Wire()
         r = w.request("tools/call", {"name": "boom"})
         w.respond(r, error={"code": code, "message": message, "data": data})
@@ -526,7 +542,7 @@ def test_unanswered_request_shows_the_response_removed() -> None:
 
 
 def test_cancelled_is_its_own_exchange() -> None:
-    def run(rid_base: int, reason: str) -> list[WireMessage]:
+    def run(rid_base: int, reason: str) -> list[Message]:
         w = Wire(rid_base)
         slow = w.request("tools/call", {"name": "slow"})
         w.notify(
@@ -554,7 +570,7 @@ def test_cancelled_is_its_own_exchange() -> None:
 
 
 def test_client_notifications_stay_exchanges_of_their_own() -> None:
-    def run(during: bool) -> list[WireMessage]:
+    def run(during: bool) -> list[Message]:
         w = Wire()
         sampling = w.request("sampling/createMessage", {"messages": [], "maxTokens": 5}, direction="s2c")
         if during:  # while the server's request is in flight
@@ -569,7 +585,7 @@ def test_client_notifications_stay_exchanges_of_their_own() -> None:
 
 
 def test_unlinked_notifications_pair_wherever_they_arrive() -> None:
-    def run(inside: bool, data: str = "tick") -> list[WireMessage]:
+    def run(inside: bool, data: str = "tick") -> list[Message]:
         w = Wire()
         call = w.request("tools/call", {"name": "a"})
         if inside:  # a timer log landing while the call is in flight
@@ -597,7 +613,7 @@ def test_unlinked_notifications_pair_wherever_they_arrive() -> None:
 
 
 def test_related_seq_links_progress_when_several_requests_fly() -> None:
-    def run(total: int) -> list[WireMessage]:
+    def run(total: int) -> list[Message]:
         w = Wire()
         a = w.request("tools/call", {"name": "a", "_meta": {"progressToken": "p"}})
         b = w.request("tools/call", {"name": "b"})
@@ -612,7 +628,7 @@ def test_related_seq_links_progress_when_several_requests_fly() -> None:
 
 
 def test_batches_are_split_into_their_exchanges() -> None:
-    def run(base: int, answer: str) -> list[WireMessage]:
+    def run(base: int, answer: str) -> list[Message]:
         reqs = [
             {"jsonrpc": "2.0", "id": base, "method": "tools/call", "params": {"name": "echo"}},
             {"jsonrpc": "2.0", "id": base + 1, "method": "ping"},
@@ -622,8 +638,9 @@ def test_batches_are_split_into_their_exchanges() -> None:
             {"jsonrpc": "2.0", "id": base, "result": {"content": [{"type": "text", "text": answer}]}},
         ]
         return [
-            WireMessage(1, "c2s", "batch", None, None, None, reqs),
-            WireMessage(2, "s2c", "batch", None, None, 1, resps),
+            record(1, "c2s", "batch", None, None, None, reqs),
+            # The recorder's pairing of each item (meta.items), as MessageBuilder stores it.
+            record(2, "s2c", "batch", None, None, 1, resps, meta={"items": [{"answers_seq": 1}] * 2}),
         ]
 
     assert statuses(diff_sessions(run(1, "a"), run(9, "a"))) == [
@@ -638,15 +655,15 @@ def test_batches_are_split_into_their_exchanges() -> None:
 def test_recorder_pairing_wins_over_ids() -> None:
     # Two requests reuse id 1 (duplicate-id), the second is answered first; and an error with id
     # null that the recorder paired through its HTTP exchange.
-    def run(answer: str) -> list[WireMessage]:
+    def run(answer: str) -> list[Message]:
         req = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
         return [
-            WireMessage(1, "c2s", "request", "tools/call", "1", None, {**req, "params": {"name": "a"}}),
-            WireMessage(2, "c2s", "request", "tools/call", "1", None, {**req, "params": {"name": "b"}}),
-            WireMessage(3, "s2c", "response", "tools/call", "1", 2, {"jsonrpc": "2.0", "id": 1, "result": {"r": answer}}),
-            WireMessage(4, "s2c", "response", "tools/call", "1", 1, {"jsonrpc": "2.0", "id": 1, "result": {"r": "a"}}),
-            WireMessage(5, "c2s", "request", "ping", "2", None, {"jsonrpc": "2.0", "id": 2, "method": "ping"}),
-            WireMessage(6, "s2c", "error", "ping", "null", 5, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": answer}}),
+            record(1, "c2s", "request", "tools/call", "1", None, {**req, "params": {"name": "a"}}),
+            record(2, "c2s", "request", "tools/call", "1", None, {**req, "params": {"name": "b"}}),
+            record(3, "s2c", "response", "tools/call", "1", 2, {"jsonrpc": "2.0", "id": 1, "result": {"r": answer}}),
+            record(4, "s2c", "response", "tools/call", "1", 1, {"jsonrpc": "2.0", "id": 1, "result": {"r": "a"}}),
+            record(5, "c2s", "request", "ping", "2", None, {"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+            record(6, "s2c", "error", "ping", "null", 5, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": answer}}),
         ]  # fmt: skip
 
     assert statuses(diff_sessions(run("b"), run("b"))) == [
@@ -661,7 +678,7 @@ def test_recorder_pairing_wins_over_ids() -> None:
 
 
 def test_keyed_arrays_do_not_order_the_alignment_key() -> None:
-    def run(names: list[str]) -> list[WireMessage]:
+    def run(names: list[str]) -> list[Message]:
         w = Wire()
         w.notify("notifications/message", {"level": "info", "data": {"tools": [{"name": n} for n in names]}})
         return w.msgs
@@ -682,7 +699,7 @@ def test_invalid_and_log_messages() -> None:
 
 def test_orphan_response_is_its_own_exchange() -> None:
     a = [
-        WireMessage(
+        record(
             1,
             "s2c",
             "error",
@@ -699,7 +716,7 @@ def test_orphan_response_is_its_own_exchange() -> None:
 # --- noise calibration --------------------------------------------------------------------------------
 
 
-def clocked(now: str, stamp: str, echo: str = "hello", ticks: int = 1) -> list[WireMessage]:
+def clocked(now: str, stamp: str, echo: str = "hello", ticks: int = 1) -> list[Message]:
     """A session whose `clock` tool, its progress and the log lines carry the time of the run."""
     w = Wire()
     w.respond(
@@ -752,7 +769,7 @@ def test_noise_patterns_of_identical_runs_are_empty() -> None:
 
 
 def test_noise_patterns_generalise_churning_keys_and_unpaired_messages() -> None:
-    def run(key: str, extra_log: bool) -> list[WireMessage]:
+    def run(key: str, extra_log: bool) -> list[Message]:
         w = Wire()
         r = w.request("tools/call", {"name": "ask"})
         w.respond(r, {"resultType": "input_required", "inputRequests": {key: {"method": "roots/list"}}})
@@ -829,28 +846,38 @@ def test_render_text_shortens_long_values() -> None:
     assert len(line) < 200 and "..." in line
 
 
-def test_from_record() -> None:
-    raw = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n'
-    m = Message(
-        session_id=1, seq=4, ts_ns=0, direction="s2c", channel="stdout", raw=raw, size=len(raw),
-        parse_status="ok", kind="notification", method="notifications/progress",
-        meta={"related_seq": 2, "exchange": 7},
-    )  # fmt: skip
-    w = WireMessage.from_record(m)
-    assert (w.seq, w.direction, w.kind, w.method, w.related_seq) == (
-        4, "s2c", "notification", "notifications/progress", 2,
-    )  # fmt: skip
-    assert w.payload == {
-        "jsonrpc": "2.0",
-        "method": "notifications/progress",
-        "params": {"progressToken": 1, "progress": 1},
+def test_records_are_read_as_stored() -> None:
+    """The diff reads the store's `Message` records: the body from `raw`, progress links from `meta`."""
+    req = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":1}}}\n'
+    )
+
+    def run(progress: int) -> list[Message]:
+        note = (
+            b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":%d}}\n'
+            % progress
+        )
+        return [
+            Message(
+                session_id=1, seq=1, ts_ns=0, direction="c2s", channel="stdin", raw=req, size=len(req),
+                parse_status="ok", kind="request", method="tools/call", rpc_id="1",
+            ),
+            Message(
+                session_id=1, seq=2, ts_ns=0, direction="s2c", channel="stdout", raw=note, size=len(note),
+                parse_status="ok", kind="notification", method="notifications/progress",
+                meta={"related_seq": 1, "exchange": 7},
+            ),
+            Message(
+                session_id=1, seq=3, ts_ns=0, direction="s2c", channel="stdout", raw=b"\xff{oops\n", size=7,
+                parse_status="invalid-utf8", kind="invalid",
+            ),
+        ]  # fmt: skip
+
+    d = diff_sessions(run(1), run(2))
+    assert statuses(d) == [("changed", "tools/call name=a"), ("equal", "(invalid)")]
+    assert changed_paths(d) == {
+        "tools/call name=a": ["notifications[notifications/progress].params.progress"]
     }
-    bad = Message(
-        session_id=1, seq=5, ts_ns=0, direction="s2c", channel="stdout", raw=b"\xff{oops\n", size=7,
-        parse_status="invalid-utf8", kind="invalid",
-    )  # fmt: skip
-    assert WireMessage.from_record(bad).payload is None
-    assert WireMessage.from_record(bad).related_seq is None
 
 
 # --- diff_json ----------------------------------------------------------------------------------------
@@ -892,8 +919,13 @@ def test_diff_json_ignores_and_strips() -> None:
 
 # --- properties ---------------------------------------------------------------------------------------
 
+# Messages are stored as bytes and parsed with orjson, which reads 64-bit integers.
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(
@@ -925,7 +957,7 @@ def test_diff_json_is_symmetric(a: Any, b: Any) -> None:
 
 
 @st.composite
-def sessions(draw: st.DrawFn) -> list[WireMessage]:
+def sessions(draw: st.DrawFn) -> list[Message]:
     """Random traffic: requests of either direction, answered or not, with notifications in between."""
     w = Wire(draw(st.integers(0, 1000)))
     open_: list[int] = []
@@ -958,7 +990,7 @@ def sessions(draw: st.DrawFn) -> list[WireMessage]:
 
 @settings(max_examples=100, deadline=None)
 @given(sessions())
-def test_a_session_against_itself_has_no_changes(s: list[WireMessage]) -> None:
+def test_a_session_against_itself_has_no_changes(s: list[Message]) -> None:
     for ignore in (None, NO_IGNORE):
         d = diff_sessions(s, s, ignore=ignore)
         assert not d.changed
@@ -968,21 +1000,15 @@ def test_a_session_against_itself_has_no_changes(s: list[WireMessage]) -> None:
     assert noise_patterns(s, s) == []
 
 
-def renumbered(msgs: list[WireMessage]) -> list[WireMessage]:
+def renumbered(msgs: list[Message]) -> list[Message]:
     """The same traffic with other JSON-RPC ids."""
     out = []
     for m in msgs:
-        if isinstance(m.payload, dict) and "id" in m.payload:
-            new_id = f"new-{m.payload['id']}"
-            m = WireMessage(
-                m.seq,
-                m.direction,
-                m.kind,
-                m.method,
-                json.dumps(new_id),
-                m.answers_seq,
-                {**m.payload, "id": new_id},
-            )
+        payload = orjson.loads(m.raw) if m.kind not in ("log", "invalid") else None
+        if isinstance(payload, dict) and "id" in payload:
+            new_id = f"new-{payload['id']}"
+            raw = orjson.dumps({**payload, "id": new_id}) + b"\n"
+            m = m.model_copy(update={"rpc_id": json.dumps(new_id), "raw": raw, "size": len(raw)})
         out.append(m)
     return out
 

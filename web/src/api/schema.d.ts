@@ -1718,10 +1718,16 @@ export interface components {
              * @description the JSON-RPC part as text when `raw` holds more (an SSE event's data)
              */
             body?: string | null;
-            /** Channel */
-            channel: string;
-            /** Direction */
-            direction: string;
+            /**
+             * Channel
+             * @enum {string}
+             */
+            channel: "stdin" | "stdout" | "stderr" | "http-request" | "http-response" | "sse";
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "c2s" | "s2c";
             /** Error Code */
             error_code: number | null;
             /** Http Headers */
@@ -1736,8 +1742,11 @@ export interface components {
             http_status: number | null;
             /** Id */
             id: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "request" | "notification" | "response" | "error" | "batch" | "invalid" | "log" | "http";
             /** Latency Ns */
             latency_ns: number | null;
             /** Lint */
@@ -1750,8 +1759,11 @@ export interface components {
             } | null;
             /** Method */
             method: string | null;
-            /** Parse Status */
-            parse_status: string;
+            /**
+             * Parse Status
+             * @enum {string}
+             */
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)
@@ -1804,10 +1816,16 @@ export interface components {
         MessageRow: {
             /** Answers Seq */
             answers_seq: number | null;
-            /** Channel */
-            channel: string;
-            /** Direction */
-            direction: string;
+            /**
+             * Channel
+             * @enum {string}
+             */
+            channel: "stdin" | "stdout" | "stderr" | "http-request" | "http-response" | "sse";
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "c2s" | "s2c";
             /** Error Code */
             error_code: number | null;
             /** Http Headers */
@@ -1822,8 +1840,11 @@ export interface components {
             http_status: number | null;
             /** Id */
             id: number;
-            /** Kind */
-            kind: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "request" | "notification" | "response" | "error" | "batch" | "invalid" | "log" | "http";
             /** Latency Ns */
             latency_ns: number | null;
             /** Lint */
@@ -1836,8 +1857,11 @@ export interface components {
             } | null;
             /** Method */
             method: string | null;
-            /** Parse Status */
-            parse_status: string;
+            /**
+             * Parse Status
+             * @enum {string}
+             */
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)
