@@ -6,7 +6,8 @@ import contextlib
 import os
 import sys
 import time
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -14,6 +15,11 @@ from rich.console import Console
 
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
+
+if TYPE_CHECKING:
+    import httpx
+
+    from inspector.capture import Tap
 
 __all__ = ["app", "main"]
 
@@ -793,10 +799,37 @@ def call(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
+    auth: Annotated[
+        bool, typer.Option("--auth", help="Authorize with OAuth when the server answers 401 (--url only).")
+    ] = False,
+    client_id: Annotated[str | None, typer.Option(help="--auth: a client registered with the AS.")] = None,
+    client_secret: Annotated[str | None, typer.Option(help="--auth: that client's secret.")] = None,
+    client_metadata_url: Annotated[
+        str | None, typer.Option(help="--auth: an https URL of this client's metadata document (CIMD).")
+    ] = None,
+    scope: Annotated[
+        str | None, typer.Option(help="--auth: the scopes to ask for (space-separated).")
+    ] = None,
+    auth_non_interactive: Annotated[
+        bool,
+        typer.Option(
+            "--auth-non-interactive",
+            help="--auth: follow the AS's redirects instead of opening a browser (an AS that approves by itself).",
+        ),
+    ] = False,
+    auth_wait: Annotated[
+        float, typer.Option(help="--auth: seconds to wait for the browser to come back.")
+    ] = 300.0,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
-    Exit status 0 for a result, 1 for an error response, 2 when the server could not be reached.
+    With --auth, a 401 starts the OAuth flow of the revision in use: discovery, registration (or
+    --client-id, or --client-metadata-url), PKCE, the browser (a loopback listener takes the
+    redirect), tokens. Tokens are kept in a user-only file ($MCP_INSPECTOR_AUTH_FILE, else
+    ~/.config/mcp-inspector/auth.json), never in the recording; every leg is recorded with its step (`meta.auth_step`).
+
+    Exit status 0 for a result, 1 for an error response, 2 when the server could not be reached
+    or authorization failed.
     Sampling requests are refused and elicitations declined (nobody is there to answer); roots
     come from --root. The session is recorded (kind `mock-client`).
     """
@@ -816,6 +849,16 @@ def call(
         raise InspectorError(f"--params is not valid JSON: {exc}") from None
     if parsed is not None and not isinstance(parsed, dict):
         raise InspectorError("--params must be a JSON object")
+    given_auth = client_id or client_secret or client_metadata_url or scope or auth_non_interactive
+    if given_auth and not auth:
+        raise InspectorError(
+            "--client-id, --client-secret, --client-metadata-url, --scope and "
+            "--auth-non-interactive go with --auth"
+        )
+    if auth and not url:
+        raise InspectorError("--auth needs --url (a stdio server is not authorized with OAuth)")
+    if client_secret and not client_id:
+        raise InspectorError("--client-secret needs --client-id")
     config = ClientConfig(
         target=url or list(command or []),
         protocol_version=protocol_version,
@@ -835,16 +878,27 @@ def call(
 
     async def run() -> dict:
         client = MockClient(engine, config, listener=log_progress if progress else None)
-        async with anyio.create_task_group() as tg:
-            try:
-                first = await client.start(tg)
-                if method in ("initialize", "server/discover") or "error" in first:
-                    answer = first
-                else:
-                    answer = await client.request(method, parsed, progress=progress)
-            finally:
-                await client.close()
-                tg.cancel_scope.cancel()
+        # The stack (the callback listener, OAuth's client) outlives the group cancelled below.
+        async with contextlib.AsyncExitStack() as stack:
+            if auth:
+                config.auth = await _call_auth(
+                    stack,
+                    str(url),
+                    protocol_version,
+                    (client_id, client_secret, client_metadata_url, scope),
+                    non_interactive=auth_non_interactive,
+                    wait=auth_wait,
+                )
+            async with anyio.create_task_group() as tg:
+                try:
+                    first = await client.start(tg)
+                    if method in ("initialize", "server/discover") or "error" in first:
+                        answer = first
+                    else:
+                        answer = await client.request(method, parsed, progress=progress)
+                finally:
+                    await client.close()
+                    tg.cancel_scope.cancel()
         return answer
 
     try:
@@ -855,12 +909,44 @@ def call(
         cause: BaseException = exc
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
+        if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
+            _err().print(f"[red]error:[/red] {cause}")
+            raise typer.Exit(2) from None
         _err().print(f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {cause}")
         raise typer.Exit(2) from None
     if "error" in answer:
         sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")
         raise typer.Exit(1)
     sys.stdout.write(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+async def _call_auth(
+    stack: contextlib.AsyncExitStack[bool | None],
+    url: str,
+    protocol_version: str,
+    given: tuple[str | None, str | None, str | None, str | None],
+    *,
+    non_interactive: bool,
+    wait: float,
+) -> Callable[[Tap], httpx.Auth]:
+    """`call --auth`: start the loopback callback listener (closed with `stack`) and return the
+    factory MockClient calls with the session's tap to get the connection's httpx.Auth."""
+    import anyio
+
+    from inspector.auth.callback import callback_listener
+    from inspector.auth.registration import ClientOptions
+    from inspector.auth.runner import OAuth, OAuthSettings
+
+    own = await stack.enter_async_context(anyio.create_task_group())
+    listener = await stack.enter_async_context(callback_listener(own))
+    settings = OAuthSettings(ClientOptions(*given), non_interactive=non_interactive, wait=wait)
+
+    def make_auth(tap: Tap) -> OAuth:
+        oauth = OAuth(settings, url, protocol_version, tap, listener)
+        stack.push_async_callback(oauth.aclose)
+        return oauth
+
+    return make_auth
 
 
 @app.command()

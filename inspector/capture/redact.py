@@ -219,6 +219,9 @@ class Redaction:
         ):
             return  # a stdio row with nothing configured: the hot path
         done: list[str] = []
+        # A redirect's body often repeats its Location (Express: "Found. Redirecting to URL", an
+        # HTML link): the secret `name=value` pairs of URL headers are replaced there too.
+        echoed = self._url_header_pairs(headers) if headers else []
         if headers:
             row["http_headers"] = self._headers(headers, done)
         if path is not None and "?" in path:
@@ -226,6 +229,10 @@ class Redaction:
         raw = row["raw"]
         if raw:
             new = self._sse(raw, row, done) if row["channel"] == "sse" else self._body(raw, row, done)
+            for pair, replacement, name in echoed:
+                if pair in new:
+                    new = new.replace(pair, replacement)
+                    done.append(name)
             if new is not raw:
                 row["raw"] = new
                 row["size"] = len(new)
@@ -305,6 +312,23 @@ class Redaction:
             elif self.values:
                 value = self._literal(value, done)
             out.append([name, value])
+        return out
+
+    def _url_header_pairs(self, headers: Any) -> list[tuple[bytes, bytes, str]]:
+        """(`name=value`, `name=[secret:query.name]`, placeholder name) for each secret query
+        parameter of a Location-like header."""
+        out = []
+        names = _QUERY_NAMES | self.names
+        for name, value in headers.items() if isinstance(headers, dict) else headers:
+            if name.lower() not in _URL_HEADERS or "?" not in value:
+                continue
+            query = value.partition("?")[2].partition("#")[0].encode("latin-1", "replace")
+            for start, end, key in _form_spans(query):
+                if key.lower() in names:
+                    pair = query[query.rfind(b"&", 0, start) + 1 : end]
+                    label = f"query.{key.lower()}"
+                    kept = pair[: len(pair) - (end - start)]  # `name=`
+                    out.append((pair, kept + placeholder(label).encode(), label))
         return out
 
     def _url_query(self, url: str, done: list[str]) -> str:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types
 from mcp_types.methods import CLIENT_REQUESTS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -75,6 +76,9 @@ class ClientConfig:
     name: str | None = None
     inbox_timeout: float | None = None  # how long an inbox item waits for a person (default: `timeout`)
     roots: list[dict[str, Any]] | None = None  # the workspace's roots; None: roots/list goes to the inbox
+    # OAuth for an HTTP target: given the session's tap, the httpx.Auth to connect with
+    # (inspector/auth/runner.py); None: no authorization beyond `headers`.
+    auth: Callable[[Tap], httpx.Auth] | None = None
 
     @property
     def stateless(self) -> bool:
@@ -172,7 +176,8 @@ class MockClient:
         self._recorder = Recorder([StoreWriter(self.engine)], redaction=redaction).start()
         self._tap = self._recorder.open(self.session_id)
         self._tg = tg
-        self._conn = await open_connection(target, self._tap, tg, headers=headers)
+        auth = self.config.auth(self._tap) if self.config.auth and isinstance(target, str) else None
+        self._conn = await open_connection(target, self._tap, tg, headers=headers, auth=auth)
         self.endpoint = Endpoint(
             self._conn, on_request=self._on_server_request, on_notification=self._on_notification
         )

@@ -190,7 +190,14 @@ class StdioConnection:
 
 
 class _HttpBase:
-    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None) -> None:
+    def __init__(
+        self,
+        url: str,
+        tap: Tap,
+        tg: TaskGroup,
+        headers: dict[str, str] | None,
+        auth: httpx.Auth | None = None,
+    ) -> None:
         self.url = url
         self.tap = tap
         self._tg = tg
@@ -204,6 +211,7 @@ class _HttpBase:
             proxy=proxy_for(url),
             limits=httpx.Limits(max_connections=settings.max_connections),
             trust_env=False,  # the proxy is chosen by proxy_for; no .netrc credentials added
+            auth=auth,  # OAuth (inspector/auth/runner.py) when the client authorizes
         )
 
     def _exchange(self, method: str, url: str) -> HttpExchange:
@@ -259,8 +267,15 @@ class _HttpBase:
 class StreamableHttpConnection(_HttpBase):
     """The Streamable HTTP transport (2025-03-26 and later), as a client."""
 
-    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None = None) -> None:
-        super().__init__(url, tap, tg, headers)
+    def __init__(
+        self,
+        url: str,
+        tap: Tap,
+        tg: TaskGroup,
+        headers: dict[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+    ) -> None:
+        super().__init__(url, tap, tg, headers, auth)
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._get_stream_opened = False
@@ -310,7 +325,18 @@ class StreamableHttpConnection(_HttpBase):
             with anyio.CancelScope(shield=True):
                 await response.aclose()
         is_json = content_type == "application/json" and bool(body)
-        ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json)
+        refused = response.status_code in (401, 403) and classify(raw).kind is Kind.REQUEST
+        ex.record("s2c", "http-response", body, head=True, jsonrpc=is_json and not refused)
+        if refused:
+            # No JSON-RPC answer will come: say why now instead of waiting for the timeout.
+            challenge = response.headers.get("www-authenticate")
+            raise ConnectionClosed(
+                f"the server answered {response.status_code} "
+                f"{'Unauthorized' if response.status_code == 401 else 'Forbidden'}"
+                + (f" (WWW-Authenticate: {challenge})" if challenge else "")
+                + ": it requires authorization; `call --auth` authorizes with OAuth, "
+                "--header 'Authorization: Bearer ...' sends a token you have"
+            )
         if is_json:
             await self._inbox.put.send(_with_exchange_id(body, raw))
         if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
@@ -381,8 +407,15 @@ class StreamableHttpConnection(_HttpBase):
 class LegacySseConnection(_HttpBase):
     """The HTTP+SSE transport of 2024-11-05, as a client."""
 
-    def __init__(self, url: str, tap: Tap, tg: TaskGroup, headers: dict[str, str] | None = None) -> None:
-        super().__init__(url, tap, tg, headers)
+    def __init__(
+        self,
+        url: str,
+        tap: Tap,
+        tg: TaskGroup,
+        headers: dict[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+    ) -> None:
+        super().__init__(url, tap, tg, headers, auth)
         self.endpoint: str | None = None
         self._endpoint_known = anyio.Event()
 
@@ -456,13 +489,18 @@ def _routing_headers(raw: bytes) -> list[tuple[bytes, bytes]]:
 
 
 async def open_connection(
-    target: Sequence[str] | str, tap: Tap, tg: TaskGroup, *, headers: dict[str, str] | None = None
+    target: Sequence[str] | str,
+    tap: Tap,
+    tg: TaskGroup,
+    *,
+    headers: dict[str, str] | None = None,
+    auth: httpx.Auth | None = None,
 ) -> Connection:
-    """Connect to a command (a list) or a URL (`.../sse` means legacy HTTP+SSE)."""
+    """Connect to a command (a list) or a URL (`.../sse` means legacy HTTP+SSE); `auth` for HTTP."""
     if not isinstance(target, str):
         return await StdioConnection.open(target, tap, tg)
     if target.rstrip("/").endswith("/sse"):
-        conn = LegacySseConnection(target, tap, tg, headers)
+        conn = LegacySseConnection(target, tap, tg, headers, auth)
         await conn.start()
         return conn
-    return StreamableHttpConnection(target, tap, tg, headers)
+    return StreamableHttpConnection(target, tap, tg, headers, auth)

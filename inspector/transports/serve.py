@@ -6,6 +6,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import uvicorn
 
 from inspector.errors import InspectorError
@@ -69,6 +70,21 @@ def serve(
 async def serve_async(app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None) -> None:
     """`serve` inside a running event loop (so the app can share its task group)."""
     await _server(app, on_ready).serve(sockets=[sock])
+
+
+async def serve_until(app: Any, sock: socket.socket, stop: anyio.Event) -> None:
+    """`serve_async` until `stop` is set, then shut down gracefully (a cancelled uvicorn
+    complains about its lifespan on stderr)."""
+    server = _server(app, None)
+
+    async def stopper() -> None:
+        await stop.wait()
+        server.should_exit = True
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stopper)
+        await server.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
 
 
 def _connection_watching(on_lost: Callable[[tuple[str, int]], None]) -> type:

@@ -1,0 +1,314 @@
+"""The httpx driver of the sans-IO flow: `OAuth` is an `httpx.Auth` for the MCP connection.
+
+On a 401, or a 403 `insufficient_scope` (step-up), it runs `flow.authorize`:
+each leg is sent with a separate httpx client (redirects not followed) and
+recorded into the session as an HTTP exchange with `meta.auth_step` (through
+the recorder's one redaction step), then the MCP request is retried with the
+token. At most `MAX_AUTHORIZATIONS` authorizations per request (a server whose
+step-up never succeeds is not asked forever). An expired token is refreshed
+first. Tokens and registrations go to the user-only `store.AuthStore`.
+
+The authorization request: with `non_interactive` the runner follows the
+AS's redirects itself until one points at the redirect URI (an AS that
+approves without a person); otherwise it opens the system browser (or prints
+the URL) and waits, bounded, for the loopback listener (`callback`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import sys
+import threading
+import webbrowser
+from collections.abc import AsyncGenerator, Callable, Generator
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import anyio
+import httpx
+
+from inspector.auth.callback import CallbackListener
+from inspector.auth.flow import Authorized, FlowInput, authorize, refresh
+from inspector.auth.registration import ClientOptions
+from inspector.auth.revisions import revision_for
+from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
+from inspector.auth.store import AuthStore
+from inspector.capture import Tap
+from inspector.capture.redact import header_pairs
+from inspector.transports.http_record import HttpExchange
+from inspector.transports.outbound import active, proxy_for
+
+__all__ = ["MAX_AUTHORIZATIONS", "OAuth", "OAuthSettings"]
+
+MAX_AUTHORIZATIONS = 3
+MAX_REDIRECTS = 10
+_numbers = itertools.count(1)
+
+
+class OAuthSettings:
+    """What `call --auth` was given."""
+
+    def __init__(
+        self,
+        options: ClientOptions,
+        *,
+        non_interactive: bool = False,
+        wait: float = 300.0,
+        store: AuthStore | None = None,
+        open_browser: bool = True,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.options = options
+        self.non_interactive = non_interactive
+        self.wait = wait
+        self.store = store or AuthStore()
+        self.open_browser = open_browser
+        self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+
+
+class OAuth(httpx.Auth):
+    """Authorization for one MCP server URL, recording its legs into `tap`."""
+
+    requires_response_body = False
+
+    def __init__(
+        self,
+        settings: OAuthSettings,
+        server_url: str,
+        protocol_version: str,
+        tap: Tap,
+        listener: CallbackListener | None = None,
+    ) -> None:
+        self.settings = settings
+        self.server_url = server_url
+        self.revision = revision_for(protocol_version)
+        self.tap = tap
+        self.listener = listener
+        self.grant: Authorized | None = settings.store.grant_for(server_url)
+        self.steps: list[tuple[Step, HttpResponse | None]] = []  # what ran, for a debugger
+        self._lock = anyio.Lock()
+        tls = active()
+        self._client = httpx.AsyncClient(
+            timeout=30.0, verify=tls.ssl_context(), proxy=proxy_for(server_url), trust_env=False
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # -- httpx.Auth ---------------------------------------------------------------------------------
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        raise RuntimeError("OAuth works with httpx.AsyncClient only")
+        yield request  # pragma: no cover
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        async with self._lock:
+            if self.grant is not None and self.grant.tokens.expired() and self.grant.tokens.refresh_token:
+                await self._refresh()
+        attempts = 0
+        while True:
+            sent = self.grant.tokens.access_token if self.grant is not None else None
+            if sent is not None:
+                request.headers["authorization"] = f"Bearer {sent}"
+            response = yield request
+            challenge = response.headers.get("www-authenticate")
+            stepup = response.status_code == 403 and "insufficient_scope" in (challenge or "")
+            if response.status_code != 401 and not stepup:
+                return
+            await response.aread()
+            self._record_refused(request, response)
+            if attempts >= MAX_AUTHORIZATIONS:
+                self.settings.say(
+                    f"authorization: gave up after {attempts} authorizations "
+                    f"(the server still answers {response.status_code})"
+                )
+                return
+            attempts += 1
+            async with self._lock:
+                now = self.grant.tokens.access_token if self.grant is not None else None
+                if response.status_code == 401 and now is not None and now != sent:
+                    continue  # a concurrent request refreshed or authorized meanwhile: use that
+                if (
+                    response.status_code == 401
+                    and self.grant is not None
+                    and self.grant.tokens.refresh_token
+                    and attempts == 1
+                    and "authorization" in request.headers
+                ):
+                    try:
+                        await self._refresh()
+                        continue
+                    except AuthFailure:
+                        self.grant = None  # the refresh token is refused too: authorize afresh
+                previous = self.grant.scope if (stepup and self.grant is not None) else None
+                await self._authorize(challenge, previous)
+
+    # -- driving the flow ---------------------------------------------------------------------------
+
+    async def _authorize(self, challenge: str | None, previous_scope: str | None) -> None:
+        listener = self.listener
+        redirect_uri = listener.redirect_uri if listener else "http://127.0.0.1/callback"
+        flow = authorize(
+            FlowInput(
+                self.server_url,
+                challenge,
+                self.revision,
+                redirect_uri,
+                self.settings.options,
+                self.settings.store.clients(),
+                previous_scope,
+            )
+        )
+        self.grant = await self._drive(flow)
+        self.settings.store.save(self.server_url, self.grant)
+
+    async def _refresh(self) -> None:
+        assert self.grant is not None
+        self.grant = await self._drive(refresh(self.grant, self.revision))
+        self.settings.store.save(self.server_url, self.grant)
+
+    async def _drive(self, flow: Generator[Step, HttpResponse | None, Authorized]) -> Authorized:
+        answer: HttpResponse | None = None
+        try:
+            while True:
+                step = flow.send(answer)
+                if step.request is None:
+                    answer = None
+                elif step.name == "authorization-request":
+                    answer = await self._authorization(step)
+                else:
+                    answer = await self._send(step, step.request)
+                self.steps.append((step, answer))
+        except StopIteration as done:
+            return done.value
+
+    async def _send(self, step: Step, req: HttpRequest) -> HttpResponse:
+        """Make one leg's request and record it (request and response) with its step name."""
+        url = httpx.URL(req.url)
+        ex = HttpExchange(
+            self.tap, -(1 << 40) - next(_numbers), req.method, url.path, url.query.decode("latin-1")
+        )
+        headers = [(k.encode(), v.encode()) for k, v in req.headers.items()]
+        meta: dict[str, Any] = {
+            "auth_step": step.name,
+            "auth_origin": f"{url.scheme}://{url.netloc.decode()}",
+        }
+        ex.tap.submit_message(
+            "c2s",
+            "http-request",
+            req.body,
+            ts_ns=ex.started,
+            jsonrpc=False,
+            http_method=req.method,
+            http_path=ex.path,
+            http_headers=header_pairs(headers),
+            meta={"exchange": ex.number, **meta},
+        )
+        try:
+            response = await self._client.request(req.method, req.url, headers=req.headers, content=req.body)
+        except httpx.HTTPError as exc:
+            ex.record(
+                "s2c", "http-response", b"", jsonrpc=False, problem=f"{type(exc).__name__}: {exc}", **meta
+            )
+            raise AuthFailure(step.name, "unreachable", f"{req.method} {req.url} failed: {exc}") from None
+        ex.status = response.status_code
+        ex.response_headers = header_pairs(response.headers.raw)
+        ex.record("s2c", "http-response", response.content, head=True, jsonrpc=False, **meta)
+        return HttpResponse(
+            response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.content
+        )
+
+    async def _authorization(self, step: Step) -> HttpResponse:
+        assert step.request is not None
+        redirect_uri = self.listener.redirect_uri if self.listener else "http://127.0.0.1/callback"
+        if self.settings.non_interactive:
+            url = step.request.url
+            for _ in range(MAX_REDIRECTS):
+                response = await self._send(step, HttpRequest("GET", url))
+                location = response.header("location")
+                if response.status not in (301, 302, 303, 307, 308) or not location:
+                    raise AuthFailure(
+                        step.name,
+                        "needs-a-person",
+                        f"the authorization endpoint answered {response.status} instead of redirecting "
+                        "back: it wants a person; run without --auth-non-interactive",
+                    )
+                url = urljoin(url, location)
+                if _same_endpoint(url, redirect_uri):
+                    return HttpResponse(302, {"location": url})
+            raise AuthFailure(step.name, "too-many-redirects", f"more than {MAX_REDIRECTS} redirects")
+        assert self.listener is not None
+        self.settings.say("Authorize in your browser; if it does not open, visit:\n  " + step.request.url)
+        if self.settings.open_browser:
+            # In a thread: some browser commands ($BROWSER) only return when the page is done,
+            # and the listener must answer the redirect meanwhile.
+            threading.Thread(target=_open_browser, args=(step.request.url,), daemon=True).start()
+        received = await self.listener.wait(self.settings.wait)
+        if received is None:
+            raise AuthFailure(
+                step.name,
+                "no-callback",
+                f"no authorization came back to {redirect_uri} within {self.settings.wait:g} s",
+            )
+        self._record_browser_leg(step, received)
+        return HttpResponse(302, {"location": received})
+
+    def _record_browser_leg(self, step: Step, received: str) -> None:
+        """The authorization request the browser made and the redirect it came back with (as a
+        `Location`), recorded like the other legs (the query's code and state are redacted)."""
+        assert step.request is not None
+        url = httpx.URL(step.request.url)
+        ex = HttpExchange(self.tap, -(1 << 40) - next(_numbers), "GET", url.path, url.query.decode("latin-1"))
+        meta: dict[str, Any] = {
+            "auth_step": step.name,
+            "auth_origin": f"{url.scheme}://{url.netloc.decode()}",
+            "via": "browser",
+        }
+        ex.tap.submit_message(
+            "c2s",
+            "http-request",
+            b"",
+            ts_ns=ex.started,
+            jsonrpc=False,
+            http_method="GET",
+            http_path=ex.path,
+            http_headers=[],
+            meta={"exchange": ex.number, **meta},
+        )
+        ex.status = 302
+        ex.response_headers = [["Location", received]]
+        ex.record("s2c", "http-response", b"", head=True, jsonrpc=False, **meta)
+
+    def _record_refused(self, request: httpx.Request, response: httpx.Response) -> None:
+        """The MCP request the server refused (401/403), as an exchange of its own."""
+        url = request.url
+        ex = HttpExchange(
+            self.tap, -(1 << 40) - next(_numbers), request.method, url.path, url.query.decode("latin-1")
+        )
+        step = "step-up" if response.status_code == 403 else "unauthorized"
+        meta: dict[str, Any] = {"auth_step": step}
+        ex.tap.submit_message(
+            "c2s",
+            "http-request",
+            request.content,
+            ts_ns=ex.started,
+            jsonrpc=False,
+            http_method=request.method,
+            http_path=ex.path,
+            http_headers=header_pairs(request.headers.raw),
+            meta={"exchange": ex.number, **meta},
+        )
+        ex.status = response.status_code
+        ex.response_headers = header_pairs(response.headers.raw)
+        ex.record("s2c", "http-response", response.content, head=True, jsonrpc=False, **meta)
+
+
+def _open_browser(url: str) -> None:
+    with contextlib.suppress(webbrowser.Error):
+        webbrowser.open(url)
+
+
+def _same_endpoint(url: str, redirect_uri: str) -> bool:
+    a, b = urlsplit(url), urlsplit(redirect_uri)
+    return (a.scheme, a.netloc, a.path) == (b.scheme, b.netloc, b.path)

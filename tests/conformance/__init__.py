@@ -1,0 +1,1 @@
+"""The official conformance suite run against our client: the adapter (client.py) and the runner (suite.py)."""

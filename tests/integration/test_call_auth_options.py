@@ -1,0 +1,30 @@
+"""`call`'s OAuth options refuse what cannot work with a clear message and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "inspector", "call", "tools/list"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--url", "http://127.0.0.1:9/mcp", "--client-id", "x"], "go with --auth"),
+        (["--auth", "--", "python", "server.py"], "--auth needs --url"),
+        (
+            ["--url", "http://127.0.0.1:9/mcp", "--auth", "--client-secret", "s"],
+            "--client-secret needs --client-id",
+        ),
+    ],
+)
+def test_bad_auth_options(tmp_path: Path, args: list[str], said: str) -> None:
+    done = subprocess.run(
+        [*CLI, "--db", str(tmp_path / "rec.db"), *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert said in " ".join(done.stderr.split()) and "Traceback" not in done.stderr

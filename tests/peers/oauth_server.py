@@ -1,0 +1,159 @@
+"""An authorization-protected MCP server built with the official Python SDK's server auth support.
+
+One process is both the authorization server (the SDK's auth routes over an
+in-memory provider that approves every authorization request at once, as test
+servers do) and the resource server (`/mcp`, Bearer tokens checked by the
+SDK). Access tokens live `--expires` seconds (default 3600) and come with a
+refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
+request gets a 401, as after expiry).
+
+Prints "oauth server listening on http://127.0.0.1:PORT/mcp" on stderr when ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import socket
+import sys
+import time
+
+import uvicorn
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+
+class Provider:
+    """In-memory clients, codes and tokens; every authorization is approved."""
+
+    def __init__(self, expires: int) -> None:
+        self.expires = expires
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.refresh_tokens: dict[str, RefreshToken] = {}
+        self.access_tokens: dict[str, AccessToken] = {}
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        code = secrets.token_urlsafe(16)
+        assert client.client_id is not None
+        self.codes[code] = AuthorizationCode(
+            code=code,
+            scopes=params.scopes or [],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, code: str
+    ) -> AuthorizationCode | None:
+        return self.codes.get(code)
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+        access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        expires_at = int(time.time()) + self.expires
+        self.access_tokens[access] = AccessToken(
+            token=access, client_id=client_id, scopes=scopes, expires_at=expires_at, resource=resource
+        )
+        self.refresh_tokens[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
+        return OAuthToken(
+            access_token=access,
+            token_type="Bearer",
+            expires_in=self.expires,
+            refresh_token=refresh,
+            scope=" ".join(scopes) or None,
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        self.codes.pop(authorization_code.code, None)
+        return self._issue(
+            authorization_code.client_id, authorization_code.scopes, authorization_code.resource
+        )
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        return self.refresh_tokens.get(refresh_token)
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        self.refresh_tokens.pop(refresh_token.token, None)
+        return self._issue(refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        found = self.access_tokens.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.access_tokens.pop(token.token, None)
+        self.refresh_tokens.pop(token.token, None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--expires", type=int, default=3600)
+    args = parser.parse_args()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    provider = Provider(args.expires)
+    server = MCPServer(
+        "oauth-peer",
+        auth_server_provider=provider,
+        auth=AuthSettings(
+            issuer_url=base,
+            resource_server_url=f"{base}/mcp",
+            client_registration_options=ClientRegistrationOptions(
+                enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]
+            ),
+            required_scopes=["mcp"],
+            validate_token_resource=True,
+        ),
+    )
+
+    @server.tool()
+    def whoami() -> str:
+        """Say hello."""
+        return "hello, authorized client"
+
+    @server.tool()
+    def forget_tokens() -> str:
+        """Drop every access token (refresh tokens stay): the next request gets a 401."""
+        provider.access_tokens.clear()
+        return "forgotten"
+
+    app = server.streamable_http_app()
+    config = uvicorn.Config(app, log_level="warning")
+    print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
