@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.schema import CreateTable
 from sqlmodel import SQLModel
 
 from inspector.config import DEFAULT_DB
@@ -36,8 +37,46 @@ def _v2(conn) -> None:
     SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
 
 
+def _v3(conn) -> None:
+    """`session` and `message` ids are never reused (SQLite AUTOINCREMENT).
+
+    Without it SQLite gives a new row the highest id + 1, so deleting the newest session handed its
+    ids to the next one: the live feed and the full-text index (which remember the highest id they
+    have seen) then missed the new rows, and an open `/sessions/N` page showed another session.
+    SQLite cannot add AUTOINCREMENT to a table, so each is rebuilt under its name, ids kept
+    (foreign keys are off meanwhile: see `_migrate`). A fresh database has it from `_v1`."""
+    if conn.dialect.name != "sqlite":
+        return  # other databases' identity columns never reuse ids
+    for table, floor_sql in (
+        (models.Session.__table__, None),  # type: ignore[attr-defined]
+        (models.Message.__table__, "SELECT indexed_upto FROM fts_state"),  # type: ignore[attr-defined]
+    ):
+        name = table.name
+        ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        sql = ddl.scalar_one()
+        if "AUTOINCREMENT" in sql.upper():
+            continue
+        columns = ", ".join(f'"{c.name}"' for c in table.columns)
+        create = str(CreateTable(table).compile(dialect=conn.dialect)).strip()
+        conn.exec_driver_sql(create.replace(f"CREATE TABLE {name} ", f"CREATE TABLE {name}_v3 ", 1))
+        conn.exec_driver_sql(f"INSERT INTO {name}_v3 ({columns}) SELECT {columns} FROM {name}")
+        conn.exec_driver_sql(f"DROP TABLE {name}")
+        conn.exec_driver_sql(f"ALTER TABLE {name}_v3 RENAME TO {name}")
+        for index in table.indexes:
+            index.create(conn)
+        # Ids handed out before (and deleted since) may still be in the full-text index's watermark.
+        floor = 0
+        if floor_sql and conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'fts_state'").first():
+            floor = conn.exec_driver_sql(floor_sql).scalar() or 0
+        conn.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name IN (?, ?)", (name, f"{name}_v3"))
+        conn.exec_driver_sql(
+            f"INSERT INTO sqlite_sequence (name, seq) SELECT ?, MAX(COALESCE(MAX(id), 0), ?) FROM {name}",
+            (name, floor),
+        )
+
+
 # Index i upgrades a database at schema version i to version i + 1.
-MIGRATIONS: list[Callable] = [_v1, _v2]
+MIGRATIONS: list[Callable] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -104,7 +143,22 @@ def _looks_corrupt(exc: Exception) -> bool:
 
 
 def _migrate(engine: Engine) -> None:
-    with write_connection(engine) as conn, conn.begin():
+    with write_connection(engine) as conn:
+        # Foreign keys off while upgrading: `_v3` rebuilds referenced tables under their names (SQLite's
+        # table-rebuild procedure), which a per-statement check would refuse half-way. The PRAGMA only
+        # works outside a transaction: on the DB-API connection (autocommit) before BEGIN.
+        raw = conn.connection.dbapi_connection if engine.dialect.name == "sqlite" else None
+        if raw is not None:
+            raw.execute("PRAGMA foreign_keys=OFF")
+        try:
+            _migrate_steps(conn)
+        finally:
+            if raw is not None:
+                raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _migrate_steps(conn) -> None:
+    with conn.begin():
         conn.execute(text("CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL)"))
         row = conn.execute(text("SELECT version FROM schema_info")).first()
         version = row[0] if row else 0

@@ -40,6 +40,9 @@ class Session(SQLModel, table=True):
     """One recorded connection (a wrap, a proxy session, a mock run, a replay, an import)."""
 
     __tablename__ = "session"
+    # Ids are never reused after a delete: the UI's URLs and the live feed's and full-text index's
+    # watermarks (the highest id seen) rely on it (store/engine.py `_v3` upgrades older files).
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: int | None = Field(default=None, primary_key=True)
     name: str | None = None
@@ -86,6 +89,7 @@ class Message(SQLModel, table=True):
         Index("ix_message_session_method", "session_id", "method"),
         Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
         Index("ix_message_session_answers", "session_id", "answers_seq"),
+        {"sqlite_autoincrement": True},  # ids never reused: see Session
     )
 
     id: int | None = Field(default=None, primary_key=True)
