@@ -6,7 +6,6 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import orjson
@@ -17,9 +16,7 @@ from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
 
 if TYPE_CHECKING:
-    import httpx
-
-    from inspector.capture import Tap
+    from inspector.auth.connect import AuthRequest
 
 __all__ = ["app", "main"]
 
@@ -158,6 +155,44 @@ InsecureOption = Annotated[
         help="Do not check the HTTPS server's certificate (anyone on the path can then "
         "read and change the traffic). For test servers only.",
     ),
+]
+AuthOption = Annotated[
+    bool,
+    typer.Option(
+        "--auth",
+        help="Authorize with OAuth when the server answers 401 (--url only). Tokens are kept in "
+        "a user-only file ($MCP_INSPECTOR_AUTH_FILE, else ~/.config/mcp-inspector/auth.json), "
+        "never in the recording.",
+    ),
+]
+ClientIdOption = Annotated[
+    str | None,
+    typer.Option("--client-id", help="--auth: a client registered with the AS.", show_default=False),
+]
+ClientSecretOption = Annotated[
+    str | None, typer.Option("--client-secret", help="--auth: that client's secret.", show_default=False)
+]
+ClientMetadataUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--client-metadata-url",
+        help="--auth: an https URL of this client's metadata document (CIMD).",
+        show_default=False,
+    ),
+]
+ScopeOption = Annotated[
+    str | None,
+    typer.Option("--scope", help="--auth: the scopes to ask for (space-separated).", show_default=False),
+]
+AuthNonInteractiveOption = Annotated[
+    bool,
+    typer.Option(
+        "--auth-non-interactive",
+        help="--auth: follow the AS's redirects instead of opening a browser (an AS that approves by itself).",
+    ),
+]
+AuthWaitOption = Annotated[
+    float, typer.Option("--auth-wait", help="--auth: seconds to wait for the browser to come back.")
 ]
 MaxConnectionsOption = Annotated[
     int,
@@ -583,8 +618,19 @@ def replay(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
+    auth: AuthOption = False,
+    client_id: ClientIdOption = None,
+    client_secret: ClientSecretOption = None,
+    client_metadata_url: ClientMetadataUrlOption = None,
+    scope: ScopeOption = None,
+    auth_non_interactive: AuthNonInteractiveOption = False,
+    auth_wait: AuthWaitOption = 300.0,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
+
+    With --url and --auth a 401 starts the OAuth flow of the recording's revision (as `call
+    --auth` does); a token from an earlier run is reused. The recorded Authorization header, if
+    any, is not sent then.
 
     Exit status: 0 behaviour unchanged, 1 changed, 2 the replay could not run. The replay is
     recorded as a new session (kind `replay`) linked to the original.
@@ -597,6 +643,9 @@ def replay(
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
     _redaction(redact, redact_path, keep_secrets)
     _outbound(url, ca_bundle, client_cert, client_key, insecure)
+    wanted = _auth_request(
+        auth, url, client_id, client_secret, client_metadata_url, scope, auth_non_interactive, auth_wait
+    )
     headers = _parse_headers(header or [])
     engine = _engine(db, create=False)
     code = replay_and_diff(
@@ -612,6 +661,7 @@ def replay(
         json_out=json_out,
         verbose=verbose,
         strict_volatile=strict_volatile,
+        auth=wanted,
     )
     raise typer.Exit(code)
 
@@ -689,6 +739,13 @@ def versions(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
+    auth: AuthOption = False,
+    client_id: ClientIdOption = None,
+    client_secret: ClientSecretOption = None,
+    client_metadata_url: ClientMetadataUrlOption = None,
+    scope: ScopeOption = None,
+    auth_non_interactive: AuthNonInteractiveOption = False,
+    auth_wait: AuthWaitOption = 300.0,
 ) -> None:
     """Probe a server once per protocol revision and show what changes between them.
 
@@ -709,6 +766,9 @@ def versions(
     target = check_target(command, url)
     _redaction(redact, redact_path, keep_secrets)
     _outbound(url, ca_bundle, client_cert, client_key, insecure)
+    wanted = _auth_request(
+        auth, url, client_id, client_secret, client_metadata_url, scope, auth_non_interactive, auth_wait
+    )
     given = _parse_secrets(secret or [])
     engine = _engine(db)
     raise typer.Exit(
@@ -722,6 +782,7 @@ def versions(
             secrets=given,
             json_out=json_out,
             show_all=show_all,
+            auth=wanted,
         )
     )
 
@@ -799,27 +860,13 @@ def call(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
-    auth: Annotated[
-        bool, typer.Option("--auth", help="Authorize with OAuth when the server answers 401 (--url only).")
-    ] = False,
-    client_id: Annotated[str | None, typer.Option(help="--auth: a client registered with the AS.")] = None,
-    client_secret: Annotated[str | None, typer.Option(help="--auth: that client's secret.")] = None,
-    client_metadata_url: Annotated[
-        str | None, typer.Option(help="--auth: an https URL of this client's metadata document (CIMD).")
-    ] = None,
-    scope: Annotated[
-        str | None, typer.Option(help="--auth: the scopes to ask for (space-separated).")
-    ] = None,
-    auth_non_interactive: Annotated[
-        bool,
-        typer.Option(
-            "--auth-non-interactive",
-            help="--auth: follow the AS's redirects instead of opening a browser (an AS that approves by itself).",
-        ),
-    ] = False,
-    auth_wait: Annotated[
-        float, typer.Option(help="--auth: seconds to wait for the browser to come back.")
-    ] = 300.0,
+    auth: AuthOption = False,
+    client_id: ClientIdOption = None,
+    client_secret: ClientSecretOption = None,
+    client_metadata_url: ClientMetadataUrlOption = None,
+    scope: ScopeOption = None,
+    auth_non_interactive: AuthNonInteractiveOption = False,
+    auth_wait: AuthWaitOption = 300.0,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -835,6 +882,7 @@ def call(
     """
     import anyio
 
+    from inspector.auth.connect import authorizer
     from inspector.mock.client import ClientConfig, MockClient, Responder
 
     if command and command[0] == "--":
@@ -849,16 +897,9 @@ def call(
         raise InspectorError(f"--params is not valid JSON: {exc}") from None
     if parsed is not None and not isinstance(parsed, dict):
         raise InspectorError("--params must be a JSON object")
-    given_auth = client_id or client_secret or client_metadata_url or scope or auth_non_interactive
-    if given_auth and not auth:
-        raise InspectorError(
-            "--client-id, --client-secret, --client-metadata-url, --scope and "
-            "--auth-non-interactive go with --auth"
-        )
-    if auth and not url:
-        raise InspectorError("--auth needs --url (a stdio server is not authorized with OAuth)")
-    if client_secret and not client_id:
-        raise InspectorError("--client-secret needs --client-id")
+    wanted = _auth_request(
+        auth, url, client_id, client_secret, client_metadata_url, scope, auth_non_interactive, auth_wait
+    )
     config = ClientConfig(
         target=url or list(command or []),
         protocol_version=protocol_version,
@@ -880,15 +921,8 @@ def call(
         client = MockClient(engine, config, listener=log_progress if progress else None)
         # The stack (the callback listener, OAuth's client) outlives the group cancelled below.
         async with contextlib.AsyncExitStack() as stack:
-            if auth:
-                config.auth = await _call_auth(
-                    stack,
-                    str(url),
-                    protocol_version,
-                    (client_id, client_secret, client_metadata_url, scope),
-                    non_interactive=auth_non_interactive,
-                    wait=auth_wait,
-                )
+            if wanted is not None:
+                config.auth = await stack.enter_async_context(authorizer(wanted, str(url), protocol_version))
             async with anyio.create_task_group() as tg:
                 try:
                     first = await client.start(tg)
@@ -920,33 +954,21 @@ def call(
     sys.stdout.write(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
-async def _call_auth(
-    stack: contextlib.AsyncExitStack[bool | None],
-    url: str,
-    protocol_version: str,
-    given: tuple[str | None, str | None, str | None, str | None],
-    *,
+def _auth_request(
+    auth: bool,
+    url: str | None,
+    client_id: str | None,
+    client_secret: str | None,
+    client_metadata_url: str | None,
+    scope: str | None,
     non_interactive: bool,
     wait: float,
-) -> Callable[[Tap], httpx.Auth]:
-    """`call --auth`: start the loopback callback listener (closed with `stack`) and return the
-    factory MockClient calls with the session's tap to get the connection's httpx.Auth."""
-    import anyio
+) -> AuthRequest | None:
+    """The checked `--auth` options of `call`, `replay` and `versions` (None without --auth)."""
+    from inspector.auth.connect import AuthRequest, check_auth_options
 
-    from inspector.auth.callback import callback_listener
-    from inspector.auth.registration import ClientOptions
-    from inspector.auth.runner import OAuth, OAuthSettings
-
-    own = await stack.enter_async_context(anyio.create_task_group())
-    listener = await stack.enter_async_context(callback_listener(own))
-    settings = OAuthSettings(ClientOptions(*given), non_interactive=non_interactive, wait=wait)
-
-    def make_auth(tap: Tap) -> OAuth:
-        oauth = OAuth(settings, url, protocol_version, tap, listener)
-        stack.push_async_callback(oauth.aclose)
-        return oauth
-
-    return make_auth
+    given = AuthRequest(client_id, client_secret, client_metadata_url, scope, non_interactive, wait)
+    return check_auth_options(auth, url, given)
 
 
 @app.command()

@@ -119,9 +119,15 @@ class OAuth(httpx.Auth):
             await response.aread()
             self._record_refused(request, response)
             if attempts >= MAX_AUTHORIZATIONS:
+                hint = (
+                    ""
+                    if self.revision.resource_indicator
+                    else f"; {self.revision.name} clients send no `resource` (RFC 8707): a server"
+                    " that wants its tokens bound to it refuses theirs"
+                )
                 self.settings.say(
                     f"authorization: gave up after {attempts} authorizations "
-                    f"(the server still answers {response.status_code})"
+                    f"(the server still answers {response.status_code}{hint})"
                 )
                 return
             attempts += 1

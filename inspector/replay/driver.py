@@ -9,6 +9,7 @@ from the recording. Returns the new session's id.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,9 +18,11 @@ from typing import Any
 import anyio
 from sqlalchemy import Engine
 
+from inspector.auth.connect import DEFAULT_REVISION, AuthRequest, authorizer
 from inspector.capture import Recorder
 from inspector.capture.redact import Secrets, active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
+from inspector.errors import InspectorError
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
 from inspector.store import StoreWriter, create_session, iter_messages
@@ -49,20 +52,23 @@ async def run_replay(
     headers: dict[str, str] | None = None,
     secrets: dict[str, str] | None = None,
     name: str | None = None,
+    auth: AuthRequest | None = None,
 ) -> ReplayOutcome:
     """Replay `original` against `target` and record it; the outcome names what went wrong, if anything.
 
     Secrets redacted at record time (`[secret:NAME]` placeholders in credential headers, in a URL
     target's query, in message bodies) are put back from `secrets` or the environment
     (`MCP_INSPECTOR_SECRET_<NAME>`); `headers` add to or override the recorded ones. The replay's
-    own recording redacts the values it put back."""
+    own recording redacts the values it put back. With `auth` (a URL target) a 401 starts the
+    OAuth flow of the recording's revision; its legs are recorded in the replay's session."""
     assert original.id is not None
     rows = list(iter_messages(engine, original.id))
     plan = plan_replay(rows, policy)
     filler = Secrets(secrets or {}, os.environ)
     for step in plan.steps:
         step.raw = filler.bytes(step.raw)
-    headers = {**recorded_secret_headers(rows, filler), **(headers or {})}
+    skip = frozenset({"authorization"}) if auth is not None else frozenset()
+    headers = {**recorded_secret_headers(rows, filler, skip), **(headers or {})}
     target = filler.text(target) if isinstance(target, str) else [filler.text(t) for t in target]
     redaction = active().with_values(filler.used)
     session_id = create_session(
@@ -94,22 +100,27 @@ async def run_replay(
 
     status: int | None = None
     try:
-        async with anyio.create_task_group() as tg:
-            conn = await open_connection(target, tap, tg, headers=headers)
-            endpoint = Endpoint(conn, on_request=on_request)
-            await tg.start(endpoint.serve)
-            try:
-                for step in plan.steps:
-                    await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
-                    await endpoint.send_raw(subs.apply(step.raw))
-                    outcome.sent += 1
-                await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
-                status = await conn.aclose()
-            except ConnectionClosed as exc:
-                # Still inside the task group, so the stderr reader can finish: the server's own
-                # words and exit status say why far better than "closed before the response".
-                status, outcome.error = await _explain(conn, exc)
-            tg.cancel_scope.cancel()
+        async with contextlib.AsyncExitStack() as stack:
+            oauth = None
+            if auth is not None and isinstance(target, str):
+                revision = original.protocol_version or DEFAULT_REVISION
+                oauth = (await stack.enter_async_context(authorizer(auth, target, revision)))(tap)
+            async with anyio.create_task_group() as tg:
+                conn = await open_connection(target, tap, tg, headers=headers, auth=oauth)
+                endpoint = Endpoint(conn, on_request=on_request)
+                await tg.start(endpoint.serve)
+                try:
+                    for step in plan.steps:
+                        await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
+                        await endpoint.send_raw(subs.apply(step.raw))
+                        outcome.sent += 1
+                    await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
+                    status = await conn.aclose()
+                except ConnectionClosed as exc:
+                    # Still inside the task group, so the stderr reader can finish: the server's own
+                    # words and exit status say why far better than "closed before the response".
+                    status, outcome.error = await _explain(conn, exc)
+                tg.cancel_scope.cancel()
     except (ConnectionClosed, OSError) as exc:
         outcome.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - a replay that cannot run is reported, not a traceback
@@ -155,4 +166,6 @@ def _describe(exc: BaseException) -> str:
     """The innermost real error of a task-group failure, in one line."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, InspectorError):  # e.g. an AuthFailure: its message says it all
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"

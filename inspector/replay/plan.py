@@ -86,16 +86,19 @@ def plan_replay(rows: list[Message], policy: MatchPolicy | None = None) -> Repla
     return ReplayPlan(steps, answered[awaited:], answers, responses)
 
 
-def recorded_secret_headers(rows: list[Message], secrets: Secrets) -> dict[str, str]:
+def recorded_secret_headers(
+    rows: list[Message], secrets: Secrets, skip: frozenset[str] = frozenset()
+) -> dict[str, str]:
     """The headers the original client sent that were stored redacted, with their secrets put back.
 
-    A header whose secrets were not all given is left out (`secrets.missing` names them)."""
+    A header whose secrets were not all given is left out (`secrets.missing` names them); so are
+    the (lower-case) names in `skip`, e.g. `authorization` when OAuth gets a fresh token."""
     headers: dict[str, str] = {}
     for m in rows:
         if m.channel != "http-request" or not m.http_headers:
             continue
         for name, value in m.http_headers:
-            if "[secret:" not in value or name.lower() in headers:
+            if "[secret:" not in value or name.lower() in headers or name.lower() in skip:
                 continue
             before = len(secrets.missing)
             filled = secrets.text(value)

@@ -9,6 +9,7 @@ import anyio
 import orjson
 from sqlalchemy import Engine
 
+from inspector.auth.connect import AuthRequest
 from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.replay.diff import (
@@ -98,6 +99,7 @@ def replay_and_diff(
     json_out: bool = False,
     verbose: bool = False,
     strict_volatile: bool = False,
+    auth: AuthRequest | None = None,
 ) -> int:
     original = get_session(engine, ref)
     assert original.id is not None
@@ -114,7 +116,14 @@ def replay_and_diff(
         )
         outcome = anyio.run(
             lambda: run_replay(
-                engine, original, target, timeout=timeout, policy=policy, headers=headers, secrets=secrets
+                engine,
+                original,
+                target,
+                timeout=timeout,
+                policy=policy,
+                headers=headers,
+                secrets=secrets,
+                auth=auth,
             )
         )
         problem = _failed(outcome)

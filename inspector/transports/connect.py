@@ -334,7 +334,7 @@ class StreamableHttpConnection(_HttpBase):
                 f"the server answered {response.status_code} "
                 f"{'Unauthorized' if response.status_code == 401 else 'Forbidden'}"
                 + (f" (WWW-Authenticate: {challenge})" if challenge else "")
-                + ": it requires authorization; `call --auth` authorizes with OAuth, "
+                + ": it requires authorization; --auth (call, replay, versions) authorizes with OAuth, "
                 "--header 'Authorization: Bearer ...' sends a token you have"
             )
         if is_json:

@@ -20,6 +20,7 @@ elicitation declined, no roots.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -31,8 +32,10 @@ import mcp_types
 import orjson
 from sqlalchemy import Engine
 
+from inspector.auth.connect import AuthRequest, authorizer
 from inspector.capture.redact import Secrets
 from inspector.endpoint import ResponseTimeout
+from inspector.errors import InspectorError
 from inspector.mock.client import ClientConfig, MockClient, Responder
 from inspector.replay.plan import ReplayPlan, Substitutions, plan_replay
 from inspector.store.models import Message
@@ -83,6 +86,7 @@ async def probe_revision(
     replay_rows: list[Message] | None = None,
     headers: dict[str, str] | None = None,
     secrets: Secrets | None = None,
+    auth: AuthRequest | None = None,
 ) -> int:
     """Connect under `revision`, probe, optionally replay; return the recorded session's id.
 
@@ -101,20 +105,23 @@ async def probe_revision(
     client = MockClient(engine, config, secrets=filler)
     reason = "versions probe finished"
     try:
-        async with anyio.create_task_group() as tg:
-            try:
-                first = await client.start(tg)
-                if isinstance(first.get("result"), dict):
-                    await _list_all(client, first["result"].get("capabilities"))
-                    if plan is not None:
-                        await _replay(client, plan)
-            except Exception as exc:  # noqa: BLE001 - recorded as the session's end reason
-                reason = _describe(exc)
-                if _closed(exc) and (note := await client.exit_note()):
-                    reason = f"{reason}: the server {note}"
-            finally:
-                await client.close(reason)
-                tg.cancel_scope.cancel()
+        async with contextlib.AsyncExitStack() as stack:
+            if auth is not None and isinstance(target, str):  # each revision's own OAuth rules
+                config.auth = await stack.enter_async_context(authorizer(auth, target, revision))
+            async with anyio.create_task_group() as tg:
+                try:
+                    first = await client.start(tg)
+                    if isinstance(first.get("result"), dict):
+                        await _list_all(client, first["result"].get("capabilities"))
+                        if plan is not None:
+                            await _replay(client, plan)
+                except Exception as exc:  # noqa: BLE001 - recorded as the session's end reason
+                    reason = _describe(exc)
+                    if _closed(exc) and (note := await client.exit_note()):
+                        reason = f"{reason}: the server {note}"
+                finally:
+                    await client.close(reason)
+                    tg.cancel_scope.cancel()
     except Exception as exc:  # noqa: BLE001 - a connection task that failed: the session shows it
         reason = _describe(exc)
     if client.session_id is None:
@@ -190,6 +197,7 @@ async def run_versions(
     on_progress: Callable[[str], None] | None = None,
     run_id: str | None = None,
     secrets: Mapping[str, str] | None = None,
+    auth: AuthRequest | None = None,
 ) -> VersionsRun:
     """Probe every revision in turn (one connection each); the sessions are linked by the run's label.
 
@@ -209,6 +217,7 @@ async def run_versions(
             replay_rows=replay_rows,
             headers=headers,
             secrets=filler,
+            auth=auth,
         )
     run.missing_secrets = list(filler.missing)
     return run
@@ -225,4 +234,6 @@ def _describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, ConnectionClosed | OSError):
         return str(exc) or type(exc).__name__
+    if isinstance(exc, InspectorError):  # e.g. an AuthFailure: its message says it all
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from sqlalchemy import Engine
 
+from inspector.auth.connect import AuthRequest
 from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.store import get_session, iter_messages
@@ -73,6 +74,7 @@ def versions(
     secrets: dict[str, str] | None = None,
     json_out: bool = False,
     show_all: bool = False,
+    auth: AuthRequest | None = None,
 ) -> int:
     """Run the probe for every revision and print the matrix; return the exit status."""
     try:
@@ -96,6 +98,7 @@ def versions(
                 headers=headers,
                 secrets=secrets,
                 on_progress=lambda text: status.update(text),
+                auth=auth,
             )
         )
     if run.missing_secrets:

@@ -23,5 +23,5 @@ def test_401_is_explained_at_once(tmp_path: Path) -> None:
     started = time.monotonic()
     _checks, output = run_scenario("auth/metadata-default", tmp_path, adapter_args="--no-auth")
     assert "answered 401 Unauthorized" in output, output[-3000:]
-    assert "resource_metadata=" in output and "call --auth" in output
+    assert "resource_metadata=" in output and "--auth (call, replay, versions)" in output
     assert time.monotonic() - started < 18  # the adapter's --timeout is 20 s: no waiting for it
