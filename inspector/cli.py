@@ -755,6 +755,9 @@ def versions(
     `versions:RUN`; compare two with `mcp-inspect diff A B`. A well-formed date that is not a
     known revision is offered through initialize (to see the server's counter-offer).
 
+    With --url and --auth each revision authorizes by its own OAuth rules (as `call --auth`
+    does); a token one revision got is reused by the next when the server accepts it.
+
     Exit status: 0 every revision answered (a refused handshake is an answer), 1 some revisions
     got no answer at all, 2 none did or the input was bad.
     """
