@@ -791,6 +791,46 @@ def versions(
 
 
 @app.command()
+def export(
+    sessions: Annotated[
+        list[str], typer.Argument(help="Sessions to export: ids, names or 'last' (a parent goes first).")
+    ],
+    db: DbOption = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="jsonl: the inspector's own session file (exact bytes).")
+    ] = "jsonl",
+    output: Annotated[
+        str | None,
+        typer.Option("-o", "--output", metavar="FILE", help="Write here ('-': stdout; default: stdout)."),
+    ] = None,
+) -> None:
+    """Write sessions to a file to share, keep in git or import elsewhere.
+
+    The JSONL session file holds one message per line with the exact bytes (base64 when not
+    UTF-8), direction, channel, timestamps, HTTP metadata, pairing and each session's facts,
+    keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
+    """
+    from inspector.share.commands import export_command
+
+    raise typer.Exit(export_command(_engine(db, create=False), sessions, fmt=fmt, output=output))
+
+
+@app.command("import")
+def import_(
+    files: Annotated[list[str], typer.Argument(help="Session files to import ('-': stdin).")],
+    db: DbOption = None,
+) -> None:
+    """Add the sessions of session files (from `export`) to the database as new sessions.
+
+    A file is imported whole or not at all: a bad line stops it with its line number and
+    removes what that file had added. The sessions keep their kinds, names and facts.
+    """
+    from inspector.share.commands import import_command
+
+    raise typer.Exit(import_command(_engine(db), files))
+
+
+@app.command()
 def lint(
     session: Annotated[str, typer.Argument(help="A session id, name, or 'last'.")],
     db: DbOption = None,
