@@ -830,6 +830,65 @@ def import_(
     raise typer.Exit(import_command(_engine(db), files))
 
 
+@app.command("test")
+def test_recordings(
+    recordings: Annotated[
+        str, typer.Argument(help="A folder of *.mcp.jsonl recordings (searched below too).")
+    ],
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="The server's URL instead of a command.")] = None,
+    junit_xml: Annotated[
+        str | None,
+        typer.Option(
+            "--junit-xml", metavar="FILE", help="Where to write the JUnit XML report ('' for none)."
+        ),
+    ] = "mcp-inspect-junit.xml",
+    calibrate: Annotated[
+        bool, typer.Option(help="Replay each twice and ignore what differs between those runs.")
+    ] = False,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="PATH", help="A JSON path to ignore in the diffs, e.g. '**.timestamp' (repeatable)."
+        ),
+    ] = None,
+    match: Annotated[
+        str,
+        typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
+    ] = "strict",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+) -> None:
+    """Replay every recording of a folder against a server, as a test suite (for any CI).
+
+    Each recording (from `export` or the pytest plugin) is replayed against the command or URL
+    and its behaviour diffed; a line per recording, a summary and a JUnit XML report. Secrets
+    come from the environment ($MCP_INSPECTOR_SECRET_NAME), as for `replay`.
+
+    Exit status: 0 every recording passed, 1 some changed or could not run, 2 none could run.
+    """
+    from pathlib import Path
+
+    from inspector.share.suite import run_suite
+
+    if command and command[0] == "--":
+        command = command[1:]
+    if bool(command) == bool(url):
+        raise InspectorError("test needs a target: either --url URL or -- COMMAND [ARGS...]")
+    raise typer.Exit(
+        run_suite(
+            Path(recordings),
+            url or list(command or []),
+            junit=Path(junit_xml) if junit_xml else None,
+            calibrate=calibrate,
+            ignore=tuple(ignore or ()),
+            match=match,
+            timeout=timeout,
+        )
+    )
+
+
 @app.command()
 def lint(
     session: Annotated[str, typer.Argument(help="A session id, name, or 'last'.")],
