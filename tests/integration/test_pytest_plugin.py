@@ -175,3 +175,32 @@ def test_plugin_is_registered(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*--mcp-record-mode*"])
     markers = pytester.runpytest_subprocess("--markers")
     markers.stdout.fnmatch_lines(["*mcp_recording(path=None, server=None, url=None*"])
+
+
+HTTP_TEST = """
+import os
+import anyio, mcp, pytest
+
+@pytest.mark.mcp_recording(url=os.environ["REAL_URL"])
+def test_echo_over_http(mcp_server):
+    async def main():
+        with anyio.fail_after(60):
+            async with mcp.Client(mcp_server.url, cache=None, mode="legacy") as client:
+                result = await client.call_tool("echo", {"text": "over http"})
+                assert result.content[0].text == "over http"
+    anyio.run(main)
+"""
+
+
+@pytest.mark.timeout(300)
+def test_http_client_side(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.http_peers import demo_http_server
+
+    pytester.makepyfile(test_http=HTTP_TEST)
+    with demo_http_server() as url:
+        monkeypatch.setenv("REAL_URL", url)
+        _run(pytester, "test_http.py", "--mcp-record-mode", "once").assert_outcomes(passed=1)
+    recording = pytester.path / "recordings" / "test_http" / "test_echo_over_http.mcp.jsonl"
+    assert any("over http" in r for r in _requests(recording))
+    # The real server is gone: the test passes from the recording alone.
+    _run(pytester, "test_http.py").assert_outcomes(passed=1)
