@@ -158,7 +158,8 @@ def test_server_side_replay_and_ts_client(suite: pytest.Pytester) -> None:
     )
     # The changed path with its old and new values, in pytest's own output.
     text = replayed.stdout.str()
-    assert "result" in text and ("-" in text and "+" in text)
+    assert "result.structuredContent.temperature_c: 16.1 => 17.1" in text
+    assert "result.tools[name=fail]: removed" in text
 
     suite.makepyfile(test_ts=TS_TEST)
     _run(suite, "test_ts.py", "--mcp-record-mode", "once").assert_outcomes(passed=1)
