@@ -791,6 +791,105 @@ def versions(
 
 
 @app.command()
+def export(
+    sessions: Annotated[
+        list[str], typer.Argument(help="Sessions to export: ids, names or 'last' (a parent goes first).")
+    ],
+    db: DbOption = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="jsonl: the inspector's own session file (exact bytes).")
+    ] = "jsonl",
+    output: Annotated[
+        str | None,
+        typer.Option("-o", "--output", metavar="FILE", help="Write here ('-': stdout; default: stdout)."),
+    ] = None,
+) -> None:
+    """Write sessions to a file to share, keep in git or import elsewhere.
+
+    The JSONL session file holds one message per line with the exact bytes (base64 when not
+    UTF-8), direction, channel, timestamps, HTTP metadata, pairing and each session's facts,
+    keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
+    """
+    from inspector.share.commands import export_command
+
+    raise typer.Exit(export_command(_engine(db, create=False), sessions, fmt=fmt, output=output))
+
+
+@app.command("import")
+def import_(
+    files: Annotated[list[str], typer.Argument(help="Session files to import ('-': stdin).")],
+    db: DbOption = None,
+) -> None:
+    """Add the sessions of session files (from `export`) to the database as new sessions.
+
+    A file is imported whole or not at all: a bad line stops it with its line number and
+    removes what that file had added. The sessions keep their kinds, names and facts.
+    """
+    from inspector.share.commands import import_command
+
+    raise typer.Exit(import_command(_engine(db), files))
+
+
+@app.command("test")
+def test_recordings(
+    recordings: Annotated[
+        str, typer.Argument(help="A folder of *.mcp.jsonl recordings (searched below too).")
+    ],
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The server command (after --), for stdio.")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="The server's URL instead of a command.")] = None,
+    junit_xml: Annotated[
+        str | None,
+        typer.Option(
+            "--junit-xml", metavar="FILE", help="Where to write the JUnit XML report ('' for none)."
+        ),
+    ] = "mcp-inspect-junit.xml",
+    calibrate: Annotated[
+        bool, typer.Option(help="Replay each twice and ignore what differs between those runs.")
+    ] = False,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="PATH", help="A JSON path to ignore in the diffs, e.g. '**.timestamp' (repeatable)."
+        ),
+    ] = None,
+    match: Annotated[
+        str,
+        typer.Option(help="How the server's requests are matched to recorded answers: strict or lenient."),
+    ] = "strict",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+) -> None:
+    """Replay every recording of a folder against a server, as a test suite (for any CI).
+
+    Each recording (from `export` or the pytest plugin) is replayed against the command or URL
+    and its behaviour diffed; a line per recording, a summary and a JUnit XML report. Secrets
+    come from the environment ($MCP_INSPECTOR_SECRET_NAME), as for `replay`.
+
+    Exit status: 0 every recording passed, 1 some changed or could not run, 2 none could run.
+    """
+    from pathlib import Path
+
+    from inspector.share.suite import run_suite
+
+    if command and command[0] == "--":
+        command = command[1:]
+    if bool(command) == bool(url):
+        raise InspectorError("test needs a target: either --url URL or -- COMMAND [ARGS...]")
+    raise typer.Exit(
+        run_suite(
+            Path(recordings),
+            url or list(command or []),
+            junit=Path(junit_xml) if junit_xml else None,
+            calibrate=calibrate,
+            ignore=tuple(ignore or ()),
+            match=match,
+            timeout=timeout,
+        )
+    )
+
+
+@app.command()
 def lint(
     session: Annotated[str, typer.Argument(help="A session id, name, or 'last'.")],
     db: DbOption = None,

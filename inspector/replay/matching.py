@@ -4,7 +4,7 @@ Sans-IO. A request matches a recorded one when the methods are equal and
 the params are equal after normalisation: key order never matters, and the
 policy removes what should not count.
 
-- strict: params must be equal, except `_meta.progressToken` (chosen per
+- strict: params must be equal (absent params equal `{}`), except `_meta.progressToken` (chosen per
   run by the client) and the 2026-07-28 envelope in `_meta`
   (`io.modelcontextprotocol/...`: protocol version, client info and
   capabilities describe the client, not the question);
@@ -41,7 +41,11 @@ class MatchPolicy:
             raise ValueError(f"match mode must be strict or lenient, got {self.mode!r}")
 
     def normalize(self, params: Any, recorded: Any = None) -> Any:
-        """Params with ignored paths removed (and, leniently, keys the recorded params lack)."""
+        """Params with ignored paths removed (and, leniently, keys the recorded params lack).
+
+        Absent params are empty params: `tools/list` with no params and with `{}` ask the same."""
+        if params is None:
+            return {}
         if not isinstance(params, dict):
             return params
         out = dict(params)

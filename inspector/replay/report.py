@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import anyio
 import orjson
@@ -23,9 +24,18 @@ from inspector.replay.diff import (
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
 from inspector.store import get_session, iter_messages
-from inspector.store.models import Message
+from inspector.store.models import Message, Session
 
-__all__ = ["EXIT_CHANGED", "EXIT_FAILED", "EXIT_SAME", "diff_recorded", "replay_and_diff", "wire"]
+__all__ = [
+    "EXIT_CHANGED",
+    "EXIT_FAILED",
+    "EXIT_SAME",
+    "Verdict",
+    "diff_recorded",
+    "replay_and_diff",
+    "replay_verdict",
+    "wire",
+]
 
 EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
 
@@ -85,9 +95,29 @@ def _failed(outcome: ReplayOutcome) -> str | None:
     return None
 
 
-def replay_and_diff(
+@dataclass
+class Verdict:
+    """What a replay found: `problem` when it could not run, else the diff against the recording."""
+
+    original: int
+    replay: int
+    problem: str | None = None
+    diff: SessionDiff | None = None
+    noise: list[str] = field(default_factory=list)
+    timeouts: list[str] = field(default_factory=list)
+    unmatched_server_requests: list[str] = field(default_factory=list)
+    missing_secrets: list[str] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> int:
+        if self.problem is not None or self.diff is None:
+            return EXIT_FAILED
+        return EXIT_CHANGED if self.diff.changed or self.timeouts else EXIT_SAME
+
+
+def replay_verdict(
     engine: Engine,
-    ref: str,
+    original: Session,
     target: Sequence[str] | str,
     *,
     calibrate: bool = False,
@@ -96,12 +126,12 @@ def replay_and_diff(
     headers: dict[str, str] | None = None,
     secrets: dict[str, str] | None = None,
     timeout: float = 30.0,
-    json_out: bool = False,
-    verbose: bool = False,
     strict_volatile: bool = False,
     auth: AuthRequest | None = None,
-) -> int:
-    original = get_session(engine, ref)
+    say: Callable[[str], None] = lambda text: None,
+) -> Verdict:
+    """Replay `original` against `target` (twice with `calibrate`) and diff it; prints nothing
+    (`say` gets progress lines). Bad patterns or match modes raise InspectorError first."""
     assert original.id is not None
     _paths([*DEFAULT_IGNORE, *ignore])  # a bad pattern is refused before anything runs
     try:
@@ -111,9 +141,7 @@ def replay_and_diff(
     runs = 2 if calibrate else 1
     outcomes: list[ReplayOutcome] = []
     for i in range(runs):
-        print(
-            f"[mcp-inspect] replaying session {original.id} ({i + 1}/{runs}) ...", file=sys.stderr, flush=True
-        )
+        say(f"replaying session {original.id} ({i + 1}/{runs}) ...")
         outcome = anyio.run(
             lambda: run_replay(
                 engine,
@@ -128,15 +156,8 @@ def replay_and_diff(
         )
         problem = _failed(outcome)
         if problem:
-            print(f"[mcp-inspect] the replay could not run: {problem}", file=sys.stderr)
-            print(
-                f"[mcp-inspect] replay of session {original.id} recorded as session {outcome.session_id}",
-                file=sys.stderr,
-            )
-            return EXIT_FAILED
-        if outcome.missing_secrets and i == 0:
-            print(
-                f"[mcp-inspect] warning: {missing_secrets_message(outcome.missing_secrets)}", file=sys.stderr
+            return Verdict(
+                original.id, outcome.session_id, problem=problem, missing_secrets=outcome.missing_secrets
             )
         outcomes.append(outcome)
     patterns = [*DEFAULT_IGNORE, *ignore]
@@ -156,16 +177,71 @@ def replay_and_diff(
         ignore=PathSet(patterns),
         strict_volatile=strict_volatile,
     )
+    return Verdict(
+        original.id,
+        replayed.session_id,
+        diff=result,
+        noise=noise,
+        timeouts=replayed.timeouts,
+        unmatched_server_requests=replayed.unmatched_server_requests,
+        missing_secrets=outcomes[0].missing_secrets,
+    )
+
+
+def replay_and_diff(
+    engine: Engine,
+    ref: str,
+    target: Sequence[str] | str,
+    *,
+    calibrate: bool = False,
+    ignore: Sequence[str] = (),
+    match: str = "strict",
+    headers: dict[str, str] | None = None,
+    secrets: dict[str, str] | None = None,
+    timeout: float = 30.0,
+    json_out: bool = False,
+    verbose: bool = False,
+    strict_volatile: bool = False,
+    auth: AuthRequest | None = None,
+) -> int:
+    """`mcp-inspect replay`: run `replay_verdict`, print the report, return the exit status."""
+    original = get_session(engine, ref)
+    verdict = replay_verdict(
+        engine,
+        original,
+        target,
+        calibrate=calibrate,
+        ignore=ignore,
+        match=match,
+        headers=headers,
+        secrets=secrets,
+        timeout=timeout,
+        strict_volatile=strict_volatile,
+        auth=auth,
+        say=lambda text: print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True),
+    )
+    if verdict.missing_secrets:
+        print(f"[mcp-inspect] warning: {missing_secrets_message(verdict.missing_secrets)}", file=sys.stderr)
+    if verdict.problem is not None or verdict.diff is None:
+        print(f"[mcp-inspect] the replay could not run: {verdict.problem}", file=sys.stderr)
+        print(
+            f"[mcp-inspect] replay of session {verdict.original} recorded as session {verdict.replay}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     extra = {
-        "original": original.id,
-        "replay": replayed.session_id,
-        "calibration_noise": noise,
-        "timeouts": replayed.timeouts,
-        "unmatched_server_requests": replayed.unmatched_server_requests,
+        "original": verdict.original,
+        "replay": verdict.replay,
+        "calibration_noise": verdict.noise,
+        "timeouts": verdict.timeouts,
+        "unmatched_server_requests": verdict.unmatched_server_requests,
     }
-    _print(result, json_out, extra, verbose)
+    _print(verdict.diff, json_out, extra, verbose)
     if not json_out:
-        if noise:
-            print(f"calibration: ignored {len(noise)} noisy path(s): {', '.join(noise)}", file=sys.stderr)
-        print(f"[mcp-inspect] replay recorded as session {replayed.session_id}", file=sys.stderr)
-    return EXIT_CHANGED if result.changed or replayed.timeouts else EXIT_SAME
+        if verdict.noise:
+            print(
+                f"calibration: ignored {len(verdict.noise)} noisy path(s): {', '.join(verdict.noise)}",
+                file=sys.stderr,
+            )
+        print(f"[mcp-inspect] replay recorded as session {verdict.replay}", file=sys.stderr)
+    return verdict.exit_status

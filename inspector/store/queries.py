@@ -252,10 +252,11 @@ def update_session(
     return get_session(engine, session_id)
 
 
-def delete_session(engine: Engine, session_id: int) -> None:
-    """Delete a session and its messages (and their full-text entries); refuse one still recording."""
+def delete_session(engine: Engine, session_id: int, *, force: bool = False) -> None:
+    """Delete a session and its messages (and their full-text entries); refuse one still recording
+    unless `force` (its writer is this process, e.g. an import undoing itself)."""
     found = get_session(engine, session_id)
-    if session_state(found) == "recording":
+    if not force and session_state(found) == "recording":
         raise InspectorError(f"session {session_id} is still recording; stop it first")
     with write_connection(engine) as conn, conn.begin():
         has_fts = (

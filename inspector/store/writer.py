@@ -23,7 +23,7 @@ from inspector.capture.redact import Redaction, active
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
 
-__all__ = ["SessionWriter", "StoreWriter", "create_session"]
+__all__ = ["BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
 
 _FACT_COLUMNS = (
     "era",
@@ -215,4 +215,43 @@ class SessionWriter:
     def on_end(self, exit_status: int | None, reason: str, facts: dict[str, Any] | None = None) -> None:
         """Mark the session ended and release the connection."""
         self._writer.on_end(self.session_id, exit_status, reason, facts or {})
+        self._writer.close()
+
+
+class BulkWriter:
+    """Whole sessions written by code rather than a recorder (imports): a session row with every
+    column given, its rows in batches (one transaction each, so a long import never holds the
+    write lock for long), the final columns set at the end, or the session removed on failure."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._writer = StoreWriter(engine)
+
+    def add_session(self, parent_id: int | None) -> int:
+        """A new session in state `recording` owned by this process until `finish_session`."""
+        with self._writer._conn.begin():
+            result = self._writer._conn.execute(
+                insert(Session).values(
+                    kind="import",
+                    status="recording",
+                    started_ns=time.time_ns(),
+                    parent_id=parent_id,
+                    message_count=0,
+                    host=socket.gethostname(),
+                    pid=os.getpid(),
+                )
+            )
+        return int(result.inserted_primary_key[0])
+
+    def add_rows(self, rows: list[MessageRow]) -> None:
+        if rows:
+            with self._writer._conn.begin():
+                self._writer._insert_rows(rows)
+
+    def finish_session(self, session_id: int, columns: dict[str, Any]) -> None:
+        """Set every column of the session (its final state) at once."""
+        with self._writer._conn.begin():
+            self._writer._update(session_id, columns)
+
+    def close(self) -> None:
         self._writer.close()

