@@ -15,6 +15,9 @@ target through `Redaction.target`. What is redacted:
 - a command line (a stdio target's argv): the word after `--api-key`-like flags,
   `--token=V` and `GITHUB_TOKEN=V` words' values, `Name: value` header words:
   `[secret:arg.api-key]`, `[secret:arg.github_token]`;
+- a server's stderr lines (free text): credentials after `Bearer`/`Basic`,
+  `NAME=VALUE` / `NAME: VALUE` where NAME names a secret, URLs' secrets
+  (`redact_text.py`): `[secret:log.NAME]`;
 - OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
   client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
   (token endpoint requests and responses, registration responses):
@@ -47,6 +50,7 @@ from urllib.parse import unquote_plus, urlsplit
 import orjson
 
 from inspector.capture.json_spans import value_spans
+from inspector.capture.redact_text import redact_line
 from inspector.protocol.sse import stored_body
 
 if TYPE_CHECKING:
@@ -216,6 +220,7 @@ class Redaction:
             and not self._needles
             and not self.values
             and row["channel"] not in _HTTP_CHANNELS
+            and row["channel"] != "stderr"
         ):
             return  # a stdio row with nothing configured: the hot path
         done: list[str] = []
@@ -362,6 +367,9 @@ class Redaction:
         return b"\n".join([*fields, *(b"data: " + line for line in new.split(b"\n"))]) + b"\n\n"
 
     def _body(self, raw: bytes, row: MessageRow, done: list[str]) -> bytes:
+        if row["channel"] == "stderr":  # a server's log line: free text (redact_text.py)
+            out = redact_line(raw, self._secret_arg, self.url, done)
+            return self._literal_bytes(out, done) if self.values else out
         jsonrpc = row["kind"] in _JSONRPC_KINDS
         if jsonrpc or row["channel"] not in _HTTP_CHANNELS:
             # JSON-RPC and stdio rows: only what the user asked for.
