@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import cast
 
 from sqlalchemy import Engine, func, select
 
@@ -21,8 +20,8 @@ from inspector.lint.check import check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.rules import RULES
 from inspector.store.engine import write_connection
-from inspector.store.models import LintFinding, LintRun, Message, StoredRow
-from inspector.store.queries import get_session
+from inspector.store.models import LintFinding, LintRun, Message
+from inspector.store.queries import get_session, iter_rows
 
 __all__ = ["RULES_VERSION", "findings_of", "lint_is_stale", "lint_session"]
 
@@ -33,7 +32,6 @@ RULES_VERSION = hashlib.sha1(
 _m = Message.__table__  # type: ignore[attr-defined]
 _f = LintFinding.__table__  # type: ignore[attr-defined]
 _run = LintRun.__table__  # type: ignore[attr-defined]
-_PAGE = 2000
 
 
 def _max_seq(engine: Engine, session_id: int) -> int:
@@ -54,28 +52,10 @@ def lint_is_stale(engine: Engine, session_id: int) -> bool:
     return run.rules_version != RULES_VERSION or run.upto_seq != _max_seq(engine, session_id)
 
 
-def _rows(engine: Engine, session_id: int) -> list[StoredRow]:
-    rows: list[StoredRow] = []
-    after = 0
-    with engine.connect() as conn:
-        while True:
-            page = conn.execute(
-                select(_m)
-                .where(_m.c.session_id == session_id, _m.c.seq > after)
-                .order_by(_m.c.seq)
-                .limit(_PAGE)
-            ).all()
-            # Every column of the message table: a StoredRow each.
-            rows += [cast(StoredRow, dict(r._mapping)) for r in page]
-            if len(page) < _PAGE:
-                return rows
-            after = page[-1].seq
-
-
 def lint_session(engine: Engine, session_id: int) -> list[Finding]:
     """Check every message of a stored session and store the findings (replacing earlier ones)."""
     get_session(engine, session_id)  # NotFoundError for a bad id
-    rows = _rows(engine, session_id)
+    rows = list(iter_rows(engine, session_id))
     findings = check_rows(rows)
     upto = rows[-1]["seq"] if rows else 0
     by_seq: dict[int, list[dict[str, str]]] = {}

@@ -3,35 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from inspector.share import jsonl
-from inspector.store.models import Message, Session
+from inspector.store.models import Session
+from inspector.store.queries import iter_rows
 
-__all__ = ["jsonl_lines", "stored_rows"]
-
-_PAGE = 2000
-
-
-def stored_rows(engine: Engine, session_id: int) -> Iterator[dict[str, Any]]:
-    """Every stored row of a session in seq order, as plain dicts (all columns)."""
-    table = Message.__table__  # type: ignore[attr-defined]
-    after = 0
-    with engine.connect() as conn:
-        while True:
-            page = conn.execute(
-                select(table)
-                .where(table.c.session_id == session_id, table.c.seq > after)
-                .order_by(table.c.seq)
-                .limit(_PAGE)
-            ).mappings()
-            rows = [dict(r) for r in page]
-            yield from rows
-            if len(rows) < _PAGE:
-                return
-            after = rows[-1]["seq"]
+__all__ = ["jsonl_lines"]
 
 
 def jsonl_lines(engine: Engine, sessions: Sequence[Session]) -> Iterator[bytes]:
@@ -43,5 +22,5 @@ def jsonl_lines(engine: Engine, sessions: Sequence[Session]) -> Iterator[bytes]:
         refs[session.id] = ref
         parent = refs.get(session.parent_id) if session.parent_id is not None else None
         yield jsonl.encode_session(session.to_json(), ref, parent)
-        for row in stored_rows(engine, session.id):
+        for row in iter_rows(engine, session.id):
             yield jsonl.encode_message(row, ref)

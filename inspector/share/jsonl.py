@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import orjson
@@ -92,7 +93,7 @@ def encode_session(session: dict[str, Any], ref: int, parent_ref: int | None) ->
     return orjson.dumps(line, option=_OPTIONS)
 
 
-def encode_message(row: dict[str, Any], ref: int) -> bytes:
+def encode_message(row: Mapping[str, Any], ref: int) -> bytes:
     """A message line from a stored row (every `ROW_COLUMNS` key; `raw` as bytes)."""
     line = {name: row.get(name) for name in _MESSAGE_FIELDS}
     raw = bytes(row["raw"])

@@ -25,7 +25,7 @@ from sqlmodel import col, select
 
 from inspector.errors import InspectorError, NotFoundError
 from inspector.store.engine import write_connection
-from inspector.store.models import SQL_INT_MAX, LintFinding, Message, Session
+from inspector.store.models import SQL_INT_MAX, LintFinding, Message, Session, StoredRow
 
 __all__ = [
     "ROW_FIELDS",
@@ -38,6 +38,7 @@ __all__ = [
     "get_message",
     "get_session",
     "iter_messages",
+    "iter_rows",
     "list_sessions",
     "max_ids",
     "message_rows",
@@ -123,6 +124,26 @@ def iter_messages(
             after_seq = rows[-1].seq
             if remaining is not None:
                 remaining -= len(rows)
+
+
+def iter_rows(engine: Engine, session_id: int, *, page: int = 2000) -> Iterator[StoredRow]:
+    """Every stored row of a session in seq order as plain dicts (all columns; no model per row:
+    lint and export read whole sessions)."""
+    table = Message.__table__  # type: ignore[attr-defined]
+    after = 0
+    with engine.connect() as conn:
+        while True:
+            rows = conn.execute(
+                sa_select(table)
+                .where(table.c.session_id == session_id, table.c.seq > after)
+                .order_by(table.c.seq)
+                .limit(page)
+            ).all()
+            for r in rows:
+                yield cast(StoredRow, dict(r._mapping))
+            if len(rows) < page:
+                return
+            after = rows[-1].seq
 
 
 def pair_of(engine: Engine, message: Message) -> Message | None:
