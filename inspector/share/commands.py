@@ -66,8 +66,10 @@ def _write(lines: Iterable[bytes], output: str | None) -> int:
         return written
     target = Path(output)
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InspectorError(f"-o {output}: the folder {folder} does not exist")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InspectorError(f"-o {output}: cannot create the folder {folder}: {exc.strerror}") from None
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -166,7 +166,7 @@ def run_suite(
     seconds = time.monotonic() - started
     counts = {k: sum(r.outcome == k for r in results) for k in ("passed", "failed", "error")}
     out.print(
-        f"{len(results)} recordings: {counts['passed']} passed, {counts['failed']} changed, "
+        f"{len(results)} recording{'s' if len(results) != 1 else ''}: {counts['passed']} passed, {counts['failed']} changed, "
         f"{counts['error']} could not run ({seconds:.1f} s)"
     )
     if junit is not None:
