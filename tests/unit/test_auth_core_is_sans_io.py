@@ -1,7 +1,8 @@
-"""Guard: the OAuth core (inspector/auth/ but the runner, callback and store) does no IO.
+"""Guard: the OAuth core (inspector/auth/ but runner, connect, callback, store) does no IO.
 
-The flow yields requests and is sent responses; only `runner` (httpx), `callback`
-(the listener) and `store` (the file) touch the outside. `tokens` reads the clock
+The flow yields requests and is sent responses; only `runner` (httpx), `connect`
+(runs the runner beside a transport, anyio), `callback` (the listener) and `store`
+(the file) touch the outside. `tokens` reads the clock
 (`time`) to turn `expires_in` into a time, which is allowed here.
 """
 
@@ -15,7 +16,7 @@ import inspector.auth
 from tests.unit.test_protocol_is_sans_io import forbidden_imports, imported_modules
 
 AUTH_DIR = Path(inspector.auth.__file__).parent
-IO_MODULES = {"runner.py", "callback.py", "store.py"}
+IO_MODULES = {"runner.py", "connect.py", "callback.py", "store.py"}
 CORE = sorted(p for p in AUTH_DIR.glob("*.py") if p.name not in IO_MODULES)
 
 
