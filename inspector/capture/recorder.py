@@ -43,6 +43,7 @@ stderr. Forwarding never stops for it.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -55,7 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
-from inspector.capture.redact import Redaction, active
+from inspector.capture.redact import Redaction, active, header_pairs
 from inspector.store.models import MessageRow
 
 __all__ = ["Recorder", "Subscriber", "Tap"]
@@ -113,7 +114,10 @@ class Tap:
     def submit_message(
         self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any
     ) -> None:
-        """Hand over one already-framed message (HTTP body, SSE event data) with its HTTP metadata."""
+        """Hand over one already-framed message (HTTP body, SSE event data) with its HTTP metadata.
+
+        Headers go as `http_headers` ([name, value] strings) or, cheaper for the caller, as
+        `http_raw_headers` ((name, value) bytes as received), decoded on the recording thread."""
         self._put((_MSG, ts_ns or time.time_ns(), self.session_id, direction, channel, raw, http))
 
     def end_stream(self, direction: str, channel: str, ts_ns: int | None = None) -> None:
@@ -155,8 +159,13 @@ class Recorder:
         self.drain_interval = drain_interval
         self.max_queued_chunks = max_queued_chunks
         self._items: deque[tuple[Any, ...]] = deque()
-        self._wake = threading.Event()
+        # The thread's doorbell: a plain lock, held while nobody rang. Waiting on it with a timeout
+        # is one C call; a threading.Event's wait and clear were about ten Python calls per poll
+        # (a poll every `drain_interval`, traffic or not).
+        self._bell = threading.Lock()
+        self._bell.acquire()
         self._room = threading.Condition()
+        self._room_waiting = 0  # producers waiting for room in the queue (rare: the queue is full)
         self._pending: list[MessageRow] = []
         self._oldest = 0.0
         self._waiters: list[threading.Event] = []
@@ -198,14 +207,24 @@ class Recorder:
         items = self._items
         if len(items) >= self.max_queued_chunks:
             with self._room:
-                while len(items) >= self.max_queued_chunks and not self._stopped.is_set():
-                    self._wake.set()
-                    self._room.wait(0.05)
+                self._room_waiting += 1
+                try:
+                    while len(items) >= self.max_queued_chunks and not self._stopped.is_set():
+                        self._ring()
+                        self._room.wait(0.05)
+                finally:
+                    self._room_waiting -= 1
         items.append(item)
 
     def _put_now(self, item: tuple[Any, ...]) -> None:
         self._items.append(item)
-        self._wake.set()
+        self._ring()
+
+    def _ring(self) -> None:
+        """Wake the recording thread now (rather than at its next poll)."""
+        if self._bell.locked():
+            with contextlib.suppress(RuntimeError):  # another thread rang it first
+                self._bell.release()
 
     def messages_recorded(self, session_id: int) -> int:
         """How many rows a session has produced so far (read from any thread)."""
@@ -214,17 +233,17 @@ class Recorder:
 
     def _run(self) -> None:
         items = self._items
-        wake = self._wake
+        bell = self._bell
         while True:
-            wake.wait(self.drain_interval)
-            wake.clear()
+            bell.acquire(timeout=self.drain_interval)  # rung, or the poll: it is held again either way
             while items:
                 if self._handle(items.popleft()):
                     return
                 if len(self._pending) >= self.batch_rows:
                     self._flush()  # waits for the batch in flight: a slow database slows recording down
-            with self._room:
-                self._room.notify_all()
+            if self._room_waiting:  # unlocked read: a missed notify costs a waiter its 50 ms timeout
+                with self._room:
+                    self._room.notify_all()
             if self._inflight is not None and self._inflight.done.is_set():
                 self._settle()  # a failed batch goes back to the pending rows, for the next flush
             if self._pending and time.monotonic() - self._oldest >= self.flush_interval:
@@ -278,6 +297,9 @@ class Recorder:
                     self._waiters.append(extra)
                     self._flush(wait=True)
             elif op == _MSG:
+                raw_headers = extra.pop("http_raw_headers", None)
+                if raw_headers is not None:  # decoded here, off the transport's path
+                    extra["http_headers"] = header_pairs(raw_headers)
                 self._add([builder.message(ts_ns, a, b, data, **extra)], sid)
             elif op == _EOS:
                 self._add(builder.close_stream(ts_ns, a, b), sid)

@@ -75,6 +75,10 @@ REDACT_ENV = "MCP_INSPECTOR_REDACT"
 _HEADER_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _URL_HEADERS = frozenset({"location", "content-location", "referer"})  # their URL's query may carry a code
 _HEADER_PATTERN = re.compile(r"token|secret|api-?key|apikey|api_key|password|passwd")
+# Header names seen, lower case -> whether `_HEADER_PATTERN` finds a secret in them: a proxy sees
+# the same dozen names on every exchange, and the search was most of a header's redaction cost.
+_PATTERN_HITS: dict[str, bool] = {}
+_PATTERN_HITS_MAX = 4096  # names are the client's to choose: past this many, searched each time
 _QUERY_NAMES = frozenset(
     {
         "api_key",
@@ -303,7 +307,14 @@ class Redaction:
     # -- the parts ----------------------------------------------------------------------------------
 
     def _secret_header(self, lower: str) -> bool:
-        return lower in _HEADER_NAMES or lower in self.names or _HEADER_PATTERN.search(lower) is not None
+        if lower in _HEADER_NAMES or lower in self.names:
+            return True
+        hit = _PATTERN_HITS.get(lower)
+        if hit is None:
+            hit = _HEADER_PATTERN.search(lower) is not None
+            if len(_PATTERN_HITS) < _PATTERN_HITS_MAX:
+                _PATTERN_HITS[lower] = hit
+        return hit
 
     def _headers(self, headers: Any, done: list[str]) -> list[list[str]]:
         out = []

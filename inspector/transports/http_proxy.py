@@ -28,7 +28,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
-from inspector.capture.redact import header_pairs
 from inspector.protocol.http_exchange import (
     SessionRouter,
     decoded_body,
@@ -238,7 +237,7 @@ class HttpProxy:
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
         content_type = media_type(raw_headers)
         if is_event_stream(content_type):
-            ex.response_headers = header_pairs(raw_headers)
+            ex.raw_response_headers = raw_headers
             ex.record("s2c", "http-response", b"", head=True)
             return await self._relay_events(response, send, receive, ex, sid)
         # The end of the body goes out with its last bytes when they are known to be the last.
@@ -254,7 +253,7 @@ class HttpProxy:
             broke = f"upstream response broke: {exc}"
         if not ended and broke is None:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-        ex.response_headers = header_pairs(raw_headers)
+        ex.raw_response_headers = raw_headers
         encoding = header(raw_headers, b"content-encoding")
         body, meta = decoded_body(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
         if broke is not None:

@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 from inspector.capture import Tap
-from inspector.capture.redact import header_pairs
 
 __all__ = ["HttpExchange"]
 
@@ -20,7 +19,9 @@ __all__ = ["HttpExchange"]
 class HttpExchange:
     """One HTTP request/response pair: records its parts with their HTTP metadata and exchange number."""
 
-    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started")
+    __slots__ = (
+        "tap", "number", "method", "path", "status", "response_headers", "raw_response_headers", "started",
+    )  # fmt: skip
 
     def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
         self.tap = tap
@@ -29,10 +30,15 @@ class HttpExchange:
         self.path = path + (f"?{query}" if query else "")
         self.status: int | None = None
         self.response_headers: list[list[str]] | None = None
+        # Or the (name, value) byte pairs as received: decoded on the recording thread, not here.
+        self.raw_response_headers: list[tuple[bytes, bytes]] | None = None
         self.started = time.time_ns()
 
     def request(self, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-        """The request's body and headers (the recorder redacts secrets, `capture/redact.py`)."""
+        """The request's body and headers (the recorder redacts secrets, `capture/redact.py`).
+
+        `headers` are the raw (name, value) byte pairs: the recording thread decodes them (the
+        caller must not change the list afterwards), so the forwarding path does not."""
         self.tap.submit_message(
             "c2s",
             "http-request",
@@ -40,7 +46,7 @@ class HttpExchange:
             ts_ns=self.started,
             http_method=self.method,
             http_path=self.path,
-            http_headers=header_pairs(headers),
+            http_raw_headers=headers,
             meta={"exchange": self.number},
         )
 
@@ -70,6 +76,7 @@ class HttpExchange:
             http_path=self.path,
             http_status=http_status if http_status is not None else (self.status if head else None),
             http_headers=self.response_headers if head else None,
+            http_raw_headers=self.raw_response_headers if head and self.response_headers is None else None,
             sse_event_id=sse_event_id,
             meta={"exchange": self.number, **meta},
         )
