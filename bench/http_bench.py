@@ -18,8 +18,10 @@ Measured per mode and setup:
    (the last chunk of an SSE stream: a keep-alive client can only send its
    next request then). rt/s = 1 / mean round trip.
 2. Throughput: `clients` concurrent MCP sessions (one thread and one
-   connection each), `client_calls` sequential echo calls each; rt/s =
-   all calls / wall time from the start signal to the last answer.
+   connection each), `client_calls` sequential echo calls each, split into
+   up to `rounds` interleaved blocks (rotating the order, at least 40 calls
+   per client in a block; new sessions each block); rt/s = all calls / the
+   summed wall time from each block's start signal to its last answer.
    CPU us/rt: CPU time of the process in the middle (and of the server) over
    the calls it carried.
 3. SSE event latency (sse mode): the `stream` tool sends `stream_events`
@@ -244,6 +246,44 @@ def _concurrent(
     }
 
 
+def _concurrent_rounds(
+    urls: dict[str, str],
+    clients: int,
+    client_calls: int,
+    rounds: int,
+    pids: dict[str, dict[str, int]],
+    counters: dict[str, Counter],
+) -> dict[str, dict[str, Any]]:
+    """`_concurrent` for every setup in interleaved rounds (rotating the order, as `_sequential`).
+
+    One block per setup in a row would measure each at a different time: on a shared machine
+    the load moves by a factor of two within a minute. rt/s = all calls / the summed wall time
+    of a setup's blocks; CPU us/rt over all of them."""
+    n = max(1, min(rounds, client_calls // 40))  # at least 40 calls per client in a block
+    per_round = [client_calls // n + (1 if r < client_calls % n else 0) for r in range(n)]
+    names = list(urls)
+    total: dict[str, dict[str, float]] = {name: {} for name in names}
+    for r, count in enumerate(per_round):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            block = _concurrent(urls[name], clients, count, pids[name], counters[name])
+            t = total[name]
+            t["calls"] = t.get("calls", 0) + clients * count
+            t["wall_s"] = t.get("wall_s", 0.0) + block["wall_s"]
+            for key in pids[name]:
+                k = f"{key}_cpu_us_per_rt"
+                t[k] = t.get(k, 0.0) + block[k] * clients * count  # back to CPU us, divided below
+    out = {}
+    for name, t in total.items():
+        calls = t.pop("calls")
+        out[name] = {
+            "rt_per_s": calls / t["wall_s"],
+            "wall_s": t["wall_s"],
+            "rounds": n,
+            **{k: v / calls for k, v in t.items() if k.endswith("_cpu_us_per_rt")},
+        }
+    return out
+
+
 def _sse_events(url: str, streams: int, events: int, interval_ms: float, counter: Counter) -> dict[str, Any]:
     """Event latency (client arrival - server stamp) for `streams` calls of the `stream` tool."""
     s = _open(url)
@@ -458,9 +498,8 @@ def _run_mode(
         setups = _sequential(urls, mid, calls, warmup, rounds, counters)
         say(f"http {mode}: {clients} concurrent clients x {client_calls:,} calls per setup ...")
         names = list(urls)
-        for name in names:
-            pids = {"server": server.pid, **({"mid": mid[name]} if name in mid else {})}
-            conc = _concurrent(urls[name], clients, client_calls, pids, counters[name])
+        pids = {name: {"server": server.pid, **({"mid": mid[name]} if name in mid else {})} for name in names}
+        for name, conc in _concurrent_rounds(urls, clients, client_calls, rounds, pids, counters).items():
             setups[name]["concurrent"] = conc
         if mode == "sse":
             stream_urls = dict(urls)
