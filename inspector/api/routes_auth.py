@@ -167,7 +167,9 @@ def redirect_uri(request: Request) -> str:
     return str(request.base_url).rstrip("/") + CALLBACK_PATH
 
 
-def connect_auth(request: Request, url: str, protocol_version: str, options: OAuthOptions, wait: float) -> Any:
+def connect_auth(
+    request: Request, url: str, protocol_version: str, options: OAuthOptions, wait: float
+) -> Any:
     """The `ClientConfig.auth` factory of a UI connection: the runner, with the UI's callback route."""
     flows = flows_of(request)
     callback = redirect_uri(request)

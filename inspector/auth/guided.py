@@ -356,7 +356,11 @@ class GuidedFlow:
         return response
 
     def _add(
-        self, step: Step, request: dict[str, Any] | None, response: dict[str, Any] | None, note: str | None = None
+        self,
+        step: Step,
+        request: dict[str, Any] | None,
+        response: dict[str, Any] | None,
+        note: str | None = None,
     ) -> None:
         self.steps.append(
             {

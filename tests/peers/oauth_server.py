@@ -135,7 +135,7 @@ async def approve(request: Request) -> HTMLResponse:
     target = html.escape(request.query_params.get("next", ""), quote=True)
     return HTMLResponse(
         f"<!doctype html><title>Approve access</title><h1>oauth-peer wants to know</h1>"
-        f"<p>Let this client use the MCP server?</p><a id=approve href=\"{target}\">Approve</a>"
+        f'<p>Let this client use the MCP server?</p><a id=approve href="{target}">Approve</a>'
     )
 
 
