@@ -30,7 +30,7 @@ __all__ = ["AuthFlows", "OAuthOptions", "connect_auth", "router"]
 
 router = APIRouter(tags=["auth"])
 _UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no such flow"}}
-MAX_FLOWS = 50  # guided flows kept; the oldest finished ones go first
+MAX_FLOWS = 20  # guided flows kept (each holds a recorder); the oldest go, finished ones first
 
 _RECEIVED = (
     "<!doctype html><meta charset=utf-8><title>mcp-inspect: authorization received</title>"
@@ -141,10 +141,13 @@ class AuthFlows:
         self.oauths: list[OAuth] = []  # of UI connections, closed with the app
 
     def add(self, flow: GuidedFlow) -> list[GuidedFlow]:
-        """Keep `flow`; the finished flows beyond MAX_FLOWS are returned to be closed."""
+        """Keep `flow`; beyond MAX_FLOWS the oldest go (finished ones first), to be closed."""
         self.flows[flow.id] = flow
-        old = [f for f in self.flows.values() if f.state in ("done", "failed")]
-        dropped = old[: max(0, len(self.flows) - MAX_FLOWS)]
+        excess = len(self.flows) - MAX_FLOWS
+        if excess <= 0:
+            return []
+        ordered = sorted(self.flows.values(), key=lambda f: (f.state not in ("done", "failed"), f.created))
+        dropped = ordered[:excess]
         for f in dropped:
             del self.flows[f.id]
         return dropped

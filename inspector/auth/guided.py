@@ -341,10 +341,16 @@ class GuidedFlow:
         self._display = self._display.with_values({"access_token": grant.tokens.access_token})
         response = await self._leg(step)
         if response.status >= 400:
+            hint = (
+                ""
+                if self.revision.resource_indicator
+                else f"; {self.revision.name} clients send no `resource` (RFC 8707): a server that"
+                " binds its tokens to itself refuses theirs"
+            )
             raise AuthFailure(
                 "authenticated-request",
                 "token-not-accepted",
-                f"the server answered {response.status} to the request with the new token",
+                f"the server answered {response.status} to the request with the new token{hint}",
                 step.spec,
             )
 
