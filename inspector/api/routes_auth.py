@@ -15,22 +15,26 @@ from __future__ import annotations
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from sqlalchemy import Engine
 
-from inspector.api.deps import json_response, state_of
-from inspector.auth.guided import GuidedFlow
+from inspector.api.deps import json_response, run_query, state_of
+from inspector.auth.guided import GuidedFlow, session_name
 from inspector.auth.registration import ClientOptions
 from inspector.auth.runner import OAuth, OAuthSettings
 from inspector.auth.ui_callback import CALLBACK_PATH, PendingAuthorizations, UiListener
-from inspector.capture import Tap
+from inspector.capture import Recorder, Tap
+from inspector.capture.redact import active
+from inspector.store import StoreWriter, create_session
 
 __all__ = ["AuthFlows", "OAuthOptions", "connect_auth", "router"]
 
 router = APIRouter(tags=["auth"])
 _UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no such flow"}}
-MAX_FLOWS = 20  # guided flows kept (each holds a recorder); the oldest go, finished ones first
+MAX_FLOWS = 20  # guided flows kept (each an idle task); the oldest go, finished ones first
 
 _RECEIVED = (
     "<!doctype html><meta charset=utf-8><title>mcp-inspect: authorization received</title>"
@@ -139,6 +143,12 @@ class AuthFlows:
         self.pending = PendingAuthorizations()
         self.flows: dict[str, GuidedFlow] = {}
         self.oauths: list[OAuth] = []  # of UI connections, closed with the app
+        self._recorder: Recorder | None = None  # one for every flow (one database connection)
+
+    def recorder(self, engine: Engine) -> Recorder:
+        if self._recorder is None:
+            self._recorder = Recorder([StoreWriter(engine)], redaction=active()).start()
+        return self._recorder
 
     def add(self, flow: GuidedFlow) -> list[GuidedFlow]:
         """Keep `flow`; beyond MAX_FLOWS the oldest go (finished ones first), to be closed."""
@@ -159,6 +169,9 @@ class AuthFlows:
         for oauth in self.oauths:
             await oauth.aclose()
         self.oauths.clear()
+        if self._recorder is not None:
+            recorder, self._recorder = self._recorder, None
+            await anyio.to_thread.run_sync(lambda: recorder.stop(timeout=10))
 
 
 def flows_of(request: Request) -> AuthFlows:
@@ -223,8 +236,18 @@ async def list_pending(request: Request) -> Response:
 )
 async def create_flow(request: Request, body: FlowCreate) -> Response:
     flows = flows_of(request)
+    engine = state_of(request).engine
+    session_id = await run_query(
+        create_session,
+        engine,
+        kind="mock-client",
+        target=body.url,
+        name=session_name(body.revision),
+        redaction=active(),
+    )
     flow = GuidedFlow(
-        state_of(request).engine,
+        flows.recorder(engine),
+        session_id,
         body.url,
         body.revision,
         body.auth.client_options(),

@@ -28,7 +28,6 @@ from typing import Any, cast
 
 import anyio
 import orjson
-from sqlalchemy import Engine
 
 from inspector import __version__
 from inspector.auth.flow import Authorized, FlowInput, authorize
@@ -39,11 +38,10 @@ from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
 from inspector.auth.store import AuthStore
 from inspector.auth.ui_callback import PendingAuthorizations, UiListener
 from inspector.capture import Recorder
-from inspector.capture.redact import Redaction, active
-from inspector.store import StoreWriter, create_session
+from inspector.capture.redact import Redaction
 from inspector.store.models import MessageRow
 
-__all__ = ["GuidedFlow"]
+__all__ = ["GuidedFlow", "session_name"]
 
 _ids = itertools.count(1)
 BROWSER_WAIT = 600.0  # seconds the authorization request waits for the person
@@ -54,6 +52,11 @@ _LOCAL_NOTES = {
     "registration": "the client_id is the metadata document's URL (no registration request)",
     "default-endpoints": "no metadata: the default /authorize, /token and /register at the server's origin",
 }
+
+
+def session_name(protocol_version: str) -> str:
+    """The name of a guided flow's recorded session."""
+    return f"OAuth flow {revision_for(protocol_version).name}"
 
 
 def _text(raw: bytes) -> str:
@@ -95,7 +98,8 @@ class GuidedFlow:
 
     def __init__(
         self,
-        engine: Engine,
+        recorder: Recorder,
+        session_id: int,
         server_url: str,
         protocol_version: str,
         options: ClientOptions,
@@ -103,22 +107,17 @@ class GuidedFlow:
         redirect_uri: str,
         store: AuthStore | None = None,
     ) -> None:
+        """`session_id`: a new `mock-client` session the flow records into, through `recorder`
+        (one recorder serves every flow of a process: `session_name` names the session)."""
         self.id = f"f{next(_ids)}"
         self.server_url = server_url
         self.protocol_version = protocol_version
         self.revision = revision_for(protocol_version)
         self.options = options
         self.created = time.time()
-        redaction = active()
-        self.session_id = create_session(
-            engine,
-            kind="mock-client",
-            target=server_url,
-            name=f"OAuth flow {self.revision.name}",
-            redaction=redaction,
-        )
-        self._recorder = Recorder([StoreWriter(engine)], redaction=redaction).start()
-        self._tap = self._recorder.open(self.session_id)
+        self.session_id = session_id
+        self._tap = recorder.open(session_id)
+        redaction = recorder.redaction
         self._display: Redaction = redaction.with_values(
             {"client_secret": options.client_secret} if options.client_secret else {}
         )
@@ -151,8 +150,11 @@ class GuidedFlow:
         if self.state in ("done", "failed"):
             return
         self.auto = self.auto or all_steps
-        self._settled = anyio.Event()
-        self._go.set()
+        if self.state in ("ready", "paused"):  # at its gate: open it
+            self._settled = anyio.Event()
+            self._go.set()
+        # Else it is running a step or waiting for the browser: wait for that (the gate stays
+        # shut, so a "Next step" sent meanwhile does not also run the step after it).
         with anyio.move_on_after(timeout):
             await self._settled.wait()
 
@@ -217,7 +219,6 @@ class GuidedFlow:
             reason = f"failed: {exc}"
         finally:
             self._tap.end(None, reason)
-            self._recorder.stop()
             self._settled.set()
 
     def _failed(self, failure: AuthFailure) -> None:
