@@ -116,3 +116,15 @@ def test_callback_without_a_pending_state_changes_nothing(api: Api) -> None:
         assert response.headers["cache-control"] == "no-store"
     assert api.http.get("/api/auth/pending").json() == {"items": []}
     assert httpx.get(f"{api.server.base_url}/api/auth/pending").status_code == 401  # no token
+
+
+def test_many_flows_share_the_database_connection(api: Api) -> None:
+    # A recorder per flow held a pooled connection each: the 16th flow waited 30 s for one, then 500.
+    ids = []
+    for _ in range(25):
+        response = api.http.post("/api/auth/flows", json={"url": "http://127.0.0.1:9/mcp"}, timeout=10)
+        assert response.status_code == 201, response.text
+        ids.append(response.json()["id"])
+    assert api.http.get(f"/api/auth/flows/{ids[0]}").status_code == 404  # beyond the 20 kept
+    last = api.http.post(f"/api/auth/flows/{ids[-1]}/run").json()
+    assert last["failure"]["expectation"] == "unreachable"
