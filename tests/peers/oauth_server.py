@@ -7,16 +7,24 @@ SDK). Access tokens live `--expires` seconds (default 3600) and come with a
 refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
 request gets a 401, as after expiry).
 
+`--approval-page`: the authorization endpoint shows a page with an "Approve"
+link (a person's consent) instead of redirecting back at once.
+`--wrong-issuer`: the authorization server metadata names another issuer (the
+fault RFC 8414 section 3.3 tells clients to refuse).
+
 Prints "oauth server listening on http://127.0.0.1:PORT/mcp" on stderr when ready.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import json
 import secrets
 import socket
 import sys
 import time
+from typing import Any
 
 import uvicorn
 from mcp.server.auth.provider import (
@@ -29,13 +37,17 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
 
 
 class Provider:
     """In-memory clients, codes and tokens; every authorization is approved."""
 
-    def __init__(self, expires: int) -> None:
+    def __init__(self, expires: int, approval_page: str | None = None) -> None:
         self.expires = expires
+        self.approval_page = approval_page
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.refresh_tokens: dict[str, RefreshToken] = {}
@@ -61,7 +73,10 @@ class Provider:
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
             resource=params.resource,
         )
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        back = construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        if self.approval_page:
+            return construct_redirect_uri(self.approval_page, next=back)
+        return back
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, code: str
@@ -115,15 +130,51 @@ class Provider:
         self.refresh_tokens.pop(token.token, None)
 
 
+async def approve(request: Request) -> HTMLResponse:
+    """The consent page: a link back to the client with the code (the provider made it already)."""
+    target = html.escape(request.query_params.get("next", ""), quote=True)
+    return HTMLResponse(
+        f"<!doctype html><title>Approve access</title><h1>oauth-peer wants to know</h1>"
+        f'<p>Let this client use the MCP server?</p><a id=approve href="{target}">Approve</a>'
+    )
+
+
+class WrongIssuer:
+    """ASGI wrapper: the authorization server metadata's `issuer` says another URL."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/.well-known/oauth-authorization-server"):
+            await self.app(scope, receive, send)
+            return
+        parts: list[Any] = []
+
+        async def keep(message: Any) -> None:
+            parts.append(message)
+
+        await self.app(scope, receive, keep)
+        start, body = parts[0], b"".join(p.get("body", b"") for p in parts[1:])
+        doc = json.loads(body)
+        doc["issuer"] = doc["issuer"].rstrip("/") + "/elsewhere"
+        data = json.dumps(doc).encode()
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(data)).encode())]})
+        await send({"type": "http.response.body", "body": data})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires", type=int, default=3600)
+    parser.add_argument("--approval-page", action="store_true")
+    parser.add_argument("--wrong-issuer", action="store_true")
     args = parser.parse_args()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    provider = Provider(args.expires)
+    provider = Provider(args.expires, f"{base}/approve" if args.approval_page else None)
     server = MCPServer(
         "oauth-peer",
         auth_server_provider=provider,
@@ -150,7 +201,8 @@ def main() -> None:
         return "forgotten"
 
     app = server.streamable_http_app()
-    config = uvicorn.Config(app, log_level="warning")
+    app.router.routes.insert(0, Route("/approve", approve))
+    config = uvicorn.Config(WrongIssuer(app) if args.wrong_issuer else app, log_level="warning")
     print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
