@@ -3,7 +3,9 @@
 One process is both the authorization server (the SDK's auth routes over an
 in-memory provider that approves every authorization request at once, as test
 servers do) and the resource server (`/mcp`, Bearer tokens checked by the
-SDK). Access tokens live `--expires` seconds (default 3600) and come with a
+SDK; `--audience URL` adds a resource the server also accepts tokens for, as
+a server behind `mcp-inspect proxy --rewrite-auth-metadata` must be told the
+proxy's URL). Access tokens live `--expires` seconds (default 3600) and come with a
 refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
 request gets a 401, as after expiry).
 
@@ -34,8 +36,10 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 class Provider:
     """In-memory clients, codes and tokens; every authorization is approved."""
 
-    def __init__(self, expires: int) -> None:
+    def __init__(self, expires: int, resource: str = "", audiences: tuple[str, ...] = ()) -> None:
         self.expires = expires
+        self.resource = resource  # the server's own resource URL
+        self.audiences = {a.rstrip("/") for a in audiences}  # other resources its tokens may name
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.refresh_tokens: dict[str, RefreshToken] = {}
@@ -108,6 +112,9 @@ class Provider:
         found = self.access_tokens.get(token)
         if found is None or (found.expires_at is not None and found.expires_at < time.time()):
             return None
+        if found.resource and found.resource.rstrip("/") in self.audiences:
+            # An audience this server was configured to accept: issued for this resource.
+            return found.model_copy(update={"resource": self.resource})
         return found
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
@@ -118,12 +125,13 @@ class Provider:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires", type=int, default=3600)
+    parser.add_argument("--audience", action="append", default=[])
     args = parser.parse_args()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    provider = Provider(args.expires)
+    provider = Provider(args.expires, f"{base}/mcp", tuple(args.audience))
     server = MCPServer(
         "oauth-peer",
         auth_server_provider=provider,
