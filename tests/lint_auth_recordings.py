@@ -5,11 +5,15 @@ flow with one thing broken. Built through the recorder's own `MessageBuilder` (`
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import orjson
 
+from inspector.lint import check_rows
+from inspector.store import open_engine
+from inspector.store.queries import iter_rows
 from tests.lint_recordings import Http, request, result
 
 HOST = "127.0.0.1:8000"
@@ -183,3 +187,20 @@ AUTH_CASES: dict[str, Case] = {
     "auth-token-in-query": _case("authorize_req", authorize={**AUTHORIZE, "access_token": "[redacted]"}),
     "auth-issuer-mismatch": _case("as", as_doc={**AS, "issuer": "http://127.0.0.1:8001/"}),
 }
+
+
+def all_findings(db: Path) -> list[tuple[str, str, str]]:
+    """(rule, explanation, spec section) of every finding of every session in a database."""
+    engine = open_engine(db, create=False)
+    try:
+        with engine.connect() as conn:
+            ids = [r[0] for r in conn.exec_driver_sql("SELECT id FROM session ORDER BY id")]
+        found = [f for sid in ids for f in check_rows(iter_rows(engine, sid))]
+    finally:
+        engine.dispose()
+    return [(f.rule, f.explanation, f.spec_section) for f in found]
+
+
+def auth_findings(db: Path) -> list[tuple[str, str, str]]:
+    """The auth-* findings of every session in a database."""
+    return [f for f in all_findings(db) if f[0].startswith("auth-")]

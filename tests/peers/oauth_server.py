@@ -5,7 +5,9 @@ in-memory provider that approves every authorization request at once, as test
 servers do) and the resource server (`/mcp`, Bearer tokens checked by the
 SDK; `--audience URL` adds a resource the server also accepts tokens for, as
 a server behind `mcp-inspect proxy --rewrite-auth-metadata` must be told the
-proxy's URL). Access tokens live `--expires` seconds (default 3600) and come with a
+proxy's URL; `--fault NAME` breaks it for the lint tests: `no-resource-metadata`
+drops `resource_metadata` from 401 challenges, `incomplete-as-metadata` drops
+`response_types_supported`, `wrong-issuer` names another issuer). Access tokens live `--expires` seconds (default 3600) and come with a
 refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
 request gets a 401, as after expiry).
 
@@ -15,6 +17,8 @@ Prints "oauth server listening on http://127.0.0.1:PORT/mcp" on stderr when read
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import secrets
 import socket
 import sys
@@ -122,10 +126,61 @@ class Provider:
         self.refresh_tokens.pop(token.token, None)
 
 
+class Faults:
+    """ASGI middleware that breaks what the spec asks of the server, as `--fault` says."""
+
+    def __init__(self, app: object, faults: set[str]) -> None:
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)  # type: ignore[operator]
+        as_metadata = scope["path"].startswith("/.well-known/oauth-authorization-server")
+        held: dict = {}
+
+        async def patched(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = []
+                for name, value in message.get("headers", []):
+                    if name.lower() == b"www-authenticate" and "no-resource-metadata" in self.faults:
+                        value = re.sub(rb',?\s*resource_metadata="[^"]*"', b"", value)
+                    if as_metadata and name.lower() == b"content-length":
+                        continue
+                    headers.append((name, value))
+                message = {**message, "headers": headers}
+                if as_metadata:
+                    held["start"] = message
+                    return
+            elif message["type"] == "http.response.body" and as_metadata:
+                held["body"] = held.get("body", b"") + message.get("body", b"")
+                if message.get("more_body"):
+                    return
+                doc = json.loads(held["body"])
+                if "incomplete-as-metadata" in self.faults:
+                    doc.pop("response_types_supported", None)
+                if "wrong-issuer" in self.faults:
+                    doc["issuer"] = "http://127.0.0.1:1/other-issuer"
+                body = json.dumps(doc).encode()
+                start = held["start"]
+                start["headers"].append((b"content-length", str(len(body)).encode()))
+                await send(start)  # type: ignore[operator]
+                message = {"type": "http.response.body", "body": body, "more_body": False}
+            await send(message)  # type: ignore[operator]
+
+        return await self.app(scope, receive, patched)  # type: ignore[operator]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires", type=int, default=3600)
     parser.add_argument("--audience", action="append", default=[])
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=["no-resource-metadata", "incomplete-as-metadata", "wrong-issuer"],
+    )
     args = parser.parse_args()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -158,6 +213,8 @@ def main() -> None:
         return "forgotten"
 
     app = server.streamable_http_app()
+    if args.fault:
+        app = Faults(app, set(args.fault))  # type: ignore[assignment]
     config = uvicorn.Config(app, log_level="warning")
     print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
