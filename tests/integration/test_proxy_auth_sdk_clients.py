@@ -138,6 +138,7 @@ def test_sdk_clients_authorize_through_the_proxy(tmp_path: Path) -> None:
     for run in (python, ts):
         out = json.loads(run.stdout.strip().splitlines()[-1])
         assert out["text"] == "hello, authorized client"
+        assert all(out["secrets"][:2]) and all(out["secrets"][3:])  # tokens, code, verifier
         secrets += out["secrets"]
     _check_recording(db, upstream, url, secrets)
     # Two flows: each client registered and got its token through the proxy.

@@ -47,6 +47,16 @@ class Memory:
         self.client = client_info
 
 
+class Provider(OAuthClientProvider):
+    """The SDK's provider, keeping the PKCE verifier it used (for the secrets scan only)."""
+
+    verifier = ""
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        Provider.verifier = code_verifier
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+
 async def main(url: str) -> None:
     store = Memory()
     seen: dict[str, str] = {}
@@ -62,7 +72,7 @@ async def main(url: str) -> None:
         iss = query.get("iss", [None])[0]
         return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0], iss=iss)
 
-    auth = OAuthClientProvider(
+    auth = Provider(
         url,
         OAuthClientMetadata(
             client_name="python-sdk-oauth-client",
@@ -91,6 +101,7 @@ async def main(url: str) -> None:
                     store.tokens.refresh_token,
                     store.client.client_secret,
                     code,
+                    Provider.verifier,
                 ],
             }
         ),
