@@ -251,11 +251,13 @@ class HttpProxy:
             if proxy_origin is not None:
                 sent_headers = self._rewrite_challenges(sent_headers, proxy_origin, rewritten)
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
-        if ex.labels.get("auth_step") in ("resource-metadata", "as-metadata"):
+        content_type = media_type(raw_headers)
+        if ex.labels.get("auth_step") in ("resource-metadata", "as-metadata") and not is_event_stream(
+            content_type
+        ):
             await self._respond_metadata(response, send, ex, sent_headers, proxy_origin, rewritten)
             return None
         await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
-        content_type = media_type(raw_headers)
         if is_event_stream(content_type):
             ex.response_headers = header_pairs(raw_headers)
             ex.record("s2c", "http-response", b"", head=True)
