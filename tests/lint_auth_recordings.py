@@ -154,12 +154,12 @@ class AuthFlow(Http):
         return seqs
 
 
-def good_flow(**broken: Any) -> tuple[AuthFlow, dict[str, int]]:
-    """The whole session: the authorization legs, the handshake, a tools/list."""
+def good_flow(version: str = "2025-11-25", **broken: Any) -> tuple[AuthFlow, dict[str, int]]:
+    """The whole session: the authorization legs, the handshake (of `version`), a tools/list."""
     flow = AuthFlow()
     seqs = flow.authorize(**broken)
-    flow.handshake()
-    flow.post(request(1, "tools/list"), Http.headers(), answer=result(1, {"tools": []}))
+    flow.handshake(version)
+    flow.post(request(1, "tools/list"), Http.headers(version), answer=result(1, {"tools": []}))
     return flow, seqs
 
 

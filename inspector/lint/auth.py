@@ -10,15 +10,16 @@ authorization request (`response_type=code` in the query), a token request
 them). Secrets are redacted in the stored rows; the rules only look at which
 parameters are present, never at their values.
 
-A rule the spec introduced in a later revision than the session's (known)
-one is not applied; with no known revision every rule applies (auth legs
-often come before the initialize answer).
+A rule the spec introduced in a later revision than the session's is not
+applied. The legs usually come before the initialize exchange, so a leg
+without a revision of its own takes the one the session negotiates later
+(`session_revision`); with none known every rule applies.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,6 +27,7 @@ import orjson
 
 from inspector.lint.revision import RowContext, header, headers_of
 from inspector.protocol.auth_legs import metadata_kind
+from inspector.protocol.sse import stored_body
 from inspector.store.models import StoredRow
 
 __all__ = ["AuthCheck", "is_auth_leg"]
@@ -103,11 +105,32 @@ def is_auth_leg(request: StoredRow) -> bool:
     return AuthCheck.step(request) not in (None, "unauthorized", "step-up")
 
 
+def session_revision(rows: Sequence[StoredRow]) -> str | None:
+    """The revision the session's initialize answer names (else the one its request offered)."""
+    offered = None
+    for row in rows:
+        if row.get("method") != "initialize" or row.get("kind") not in ("request", "response"):
+            continue
+        doc = _json_object(stored_body(row.get("channel"), bytes(row.get("raw") or b"")))
+        part = (doc or {}).get("result" if row.get("kind") == "response" else "params")
+        version = part.get("protocolVersion") if isinstance(part, dict) else None
+        if not isinstance(version, str):
+            continue
+        if row.get("kind") == "response":
+            return version
+        offered = offered or version
+    return offered
+
+
 class AuthCheck:
     """The authorization legs of a session."""
 
-    def __init__(self) -> None:
+    def __init__(self, rows: Sequence[StoredRow] = ()) -> None:
         self._issuer: str | None = None  # the last issuer AS metadata named (as the client saw it)
+        self._session_revision = session_revision(rows)
+
+    def _revision(self, ctx: RowContext) -> str | None:
+        return ctx.revision or self._session_revision
 
     @staticmethod
     def step(request: StoredRow) -> str | None:
@@ -154,11 +177,11 @@ class AuthCheck:
                     "auth-no-pkce",
                     f"the authorization request's code_challenge_method is {method or '(none)'}",
                 )
-            if "resource" not in query and _at_least(ctx.revision, "2025-06-18"):
+            if "resource" not in query and _at_least(self._revision(ctx), "2025-06-18"):
                 yield "auth-no-resource-parameter", "the authorization request has no resource parameter"
         elif step in ("token-request", "refresh"):
             form = _form(row)
-            if form and "resource" not in form and _at_least(ctx.revision, "2025-06-18"):
+            if form and "resource" not in form and _at_least(self._revision(ctx), "2025-06-18"):
                 grant = form.get("grant_type", ["?"])[0]
                 yield "auth-no-resource-parameter", f"the token request ({grant}) has no resource parameter"
 
@@ -166,7 +189,7 @@ class AuthCheck:
         status = int(ctx.row.get("http_status") or 0)
         step = self.step(request)
         if status == 401 and step in (None, "unauthorized", "step-up"):
-            if _at_least(ctx.revision, "2025-06-18"):
+            if _at_least(self._revision(ctx), "2025-06-18"):
                 challenge = header(ctx.row, "www-authenticate")
                 if challenge is None:
                     yield "auth-401-without-resource-metadata", "a 401 without a WWW-Authenticate header"
@@ -187,7 +210,7 @@ class AuthCheck:
             return
         if not 200 <= status < 300:
             return
-        if step == "resource-metadata" and _at_least(ctx.revision, "2025-06-18"):
+        if step == "resource-metadata" and _at_least(self._revision(ctx), "2025-06-18"):
             doc = _json_object(_seen_body(ctx.row))
             missing = [f for f in _PRM_FIELDS if not (doc or {}).get(f)]
             if doc is None:
@@ -209,7 +232,7 @@ class AuthCheck:
             yield "auth-server-metadata-incomplete", "the authorization server metadata is not a JSON object"
             return
         required = list(_AS_FIELDS)
-        if _at_least(ctx.revision, "2025-11-25"):
+        if _at_least(self._revision(ctx), "2025-11-25"):
             required.append("code_challenge_methods_supported")
         missing = [f for f in required if not doc.get(f)]
         if missing:

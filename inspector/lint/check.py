@@ -60,7 +60,7 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
         BatchCheck(),
         CapabilityCheck(),
         HttpCheck(ordered),
-        AuthCheck(),
+        AuthCheck(ordered),
     ]
     walk = SessionWalk()
     reported: set[str | None] = set()

@@ -74,6 +74,25 @@ def test_rules_of_later_revisions_skip_older_sessions() -> None:
     assert rules == set(), rules
 
 
+def test_legs_before_the_handshake_take_the_sessions_revision() -> None:
+    """The mock client's 2025-03-26 flow (no resource metadata, no `resource`): its legs carry no
+    revision of their own; the session's initialize names 2025-03-26, so the later rules stay off."""
+    older = {
+        "challenge": 'Bearer error="invalid_token"',
+        "authorize": {k: v for k, v in AUTHORIZE.items() if k != "resource"},
+        "token": {k: v for k, v in TOKEN.items() if k != "resource"},
+        "as_doc": {k: v for k, v in AS.items() if k != "code_challenge_methods_supported"},
+    }
+    flow, _seqs = good_flow("2025-03-26", **older)
+    assert check_rows(flow.rows) == []
+    flow, _seqs = good_flow("2025-11-25", **older)
+    assert {f.rule for f in check_rows(flow.rows)} == {
+        "auth-401-without-resource-metadata",
+        "auth-no-resource-parameter",
+        "auth-server-metadata-incomplete",
+    }
+
+
 def test_the_body_the_client_got_is_judged() -> None:
     """The recording proxy keeps the server's bytes and puts what the client got in meta.rewritten_to."""
     flow, seqs = good_flow(prm={"resource": f"{BASE}/mcp"})
