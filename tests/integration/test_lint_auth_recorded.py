@@ -1,7 +1,7 @@
 """The authorization lint rules on real recorded flows: the mock client (`call --auth`) against the
 Python SDK's protected server broken on purpose (tests/peers/oauth_server.py --fault) gives the
-findings of what was broken, each with its spec section; the good flow through the recording proxy
-is checked in tests/integration/test_proxy_auth_sdk_clients.py."""
+findings of what was broken, each with its spec section, and the unbroken server none at all (the
+SDK clients' good flows through the recording proxy: tests/integration/test_proxy_auth_sdk_clients.py)."""
 
 from __future__ import annotations
 
@@ -14,28 +14,18 @@ import pytest
 
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
-from tests.lint_auth_recordings import auth_findings
+from tests.lint_auth_recordings import all_findings, auth_findings
 
 SPEC = "https://modelcontextprotocol.io/specification/"
 
 
-@pytest.mark.timeout(120)
-def test_a_broken_server_gives_the_findings(tmp_path: Path) -> None:
-    server = LineProcess(
-        [
-            sys.executable,
-            str(PEERS / "oauth_server.py"),
-            "--fault",
-            "no-resource-metadata",
-            "--fault",
-            "incomplete-as-metadata",
-            "--fault",
-            "wrong-issuer",
-        ]
-    )
+def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`call tools/list --auth` (the mock client) against the protected server with these faults."""
+    args = [a for fault in faults for a in ("--fault", fault)]
+    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *args])
+    db = tmp_path / "rec.db"
     try:
         url = server.wait_for(r"listening on (\S+)").group(1)
-        db = tmp_path / "rec.db"
         run = subprocess.run(
             [
                 sys.executable,
@@ -59,6 +49,19 @@ def test_a_broken_server_gives_the_findings(tmp_path: Path) -> None:
         )
     finally:
         server.stop()
+    return db, run
+
+
+@pytest.mark.timeout(120)
+def test_the_good_flow_has_no_findings(tmp_path: Path) -> None:
+    db, run = _call_with_auth(tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert all_findings(db) == []
+
+
+@pytest.mark.timeout(120)
+def test_a_broken_server_gives_the_findings(tmp_path: Path) -> None:
+    db, run = _call_with_auth(tmp_path, "no-resource-metadata", "incomplete-as-metadata", "wrong-issuer")
     assert run.returncode != 0 and "issuer" in run.stderr  # the mock client stops there, as it must
     found = auth_findings(db)
     rules = sorted({rule for rule, _why, _spec in found})
