@@ -158,8 +158,21 @@ def test_without_the_option_or_the_audience_the_flow_fails(tmp_path: Path) -> No
         try:
             plain_url = plain.wait_for(r"point your client at (\S+)").group(1)
             rewriting_url = rewriting.wait_for(r"point your client at (\S+)").group(1)
-            refused_resource = _python_client(plain_url)
-            refused_token = _python_client(rewriting_url)
+            # Both clients at once (each is a few seconds of Python start-up).
+            clients = [
+                subprocess.Popen(
+                    [sys.executable, str(PEERS / "oauth_sdk_client.py"), u],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for u in (plain_url, rewriting_url)
+            ]
+            outputs = [c.communicate(timeout=60) for c in clients]
+            refused_resource, refused_token = (
+                subprocess.CompletedProcess(c.args, c.returncode, *out)
+                for c, out in zip(clients, outputs, strict=True)
+            )
         finally:
             plain.stop()
             rewriting.stop()
