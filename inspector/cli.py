@@ -334,6 +334,15 @@ def proxy(
             help="End a recorded session after this long with no request and no open stream.",
         ),
     ] = 300.0,
+    rewrite_auth_metadata: Annotated[
+        bool,
+        typer.Option(
+            "--rewrite-auth-metadata",
+            help="For OAuth-protected targets: point the upstream's URLs in WWW-Authenticate "
+            "resource_metadata and in OAuth metadata documents at the proxy, so clients that "
+            "check the resource accept it (tokens are then issued for the proxy's URL: README).",
+        ),
+    ] = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -377,6 +386,7 @@ def proxy(
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
+            rewrite_auth_metadata=rewrite_auth_metadata,
         )
     except ValueError as exc:
         recorder.stop("bad target")

@@ -20,7 +20,7 @@ __all__ = ["HttpExchange"]
 class HttpExchange:
     """One HTTP request/response pair: records its parts with their HTTP metadata and exchange number."""
 
-    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started")
+    __slots__ = ("tap", "number", "method", "path", "status", "response_headers", "started", "labels")
 
     def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
         self.tap = tap
@@ -30,18 +30,20 @@ class HttpExchange:
         self.status: int | None = None
         self.response_headers: list[list[str]] | None = None
         self.started = time.time_ns()
+        self.labels: dict[str, Any] = {}  # meta on every row recorded from now on (e.g. `auth_step`)
 
-    def request(self, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], *, jsonrpc: bool = True) -> None:
         """The request's body and headers (the recorder redacts secrets, `capture/redact.py`)."""
         self.tap.submit_message(
             "c2s",
             "http-request",
             body,
             ts_ns=self.started,
+            jsonrpc=jsonrpc,
             http_method=self.method,
             http_path=self.path,
             http_headers=header_pairs(headers),
-            meta={"exchange": self.number},
+            meta={"exchange": self.number, **self.labels},
         )
 
     def record(
@@ -71,5 +73,5 @@ class HttpExchange:
             http_status=http_status if http_status is not None else (self.status if head else None),
             http_headers=self.response_headers if head else None,
             sse_event_id=sse_event_id,
-            meta={"exchange": self.number, **meta},
+            meta={"exchange": self.number, **self.labels, **meta},
         )
