@@ -7,8 +7,8 @@ SDK; `--audience URL` adds a resource the server also accepts tokens for, as
 a server behind `mcp-inspect proxy --rewrite-auth-metadata` must be told the
 proxy's URL; `--fault NAME` breaks it for the lint tests: `no-resource-metadata`
 drops `resource_metadata` from 401 challenges, `incomplete-as-metadata` drops
-`response_types_supported`, `wrong-issuer` names another issuer). Access tokens live `--expires` seconds (default 3600) and come with a
-refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
+`response_types_supported`, `wrong-issuer` names another issuer). Access
+tokens live `--expires` seconds (default 3600) and come with a refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
 request gets a 401, as after expiry).
 
 `--approval-page`: the authorization endpoint shows a page with an "Approve"
