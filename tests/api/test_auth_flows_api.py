@@ -57,7 +57,7 @@ def _run(api: Api, url: str, revision: str) -> dict[str, Any]:
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25", "2026-07-28"])
 def test_each_revision_authorizes(api: Api, peer: str, revision: str) -> None:
     flow = _run(api, peer, revision)
-    assert flow["state"] == "done", flow
+    assert flow["state"] == "done", flow.get("failure")
     assert [s["name"] for s in flow["steps"]] == LEGS + AFTER
     assert all(
         s["status"] == "ok" and s["spec"].count(f"/{revision}/") == 1 for s in flow["steps"] if s["spec"]
