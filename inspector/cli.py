@@ -533,6 +533,31 @@ def serve_scenario(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    auth: Annotated[
+        bool,
+        typer.Option(
+            "--auth",
+            help="--http: require OAuth authorization from a built-in authorization server on the same "
+            "origin (resource and AS metadata, /register, /authorize with PKCE S256, /token).",
+        ),
+    ] = False,
+    auth_fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auth-fault",
+            metavar="FAULT",
+            help="Implies --auth. A fault clients must refuse or survive (repeatable): wrong-issuer, "
+            "resource-mismatch, no-s256, expired-token, step-up.",
+        ),
+    ] = None,
+    approve: Annotated[
+        str | None,
+        typer.Option(
+            "--approve",
+            metavar="auto|ui",
+            help="Implies --auth. auto (default): approve at once; ui: show an approval page.",
+        ),
+    ] = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -564,6 +589,7 @@ def serve_scenario(
         versions=protocol_version or [],
         name=name,
         access=access,
+        auth=(auth, auth_fault or [], approve),
     )
 
 

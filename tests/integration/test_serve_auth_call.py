@@ -1,0 +1,92 @@
+"""Our own `call --auth` against `serve --auth`: the whole flow, and the no-S256 fault refused with
+the failed expectation named (2025-11-25: the client MUST refuse an AS that does not advertise S256).
+Both sides' recordings hold no token, code or secret."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.serve_helpers import serve_http
+from tests.secrets_scan import secret_leaks
+
+CLI = [sys.executable, "-m", "inspector"]
+
+
+def _call(db: Path, auth_file: Path, url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "call", "--db", str(db), "--url", url, "--auth", "--auth-non-interactive", "--timeout", "20",
+         "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}'],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MCP_INSPECTOR_AUTH_FILE": str(auth_file)},
+        timeout=90,
+    )  # fmt: skip
+
+
+def _client_steps(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        "SELECT json_extract(meta, '$.auth_step') FROM message WHERE direction = 'c2s'"
+        " AND json_extract(meta, '$.auth_step') IS NOT NULL ORDER BY seq"
+    ).fetchall()
+    conn.close()
+    return [r[0] for r in rows]
+
+
+def _secrets(auth_file: Path) -> list[str]:
+    """Every token and client secret our client keeps (they must be in neither recording)."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("access_token", "refresh_token", "client_secret") and isinstance(item, str):
+                    found.append(item)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(json.loads(auth_file.read_text()))
+    return found
+
+
+@pytest.mark.timeout(150)
+def test_call_auth_against_serve_auth(tmp_path: Path) -> None:
+    served, client_db, auth_file = tmp_path / "served.db", tmp_path / "client.db", tmp_path / "auth.json"
+    with serve_http(served, "--auth") as url:
+        done = _call(client_db, auth_file, url)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["content"][0]["text"] == "authorized"
+    assert _client_steps(client_db) == [
+        "unauthorized",
+        "resource-metadata",
+        "as-metadata",
+        "registration",
+        "authorization-request",
+        "token-request",
+    ]
+    secrets = _secrets(auth_file)
+    assert len(secrets) >= 2
+    for db in (served, client_db):
+        leaks = secret_leaks(db, secrets)
+        assert not leaks, leaks
+
+
+@pytest.mark.timeout(150)
+def test_call_auth_refuses_an_as_without_s256(tmp_path: Path) -> None:
+    served, client_db = tmp_path / "served.db", tmp_path / "client.db"
+    with serve_http(served, "--auth-fault", "no-s256") as url:
+        done = _call(client_db, tmp_path / "auth.json", url)
+    assert done.returncode == 2, done.stdout
+    assert "authorization failed at pkce" in done.stderr
+    assert "code_challenge_methods_supported" in done.stderr
+    # Refused after reading the metadata: no registration, no authorization request.
+    assert _client_steps(client_db) == ["unauthorized", "resource-metadata", "as-metadata"]
