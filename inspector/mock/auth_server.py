@@ -177,7 +177,7 @@ def _page_headers() -> dict[str, str]:
         "cache-control": "no-store",
         "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
         "x-frame-options": "DENY",
-        "referrer-policy": "no-referrer",
+        "referrer-policy": "same-origin",  # no-referrer would make the form's Origin null
     }
 
 
