@@ -469,6 +469,10 @@ def mock_server(
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+
+    --auth (with --http) puts a mock OAuth authorization server in front of
+    /mcp, on the same origin; --auth-fault makes it misbehave the ways a
+    client must refuse or survive (README, serve --auth).
     """
     import shlex
 

@@ -260,3 +260,20 @@ def test_no_input_makes_it_raise(query: str, body: bytes, header: str | None) ->
         assert 200 <= reply.status < 500
     result = server.check_bearer(header, [], ORIGIN, NOW)
     assert result is None or result.status in (401, 403)
+
+
+def test_scenario_auth_key_and_options_merge() -> None:
+    from inspector.errors import InspectorError
+    from inspector.scenario.models import Scenario
+    from inspector.scenario.runner import ServeOptions, auth_settings
+
+    plain = Scenario.model_validate({})
+    assert auth_settings(plain, ServeOptions()) is None
+    assert auth_settings(plain, ServeOptions(auth=True)) == Settings()
+    keyed = Scenario.model_validate({"auth": {"approve": "ui", "faults": ["step-up"], "tokenLifetime": 5}})
+    merged = auth_settings(keyed, ServeOptions(auth_faults=("no-s256",), approve="auto"))
+    assert merged == Settings(frozenset({"step-up", "no-s256"}), "auto", 5)
+    with pytest.raises(InspectorError, match="unknown authorization fault"):
+        auth_settings(plain, ServeOptions(auth_faults=("bogus",)))
+    with pytest.raises(ValueError, match="faults"):
+        Scenario.model_validate({"auth": {"faults": ["bogus"]}})
