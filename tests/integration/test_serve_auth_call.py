@@ -19,9 +19,9 @@ from tests.secrets_scan import secret_leaks
 CLI = [sys.executable, "-m", "inspector"]
 
 
-def _call(db: Path, auth_file: Path, url: str) -> subprocess.CompletedProcess[str]:
+def _call(db: Path, auth_file: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*CLI, "call", "--db", str(db), "--url", url, "--auth", "--auth-non-interactive", "--timeout", "20",
+        [*CLI, "call", "--db", str(db), "--url", url, *extra, "--auth", "--auth-non-interactive", "--timeout", "20",
          "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}'],
         capture_output=True,
         text=True,
@@ -30,11 +30,12 @@ def _call(db: Path, auth_file: Path, url: str) -> subprocess.CompletedProcess[st
     )  # fmt: skip
 
 
-def _client_steps(db: Path) -> list[str]:
+def _client_steps(db: Path, session: int = 1) -> list[str]:
     conn = sqlite3.connect(db)
     rows = conn.execute(
-        "SELECT json_extract(meta, '$.auth_step') FROM message WHERE direction = 'c2s'"
-        " AND json_extract(meta, '$.auth_step') IS NOT NULL ORDER BY seq"
+        "SELECT json_extract(meta, '$.auth_step') FROM message WHERE direction = 'c2s' AND session_id = ?"
+        " AND json_extract(meta, '$.auth_step') IS NOT NULL ORDER BY seq",
+        (session,),
     ).fetchall()
     conn.close()
     return [r[0] for r in rows]
@@ -58,23 +59,30 @@ def _secrets(auth_file: Path) -> list[str]:
     return found
 
 
-@pytest.mark.timeout(150)
-def test_call_auth_against_serve_auth(tmp_path: Path) -> None:
-    served, client_db, auth_file = tmp_path / "served.db", tmp_path / "client.db", tmp_path / "auth.json"
+REVISIONS = ("2025-03-26", "2025-11-25", "2026-07-28")  # the first, the default, the newest
+
+
+@pytest.mark.timeout(200)
+def test_call_auth_against_serve_auth_in_each_revision(tmp_path: Path) -> None:
+    """Each revision's flow (its own auth file, so each registers and authorizes afresh)."""
+    served, client_db = tmp_path / "served.db", tmp_path / "client.db"
+    secrets: list[str] = []
     with serve_http(served, "--auth") as url:
-        done = _call(client_db, auth_file, url)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["content"][0]["text"] == "authorized"
-    assert _client_steps(client_db) == [
-        "unauthorized",
-        "resource-metadata",
-        "as-metadata",
-        "registration",
-        "authorization-request",
-        "token-request",
-    ]
-    secrets = _secrets(auth_file)
-    assert len(secrets) >= 2
+        for number, revision in enumerate(REVISIONS, 1):
+            auth_file = tmp_path / f"auth-{revision}.json"
+            done = _call(client_db, auth_file, url, "--protocol-version", revision)
+            assert done.returncode == 0, (revision, done.stderr)
+            assert json.loads(done.stdout)["content"][0]["text"] == "authorized"
+            assert _client_steps(client_db, number) == [
+                "unauthorized",
+                "resource-metadata",
+                "as-metadata",
+                "registration",
+                "authorization-request",
+                "token-request",
+            ], revision
+            secrets += _secrets(auth_file)
+    assert len(secrets) >= 2 * len(REVISIONS)
     for db in (served, client_db):
         leaks = secret_leaks(db, secrets)
         assert not leaks, leaks
