@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.integration.serve_helpers import serve_http
@@ -59,6 +60,24 @@ def _secrets(auth_file: Path) -> list[str]:
     return found
 
 
+def _guard_checks(origin: str) -> None:
+    """The authorization endpoints are behind the listener's guard, as /mcp is."""
+    port = origin.rsplit(":", 1)[1]
+    metadata = f"{origin}/.well-known/oauth-authorization-server"
+    assert httpx.get(metadata).status_code == 200
+    assert httpx.get(metadata, headers={"host": f"rebound.example:{port}"}).status_code == 403
+    foreign = {"origin": "http://evil.example"}
+    token = httpx.post(f"{origin}/token", data={"grant_type": "refresh_token"}, headers=foreign)
+    assert token.status_code == 403 and "cross-site" in token.text
+    assert (
+        httpx.post(f"{origin}/register", content=b"{}", headers={"content-type": "text/plain"}).status_code
+        == 415
+    )
+    assert (
+        httpx.post(f"{origin}/register", json={"redirect_uris": []}).status_code == 400
+    )  # reached: so it can fail
+
+
 REVISIONS = ("2025-03-26", "2025-11-25", "2026-07-28")  # the first, the default, the newest
 
 
@@ -82,6 +101,7 @@ def test_call_auth_against_serve_auth_in_each_revision(tmp_path: Path) -> None:
                 "token-request",
             ], revision
             secrets += _secrets(auth_file)
+        _guard_checks(url.removesuffix("/mcp"))
     assert len(secrets) >= 2 * len(REVISIONS)
     for db in (served, client_db):
         leaks = secret_leaks(db, secrets)
