@@ -173,6 +173,13 @@ async def test_sdk_provider_authorizes_and_calls_a_tool(db_path: Path) -> None:
     ]
     leaks = secret_leaks(db_path, memory.issued)
     assert not leaks, leaks
+    # The PKCE verifier (the SDK's own, not in `issued`) is a placeholder too.
+    conn = sqlite3.connect(db_path)
+    bodies = [
+        r[0] for r in conn.execute("SELECT raw FROM message WHERE http_path = '/token' AND direction = 'c2s'")
+    ]
+    conn.close()
+    assert len(bodies) == 1 and b"code_verifier=[secret:body.code_verifier]&" in bodies[0], bodies
 
 
 @pytest.mark.anyio
