@@ -118,3 +118,25 @@ def test_call_auth_refuses_an_as_without_s256(tmp_path: Path) -> None:
     assert "code_challenge_methods_supported" in done.stderr
     # Refused after reading the metadata: no registration, no authorization request.
     assert _client_steps(client_db) == ["unauthorized", "resource-metadata", "as-metadata"]
+
+
+@pytest.mark.timeout(150)
+def test_call_auth_survives_expired_token_and_step_up(tmp_path: Path) -> None:
+    """Both faults at once: the first token is refused as expired after one request (our client
+    refreshes), then tools/call needs mcp:tools (it authorizes again with the wider scope)."""
+    served, client_db = tmp_path / "served.db", tmp_path / "client.db"
+    with serve_http(served, "--auth-fault", "expired-token", "--auth-fault", "step-up") as url:
+        done = _call(client_db, tmp_path / "auth.json", url)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["content"][0]["text"] == "authorized"
+    conn = sqlite3.connect(served)
+    rows = conn.execute(
+        "SELECT json_extract(m.meta, '$.auth_step'), m.http_path, m.raw FROM message m JOIN session s"
+        " ON s.id = m.session_id WHERE s.name LIKE '%(authorization)' AND m.direction = 'c2s' ORDER BY m.id"
+    ).fetchall()
+    conn.close()
+    steps = [r[0] for r in rows]
+    assert steps.index("unauthorized", 1) < steps.index("insufficient-scope")
+    assert any(r[2] and r[2].startswith(b"grant_type=refresh_token&") for r in rows)  # the expired token
+    authorizations = [r[1] for r in rows if r[0] == "authorization-request"]
+    assert len(authorizations) == 2 and "scope=mcp+mcp%3Atools" in authorizations[1]
