@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 import orjson
 
 from inspector.guard import is_loopback
+from inspector.mock.auth_pages import approval_page, message_page, page_headers
 
 __all__ = [
     "FAULTS",
@@ -164,21 +164,7 @@ def _redirect(uri: str, params: Mapping[str, str], step: str) -> Reply:
 
 
 def _page(status: int, title: str, text: str, step: str) -> Reply:
-    body = (
-        f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
-    ).encode()
-    return Reply(status, _page_headers(), body, step)
-
-
-def _page_headers() -> dict[str, str]:
-    return {
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "no-store",
-        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-        "x-frame-options": "DENY",
-        "referrer-policy": "same-origin",  # no-referrer would make the form's Origin null
-    }
+    return Reply(status, page_headers(), message_page(title, text), step)
 
 
 def _redirect_uri_ok(uri: str) -> bool:
@@ -393,24 +379,16 @@ class AuthServer:
         return _redirect(target, {"code": code, **state, "iss": self.issuer(origin)}, "authorization-request")
 
     def _approval_page(self, request_id: str, pending: _Pending) -> Reply:
-        e = html.escape
         redirect = pending.params.get("redirect_uri") or self.clients[pending.client_id].redirect_uris[0]
-        body = f"""<!doctype html>
-<html lang=en><meta charset=utf-8><title>Authorize {e(pending.client_name)}</title>
-<style>body{{font:15px system-ui,sans-serif;max-width:36em;margin:3em auto}}
-button{{font:inherit;padding:.4em 1.2em;margin-right:1em}}code{{background:#eee;padding:0 .2em}}</style>
-<h1>Authorize <span id=client>{e(pending.client_name)}</span>?</h1>
-<p>mcp-inspect serve (a mock authorization server for testing clients) was asked to let this client
-use <code>{e(self.resource(pending.origin))}</code> with the scopes
-<code id=scopes>{e(" ".join(pending.scopes))}</code>.</p>
-<p>The answer goes back to <code>{e(redirect)}</code>.</p>
-<form method=post action="{DECISION_PATH}">
-<input type=hidden name=request value="{e(request_id)}">
-<button name=decision value=approve id=approve>Approve</button>
-<button name=decision value=deny id=deny>Deny</button>
-</form>
-"""
-        return Reply(200, _page_headers(), body.encode(), "authorization-request")
+        body = approval_page(
+            request_id=request_id,
+            client_name=pending.client_name,
+            resource=self.resource(pending.origin),
+            scopes=" ".join(pending.scopes),
+            redirect=redirect,
+            action=DECISION_PATH,
+        )
+        return Reply(200, page_headers(), body, "authorization-request")
 
     def decide(self, body: bytes, now: float) -> Reply:
         """POST /authorize/decision from the approval page: the code redirect, or access_denied."""

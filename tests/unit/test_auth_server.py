@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import inspector.mock.auth_pages as auth_pages_module
 import inspector.mock.auth_server as auth_server_module
 from inspector.mock.auth_server import AuthServer, Reply, Settings
 from tests.unit.test_protocol_is_sans_io import forbidden_imports
@@ -84,7 +85,8 @@ def _tokens(server: AuthServer, client: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_core_does_no_io() -> None:
-    assert forbidden_imports(Path(auth_server_module.__file__).read_text()) == set()
+    for module in (auth_server_module, auth_pages_module):
+        assert forbidden_imports(Path(module.__file__).read_text()) == set(), module.__name__
 
 
 def test_documents_point_at_each_other() -> None:
