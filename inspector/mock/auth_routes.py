@@ -41,7 +41,7 @@ from inspector.mock.auth_server import (
     Reply,
 )
 
-__all__ = ["AuthLog", "auth_routes", "mcp_gate"]
+__all__ = ["AuthLog", "auth_routes", "authorization", "mcp_gate"]
 
 _BODY_LIMIT = 64 * 1024
 
@@ -163,3 +163,13 @@ def mcp_gate(
         return _response(reply)
 
     return gate
+
+
+def authorization(
+    server: AuthServer, open_tap: Callable[[], Tap]
+) -> tuple[
+    list[Route], Callable[[Request, bytes, list[dict[str, Any]]], Awaitable[Response | None]], AuthLog
+]:
+    """What `run_serve` adds for `--auth`: the routes, the MCP gate, and the log they record into."""
+    log = AuthLog(open_tap)
+    return auth_routes(server, log), mcp_gate(server, log), log

@@ -83,6 +83,11 @@ class Settings:
         if unknown:
             raise ValueError(f"unknown authorization fault(s) {unknown}; known: {list(FAULTS)}")
 
+    def describe(self) -> str:
+        """For the ready line: "authorization required (faults: ...), approved on a page"."""
+        faults = f" (faults: {', '.join(sorted(self.faults))})" if self.faults else ""
+        return "authorization required" + faults + (", approved on a page" if self.approve == "ui" else "")
+
 
 @dataclass
 class Reply:

@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder, Tap
 from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
-from inspector.mock.auth_routes import AuthLog, auth_routes, mcp_gate
+from inspector.mock.auth_routes import AuthLog, authorization
 from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
@@ -177,26 +177,17 @@ async def run_serve(
         extra: list[Any] = []
         gate = None
         if auth is not None:
-            auth_server = AuthServer(auth)
 
             def open_log() -> Tap:
                 sid = create_session(engine, kind="mock-server", target=url, name=f"{name} (authorization)")
                 return recorder.open(sid)
 
-            auth_log = AuthLog(open_log)
-            extra = auth_routes(auth_server, auth_log)
-            gate = mcp_gate(auth_server, auth_log)
+            extra, gate, auth_log = authorization(AuthServer(auth), open_log)
         mcp_app = mock_http_app(lambda: make(url), gate=gate)
         routes = Starlette(routes=[Mount("/control", control), *extra, *mcp_app.routes])
         json_paths = {"/mcp", REGISTER_PATH} if auth is not None else {"/mcp"}
         app = access.guard(routes, http[0], port, json_paths=json_paths)
-        shown_auth = ""
-        if auth is not None:
-            shown_auth = (
-                "; authorization required"
-                + (f" (faults: {', '.join(sorted(auth.faults))})" if auth.faults else "")
-                + (", approved on a page" if auth.approve == "ui" else "")
-            )
+        shown_auth = f"; {auth.describe()}" if auth is not None else ""
         await serve_async(
             app,
             sock,
