@@ -479,6 +479,10 @@ def mock_server(
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+
+    --auth (with --http) puts a mock OAuth authorization server in front of
+    /mcp, on the same origin; --auth-fault makes it misbehave the ways a
+    client must refuse or survive (README, serve --auth).
     """
     import shlex
 
@@ -543,6 +547,31 @@ def serve_scenario(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    auth: Annotated[
+        bool,
+        typer.Option(
+            "--auth",
+            help="--http: require OAuth authorization from a built-in authorization server on the same "
+            "origin (resource and AS metadata, /register, /authorize with PKCE S256, /token).",
+        ),
+    ] = False,
+    auth_fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auth-fault",
+            metavar="FAULT",
+            help="Implies --auth. A fault clients must refuse or survive (repeatable): wrong-issuer, "
+            "resource-mismatch, no-s256, expired-token, step-up.",
+        ),
+    ] = None,
+    approve: Annotated[
+        str | None,
+        typer.Option(
+            "--approve",
+            metavar="auto|ui",
+            help="Implies --auth. auto (default): approve at once; ui: show an approval page.",
+        ),
+    ] = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -574,6 +603,7 @@ def serve_scenario(
         versions=protocol_version or [],
         name=name,
         access=access,
+        auth=(auth, auth_fault or [], approve),
     )
 
 

@@ -2541,6 +2541,11 @@ export interface components {
          * @description A serve process started by this UI.
          */
         ServeProcessOut: {
+            /**
+             * Auth
+             * @description The authorization options it was started with
+             */
+            auth?: string[];
             /** Command */
             command: string;
             /** Created */
@@ -2577,6 +2582,22 @@ export interface components {
         };
         /** ServeStart */
         ServeStart: {
+            /**
+             * Approve
+             * @description auto: approve at once; ui: an approval page (serve --approve); implies auth
+             */
+            approve?: ("auto" | "ui") | null;
+            /**
+             * Auth
+             * @description Require OAuth authorization (serve --auth)
+             * @default false
+             */
+            auth: boolean;
+            /**
+             * Authfaults
+             * @description Authorization faults (serve --auth-fault); imply auth
+             */
+            authFaults?: ("wrong-issuer" | "resource-mismatch" | "no-s256" | "expired-token" | "step-up")[];
             /**
              * Port
              * @description Loopback port; empty: a free one
