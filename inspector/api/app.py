@@ -22,6 +22,7 @@ from inspector.api import (
     routes_serve,
     routes_serve_processes,
     routes_sessions,
+    routes_share,
     routes_versions,
 )
 from inspector.api.clients import ClientManager
@@ -98,6 +99,7 @@ def create_app(
     app.include_router(routes_versions.router)
     app.include_router(routes_client_work.router)
     app.include_router(routes_client_workspace.router)
+    app.include_router(routes_share.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

@@ -15,12 +15,11 @@ from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
 from inspector.share.export import jsonl_lines, other_format
-from inspector.share.importer import import_har, import_jsonl
-from inspector.share.jsonl import FORMAT
+from inspector.share.importer import file_kind, import_har, import_jsonl
 from inspector.store.models import Session
 from inspector.store.queries import get_session
 
-__all__ = ["FORMATS", "export_command", "import_command"]
+__all__ = ["FORMATS", "export_command", "file_kind", "import_command"]
 
 FORMATS = ("jsonl", "har", "html")
 
@@ -109,17 +108,6 @@ def export_command(engine: Engine, refs: Sequence[str], *, fmt: str, output: str
     return 0
 
 
-def _kind(head: bytes, source: str) -> str:
-    stripped = head.lstrip().lstrip(b"\xef\xbb\xbf").lstrip()
-    if stripped.startswith(b"{") and FORMAT.encode() in stripped.split(b"\n", 1)[0]:
-        return "jsonl"
-    if stripped.startswith(b"{") and b'"log"' in stripped:
-        return "har"
-    raise InspectorError(
-        f"{source}: not a session file (its first line is not an {FORMAT} header) nor a HAR file"
-    )
-
-
 def _read_all(f: BinaryIO, advance: Callable[[int], None]) -> bytes:
     chunks: list[bytes] = []
     read = 0
@@ -145,7 +133,7 @@ def import_command(engine: Engine, files: Sequence[str]) -> int:
         f: BinaryIO = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115
         try:
             head = f.peek(4096)[:4096] if hasattr(f, "peek") else b""
-            kind = _kind(head, source)
+            kind = file_kind(head, source)
             total = os.fstat(f.fileno()).st_size if name != "-" else None
             with Progress(
                 TextColumn("importing {task.description}"),

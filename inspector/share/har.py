@@ -2,7 +2,7 @@
 
 One HAR file holds the exported sessions as pages (`pageref` `session-<n>`)
 and each HTTP exchange of a session as an entry, in the order its first row
-was recorded. The exchanges are the network view's (`api/network.py`
+was recorded. The exchanges are the network view's (`protocol/http_groups.py`
 `group_exchanges`: rows tied by `meta.exchange`). An entry carries:
 
 - the request: method, URL (the session's target origin and the recorded
@@ -33,8 +33,8 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from inspector import __version__
-from inspector.api.network import HTTP_CHANNELS, group_exchanges
 from inspector.lint.findings import Finding
+from inspector.protocol.http_groups import HTTP_CHANNELS, group_exchanges
 from inspector.protocol.sse import stored_body
 
 __all__ = ["HarSession", "har_chunks", "has_http", "iso_time", "session_entries", "session_page"]

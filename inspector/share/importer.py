@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from inspector.share.jsonl import MessageLine, Reader, SessionLine
+from inspector.errors import InspectorError
+from inspector.share.jsonl import FORMAT, MessageLine, Reader, SessionLine
 from inspector.store.models import MessageRow
 from inspector.store.queries import delete_session
 from inspector.store.writer import BulkWriter
 
-__all__ = ["Imported", "import_har", "import_jsonl"]
+__all__ = ["Imported", "file_kind", "import_har", "import_jsonl"]
 
 _BATCH = 5000
 
@@ -142,3 +143,14 @@ def import_har(
     if progress is not None:
         progress(len(data))
     return done
+
+
+def file_kind(head: bytes, source: str) -> str:
+    stripped = head.lstrip().lstrip(b"\xef\xbb\xbf").lstrip()
+    if stripped.startswith(b"{") and FORMAT.encode() in stripped.split(b"\n", 1)[0]:
+        return "jsonl"
+    if stripped.startswith(b"{") and b'"log"' in stripped:
+        return "har"
+    raise InspectorError(
+        f"{source}: not a session file (its first line is not an {FORMAT} header) nor a HAR file"
+    )
