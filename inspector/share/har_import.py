@@ -14,10 +14,10 @@ legacy stream's `sessionId` query parameter, else by URL (a stateless
 server). A HAR gives an exchange's start, its wait and its total time, not
 the time of each event of a stream: the response head is placed at start +
 blocked + dns + connect + send + wait, an event stream's events follow it a
-microsecond apart and its last event is placed at the exchange's end (a
-POST's stream ends with its answer). Parts of all exchanges of a session are
-then ordered by these times, so a server's request on a stream comes before
-the client's POSTed answer.
+microsecond apart, an answer no earlier than the request it answers (a
+legacy SSE stream carries the answers to later POSTs), and a POST's stream's
+last event at the exchange's end (it ends with its answer). Parts of all
+exchanges of a session are then ordered by these times.
 """
 
 from __future__ import annotations
@@ -175,6 +175,15 @@ def _is_mcp(e: HarEntry) -> bool:
     return False
 
 
+def _items(body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC objects of a body (one, or a batch's), none when it is not JSON."""
+    try:
+        value = orjson.loads(body) if body.strip() else None
+    except orjson.JSONDecodeError:
+        return []
+    return [i for i in (value if isinstance(value, list) else [value]) if isinstance(i, dict)]
+
+
 def _events(body: bytes) -> list[Any]:
     framer = SSEFramer()
     return [ev for ev in [*framer.feed(body), *framer.close()] if not ev.is_comment_only]
@@ -235,7 +244,12 @@ def _target(entries: list[HarEntry]) -> str:
 def session_rows(entries: list[HarEntry], session_id: int) -> HarSessionRows:
     """Rows of one session, built by the recorder's builder from the entries' bytes, in time order."""
     builder = MessageBuilder(session_id)
-    parts: list[tuple[int, int, int, Any]] = []  # (ts, entry order, part order, thunk args)
+    parts: list[tuple[int, int, int, Any]] = []  # (ts, entry order, part order, what)
+    asked: dict[bytes, int] = {}  # a client request's id -> when it was sent
+    for e in entries:
+        for item in _items(e.request_body):
+            if "method" in item and "id" in item:
+                asked.setdefault(orjson.dumps(item["id"]), e.started_ns)
     for n, e in enumerate(entries, start=1):
         parts.append((e.started_ns, e.index, 0, ("request", e, n)))
         if e.status is None:
@@ -243,9 +257,14 @@ def session_rows(entries: list[HarEntry], session_id: int) -> HarSessionRows:
         parts.append((e.head_ns, e.index, 1, ("head", e, n)))
         if e.event_stream:
             events = _events(e.response_body)
+            ts = e.head_ns
             for k, ev in enumerate(events):
-                ts = e.ended_ns if k == len(events) - 1 and k > 0 else e.head_ns + (k + 1) * 1000
-                parts.append((max(ts, e.head_ns), e.index, 2 + k, ("event", e, n, ev)))
+                # In stream order; an answer after the request it answers; a POST's stream ends at its end.
+                ts = max(ts + 1000, e.ended_ns if k == len(events) - 1 and k > 0 and e.method != "GET" else 0)
+                for item in _items(ev.data_bytes):
+                    if "method" not in item and (sent := asked.get(orjson.dumps(item.get("id")))) is not None:
+                        ts = max(ts, sent + 1000)
+                parts.append((ts, e.index, 2 + k, ("event", e, n, ev)))
     parts.sort(key=lambda p: (p[0], p[1], p[2]))
     rows: list[MessageRow] = []
     for ts, _i, _o, part in parts:
