@@ -221,15 +221,33 @@ def _legacy_id(e: HarEntry) -> str | None:
 
 
 def group_sessions(entries: list[HarEntry]) -> list[list[HarEntry]]:
-    """Entries grouped into MCP sessions, each in start order, sessions in order of their first entry."""
-    groups: dict[str, list[HarEntry]] = {}
-    for e in sorted(entries, key=lambda e: (e.started_ns, e.index)):
+    """Entries grouped into MCP sessions, each in start order, sessions in order of their first entry.
+
+    An entry with no session id of either kind (a client's stateless probe before its `initialize`,
+    e.g. `server/discover`) joins the next session that starts on the same URL, else the last one
+    before it there; a URL where no entry has a session id (a stateless server) is one session."""
+    ordered = sorted(entries, key=lambda e: (e.started_ns, e.index))
+    keys: list[str | None] = []
+    for e in ordered:
         sid = e.header("mcp-session-id") or e.header("mcp-session-id", response=True)
         legacy = None if sid else _legacy_id(e)
-        parts = urlsplit(e.url)
-        key = f"mcp:{sid}" if sid else f"legacy:{legacy}" if legacy else f"url:{parts.netloc}{parts.path}"
-        groups.setdefault(key, []).append(e)
+        keys.append(f"mcp:{sid}" if sid else f"legacy:{legacy}" if legacy else None)
+    for i, e in enumerate(ordered):
+        if keys[i] is not None:
+            continue
+        url = _url_key(e)
+        later = (keys[j] for j in range(i + 1, len(ordered)) if keys[j] and _url_key(ordered[j]) == url)
+        earlier = (keys[j] for j in range(i - 1, -1, -1) if keys[j] and _url_key(ordered[j]) == url)
+        keys[i] = next(later, None) or next(earlier, None) or f"url:{url}"
+    groups: dict[str, list[HarEntry]] = {}
+    for e, key in zip(ordered, keys, strict=True):
+        groups.setdefault(key or "", []).append(e)
     return list(groups.values())
+
+
+def _url_key(e: HarEntry) -> str:
+    parts = urlsplit(e.url)
+    return f"{parts.netloc}{parts.path}"
 
 
 def _target(entries: list[HarEntry]) -> str:
