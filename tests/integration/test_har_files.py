@@ -24,6 +24,9 @@ import pytest
 
 from inspector.capture import MessageBuilder
 from inspector.lint.stored import findings_of
+from inspector.share.export import har_sessions
+from inspector.share.har import har_chunks
+from inspector.share.importer import import_har
 from inspector.store import open_engine
 from inspector.store.queries import iter_rows, list_sessions
 from inspector.store.writer import SessionWriter, create_session
@@ -217,17 +220,21 @@ def _shape(db: Path, session_id: int) -> tuple[Counter[tuple[Any, ...]], set[tup
 def test_exported_har_imports_back_with_the_same_messages_and_pairs(recorded: Path, tmp_path: Path) -> None:
     sessions = _sessions(recorded)
     originals = [sessions["proxy streamable-http"], sessions["proxy sse"]]
+    source = open_engine(recorded, create=False)
     for original in originals:
-        har_file = tmp_path / f"{original.id}.har"
-        _export(recorded, har_file, str(original.id))
+        # In process (the CLI's path is the first test's): the export's bytes into a fresh database.
+        data = b"".join(har_chunks(har_sessions(source, [original])))
         db = tmp_path / f"{original.id}.db"
-        done = _ok(_run("import", str(har_file), "--db", str(db)))
-        assert "imported session #1" in done.stderr.decode(), done.stderr.decode()
+        target = open_engine(db)
+        done = import_har(target, data, source=f"{original.id}.har")
+        target.dispose()
+        assert len(done.session_ids) == 1, done
         (imported,) = _sessions(db).values()
         assert imported.target == original.target
         assert imported.protocol_version == original.protocol_version
         assert imported.server_info == original.server_info
         assert _shape(db, imported.id) == _shape(recorded, original.id)
+    source.dispose()
 
 
 def test_import_refuses_a_file_that_is_neither(tmp_path: Path) -> None:
