@@ -8,8 +8,11 @@ differs from its parent's, so its report has a diff to show.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +28,7 @@ from tests.api.recordings import generate_session, http_session
 from tests.e2e.conftest import new_context, shot, watch_console
 from tests.har_schema import har_validator
 
-BIG = 30_000
+BIG = 20_000
 
 
 def _replay_of(db: Path, parent: int) -> int:
@@ -190,3 +193,81 @@ def test_html_report_renders_offline(browser: Browser, share_ui: UiServer) -> No
         page.context.close()
     assert tried == [], f"the report tried to load: {tried}"
     assert not errors, errors
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+# A page on another loopback port that knows the token (the worst case): it tries to import a file
+# (a simple no-cors POST, which needs no preflight, and one with the token header) and to read an
+# export. It reports what the browser let it see.
+FOREIGN_SCRIPT = """
+(async () => {
+  const out = [];
+  const file = new Blob([FILE], {type: 'text/plain'});
+  try {
+    await fetch(API + '/api/imports?filename=x&token=' + TOKEN, {method: 'POST', mode: 'no-cors', body: file});
+    out.push('no-cors sent');
+  } catch (e) { out.push('no-cors failed'); }
+  try {
+    const r = await fetch(API + '/api/imports', {method: 'POST', body: file, headers: {authorization: 'Bearer ' + TOKEN}});
+    out.push('header status ' + r.status);
+  } catch (e) { out.push('header blocked'); }
+  try {
+    const r = await fetch(API + '/api/sessions/2/export?format=har&token=' + TOKEN);
+    out.push('read ' + (await r.text()).length);
+  } catch (e) { out.push('read blocked'); }
+  document.getElementById('out').textContent = out.join('; ') + '; done';
+})();
+"""
+
+
+def test_a_page_from_another_origin_cannot_import_or_download(
+    browser: Browser, share_ui: UiServer, tmp_path: Path
+) -> None:
+    before = json.loads(_get(share_ui, "/api/sessions"))["total"]
+    jsonl = _get(share_ui, "/api/sessions/1/export").decode()
+    script = (
+        FOREIGN_SCRIPT.replace("API", json.dumps(share_ui.base_url))
+        .replace("TOKEN", json.dumps(share_ui.token))
+        .replace("FILE", json.dumps(jsonl))
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        f"<!doctype html><title>elsewhere</title><pre id=out></pre><script>{script}</script>"
+    )
+    foreign = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
+    )
+    threading.Thread(target=foreign.serve_forever, daemon=True).start()
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{foreign.server_address[1]}/index.html")
+        expect(page.locator("#out")).to_contain_text("done")
+        outcome = page.locator("#out").inner_text()
+        assert "header blocked" in outcome and "read blocked" in outcome, outcome
+    finally:
+        context.close()
+        foreign.shutdown()
+    # The same upload from the UI's own origin is imported (so the check above can fail).
+    with httpx.Client(base_url=share_ui.base_url, timeout=60) as c:
+        answer = c.post(
+            "/api/imports",
+            params={"filename": "x", "token": share_ui.token},
+            content=jsonl.encode(),
+            headers={"origin": share_ui.base_url},
+        )
+    assert answer.status_code == 202, answer.text
+    job = answer.json()
+    deadline = time.monotonic() + 60
+    while job["state"] == "running":
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+        job = json.loads(_get(share_ui, f"/api/imports/{job['id']}"))
+    assert job["state"] == "done", job
+    # Only this upload added a session: none of the foreign page's requests started an import.
+    assert json.loads(_get(share_ui, "/api/sessions"))["total"] == before + 1
