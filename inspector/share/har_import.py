@@ -198,7 +198,7 @@ def read_har(data: bytes, source: str = "") -> tuple[list[HarEntry], str]:
         raise HarFormatError(f"{prefix}not JSON ({exc})") from None
     log = doc.get("log") if isinstance(doc, dict) else None
     if not isinstance(log, dict) or not isinstance(log.get("entries"), list):
-        raise HarFormatError(f'{prefix}not a HAR file (no "log" with "entries")')
+        raise HarFormatError(f'{prefix}not a session file, nor a HAR file (no "log" with "entries")')
     creator: dict[str, Any] = log["creator"] if isinstance(log.get("creator"), dict) else {}
     made_by = " ".join(str(creator.get(k)) for k in ("name", "version") if creator.get(k))
     try:
