@@ -837,7 +837,12 @@ def export(
     ],
     db: DbOption = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="jsonl: the inspector's own session file (exact bytes).")
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl: the inspector's own session file (exact bytes); har: HTTP Archive 1.2 of "
+            "HTTP sessions (DevTools, mitmproxy); html: one self-contained report to read offline.",
+        ),
     ] = "jsonl",
     output: Annotated[
         str | None,
@@ -849,6 +854,8 @@ def export(
     The JSONL session file holds one message per line with the exact bytes (base64 when not
     UTF-8), direction, channel, timestamps, HTTP metadata, pairing and each session's facts,
     keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
+    HAR holds each HTTP exchange (SSE events too) with MCP facts in `_mcp` fields; the HTML
+    report shows facts, timeline, pairs, lint findings and a replay's diff.
     """
     from inspector.share.commands import export_command
 
@@ -857,13 +864,17 @@ def export(
 
 @app.command("import")
 def import_(
-    files: Annotated[list[str], typer.Argument(help="Session files to import ('-': stdin).")],
+    files: Annotated[
+        list[str], typer.Argument(help="Session files (.mcp.jsonl) or HAR files to import ('-': stdin).")
+    ],
     db: DbOption = None,
 ) -> None:
     """Add the sessions of session files (from `export`) to the database as new sessions.
 
     A file is imported whole or not at all: a bad line stops it with its line number and
     removes what that file had added. The sessions keep their kinds, names and facts.
+    A HAR file (Chrome DevTools, mitmproxy's savehar) becomes one session per MCP session
+    (Mcp-Session-Id) found in its JSON-RPC requests and JSON or event-stream responses.
     """
     from inspector.share.commands import import_command
 

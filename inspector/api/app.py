@@ -23,6 +23,7 @@ from inspector.api import (
     routes_serve,
     routes_serve_processes,
     routes_sessions,
+    routes_share,
     routes_versions,
 )
 from inspector.api.clients import ClientManager
@@ -103,6 +104,7 @@ def create_app(
     app.include_router(routes_client_workspace.router)
     app.state.auth_flows = auth_flows
     app.include_router(routes_auth.router)
+    app.include_router(routes_share.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

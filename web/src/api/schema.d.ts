@@ -445,6 +445,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/diff/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The HTML report of a diff of two sessions (a: original, b: replay), both sessions after it */
+        get: operations["diff_report_route_api_diff_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/diff/side": {
         parameters: {
             query?: never;
@@ -454,6 +471,40 @@ export interface paths {
         };
         /** One side of a diffed exchange (the JSON its change paths point into) */
         get: operations["diff_side_route_api_diff_side_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a session file (.mcp.jsonl) or a HAR file sent as the request body */
+        post: operations["import_route_api_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far an import got, and the sessions it added */
+        get: operations["import_job_route_api_imports__job_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -644,6 +695,23 @@ export interface paths {
         };
         /** HTTP exchanges with their messages */
         get: operations["exchanges_route_api_sessions__session_id__exchanges_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a session as a file: jsonl (session file), har (HTTP Archive 1.2), html (report) */
+        get: operations["export_route_api_sessions__session_id__export_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1596,6 +1664,31 @@ export interface components {
             shell: string;
             /** Url */
             url: string;
+        };
+        /**
+         * ImportJobOut
+         * @description An import started by an upload: how far it got and what it added.
+         */
+        ImportJobOut: {
+            /** Done Bytes */
+            done_bytes: number;
+            /** Error */
+            error?: string | null;
+            /** Filename */
+            filename: string;
+            /** Id */
+            id: string;
+            /** Messages */
+            messages: number;
+            /** Session Ids */
+            session_ids: number[];
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "done" | "failed";
+            /** Total Bytes */
+            total_bytes: number;
         };
         /**
          * InFlightOut
@@ -4373,6 +4466,47 @@ export interface operations {
             };
         };
     };
+    diff_report_route_api_diff_report_get: {
+        parameters: {
+            query: {
+                /** @description a session id, `last`, or a name */
+                a: string;
+                /** @description a session id, `last`, or a name */
+                b: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     diff_side_route_api_diff_side_get: {
         parameters: {
             query: {
@@ -4397,6 +4531,83 @@ export interface operations {
                 };
             };
             /** @description no such session or message */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_route_api_imports_post: {
+        parameters: {
+            query?: {
+                /** @description the file's name, shown in messages */
+                filename?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJobOut"];
+                };
+            };
+            /** @description an empty body or a file of neither kind */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_job_route_api_imports__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJobOut"];
+                };
+            };
+            /** @description no such import job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4909,6 +5120,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Exchange"][];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_route_api_sessions__session_id__export_get: {
+        parameters: {
+            query?: {
+                format?: "jsonl" | "har" | "html";
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/x-ndjson": unknown;
+                    "text/html": unknown;
+                };
+            };
+            /** @description a HAR of a session without HTTP exchanges */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
