@@ -335,6 +335,15 @@ def proxy(
             help="End a recorded session after this long with no request and no open stream.",
         ),
     ] = 300.0,
+    rewrite_auth_metadata: Annotated[
+        bool,
+        typer.Option(
+            "--rewrite-auth-metadata",
+            help="For OAuth-protected targets: point the upstream's URLs in WWW-Authenticate "
+            "resource_metadata and in OAuth metadata documents at the proxy, so clients that "
+            "check the resource accept it (tokens are then issued for the proxy's URL: README).",
+        ),
+    ] = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -378,6 +387,7 @@ def proxy(
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
+            rewrite_auth_metadata=rewrite_auth_metadata,
         )
     except ValueError as exc:
         recorder.stop("bad target")
@@ -473,6 +483,10 @@ def mock_server(
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+
+    --auth (with --http) puts a mock OAuth authorization server in front of
+    /mcp, on the same origin; --auth-fault makes it misbehave the ways a
+    client must refuse or survive (README, serve --auth).
     """
     import shlex
 
@@ -537,6 +551,31 @@ def serve_scenario(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    auth: Annotated[
+        bool,
+        typer.Option(
+            "--auth",
+            help="--http: require OAuth authorization from a built-in authorization server on the same "
+            "origin (resource and AS metadata, /register, /authorize with PKCE S256, /token).",
+        ),
+    ] = False,
+    auth_fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auth-fault",
+            metavar="FAULT",
+            help="Implies --auth. A fault clients must refuse or survive (repeatable): wrong-issuer, "
+            "resource-mismatch, no-s256, expired-token, step-up.",
+        ),
+    ] = None,
+    approve: Annotated[
+        str | None,
+        typer.Option(
+            "--approve",
+            metavar="auto|ui",
+            help="Implies --auth. auto (default): approve at once; ui: show an approval page.",
+        ),
+    ] = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -568,6 +607,7 @@ def serve_scenario(
         versions=protocol_version or [],
         name=name,
         access=access,
+        auth=(auth, auth_fault or [], approve),
     )
 
 
@@ -801,7 +841,12 @@ def export(
     ],
     db: DbOption = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="jsonl: the inspector's own session file (exact bytes).")
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl: the inspector's own session file (exact bytes); har: HTTP Archive 1.2 of "
+            "HTTP sessions (DevTools, mitmproxy); html: one self-contained report to read offline.",
+        ),
     ] = "jsonl",
     output: Annotated[
         str | None,
@@ -813,6 +858,8 @@ def export(
     The JSONL session file holds one message per line with the exact bytes (base64 when not
     UTF-8), direction, channel, timestamps, HTTP metadata, pairing and each session's facts,
     keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
+    HAR holds each HTTP exchange (SSE events too) with MCP facts in `_mcp` fields; the HTML
+    report shows facts, timeline, pairs, lint findings and a replay's diff.
     """
     from inspector.share.commands import export_command
 
@@ -821,13 +868,17 @@ def export(
 
 @app.command("import")
 def import_(
-    files: Annotated[list[str], typer.Argument(help="Session files to import ('-': stdin).")],
+    files: Annotated[
+        list[str], typer.Argument(help="Session files (.mcp.jsonl) or HAR files to import ('-': stdin).")
+    ],
     db: DbOption = None,
 ) -> None:
     """Add the sessions of session files (from `export`) to the database as new sessions.
 
     A file is imported whole or not at all: a bad line stops it with its line number and
     removes what that file had added. The sessions keep their kinds, names and facts.
+    A HAR file (Chrome DevTools, mitmproxy's savehar) becomes one session per MCP session
+    (Mcp-Session-Id) found in its JSON-RPC requests and JSON or event-stream responses.
     """
     from inspector.share.commands import import_command
 

@@ -13,6 +13,7 @@ from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
 from inspector.api import (
+    routes_auth,
     routes_client,
     routes_client_work,
     routes_client_workspace,
@@ -22,6 +23,7 @@ from inspector.api import (
     routes_serve,
     routes_serve_processes,
     routes_sessions,
+    routes_share,
     routes_versions,
 )
 from inspector.api.clients import ClientManager
@@ -61,6 +63,7 @@ def create_app(
     feed = LiveFeed(engine, interval=live_interval)
     clients = ClientManager(engine, feed)
     serve_processes = ServeProcesses(engine)
+    auth_flows = routes_auth.AuthFlows()
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -69,6 +72,7 @@ def create_app(
             yield
         finally:
             await clients.aclose()
+            await auth_flows.aclose()
             await serve_processes.aclose()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -98,6 +102,9 @@ def create_app(
     app.include_router(routes_versions.router)
     app.include_router(routes_client_work.router)
     app.include_router(routes_client_workspace.router)
+    app.state.auth_flows = auth_flows
+    app.include_router(routes_auth.router)
+    app.include_router(routes_share.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

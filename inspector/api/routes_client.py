@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from inspector.api.clients import ClientManager, HostedClient, StartFailed, describe
 from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.params import SqlInt
+from inspector.api.routes_auth import OAuthOptions, connect_auth
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.capture.redact import Secrets, missing_command_secrets_message
 from inspector.endpoint import ResponseTimeout
@@ -107,11 +108,18 @@ class ClientCreate(BaseModel):
         description="the workspace's roots (file:// URIs); set: roots/list is answered from them",
     )
     name: str | None = Field(default=None, max_length=200)
+    auth: OAuthOptions | None = Field(
+        default=None,
+        description="authorize with OAuth (URL targets): the authorization URL is listed at "
+        "/api/auth/pending for the person to open, and comes back to /oauth/callback",
+    )
 
     @model_validator(mode="after")
     def _valid_roots(self) -> ClientCreate:
         if self.roots is not None:
             self.roots = valid_roots(self.roots)
+        if self.auth is not None and self.target.url is None:
+            raise ValueError("OAuth authorizes URL targets only (a stdio server is not authorized)")
         return self
 
 
@@ -256,6 +264,8 @@ async def create_client(request: Request, body: ClientCreate) -> Response:
     )
     if body.client_info is not None:
         config.client_info = body.client_info
+    if body.auth is not None and isinstance(target, str):
+        config.auth = connect_auth(request, target, body.protocol_version, body.auth, body.timeout)
     try:
         hosted, handshake = await manager_of(request).start(config)
     except StartFailed as exc:

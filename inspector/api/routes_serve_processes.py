@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -30,6 +30,9 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api/serve/processes", tags=["serve"])
 
 
+AuthFault = Literal["wrong-issuer", "resource-mismatch", "no-s256", "expired-token", "step-up"]
+
+
 class ServeStart(BaseModel):
     model_config = ConfigDict(extra="forbid")
     scenario: str | None = Field(
@@ -39,6 +42,22 @@ class ServeStart(BaseModel):
         default_factory=list, max_length=10, description="Negotiate only these revisions; empty: all"
     )
     port: int | None = Field(None, ge=1, le=65535, description="Loopback port; empty: a free one")
+    auth: bool = Field(False, description="Require OAuth authorization (serve --auth)")
+    authFaults: list[AuthFault] = Field(
+        default_factory=list,
+        max_length=5,
+        description="Authorization faults (serve --auth-fault); imply auth",
+    )
+    approve: Literal["auto", "ui"] | None = Field(
+        None, description="auto: approve at once; ui: an approval page (serve --approve); implies auth"
+    )
+
+    def auth_args(self) -> list[str]:
+        """The serve options for the authorization asked for (none: no authorization)."""
+        args = ["--auth"] if self.auth else []
+        for fault in dict.fromkeys(self.authFaults):
+            args += ["--auth-fault", fault]
+        return args + (["--approve", self.approve] if self.approve else [])
 
 
 class StdioCommand(BaseModel):
@@ -62,6 +81,7 @@ class ServeProcessOut(BaseModel):
     stdio: StdioCommand = Field(description="The same scenario on stdio, for a client's server configuration")
     output: list[str] = Field(description="The process's last output lines")
     created: float
+    auth: list[str] = Field(default_factory=list, description="The authorization options it was started with")
 
 
 class ServeProcessList(BaseModel):
@@ -112,7 +132,8 @@ async def start_process(request: Request, body: ServeStart) -> Response:
         raise HTTPException(400, "this UI's database is in memory: a serve process cannot record into it")
     scenario = _scenario_path(body.scenario)
     versions = list(dict.fromkeys(v.strip() for v in body.protocolVersions if v.strip()))
-    options = ServeOptions(scenario=scenario, protocol_versions=versions)
+    auth = body.auth_args()
+    options = ServeOptions(scenario=scenario, protocol_versions=versions, auth=bool(auth))
     engine = state_of(request).engine
     try:
         await anyio.to_thread.run_sync(prepare_scenario, engine, options)
@@ -120,7 +141,7 @@ async def start_process(request: Request, body: ServeStart) -> Response:
         raise HTTPException(400, str(exc)) from None
     port = body.port or free_port()
     try:
-        item = await processes.start(scenario, versions, port)
+        item = await processes.start(scenario, versions, port, auth=auth)
     except ServeStartFailed as exc:
         raise HTTPException(502, f"mcp-inspect serve could not start: {exc}") from None
     except OSError as exc:

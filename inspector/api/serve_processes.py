@@ -71,6 +71,7 @@ class ServeProcess:
     url: str | None = None
     output: deque[str] = field(default_factory=lambda: deque(maxlen=OUTPUT_LINES))
     ready: asyncio.Future[str] | None = None
+    auth: list[str] = field(default_factory=list)
     reader: asyncio.Task[None] | None = None
 
     @property
@@ -93,6 +94,7 @@ class ServeProcess:
             "stdio": stdio_command(self.stdio_argv),
             "output": list(self.output),
             "created": self.created,
+            "auth": self.auth,
         }
 
 
@@ -108,13 +110,20 @@ class ServeProcesses:
         return db_path(self.engine)
 
     async def start(
-        self, scenario: str | None, versions: list[str], port: int, *, timeout: float = 60
+        self,
+        scenario: str | None,
+        versions: list[str],
+        port: int,
+        *,
+        timeout: float = 60,
+        auth: list[str] | None = None,
     ) -> ServeProcess:
         running = [p for p in self.items.values() if p.state != "exited"]
         if len(running) >= MAX_PROCESSES:
             raise ServeStartFailed(f"{len(running)} serve processes are running already: stop one first")
         db = self.db()
-        argv = serve_argv(db, scenario, versions, ["--http", f"127.0.0.1:{port}"])
+        # Authorization (`--auth`, ...) is for HTTP: the stdio command line below has none.
+        argv = serve_argv(db, scenario, versions, ["--http", f"127.0.0.1:{port}", *(auth or [])])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -131,6 +140,7 @@ class ServeProcesses:
             argv=argv,
             stdio_argv=serve_argv(db, scenario, versions, ["--stdio"]),
             proc=proc,
+            auth=list(auth or []),
         )
         item.ready = asyncio.get_running_loop().create_future()
         item.reader = asyncio.create_task(self._read(item), name=f"serve {item.id} output")

@@ -58,6 +58,7 @@ class OAuthSettings:
         store: AuthStore | None = None,
         open_browser: bool = True,
         say: Callable[[str], None] | None = None,
+        show_url: Callable[[str], None] | None = None,
     ) -> None:
         self.options = options
         self.non_interactive = non_interactive
@@ -65,6 +66,9 @@ class OAuthSettings:
         self.store = store or AuthStore()
         self.open_browser = open_browser
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+        # Set: the authorization URL goes there instead of to the terminal and system browser
+        # (the web UI lists it for the person to open; ui_callback.py).
+        self.show_url = show_url
 
 
 class OAuth(httpx.Auth):
@@ -245,8 +249,11 @@ class OAuth(httpx.Auth):
                     return HttpResponse(302, {"location": url})
             raise AuthFailure(step.name, "too-many-redirects", f"more than {MAX_REDIRECTS} redirects")
         assert self.listener is not None
-        self.settings.say("Authorize in your browser; if it does not open, visit:\n  " + step.request.url)
-        if self.settings.open_browser:
+        if self.settings.show_url is not None:
+            self.settings.show_url(step.request.url)
+        else:
+            self.settings.say("Authorize in your browser; if it does not open, visit:\n  " + step.request.url)
+        if self.settings.open_browser and self.settings.show_url is None:
             # In a thread: some browser commands ($BROWSER) only return when the page is done,
             # and the listener must answer the redirect meanwhile.
             threading.Thread(target=_open_browser, args=(step.request.url,), daemon=True).start()

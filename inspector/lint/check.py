@@ -12,6 +12,7 @@ from typing import Protocol
 
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
+from inspector.lint.auth import AuthCheck
 from inspector.lint.capabilities import CapabilityCheck
 from inspector.lint.findings import Finding, at_least
 from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
@@ -59,6 +60,7 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
         BatchCheck(),
         CapabilityCheck(),
         HttpCheck(ordered),
+        AuthCheck(ordered),
     ]
     walk = SessionWalk()
     reported: set[str | None] = set()

@@ -203,6 +203,64 @@ _ALL = (
         "basic/transports#protocol-version-header",
         since="2025-06-18",
     ),
+    # Authorization legs (inspector/lint/auth.py); pages of the authorization spec. The revision
+    # gates (PRM and `resource` from 2025-06-18, code_challenge_methods_supported from 2025-11-25)
+    # are applied by that check, so a leg before the initialize answer is still judged.
+    Rule(
+        "auth-401-without-resource-metadata",
+        "warning",
+        "A 401 SHOULD carry WWW-Authenticate with the resource_metadata URL (RFC 9728 5.1): 2025-06-18 "
+        "requires it; from 2025-11-25 a server without it MUST serve the well-known metadata URI.",
+        "Authorization › Protected Resource Metadata Discovery Requirements",
+        "basic/authorization#protected-resource-metadata-discovery-requirements",
+    ),
+    Rule(
+        "auth-resource-metadata-incomplete",
+        "error",
+        "Protected Resource Metadata MUST be a JSON object with `resource` (RFC 9728 2) and "
+        "`authorization_servers` naming at least one authorization server.",
+        "Authorization › Authorization Server Location",
+        "basic/authorization#authorization-server-location",
+    ),
+    Rule(
+        "auth-server-metadata-incomplete",
+        "error",
+        "Authorization server metadata MUST have issuer, authorization_endpoint, token_endpoint and "
+        "response_types_supported (RFC 8414 2); from 2025-11-25 clients MUST refuse one without "
+        "code_challenge_methods_supported.",
+        "Authorization › Authorization Server Metadata Discovery",
+        "basic/authorization#authorization-server-metadata-discovery",
+    ),
+    Rule(
+        "auth-no-pkce",
+        "error",
+        "The authorization request MUST use PKCE with the S256 code challenge method.",
+        "Authorization › Authorization Code Protection",
+        "basic/authorization#authorization-code-protection",
+    ),
+    Rule(
+        "auth-no-resource-parameter",
+        "error",
+        "The resource parameter (RFC 8707) MUST be included in both authorization requests and token "
+        "requests (2025-06-18 and later).",
+        "Authorization › Resource Parameter Implementation",
+        "basic/authorization#resource-parameter-implementation",
+    ),
+    Rule(
+        "auth-token-in-query",
+        "error",
+        "Access tokens MUST NOT be included in the URI query string; they go in the Authorization header.",
+        "Authorization › Token Requirements",
+        "basic/authorization#token-requirements",
+    ),
+    Rule(
+        "auth-issuer-mismatch",
+        "error",
+        "The metadata's issuer MUST be the issuer its URL was formed from (RFC 8414 3.3), and an "
+        "authorization response's iss MUST be that issuer (RFC 9207).",
+        "Authorization › Authorization Server Metadata Discovery",
+        "basic/authorization#authorization-server-metadata-discovery",
+    ),
     Rule(
         "revision-unknown",
         "info",

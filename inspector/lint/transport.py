@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from mcp_types.version import is_version_at_least
 
+from inspector.lint.auth import is_auth_leg
 from inspector.lint.revision import RowContext, header, headers_of
 from inspector.protocol import Kind
 from inspector.store.models import StoredRow
@@ -46,6 +47,10 @@ class HttpCheck:
         if not self._active:
             return
         row = ctx.row
+        # The OAuth legs (metadata, registration, authorization, token) are not MCP requests.
+        request = row if row.get("channel") == "http-request" else ctx.request_row
+        if request is not None and is_auth_leg(request):
+            return
         # A request row without headers is the proxy's own note (e.g. the client left a stream), not a request.
         if (
             row.get("channel") == "http-request"

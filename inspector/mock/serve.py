@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -181,13 +181,23 @@ class _HttpSessions:
         return None, self.stateless
 
 
-def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str = "/mcp") -> Starlette:
-    """A Streamable HTTP endpoint at `path`; each MCP session gets its own `MockSession` and tap."""
+Gate = Callable[[Request, bytes, list[dict[str, Any]]], Awaitable[Response | None]]
+
+
+def mock_http_app(
+    make_session: Callable[[], tuple[MockSession, Tap]], path: str = "/mcp", *, gate: Gate | None = None
+) -> Starlette:
+    """A Streamable HTTP endpoint at `path`; each MCP session gets its own `MockSession` and tap.
+
+    `gate` (`serve --auth`: the bearer check) sees each request first; a response from it is
+    the answer and the request goes no further."""
     sessions = _HttpSessions(make_session)
 
     async def post(request: Request) -> Response:
         raw = await request.body()
         messages, parsed = _messages(raw)
+        if gate is not None and (refused := await gate(request, raw, messages)) is not None:
+            return refused
         sid, (session, tap) = sessions.find(request.headers.get("mcp-session-id"), messages)
         ex = HttpExchange(tap, next(sessions.numbers), "POST", request.url.path, request.url.query)
         ex.request(raw, list(request.headers.raw))
@@ -234,6 +244,8 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
     async def get(request: Request) -> Response:
+        if gate is not None and (refused := await gate(request, b"", [])) is not None:
+            return refused
         sid = request.headers.get("mcp-session-id")
         found = sessions.by_id.get(sid) if sid else None
         if found is None:
@@ -261,6 +273,8 @@ def mock_http_app(make_session: Callable[[], tuple[MockSession, Tap]], path: str
         )
 
     async def delete(request: Request) -> Response:
+        if gate is not None and (refused := await gate(request, b"", [])) is not None:
+            return refused
         sid = request.headers.get("mcp-session-id")
         found = sessions.by_id.pop(sid, None) if sid else None
         if found is None:

@@ -24,12 +24,20 @@ def serve_command(
     versions: Sequence[str],
     name: str | None,
     access: Access | None = None,
+    auth: tuple[bool, Sequence[str], str | None] = (False, (), None),
 ) -> None:
     from inspector.transports.serve import parse_listen
 
     if stdio and http:
         raise InspectorError("give either --stdio or --http HOST:PORT, not both")
-    options = ServeOptions(scenario=scenario, protocol_versions=tuple(versions), name=name)
+    options = ServeOptions(
+        scenario=scenario,
+        protocol_versions=tuple(versions),
+        name=name,
+        auth=auth[0],
+        auth_faults=tuple(auth[1]),
+        approve=auth[2],
+    )
     listen = parse_listen(http) if http else None
     with contextlib.suppress(KeyboardInterrupt):
         anyio.run(lambda: run_serve(engine, options, http=listen, access=access or Access()))

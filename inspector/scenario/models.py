@@ -19,6 +19,7 @@ from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS as KNOWN_VERSION
 
 __all__ = [
     "Answer",
+    "Authorization",
     "Completion",
     "Fault",
     "Prompt",
@@ -219,6 +220,19 @@ class ServerInfo(_Model):
     title: str | None = None
 
 
+class Authorization(_Model):
+    """Require OAuth authorization (Streamable HTTP only): a built-in authorization server on the
+    same origin (`serve --auth`), with faults clients must survive or refuse (`--auth-fault`)."""
+
+    approve: Literal["auto", "ui"] = Field(
+        "auto", description="auto: approve every authorization request at once; ui: ask on an approval page."
+    )
+    faults: list[Literal["wrong-issuer", "resource-mismatch", "no-s256", "expired-token", "step-up"]] = Field(
+        default_factory=list, description="Faults of the authorization server (see `serve --help`)."
+    )
+    tokenLifetime: int = Field(3600, ge=1, le=30 * 86400, description="Seconds an access token lives.")
+
+
 class Scenario(_Model):
     """A mock MCP server."""
 
@@ -239,6 +253,7 @@ class Scenario(_Model):
     recording: str | None = Field(
         None, description="Answer requests the scenario does not know from this session."
     )
+    auth: Authorization | None = Field(None, description="Require OAuth authorization (HTTP only).")
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:

@@ -20,6 +20,8 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder, Tap
 from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
+from inspector.mock.auth_routes import AuthLog, authorization
+from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -32,7 +34,7 @@ from inspector.scenario.models import Scenario
 from inspector.scenario.script import ScenarioScript
 from inspector.store import create_session, get_session, iter_messages
 
-__all__ = ["ServeOptions", "prepare_scenario", "run_serve"]
+__all__ = ["ServeOptions", "auth_settings", "prepare_scenario", "run_serve"]
 
 
 @dataclass
@@ -40,6 +42,28 @@ class ServeOptions:
     scenario: str | None = None
     protocol_versions: Sequence[str] = ()
     name: str | None = None
+    auth: bool = False  # --auth (the scenario's `auth` key turns it on too)
+    auth_faults: Sequence[str] = ()  # --auth-fault, added to the scenario's
+    approve: str | None = None  # --approve, over the scenario's
+
+
+def auth_settings(scenario: Scenario, options: ServeOptions) -> Settings | None:
+    """The authorization server's settings from the scenario's `auth` key and the options, or None."""
+    if not (options.auth or options.auth_faults or options.approve or scenario.auth):
+        return None
+    base = scenario.auth
+    faults = {*(base.faults if base else ()), *options.auth_faults}
+    approve = options.approve or (base.approve if base else "auto")
+    if approve not in ("auto", "ui"):
+        raise InspectorError(f"--approve wants auto or ui, got {approve!r}")
+    try:
+        return Settings(
+            frozenset(faults),
+            "ui" if approve == "ui" else "auto",
+            base.tokenLifetime if base else 3600,
+        )
+    except ValueError as exc:
+        raise InspectorError(f"--auth-fault: {exc}") from None
 
 
 def prepare_scenario(engine: Engine, options: ServeOptions) -> tuple[Scenario, dict[str, RecordedScript]]:
@@ -112,6 +136,12 @@ async def run_serve(
 
     access = access or Access()
     scenario, recordings = prepare_scenario(engine, options)
+    auth = auth_settings(scenario, options)
+    if auth is not None and http is None:
+        raise InspectorError(
+            "authorization (--auth, --auth-fault, --approve or the scenario's auth key) needs "
+            "--http HOST:PORT: over stdio there is no HTTP to authorize"
+        )
     served = served if served is not None else ServedSessions()
     token = secrets.token_urlsafe(24)
     control = control_app(Controller(served), token)
@@ -120,6 +150,7 @@ async def run_serve(
     recorder = make_recorder(engine)
     make = session_factory(engine, recorder, scenario, recordings, name, served)
     registration: Registration | None = None
+    auth_log: AuthLog | None = None
     try:
         if http is None:
             import uvicorn
@@ -143,13 +174,28 @@ async def run_serve(
         shown = f"[{http[0]}]" if ":" in http[0] else http[0]
         url = f"http://{shown}:{port}/mcp"
         registration = Registration(engine, f"http://127.0.0.1:{port}/control", token)
-        mcp_app = mock_http_app(lambda: make(url))
-        routes = Starlette(routes=[Mount("/control", control), *mcp_app.routes])
-        app = access.guard(routes, http[0], port, json_paths={"/mcp"})
+        extra: list[Any] = []
+        gate = None
+        if auth is not None:
+
+            def open_log() -> Tap:
+                sid = create_session(engine, kind="mock-server", target=url, name=f"{name} (authorization)")
+                return recorder.open(sid)
+
+            extra, gate, auth_log = authorization(AuthServer(auth), open_log)
+        mcp_app = mock_http_app(lambda: make(url), gate=gate)
+        routes = Starlette(routes=[Mount("/control", control), *extra, *mcp_app.routes])
+        json_paths = {"/mcp", REGISTER_PATH} if auth is not None else {"/mcp"}
+        app = access.guard(routes, http[0], port, json_paths=json_paths)
+        shown_auth = f"; {auth.describe()}" if auth is not None else ""
         await serve_async(
-            app, sock, on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions})")
+            app,
+            sock,
+            on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions}){shown_auth}"),
         )
     finally:
+        if auth_log is not None:
+            auth_log.end("mock server stopped")
         if registration is not None:
             registration.close()
         for entry in served.by_id.values():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -14,15 +14,14 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
-from inspector.share.export import jsonl_lines
-from inspector.share.importer import import_jsonl
-from inspector.share.jsonl import FORMAT
+from inspector.share.export import jsonl_lines, other_format
+from inspector.share.importer import file_kind, import_har, import_jsonl
 from inspector.store.models import Session
 from inspector.store.queries import get_session
 
-__all__ = ["FORMATS", "export_command", "import_command"]
+__all__ = ["FORMATS", "export_command", "file_kind", "import_command"]
 
-FORMATS = ("jsonl",)
+FORMATS = ("jsonl", "har", "html")
 
 
 def _sessions(engine: Engine, refs: Sequence[str]) -> list[Session]:
@@ -96,8 +95,12 @@ def export_command(engine: Engine, refs: Sequence[str], *, fmt: str, output: str
             count += 1
             yield line
 
-    size = _write(counted(), output)
-    messages = count - 1 - len(sessions)
+    if fmt == "jsonl":
+        size = _write(counted(), output)
+        messages = count - 1 - len(sessions)
+    else:
+        chunks, messages = other_format(engine, sessions, fmt)
+        size = _write(chunks, output)
     where = output if output not in (None, "-") else "stdout"
     ids = ", ".join(f"#{s.id}" for s in sessions)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -105,11 +108,14 @@ def export_command(engine: Engine, refs: Sequence[str], *, fmt: str, output: str
     return 0
 
 
-def _kind(head: bytes, source: str) -> str:
-    stripped = head.lstrip()
-    if stripped.startswith(b"{") and FORMAT.encode() in stripped.split(b"\n", 1)[0]:
-        return "jsonl"
-    raise InspectorError(f"{source}: not a session file (its first line is not an {FORMAT} header)")
+def _read_all(f: BinaryIO, advance: Callable[[int], None]) -> bytes:
+    chunks: list[bytes] = []
+    read = 0
+    while chunk := f.read(1 << 20):
+        chunks.append(chunk)
+        read += len(chunk)
+        advance(read // 2)  # reading is the first half of a HAR import, building the rows the second
+    return b"".join(chunks)
 
 
 def _lines(f: BinaryIO) -> Iterator[bytes]:
@@ -127,7 +133,7 @@ def import_command(engine: Engine, files: Sequence[str]) -> int:
         f: BinaryIO = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115
         try:
             head = f.peek(4096)[:4096] if hasattr(f, "peek") else b""
-            _kind(head, source)
+            kind = file_kind(head, source)
             total = os.fstat(f.fileno()).st_size if name != "-" else None
             with Progress(
                 TextColumn("importing {task.description}"),
@@ -143,7 +149,15 @@ def import_command(engine: Engine, files: Sequence[str]) -> int:
                 def advance(n: int, bar: Progress = bar, task: TaskID = task) -> None:
                     bar.update(task, completed=n)
 
-                done = import_jsonl(engine, _lines(f), source=source, progress=advance)
+                if kind == "har":
+                    data = _read_all(f, advance)
+
+                    def second_half(n: int, size: int = len(data)) -> None:
+                        advance(size // 2 + n // 2)
+
+                    done = import_har(engine, data, source=source, progress=second_half)
+                else:
+                    done = import_jsonl(engine, _lines(f), source=source, progress=advance)
         finally:
             if f is not sys.stdin.buffer:
                 f.close()
@@ -155,5 +169,6 @@ def import_command(engine: Engine, files: Sequence[str]) -> int:
                 f"{done.messages[session_id]} messages) from {source}"
             )
         if not done.session_ids:
-            err.print(f"{source}: no sessions in this file")
+            what = "no MCP traffic (JSON-RPC bodies, Mcp-Session-Id)" if kind == "har" else "no sessions"
+            err.print(f"{source}: {what} in this file")
     return 0

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from inspector.share.jsonl import MessageLine, Reader, SessionLine
+from inspector.errors import InspectorError
+from inspector.share.jsonl import FORMAT, MessageLine, Reader, SessionLine
 from inspector.store.models import MessageRow
 from inspector.store.queries import delete_session
 from inspector.store.writer import BulkWriter
 
-__all__ = ["Imported", "import_jsonl"]
+__all__ = ["Imported", "file_kind", "import_har", "import_jsonl"]
 
 _BATCH = 5000
 
@@ -87,3 +88,69 @@ def import_jsonl(
     if progress is not None:
         progress(read)
     return done
+
+
+def import_har(
+    engine: Engine,
+    data: bytes,
+    *,
+    source: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> Imported:
+    """Add one session per MCP session found in a HAR file (read whole: HAR is one JSON document).
+
+    Every row passes the recorder's redaction step (a HAR from elsewhere holds real credentials)."""
+    from pathlib import Path
+
+    from inspector.capture.redact import active
+    from inspector.share.har_import import group_sessions, read_har, session_rows
+
+    entries, creator = read_har(data, source)
+    redaction = active()
+    writer = BulkWriter(engine)
+    done = Imported()
+    label = Path(source).name if source else "HAR"
+    try:
+        groups = group_sessions(entries)
+        for n, group in enumerate(groups, start=1):
+            session_id = writer.add_session(None)
+            done.session_ids.append(session_id)
+            built = session_rows(group, session_id)
+            if not redaction.keep:
+                for row in built.rows:
+                    redaction.row(row)
+            for start in range(0, len(built.rows), _BATCH):
+                writer.add_rows(built.rows[start : start + _BATCH])
+            done.messages[session_id] = len(built.rows)
+            columns = dict(built.columns)
+            columns.update(
+                kind="import",
+                name=f"{label} {n}/{len(groups)}" if len(groups) > 1 else label,
+                target=redaction.target(columns["target"]),
+                status="ended",
+                end_reason=f"imported from a HAR file ({creator or 'unknown creator'})",
+                message_count=len(built.rows),
+            )
+            writer.finish_session(session_id, columns)
+            if progress is not None:
+                progress(len(data) * n // len(groups))
+    except BaseException:
+        for session_id in done.session_ids:
+            delete_session(engine, session_id, force=True)
+        raise
+    finally:
+        writer.close()
+    if progress is not None:
+        progress(len(data))
+    return done
+
+
+def file_kind(head: bytes, source: str) -> str:
+    stripped = head.lstrip().lstrip(b"\xef\xbb\xbf").lstrip()
+    if stripped.startswith(b"{") and FORMAT.encode() in stripped.split(b"\n", 1)[0]:
+        return "jsonl"
+    if stripped.startswith(b"{") and b'"log"' in stripped:
+        return "har"
+    raise InspectorError(
+        f"{source}: not a session file (its first line is not an {FORMAT} header) nor a HAR file"
+    )

@@ -11,7 +11,12 @@ forwarding path waits for the database.
 
 What is changed on the way, and only this: hop-by-hop headers are dropped
 and `Host` names the upstream; the legacy `endpoint` event's URL is
-rewritten to point at the proxy when it names the upstream's origin.
+rewritten to point at the proxy when it names the upstream's origin; with
+`rewrite_auth_metadata`, the upstream-origin URLs of `WWW-Authenticate`
+`resource_metadata` and of OAuth metadata documents are pointed at the
+proxy (`protocol/auth_legs.py`; rows keep what the server sent,
+`meta.rewritten_to` what the client got). The authorization legs are
+labelled with `meta.auth_step` like the mock client's.
 An unreachable upstream gives the client a 502 with a clear message.
 Host, Origin and the JSON content type of MCP POSTs are checked before this
 app by the shared `inspector.guard.ListenerGuard` (the CLI wraps it), which
@@ -28,6 +33,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
+from inspector.capture.redact import header_pairs
+from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
 from inspector.protocol.http_exchange import (
     SessionRouter,
     decoded_body,
@@ -60,6 +67,7 @@ class HttpProxy:
         *,
         client: UpstreamClient | None = None,
         idle_after: float | None = DEFAULT_IDLE_AFTER,
+        rewrite_auth_metadata: bool = False,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -70,6 +78,8 @@ class HttpProxy:
         # The paths clients POST MCP messages to: only these must carry JSON (OAuth form posts
         # to other paths, e.g. /token, are forwarded as they are).
         self.mcp_paths: set[str] = path_forms(parts.path or "/")
+        self.auth = AuthLegs(self.mcp_paths)  # the same set: endpoints learned later count too
+        self.rewrite_auth_metadata = rewrite_auth_metadata
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
@@ -159,9 +169,10 @@ class HttpProxy:
             mcp_sid.decode("latin-1") if mcp_sid else None, query, f"{client_addr[0]}:{client_addr[1]}"
         )
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
+        proxy_origin = _proxy_origin(scope, headers) if self.rewrite_auth_metadata else None
         self.router.begin(sid, time.monotonic())
         try:
-            await self._forward(scope, receive, send, headers, method, url, ex, sid, key)
+            await self._forward(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin)
         finally:
             if (reason := self.router.finish(sid, time.monotonic())) is not None:
                 self.end_session(sid, reason)
@@ -177,6 +188,7 @@ class HttpProxy:
         ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
+        proxy_origin: str | None,
     ) -> None:
 
         first = await receive()
@@ -186,14 +198,16 @@ class HttpProxy:
         if first.get("more_body"):
             streamed = [body]
             content = _request_body(body, receive, streamed)
+        if (step := self.auth.step(method, scope["path"], body)) is not None:
+            ex.labels["auth_step"] = step
         if streamed is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
-            ex.request(body, headers)
+            ex.request(body, headers, jsonrpc=step is None)
         try:
             response = await self.client.request(method, url, forward_headers(headers), content)
         except UpstreamError as exc:
             if streamed is not None:
-                ex.request(b"".join(streamed), headers)
+                ex.request(b"".join(streamed), headers, jsonrpc=step is None)
             message = (
                 f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
             )
@@ -201,9 +215,9 @@ class HttpProxy:
             ex.record("s2c", "http-response", b"", http_status=502, problem=message)
             return
         if streamed is not None:
-            ex.request(b"".join(streamed), headers)
+            ex.request(b"".join(streamed), headers, jsonrpc=step is None)
         try:
-            ended = await self._respond(response, send, receive, ex, sid, key)
+            ended = await self._respond(response, send, receive, ex, sid, key, scope["path"], proxy_origin)
             if ended is not None:  # a legacy session's event stream: the session ends with it
                 self.router.close(sid, ended)
         except OSError as exc:  # the client went away while we were sending
@@ -221,21 +235,29 @@ class HttpProxy:
         ex: HttpExchange,
         sid: int,
         key: tuple[str, str],
+        path: str,
+        proxy_origin: str | None,
     ) -> str | None:
         """Forward the response; for the event stream of a legacy session, how it ended."""
         raw_headers = response.headers
         assigned = header(raw_headers, b"mcp-session-id")
         if assigned:
             self.router.bind_mcp_session(key, assigned.decode("latin-1"))
-        await send(
-            {
-                "type": "http.response.start",
-                "status": response.status,
-                "headers": forward_headers(raw_headers),
-            }
-        )
+        sent_headers = forward_headers(raw_headers)
+        rewritten: dict[str, str] = {}
+        if response.status in (401, 403):
+            if (refused := self.auth.refused(path, response.status)) is not None:
+                ex.labels["auth_step"] = refused
+            if proxy_origin is not None:
+                sent_headers = self._rewrite_challenges(sent_headers, proxy_origin, rewritten)
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
         content_type = media_type(raw_headers)
+        if ex.labels.get("auth_step") in ("resource-metadata", "as-metadata") and not is_event_stream(
+            content_type
+        ):
+            await self._respond_metadata(response, send, ex, sent_headers, proxy_origin, rewritten)
+            return None
+        await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
         if is_event_stream(content_type):
             ex.raw_response_headers = raw_headers
             ex.record("s2c", "http-response", b"", head=True)
@@ -258,10 +280,70 @@ class HttpProxy:
         body, meta = decoded_body(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
         if broke is not None:
             meta = {**(meta or {}), "problem": broke}
-        ex.record(
-            "s2c", "http-response", body, head=True, jsonrpc=is_json_body(content_type, body), **(meta or {})
-        )
+        if rewritten:
+            meta = {**(meta or {}), "rewritten_to": rewritten}
+        jsonrpc = is_json_body(content_type, body) and "auth_step" not in ex.labels
+        ex.record("s2c", "http-response", body, head=True, jsonrpc=jsonrpc, **(meta or {}))
         return None
+
+    def _rewrite_challenges(
+        self, headers: list[tuple[bytes, bytes]], proxy_origin: str, rewritten: dict[str, str]
+    ) -> list[tuple[bytes, bytes]]:
+        """`WWW-Authenticate` challenges with their upstream `resource_metadata` URL moved to the proxy."""
+        out = []
+        for name, value in headers:
+            if name.lower() == b"www-authenticate":
+                new = rewrite_challenge(value.decode("latin-1"), self.upstream_origin, proxy_origin)
+                if new is not None:
+                    rewritten["www-authenticate"] = new
+                    value = new.encode("latin-1")
+            out.append((name, value))
+        return out
+
+    async def _respond_metadata(
+        self,
+        response: UpstreamResponse,
+        send: Callable,
+        ex: HttpExchange,
+        sent_headers: list[tuple[bytes, bytes]],
+        proxy_origin: str | None,
+        rewritten: dict[str, str],
+    ) -> None:
+        """A metadata document: read whole (small), learned from, rewritten when asked, then sent."""
+        chunks: list[bytes] = []
+        broke: str | None = None
+        try:
+            async for chunk in response.aiter_raw():
+                chunks.append(chunk)
+        except UpstreamError as exc:
+            broke = f"upstream response broke: {exc}"
+        wire = b"".join(chunks)
+        encoding = header(response.headers, b"content-encoding")
+        body, meta = decoded_body(wire, encoding.decode("latin-1").lower() if encoding else None)
+        ok = broke is None and 200 <= response.status < 300 and not (meta or {}).get("problem")
+        if ok and ex.labels.get("auth_step") == "as-metadata":
+            self.auth.learn(body)
+        sent = wire
+        if ok and proxy_origin is not None:
+            new = rewrite_metadata(body, self.upstream_origin, proxy_origin)
+            if new is not None:
+                sent = new
+                rewritten["body"] = new.decode()
+                sent_headers = [
+                    (n, v)
+                    for n, v in sent_headers
+                    if n.lower() not in (b"content-length", b"content-encoding")
+                ] + [(b"content-length", str(len(new)).encode())]
+        await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
+        # A broken upstream answer is cut short for the client too (no end is sent).
+        await send({"type": "http.response.body", "body": sent, "more_body": broke is not None})
+        ex.response_headers = header_pairs(response.headers)
+        extra: dict[str, Any] = dict(meta or {})
+        if broke is not None:
+            extra["problem"] = broke
+        if rewritten:
+            extra["rewritten_to"] = rewritten
+        ex.record("s2c", "http-response", body, head=True, jsonrpc=False, **extra)
 
     async def _relay_events(
         self,
@@ -347,6 +429,17 @@ class HttpProxy:
             self.router.bind_legacy(sid, rewrite.legacy_id)
         self.mcp_paths |= rewrite.mcp_paths
         return rewrite.raw, rewrite.meta
+
+
+def _proxy_origin(scope: dict[str, Any], headers: list) -> str:
+    """The origin the client used to reach the proxy (its Host header, checked by the guard)."""
+    host = header(headers, b"host")
+    if host:
+        authority = host.decode("latin-1")
+    else:
+        server = scope.get("server") or ("127.0.0.1", 0)
+        authority = f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{authority}"
 
 
 async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:

@@ -21,6 +21,7 @@ class HttpExchange:
 
     __slots__ = (
         "tap", "number", "method", "path", "status", "response_headers", "raw_response_headers", "started",
+        "labels",
     )  # fmt: skip
 
     def __init__(self, tap: Tap, number: int, method: str, path: str, query: str) -> None:
@@ -33,8 +34,9 @@ class HttpExchange:
         # Or the (name, value) byte pairs as received: decoded on the recording thread, not here.
         self.raw_response_headers: list[tuple[bytes, bytes]] | None = None
         self.started = time.time_ns()
+        self.labels: dict[str, Any] = {}  # meta on every row recorded from now on (e.g. `auth_step`)
 
-    def request(self, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], *, jsonrpc: bool = True) -> None:
         """The request's body and headers (the recorder redacts secrets, `capture/redact.py`).
 
         `headers` are the raw (name, value) byte pairs: the recording thread decodes them (the
@@ -44,10 +46,11 @@ class HttpExchange:
             "http-request",
             body,
             ts_ns=self.started,
+            jsonrpc=jsonrpc,
             http_method=self.method,
             http_path=self.path,
             http_raw_headers=headers,
-            meta={"exchange": self.number},
+            meta={"exchange": self.number, **self.labels},
         )
 
     def record(
@@ -78,5 +81,5 @@ class HttpExchange:
             http_headers=self.response_headers if head else None,
             http_raw_headers=self.raw_response_headers if head and self.response_headers is None else None,
             sse_event_id=sse_event_id,
-            meta={"exchange": self.number, **meta},
+            meta={"exchange": self.number, **self.labels, **meta},
         )

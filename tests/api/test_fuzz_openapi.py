@@ -22,6 +22,8 @@ that every one of them refuses before starting anything (`harmless`):
   (`NO_PROGRAM`): a 400 from `check_program`, before any spawn.
 - `POST /api/serve/processes` spawns `mcp-inspect serve` on the scenario file it names (or the
   built-in one when none is named): the scenario becomes a path that does not exist (a 400).
+- `POST /api/auth/flows` (a guided OAuth flow): its `url` becomes a loopback port where
+  nothing listens, so a step that runs gets a refused connection.
 - `DELETE /api/clients/{client_id}` keeps the fuzzer's own ids (the connected client stays).
 - `DELETE /api/sessions/{session_id}` of a recorded session deletes a fresh copy instead, so
   the other operations keep their data.
@@ -46,6 +48,7 @@ from tests.api.recordings import generate_session, http_session, record_demo
 
 MAX_EXAMPLES = 60
 NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
+REFUSED_URL = "http://127.0.0.1:9/mcp"  # loopback, nothing listening (the discard port)
 DEMO = [sys.executable, "-m", "inspector.demo"]
 
 CONFIG = schemathesis.Config.from_dict(
@@ -98,6 +101,8 @@ def harmless(case: schemathesis.Case, target: Target) -> None:
     body = case.body if isinstance(case.body, dict) else None
     if body is not None and isinstance(body.get("target"), dict):
         body["target"] = {"command": [NO_PROGRAM]}
+    if op == "POST /api/auth/flows" and body is not None and "url" in body:
+        body["url"] = REFUSED_URL  # a flow's steps would call it
     if op == "POST /api/serve/processes" and body is not None:
         body["scenario"] = NO_PROGRAM + ".yaml"
     if op == "POST /api/serve/processes" and body is None:

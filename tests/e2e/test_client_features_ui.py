@@ -89,7 +89,7 @@ def test_everything_over_stdio(page: Page, client_ui: UiServer, tmp_path: Path) 
     page.goto(client_ui.url("/client"))
     page.get_by_label("command", exact=True).fill(f"{EVERYTHING_BIN} stdio")
     page.get_by_role("button", name="Connect").click()
-    expect(page).to_have_url(re.compile(r"/client/c\d+$"))
+    expect(page).to_have_url(re.compile(r"/client/c\d+$"), timeout=SLOW)
 
     page.get_by_role("button", name="Ping").click()
     expect(page.get_by_test_id("ping-latency")).to_have_text(re.compile(r"^\d+\.\d ms$"))
@@ -199,7 +199,7 @@ def test_demo_over_streamable_http(page: Page, client_ui: UiServer, tmp_path: Pa
         page.get_by_label("URL (HTTP)").check()
         page.get_by_label("url", exact=True).fill(url)
         page.get_by_role("button", name="Connect").click()
-        expect(page).to_have_url(re.compile(r"/client/c\d+$"))
+        expect(page).to_have_url(re.compile(r"/client/c\d+$"), timeout=SLOW)
 
         # The template form completes the note name, reads it, and subscribes to it.
         _tab(page, "Resources")

@@ -46,7 +46,7 @@ def test_listen_at_2026(page: Page, client_ui: UiServer, tmp_path: Path, transpo
             page.get_by_label("url", exact=True).fill(url)
         page.get_by_label("protocol version").select_option("2026-07-28")
         page.get_by_role("button", name="Connect").click()
-        expect(page).to_have_url(re.compile(r"/client/c\d+$"))
+        expect(page).to_have_url(re.compile(r"/client/c\d+$"), timeout=SLOW)
         panel = page.get_by_test_id("listen")
         expect(panel).to_contain_text("No listen stream")
 

@@ -49,7 +49,9 @@ def test_connect_call_and_answer_server_requests_by_hand(
     page.get_by_label("client name").fill("my-host")
     page.get_by_label("client version").fill("9.9.9")
     page.get_by_role("button", name="Connect").click()
-    expect(page).to_have_url(re.compile(r"/client/c\d+$"))
+    expect(page).to_have_url(
+        re.compile(r"/client/c\d+$"), timeout=60_000
+    )  # a loaded machine starts the server slowly
     tools = page.get_by_label("tools")
     expect(tools.get_by_role("button", name="echo", exact=True)).to_be_visible()
     (sid,) = _mock_sessions(tmp_path / "client.db")

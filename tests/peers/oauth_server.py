@@ -3,9 +3,18 @@
 One process is both the authorization server (the SDK's auth routes over an
 in-memory provider that approves every authorization request at once, as test
 servers do) and the resource server (`/mcp`, Bearer tokens checked by the
-SDK). Access tokens live `--expires` seconds (default 3600) and come with a
-refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
+SDK; `--audience URL` adds a resource the server also accepts tokens for, as
+a server behind `mcp-inspect proxy --rewrite-auth-metadata` must be told the
+proxy's URL; `--fault NAME` breaks it for the lint tests: `no-resource-metadata`
+drops `resource_metadata` from 401 challenges, `incomplete-as-metadata` drops
+`response_types_supported`, `wrong-issuer` names another issuer). Access
+tokens live `--expires` seconds (default 3600) and come with a refresh token. Tools: `whoami`, `forget_tokens` (drops the access tokens: the next
 request gets a 401, as after expiry).
+
+`--approval-page`: the authorization endpoint shows a page with an "Approve"
+link (a person's consent) instead of redirecting back at once.
+`--wrong-issuer`: the authorization server metadata names another issuer (the
+fault RFC 8414 section 3.3 tells clients to refuse).
 
 Prints "oauth server listening on http://127.0.0.1:PORT/mcp" on stderr when ready.
 """
@@ -13,10 +22,14 @@ Prints "oauth server listening on http://127.0.0.1:PORT/mcp" on stderr when read
 from __future__ import annotations
 
 import argparse
+import html
+import json
+import re
 import secrets
 import socket
 import sys
 import time
+from typing import Any
 
 import uvicorn
 from mcp.server.auth.provider import (
@@ -29,13 +42,25 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
 
 
 class Provider:
     """In-memory clients, codes and tokens; every authorization is approved."""
 
-    def __init__(self, expires: int) -> None:
+    def __init__(
+        self,
+        expires: int,
+        approval_page: str | None = None,
+        resource: str = "",
+        audiences: tuple[str, ...] = (),
+    ) -> None:
         self.expires = expires
+        self.approval_page = approval_page
+        self.resource = resource  # the server's own resource URL
+        self.audiences = {a.rstrip("/") for a in audiences}  # other resources its tokens may name
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.refresh_tokens: dict[str, RefreshToken] = {}
@@ -61,7 +86,10 @@ class Provider:
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
             resource=params.resource,
         )
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        back = construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        if self.approval_page:
+            return construct_redirect_uri(self.approval_page, next=back)
+        return back
 
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, code: str
@@ -108,6 +136,9 @@ class Provider:
         found = self.access_tokens.get(token)
         if found is None or (found.expires_at is not None and found.expires_at < time.time()):
             return None
+        if found.resource and found.resource.rstrip("/") in self.audiences:
+            # An audience this server was configured to accept: issued for this resource.
+            return found.model_copy(update={"resource": self.resource})
         return found
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
@@ -115,15 +146,105 @@ class Provider:
         self.refresh_tokens.pop(token.token, None)
 
 
+async def approve(request: Request) -> HTMLResponse:
+    """The consent page: a link back to the client with the code (the provider made it already)."""
+    target = html.escape(request.query_params.get("next", ""), quote=True)
+    return HTMLResponse(
+        f"<!doctype html><title>Approve access</title><h1>oauth-peer wants to know</h1>"
+        f'<p>Let this client use the MCP server?</p><a id=approve href="{target}">Approve</a>'
+    )
+
+
+class WrongIssuer:
+    """ASGI wrapper: the authorization server metadata's `issuer` says another URL."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/.well-known/oauth-authorization-server"):
+            await self.app(scope, receive, send)
+            return
+        parts: list[Any] = []
+
+        async def keep(message: Any) -> None:
+            parts.append(message)
+
+        await self.app(scope, receive, keep)
+        start, body = parts[0], b"".join(p.get("body", b"") for p in parts[1:])
+        doc = json.loads(body)
+        doc["issuer"] = doc["issuer"].rstrip("/") + "/elsewhere"
+        data = json.dumps(doc).encode()
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(data)).encode())]})
+        await send({"type": "http.response.body", "body": data})
+
+
+class Faults:
+    """ASGI middleware that breaks what the spec asks of the server, as `--fault` says."""
+
+    def __init__(self, app: object, faults: set[str]) -> None:
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)  # type: ignore[operator]
+        as_metadata = scope["path"].startswith("/.well-known/oauth-authorization-server")
+        held: dict = {}
+
+        async def patched(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = []
+                for name, value in message.get("headers", []):
+                    if name.lower() == b"www-authenticate" and "no-resource-metadata" in self.faults:
+                        value = re.sub(rb',?\s*resource_metadata="[^"]*"', b"", value)
+                    if as_metadata and name.lower() == b"content-length":
+                        continue
+                    headers.append((name, value))
+                message = {**message, "headers": headers}
+                if as_metadata:
+                    held["start"] = message
+                    return
+            elif message["type"] == "http.response.body" and as_metadata:
+                held["body"] = held.get("body", b"") + message.get("body", b"")
+                if message.get("more_body"):
+                    return
+                doc = json.loads(held["body"])
+                if "incomplete-as-metadata" in self.faults:
+                    doc.pop("response_types_supported", None)
+                if "wrong-issuer" in self.faults:
+                    doc["issuer"] = "http://127.0.0.1:1/other-issuer"
+                body = json.dumps(doc).encode()
+                start = held["start"]
+                start["headers"].append((b"content-length", str(len(body)).encode()))
+                await send(start)  # type: ignore[operator]
+                message = {"type": "http.response.body", "body": body, "more_body": False}
+            await send(message)  # type: ignore[operator]
+
+        return await self.app(scope, receive, patched)  # type: ignore[operator]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires", type=int, default=3600)
+    parser.add_argument("--approval-page", action="store_true")
+    parser.add_argument("--wrong-issuer", action="store_true")
+    parser.add_argument("--audience", action="append", default=[])
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=["no-resource-metadata", "incomplete-as-metadata", "wrong-issuer"],
+    )
     args = parser.parse_args()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    provider = Provider(args.expires)
+    provider = Provider(
+        args.expires, f"{base}/approve" if args.approval_page else None, f"{base}/mcp", tuple(args.audience)
+    )
     server = MCPServer(
         "oauth-peer",
         auth_server_provider=provider,
@@ -150,7 +271,10 @@ def main() -> None:
         return "forgotten"
 
     app = server.streamable_http_app()
-    config = uvicorn.Config(app, log_level="warning")
+    app.router.routes.insert(0, Route("/approve", approve))
+    if args.fault:
+        app = Faults(app, set(args.fault))  # type: ignore[assignment]
+    config = uvicorn.Config(WrongIssuer(app) if args.wrong_issuer else app, log_level="warning")
     print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -10,6 +10,8 @@ Routes:
   GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
   GET  /abs-sse             a legacy SSE stream whose endpoint event is an absolute URL
   GET  /.well-known/oauth-authorization-server   a JSON document
+  GET  /.well-known/oauth-protected-resource/mcp  resource metadata naming this origin (gzip-encoded)
+  POST /protected           401 with a WWW-Authenticate challenge naming this origin's resource metadata
   POST /cancel-races        MCP-ish: initialize answered; tools/call streams (SSE) until the call is
                             cancelled, then answers -32800 at once; notifications/cancelled is
                             acknowledged (202) only 0.5 s later, so the answer always arrives first
@@ -17,6 +19,7 @@ Prints "scripted http server listening on http://127.0.0.1:PORT" on stderr when 
 """
 
 import asyncio
+import gzip
 import json
 import socket
 import sys
@@ -142,6 +145,21 @@ async def oauth(request: Request) -> Response:
     )
 
 
+async def protected_resource(request: Request) -> Response:
+    base = f"http://{request.headers['host']}"
+    doc = {"resource": f"{base}/mcp", "authorization_servers": [f"{base}/", "https://idp.example/"]}
+    body = gzip.compress(json.dumps(doc).encode())
+    return Response(body, media_type="application/json", headers={"content-encoding": "gzip"})
+
+
+async def protected(request: Request) -> Response:
+    base = f"http://{request.headers['host']}"
+    challenge = (
+        f'Bearer error="invalid_token", resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+    )
+    return JSONResponse({"error": "invalid_token"}, status_code=401, headers={"www-authenticate": challenge})
+
+
 app = Starlette(
     routes=[
         Route("/mcp", mcp, methods=["POST"]),
@@ -153,6 +171,8 @@ app = Starlette(
         Route("/stats", stats),
         Route("/abs-sse", absolute_endpoint),
         Route("/.well-known/oauth-authorization-server", oauth),
+        Route("/.well-known/oauth-protected-resource/mcp", protected_resource),
+        Route("/protected", protected, methods=["POST"]),
     ]
 )
 

@@ -1,8 +1,9 @@
 """Guard: the OAuth core (inspector/auth/ but runner, connect, callback, store) does no IO.
 
 The flow yields requests and is sent responses; only `runner` (httpx), `connect`
-(runs the runner beside a transport, anyio), `callback` (the listener) and `store`
-(the file) touch the outside. `tokens` reads the clock
+(runs the runner beside a transport, anyio), `callback` (the listener), `store`
+(the file), `guided` (the UI's step-by-step driver, over the runner) and `ui_callback` (the
+UI's pending authorizations, anyio events) touch the outside. `tokens` reads the clock
 (`time`) to turn `expires_in` into a time, which is allowed here.
 """
 
@@ -16,7 +17,7 @@ import inspector.auth
 from tests.unit.test_protocol_is_sans_io import forbidden_imports, imported_modules
 
 AUTH_DIR = Path(inspector.auth.__file__).parent
-IO_MODULES = {"runner.py", "connect.py", "callback.py", "store.py"}
+IO_MODULES = {"runner.py", "connect.py", "callback.py", "store.py", "guided.py", "ui_callback.py"}
 CORE = sorted(p for p in AUTH_DIR.glob("*.py") if p.name not in IO_MODULES)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from inspector.lint import RULES, check_rows
+from tests.lint_auth_recordings import AUTH_CASES
 from tests.lint_recordings import (
     Http,
     Stdio,
@@ -226,6 +227,9 @@ def _revision_unknown() -> tuple[list[dict[str, Any]], int]:
     seq = s.send("c2s", request(1, "tools/list"))
     s.send("s2c", result(1, {"tools": []}))
     return s.rows, seq
+
+
+CASES.update(AUTH_CASES)  # the authorization rules' cases (tests/lint_auth_recordings.py)
 
 
 def test_every_rule_has_a_case() -> None:

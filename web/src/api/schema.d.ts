@@ -4,6 +4,92 @@
  */
 
 export interface paths {
+    "/api/auth/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a guided authorization (recorded as a mock-client session); it waits at its first step */
+        post: operations["create_flow_api_auth_flows_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/flows/{flow_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Flow */
+        get: operations["get_flow_api_auth_flows__flow_id__get"];
+        put?: never;
+        post?: never;
+        /** Delete Flow */
+        delete: operations["delete_flow_api_auth_flows__flow_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/flows/{flow_id}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the next step; returns when the flow waits again (next step, browser, or the end) */
+        post: operations["next_step_api_auth_flows__flow_id__next_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/flows/{flow_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run every remaining step; returns at the end or while it waits for the browser */
+        post: operations["run_all_api_auth_flows__flow_id__run_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Authorizations waiting for the browser (open `url` in a new tab) */
+        get: operations["list_pending_api_auth_pending_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients": {
         parameters: {
             query?: never;
@@ -359,6 +445,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/diff/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The HTML report of a diff of two sessions (a: original, b: replay), both sessions after it */
+        get: operations["diff_report_route_api_diff_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/diff/side": {
         parameters: {
             query?: never;
@@ -368,6 +471,40 @@ export interface paths {
         };
         /** One side of a diffed exchange (the JSON its change paths point into) */
         get: operations["diff_side_route_api_diff_side_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a session file (.mcp.jsonl) or a HAR file sent as the request body */
+        post: operations["import_route_api_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far an import got, and the sessions it added */
+        get: operations["import_job_route_api_imports__job_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -558,6 +695,23 @@ export interface paths {
         };
         /** HTTP exchanges with their messages */
         get: operations["exchanges_route_api_sessions__session_id__exchanges_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a session as a file: jsonl (session file), har (HTTP Archive 1.2), html (report) */
+        get: operations["export_route_api_sessions__session_id__export_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -917,6 +1071,8 @@ export interface components {
          * @description Connect a new mock client; the handshake is the one `protocol_version` needs.
          */
         ClientCreate: {
+            /** @description authorize with OAuth (URL targets): the authorization URL is listed at /api/auth/pending for the person to open, and comes back to /oauth/callback */
+            auth?: components["schemas"]["OAuthOptions"] | null;
             /**
              * Capabilities
              * @description default: roots, sampling, elicitation
@@ -1396,6 +1552,100 @@ export interface components {
             /** Spec Section */
             spec_section: string;
         };
+        /**
+         * FlowCreate
+         * @description A guided authorization of `url` under the rules of `revision`.
+         */
+        FlowCreate: {
+            auth?: components["schemas"]["OAuthOptions"];
+            /**
+             * Revision
+             * @default 2025-11-25
+             * @enum {string}
+             */
+            revision: "2025-03-26" | "2025-06-18" | "2025-11-25" | "2026-07-28";
+            /**
+             * Url
+             * @description the MCP server's http:// or https:// URL
+             */
+            url: string;
+        };
+        /**
+         * FlowOut
+         * @description A guided flow: its steps so far and where it stands.
+         */
+        FlowOut: {
+            /**
+             * Authorization Url
+             * @description to open in a new tab while waiting for the browser
+             */
+            authorization_url: string | null;
+            /**
+             * Failure
+             * @description step, expectation (an AuthFailure id), message, spec
+             */
+            failure: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: string;
+            /** Redirect Uri */
+            redirect_uri: string;
+            /** Revision */
+            revision: string;
+            /** Server Url */
+            server_url: string;
+            /** Session Id */
+            session_id: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "ready" | "paused" | "running" | "waiting-browser" | "done" | "failed";
+            /** Steps */
+            steps: components["schemas"]["FlowStepOut"][];
+        };
+        /** FlowStepOut */
+        FlowStepOut: {
+            /** Expects */
+            expects: string;
+            /** Failure */
+            failure: {
+                [key: string]: unknown;
+            } | null;
+            /** Name */
+            name: string;
+            /** Note */
+            note: string | null;
+            /**
+             * Problems
+             * @description expectations that failed without ending the flow
+             */
+            problems: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Request
+             * @description method, url, headers, body (secrets redacted)
+             */
+            request: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Response
+             * @description status, headers, body (secrets redacted)
+             */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /** Spec */
+            spec: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "waiting" | "failed";
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1414,6 +1664,31 @@ export interface components {
             shell: string;
             /** Url */
             url: string;
+        };
+        /**
+         * ImportJobOut
+         * @description An import started by an upload: how far it got and what it added.
+         */
+        ImportJobOut: {
+            /** Done Bytes */
+            done_bytes: number;
+            /** Error */
+            error?: string | null;
+            /** Filename */
+            filename: string;
+            /** Id */
+            id: string;
+            /** Messages */
+            messages: number;
+            /** Session Ids */
+            session_ids: number[];
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "done" | "failed";
+            /** Total Bytes */
+            total_bytes: number;
         };
         /**
          * InFlightOut
@@ -1928,6 +2203,39 @@ export interface components {
              */
             type: "messages";
         };
+        /**
+         * OAuthOptions
+         * @description What the CLI's `--auth` options say: a pre-registered client, a Client ID Metadata Document
+         *     URL, the scope (each optional: by default the client registers itself, RFC 7591).
+         */
+        OAuthOptions: {
+            /** Client Id */
+            client_id?: string | null;
+            /** Client Metadata Url */
+            client_metadata_url?: string | null;
+            /** Client Secret */
+            client_secret?: string | null;
+            /** Scope */
+            scope?: string | null;
+        };
+        /** PendingList */
+        PendingList: {
+            /** Items */
+            items: components["schemas"]["PendingOut"][];
+        };
+        /** PendingOut */
+        PendingOut: {
+            /** Created */
+            created: number;
+            /** Id */
+            id: string;
+            /** Purpose */
+            purpose: string;
+            /** Server Url */
+            server_url: string;
+            /** Url */
+            url: string;
+        };
         /** PingOut */
         PingOut: {
             /** Latency Ms */
@@ -2326,6 +2634,11 @@ export interface components {
          * @description A serve process started by this UI.
          */
         ServeProcessOut: {
+            /**
+             * Auth
+             * @description The authorization options it was started with
+             */
+            auth?: string[];
             /** Command */
             command: string;
             /** Created */
@@ -2362,6 +2675,22 @@ export interface components {
         };
         /** ServeStart */
         ServeStart: {
+            /**
+             * Approve
+             * @description auto: approve at once; ui: an approval page (serve --approve); implies auth
+             */
+            approve?: ("auto" | "ui") | null;
+            /**
+             * Auth
+             * @description Require OAuth authorization (serve --auth)
+             * @default false
+             */
+            auth: boolean;
+            /**
+             * Authfaults
+             * @description Authorization faults (serve --auth-fault); imply auth
+             */
+            authFaults?: ("wrong-issuer" | "resource-mismatch" | "no-s256" | "expired-token" | "step-up")[];
             /**
              * Port
              * @description Loopback port; empty: a free one
@@ -2822,6 +3151,209 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    create_flow_api_auth_flows_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FlowCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_flow_api_auth_flows__flow_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowOut"];
+                };
+            };
+            /** @description no such flow */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_flow_api_auth_flows__flow_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such flow */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    next_step_api_auth_flows__flow_id__next_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowOut"];
+                };
+            };
+            /** @description no such flow */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    run_all_api_auth_flows__flow_id__run_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowOut"];
+                };
+            };
+            /** @description no such flow */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_pending_api_auth_pending_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingList"];
+                };
+            };
+        };
+    };
     list_clients_api_clients_get: {
         parameters: {
             query?: never;
@@ -3934,6 +4466,47 @@ export interface operations {
             };
         };
     };
+    diff_report_route_api_diff_report_get: {
+        parameters: {
+            query: {
+                /** @description a session id, `last`, or a name */
+                a: string;
+                /** @description a session id, `last`, or a name */
+                b: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     diff_side_route_api_diff_side_get: {
         parameters: {
             query: {
@@ -3958,6 +4531,83 @@ export interface operations {
                 };
             };
             /** @description no such session or message */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_route_api_imports_post: {
+        parameters: {
+            query?: {
+                /** @description the file's name, shown in messages */
+                filename?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJobOut"];
+                };
+            };
+            /** @description an empty body or a file of neither kind */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_job_route_api_imports__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJobOut"];
+                };
+            };
+            /** @description no such import job */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,6 +5120,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Exchange"][];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_route_api_sessions__session_id__export_get: {
+        parameters: {
+            query?: {
+                format?: "jsonl" | "har" | "html";
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/x-ndjson": unknown;
+                    "text/html": unknown;
+                };
+            };
+            /** @description a HAR of a session without HTTP exchanges */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

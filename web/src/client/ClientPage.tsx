@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { live } from "../api/live";
 import { ConnectForm } from "./ConnectForm";
+import { FlowDebugger } from "./auth/FlowDebugger";
 import { Inbox } from "./Inbox";
 import { PromptsTab, ResourcesTab } from "./ListTabs";
 import { RawTab } from "./RawTab";
@@ -33,6 +34,7 @@ function ConnectPage() {
   return (
     <div className="client-connect">
       <ConnectForm onConnected={(id) => navigate(`/client/${id}`)} />
+      <FlowDebugger />
       {clients.length > 0 && (
         <div className="card">
           <h3>Open clients</h3>

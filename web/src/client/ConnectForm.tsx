@@ -2,6 +2,9 @@
 // the capabilities to offer, extra HTTP headers, the request timeout and the inbox timeout.
 import { useState } from "react";
 import { VERSIONS, clientApi, type Json } from "./api";
+import { cleanOptions, type OAuthOptions } from "./auth/api";
+import { OAuthFields } from "./auth/OAuthFields";
+import { PendingAuthorizations } from "./auth/PendingAuthorizations";
 
 /** Split a command line on spaces, keeping "quoted parts" together. */
 export function splitCommand(line: string): string[] {
@@ -38,6 +41,8 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
   const [headers, setHeaders] = useState("");
   const [timeout, setTimeoutS] = useState(60);
   const [inboxTimeout, setInboxTimeout] = useState(60);
+  const [oauth, setOauth] = useState(false);
+  const [oauthOptions, setOauthOptions] = useState<OAuthOptions>({});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -72,6 +77,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
         timeout,
         inbox_timeout: inboxTimeout,
         responders: {},
+        auth: mode === "url" && oauth ? cleanOptions(oauthOptions) : null,
       });
       onConnected(created.id);
     } catch (err) {
@@ -108,6 +114,16 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
           value={url}
           onChange={(e) => setUrl(e.target.value)}
         />
+      )}
+      {mode === "url" && (
+        <fieldset className="caps">
+          <legend>
+            <label className="check">
+              <input type="checkbox" checked={oauth} onChange={(e) => setOauth(e.target.checked)} /> Authorize (OAuth)
+            </label>
+          </legend>
+          {oauth && <OAuthFields value={oauthOptions} onChange={setOauthOptions} />}
+        </fieldset>
       )}
       <label className="stack">
         Protocol version
@@ -162,6 +178,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
         />
       </label>
       {error && <p className="error" role="alert">{error}</p>}
+      {busy && mode === "url" && oauth && <PendingAuthorizations serverUrl={url.trim()} />}
       <div className="dialog-actions">
         <button type="submit" disabled={busy}>
           {busy ? "Connecting…" : "Connect"}

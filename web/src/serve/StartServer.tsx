@@ -6,6 +6,9 @@ import { Snippet } from "../views/MockServerDialog";
 import { serveApi, type ServeProcess, type ServeProcessList } from "./api";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+// `serve --auth-fault`: what the built-in authorization server gets wrong on purpose (README).
+const AUTH_FAULTS = ["wrong-issuer", "resource-mismatch", "no-s256", "expired-token", "step-up"] as const;
+type AuthFault = (typeof AUTH_FAULTS)[number];
 
 export function StartServer({ onChange }: { onChange: () => void }) {
   const [list, setList] = useState<ServeProcessList | null>(null);
@@ -13,6 +16,9 @@ export function StartServer({ onChange }: { onChange: () => void }) {
   const [path, setPath] = useState("");
   const [versions, setVersions] = useState<string[]>([]);
   const [port, setPort] = useState("");
+  const [auth, setAuth] = useState(false);
+  const [faults, setFaults] = useState<AuthFault[]>([]);
+  const [approvePage, setApprovePage] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -41,6 +47,9 @@ export function StartServer({ onChange }: { onChange: () => void }) {
         scenario: source === "file" ? path.trim() : null,
         protocolVersions: versions,
         port: portNumber,
+        auth,
+        authFaults: auth ? faults : [],
+        approve: auth && approvePage ? "ui" : null,
       });
       await load();
       onChange();
@@ -95,6 +104,31 @@ export function StartServer({ onChange }: { onChange: () => void }) {
             </label>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>Authorization</legend>
+          <label>
+            <input type="checkbox" checked={auth} onChange={(e) => setAuth(e.target.checked)} /> Require OAuth (a
+            built-in authorization server on the same origin)
+          </label>
+          {auth && (
+            <>
+              <label>
+                <input type="checkbox" checked={approvePage} onChange={(e) => setApprovePage(e.target.checked)} />{" "}
+                Ask on an approval page (else approve at once)
+              </label>
+              {AUTH_FAULTS.map((f) => (
+                <label key={f}>
+                  <input
+                    type="checkbox"
+                    checked={faults.includes(f)}
+                    onChange={(e) => setFaults(e.target.checked ? [...faults, f] : faults.filter((x) => x !== f))}
+                  />{" "}
+                  fault: {f}
+                </label>
+              ))}
+            </>
+          )}
+        </fieldset>
         <label>
           Port on 127.0.0.1
           <input
@@ -144,6 +178,7 @@ function ProcessCard({ process: p, stop }: { process: ServeProcess; stop: () => 
         <span className="muted">
           {p.scenario ?? "built-in scenario"} · {p.protocolVersions.length ? p.protocolVersions.join(", ") : "all versions"}{" "}
           · pid {p.pid}
+          {p.auth?.length ? ` · authorization: ${p.auth.join(" ")}` : ""}
         </span>
         <span className="grow" />
         <button onClick={stop}>{p.state === "exited" ? "Dismiss" : "Stop"}</button>

@@ -6,6 +6,7 @@
 // strict_volatile, as `diff --strict-volatile`). Keys: j/k move, Enter opens, Esc closes, d toggles
 // "only differences", v toggles "treat volatile as changes".
 import { useEffect, useMemo, useState } from "react";
+import { DiffReportButton } from "./Share";
 import { Link, useSearchParams } from "react-router";
 import { api, unwrap, type DiffReport, type DiffSide, type ExchangeDiff, type Session } from "../api/client";
 import { arrows, shortTarget } from "../format";
@@ -202,6 +203,7 @@ export function DiffView() {
         <Link className="button ghost" to={`/diff?${swapped(params)}`} title="Swap the two sides">
           ⇄ Swap
         </Link>
+        <DiffReportButton a={report.a} b={report.b} />
       </div>
       <details className="ignored">
         <summary className="muted">Ignored paths ({report.ignored.length})</summary>

@@ -1,5 +1,6 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
 import { useState } from "react";
+import { DownloadMenu } from "./Share";
 import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
@@ -134,6 +135,7 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
             <button className="ghost" onClick={() => setDialog("mock")} title="Serve as mock server (Shift+M)" data-testid="mock-open">
               Serve as mock server
             </button>
+            <DownloadMenu sessionId={s.id} />
             <button className="ghost" onClick={() => setEditing(true)}>
               Rename / label
             </button>

@@ -1,5 +1,6 @@
 // The sessions list: filters in the URL, live status from the websocket, j/k/Enter and "/".
 import { useCallback, useEffect, useRef, useState } from "react";
+import { ImportButton } from "./Share";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { live } from "../api/live";
@@ -105,6 +106,8 @@ export function SessionsList() {
           <option>interrupted</option>
         </select>
         <span className="muted">{total} sessions</span>
+        <span className="grow" />
+        <ImportButton onImported={load} />
       </div>
       {error && <p className="error">{error}</p>}
       <table className="grid" data-testid="sessions">

@@ -1,0 +1,76 @@
+"""The authorization lint rules on real recorded flows: the mock client (`call --auth`) against the
+Python SDK's protected server broken on purpose (tests/peers/oauth_server.py --fault) gives the
+findings of what was broken, each with its spec section, and the unbroken server none at all (the
+SDK clients' good flows through the recording proxy: tests/integration/test_proxy_auth_sdk_clients.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PEERS
+from tests.http_peers import LineProcess
+from tests.lint_auth_recordings import all_findings, auth_findings
+
+SPEC = "https://modelcontextprotocol.io/specification/"
+
+
+def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`call tools/list --auth` (the mock client) against the protected server with these faults."""
+    args = [a for fault in faults for a in ("--fault", fault)]
+    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *args])
+    db = tmp_path / "rec.db"
+    try:
+        url = server.wait_for(r"listening on (\S+)").group(1)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "inspector",
+                "call",
+                "--db",
+                str(db),
+                "tools/list",
+                "--url",
+                url,
+                "--auth",
+                "--auth-non-interactive",
+                "--timeout",
+                "20",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MCP_INSPECTOR_AUTH_FILE": str(tmp_path / "auth.json")},
+            timeout=60,
+        )
+    finally:
+        server.stop()
+    return db, run
+
+
+@pytest.mark.timeout(120)
+def test_the_good_flow_has_no_findings(tmp_path: Path) -> None:
+    db, run = _call_with_auth(tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert all_findings(db) == []
+
+
+@pytest.mark.timeout(120)
+def test_a_broken_server_gives_the_findings(tmp_path: Path) -> None:
+    db, run = _call_with_auth(tmp_path, "no-resource-metadata", "incomplete-as-metadata", "wrong-issuer")
+    assert run.returncode != 0 and "issuer" in run.stderr  # the mock client stops there, as it must
+    found = auth_findings(db)
+    rules = sorted({rule for rule, _why, _spec in found})
+    assert rules == [
+        "auth-401-without-resource-metadata",
+        "auth-issuer-mismatch",
+        "auth-server-metadata-incomplete",
+    ], found
+    for rule, _why, spec in found:
+        assert spec.count(SPEC) == 1 and "basic/authorization#" in spec, (rule, spec)
+    assert any("response_types_supported" in why for _r, why, _s in found)
+    assert any("other-issuer" in why for _r, why, _s in found)
