@@ -74,6 +74,7 @@ class AuthStore:
                     doc.get("client_secret"),
                     doc.get("source") or "dcr",
                     doc.get("auth_method"),
+                    doc.get("redirect_uri"),  # a DCR client is reused only with the URI it registered
                 )
         return out
 
