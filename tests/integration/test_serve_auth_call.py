@@ -140,3 +140,4 @@ def test_call_auth_survives_expired_token_and_step_up(tmp_path: Path) -> None:
     assert any(r[2] and r[2].startswith(b"grant_type=refresh_token&") for r in rows)  # the expired token
     authorizations = [r[1] for r in rows if r[0] == "authorization-request"]
     assert len(authorizations) == 2 and "scope=mcp+mcp%3Atools" in authorizations[1]
+    assert steps.count("registration") == 1  # the step-up reuses the registered client
