@@ -36,6 +36,7 @@ from inspector.errors import InspectorError
 from inspector.protocol.http_exchange import is_json_body
 from inspector.protocol.sse import SSEFramer
 from inspector.store.models import MessageRow
+from inspector.store.writer import FACT_COLUMNS
 
 __all__ = ["HarEntry", "HarSessionRows", "group_sessions", "read_har", "session_rows"]
 
@@ -327,17 +328,6 @@ def session_rows(entries: list[HarEntry], session_id: int) -> HarSessionRows:
         "started_ns": started,
         "ended_ns": ended,
         "facts": facts,
-        **{k: facts.get(k) for k in _FACT_COLUMNS},
+        **{k: facts.get(k) for k in FACT_COLUMNS},
     }
     return HarSessionRows(rows, columns)
-
-
-_FACT_COLUMNS = (
-    "era",
-    "offered_version",
-    "protocol_version",
-    "client_info",
-    "server_info",
-    "client_capabilities",
-    "server_capabilities",
-)

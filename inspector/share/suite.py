@@ -160,9 +160,10 @@ def run_suite(
             f"[{i}/{len(paths)}] [{style}]{result.outcome.upper():6}[/{style}] {result.name}  ({result.seconds:.1f} s)"
         )
         if result.outcome != "passed":
-            out.print(f"    {result.message}")
+            # Folded at the terminal's width (80 columns when not a terminal); never read as markup.
+            out.print(f"    {result.message}", markup=False, soft_wrap=False)
             for line in result.details.splitlines()[:40]:
-                out.print(f"    {line}", markup=False)
+                out.print(f"    {line}", markup=False, soft_wrap=False)
     seconds = time.monotonic() - started
     counts = {k: sum(r.outcome == k for r in results) for k in ("passed", "failed", "error")}
     out.print(

@@ -23,9 +23,9 @@ from inspector.capture.redact import Redaction, active
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
 
-__all__ = ["BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
+__all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
 
-_FACT_COLUMNS = (
+FACT_COLUMNS = (  # the session facts that also have a column of their own
     "era",
     "offered_version",
     "protocol_version",
@@ -198,7 +198,7 @@ def _rows_per_statement(conn: Any) -> int:
 
 
 def _fact_values(facts: dict[str, Any]) -> dict[str, Any]:
-    return {**{k: facts.get(k) for k in _FACT_COLUMNS}, "facts": facts}
+    return {**{k: facts.get(k) for k in FACT_COLUMNS}, "facts": facts}
 
 
 class SessionWriter:
