@@ -215,6 +215,12 @@ def authorize(inp: FlowInput) -> Flow:
         client = None
     if inp.options.client_id:
         client = ClientIdentity(inp.options.client_id, inp.options.client_secret, "pre-registered")
+    elif client is not None:
+        yield Step(
+            "registration",
+            f"a client registered earlier with this issuer is reused ({client.source}); no request",
+            None,
+        )
     if client is None:
         how = choose_identity(inp.options, metadata, rev)
         if how == "metadata-document":

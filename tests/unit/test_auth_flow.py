@@ -312,8 +312,10 @@ def test_store_is_private_and_round_trips(tmp_path: Any) -> None:
 def test_a_stored_registration_is_reused_only_with_its_redirect_uri() -> None:
     stored = ClientIdentity("old", None, "dcr", None, REDIRECT)
     servers = FakeServers(_routes())
-    done, names, _ = run(servers, _input(known_clients={AS: stored}))
-    assert done.client.client_id == "old" and "registration" not in names
+    done, names, sent = run(servers, _input(known_clients={AS: stored}))
+    assert done.client.client_id == "old" and "registration" in names  # a local step: reused
+    assert not any(r.url == f"{AS}/register" for r in sent)
     moved = ClientIdentity("old", None, "dcr", None, "http://127.0.0.1:1/callback")
-    done, names, _ = run(servers, _input(known_clients={AS: moved}))
-    assert done.client.client_id == "cid" and done.client.redirect_uri == REDIRECT and "registration" in names
+    done, names, sent = run(servers, _input(known_clients={AS: moved}))
+    assert done.client.client_id == "cid" and done.client.redirect_uri == REDIRECT
+    assert [r.url for r in sent].count(f"{AS}/register") == 1
