@@ -123,8 +123,15 @@ def forward_marker(directory: Path) -> tuple[str, Path]:
 
 
 def empty_recording(db: Path, name: str = "empty") -> str:
-    """A recording with no messages: a mock server playing it forwards every request."""
-    create_session(open_engine(db), kind="http-proxy", target="http://127.0.0.1:9/mcp", name=name)
+    """A recording with no messages: a mock server playing it forwards every request.
+
+    The engine is disposed before returning: a pooled connection closed later (when the garbage
+    collector gets to it) checkpoints the WAL and touches the file under a test that watches it."""
+    engine = open_engine(db)
+    try:
+        create_session(engine, kind="http-proxy", target="http://127.0.0.1:9/mcp", name=name)
+    finally:
+        engine.dispose()
     return name
 
 
