@@ -80,8 +80,7 @@ def import_jsonl(
         reader.finish()
         close_session()
     except BaseException:
-        for session_id in done.session_ids:
-            delete_session(engine, session_id, force=True)
+        _remove(engine, done)
         raise
     finally:
         writer.close()
@@ -135,14 +134,19 @@ def import_har(
             if progress is not None:
                 progress(len(data) * n // len(groups))
     except BaseException:
-        for session_id in done.session_ids:
-            delete_session(engine, session_id, force=True)
+        _remove(engine, done)
         raise
     finally:
         writer.close()
     if progress is not None:
         progress(len(data))
     return done
+
+
+def _remove(engine: Engine, done: Imported) -> None:
+    """Take back the sessions of an import that failed part-way: an import adds all or nothing."""
+    for session_id in done.session_ids:
+        delete_session(engine, session_id, force=True)
 
 
 def file_kind(head: bytes, source: str) -> str:
