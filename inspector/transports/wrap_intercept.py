@@ -330,6 +330,14 @@ def build_interceptor(
     )
 
 
+def _db_key(engine: Any) -> str:
+    """The database as `inspector.scenario.control.db_key` names it (that module's imports are heavy)."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return "sqlite:" + os.path.abspath(url.database)
+    return str(url.render_as_string(hide_password=True))
+
+
 def _say(quiet: bool, text: str) -> None:
     if not quiet:
         print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
@@ -368,7 +376,9 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
             _say(opts.quiet, "the intercept control channel is not available in this build")
         else:
             sid = store.session_id
-            control = start_control(ic, kind="stdio-wrap", target=opts.command, sessions=lambda: [sid])
+            control = start_control(
+                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=_db_key(store.engine)
+            )
     try:
         result = shim.run()
     finally:
