@@ -22,7 +22,7 @@ import mcp
 import pytest
 
 from inspector.store import open_engine
-from tests.integration.test_intercept_wrap import Taps, _params
+from tests.integration.test_intercept_wrap import Taps
 from tests.shim_process import messages, only_session
 
 control = pytest.importorskip("inspector.intercept.control")
@@ -58,7 +58,11 @@ async def test_breakpoint_edited_through_the_control_channel(
     got: dict[str, Any] = {}
 
     async def client() -> None:
-        async with mcp.Client(_params(argv), mode="legacy") as c:
+        # An MCP host starts its servers with a trimmed environment: the runtime directory is passed on.
+        params = mcp.StdioServerParameters(
+            command=argv[0], args=argv[1:], env={"MCP_INSPECTOR_RUNTIME": str(runtime)}
+        )
+        async with mcp.Client(params, mode="legacy") as c:
             got["result"] = await c.call_tool("echo", {"message": "original"})
 
     def operator() -> dict[str, Any]:
