@@ -36,6 +36,7 @@ rules:
   - {name: err, match: {method: err, kind: response}, action: replace, error: {code: -32042, message: nope}}
   - {name: mix, match: {method: notifications/burst}, action: reorder, window: 3}
   - {name: hold, match: {method: hold, kind: request}, action: pause}
+  - {name: lonely, match: {method: lonely, kind: request}, action: reorder, window: 3, ms: 200}
 """
 
 
@@ -134,6 +135,10 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     assert run.answer()["id"] == 12 and time.monotonic() - started < 0.7
     assert [run.answer()["id"], run.answer()["id"]] == [13, 14]
     assert time.monotonic() - started >= 0.75
+    # a reorder window that never fills is released when its time is up
+    started = time.monotonic()
+    run.send(line(15, "lonely"))
+    assert run.answer()["id"] == 15 and time.monotonic() - started >= 0.19
     session, rows = run.finish()
 
     server_received = lines_of(run.server_received.read_bytes())
@@ -185,7 +190,7 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     assert session.facts["intercept"]["file"] == str(tmp_path / "rules.yaml")
     held = by_rule["hold"].meta["intercept"]
     assert (held["action"], held["by"], held["delivered"]) == ("pause", "timeout", True)
-    rules = ["swap", "twice", "cut", "flip", "gone", "slow", "ask", "err", "mix", "hold"]
+    rules = ["swap", "twice", "cut", "flip", "gone", "slow", "ask", "err", "mix", "hold", "lonely"]
     assert session.facts["intercept"]["rules"] == rules
 
 
