@@ -477,6 +477,19 @@ def test_rules_file_errors_name_file_rule_and_field(tmp_path: Path, text: str, s
     assert str(f) in msg and says in msg
 
 
+@pytest.mark.parametrize("case", ACTION_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(ACTION_CASES)])
+def test_a_rules_full_dump_validates_again(case: tuple[Any, ...]) -> None:
+    # The UI and the control channel send rules back as they got them: defaults included.
+    rule = Rule.model_validate(
+        {"name": "r", "action": case[0], **case[1], "match": {"where": "params.n > 1"}}
+    )
+    for dumped in (rule.model_dump(), rule.model_dump(mode="json"), rule.model_dump(exclude_unset=True)):
+        again = Rule.model_validate(dumped)
+        assert again == rule and again.match.matches(
+            Seen.of("c2s", line({"jsonrpc": "2.0", "method": "m", "params": {"n": 2}}))
+        )
+
+
 def test_missing_file_and_bad_json(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="cannot read the rules file"):
         load_rules(tmp_path / "nope.yaml")
