@@ -5,8 +5,8 @@ channel in the runtime directory (`inspector/intercept/control.py`). These
 routes find the process that records a session and relay to it with its
 token, so the browser never sees a control token or address; only loopback
 control URLs are used. A process that is gone, an unknown paused message or
-rule, a body that is not valid JSON: each a 4xx with the reason (404, 409,
-410, 422), never a 5xx.
+rule, a message or rule the process refuses: each a 4xx with the reason
+(400, 404, 409, 410; 422 for a body that does not fit the schema), never a 5xx.
 """
 
 from __future__ import annotations
@@ -172,8 +172,11 @@ async def _relay(
             detail = answer.json().get("detail", answer.text)
         except ValueError:
             detail = answer.text
-        status = answer.status_code if 400 <= answer.status_code < 500 else 410
-        raise HTTPException(status, detail)
+        if answer.status_code >= 500:  # a bug in the control channel: shown, never disguised as a 4xx
+            raise HTTPException(502, f"the intercepting process (pid {reg['pid']}) failed: {detail}")
+        # The process's own refusals (a message that is not JSON, a rule that does not fit) are 400s:
+        # this API's 422 is FastAPI's, with a list of invalid fields.
+        raise HTTPException(400 if answer.status_code == 422 else answer.status_code, detail)
     return json_response(answer.json())
 
 
