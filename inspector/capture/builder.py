@@ -42,6 +42,7 @@ class MessageBuilder:
         self.correlator = Correlator()
         self.facts = SessionFacts()
         self.facts_changed = False
+        self.extra_facts: dict[str, Any] = {}  # given by the transport (`Tap.add_facts`)
         self._framers: dict[tuple[Direction, Channel], LineFramer] = {}
         self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
 

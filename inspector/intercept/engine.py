@@ -465,12 +465,14 @@ class Interceptor:
                     out += self._release(key, rule)
         return out
 
-    def flush(self) -> list[Deliver]:
-        """Release everything a reorder still holds (at the end of a connection)."""
+    def flush(self, direction: str | None = None) -> list[Deliver]:
+        """Release everything a reorder still holds (at the end of a connection), or only what
+        travels in `direction`."""
         out: list[Deliver] = []
         with self._lock:
             for key in list(self._reorder):
-                out += self._release(key, self._rule(key[0]))
+                if direction is None or key[1] == direction:
+                    out += self._release(key, self._rule(key[0]))
         return out
 
     def _release(self, key: tuple[str, str], rule: Rule | None) -> list[Deliver]:
