@@ -22,7 +22,7 @@ from inspector.api.deps import json_response, state_of
 from inspector.api.params import SqlInt
 from inspector.intercept.control import announcements
 from inspector.intercept.rules import ErrorSpec, Rule
-from inspector.scenario.control import db_key
+from inspector.runtime_dir import db_key
 
 __all__ = ["router"]
 

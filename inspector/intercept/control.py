@@ -252,7 +252,7 @@ class _Channel:
             rule = Rule.model_validate(body)
         except ValidationError as exc:
             raise ControlError(422, f"not a rule: {_first_error(exc)}") from None
-        if self.kind == "wrap" and rule.action in HTTP_ONLY_ACTIONS:
+        if "wrap" in self.kind and rule.action in HTTP_ONLY_ACTIONS:  # stdio-wrap
             raise ControlError(422, f"action {rule.action} applies to HTTP only (proxy), not to a stdio wrap")
         if any(r.name == rule.name for r in self.interceptor.rules()):
             raise ControlError(409, f"a rule named {rule.name!r} exists already (remove it first)")

@@ -361,15 +361,19 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
     control = None
-    if opts.intercept:
-        try:
-            from inspector.intercept.control import start_control  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            _say(opts.quiet, "the intercept control channel is not available in this build")
-        else:
-            sid = store.session_id
-            control = start_control(ic, kind="stdio-wrap", target=opts.command, sessions=lambda: [sid])
     try:
+        if opts.intercept:
+            from inspector.intercept.control import start_control
+            from inspector.runtime_dir import db_key
+
+            sid = store.session_id
+            control = start_control(
+                ic, kind="stdio-wrap", target=opts.command, sessions=lambda: [sid], db=db_key(store.engine)
+            )
+            _say(
+                opts.quiet,
+                f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept",
+            )
         result = shim.run()
     finally:
         if control is not None:

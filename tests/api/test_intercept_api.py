@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +21,14 @@ from inspector.intercept import Interceptor, Rule, RuleSet, Seen
 from inspector.intercept.control import ControlHandle, start_control
 from inspector.runtime_dir import write_json
 from tests.api.conftest import Api
+from tests.conftest import PEERS, wrap_argv
+from tests.shim_process import ShimProcess
 
 CALL = (
     b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}\n'
 )
 SID = 41
+LINE_ECHO = PEERS / "line_echo_server.py"
 
 
 @pytest.fixture
@@ -173,3 +178,46 @@ def test_the_terminal_command(control: ControlHandle, interceptor: Interceptor, 
     assert interceptor.breakpoints is False and [r.name for r in interceptor.rules()] == ["hold"]
     watch = runner.invoke(cli_app, ["intercept", "watch"])
     assert watch.exit_code != 0 and "terminal" in str(watch.exception)
+
+
+def test_a_real_wrap_with_intercept_driven_through_the_api(fresh_api: Api, runtime: Path) -> None:
+    """`mcp-inspect wrap --intercept` (a subprocess) around a raw line peer: the API finds it by its
+    session, a paused request is edited (the peer answers the edited one) and another answered by
+    the API (the peer never sees it); when the wrap ends, its session is no longer intercepted."""
+    http = fresh_api.http
+    rules = runtime.parent / "rules.yaml"
+    rules.write_text("rules:\n  - {name: hold, match: {method: [echo/*], kind: [request]}, action: pause}\n")
+    argv = wrap_argv(fresh_api.db, sys.executable, str(LINE_ECHO), extra=("--quiet", "--intercept", "--faults", str(rules)))  # fmt: skip
+    shim = ShimProcess(argv, env={**os.environ, "MCP_INSPECTOR_RUNTIME": str(runtime)})
+    try:
+        shim.request(1, "echo/one", {"n": 1})
+        deadline = time.monotonic() + 30
+        while not (listed := http.get("/api/intercept").json()["processes"]) or not listed[0]["paused"]:
+            assert time.monotonic() < deadline, shim.stderr_bytes
+            time.sleep(0.1)
+        (process,) = listed
+        assert process["kind"] == "stdio-wrap" and process["pid"] == shim.proc.pid
+        (sid,) = process["sessions"]
+        state = http.get(f"/api/intercept/sessions/{sid}").json()
+        (paused,) = state["pending"]
+        assert paused["method"] == "echo/one" and json.loads(paused["raw"])["params"] == {"n": 1}
+        edit = '{"jsonrpc": "2.0", "id": 1, "method": "echo/one", "params": {"n": 100}}'
+        url = f"/api/intercept/sessions/{sid}/pending"
+        assert http.post(f"{url}/{paused['id']}", json={"action": "edit", "raw": edit}).status_code == 200
+        assert json.loads(shim.read_line())["result"] == {"method": "echo/one", "params": {"n": 100}}
+        shim.request(2, "echo/two")
+        later = http.get(
+            f"/api/intercept/sessions/{sid}", params={"version": state["version"], "wait": 10}
+        ).json()
+        while not later["pending"]:
+            later = http.get(f"/api/intercept/sessions/{sid}", params={"version": later["version"], "wait": 10}).json()  # fmt: skip
+        answer = {"action": "respond", "result": {"from": "the API"}}
+        assert http.post(f"{url}/{later['pending'][0]['id']}", json=answer).status_code == 200
+        assert json.loads(shim.read_line()) == {"jsonrpc": "2.0", "id": 2, "result": {"from": "the API"}}
+    finally:
+        assert shim.proc.stdin is not None
+        shim.proc.stdin.close()
+        shim.proc.wait(20)
+    gone = http.get(f"/api/intercept/sessions/{sid}")
+    assert gone.status_code == 404
+    assert not list(runtime.glob("intercept-*.json"))
