@@ -196,7 +196,7 @@ def test_a_real_wrap_with_intercept_driven_through_the_api(fresh_api: Api, runti
             assert time.monotonic() < deadline, shim.stderr_bytes
             time.sleep(0.1)
         (process,) = listed
-        assert process["kind"] == "stdio-wrap" and process["pid"] == shim.proc.pid
+        assert process["kind"] == "wrap" and process["pid"] == shim.proc.pid
         (sid,) = process["sessions"]
         state = http.get(f"/api/intercept/sessions/{sid}").json()
         (paused,) = state["pending"]

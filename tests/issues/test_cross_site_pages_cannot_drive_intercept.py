@@ -45,7 +45,7 @@ def _paused(runtime: Path) -> Iterator[tuple[Interceptor, ControlHandle]]:
     interceptor = Interceptor(RuleSet(rules=[pause]), breakpoints=True)
     held = interceptor.decide(Seen.of("c2s", CALL, interceptor.tracker)).held
     assert held is not None
-    handle = start_control(interceptor, kind="stdio-wrap", target=["srv"], sessions=lambda: [SID])
+    handle = start_control(interceptor, kind="wrap", target=["srv"], sessions=lambda: [SID])
     try:
         yield interceptor, handle
     finally:
