@@ -14,7 +14,7 @@ browsers never do:
 
 Routes: `GET /state` (the interceptor's snapshot, the process's session
 ids, kind and target; `?version=V&wait=S` waits up to S seconds for a change
-after version V, for live views), `POST /pending/{id}` (`action`: forward,
+after version V, or for new hit counts, for live views), `POST /pending/{id}` (`action`: forward,
 drop, edit with `raw` JSON text, respond with `result`, `error` or `raw`),
 `POST /rules` (a rule), `PATCH /rules/{name}` (`enabled`),
 `DELETE /rules/{name}`, `POST /breakpoints` (`on`).
@@ -67,6 +67,7 @@ __all__ = [
 PREFIX = "intercept-"
 ACTIONS = ("forward", "drop", "edit", "respond")
 MAX_WAIT = 30.0
+COUNTS_EVERY = 0.5  # seconds between checks of the rules' hit counts during a long poll
 
 
 class ControlError(Exception):
@@ -161,6 +162,7 @@ class _Channel:
     name: str = field(default_factory=lambda: f"{PREFIX}{os.getpid()}.json")
     url: str = ""
     announced: list[int] | None = None
+    seen_counts: tuple[Any, ...] = ()
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def session_ids(self) -> list[int]:
@@ -187,8 +189,26 @@ class _Channel:
             }
             write_json(self.name, doc)
 
+    def counts(self, snapshot: dict[str, Any] | None = None) -> tuple[Any, ...]:
+        """The rules' match and hit counts: they change with every message a rule sees, which the
+        interceptor does not announce (a notification per message would cost the forwarding path)."""
+        rules = (snapshot or self.interceptor.snapshot())["rules"]
+        return tuple((r.get("name"), r.get("matched"), r.get("hits")) for r in rules)
+
+    async def wait_for_change(self, since: int, wait: float) -> None:
+        """Return once the version moved past `since`, the counts changed, or after `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while self.changes.version == since:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            await self.changes.wait(since, min(left, COUNTS_EVERY))
+            if self.changes.version == since and self.counts() != self.seen_counts:
+                self.changes.bump()
+
     def state(self) -> dict[str, Any]:
         snapshot = dict(self.interceptor.snapshot())
+        self.seen_counts = self.counts(snapshot)
         ids = self.session_ids()
         if ids != self.announced:
             with contextlib.suppress(InspectorError, OSError):
@@ -337,7 +357,7 @@ async def _route(channel: _Channel, request: Request, body: dict[str, Any]) -> A
         except ValueError:
             raise ControlError(422, "version must be an integer and wait a number of seconds") from None
         if wait and since == channel.changes.version:
-            await channel.changes.wait(since, wait)
+            await channel.wait_for_change(since, wait)
         return channel.state()
     if path.startswith("/pending/"):
         return channel.resolve(request.path_params["pid"], body)

@@ -156,9 +156,14 @@ def test_the_terminal_command(control: ControlHandle, interceptor: Interceptor, 
     assert shown.exit_code == 0 and '"message": "hi"' in shown.output
     bad = runner.invoke(cli_app, ["intercept", "edit", first, "--raw", "{nope"])
     assert bad.exit_code != 0 and "not valid JSON" in str(bad.exception)
-    edited = runner.invoke(cli_app, ["intercept", "edit", first, "--raw", CALL.decode().replace("hi", "yo")])
-    assert edited.exit_code == 0, edited.output
+    held = interceptor.get_pending(first)
+    # $EDITOR gets the message as indented JSON in a file; what it saves is sent (as one line).
+    editor = f"{sys.executable} -c \"import sys, pathlib; p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace('hi', 'yo'))\""  # fmt: skip
+    edited = runner.invoke(cli_app, ["intercept", "edit", first], env={"EDITOR": editor, "VISUAL": ""})
+    assert edited.exit_code == 0, (edited.output, edited.exception)
     assert "edited and forwarded" in edited.output
+    assert held is not None and held.outcome is not None
+    assert held.outcome.effects[0].raw == CALL.replace(b'"hi"', b'"yo"')  # type: ignore[union-attr]
     answered = runner.invoke(cli_app, ["intercept", "respond", second, "--error", "-32001", "denied"])
     assert answered.exit_code == 0, answered.output
     unknown = runner.invoke(cli_app, ["intercept", "forward", second])

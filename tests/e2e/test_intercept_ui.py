@@ -140,12 +140,24 @@ def test_edit_forward_and_respond_from_the_panel(page: Page, live: tuple[UiServe
     expect(panel.get_by_test_id("paused-list")).to_be_empty()
     shot(page, "intercept-panel-after")
 
-    # Rules switch on and off from the panel; hit counts follow.
+    # Rules are added from the panel and switch on and off there; hit counts follow.
     expect(panel.get_by_test_id("rule-hits-hold-calls")).to_have_text("2")
+    panel.get_by_test_id("rule-add-open").click()
+    panel.get_by_label("new rule").fill(
+        '{"name": "late", "match": {"kind": ["response"]}, "action": "delay", "msec": 1}'
+    )
+    panel.get_by_test_id("rule-add").click()
+    expect(panel.get_by_test_id("intercept-note")).to_contain_text("msec")  # the process's reason
+    panel.get_by_label("new rule").fill(
+        '{"name": "late", "match": {"kind": ["response"]}, "action": "delay", "ms": 1}'
+    )
+    panel.get_by_test_id("rule-add").click()
+    expect(panel.get_by_test_id("rule-late")).to_contain_text("delay")
     panel.get_by_test_id("rule-toggle-hold-calls").click()  # applied once the process says so
     expect(panel.get_by_test_id("rule-toggle-hold-calls")).not_to_be_checked()
     client.calls.put({"message": "passes"})
     assert client.result() == "Echo: passes"  # the rule is off: nothing waits
+    expect(panel.get_by_test_id("rule-hits-late")).to_have_text("1")  # the delayed answer
 
     rows = messages(open_engine(db), sid)
     (held,) = [m for m in rows if (m.meta or {}).get("intercept", {}).get("action") == "edit"]

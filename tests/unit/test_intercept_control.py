@@ -219,3 +219,16 @@ def test_a_long_poll_wakes_when_a_message_is_paused(control: ControlHandle, inte
         quiet = time.monotonic()
         http.get("/state", params={"version": state["version"], "wait": 0.3})
         assert time.monotonic() - quiet >= 0.25
+
+
+def test_a_long_poll_returns_for_new_hit_counts(control: ControlHandle, interceptor: Interceptor) -> None:
+    """Hit counts change with every message a rule acts on, unannounced: the long poll sees them."""
+    interceptor.add_rule(Rule.model_validate({"name": "later", "match": {"kind": ["response"]}, "action": "delay", "ms": 1}))  # fmt: skip
+    with _client(control) as http:
+        state = http.get("/state").json()
+        threading.Timer(0.2, lambda: interceptor.decide(Seen.of("s2c", b'{"jsonrpc":"2.0","id":1,"result":{}}\n'))).start()  # fmt: skip
+        started = time.monotonic()
+        later = http.get("/state", params={"version": state["version"], "wait": 10}).json()
+        assert time.monotonic() - started < 5
+        assert later["version"] > state["version"]
+        assert [(r["name"], r["hits"]) for r in later["rules"]] == [("hold-calls", 0), ("later", 1)]
