@@ -380,33 +380,39 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
         if idle
         else InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
     )
+    control = None
+    if opts.intercept:  # before the server starts: an unsafe runtime directory stops everything
+        from inspector.intercept.control import start_control
+        from inspector.runtime_dir import db_key
+
+        sid = store.session_id
+        try:
+            control = start_control(
+                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=db_key(store.engine)
+            )
+        except InspectorError as exc:
+            store.end(None, f"intercept control channel: {exc}", True)
+            raise
     try:
         shim.spawn()
     except SpawnError as exc:
         from inspector.transports.wrap import _spawn_failed
 
+        if control is not None:
+            control.close()
         return int(_spawn_failed(store, exc))
     store.announce(opts)
+    if control is not None:
+        _say(
+            opts.quiet, f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept"
+        )
     if idle:
         _say(opts.quiet, f"no rule is active ({len(ic.rules())} in the file): forwarding as a plain wrap")
     else:
         _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
-    control = None
     try:
-        if opts.intercept:
-            from inspector.intercept.control import start_control
-            from inspector.runtime_dir import db_key
-
-            sid = store.session_id
-            control = start_control(
-                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=db_key(store.engine)
-            )
-            _say(
-                opts.quiet,
-                f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept",
-            )
         result = shim.run()
     finally:
         if control is not None:
