@@ -416,8 +416,8 @@ def watch(
 ) -> None:
     """Follow the paused messages live and act with single keys (a terminal only).
 
-    Keys: f forward, d drop, e edit in $EDITOR, r respond with an error you type, j/k or the arrows
-    select, b breakpoints on/off, q quit.
+    Keys: f forward, d drop, e edit in $EDITOR, r respond (type a result as JSON, or CODE MESSAGE
+    for an error), j/k or the arrows select, b breakpoints on/off, q quit.
     """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         _fail("watch reads single keys: run it in a terminal (use list, forward, drop ... in scripts)")
