@@ -402,16 +402,16 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
             control.close()
         return int(_spawn_failed(store, exc))
     store.announce(opts)
-    if control is not None:
-        _say(
-            opts.quiet, f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept"
-        )
     if idle:
         _say(opts.quiet, f"no rule is active ({len(ic.rules())} in the file): forwarding as a plain wrap")
     else:
         _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
+    if control is not None:
+        _say(
+            opts.quiet, f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept"
+        )
     try:
         result = shim.run()
     finally:
