@@ -162,6 +162,7 @@ class InterceptingProxy(HttpProxy):
         self._legacy: dict[int, _Stream] = {}  # a legacy session's event stream, to answer on it
         self._owners: dict[int, Callable[[Deliver], None]] = {}  # id(Seen) held by a reorder -> its release
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._cut_reasons: dict[int, str] = {}  # sessions a `disconnect` rule cut: the reason they end with
         self._ticker: asyncio.Task[None] | None = None
         self.on_session: Callable[[], None] | None = None  # told when a session opens (the control channel)
 
@@ -177,7 +178,15 @@ class InterceptingProxy(HttpProxy):
                 loop.call_later(later, self.on_session)
         return sid
 
+    def _cut_session(self, sid: int, reason: str) -> None:
+        """A rule cut a connection of the session: the session ends with that reason once nothing of it
+        is under way (its other streams keep being recorded until they close; nothing is lost)."""
+        self._cut_reasons[sid] = reason
+        if self.router.close(sid, reason) is not None:
+            self.end_session(sid, reason)
+
     def end_session(self, sid: int, reason: str, status: int | None = None) -> None:
+        reason = self._cut_reasons.pop(sid, reason)  # however it ends, the rule's cut is why
         self._trackers.pop(sid, None)
         self._legacy.pop(sid, None)
         tap = self.taps.get(sid)
@@ -341,7 +350,7 @@ class InterceptingProxy(HttpProxy):
         for effect in others:
             if isinstance(effect, Disconnect):
                 await send({"type": ABORT})
-                self.end_session(sid, effect.reason)
+                self._cut_session(sid, effect.reason)
                 return
             if isinstance(effect, HttpError):
                 await self._http_error(send, ex, effect, iv)
@@ -604,7 +613,7 @@ class InterceptingProxy(HttpProxy):
         for effect in decision.effects:
             if isinstance(effect, Disconnect):
                 await send({"type": ABORT})
-                self.end_session(ctx.sid, effect.reason)
+                self._cut_session(ctx.sid, effect.reason)
                 return
             if isinstance(effect, HttpError):
                 await self._http_error(send, ex, effect, iv)
@@ -769,7 +778,7 @@ class InterceptingProxy(HttpProxy):
                 state["finished"] = True
                 stream.closed = True
                 await stream.send({"type": ABORT})
-                self.end_session(sid, effect.reason)
+                self._cut_session(sid, effect.reason)
                 return effect.reason
             if isinstance(effect, HttpError):
                 ex.record(
