@@ -292,7 +292,7 @@ def test_typescript_sdk_client_through_every_http_rule(faulty: tuple[str, Path])
         {"tool": "trigger-long-running-operation", "args": {"duration": 0.4, "steps": 4}, "progress": True}
     )
     done = subprocess.run(
-        ["node", str(PEERS / "intercept_client.mjs"), url, json.dumps(calls)],
+        ["node", str(PEERS / "intercept_http_client.mjs"), url, json.dumps(calls)],
         capture_output=True, text=True, timeout=40,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
