@@ -475,3 +475,68 @@ def test_a_bad_rules_file_is_refused_before_anything_opens(tmp_path: Path) -> No
     said = " ".join(done.stderr.split())
     assert str(rules) in said and "'slow'" in said and "ms" in said, done.stderr
     assert "Traceback" not in done.stderr and not db.exists()
+
+
+async def _pending_id(client: httpx.AsyncClient, url: str, token: str) -> str:
+    """The first paused message's id, once there is one (bounded wait)."""
+    with anyio.fail_after(15):
+        while True:
+            state = (await client.get(f"{url}/state", headers={"authorization": f"Bearer {token}"})).json()
+            if state["pending"]:
+                return str(state["pending"][0]["id"])
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_breakpoints_edited_and_answered_through_the_control_channel(
+    everything: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("inspector.intercept.control")  # the control channel (iui17's part of #17)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - name: bp\n    match: {method: tools/call, where: ['params.arguments.message ~ \"^bp-\"']}\n"
+                     "    action: pause\n")  # fmt: skip
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    db = tmp_path / "rec.db"
+    extra = ("--faults", str(rules), "--intercept", "--pause-timeout", "20")
+    env = {"MCP_INSPECTOR_RUNTIME": str(runtime)}
+    with inspector_proxy(everything, db, *extra, env=env) as (url, proc):
+        announced = json.loads((runtime / f"intercept-{proc.proc.pid}.json").read_text())
+        control, token = announced["url"], announced["token"]
+        assert announced["kind"] == "proxy" and announced["target"] == everything
+        got: dict[str, str] = {}
+        with anyio.fail_after(40):
+            async with mcp.Client(url, cache=None) as client, httpx.AsyncClient() as api:
+
+                async def call(message: str) -> None:
+                    result = await client.call_tool("echo", {"message": message}, read_timeout_seconds=30)
+                    got[message] = result.content[0].text  # type: ignore[union-attr]
+
+                auth = {"authorization": f"Bearer {token}"}
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call, "bp-edit")
+                    pid = await _pending_id(api, control, token)
+                    edited = {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                              "params": {"name": "echo", "arguments": {"message": "edited by the user"}}}  # fmt: skip
+                    state = (await api.get(f"{control}/state", headers=auth)).json()
+                    edited["id"] = json.loads(state["pending"][0]["raw"])["id"]  # the same request, changed
+                    r = await api.post(f"{control}/pending/{pid}", headers=auth,
+                                       json={"action": "edit", "raw": json.dumps(edited)})  # fmt: skip
+                    assert r.status_code == 200, r.text
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call, "bp-answer")
+                    pid = await _pending_id(api, control, token)
+                    answer = {"content": [{"type": "text", "text": "answered by the user"}]}
+                    r = await api.post(f"{control}/pending/{pid}", headers=auth,
+                                       json={"action": "respond", "result": answer})  # fmt: skip
+                    assert r.status_code == 200, r.text
+    # The server received the edited call (its echo says so); the answered one never reached it.
+    assert got == {"bp-edit": "Echo: edited by the user", "bp-answer": "answered by the user"}
+    rows = _rows(db)
+    (edit,) = [m for m in rows if ((m.meta or {}).get("intercept") or {}).get("action") == "edit"]
+    assert b'"bp-edit"' in edit.raw and edit.meta["intercept"]["by"] == "user"
+    assert [m.direction for m in _injected(rows, edit.meta["intercept"]["n"])] == ["c2s"]
+    (respond,) = [m for m in rows if ((m.meta or {}).get("intercept") or {}).get("action") == "respond"]
+    (reply,) = _injected(rows, respond.meta["intercept"]["n"])
+    assert reply.direction == "s2c" and b"answered by the user" in reply.raw
+    assert not any(b"Echo: bp-answer" in m.raw for m in rows)

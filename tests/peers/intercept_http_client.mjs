@@ -1,6 +1,6 @@
 // A TypeScript SDK client for the `proxy --faults` tests: runs the tool calls given as JSON and prints
 // one JSON line per call (its result or error, the progress seen, the session id before and after).
-// Usage: node intercept_client.mjs URL '[{"tool": "echo", "args": {...}, "timeout": 2000, "progress": false}]'
+// Usage: node intercept_http_client.mjs URL '[{"tool": "echo", "args": {...}, "timeout": 2000, "progress": false}]'
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
