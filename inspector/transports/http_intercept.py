@@ -103,6 +103,8 @@ class _Context:
     receive: Callable[[], Awaitable[dict[str, Any]]]
     accept: bytes
     sid: int
+    url: str  # the upstream URL of the exchange
+    headers: list[tuple[bytes, bytes]]  # the client's request headers
     drip: Drip | None = None
     close_after: int | None = None  # end the answer's event stream after this many events
 
@@ -286,7 +288,9 @@ class InterceptingProxy(HttpProxy):
         body = await _read_body(receive)
         if (step := self.auth.step(method, scope["path"], body)) is not None:
             ex.labels["auth_step"] = step
-        ctx = self._contexts[ex.number] = _Context(receive, header(headers, b"accept") or b"", sid)
+        ctx = self._contexts[ex.number] = _Context(
+            receive, header(headers, b"accept") or b"", sid, url, headers
+        )
         try:
             if step is not None or method != "POST" or not body:
                 ex.request(body, headers, jsonrpc=step is None)
@@ -470,6 +474,35 @@ class InterceptingProxy(HttpProxy):
             else:
                 dup.record("s2c", "http-response", wire, head=True, jsonrpc=is_json_body(content_type, wire),
                            discarded=True)  # fmt: skip
+
+    async def _answer_server(
+        self, ctx: _Context | None, ex: HttpExchange, raw: bytes, iv: Intervention, sid: int
+    ) -> None:
+        """POST the inspector's answer to a server's request, as the client would have."""
+        injected = iv.injected_meta()
+        if ctx is None or self.router.is_legacy_stream(sid):
+            ex.record("c2s", "http-request", b"", injected=injected,
+                      problem="no endpoint known to send the inspector's answer to")  # fmt: skip
+            return
+        skip = (b"accept", b"last-event-id", b"content-length", b"content-type")
+        heads = [(k, v) for k, v in forward_headers(ctx.headers) if k.lower() not in skip]
+        heads += [(b"content-type", b"application/json"), (b"accept", b"application/json, text/event-stream")]
+        out = HttpExchange(ex.tap, next(self._exchanges), "POST", ex.path.partition("?")[0], "")
+        out.tap.submit_message(
+            "c2s", "http-request", raw, jsonrpc=True, http_method="POST", http_path=out.path,
+            http_raw_headers=heads, meta={"exchange": out.number, "injected": injected},
+        )  # fmt: skip
+        try:
+            response = await self.client.request("POST", ctx.url, _with_length(heads, raw), raw)
+            try:
+                body = await response.aread()
+            finally:
+                await response.aclose()
+        except UpstreamError as exc:
+            out.record("s2c", "http-response", b"", discarded=True, problem=f"upstream failed: {exc}")
+            return
+        out.status, out.raw_response_headers = response.status, response.headers
+        out.record("s2c", "http-response", body, head=True, jsonrpc=False, discarded=True)
 
     # --- answers the inspector gives ------------------------------------------------------------
 
@@ -784,6 +817,8 @@ class InterceptingProxy(HttpProxy):
                 ex.record(
                     "s2c", "sse", b"", problem="http_error cannot answer an event of a stream already sent"
                 )
+            if isinstance(effect, Reply):  # a server's request answered by the inspector
+                self._spawn(self._answer_server(self._contexts.get(ex.number), ex, effect.raw, iv, sid))
         if stream.closing:
             return None
         delivers = [e for e in decision.effects if isinstance(e, Deliver)]

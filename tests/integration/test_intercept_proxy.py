@@ -19,6 +19,7 @@ import anyio
 import httpx
 import mcp
 import pytest
+from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from inspector.store import Message, list_sessions, open_engine
 from tests.conftest import EVERYTHING_BIN, PEERS
@@ -80,6 +81,10 @@ rules:
     match: {method: notifications/progress}
     action: reorder
     window: 2
+  - name: sample-for-client
+    match: {direction: s2c, method: sampling/createMessage}
+    action: replace
+    result: {role: assistant, content: {type: text, text: "sampled by the inspector"}, model: inspector}
   - name: hold-me
     match: {kind: request, where: ['params.arguments.message == "hold-me"']}
     action: pause
@@ -168,14 +173,23 @@ class _Progress:
 
 async def _python_calls(url: str, calls: list[str]) -> dict[str, Any]:
     """Each echo message (or 'progress') through one SDK client session: its text, error and timing."""
-    out: dict[str, Any] = {}
-    async with mcp.Client(url, cache=None) as client:
+    out: dict[str, Any] = {"sampled": 0}
+
+    async def sampling(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        out["sampled"] += 1
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="by the client"), model="m"
+        )
+
+    async with mcp.Client(url, cache=None, sampling_callback=sampling) as client:
         for message in calls:
             progress = _Progress()
 
             started = time.monotonic()
             try:
-                if message == "progress":
+                if message == "sampling":
+                    result = await client.call_tool("trigger-sampling-request", {"prompt": "hi"})
+                elif message == "progress":
                     result = await client.call_tool(
                         "trigger-long-running-operation",
                         {"duration": 0.4, "steps": 4},
@@ -201,7 +215,7 @@ def _session_of(rows: list[Message], marker: bytes) -> int:
 async def test_python_sdk_client_through_every_http_rule(faulty: tuple[str, Path]) -> None:
     url, db = faulty
     calls = ["py-start", "answer-me", "fail-me", "lose-me", "after-lose", "slow", "twice", "mangle",
-             "after-mangle", "resume-me", "drip-me", "progress", "busy", "gone", "after-gone", "hold-me"]  # fmt: skip
+             "after-mangle", "resume-me", "drip-me", "progress", "busy", "gone", "after-gone", "hold-me", "sampling"]  # fmt: skip
     with anyio.fail_after(40):
         out = await _python_calls(url, calls)
     # What the client saw.
@@ -221,6 +235,8 @@ async def test_python_sdk_client_through_every_http_rule(faulty: tuple[str, Path
     assert out["gone"]["error"] == "Session terminated"
     assert out["after-gone"]["text"] == "Echo: after-gone"
     assert out["hold-me"]["text"] == "Echo: hold-me" and out["hold-me"]["s"] >= 0.25  # paused, then forwarded
+    # The server's sampling request was answered by the inspector: the client never saw it.
+    assert "sampled by the inspector" in out["sampling"]["text"] and out["sampled"] == 0
 
     rows = _wait_rows(db, lambda rows: bool(_intervened(rows, "hold-me")))
     sid = _session_of(rows, b'"py-start"')
@@ -272,6 +288,15 @@ async def test_python_sdk_client_through_every_http_rule(faulty: tuple[str, Path
     assert busy_reply.http_status == 429 and ["retry-after", "2"] in busy_reply.http_headers
     (gone,) = _intervened(mine, "gone")
     assert [m.http_status for m in _injected(mine, gone.meta["intercept"]["n"])] == [404]
+    (sample,) = _intervened(mine, "sample-for-client")
+    assert (
+        sample.direction == "s2c"
+        and sample.kind == "request"
+        and sample.meta["intercept"]["delivered"] is False
+    )
+    (answer_post,) = _injected(mine, sample.meta["intercept"]["n"])
+    assert answer_post.direction == "c2s" and answer_post.http_method == "POST"
+    assert json.loads(answer_post.raw)["result"]["content"]["text"] == "sampled by the inspector"
     (held,) = _intervened(mine, "hold-me")
     assert held.meta["intercept"]["by"] == "timeout" and held.meta["intercept"]["resolved"] == "forward"
     # The seed and the rules are in the session's facts.
