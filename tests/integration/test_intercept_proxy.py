@@ -565,3 +565,25 @@ async def test_breakpoints_edited_and_answered_through_the_control_channel(
     (reply,) = _injected(rows, respond.meta["intercept"]["n"])
     assert reply.direction == "s2c" and b"answered by the user" in reply.raw
     assert not any(b"Echo: bp-answer" in m.raw for m in rows)
+
+
+def test_a_seeded_probabilistic_rule_gives_the_same_sequence_twice(everything: str, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - {name: coin, match: {method: ping}, action: http_error, status: 503, probability: 0.5}\n"
+    )
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    runs = []
+    for run in range(2):
+        db = tmp_path / f"run{run}.db"
+        proxy = inspector_proxy(everything, db, "--faults", str(rules), "--seed", "5")
+        with proxy as (url, _proc), httpx.Client(timeout=10) as client:
+            # Not initialised: what server-everything answers is a 400; the rule's answer is a 503.
+            runs.append([client.post(url, json={"jsonrpc": "2.0", "id": i, "method": "ping"},
+                                     headers=headers).status_code for i in range(24)])  # fmt: skip
+        engine = open_engine(db)
+        facts = [s.facts for s in list_sessions(engine)]
+        engine.dispose()
+        assert all(f["intercept"]["seed"] == 5 for f in facts)
+    assert runs[0] == runs[1]
+    assert set(runs[0]) == {400, 503}
