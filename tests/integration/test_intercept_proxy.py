@@ -81,6 +81,7 @@ rules:
     match: {method: notifications/progress}
     action: reorder
     window: 2
+    ms: 10000                   # released by the window filling, never by the clock
   - name: sample-for-client
     match: {direction: s2c, method: sampling/createMessage}
     action: replace
@@ -455,8 +456,8 @@ rules:
   - name: drip-me
     match: {kind: response, where: ['result.content[0].text == "drip-me"']}
     action: drip
-    chunk: 20
-    interval_ms: 10
+    chunk: 8
+    interval_ms: 20
 """)
     db = tmp_path / "rec.db"
     with inspector_proxy(json_server, db, "--faults", str(rules)) as (url, _p):
@@ -473,7 +474,7 @@ rules:
     assert failed.value.error.code == -32044
     assert "timed out" in str(lost.value)
     assert twice.content[0].text == "twice"  # type: ignore[union-attr]
-    assert dripped.content[0].text == "drip-me" and drip_s >= 0.05  # type: ignore[union-attr]
+    assert dripped.content[0].text == "drip-me" and drip_s >= 0.15  # type: ignore[union-attr]
     rows = _wait_rows(db, lambda rows: bool(_intervened(rows, "drip-me")))
     (fail,) = _intervened(rows, "fail-me")
     assert fail.channel == "http-response" and b'"fail-me"' in fail.raw
