@@ -363,7 +363,7 @@ class InterceptingProxy(HttpProxy):
                 await self._reply(send, ex, sid, effect.raw, iv, ctx, legacy)
                 return
         if not delivers:  # dropped
-            if seen.kind == "request" and not legacy:
+            if seen.kind in ("request", "batch") and not legacy:  # (a batch may hold requests)
                 await _until_disconnect(receive)  # held open: the client's own timeout decides
                 ex.record("c2s", "http-request", b"", problem="client gave up on a dropped request")
             else:
