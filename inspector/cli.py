@@ -486,11 +486,10 @@ def proxy(
 
     control = None
     if intercept and interceptor is not None:
-        from inspector.scenario.control import db_key
         from inspector.transports.http_intercept import start_proxy_control
 
         try:
-            control = start_proxy_control(app_, recorder, target, db_key(engine))  # type: ignore[arg-type]
+            control = start_proxy_control(app_, recorder, target, engine)  # type: ignore[arg-type]
         except BaseException:
             recorder.stop("the intercept control channel did not start")
             sock.close()

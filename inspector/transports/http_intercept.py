@@ -58,6 +58,7 @@ import asyncio
 import collections
 import contextlib
 import functools
+import os
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -863,9 +864,9 @@ def proxy_interceptor(
     )
 
 
-def start_proxy_control(proxy: InterceptingProxy, recorder: Recorder, target: str, db: str | None) -> Any:
-    """The control channel (`--intercept`), announcing the proxy's open sessions; None when this
-    build has none."""
+def start_proxy_control(proxy: InterceptingProxy, recorder: Recorder, target: str, engine: Any) -> Any:
+    """The control channel (`--intercept`), announcing the proxy's open sessions and their database;
+    None when this build has none."""
     try:
         from inspector.intercept.control import start_control  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
@@ -875,9 +876,19 @@ def start_proxy_control(proxy: InterceptingProxy, recorder: Recorder, target: st
         ids = (recorder.session_id(handle) for handle in list(proxy.taps))
         return sorted(i for i in ids if i is not None)
 
-    handle = start_control(proxy.interceptor, kind="proxy", target=target, sessions=sessions, db=db)
+    handle = start_control(
+        proxy.interceptor, kind="proxy", target=target, sessions=sessions, db=_db_key(engine)
+    )
     proxy.on_session = handle.announce
     return handle
+
+
+def _db_key(engine: Any) -> str:
+    """The database as `inspector.scenario.control.db_key` names it (importing that module is slow)."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return "sqlite:" + os.path.abspath(url.database)
+    return str(url.render_as_string(hide_password=True))
 
 
 # --- helpers ------------------------------------------------------------------------------------
