@@ -145,6 +145,7 @@ class InterceptShim(StdioShim):
         self.interceptor = interceptor
         self.rtap = tap
         self.outputs: dict[str, Output] = {}
+        self.errors = 0
         self._disconnected = threading.Event()
         self._stop_ticker = threading.Event()
         self._wake = threading.Event()
@@ -171,9 +172,10 @@ class InterceptShim(StdioShim):
     def _tick(self) -> None:
         ic = self.interceptor
         while not self._stop_ticker.is_set():
+            # Asleep until a hold or a reorder window has a deadline (the pumps and the interceptor's
+            # "pending" event wake it): no periodic wake-ups while nothing is held.
             deadline = ic.next_deadline()
-            wait = 0.05 if deadline is None else min(0.05, max(0.0, deadline - time.monotonic()))
-            self._wake.wait(wait)
+            self._wake.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
             self._wake.clear()
             ic.expire()
             for d in ic.due():
@@ -258,6 +260,25 @@ class InterceptShim(StdioShim):
         passing: list[bytes],
         meta: dict[str, Any] | None = None,
     ) -> None:
+        try:
+            self._decide_line(direction, raw, ts_ns, passing, meta)
+        except Exception as exc:  # our bug must not stop forwarding: the line passes as sent
+            self._warn(f"internal error while intercepting a {direction} line, forwarded as sent: {exc!r}")
+            passing.append(raw)
+
+    def _warn(self, text: str) -> None:
+        self.errors += 1
+        if self.errors <= 5:
+            print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
+
+    def _decide_line(
+        self,
+        direction: str,
+        raw: bytes,
+        ts_ns: int,
+        passing: list[bytes],
+        meta: dict[str, Any] | None,
+    ) -> None:
         ic = self.interceptor
         seen = Seen.of(direction, raw, ic.tracker)
         decision = ic.decide(seen)
@@ -286,6 +307,8 @@ class InterceptShim(StdioShim):
             row_meta["intercept"] = iv.meta()
         self.rtap.submit_message(direction, _CHANNEL[direction], seen.raw, ts_ns, meta=row_meta or None)
         injected = {"injected": iv.injected_meta()} if iv is not None else None
+        if iv is not None and iv.action == "reorder":
+            self._wake.set()  # the timer learns the window's deadline
         for eff in decision.effects:
             if isinstance(eff, Deliver):
                 to = eff.of.direction if eff.of is not None else direction
@@ -330,6 +353,14 @@ def build_interceptor(
     )
 
 
+def _db_key(engine: Any) -> str:
+    """The database as `inspector.scenario.control.db_key` names it (that module's imports are heavy)."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return "sqlite:" + os.path.abspath(url.database)
+    return str(url.render_as_string(hide_password=True))
+
+
 def _say(quiet: bool, text: str) -> None:
     if not quiet:
         print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
@@ -368,7 +399,9 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
             _say(opts.quiet, "the intercept control channel is not available in this build")
         else:
             sid = store.session_id
-            control = start_control(ic, kind="stdio-wrap", target=opts.command, sessions=lambda: [sid])
+            control = start_control(
+                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=_db_key(store.engine)
+            )
     try:
         result = shim.run()
     finally:
