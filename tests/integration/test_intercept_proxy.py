@@ -574,17 +574,25 @@ def test_a_seeded_probabilistic_rule_gives_the_same_sequence_twice(everything: s
         "rules:\n  - {name: coin, match: {method: ping}, action: http_error, status: 503, probability: 0.5}\n"
     )
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    dbs = [tmp_path / "run0.db", tmp_path / "run1.db"]
+    argv = [sys.executable, "-m", "inspector", "proxy", "--target", everything, "--listen", "127.0.0.1:0",
+            "--faults", str(rules), "--seed", "5", "--db"]  # fmt: skip
+    procs = [LineProcess([*argv, str(db)]) for db in dbs]  # both start at once: half the wait
     runs = []
-    for run in range(2):
-        db = tmp_path / f"run{run}.db"
-        proxy = inspector_proxy(everything, db, "--faults", str(rules), "--seed", "5")
-        with proxy as (url, _proc), httpx.Client(timeout=10) as client:
-            # Not initialised: what server-everything answers is a 400; the rule's answer is a 503.
-            runs.append([client.post(url, json={"jsonrpc": "2.0", "id": i, "method": "ping"},
-                                     headers=headers).status_code for i in range(24)])  # fmt: skip
+    try:
+        for proc in procs:
+            url = proc.wait_for(r"point your client at (\S+)").group(1)
+            with httpx.Client(timeout=10) as client:
+                # Not initialised: what server-everything answers is a 400; the rule's answer is a 503.
+                runs.append([client.post(url, json={"jsonrpc": "2.0", "id": i, "method": "ping"},
+                                         headers=headers).status_code for i in range(24)])  # fmt: skip
+    finally:
+        for proc in procs:
+            proc.stop()
+    for db in dbs:
         engine = open_engine(db)
         facts = [s.facts for s in list_sessions(engine)]
         engine.dispose()
-        assert all(f["intercept"]["seed"] == 5 for f in facts)
+        assert facts and all(f["intercept"]["seed"] == 5 for f in facts)
     assert runs[0] == runs[1]
     assert set(runs[0]) == {400, 503}
