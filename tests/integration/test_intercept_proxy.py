@@ -556,12 +556,37 @@ async def test_breakpoints_edited_and_answered_through_the_control_channel(
                     r = await api.post(f"{control}/pending/{pid}", headers=auth,
                                        json={"action": "respond", "result": answer})  # fmt: skip
                     assert r.status_code == 200, r.text
-    # The server received the edited call (its echo says so); the answered one never reached it.
-    assert got == {"bp-edit": "Echo: edited by the user", "bp-answer": "answered by the user"}
+                # The TypeScript SDK client's call, edited at its breakpoint likewise.
+                calls = [{"tool": "echo", "args": {"message": "bp-ts"}, "timeout": 30000}]
+                node = await anyio.open_process(
+                    ["node", str(PEERS / "intercept_http_client.mjs"), url, json.dumps(calls)]
+                )
+                pid = await _pending_id(api, control, token)
+                state = (await api.get(f"{control}/state", headers=auth)).json()
+                paused = json.loads(state["pending"][0]["raw"])
+                paused["params"]["arguments"]["message"] = "edited for ts"
+                r = await api.post(f"{control}/pending/{pid}", headers=auth,
+                                   json={"action": "edit", "raw": json.dumps(paused)})  # fmt: skip
+                assert r.status_code == 200, r.text
+                assert node.stdout is not None
+                out = b""
+                async for chunk in node.stdout:
+                    out += chunk
+                assert await node.wait() == 0
+                ts = json.loads(out.decode().splitlines()[-1])
+                got["bp-ts"] = ts["result"]["content"][0]["text"]
+    # The server received the edited calls (its echo says so); the answered one never reached it.
+    assert got == {
+        "bp-edit": "Echo: edited by the user",
+        "bp-answer": "answered by the user",
+        "bp-ts": "Echo: edited for ts",
+    }
     rows = _rows(db)
-    (edit,) = [m for m in rows if ((m.meta or {}).get("intercept") or {}).get("action") == "edit"]
-    assert b'"bp-edit"' in edit.raw and edit.meta["intercept"]["by"] == "user"
-    assert [m.direction for m in _injected(rows, edit.meta["intercept"]["n"])] == ["c2s"]
+    edits = [m for m in rows if ((m.meta or {}).get("intercept") or {}).get("action") == "edit"]
+    assert [b'"bp-edit"' in m.raw or b'"bp-ts"' in m.raw for m in edits] == [True, True]
+    for edit in edits:
+        assert edit.meta["intercept"]["by"] == "user" and edit.meta["intercept"]["delivered"] is False
+        assert [m.direction for m in _injected(rows, edit.meta["intercept"]["n"])] == ["c2s"]
     (respond,) = [m for m in rows if ((m.meta or {}).get("intercept") or {}).get("action") == "respond"]
     (reply,) = _injected(rows, respond.meta["intercept"]["n"])
     assert reply.direction == "s2c" and b"answered by the user" in reply.raw
