@@ -375,7 +375,7 @@ async def test_python_sdk_client_is_cut_off_by_disconnect(faulty: tuple[str, Pat
     assert _ended(db, sid).end_reason == "disconnected by rule cut"
 
 
-def test_401_with_challenge_is_answered_by_the_proxy(faulty: tuple[str, Path]) -> None:
+def test_the_proxy_answers_401_with_a_challenge_and_as_json_or_sse(faulty: tuple[str, Path]) -> None:
     url, db = faulty
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
             "capabilities": {}, "clientInfo": {"name": "raw-client", "version": "1"}}}  # fmt: skip
@@ -389,6 +389,21 @@ def test_401_with_challenge_is_answered_by_the_proxy(faulty: tuple[str, Path]) -
     assert answer.http_status == 401 and any(h[0] == "www-authenticate" for h in answer.http_headers)
     # Never forwarded: server-everything would have answered an initialize with a session id.
     assert "mcp-session-id" not in r.headers
+    # The inspector's answer to a client that accepts only an event stream is one SSE event.
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"message": "answer-me"}}}  # fmt: skip
+    r = httpx.post(url, json=call, headers={**headers, "accept": "text/event-stream"}, timeout=10)
+    assert r.status_code == 200 and r.headers["content-type"] == "text/event-stream"
+    assert r.text.startswith("data: ") and r.text.endswith("\n\n")
+    answer = json.loads(r.text.removeprefix("data: "))
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {"content": [{"type": "text", "text": "answered by the inspector"}]},
+    }
+    r = httpx.post(url, json=call, headers=headers, timeout=10)  # JSON for a client that takes JSON
+    assert r.headers["content-type"] == "application/json" and r.json() == answer
+    assert r.headers["content-length"] == str(len(r.content))
 
 
 @pytest.mark.anyio
