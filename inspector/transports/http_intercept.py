@@ -724,7 +724,8 @@ class InterceptingProxy(HttpProxy):
                     reason = await self._event(event, stream, sid, state)
                     if reason is not None:
                         return reason
-                    await stream.drain()
+                    if stream.released:
+                        await stream.drain()
                     if stream.closing:
                         return await self._cut(stream, state, sid)
                 if response.at_end:
