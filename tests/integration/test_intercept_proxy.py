@@ -503,19 +503,22 @@ rules:
     assert drip.meta["intercept"]["delivered"] is True
 
 
-def test_a_bad_rules_file_is_refused_before_anything_opens(tmp_path: Path) -> None:
+def test_a_bad_rules_file_is_refused_before_anything_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.cli import main  # in-process: a subprocess would spend seconds importing
+
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - name: slow\n    match: {method: tools/call}\n    action: delay\n")
     db = tmp_path / "rec.db"
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "proxy", "--target", "http://127.0.0.1:9/mcp",
-         "--listen", "127.0.0.1:0", "--db", str(db), "--faults", str(rules)],
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
-    assert done.returncode != 0
-    said = " ".join(done.stderr.split())
-    assert str(rules) in said and "'slow'" in said and "ms" in said, done.stderr
-    assert "Traceback" not in done.stderr and not db.exists()
+    monkeypatch.setattr(sys, "argv", ["mcp-inspect", "proxy", "--target", "http://127.0.0.1:9/mcp",
+                                      "--listen", "127.0.0.1:0", "--db", str(db), "--faults", str(rules)])  # fmt: skip
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert str(rules) in said and "'slow'" in said and "ms" in said, said
+    assert "Traceback" not in said and not db.exists()
 
 
 async def _pending_id(client: httpx.AsyncClient, url: str, token: str) -> str:
