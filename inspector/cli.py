@@ -499,8 +499,9 @@ def proxy(
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
         print(f"[mcp-inspect] {which}", file=sys.stderr)
         if interceptor is not None:
-            rules = ", ".join(r.name for r in interceptor.rules()) or "none"
-            print(f"[mcp-inspect] intercepting: rules {rules}; seed {interceptor.seed}", file=sys.stderr)
+            from inspector.transports.http_intercept import describe
+
+            print(describe(interceptor), file=sys.stderr)
         if control is not None:
             print(f"[mcp-inspect] intercept control channel at {control.url}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)

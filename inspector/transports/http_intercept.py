@@ -60,6 +60,7 @@ import contextlib
 import functools
 import os
 import re
+import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -862,6 +863,18 @@ def proxy_interceptor(
         pause_timeout=pause_timeout,
         pause_default=pause_default,
         transport="http",
+    )
+
+
+def describe(interceptor: Interceptor, width: int = 80) -> str:
+    """The start-up lines about interception: the seed and the rules, folded at `width` columns."""
+    names = [r.name for r in interceptor.rules()]
+    head = f"[mcp-inspect] intercepting with seed {interceptor.seed}: "
+    text = head + (
+        f"{len(names)} rule{'s' * (len(names) != 1)}: " + ", ".join(names) if names else "no rules"
+    )
+    return textwrap.fill(
+        text, width, subsequent_indent=" " * 14, break_long_words=False, break_on_hyphens=False
     )
 
 

@@ -111,7 +111,10 @@ def faulty(everything: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     runtime.mkdir(mode=0o700)
     extra = ("--faults", str(rules), "--intercept", "--pause-timeout", "0.3", "--pause-default", "forward")
     with inspector_proxy(everything, db, *extra, env={"MCP_INSPECTOR_RUNTIME": str(runtime)}) as (url, proc):
-        assert any("intercepting: rules answer-me, " in line and "seed 17" in line for line in proc.output)
+        said = "".join(proc.output)
+        assert "intercepting with seed 17: 15 rules: answer-me, fail-me," in said
+        ours = [line for line in proc.output if "intercepting" in line or line.startswith("     ")]
+        assert len(ours) > 1 and all(len(line.rstrip("\n")) <= 80 for line in ours)  # folded at 80 columns
         yield url, db
 
 
