@@ -380,7 +380,14 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
     pauses = [r.name for r in ic.rules() if r.action == "pause"]
     store = open_store()
     store.tap.add_facts({"intercept": ic.facts()})
-    shim = InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
+    # Nothing can ever be intercepted (every rule disabled, or pauses without --intercept, and no
+    # control channel to change that): the plain pumps forward, at a plain wrap's cost.
+    idle = not opts.intercept and not ic.active
+    shim: StdioShim = (
+        StdioShim(opts.command, store.tap, grace=opts.grace)
+        if idle
+        else InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
+    )
     try:
         shim.spawn()
     except SpawnError as exc:
@@ -388,7 +395,10 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
 
         return int(_spawn_failed(store, exc))
     store.announce(opts)
-    _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
+    if idle:
+        _say(opts.quiet, f"no rule is active ({len(ic.rules())} in the file): forwarding as a plain wrap")
+    else:
+        _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
     control = None
