@@ -460,9 +460,9 @@ def proxy(
         proxy_class: type[HttpProxy] = HttpProxy
         more: dict[str, Any] = {}
         if interceptor is not None:
-            from inspector.transports.http_intercept import InterceptingProxy
+            from inspector.transports.http_intercept import proxy_class as intercepting
 
-            proxy_class, more = InterceptingProxy, {"interceptor": interceptor}
+            proxy_class, more = intercepting(interceptor, intercept), {"interceptor": interceptor}
         app_ = proxy_class(
             target,
             recorder,
@@ -501,7 +501,7 @@ def proxy(
         if interceptor is not None:
             from inspector.transports.http_intercept import describe
 
-            print(describe(interceptor), file=sys.stderr)
+            print(describe(interceptor, intercept), file=sys.stderr)
         if control is not None:
             print(f"[mcp-inspect] intercept control channel at {control.url}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)

@@ -92,7 +92,14 @@ from inspector.transports.http_proxy import HttpProxy, _plain, _watch_disconnect
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamError, UpstreamResponse
 
-__all__ = ["InterceptingProxy", "proxy_interceptor", "start_proxy_control"]
+__all__ = [
+    "InterceptingProxy",
+    "RecordingFactsProxy",
+    "describe",
+    "proxy_class",
+    "proxy_interceptor",
+    "start_proxy_control",
+]
 
 _EVENT_FIELD = re.compile(rb"(?:^|[\r\n])event:")  # an event that names its type, even "message"
 TICK_S = 0.05  # how often breakpoint timeouts and reorder waits are looked at
@@ -153,6 +160,28 @@ class _Stream:
         async with self.lock:
             while self.released and not self.closing:
                 await self._emit(self.released.popleft(), None)
+
+
+class RecordingFactsProxy(HttpProxy):
+    """The plain proxy when no rule can ever act (every rule disabled, or pauses without
+    `--intercept`, and no control channel to change that): it forwards as the plain proxy does and
+    only records `facts.intercept` in each session."""
+
+    def __init__(self, *args: Any, interceptor: Interceptor, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.interceptor = interceptor
+
+    def _open_session(self, hint: str) -> int:
+        sid = super()._open_session(hint)
+        self.taps[sid].add_facts({"intercept": self.interceptor.facts()})
+        return sid
+
+
+def proxy_class(interceptor: Interceptor, intercept: bool) -> type[HttpProxy]:
+    """The proxy to build for these flags (all take `interceptor=`)."""
+    if not intercept and not interceptor.active:
+        return RecordingFactsProxy
+    return InterceptingProxy
 
 
 class InterceptingProxy(HttpProxy):
@@ -866,9 +895,12 @@ def proxy_interceptor(
     )
 
 
-def describe(interceptor: Interceptor, width: int = 80) -> str:
+def describe(interceptor: Interceptor, intercept: bool = False, width: int = 80) -> str:
     """The start-up lines about interception: the seed and the rules, folded at `width` columns."""
     names = [r.name for r in interceptor.rules()]
+    if proxy_class(interceptor, intercept) is RecordingFactsProxy:
+        text = f"[mcp-inspect] no rule is active ({len(names)} in the file): forwarding as a plain proxy"
+        return textwrap.fill(text, width, subsequent_indent=" " * 14)
     head = f"[mcp-inspect] intercepting with seed {interceptor.seed}: "
     text = head + (
         f"{len(names)} rule{'s' * (len(names) != 1)}: " + ", ".join(names) if names else "no rules"

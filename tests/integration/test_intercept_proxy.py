@@ -642,3 +642,24 @@ def test_a_seeded_probabilistic_rule_gives_the_same_sequence_twice(everything: s
         assert facts and all(f["intercept"]["seed"] == 5 for f in facts)
     assert runs[0] == runs[1]
     assert set(runs[0]) == {400, 503}
+
+
+def test_rules_that_can_never_act_leave_the_plain_proxy_with_the_facts(
+    everything: str, tmp_path: Path
+) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - {name: hold, match: {}, action: pause}\n")  # a pause needs --intercept
+    db = tmp_path / "rec.db"
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with inspector_proxy(everything, db, "--faults", str(rules)) as (url, proc):
+        r = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers, timeout=10)
+    assert r.status_code == 400  # server-everything's own answer to a ping outside a session
+    assert any(
+        "no rule is active (1 in the file): forwarding as a plain proxy" in line for line in proc.output
+    )
+    engine = open_engine(db)
+    (session,) = list_sessions(engine)
+    rows = messages(engine, session.id)  # type: ignore[arg-type]
+    engine.dispose()
+    assert session.facts["intercept"]["rules"] == ["hold"]
+    assert not any((m.meta or {}).get("intercept") for m in rows) and len(rows) == 2
