@@ -125,6 +125,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--no-nginx", action="store_true", help="skip the nginx column (the floor of one HTTP hop)"
     )
     h.add_argument(
+        "--no-intercept-setups",
+        action="store_true",
+        help="skip the two proxies with --faults (a rule that never matches; delay 0 on every message)",
+    )
+    h.add_argument(
         "--proxy-prefix",
         default=None,
         help="command that starts the proxy, instead of 'PYTHON -m inspector proxy' (e.g. a patched copy); "
@@ -189,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         http_setups.PROXY_PREFIX[:] = shlex.split(args.proxy_prefix)
     if args.compare_prefix:
         http_setups.COMPARE_PREFIX[:] = shlex.split(args.compare_prefix)
+    if args.no_intercept_setups:
+        http_setups.INTERCEPT_SETUPS.clear()
     console = Console(width=None if sys.stdout.isatty() else 160)
     started = time.perf_counter()
     results: dict[str, Any] = {

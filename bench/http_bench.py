@@ -340,10 +340,13 @@ def ratios(setups: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     sequential and with concurrent clients. None where a setup did not run."""
     d = setups["direct"]["p50_us"]
     out: dict[str, float | None] = {}
-    for name in ("proxy", "nginx", "mitm", "proxy_b"):
+    for name in ("proxy", "nginx", "mitm", "proxy_b", *http_setups.INTERCEPT_RULES):
         s = setups.get(name)
         out[f"{name}_direct_p50"] = s["p50_us"] / d if s and d else None
     p, m = setups["proxy"], setups.get("mitm")
+    for name in http_setups.INTERCEPT_RULES:  # interception on vs off, measured in the same rounds
+        s = setups.get(name)
+        out[f"{name}_proxy_p50"] = s["p50_us"] / p["p50_us"] if s and p["p50_us"] else None
     out["proxy_mitm_rt_per_s_seq"] = p["rt_per_s"] / m["rt_per_s"] if m else None
     out["proxy_mitm_rt_per_s_conc"] = (
         p["concurrent"]["rt_per_s"] / m["concurrent"]["rt_per_s"] if m and "concurrent" in m else None
@@ -474,6 +477,14 @@ def _run_mode(
             services.append(other)
             urls["proxy_b"] = other.url
             mid["proxy_b"] = other.pid
+        for name in http_setups.INTERCEPT_SETUPS:
+            rules = workdir / f"{name}-rules.yaml"
+            rules.write_text(http_setups.INTERCEPT_RULES[name])
+            other = start_proxy(server.url, workdir / f"{name}-{mode}.db", workdir, f"{name}-{mode}",
+                                extra=["--faults", str(rules)])  # fmt: skip
+            services.append(other)
+            urls[name] = other.url
+            mid[name] = other.pid
         if nginx is not None:
             try:
                 ng = start_nginx(nginx, server.url, workdir, mode)

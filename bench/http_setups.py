@@ -3,6 +3,9 @@
 Setups, each in front of the same server process (one per response mode):
     direct   the bench talks to bench/http_server.py itself
     proxy    `python -m inspector proxy --target URL --listen 127.0.0.1:0 --db PATH`
+    proxy_nomatch, proxy_delay0
+             the same with `--faults FILE` (INTERCEPT_RULES): a rule that never matches,
+             a `delay ms: 0` rule matching every message
     nginx    nginx as a reverse proxy (bench/http_nginx.py): the floor of one extra HTTP hop
     mitm     `mitmdump --mode reverse:URL` (quiet, no flow output), from bench/.venv-mitm
 
@@ -33,7 +36,17 @@ HTTP_LABELS = {
     "nginx": "nginx reverse",
     "mitm": "mitmdump reverse",
     "proxy_b": "proxy (--compare-prefix)",
+    "proxy_nomatch": "proxy --faults, no match",
+    "proxy_delay0": "proxy --faults, delay 0 all",
 }
+# The proxy with interception on (issue #17), side by side with the plain one (`--no-intercept-setups`
+# skips them): a rules file whose only rule never matches (the cost of looking at every message), and one
+# whose only rule delays every message by 0 ms (the cost of the intercepting path itself).
+INTERCEPT_RULES = {
+    "proxy_nomatch": ("rules:\n  - name: never\n    match: {method: no/such/method}\n    action: drop\n"),
+    "proxy_delay0": "rules:\n  - name: all\n    match: {}\n    action: delay\n    ms: 0\n",
+}
+INTERCEPT_SETUPS: list[str] = list(INTERCEPT_RULES)
 # How the proxy is started; `python -m bench --proxy-prefix` replaces it (e.g. a patched copy).
 PROXY_PREFIX = [sys.executable, "-m", "inspector", "proxy"]
 # `--compare-prefix`: a second proxy measured in the same rounds (setup "proxy_b": before/after a change).
@@ -133,10 +146,26 @@ def start_server(mode: str, workdir: Path) -> Service:
     )
 
 
-def start_proxy(target: str, db: Path, workdir: Path, tag: str, prefix: list[str] | None = None) -> Service:
+def start_proxy(
+    target: str,
+    db: Path,
+    workdir: Path,
+    tag: str,
+    prefix: list[str] | None = None,
+    extra: list[str] | None = None,
+) -> Service:
     return Service(
         f"proxy-{tag}",
-        [*(prefix or PROXY_PREFIX), "--target", target, "--listen", "127.0.0.1:0", "--db", str(db)],
+        [
+            *(prefix or PROXY_PREFIX),
+            "--target",
+            target,
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            str(db),
+            *(extra or []),
+        ],
         workdir,
         ready=r"point your client at (\S+)",
     )

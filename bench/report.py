@@ -484,6 +484,15 @@ def _http_tables(console: Console, http: dict[str, Any]) -> None:
                 f"(target >= {HTTP_VS_MITM_TARGET:.1f}x: {_met(p, m)})"
             )
         console.print(line)
+        intercept = [(n, s[n]) for n in ("proxy_nomatch", "proxy_delay0") if n in s]
+        if intercept:
+            console.print(
+                "   interception (#17), p50 over the plain proxy's in the same rounds: "
+                + ", ".join(
+                    f"{HTTP_LABELS[n]} {_f(_ratio(r['p50_us'], p['p50_us']), '{:.2f}x')}"
+                    for n, r in intercept
+                )
+            )
         console.print(
             "   CPU us/rt: CPU time of that process during the concurrent run / round trips (the middle: proxy, nginx's worker or "
             "mitmdump; the proxy's includes its recording thread)."

@@ -7,7 +7,7 @@ import gc
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -407,6 +407,11 @@ def proxy(
             "check the resource accept it (tokens are then issued for the proxy's URL: README).",
         ),
     ] = False,
+    faults: FaultsOption = None,
+    intercept: InterceptOption = False,
+    seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -421,6 +426,9 @@ def proxy(
 
     HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured: through a forward
     proxy a slower client (httpx) is used; stderr says which.
+
+    With --faults or --intercept, rules may delay, drop, alter or answer messages, answer
+    with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
     from urllib.parse import urlsplit
 
@@ -434,6 +442,13 @@ def proxy(
 
     access = _access(allow_remote, allow_host, allow_origin)
     _redaction(redact, redact_path, keep_secrets)
+    interceptor = None
+    if faults or intercept:  # a bad rules file is refused before anything is opened
+        from inspector.transports.http_intercept import proxy_interceptor
+
+        interceptor = proxy_interceptor(
+            faults, intercept=intercept, seed=seed, pause_timeout=pause_timeout, pause_default=pause_default
+        )
     _outbound(
         target, ca_bundle, client_cert, client_key, insecure, max_connections=max_connections, say_proxy=False
     )
@@ -444,13 +459,20 @@ def proxy(
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     try:
         client, which = choose_upstream(target, active())
-        app_ = HttpProxy(
+        proxy_class: type[HttpProxy] = HttpProxy
+        more: dict[str, Any] = {}
+        if interceptor is not None:
+            from inspector.transports.http_intercept import proxy_class as intercepting
+
+            proxy_class, more = intercepting(interceptor, intercept), {"interceptor": interceptor}
+        app_ = proxy_class(
             target,
             recorder,
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
             rewrite_auth_metadata=rewrite_auth_metadata,
+            **more,
         )
     except ValueError as exc:
         recorder.stop("bad target")
@@ -464,9 +486,26 @@ def proxy(
         f"?{parts.query}" if parts.query else ""
     )
 
+    control = None
+    if intercept and interceptor is not None:
+        from inspector.transports.http_intercept import start_proxy_control
+
+        try:
+            control = start_proxy_control(app_, recorder, target, engine)  # type: ignore[arg-type]
+        except BaseException:
+            recorder.stop("the intercept control channel did not start")
+            sock.close()
+            raise
+
     def ready() -> None:
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
         print(f"[mcp-inspect] {which}", file=sys.stderr)
+        if interceptor is not None:
+            from inspector.transports.http_intercept import describe
+
+            print(describe(interceptor, intercept), file=sys.stderr)
+        if control is not None:
+            print(f"[mcp-inspect] intercept control channel at {control.url}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
         print(
             f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
@@ -482,6 +521,8 @@ def proxy(
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the stop signal: a normal stop
             serve_with(guarded, sock, on_ready=ready, on_connection_lost=app_.connection_closed)
     finally:
+        if control is not None:
+            control.close()
         recorder.stop("proxy stopped")
         _err().print("[mcp-inspect] proxy stopped; sessions saved")
 

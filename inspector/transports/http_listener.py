@@ -24,6 +24,7 @@ per response. This server does what the proxy needs and no more:
   foreign origins there, the proxy refuses the rest): a close before accept
   is answered 403, as uvicorn does. Other upgrades are answered as plain
   requests and the connection is closed after them.
+- `send({"type": ABORT})` cuts the connection at once (fault injection).
 - `on_connection_lost(client)` for each closed connection (ASGI has no event
   for a keep-alive connection closing between requests).
 - SIGINT/SIGTERM: stop accepting, close idle connections, give open
@@ -50,7 +51,12 @@ from urllib.parse import unquote
 
 import httptools
 
-__all__ = ["PROXY_LISTENER_ENV", "serve_proxy"]
+__all__ = ["ABORT", "PROXY_LISTENER_ENV", "serve_proxy"]
+
+# An ASGI message of our own (`send({"type": ABORT})`): cut the client's connection without an answer
+# (`proxy --faults` rules with `action: disconnect`). uvicorn, the fallback, answers it with an error
+# of its own: it closes the connection, or answers 500 before a response started.
+ABORT = "mcp-inspect.abort"
 
 # `uvicorn` selects the library fallback (`transports.serve.serve`) instead of this listener.
 PROXY_LISTENER_ENV = "MCP_INSPECTOR_PROXY_LISTENER"
@@ -164,6 +170,9 @@ class _Request:
             return
         if not self.started:
             if kind != "http.response.start":
+                if kind == ABORT:
+                    self._abort()
+                    return
                 raise RuntimeError(f"expected http.response.start, got {kind}")
             self.started = True
             self.head = self._head(message["status"], message.get("headers", ()))
@@ -176,6 +185,9 @@ class _Request:
                 conn.loop.call_soon(self._flush_head)
             return
         if kind != "http.response.body":
+            if kind == ABORT:
+                self._abort()
+                return
             raise RuntimeError(f"expected http.response.body, got {kind}")
         body: bytes = message.get("body", b"")
         more: bool = message.get("more_body", False)
@@ -195,6 +207,15 @@ class _Request:
         if not more:
             self.finished = True
             conn.request_done(self)
+
+    def _abort(self) -> None:
+        """`ABORT`: the connection is cut at once (nothing held is sent), as a crashing server would."""
+        self.head = None
+        self.started = self.finished = True
+        self.keep_alive = False
+        transport = self.conn.transport
+        if transport is not None:
+            transport.abort()
 
     def _flush_head(self) -> None:
         head, self.head = self.head, None

@@ -257,11 +257,26 @@ class HttpProxy:
         ):
             await self._respond_metadata(response, send, ex, sent_headers, proxy_origin, rewritten)
             return None
-        await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
         if is_event_stream(content_type):
+            await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
             ex.raw_response_headers = raw_headers
             ex.record("s2c", "http-response", b"", head=True)
             return await self._relay_events(response, send, receive, ex, sid)
+        await self._relay_body(response, send, ex, sent_headers, content_type, rewritten)
+        return None
+
+    async def _relay_body(
+        self,
+        response: UpstreamResponse,
+        send: Callable,
+        ex: HttpExchange,
+        sent_headers: list[tuple[bytes, bytes]],
+        content_type: bytes,
+        rewritten: dict[str, str],
+    ) -> None:
+        """A response that is not an event stream: its head, then its body streamed as it arrives."""
+        await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
+        raw_headers = response.headers
         # The end of the body goes out with its last bytes when they are known to be the last.
         chunks: list[bytes] = []
         broke: str | None = None
@@ -284,7 +299,6 @@ class HttpProxy:
             meta = {**(meta or {}), "rewritten_to": rewritten}
         jsonrpc = is_json_body(content_type, body) and "auth_step" not in ex.labels
         ex.record("s2c", "http-response", body, head=True, jsonrpc=jsonrpc, **(meta or {}))
-        return None
 
     def _rewrite_challenges(
         self, headers: list[tuple[bytes, bytes]], proxy_origin: str, rewritten: dict[str, str]
