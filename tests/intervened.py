@@ -24,7 +24,9 @@ def _line(obj: dict[str, Any]) -> bytes:
 
 
 def _call(rid: int, name: str, args: dict[str, Any]) -> bytes:
-    return _line({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": args}})
+    return _line(
+        {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": args}}
+    )
 
 
 def _text(rid: int, text: str) -> bytes:
@@ -90,7 +92,11 @@ INTERVENED: list[Line] = [
     ("c2s", _call(5, "echo", {"message": "mine"}), _mark(5, "respond", "user", False)),  # 13
     ("s2c", _text(5, "answered by a person"), _injected(5, "respond", "user")),  # 14
     ("c2s", _line({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}), None),  # 15
-    ("s2c", _line({"jsonrpc": "2.0", "id": 6, "result": {"tools": []}}), _mark(6, "drop", "rule:lose", False)),  # 16
+    (
+        "s2c",
+        _line({"jsonrpc": "2.0", "id": 6, "result": {"tools": []}}),
+        _mark(6, "drop", "rule:lose", False),
+    ),  # 16
 ]
 
 FACTS = {"seed": 1234, "rules": ["slow", "fail", "blackhole", "lose"], "file": "rules.yaml"}

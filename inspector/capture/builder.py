@@ -35,6 +35,11 @@ _UNDELIVERED_KEPT = 1000
 _OK, _ERROR, _BATCH = ParseStatus.OK, Kind.ERROR, Kind.BATCH  # module-level: `Kind.X` costs ~50 ns a lookup
 
 
+def _is_n(n: Any) -> bool:
+    """An intervention number usable as a key (the transports give ints; anything else is ignored)."""
+    return isinstance(n, (int, str)) and not isinstance(n, bool)
+
+
 class MessageBuilder:
     """Frames, classifies and correlates the traffic of one session into message rows."""
 
@@ -123,13 +128,14 @@ class MessageBuilder:
         server's own answer did (not an orphan)."""
         mark = meta.get("intercept")
         if isinstance(mark, dict):
-            if mark.get("delivered") is False and row["kind"] in _PAIRED_KINDS:
-                self._undelivered[mark.get("n")] = row
+            if mark.get("delivered") is False and row["kind"] in _PAIRED_KINDS and _is_n(mark.get("n")):
+                self._undelivered[mark["n"]] = row
                 if len(self._undelivered) > _UNDELIVERED_KEPT:  # drops have no copy: keep the newest only
                     del self._undelivered[next(iter(self._undelivered))]
             return
         injected = meta.get("injected")
-        original = self._undelivered.pop(injected.get("n"), None) if isinstance(injected, dict) else None
+        n = injected.get("n") if isinstance(injected, dict) else None
+        original = self._undelivered.pop(n, None) if _is_n(n) else None
         if original is None or original["direction"] != row["direction"]:
             return
         flags = list((row["meta"] or {}).get("flags", []))

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Engine, func, or_, text
+from sqlalchemy import ColumnElement, Engine, String, func, or_, text, type_coerce
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
@@ -359,11 +359,11 @@ def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> 
     if flt.intervened:
         # Read only when asked: other filters never touch `meta`. The LIKE skips the JSON parse of
         # rows that cannot carry a mark (nearly all of them); json_extract then makes sure.
-        meta = func.coalesce(_m.c.meta, "")
+        meta = type_coerce(_m.c.meta, String)  # the stored JSON text, as text
         conds.append(
             or_(
-                meta.like('%"intercept"%') & func.json_type(_m.c.meta, "$.intercept").is_not(None),
-                meta.like('%"injected"%') & func.json_type(_m.c.meta, "$.injected").is_not(None),
+                meta.like('%"intercept"%') & (func.json_type(_m.c.meta, "$.intercept") == "object"),
+                meta.like('%"injected"%') & (func.json_type(_m.c.meta, "$.injected") == "object"),
             )
         )
     if flt.text:

@@ -109,13 +109,13 @@ def test_diff_compares_the_servers_own_behaviour() -> None:
 def test_diff_still_sees_a_real_server_change() -> None:
     rows, _ = _rows(INTERVENED)
     changed = [
-        (d, raw.replace(b"Echo: x", b"Echo: y"), None)
-        for d, raw, meta in INTERVENED
-        if server_side(d, meta)
+        (d, raw.replace(b"Echo: x", b"Echo: y"), None) for d, raw, meta in INTERVENED if server_side(d, meta)
     ]
     result = diff_sessions(_messages(rows), _messages(_rows(changed)[0]))
     changed_rows = [x for x in result.exchanges if x.status == "changed"]
-    assert len(changed_rows) == 1 and changed_rows[0].interventions == ["replaced by rule fail (not delivered)"]
+    assert len(changed_rows) == 1 and changed_rows[0].interventions == [
+        "replaced by rule fail (not delivered)"
+    ]
 
 
 def test_lint_does_not_blame_the_peers_for_interventions() -> None:
@@ -133,7 +133,9 @@ def test_lint_does_not_blame_the_peers_for_interventions() -> None:
     assert not any(rule in ("duplicate-request-id", "unknown-response-id") for _, rule in rules), rules
     on_injected = [f for f in findings if f.seq == 18]
     assert on_injected and all(f.severity == "info" for f in on_injected)
-    assert all("injected by rule cut (truncate #9), not sent by the peer" in f.explanation for f in on_injected)
+    assert all(
+        "injected by rule cut (truncate #9), not sent by the peer" in f.explanation for f in on_injected
+    )
     # Unmarked, the same orphan answer is the server's fault.
     plain, _ = _rows([*[(d, raw, None) for d, raw, _ in lines]])
     for i, r in enumerate(plain):
