@@ -70,6 +70,55 @@ KeepSecretsOption = Annotated[
 ]
 
 
+# Intercept and fault injection (the same flags on wrap and proxy; see README "Intercept and inject faults").
+FaultsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--faults",
+        metavar="FILE",
+        help="Fault rules (YAML or JSON): delay, drop, duplicate, reorder, corrupt, truncate, "
+        "replace, disconnect matching messages. See README 'Intercept and inject faults'.",
+        show_default=False,
+    ),
+]
+InterceptOption = Annotated[
+    bool,
+    typer.Option(
+        "--intercept",
+        help="Breakpoints on (rules with action: pause hold messages) and the control channel "
+        "open for `mcp-inspect intercept` and the UI's Intercept panel.",
+    ),
+]
+SeedOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        metavar="N",
+        help="Seed of the rules' random choices (probability, jitter, corrupt): repeat a run. "
+        "Default: the rules file's seed, else random (recorded in the session facts).",
+        show_default=False,
+    ),
+]
+PauseTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--pause-timeout",
+        metavar="S",
+        help="Seconds a paused message waits for a decision (default: the rules file's, else 30).",
+        show_default=False,
+    ),
+]
+PauseDefaultOption = Annotated[
+    str | None,
+    typer.Option(
+        "--pause-default",
+        metavar="forward|drop",
+        help="What happens to a paused message nobody decided on in time (default forward).",
+        show_default=False,
+    ),
+]
+
+
 def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> None:
     """Set this process's redaction rules (every recorder and session of the command uses them)."""
     from inspector.capture.redact import configure
@@ -279,11 +328,18 @@ def wrap(
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
     keep_secrets: KeepSecretsOption = False,
+    faults: FaultsOption = None,
+    intercept: InterceptOption = False,
+    seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
     Put this in your MCP client's config in place of the server command, e.g.
     `mcp-inspect wrap --db ~/mcp.db -- python server.py`. The exit status is the server's.
+    With --faults or --intercept, rules may delay, drop, alter or answer messages; what each
+    peer saw is recorded.
     """
     from inspector.transports.wrap import WrapOptions, run_wrap
 
@@ -297,6 +353,11 @@ def wrap(
         redact=list(redact or ()),
         redact_path=list(redact_path or ()),
         keep_secrets=keep_secrets,
+        faults=faults,
+        intercept=intercept,
+        seed=seed,
+        pause_timeout=pause_timeout,
+        pause_default=pause_default,
     )
     if command and command[0] == "--":
         options.command = command[1:]

@@ -49,6 +49,7 @@ class MessageBuilder:
         self.correlator = Correlator()
         self.facts = SessionFacts()
         self.facts_changed = False
+        self.extra_facts: dict[str, Any] = {}  # given by the transport (`Tap.add_facts`)
         self._framers: dict[tuple[Direction, Channel], LineFramer] = {}
         self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
         self._undelivered: dict[Any, MessageRow] = {}  # intervention n -> its original, never delivered

@@ -72,7 +72,7 @@ class Subscriber(Protocol):
         """A session ended (after all its rows were handed over)."""
 
 
-_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE = range(7)
+_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS = range(8)
 # Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
@@ -123,6 +123,11 @@ class Tap:
     def end_stream(self, direction: str, channel: str, ts_ns: int | None = None) -> None:
         """The stream ended: its partial last line (if any) is recorded."""
         self._put((_EOS, ts_ns or time.time_ns(), self.session_id, direction, channel, b"", None))
+
+    def add_facts(self, facts: dict[str, Any]) -> None:
+        """Session facts a transport knows (e.g. `intercept`: the seed and rules), merged into the
+        facts the traffic gives and written with them."""
+        self._put((_FACTS, time.time_ns(), self.session_id, None, None, b"", dict(facts)))
 
     def end(self, exit_status: int | None, reason: str) -> None:
         """The session ended: flush its partial lines and mark it ended."""
@@ -303,6 +308,9 @@ class Recorder:
                 self._add([builder.message(ts_ns, a, b, data, **extra)], sid)
             elif op == _EOS:
                 self._add(builder.close_stream(ts_ns, a, b), sid)
+            elif op == _FACTS:
+                builder.extra_facts.update(extra)
+                builder.facts_changed = True
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
         except Exception as exc:  # our bug must not stop recording the rest
@@ -369,6 +377,8 @@ class Recorder:
 
     def _facts(self, handle: int, builder: MessageBuilder) -> dict[str, Any]:
         facts = builder.facts.snapshot()
+        if builder.extra_facts:
+            facts.update(builder.extra_facts)
         if handle in self.dropped:
             facts["dropped_messages"] = self.dropped[handle]
         return facts

@@ -59,6 +59,11 @@ class WrapOptions:
         redact: list[str] | None = None,
         redact_path: list[str] | None = None,
         keep_secrets: bool = False,
+        faults: str | None = None,
+        intercept: bool = False,
+        seed: int | None = None,
+        pause_timeout: float | None = None,
+        pause_default: str | None = None,
     ) -> None:
         self.command = command
         self.db = db
@@ -69,6 +74,13 @@ class WrapOptions:
         self.redact = redact or []
         self.redact_path = redact_path or []
         self.keep_secrets = keep_secrets
+        # Intercept and fault injection: only the full CLI reads these flags (parse_wrap_args
+        # leaves them to it), and `transports/wrap_intercept.py` is imported only when one is given.
+        self.faults = faults
+        self.intercept = intercept
+        self.seed = seed
+        self.pause_timeout = pause_timeout
+        self.pause_default = pause_default
 
 
 _VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace"}
@@ -250,6 +262,10 @@ def run_wrap(opts: WrapOptions) -> int:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
+    if opts.faults is not None or opts.intercept:
+        from inspector.transports.wrap_intercept import run_intercepted
+
+        return run_intercepted(opts, lambda: _Store(opts, announce=False))
     if opts.durable:
         store = _Store(opts, announce=False)
         shim = StdioShim(opts.command, store.tap, durable=True, grace=opts.grace)
