@@ -16,7 +16,6 @@ from typing import Any
 
 from inspector.capture.recorder import Recorder
 from inspector.store import StoreWriter, create_session, open_engine
-from inspector.store.engine import write_connection
 
 
 def _line(obj: dict[str, Any]) -> bytes:
@@ -112,8 +111,8 @@ def record_lines(
 ) -> int:
     """Record `lines` as a stdio session through the real recorder; return its id.
 
-    `intercept` is put in the session's facts (`facts.intercept`) after the recorder ended it, as
-    the intercepting transports do."""
+    `intercept` goes into the session's facts (`facts.intercept`) through `Tap.add_facts`, as the
+    intercepting transports put it there."""
     engine = open_engine(db)
     try:
         sid = create_session(engine, kind=kind, target=["server"], name=name)
@@ -124,18 +123,10 @@ def record_lines(
             channel = "stdin" if direction == "c2s" else "stdout"
             extra: dict[str, Any] = {"meta": meta} if meta else {}
             tap.submit_message(direction, channel, raw, ts_ns=t + i * 1_000_000, **extra)
+        if intercept is not None:
+            tap.add_facts({"intercept": intercept})
         tap.end(0, "client closed stdin")
         recorder.stop()
-        if intercept is not None:
-            _set_intercept_facts(engine, sid, intercept)
         return sid
     finally:
         engine.dispose()
-
-
-def _set_intercept_facts(engine: Any, sid: int, intercept: dict[str, Any]) -> None:
-    with write_connection(engine) as conn, conn.begin():
-        row = conn.exec_driver_sql("SELECT facts FROM session WHERE id = ?", (sid,)).first()
-        facts = json.loads(row[0]) if row and row[0] else {}
-        facts["intercept"] = intercept
-        conn.exec_driver_sql("UPDATE session SET facts = ? WHERE id = ?", (json.dumps(facts), sid))
