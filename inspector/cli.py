@@ -534,6 +534,8 @@ def mock_server(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
+    faults: FaultsOption = None,
+    seed: SeedOption = None,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -571,6 +573,8 @@ def mock_server(
         record_mode=record_mode,
         forward=forward or (shlex.split(forward_cmd) if forward_cmd else None),
         name=name,
+        faults=faults,
+        seed=seed,
     )
     access = _access(allow_remote, allow_host, allow_origin)
     listen = parse_listen(http) if http else None
@@ -637,6 +641,8 @@ def serve_scenario(
             help="Implies --auth. auto (default): approve at once; ui: show an approval page.",
         ),
     ] = None,
+    faults: FaultsOption = None,
+    seed: SeedOption = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -669,6 +675,7 @@ def serve_scenario(
         name=name,
         access=access,
         auth=(auth, auth_fault or [], approve),
+        faults=(faults, seed),
     )
 
 

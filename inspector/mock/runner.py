@@ -29,6 +29,7 @@ from inspector.capture.redact import active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.errors import InspectorError, NotFoundError, SpawnError
 from inspector.guard import Access
+from inspector.mock.intercept import MockIntercept, end_reason, mock_interceptor
 from inspector.mock.script import PLAYED_END, RecordedScript, recorded_ends
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
@@ -53,6 +54,8 @@ class MockOptions:
     record_mode: str = "none"
     forward: Sequence[str] | str | None = None
     name: str | None = None
+    faults: str | None = None  # --faults FILE (issue 17; stdio)
+    seed: int | None = None
 
 
 @dataclass
@@ -263,6 +266,7 @@ async def run_mock(
     to leave with (the recorded one; 1 when none was recorded); otherwise None."""
     access = access or Access()
     plan = prepare_mock(engine, options)
+    interceptor = mock_interceptor(options.faults, options.seed, http=http is not None)
     recorder = make_recorder(engine)
     try:
         async with anyio.create_task_group() as tg:
@@ -281,10 +285,18 @@ async def run_mock(
             if http is None:
                 session, tap = make_session("stdio")
                 announce(f"mock server on stdio; {'; '.join(plan.notes)}")
-                ended = await serve_stdio(session, tap)
+                hook = None
+                if interceptor is not None:
+                    hook = MockIntercept(interceptor, tap)
+                    tap.add_facts(hook.facts())
+                    announce(f"intercepting: {len(interceptor.rules())} rule(s), seed {interceptor.seed}")
+                ended = await serve_stdio(session, tap, intercept=hook)
                 tg.cancel_scope.cancel()
                 if ended is None:
                     tap.end(0, "client EOF")
+                    return None
+                if (cut := end_reason(ended)) is not None:
+                    tap.end(None, cut)  # a rule cut the connection: the session ends with its name
                     return None
                 status = ended.get("exit_status")
                 status = 1 if status is None else int(status)

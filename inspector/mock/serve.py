@@ -35,6 +35,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from inspector.capture import Tap
+from inspector.mock.intercept import TICK_S, MockIntercept
 from inspector.mock.script import PLAYED_END
 from inspector.mock.session import MockSession
 from inspector.protocol import Kind, LineFramer, classify
@@ -61,18 +62,35 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 async def serve_stdio(
-    session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdout_fd: int = 1
+    session: MockSession,
+    tap: Tap,
+    *,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+    intercept: MockIntercept | None = None,
 ) -> dict[str, Any] | None:
     """Serve one client on stdin/stdout until its EOF, or until a recorded end is played: then
     stdout is closed at once (the client sees the server go) and the end is returned
-    ({"exit_status", "reason", ...}: the caller ends the session and exits with that status)."""
+    ({"exit_status", "reason", ...}: the caller ends the session and exits with that status).
+
+    With `intercept` (`--faults`) every line both ways goes through it (`mock/intercept.py`); a
+    disconnect by a rule ends like a recorded end, returning {"disconnected": reason}."""
     lock = anyio.Lock()
     ended: list[dict[str, Any]] = []
 
-    async def out(message: dict[str, Any] | bytes) -> None:
-        data = _line(message)
+    async def write(data: bytes) -> None:
         async with lock:
             if ended:  # the recorded server is gone: nothing more reaches the client
+                return
+            await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
+
+    async def out(message: dict[str, Any] | bytes) -> None:
+        data = _line(message)
+        if intercept is not None:
+            await intercept.outbound(data)
+            return
+        async with lock:
+            if ended:
                 return
             tap.submit("s2c", "stdout", data)
             await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
@@ -91,23 +109,55 @@ async def serve_stdio(
             tap.end_stream("s2c", "stdout")
             tg.cancel_scope.cancel()  # stop reading the client: the recorded server read no more
 
+        def take(body: bytes) -> None:
+            if not body.strip():
+                return
+            messages, parsed = _messages(body)
+            if not parsed:
+                tg.start_soon(out, _PARSE_ERROR)
+            for message in messages:
+                tg.start_soon(session.handle, message, out)
+
         session.on_end = end
+        ticking = anyio.CancelScope()
+        if intercept is not None:
+            intercept.deliver = {"c2s": _async(lambda raw: take(raw.rstrip(b"\r\n"))), "s2c": write}
+            intercept.disconnect = lambda reason: end({"disconnected": reason}, None)
+            tg.start_soon(_tick, intercept, ticking)
         while True:
             chunk = await anyio.to_thread.run_sync(os.read, stdin_fd, 1 << 16, abandon_on_cancel=True)
             if not chunk:
                 break
+            if intercept is not None:
+                for line in framer.feed(chunk):
+                    await intercept.inbound(line.raw)
+                continue
             tap.submit("c2s", "stdin", chunk)
             for line in framer.feed(chunk):
-                if not line.body.strip():
-                    continue
-                messages, parsed = _messages(line.body)
-                if not parsed:
-                    tg.start_soon(out, _PARSE_ERROR)
-                for message in messages:
-                    tg.start_soon(session.handle, message, out)
+                take(line.body)
+        if intercept is not None:
+            for line in framer.close():  # a last line without its newline
+                await intercept.inbound(line.raw)
+            await intercept.flush("c2s")
+        ticking.cancel()
         session.close()
-    tap.end_stream("c2s", "stdin")
+    if intercept is None:
+        tap.end_stream("c2s", "stdin")
     return ended[0] if ended else None
+
+
+def _async(fn: Callable[[bytes], None]) -> Callable[[bytes], Awaitable[None]]:
+    async def call(data: bytes) -> None:
+        fn(data)
+
+    return call
+
+
+async def _tick(intercept: MockIntercept, scope: anyio.CancelScope) -> None:
+    with scope:
+        while True:
+            await anyio.sleep(TICK_S)
+            await intercept.tick()
 
 
 def _line(message: dict[str, Any] | bytes) -> bytes:

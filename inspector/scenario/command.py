@@ -25,6 +25,7 @@ def serve_command(
     name: str | None,
     access: Access | None = None,
     auth: tuple[bool, Sequence[str], str | None] = (False, (), None),
+    faults: tuple[str | None, int | None] = (None, None),
 ) -> None:
     from inspector.transports.serve import parse_listen
 
@@ -37,6 +38,8 @@ def serve_command(
         auth=auth[0],
         auth_faults=tuple(auth[1]),
         approve=auth[2],
+        faults=faults[0],
+        seed=faults[1],
     )
     listen = parse_listen(http) if http else None
     with contextlib.suppress(KeyboardInterrupt):

@@ -22,6 +22,7 @@ from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.auth_routes import AuthLog, authorization
 from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
+from inspector.mock.intercept import MockIntercept, end_reason, mock_interceptor
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -45,6 +46,8 @@ class ServeOptions:
     auth: bool = False  # --auth (the scenario's `auth` key turns it on too)
     auth_faults: Sequence[str] = ()  # --auth-fault, added to the scenario's
     approve: str | None = None  # --approve, over the scenario's
+    faults: str | None = None  # --faults FILE (issue 17; stdio)
+    seed: int | None = None
 
 
 def auth_settings(scenario: Scenario, options: ServeOptions) -> Settings | None:
@@ -142,6 +145,7 @@ async def run_serve(
             "authorization (--auth, --auth-fault, --approve or the scenario's auth key) needs "
             "--http HOST:PORT: over stdio there is no HTTP to authorize"
         )
+    interceptor = mock_interceptor(options.faults, options.seed, http=http is not None)
     served = served if served is not None else ServedSessions()
     token = secrets.token_urlsafe(24)
     control = control_app(Controller(served), token)
@@ -163,11 +167,17 @@ async def run_serve(
             server = uvicorn.Server(config)
             mock, tap = make("stdio")
             announce(f"serving {name} on stdio (protocol versions {versions})")
+            hook = None
+            if interceptor is not None:
+                hook = MockIntercept(interceptor, tap)
+                tap.add_facts(hook.facts())
+                announce(f"intercepting: {len(interceptor.rules())} rule(s), seed {interceptor.seed}")
             async with anyio.create_task_group() as tg:
                 tg.start_soon(server.serve, [sock])
-                await serve_stdio(mock, tap)
+                ended = await serve_stdio(mock, tap, intercept=hook)
                 server.should_exit = True
-            tap.end(0, "client EOF")
+            cut = end_reason(ended)
+            tap.end(None if cut else 0, cut or "client EOF")
             return
         sock = bind(*http, allow_remote=access.allow_remote, option="--http")
         port = sock.getsockname()[1]
