@@ -37,6 +37,7 @@ from rich.console import Console
 
 from bench import http_setups, peer
 from bench.http_bench import run_http
+from bench.intercept_latency import print_intercept, run_intercept_latency
 from bench.peer import BENCH_DIR, SERVER_EVERYTHING, SETUPS, workdir
 from bench.report import evaluate, print_report
 from bench.stages import run_stages
@@ -44,7 +45,7 @@ from bench.startup import run_startup
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("startup", "latency", "flood", "stages", "http")
+SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -240,6 +241,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             if lat:
                 results["latency_1cpu"] = lat
+    if "intercept" in args.only and SERVER_EVERYTHING.exists():
+        ic = section(
+            "intercept",
+            "intercept: wrap / wrap --faults (idle rule, delay 0) side by side ...",
+            lambda d: run_intercept_latency(d, args.pings, args.warmup, args.rounds),
+        )
+        if ic:
+            results["intercept"] = ic
     if "flood" in args.only:
         requests = max(1, args.flood // 2)
         flood = {}
@@ -303,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     print_report(results, console)
+    if results.get("intercept"):
+        print_intercept(console, results["intercept"])
     return 1 if errors else 0
 
 

@@ -78,10 +78,10 @@ def write_all(fd: int, data: bytes) -> None:
 class Peer:
     """One spawned setup, driven with raw bytes: requests out, lines back."""
 
-    def __init__(self, setup: str, server: list[str], workdir: Path) -> None:
+    def __init__(self, setup: str, server: list[str], workdir: Path, argv: list[str] | None = None) -> None:
         self.setup = setup
         self.workdir = workdir
-        self.argv = setup_argv(setup, server, workdir)
+        self.argv = argv if argv is not None else setup_argv(setup, server, workdir)
         self.stderr_path = workdir / f"{setup}.stderr"
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(

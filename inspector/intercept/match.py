@@ -63,8 +63,10 @@ class Tracker:
         self._lock = threading.Lock()
 
     def request(self, direction: str, rpc_id: str, method: str, name: str | None) -> None:
+        table = self._open.get(direction)
+        if table is None:
+            return
         with self._lock:
-            table = self._open.setdefault(direction, OrderedDict())
             table[rpc_id] = (method, name)
             if len(table) > self.limit:
                 table.popitem(last=False)

@@ -145,6 +145,7 @@ class InterceptShim(StdioShim):
         self.interceptor = interceptor
         self.rtap = tap
         self.outputs: dict[str, Output] = {}
+        self.errors = 0
         self._disconnected = threading.Event()
         self._stop_ticker = threading.Event()
         self._wake = threading.Event()
@@ -258,6 +259,25 @@ class InterceptShim(StdioShim):
         passing: list[bytes],
         meta: dict[str, Any] | None = None,
     ) -> None:
+        try:
+            self._decide_line(direction, raw, ts_ns, passing, meta)
+        except Exception as exc:  # our bug must not stop forwarding: the line passes as sent
+            self._warn(f"internal error while intercepting a {direction} line, forwarded as sent: {exc!r}")
+            passing.append(raw)
+
+    def _warn(self, text: str) -> None:
+        self.errors += 1
+        if self.errors <= 5:
+            print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
+
+    def _decide_line(
+        self,
+        direction: str,
+        raw: bytes,
+        ts_ns: int,
+        passing: list[bytes],
+        meta: dict[str, Any] | None,
+    ) -> None:
         ic = self.interceptor
         seen = Seen.of(direction, raw, ic.tracker)
         decision = ic.decide(seen)
@@ -330,6 +350,14 @@ def build_interceptor(
     )
 
 
+def _db_key(engine: Any) -> str:
+    """The database as `inspector.scenario.control.db_key` names it (that module's imports are heavy)."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return "sqlite:" + os.path.abspath(url.database)
+    return str(url.render_as_string(hide_password=True))
+
+
 def _say(quiet: bool, text: str) -> None:
     if not quiet:
         print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
@@ -368,7 +396,9 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
             _say(opts.quiet, "the intercept control channel is not available in this build")
         else:
             sid = store.session_id
-            control = start_control(ic, kind="stdio-wrap", target=opts.command, sessions=lambda: [sid])
+            control = start_control(
+                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=_db_key(store.engine)
+            )
     try:
         result = shim.run()
     finally:

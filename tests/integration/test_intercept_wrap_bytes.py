@@ -35,6 +35,7 @@ rules:
   - {name: ask, match: {method: ask}, action: replace, result: {answered: by inspector}}
   - {name: err, match: {method: err, kind: response}, action: replace, error: {code: -32042, message: nope}}
   - {name: mix, match: {method: notifications/burst}, action: reorder, window: 3}
+  - {name: hold, match: {method: hold, kind: request}, action: pause}
 """
 
 
@@ -97,7 +98,7 @@ def reached(rows: list[Message], direction: str) -> Counter[bytes]:
 
 
 def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path) -> None:
-    run = Run(tmp_path, RULES, extra=("--seed", "5"))
+    run = Run(tmp_path, RULES, extra=("--seed", "5", "--intercept", "--pause-timeout", "0.8"))
     # reorder (c2s, window 2): the server receives the second first.
     run.send(line(1, "reorder/a") + line(2, "reorder/b"))
     got = sorted(run.answer()["id"] for _ in range(2))
@@ -126,6 +127,13 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     run.send(line(11, "burst"))
     burst = [run.answer() for _ in range(4)]
     assert [m.get("params", {}).get("n") for m in burst[:3]] == [3, 2, 1] and burst[3]["id"] == 11
+    # pause, nobody watching: the held request and what follows it in its direction wait for the
+    # timeout (then forwarded, the default); the answer to the request before it flows meanwhile.
+    started = time.monotonic()
+    run.send(line(12, "first") + line(13, "hold") + line(14, "after"))
+    assert run.answer()["id"] == 12 and time.monotonic() - started < 0.7
+    assert [run.answer()["id"], run.answer()["id"]] == [13, 14]
+    assert time.monotonic() - started >= 0.75
     session, rows = run.finish()
 
     server_received = lines_of(run.server_received.read_bytes())
@@ -175,17 +183,10 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     assert by_rule["err"].direction == "s2c" and by_rule["err"].kind == "response"
     assert session.facts["intercept"]["seed"] == 5
     assert session.facts["intercept"]["file"] == str(tmp_path / "rules.yaml")
-    assert session.facts["intercept"]["rules"] == [
-        "swap",
-        "twice",
-        "cut",
-        "flip",
-        "gone",
-        "slow",
-        "ask",
-        "err",
-        "mix",
-    ]
+    held = by_rule["hold"].meta["intercept"]
+    assert (held["action"], held["by"], held["delivered"]) == ("pause", "timeout", True)
+    rules = ["swap", "twice", "cut", "flip", "gone", "slow", "ask", "err", "mix", "hold"]
+    assert session.facts["intercept"]["rules"] == rules
 
 
 def test_disconnect_after_n_messages_ends_the_session_with_the_rule(tmp_path: Path) -> None:
