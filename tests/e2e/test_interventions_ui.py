@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
+from inspector.store.interventions import server_side
 from tests.e2e.conftest import shot
 from tests.intervened import INTERVENED, record_lines
 
@@ -20,6 +21,8 @@ from tests.intervened import INTERVENED, record_lines
 def iv_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, int]]:
     db: Path = tmp_path_factory.mktemp("iv-ui") / "iv.db"
     sid = record_lines(db, INTERVENED)
+    server_side_lines = [(d, raw, None) for d, raw, meta in INTERVENED if server_side(d, meta)]
+    record_lines(db, server_side_lines, name="replayed", intercept=None)  # sid + 1: as the server lived it
     server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
     yield server, sid
     server.stop()
@@ -97,3 +100,18 @@ def test_lanes_and_session_facts(page: Page, iv_ui: tuple[UiServer, int]) -> Non
     assert x2 == x1 == "430"
     expect(injected.get_by_test_id("lane-iv")).to_contain_text("injected by rule fail")
     shot(page, "interventions-lanes")
+
+
+def test_diff_marks_intervened_exchanges(page: Page, iv_ui: tuple[UiServer, int]) -> None:
+    ui, sid = iv_ui
+    page.goto(ui.url(f"/diff?a={sid}&b={sid + 1}&only=1"))
+    expect(page.get_by_test_id("verdict")).to_contain_text(re.compile("unchanged|equal|same", re.I))
+    badges = page.get_by_test_id("intervened-badge")
+    expect(badges).to_have_count(4)  # equal, yet listed under "only differences"
+    replaced = page.locator("[data-testid=diff-row]").nth(2)
+    expect(replaced.get_by_test_id("intervened-badge")).to_have_attribute(
+        "title", re.compile(r"replaced by rule fail \(not delivered\)")
+    )
+    replaced.click()
+    expect(page.get_by_test_id("exchange-interventions")).to_contain_text("replaced by rule fail (not delivered)")
+    shot(page, "interventions-diff")

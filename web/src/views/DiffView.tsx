@@ -90,7 +90,8 @@ export function DiffView() {
     () =>
       (report?.exchanges ?? [])
         .map((x, index) => ({ x, index }))
-        .filter(({ x }) => !only || x.status !== "equal"),
+        // Intervened exchanges stay listed: what the client saw differs from what the server did.
+        .filter(({ x }) => !only || x.status !== "equal" || (x.interventions ?? []).length > 0),
     [report, only],
   );
   // An exchange opened by a deep link is always among the rows shown.
