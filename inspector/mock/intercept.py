@@ -1,5 +1,8 @@
 """`mock-server` / `serve` with `--faults`: the interceptor on our own server's messages (issue 17).
 
+`MockIntercept` is the stdio hook (below); `HttpIntercept` decides for the Streamable HTTP
+transport, which applies the effects to its POST bodies and SSE events (`mock/serve.py`).
+
 A thin hook between the mock transports (`mock/serve.py`) and `MockSession`:
 each line the client sends (`inbound`) and each message the mock sends
 (`outbound`) is shown to the `Interceptor` (`inspector/intercept/`), and its
@@ -28,7 +31,7 @@ import anyio
 from inspector.capture import Tap
 from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, RulesError, Seen
 
-__all__ = ["TICK_S", "MockIntercept", "Send", "end_reason", "mock_interceptor"]
+__all__ = ["TICK_S", "HttpIntercept", "MockIntercept", "Send", "end_reason", "mock_interceptor", "with_facts"]
 
 TICK_S = 0.05
 Send = Callable[[bytes], Awaitable[None]]
@@ -125,22 +128,75 @@ class MockIntercept:
         self.tap.submit_message(direction, _STDIO_CHANNEL[direction], raw, ts_ns, **extra)
 
 
+# Actions the mock's HTTP transport does not apply (yet): refused when the rules are loaded.
+HTTP_MOCK_UNSUPPORTED = frozenset({"reorder", "drip", "close_stream"})
+
+
 def mock_interceptor(faults: str | None, seed: int | None, *, http: bool) -> Interceptor | None:
     """The interceptor `--faults FILE --seed N` describe for a mock server, None without `--faults`
-    (a clear error for a bad rules file, or for --http: only stdio is intercepted so far)."""
+    (a clear error for a bad rules file, or an action the transport cannot apply)."""
     if faults is None:
         if seed is not None:
             raise RulesError("--seed goes with --faults FILE")
         return None
-    if http:
-        raise RulesError("--faults works with --stdio for now (the mock's HTTP transport is not intercepted)")
     from inspector.transports.wrap_intercept import build_interceptor
 
-    return build_interceptor(
-        faults, intercept=False, seed=seed, pause_timeout=None, pause_default=None, transport="stdio"
+    ic = build_interceptor(
+        faults,
+        intercept=False,
+        seed=seed,
+        pause_timeout=None,
+        pause_default=None,
+        transport="http" if http else "stdio",
     )
+    if http:
+        for i, rule in enumerate(ic.rules()):
+            if rule.action in HTTP_MOCK_UNSUPPORTED:
+                raise RulesError(
+                    f"{faults}: rule {rule.name!r} (rules[{i}]), field action: {rule.action} is not "
+                    "applied by the mock server's HTTP transport (use it with `proxy`, or --stdio)"
+                )
+    return ic
 
 
 def end_reason(ended: dict[str, Any] | None) -> str | None:
     """The reason to end the session with when a rule cut the connection (`serve_stdio`'s end)."""
     return str(ended["disconnected"]) if ended is not None and "disconnected" in ended else None
+
+
+class HttpIntercept:
+    """The interceptor on the mock's Streamable HTTP transport: a POST's body (c2s) before the
+    mock sees it, each SSE event's data (s2c) before the client does. One per listener."""
+
+    def __init__(self, interceptor: Interceptor) -> None:
+        self.interceptor = interceptor
+
+    def facts(self) -> dict[str, Any]:
+        return {"intercept": self.interceptor.facts()}
+
+    async def decide(self, direction: str, raw: bytes) -> tuple[Seen, Decision]:
+        ic = self.interceptor
+        seen = Seen.of(direction, raw, ic.tracker)
+        decision = ic.decide(seen)
+        pending = decision.held
+        while pending is not None and pending.outcome is None:  # freed by its timeout only here
+            await anyio.sleep(TICK_S)
+            ic.expire()
+        if pending is not None and pending.outcome is not None:
+            decision = pending.outcome
+        return seen, decision
+
+
+def with_facts(
+    make: Callable[[], tuple[Any, Tap]], interceptor: Interceptor | None
+) -> Callable[[], tuple[Any, Tap]]:
+    """A session factory whose sessions record `facts.intercept` (HTTP: a session per client)."""
+    if interceptor is None:
+        return make
+
+    def made() -> tuple[Any, Tap]:
+        session, tap = make()
+        tap.add_facts({"intercept": interceptor.facts()})
+        return session, tap
+
+    return made

@@ -29,7 +29,7 @@ from inspector.capture.redact import active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.errors import InspectorError, NotFoundError, SpawnError
 from inspector.guard import Access
-from inspector.mock.intercept import MockIntercept, end_reason, mock_interceptor
+from inspector.mock.intercept import HttpIntercept, MockIntercept, end_reason, mock_interceptor, with_facts
 from inspector.mock.script import PLAYED_END, RecordedScript, recorded_ends
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
@@ -308,7 +308,11 @@ async def run_mock(
             sock = bind(*http, allow_remote=access.allow_remote, option="--http")
             port = sock.getsockname()[1]
             url = f"http://{_shown(http[0])}:{port}/mcp"
-            app = access.guard(mock_http_app(lambda: make_session(url)), http[0], port, json_paths={"/mcp"})
+            mcp_app = mock_http_app(
+                with_facts(lambda: make_session(url), interceptor),
+                intercept=HttpIntercept(interceptor) if interceptor is not None else None,
+            )
+            app = access.guard(mcp_app, http[0], port, json_paths={"/mcp"})
             await serve_async(
                 app, sock, on_ready=lambda: announce(f"mock server at {url}; {'; '.join(plan.notes)}")
             )

@@ -22,7 +22,7 @@ from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.auth_routes import AuthLog, authorization
 from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
-from inspector.mock.intercept import MockIntercept, end_reason, mock_interceptor
+from inspector.mock.intercept import HttpIntercept, MockIntercept, end_reason, mock_interceptor, with_facts
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -193,7 +193,11 @@ async def run_serve(
                 return recorder.open(sid)
 
             extra, gate, auth_log = authorization(AuthServer(auth), open_log)
-        mcp_app = mock_http_app(lambda: make(url), gate=gate)
+        mcp_app = mock_http_app(
+            with_facts(lambda: make(url), interceptor),
+            gate=gate,
+            intercept=HttpIntercept(interceptor) if interceptor is not None else None,
+        )
         routes = Starlette(routes=[Mount("/control", control), *extra, *mcp_app.routes])
         json_paths = {"/mcp", REGISTER_PATH} if auth is not None else {"/mcp"}
         app = access.guard(routes, http[0], port, json_paths=json_paths)

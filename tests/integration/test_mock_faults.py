@@ -24,7 +24,7 @@ from inspector.intercept import RulesError
 from inspector.mock.intercept import mock_interceptor
 from inspector.store import list_sessions, open_engine
 from tests.api.recordings import record_clock
-from tests.integration.serve_helpers import mock_rows, serve_argv
+from tests.integration.serve_helpers import mock_rows, serve_argv, serve_http
 
 RULES = """
 rules:
@@ -148,12 +148,70 @@ async def test_mock_server_faults_and_a_disconnect(tmp_path: Path, db_path: Path
     )
 
 
+HTTP_RULES = """
+rules:
+  - name: boom
+    match: {method: tools/call, name: echo, kind: request, where: 'params.arguments.text == "boom"'}
+    action: replace
+    error: {code: -32042, message: injected by rule boom}
+  - name: lose
+    match: {method: tools/call, name: weather, kind: response}
+    action: drop
+    count: 1
+  - name: swap
+    match: {method: tools/call, name: echo, kind: response, where: 'result.content[0].text == "swap"'}
+    action: replace
+    result: {content: [{type: text, text: swapped by the inspector}]}
+  - name: overload
+    match: {method: tools/call, name: echo, kind: request, where: 'params.arguments.text == "busy"'}
+    action: http_error
+    status: 503
+"""
+
+
+@pytest.mark.anyio
+async def test_serve_http_faults_reach_the_python_client(tmp_path: Path, db_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(HTTP_RULES)
+    with serve_http(db_path, "--faults", str(tmp_path / "rules.yaml"), "--seed", "9") as url:
+        with anyio.fail_after(60):
+            async with mcp.Client(url, mode="legacy") as client:
+                with pytest.raises(MCPError) as exc:
+                    await client.call_tool("echo", {"text": "boom"})
+                assert exc.value.error.code == -32042
+                with pytest.raises(MCPError, match="timed out"):
+                    await client.call_tool("weather", {"city": "Oslo"}, read_timeout_seconds=1)
+                again = await client.call_tool("weather", {"city": "Oslo"})
+                assert again.structured_content == {"city": "Oslo", "temperature": 21, "sky": "clear"}
+                swapped = await client.call_tool("echo", {"text": "swap"})
+                assert swapped.content[0].text == "swapped by the inspector"  # type: ignore[union-attr]
+                with pytest.raises(MCPError, match="error response"):  # the SDK reports the 503 so
+                    await client.call_tool("echo", {"text": "busy"})
+    rows = mock_rows(db_path)
+    marked = _marks(rows, "intercept")
+    assert set(marked) == {"boom", "lose", "swap", "overload"}
+    assert marked["boom"].channel == "http-request" and marked["boom"].meta["intercept"]["delivered"] is False
+    by_n = {r.meta["injected"]["n"]: r for r in rows if "injected" in (r.meta or {})}
+    reply = by_n[marked["boom"].meta["intercept"]["n"]]
+    assert reply.kind == "error" and reply.answers_seq == marked["boom"].seq
+    assert by_n[marked["overload"].meta["intercept"]["n"]].http_status == 503
+    assert marked["lose"].channel == "sse" and marked["lose"].meta["intercept"]["delivered"] is False
+    swap_copy = by_n[marked["swap"].meta["intercept"]["n"]]
+    assert (
+        b"swapped by the inspector" in swap_copy.raw and swap_copy.answers_seq == marked["swap"].answers_seq
+    )
+    sessions = [s for s in list_sessions(open_engine(db_path)) if s.kind == "mock-server"]
+    assert all(s.facts["intercept"]["seed"] == 9 for s in sessions)
+
+
 def test_bad_flags_are_clear(tmp_path: Path, db_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("rules:\n  - name: x\n    action: explode\n")
+    reorder = tmp_path / "reorder.yaml"
+    reorder.write_text("rules:\n  - name: r\n    action: reorder\n")
     for call in (
         lambda: mock_interceptor(str(bad), None, http=False),
         lambda: mock_interceptor(str(bad), None, http=True),
+        lambda: mock_interceptor(str(reorder), None, http=True),
         lambda: mock_interceptor(None, 3, http=False),
     ):
         with pytest.raises(RulesError):
