@@ -6,6 +6,10 @@ The rows come from the recorder's own builder (`MessageBuilder.message(..., meta
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from inspector.capture import MessageBuilder
@@ -141,3 +145,23 @@ def test_lint_does_not_blame_the_peers_for_interventions() -> None:
     for i, r in enumerate(plain):
         r["id"] = i + 1
     assert any(f.rule == "unknown-response-id" for f in check_rows(plain))  # type: ignore[arg-type]
+
+
+def test_show_names_interventions_at_80_columns(tmp_path: Path) -> None:
+    from tests.intervened import FACTS, record_lines
+
+    db = tmp_path / "iv.db"
+    sid = record_lines(db, INTERVENED)
+    out = subprocess.run(
+        [sys.executable, "-m", "inspector", "show", str(sid), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert f"intercepted: seed {FACTS['seed']}, rules slow, fail, blackhole, lose" in out.stdout
+    assert all(len(line) <= 80 for line in lines), lines
+    dropped = next(line for line in lines if line.lstrip().startswith("12 "))
+    assert "dropped by" in dropped  # cut at 80 columns, never wrapped
