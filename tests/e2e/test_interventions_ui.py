@@ -113,5 +113,32 @@ def test_diff_marks_intervened_exchanges(page: Page, iv_ui: tuple[UiServer, int]
         "title", re.compile(r"replaced by rule fail \(not delivered\)")
     )
     replaced.click()
-    expect(page.get_by_test_id("exchange-interventions")).to_contain_text("replaced by rule fail (not delivered)")
+    expect(page.get_by_test_id("exchange-interventions")).to_contain_text(
+        "replaced by rule fail (not delivered)"
+    )
     shot(page, "interventions-diff")
+
+
+def test_a_real_wrap_faults_session_in_the_timeline(
+    page: Page, tmp_path: Path, everything_cmd: list[str]
+) -> None:
+    """`wrap --faults` between the Python SDK client and server-everything, then the browser."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.integration.test_interventions_recorded import _record
+
+    with ThreadPoolExecutor(1) as pool:  # the recording drives its own event loop: not Playwright's thread
+        db, sid = pool.submit(_record, tmp_path, everything_cmd).result()
+    server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
+    try:
+        page.goto(server.url(f"/sessions/{sid}?iv=1"))
+        expect(page.get_by_test_id("total")).to_have_text("6 matching")
+        expect(page.get_by_test_id("session-intercept")).to_contain_text("seed 7")
+        badges = page.get_by_test_id("iv-badge")
+        expect(badges.filter(has_text="not delivered · replace by rule boom")).to_have_count(1)
+        expect(badges.filter(has_text="not delivered · drop by rule lose")).to_have_count(1)
+        expect(badges.filter(has_text="delayed 150 ms · rule slow")).to_have_count(1)
+        expect(page.locator("[data-iv=injected]")).to_have_count(2)
+        shot(page, "interventions-real-wrap")
+    finally:
+        server.stop()
