@@ -18,6 +18,7 @@ made, so a typo is an error at load time, not a rule that never matches.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import OrderedDict
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from inspector.protocol.jsonrpc import Kind, classify
 
@@ -218,6 +219,12 @@ def compile_where(expr: str) -> Callable[[Any], bool]:
     return ordered
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(expr: str) -> Callable[[Any], bool]:
+    """`compile_where`, once per expression (a Match keeps only its text: it compares and copies as data)."""
+    return compile_where(expr)
+
+
 def _method_matches(patterns: list[str], method: str | None) -> bool:
     if method is None:
         return False
@@ -240,8 +247,6 @@ class Match(BaseModel):
     where: list[str] = Field(default_factory=list)
     text: str | None = None
 
-    _preds: list[Callable[[Any], bool]] = PrivateAttr(default_factory=list)
-
     @field_validator("kind", "method", "name", "where", mode="before")
     @classmethod
     def _one_or_many(cls, v: Any) -> Any:
@@ -253,9 +258,6 @@ class Match(BaseModel):
         for expr in v:
             compile_where(expr)
         return v
-
-    def model_post_init(self, __context: Any) -> None:
-        self._preds = [compile_where(e) for e in self.where]
 
     def matches(self, seen: Seen) -> bool:
         if seen.kind not in _JSONRPC_KINDS:
@@ -270,4 +272,4 @@ class Match(BaseModel):
             return False
         if self.text is not None and self.text.lower().encode() not in seen.raw.lower():
             return False
-        return all(pred(seen.obj) for pred in self._preds)
+        return all(_compiled(expr)(seen.obj) for expr in self.where)

@@ -137,7 +137,14 @@ class Rule(BaseModel):
     @model_validator(mode="after")
     def _params_fit_action(self) -> Rule:
         allowed = _PARAMS[self.action]
-        wrong = sorted((self.model_fields_set & _ALL_PARAMS) - allowed)
+        fields = type(self).model_fields
+        # Another action's parameter at its default is no mistake: a rule's full model_dump()
+        # (every field, defaults included) must validate again as the same rule.
+        wrong = sorted(
+            f
+            for f in (self.model_fields_set & _ALL_PARAMS) - allowed
+            if getattr(self, f) != fields[f].get_default(call_default_factory=True)
+        )
         if wrong:
             takes = ", ".join(sorted(allowed)) or "no parameters"
             raise ValueError(

@@ -172,9 +172,10 @@ class InterceptShim(StdioShim):
     def _tick(self) -> None:
         ic = self.interceptor
         while not self._stop_ticker.is_set():
+            # Asleep until a hold or a reorder window has a deadline (the pumps and the interceptor's
+            # "pending" event wake it): no periodic wake-ups while nothing is held.
             deadline = ic.next_deadline()
-            wait = 0.05 if deadline is None else min(0.05, max(0.0, deadline - time.monotonic()))
-            self._wake.wait(wait)
+            self._wake.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
             self._wake.clear()
             ic.expire()
             for d in ic.due():
@@ -306,6 +307,8 @@ class InterceptShim(StdioShim):
             row_meta["intercept"] = iv.meta()
         self.rtap.submit_message(direction, _CHANNEL[direction], seen.raw, ts_ns, meta=row_meta or None)
         injected = {"injected": iv.injected_meta()} if iv is not None else None
+        if iv is not None and iv.action == "reorder":
+            self._wake.set()  # the timer learns the window's deadline
         for eff in decision.effects:
             if isinstance(eff, Deliver):
                 to = eff.of.direction if eff.of is not None else direction
@@ -377,7 +380,14 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
     pauses = [r.name for r in ic.rules() if r.action == "pause"]
     store = open_store()
     store.tap.add_facts({"intercept": ic.facts()})
-    shim = InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
+    # Nothing can ever be intercepted (every rule disabled, or pauses without --intercept, and no
+    # control channel to change that): the plain pumps forward, at a plain wrap's cost.
+    idle = not opts.intercept and not ic.active
+    shim: StdioShim = (
+        StdioShim(opts.command, store.tap, grace=opts.grace)
+        if idle
+        else InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
+    )
     try:
         shim.spawn()
     except SpawnError as exc:
@@ -385,7 +395,10 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
 
         return int(_spawn_failed(store, exc))
     store.announce(opts)
-    _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
+    if idle:
+        _say(opts.quiet, f"no rule is active ({len(ic.rules())} in the file): forwarding as a plain wrap")
+    else:
+        _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
     control = None

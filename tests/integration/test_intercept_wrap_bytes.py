@@ -36,6 +36,7 @@ rules:
   - {name: err, match: {method: err, kind: response}, action: replace, error: {code: -32042, message: nope}}
   - {name: mix, match: {method: notifications/burst}, action: reorder, window: 3}
   - {name: hold, match: {method: hold, kind: request}, action: pause}
+  - {name: lonely, match: {method: lonely, kind: request}, action: reorder, window: 3, ms: 200}
 """
 
 
@@ -48,15 +49,13 @@ def lines_of(data: bytes) -> list[bytes]:
 
 
 class Run:
-    def __init__(self, tmp: Path, rules: str, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, tmp: Path, rules: str, extra: tuple[str, ...] = ("--quiet",)) -> None:
         self.db = tmp / "rec.db"
         self.server_received = tmp / "server_received.bin"
         self.server_sent = tmp / "server_sent.bin"
         (tmp / "rules.yaml").write_text(rules)
         inner = f"tee {self.server_received} | {shlex.join(SERVER)} | tee {self.server_sent}"
-        argv = wrap_argv(
-            self.db, "sh", "-c", inner, extra=("--quiet", "--faults", str(tmp / "rules.yaml"), *extra)
-        )
+        argv = wrap_argv(self.db, "sh", "-c", inner, extra=("--faults", str(tmp / "rules.yaml"), *extra))
         self.shim = ShimProcess(argv)
         self.sent = bytearray()
 
@@ -98,7 +97,7 @@ def reached(rows: list[Message], direction: str) -> Counter[bytes]:
 
 
 def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path) -> None:
-    run = Run(tmp_path, RULES, extra=("--seed", "5", "--intercept", "--pause-timeout", "0.8"))
+    run = Run(tmp_path, RULES, extra=("--quiet", "--seed", "5", "--intercept", "--pause-timeout", "0.8"))
     # reorder (c2s, window 2): the server receives the second first.
     run.send(line(1, "reorder/a") + line(2, "reorder/b"))
     got = sorted(run.answer()["id"] for _ in range(2))
@@ -134,6 +133,10 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     assert run.answer()["id"] == 12 and time.monotonic() - started < 0.7
     assert [run.answer()["id"], run.answer()["id"]] == [13, 14]
     assert time.monotonic() - started >= 0.75
+    # a reorder window that never fills is released when its time is up
+    started = time.monotonic()
+    run.send(line(15, "lonely"))
+    assert run.answer()["id"] == 15 and time.monotonic() - started >= 0.19
     session, rows = run.finish()
 
     server_received = lines_of(run.server_received.read_bytes())
@@ -185,7 +188,7 @@ def test_every_stdio_rule_changes_exactly_what_the_peer_receives(tmp_path: Path)
     assert session.facts["intercept"]["file"] == str(tmp_path / "rules.yaml")
     held = by_rule["hold"].meta["intercept"]
     assert (held["action"], held["by"], held["delivered"]) == ("pause", "timeout", True)
-    rules = ["swap", "twice", "cut", "flip", "gone", "slow", "ask", "err", "mix", "hold"]
+    rules = ["swap", "twice", "cut", "flip", "gone", "slow", "ask", "err", "mix", "hold", "lonely"]
     assert session.facts["intercept"]["rules"] == rules
 
 
@@ -204,3 +207,27 @@ def test_disconnect_after_n_messages_ends_the_session_with_the_rule(tmp_path: Pa
     (cut,) = [m for m in rows if "intercept" in (m.meta or {})]
     assert cut.method == "c" and cut.meta["intercept"]["action"] == "disconnect"
     assert line(3, "c") not in lines_of(run.server_received.read_bytes())
+
+
+def test_rules_that_can_never_act_leave_the_plain_pumps(tmp_path: Path) -> None:
+    rules = (
+        "seed: 3\nrules:\n  - {name: disabled, action: drop, enabled: false}\n"
+        "  - {name: bp, action: pause}\n"  # a breakpoint without --intercept
+    )
+    run = Run(tmp_path, rules, extra=())
+    run.send(line(1, "a"))
+    assert run.answer()["id"] == 1
+    session, rows = run.finish()
+    err = run.shim.stderr_bytes.decode()
+    assert "no rule is active (2 in the file): forwarding as a plain wrap" in err
+    assert "bp pause only with --intercept" in err
+    assert session.facts["intercept"] == {
+        "seed": 3,
+        "rules": ["disabled", "bp"],
+        "file": str(tmp_path / "rules.yaml"),
+    }
+    assert [m.raw for m in rows if m.channel in ("stdin", "stdout")] == [
+        line(1, "a"),
+        lines_of(run.server_sent.read_bytes())[0],
+    ]
+    assert not any(m.meta for m in rows if m.channel in ("stdin", "stdout"))

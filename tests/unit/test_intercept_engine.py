@@ -477,6 +477,19 @@ def test_rules_file_errors_name_file_rule_and_field(tmp_path: Path, text: str, s
     assert str(f) in msg and says in msg
 
 
+@pytest.mark.parametrize("case", ACTION_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(ACTION_CASES)])
+def test_a_rules_full_dump_validates_again(case: tuple[Any, ...]) -> None:
+    # The UI and the control channel send rules back as they got them: defaults included.
+    rule = Rule.model_validate(
+        {"name": "r", "action": case[0], **case[1], "match": {"where": "params.n > 1"}}
+    )
+    for dumped in (rule.model_dump(), rule.model_dump(mode="json"), rule.model_dump(exclude_unset=True)):
+        again = Rule.model_validate(dumped)
+        assert again == rule and again.match.matches(
+            Seen.of("c2s", line({"jsonrpc": "2.0", "method": "m", "params": {"n": 2}}))
+        )
+
+
 def test_missing_file_and_bad_json(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="cannot read the rules file"):
         load_rules(tmp_path / "nope.yaml")
@@ -490,3 +503,13 @@ def test_http_only_actions_are_refused_on_stdio() -> None:
     check_transport(rs, "http")
     with pytest.raises(RulesError, match="rule 'h' .* HTTP only"):
         check_transport(rs, "stdio", "f.yaml")
+
+
+def test_the_readme_rules_file_example_loads(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Intercept and inject faults", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "rules.yaml").write_text(example)
+    rs = load_rules(tmp_path / "rules.yaml")
+    assert rs.seed == 42 and len(rs.rules) == 6
+    check_transport(rs, "stdio")
