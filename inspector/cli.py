@@ -13,6 +13,7 @@ import orjson
 import typer
 from rich.console import Console
 
+from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
 
@@ -28,6 +29,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(intercept_app)  # `mcp-inspect intercept ...` (inspector/cli_intercept.py)
 
 DbOption = Annotated[
     str | None,

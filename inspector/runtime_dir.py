@@ -42,6 +42,7 @@ from inspector.private_files import OTHERS, create_private_file, make_private_di
 __all__ = [
     "RuntimeDirError",
     "check_runtime_dir",
+    "db_key",
     "read_json_files",
     "remove_file",
     "runtime_path",
@@ -115,6 +116,15 @@ def _opened(create: bool) -> Iterator[int | None]:
         yield fd
     finally:
         os.close(fd)
+
+
+def db_key(engine: Any) -> str:
+    """The database an engine (SQLAlchemy) opens, comparable between processes: the processes that
+    announce themselves here say which database they record into."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database:
+        return "sqlite:" + os.path.abspath(url.database)
+    return str(url.render_as_string(hide_password=True))
 
 
 def check_runtime_dir() -> Path:

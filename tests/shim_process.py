@@ -6,6 +6,7 @@ import json
 import queue
 import subprocess
 import threading
+import time
 from typing import Any
 
 from sqlalchemy import Engine
@@ -75,6 +76,18 @@ def only_session(engine: Engine):  # type: ignore[no-untyped-def]
     sessions = list_sessions(engine)
     assert len(sessions) == 1, sessions
     return sessions[0]
+
+
+def ended_session(engine: Engine, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+    """The database's one session once it has ended. A host that makes `wrap` leave before its
+    store opened (the SDK client's SIGTERM after closing stdin, on a loaded machine) gets it
+    recorded by a finishing process a few seconds after the client is gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sessions = list_sessions(engine)
+        if (len(sessions) == 1 and sessions[0].status == "ended") or time.monotonic() > deadline:
+            return only_session(engine)
+        time.sleep(0.1)
 
 
 def messages(engine: Engine, session_id: int) -> list[Message]:

@@ -17,6 +17,7 @@ from inspector.api import (
     routes_client,
     routes_client_work,
     routes_client_workspace,
+    routes_intercept,
     routes_lint,
     routes_messages,
     routes_replay,
@@ -105,6 +106,7 @@ def create_app(
     app.state.auth_flows = auth_flows
     app.include_router(routes_auth.router)
     app.include_router(routes_share.router)
+    app.include_router(routes_intercept.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

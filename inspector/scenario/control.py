@@ -30,7 +30,7 @@ from starlette.routing import Route
 from inspector.capture import Tap
 from inspector.mock.session import MockSession
 from inspector.protocol.client_answers import check_exchange
-from inspector.runtime_dir import read_json_files, remove_file, write_json
+from inspector.runtime_dir import db_key, read_json_files, remove_file, write_json
 from inspector.scenario.features import wire_tool
 from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
@@ -225,14 +225,6 @@ async def _route(controller: Controller, request: Request, body: dict[str, Any])
         await controller.notify(sid, method, params)
         return {"sent": True}
     raise ControlError(404, f"no control action {action!r}")
-
-
-def db_key(engine: Engine) -> str:
-    """The database an engine opens, comparable between processes."""
-    url = engine.url
-    if url.get_backend_name() == "sqlite" and url.database:
-        return "sqlite:" + os.path.abspath(url.database)
-    return url.render_as_string(hide_password=True)
 
 
 class Registration:

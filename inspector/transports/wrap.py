@@ -33,6 +33,8 @@ from inspector.transports.stdio import StdioShim
 
 TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from inspector.capture import Tap
 
 __all__ = ["EARLY_CHUNKS", "EarlyTap", "WrapOptions", "parse_wrap_args", "run_wrap"]
@@ -151,6 +153,7 @@ class EarlyTap:
         self._held: list[tuple[int, int, str, str, bytes]] = []
         self._cond = threading.Condition()
         self._dropped = False
+        self._claimed = False  # a store is being opened for these copies (`claim`)
         self.server_spoke = threading.Event()  # the first server bytes were read
 
     def submit(self, direction: str, channel: str, data: bytes) -> None:
@@ -202,6 +205,25 @@ class EarlyTap:
             self.end_stream = tap.end_stream  # type: ignore[method-assign]
             self._cond.notify_all()
 
+    def claim(self) -> bool:
+        """The store opener is about to create the session: False if the copies were handed off."""
+        with self._cond:
+            if self._dropped:
+                return False
+            self._claimed = True
+            return True
+
+    def hand_off(self) -> list[tuple[int, int, str, str, bytes]] | None:
+        """Take every held copy for another process to record (the pumps have stopped); None when
+        a store already claimed them (it records them itself)."""
+        with self._cond:
+            if self._claimed or self._tap is not None:
+                return None
+            held, self._held = self._held, []
+            self._dropped = True
+            self._cond.notify_all()
+            return held
+
     def drop(self) -> None:
         """Recording failed: forget what is held and hold nothing more (forwarding never waits)."""
         with self._cond:
@@ -210,10 +232,16 @@ class EarlyTap:
             self._cond.notify_all()
 
 
+class _HandedOff(Exception):
+    """The copies went to a finishing process before this store created its session."""
+
+
 class _Store:
     """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
 
-    def __init__(self, opts: WrapOptions, *, announce: bool = True) -> None:
+    def __init__(
+        self, opts: WrapOptions, *, announce: bool = True, claim: Callable[[], bool] | None = None
+    ) -> None:
         import gc
 
         from inspector.capture import Recorder
@@ -226,6 +254,9 @@ class _Store:
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         self.engine = open_engine(opts.db or default_db(), create=True)
+        if claim is not None and not claim():
+            self.engine.dispose()
+            raise _HandedOff
         self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
         # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
@@ -291,7 +322,9 @@ def run_wrap(opts: WrapOptions) -> int:
     def open_store() -> None:
         early.server_spoke.wait(OPEN_AFTER_S)
         try:
-            store = _Store(opts)
+            store = _Store(opts, claim=early.claim)
+        except _HandedOff:
+            return
         except BaseException as exc:  # reported by the main thread, once the server has stopped
             failed.append(exc)
             early.drop()
@@ -304,11 +337,77 @@ def run_wrap(opts: WrapOptions) -> int:
     opener.start()
     result = shim.run()
     early.server_spoke.set()  # the server is gone: open the store now to record what it sent
-    opener.join()
-    if failed:
-        raise failed[0]
-    opened[0].end(result.returncode, result.reason, opts.quiet)
+    with _Leaving() as leaving:
+        while opener.is_alive():
+            opener.join(0.05)
+            if leaving.asked and opener.is_alive() and (held := early.hand_off()) is not None:
+                # The host wants us gone (an SDK client sends SIGTERM 2 s after closing stdin, then
+                # SIGKILL) before the store has even opened (its imports take seconds on a loaded
+                # machine): what was held is recorded by a detached process instead of being lost.
+                _finish_elsewhere(opts, held, result.returncode, result.reason, leaving.asked)
+                return result.exit_code
+        if failed:
+            raise failed[0]
+        opened[0].end(result.returncode, result.reason, opts.quiet)
     return result.exit_code
+
+
+class _Leaving:
+    """While the recording is finished after the server ended, SIGTERM/SIGINT/SIGHUP say "leave
+    now" (`asked` names the signal) instead of killing the process with what it holds; a second
+    one exits at once."""
+
+    def __init__(self) -> None:
+        self.asked: str | None = None
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> _Leaving:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                self._previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        import os
+        import signal
+
+        if self.asked is not None:
+            os._exit(128 + signum)
+        self.asked = signal.Signals(signum).name
+
+    def __exit__(self, *_exc: object) -> None:
+        import signal
+
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+def _finish_elsewhere(
+    opts: WrapOptions, held: list[tuple[int, int, str, str, bytes]], returncode: int, reason: str, signal: str
+) -> None:
+    """Hand the held copies to `python -m inspector.transports.wrap_finish` in its own session: it
+    records them (the same store, redaction and session end) after this process has exited."""
+    import marshal
+    import os
+    import subprocess
+    import tempfile
+
+    state = {
+        "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
+        "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
+        "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
+    }  # fmt: skip
+    fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
+    with os.fdopen(fd, "wb") as out:
+        marshal.dump(state, out)
+    subprocess.Popen(
+        [sys.executable, "-m", "inspector.transports.wrap_finish", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,  # out of the host's process group: its SIGKILL does not reach it
+    )
 
 
 def _spawn_failed(store: _Store, exc: SpawnError) -> int:

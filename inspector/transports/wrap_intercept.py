@@ -353,14 +353,6 @@ def build_interceptor(
     )
 
 
-def _db_key(engine: Any) -> str:
-    """The database as `inspector.scenario.control.db_key` names it (that module's imports are heavy)."""
-    url = engine.url
-    if url.get_backend_name() == "sqlite" and url.database:
-        return "sqlite:" + os.path.abspath(url.database)
-    return str(url.render_as_string(hide_password=True))
-
-
 def _say(quiet: bool, text: str) -> None:
     if not quiet:
         print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
@@ -388,11 +380,26 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
         if idle
         else InterceptShim(opts.command, store.tap, ic, grace=opts.grace)
     )
+    control = None
+    if opts.intercept:  # before the server starts: an unsafe runtime directory stops everything
+        from inspector.intercept.control import start_control
+        from inspector.runtime_dir import db_key
+
+        sid = store.session_id
+        try:
+            control = start_control(
+                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=db_key(store.engine)
+            )
+        except InspectorError as exc:
+            store.end(None, f"intercept control channel: {exc}", True)
+            raise
     try:
         shim.spawn()
     except SpawnError as exc:
         from inspector.transports.wrap import _spawn_failed
 
+        if control is not None:
+            control.close()
         return int(_spawn_failed(store, exc))
     store.announce(opts)
     if idle:
@@ -401,17 +408,10 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
         _say(opts.quiet, f"intercepting: {len(ic.rules())} rule(s), seed {ic.seed}")
     if pauses and not opts.intercept:
         _say(opts.quiet, f"rule(s) {', '.join(pauses)} pause only with --intercept: not active")
-    control = None
-    if opts.intercept:
-        try:
-            from inspector.intercept.control import start_control  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            _say(opts.quiet, "the intercept control channel is not available in this build")
-        else:
-            sid = store.session_id
-            control = start_control(
-                ic, kind="wrap", target=opts.command, sessions=lambda: [sid], db=_db_key(store.engine)
-            )
+    if control is not None:
+        _say(
+            opts.quiet, f"paused messages: the UI's Intercept tab of session {sid}, or mcp-inspect intercept"
+        )
     try:
         result = shim.run()
     finally:

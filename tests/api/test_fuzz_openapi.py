@@ -27,6 +27,8 @@ that every one of them refuses before starting anything (`harmless`):
 - `DELETE /api/clients/{client_id}` keeps the fuzzer's own ids (the connected client stays).
 - `DELETE /api/sessions/{session_id}` of a recorded session deletes a fresh copy instead, so
   the other operations keep their data.
+- The `/api/intercept/sessions/{session_id}` routes are sent session 1, which an intercepting
+  control channel started in this process records (so they reach a live `Interceptor`).
 - Waits are capped (`raw`'s `wait`, request timeouts): a server that never answers a fuzzed
   request would otherwise hold each example for up to an hour.
 """
@@ -43,6 +45,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from inspector.api.openapi_export import openapi_document
+from inspector.intercept import Interceptor, Rule, RuleSet
+from inspector.intercept.control import start_control
 from tests.api.conftest import Api, serve
 from tests.api.recordings import generate_session, http_session, record_demo
 
@@ -92,7 +96,21 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
                 "/api/clients", json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 10}
             )
             assert created.status_code == 201, created.text
-            yield Target(api, [1, 2, 3], created.json()["id"])
+            # An intercepting process's control channel (in this process) recording session 1, so the
+            # /api/intercept routes reach a live one instead of stopping at a 404.
+            pause = Rule.model_validate(
+                {"name": "hold", "match": {"method": ["tools/call"]}, "action": "pause"}
+            )
+            control = start_control(
+                Interceptor(RuleSet(rules=[pause]), breakpoints=True),
+                kind="wrap",
+                target="fuzz",
+                sessions=lambda: [1],
+            )
+            try:
+                yield Target(api, [1, 2, 3], created.json()["id"])
+            finally:
+                control.close()
 
 
 def harmless(case: schemathesis.Case, target: Target) -> None:
@@ -107,6 +125,8 @@ def harmless(case: schemathesis.Case, target: Target) -> None:
         body["scenario"] = NO_PROGRAM + ".yaml"
     if op == "POST /api/serve/processes" and body is None:
         case.body = {"scenario": NO_PROGRAM + ".yaml"}
+    if case.path.startswith("/api/intercept/sessions/"):
+        case.path_parameters["session_id"] = 1  # the intercepting process's session
     if "client_id" in (case.path_parameters or {}) and op != "DELETE /api/clients/{client_id}":
         case.path_parameters["client_id"] = target.client_id
     if (

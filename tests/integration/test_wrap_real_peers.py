@@ -20,7 +20,7 @@ from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, Session, open_engine
 from tests.conftest import wrap_argv
 from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
-from tests.shim_process import messages, only_session
+from tests.shim_process import ended_session, messages
 
 
 class Taps:
@@ -48,7 +48,7 @@ class Taps:
 
 def _recorded(db: Path) -> tuple[Session, list[Message]]:
     engine = open_engine(db)
-    session = only_session(engine)
+    session = ended_session(engine)
     assert session.id is not None
     return session, messages(engine, session.id)
 

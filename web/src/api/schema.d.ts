@@ -513,6 +513,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/intercept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The live intercepting processes (wrap/proxy --intercept) */
+        get: operations["list_processes_api_intercept_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/intercept/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The intercept state of the process recording a session (rules, paused messages) */
+        get: operations["get_state_api_intercept_sessions__session_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/intercept/sessions/{session_id}/breakpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn breakpoints (the pause rules) on or off */
+        post: operations["breakpoints_api_intercept_sessions__session_id__breakpoints_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/intercept/sessions/{session_id}/pending/{pending_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Forward, drop, edit or answer a paused message */
+        post: operations["resolve_api_intercept_sessions__session_id__pending__pending_id__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/intercept/sessions/{session_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a rule to the process */
+        post: operations["add_rule_api_intercept_sessions__session_id__rules_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/intercept/sessions/{session_id}/rules/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a rule */
+        delete: operations["remove_rule_api_intercept_sessions__session_id__rules__name__delete"];
+        options?: never;
+        head?: never;
+        /** Enable or disable a rule */
+        patch: operations["set_enabled_api_intercept_sessions__session_id__rules__name__patch"];
+        trace?: never;
+    };
     "/api/replays/{job_id}": {
         parameters: {
             query?: never;
@@ -999,6 +1102,11 @@ export interface components {
             /** Result */
             result?: unknown;
         };
+        /** BreakpointsIn */
+        BreakpointsIn: {
+            /** On */
+            on: boolean;
+        };
         /** CancelIn */
         CancelIn: {
             /** Reason */
@@ -1429,6 +1537,23 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** EnabledIn */
+        EnabledIn: {
+            /** Enabled */
+            enabled: boolean;
+        };
+        /**
+         * ErrorSpec
+         * @description A JSON-RPC error object to answer with.
+         */
+        ErrorSpec: {
+            /** Code */
+            code: number;
+            /** Data */
+            data?: unknown;
+            /** Message */
+            message: string;
+        };
         /**
          * Exchange
          * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
@@ -1804,6 +1929,126 @@ export interface components {
             /** Waiting S */
             waiting_s: number;
         };
+        /** InterceptProcess */
+        InterceptProcess: {
+            /** Breakpoints */
+            breakpoints: boolean;
+            /** Kind */
+            kind: string;
+            /**
+             * Paused
+             * @description Messages held at a breakpoint now
+             */
+            paused: number;
+            /** Pid */
+            pid: number;
+            /** Rules */
+            rules: number;
+            /** Sessions */
+            sessions: number[];
+            /** Target */
+            target: unknown;
+        };
+        /** InterceptProcessList */
+        InterceptProcessList: {
+            /** Processes */
+            processes: components["schemas"]["InterceptProcess"][];
+        };
+        /**
+         * InterceptRule
+         * @description A rule as the process runs it: the rule's fields (as given) plus how often it matched and fired.
+         */
+        InterceptRule: {
+            /** Action */
+            action: string;
+            /** Enabled */
+            enabled: boolean;
+            /**
+             * Hits
+             * @description How many messages it acted on
+             * @default 0
+             */
+            hits: number;
+            /**
+             * Match
+             * @description Its filter (empty: every message)
+             */
+            match?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Matched
+             * @description How many messages matched its filter
+             * @default 0
+             */
+            matched: number;
+            /** Name */
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * InterceptState
+         * @description One intercepting process: its rules, its paused messages, its breakpoint switch.
+         */
+        InterceptState: {
+            /**
+             * Active
+             * @description Whether any rule can act or breakpoints are on
+             */
+            active: boolean;
+            /**
+             * Breakpoints
+             * @description Whether pause rules hold messages
+             */
+            breakpoints: boolean;
+            /**
+             * File
+             * @description The rules file it started with
+             */
+            file?: string | null;
+            /**
+             * Kind
+             * @description wrap or proxy
+             */
+            kind: string;
+            /**
+             * Pause Default
+             * @description What the timeout does: forward or drop
+             */
+            pause_default: string;
+            /**
+             * Pause Timeout S
+             * @description Seconds a paused message waits for a decision
+             */
+            pause_timeout_s: number;
+            /** Pending */
+            pending: components["schemas"]["PausedMessage"][];
+            /** Pid */
+            pid: number;
+            /** Rules */
+            rules: components["schemas"]["InterceptRule"][];
+            /**
+             * Seed
+             * @description The seed of its random choices (repeat a run with --seed)
+             */
+            seed?: number | null;
+            /**
+             * Sessions
+             * @description The sessions it records
+             */
+            sessions: number[];
+            /**
+             * Target
+             * @description The wrapped command or the proxied URL
+             */
+            target: unknown;
+            /**
+             * Version
+             * @description Changes with every change; pass it back with `wait` to wait for the next
+             */
+            version: number;
+        };
         /**
          * ListenIn
          * @description Which `notifications/{kind}/list_changed` to listen for (2026-07-28); kinds left out stay as they are.
@@ -1934,6 +2179,28 @@ export interface components {
              * @enum {string}
              */
             via: "logging/setLevel" | "_meta";
+        };
+        /**
+         * Match
+         * @description Which messages: every field given must hold (an empty Match matches every JSON-RPC message).
+         *
+         *     `kind`, `method` and `name` are lists (any one may match); `method` and `name` take a
+         *     `prefix*`; `where` predicates must all hold; `text` is a case-insensitive substring of
+         *     the raw bytes.
+         */
+        Match: {
+            /** Direction */
+            direction?: ("c2s" | "s2c") | null;
+            /** Kind */
+            kind?: ("request" | "notification" | "response" | "error")[];
+            /** Method */
+            method?: string[];
+            /** Name */
+            name?: string[];
+            /** Text */
+            text?: string | null;
+            /** Where */
+            where?: string[];
         };
         /**
          * MatrixColumn
@@ -2227,6 +2494,51 @@ export interface components {
             client_secret?: string | null;
             /** Scope */
             scope?: string | null;
+        };
+        /**
+         * PausedMessage
+         * @description A message held at a breakpoint.
+         */
+        PausedMessage: {
+            /**
+             * Direction
+             * @description c2s (client to server) or s2c
+             */
+            direction: string;
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @description request, notification, response or error
+             */
+            kind?: string | null;
+            /** Method */
+            method?: string | null;
+            /**
+             * Name
+             * @description The tool or prompt name, or the resource URI
+             */
+            name?: string | null;
+            /**
+             * Raw
+             * @description The message's bytes as the sender sent them (as text)
+             */
+            raw: string;
+            /**
+             * Rpc Id
+             * @description The JSON-RPC id
+             */
+            rpc_id?: unknown;
+            /**
+             * Rule
+             * @description The rule that paused it
+             */
+            rule?: string | null;
+            /**
+             * Seconds Left
+             * @description Seconds until the timeout applies pause_default
+             */
+            seconds_left: number;
         };
         /** PendingList */
         PendingList: {
@@ -2540,6 +2852,43 @@ export interface components {
             text: string;
         };
         /**
+         * ResolveIn
+         * @description What to do with a paused message.
+         */
+        ResolveIn: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "forward" | "drop" | "edit" | "respond";
+            /** @description respond: the JSON-RPC error to answer with */
+            error?: components["schemas"]["ErrorSpec"] | null;
+            /**
+             * Raw
+             * @description edit: the message to send instead, as JSON text; respond: the whole reply as JSON text
+             */
+            raw?: string | null;
+            /**
+             * Result
+             * @description respond: the result to answer with
+             */
+            result?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** ResolveOut */
+        ResolveOut: {
+            /** Action */
+            action: string;
+            /** Id */
+            id: string;
+            /**
+             * Sent
+             * @description The bytes sent instead (edit) or back (respond), as text
+             */
+            sent: string | null;
+        };
+        /**
          * ResponderIn
          * @description How a server request method is answered: by a person (`manual`), a `fixed` result, `reject`,
          *     or `recorded` (the answer the client of a recorded session gave to the matching request).
@@ -2629,6 +2978,100 @@ export interface components {
             result?: unknown;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * Rule
+         * @description One rule: a filter, an action and the action's parameters.
+         */
+        Rule: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "pause" | "delay" | "drop" | "duplicate" | "reorder" | "corrupt" | "truncate" | "replace" | "disconnect" | "http_error" | "drip" | "close_stream";
+            /**
+             * After
+             * @default 0
+             */
+            after: number;
+            /** At */
+            at?: (number) | null;
+            /** Body */
+            body?: string | {
+                [key: string]: unknown;
+            } | unknown[] | null;
+            /**
+             * Bytes
+             * @default 1
+             */
+            bytes: number;
+            /**
+             * Chunk
+             * @default 16
+             */
+            chunk: number;
+            /** Count */
+            count?: number | null;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            error?: components["schemas"]["ErrorSpec"] | null;
+            /**
+             * Events
+             * @default 1
+             */
+            events: number;
+            /** Headers */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * Interval Ms
+             * @default 100
+             */
+            interval_ms: number;
+            /**
+             * Jitter Ms
+             * @default 0
+             */
+            jitter_ms: number;
+            /**
+             * Keep Newline
+             * @default false
+             */
+            keep_newline: boolean;
+            match?: components["schemas"]["Match"];
+            /** Ms */
+            ms?: number | null;
+            /** Name */
+            name: string;
+            /**
+             * Order
+             * @default reverse
+             * @enum {string}
+             */
+            order: "reverse" | "shuffle";
+            /**
+             * Probability
+             * @default 1
+             */
+            probability: number;
+            /** Result */
+            result?: unknown;
+            /** Status */
+            status?: number | null;
+            /**
+             * Times
+             * @default 1
+             */
+            times: number;
+            /**
+             * Window
+             * @default 2
+             */
+            window: number;
         };
         /** ServeProcessList */
         ServeProcessList: {
@@ -4619,6 +5062,334 @@ export interface operations {
             };
             /** @description no such import job */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_processes_api_intercept_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptProcessList"];
+                };
+            };
+        };
+    };
+    get_state_api_intercept_sessions__session_id__get: {
+        parameters: {
+            query?: {
+                /** @description The version last seen */
+                version?: number | null;
+                /** @description Seconds to wait for a change after `version` */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptState"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    breakpoints_api_intercept_sessions__session_id__breakpoints_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BreakpointsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptState"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    resolve_api_intercept_sessions__session_id__pending__pending_id__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+                pending_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolveOut"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description that message cannot be answered (not a request) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    add_rule_api_intercept_sessions__session_id__rules_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rule"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptState"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a rule of that name exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    remove_rule_api_intercept_sessions__session_id__rules__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptState"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_enabled_api_intercept_sessions__session_id__rules__name__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnabledIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterceptState"];
+                };
+            };
+            /** @description no intercepting process records that session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the intercepting process stopped (or does not answer) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,10 +13,13 @@ import { DiffWithDialog } from "./DiffWithDialog";
 import { MockServerDialog } from "./MockServerDialog";
 import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
+import { InterceptPanel, useIntercept } from "./InterceptPanel";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
   const { session, error, setSession } = useSession(id);
+  // A live session recorded by a process with --intercept/--faults gets the Intercept tab.
+  const intercept = useIntercept(id, session?.state === "recording");
   if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
   if (error) return <p className="error" data-testid="error">{error}</p>;
   const http = session?.kind === "http-proxy";
@@ -37,6 +40,16 @@ export function SessionPage() {
         <NavLink to={`/sessions/${id}/lanes`}>Lanes</NavLink>
         {http && <NavLink to={`/sessions/${id}/network`}>Network</NavLink>}
         <NavLink to={`/sessions/${id}/info`}>Info</NavLink>
+        {intercept.state && (
+          <NavLink to={`/sessions/${id}/intercept`} data-testid="intercept-tab">
+            Intercept
+            {intercept.state.pending.length > 0 && (
+              <span className="badge state-recording count" data-testid="intercept-paused-count">
+                {intercept.state.pending.length} paused
+              </span>
+            )}
+          </NavLink>
+        )}
       </nav>
       <Routes>
         <Route index element={<Timeline sessionId={id} session={session} />} />
@@ -45,6 +58,7 @@ export function SessionPage() {
         <Route path="network" element={session && <Network session={session} />} />
         <Route path="network/:exchange" element={session && <Network session={session} />} />
         <Route path="info" element={session && <Info session={session} />} />
+        <Route path="intercept" element={<InterceptPanel sessionId={id} intercept={intercept} />} />
       </Routes>
     </section>
   );

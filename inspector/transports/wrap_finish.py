@@ -1,0 +1,57 @@
+"""Records what a `wrap` held when its host made it leave before the store had opened.
+
+`python -m inspector.transports.wrap_finish FILE`: FILE (0600, written by
+`transports/wrap.py` `_finish_elsewhere`, removed here once read) holds the
+wrap's options, the copies it held in order with the times they were read,
+and how the server ended. They are recorded exactly as the wrap itself would
+have: the same store, the same redaction step, one session, its end. Errors
+go to stderr (inherited from the wrap: the host's log, if it still reads it).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from inspector.transports.wrap import WrapOptions, _Store
+
+_DATA = 0
+
+
+def finish(path: str) -> int:
+    with open(path, "rb") as src:
+        state = marshal.load(src)
+    os.unlink(path)
+    opts = WrapOptions(
+        state["command"],
+        db=state["db"],
+        name=state["name"],
+        quiet=True,
+        redact=state["redact"],
+        redact_path=state["redact_path"],
+        keep_secrets=state["keep_secrets"],
+    )
+    store = _Store(opts, announce=False)
+    for kind, ts_ns, direction, channel, data in state["held"]:
+        if kind == _DATA:
+            store.tap.submit(direction, channel, data, ts_ns)
+        else:
+            store.tap.end_stream(direction, channel, ts_ns)
+    store.end(state["returncode"], state["reason"], quiet=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m inspector.transports.wrap_finish FILE", file=sys.stderr)
+        return 2
+    try:
+        return finish(argv[0])
+    except Exception as exc:  # nobody waits for this process: say it where the wrap's host logs
+        print(f"[mcp-inspect] could not record the held traffic of a wrap: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
