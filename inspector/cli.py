@@ -537,7 +537,10 @@ def mock_server(
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
     faults: FaultsOption = None,
+    intercept: InterceptOption = False,
     seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -577,6 +580,9 @@ def mock_server(
         name=name,
         faults=faults,
         seed=seed,
+        intercept=intercept,
+        pause_timeout=pause_timeout,
+        pause_default=pause_default,
     )
     access = _access(allow_remote, allow_host, allow_origin)
     listen = parse_listen(http) if http else None
@@ -644,7 +650,10 @@ def serve_scenario(
         ),
     ] = None,
     faults: FaultsOption = None,
+    intercept: InterceptOption = False,
     seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -677,7 +686,7 @@ def serve_scenario(
         name=name,
         access=access,
         auth=(auth, auth_fault or [], approve),
-        faults=(faults, seed),
+        faults=(faults, seed, intercept, pause_timeout, pause_default),
     )
 
 

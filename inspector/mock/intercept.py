@@ -16,9 +16,9 @@ uses the line-framed `tap.submit`).
 
 A delay holds back what follows in the same direction (order is kept unless
 a rule reorders); reorder windows are released by `tick`, which the
-transport runs every `TICK_S`. Breakpoints need the control channel
-(`--intercept`), which these commands do not open: a held message waits for
-its timeout and `pause_default`.
+transport runs every `TICK_S`. A held message (a breakpoint, `--intercept`)
+waits for a person on the control channel (`start_mock_control`) or for its
+timeout, polled every `TICK_S`.
 """
 
 from __future__ import annotations
@@ -123,7 +123,9 @@ class MockIntercept:
             if self.disconnect is not None:
                 await self.disconnect(reason)
 
-    def _record(self, direction: str, raw: bytes, meta: dict[str, Any] | None, ts_ns: int | None = None) -> None:
+    def _record(
+        self, direction: str, raw: bytes, meta: dict[str, Any] | None, ts_ns: int | None = None
+    ) -> None:
         extra = {"meta": meta} if meta else {}
         self.tap.submit_message(direction, _STDIO_CHANNEL[direction], raw, ts_ns, **extra)
 
@@ -132,21 +134,32 @@ class MockIntercept:
 HTTP_MOCK_UNSUPPORTED = frozenset({"reorder", "drip", "close_stream"})
 
 
-def mock_interceptor(faults: str | None, seed: int | None, *, http: bool) -> Interceptor | None:
-    """The interceptor `--faults FILE --seed N` describe for a mock server, None without `--faults`
-    (a clear error for a bad rules file, or an action the transport cannot apply)."""
-    if faults is None:
-        if seed is not None:
-            raise RulesError("--seed goes with --faults FILE")
+def mock_interceptor(
+    faults: str | None,
+    seed: int | None,
+    *,
+    http: bool,
+    intercept: bool = False,
+    pause_timeout: float | None = None,
+    pause_default: str | None = None,
+) -> Interceptor | None:
+    """The interceptor `--faults FILE --seed N` (and `--intercept`, `--pause-timeout`,
+    `--pause-default`) describe for a mock server, None without `--faults` or `--intercept` (a
+    clear error for a bad rules file, or an action the transport cannot apply)."""
+    if faults is None and not intercept:
+        if seed is not None or pause_timeout is not None or pause_default is not None:
+            raise RulesError(
+                "--seed, --pause-timeout and --pause-default go with --faults FILE or --intercept"
+            )
         return None
     from inspector.transports.wrap_intercept import build_interceptor
 
     ic = build_interceptor(
         faults,
-        intercept=False,
+        intercept=intercept,
         seed=seed,
-        pause_timeout=None,
-        pause_default=None,
+        pause_timeout=pause_timeout,
+        pause_default=pause_default,
         transport="http" if http else "stdio",
     )
     if http:
@@ -188,15 +201,33 @@ class HttpIntercept:
 
 
 def with_facts(
-    make: Callable[[], tuple[Any, Tap]], interceptor: Interceptor | None
+    make: Callable[[], tuple[Any, Tap]], interceptor: Interceptor | None, seen: list[int] | None = None
 ) -> Callable[[], tuple[Any, Tap]]:
-    """A session factory whose sessions record `facts.intercept` (HTTP: a session per client)."""
+    """A session factory whose sessions record `facts.intercept` (HTTP: a session per client);
+    their ids go to `seen` (what the control channel reports)."""
     if interceptor is None:
         return make
 
     def made() -> tuple[Any, Tap]:
         session, tap = make()
         tap.add_facts({"intercept": interceptor.facts()})
+        if seen is not None:
+            seen.append(tap.session_id)
         return session, tap
 
     return made
+
+
+def start_mock_control(
+    interceptor: Interceptor | None, *, kind: str, target: Any, sessions: list[int], engine: Any
+) -> Any:
+    """With `--intercept`: the control channel (`mcp-inspect intercept`, the UI's panel) for the
+    mock's breakpoints, announced in the runtime directory; None otherwise. Close it at the end."""
+    if interceptor is None or not interceptor.breakpoints:
+        return None
+    from inspector.intercept.control import start_control
+    from inspector.runtime_dir import db_key
+
+    return start_control(
+        interceptor, kind=kind, target=target, sessions=lambda: list(sessions), db=db_key(engine)
+    )

@@ -22,7 +22,14 @@ from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.auth_routes import AuthLog, authorization
 from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
-from inspector.mock.intercept import HttpIntercept, MockIntercept, end_reason, mock_interceptor, with_facts
+from inspector.mock.intercept import (
+    HttpIntercept,
+    MockIntercept,
+    end_reason,
+    mock_interceptor,
+    start_mock_control,
+    with_facts,
+)
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -46,8 +53,11 @@ class ServeOptions:
     auth: bool = False  # --auth (the scenario's `auth` key turns it on too)
     auth_faults: Sequence[str] = ()  # --auth-fault, added to the scenario's
     approve: str | None = None  # --approve, over the scenario's
-    faults: str | None = None  # --faults FILE (issue 17; stdio)
+    faults: str | None = None  # --faults FILE (issue 17)
     seed: int | None = None
+    intercept: bool = False  # breakpoints and the control channel
+    pause_timeout: float | None = None
+    pause_default: str | None = None
 
 
 def auth_settings(scenario: Scenario, options: ServeOptions) -> Settings | None:
@@ -145,7 +155,15 @@ async def run_serve(
             "authorization (--auth, --auth-fault, --approve or the scenario's auth key) needs "
             "--http HOST:PORT: over stdio there is no HTTP to authorize"
         )
-    interceptor = mock_interceptor(options.faults, options.seed, http=http is not None)
+    interceptor = mock_interceptor(
+        options.faults,
+        options.seed,
+        http=http is not None,
+        intercept=options.intercept,
+        pause_timeout=options.pause_timeout,
+        pause_default=options.pause_default,
+    )
+    intercepted: list[int] = []  # the sessions the intercept control channel reports
     served = served if served is not None else ServedSessions()
     token = secrets.token_urlsafe(24)
     control = control_app(Controller(served), token)
@@ -153,9 +171,13 @@ async def run_serve(
     name = _name(options)
     recorder = make_recorder(engine)
     make = session_factory(engine, recorder, scenario, recordings, name, served)
+    ic_control = None  # the intercept control channel (--intercept)
     registration: Registration | None = None
     auth_log: AuthLog | None = None
     try:
+        ic_control = start_mock_control(
+            interceptor, kind="serve", target=name, sessions=intercepted, engine=engine
+        )
         if http is None:
             import uvicorn
 
@@ -171,6 +193,7 @@ async def run_serve(
             if interceptor is not None:
                 hook = MockIntercept(interceptor, tap)
                 tap.add_facts(hook.facts())
+                intercepted.append(tap.session_id)
                 announce(f"intercepting: {len(interceptor.rules())} rule(s), seed {interceptor.seed}")
             async with anyio.create_task_group() as tg:
                 tg.start_soon(server.serve, [sock])
@@ -194,7 +217,7 @@ async def run_serve(
 
             extra, gate, auth_log = authorization(AuthServer(auth), open_log)
         mcp_app = mock_http_app(
-            with_facts(lambda: make(url), interceptor),
+            with_facts(lambda: make(url), interceptor, intercepted),
             gate=gate,
             intercept=HttpIntercept(interceptor) if interceptor is not None else None,
         )
@@ -208,6 +231,8 @@ async def run_serve(
             on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions}){shown_auth}"),
         )
     finally:
+        if ic_control is not None:
+            ic_control.close()
         if auth_log is not None:
             auth_log.end("mock server stopped")
         if registration is not None:

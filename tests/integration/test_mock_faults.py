@@ -203,6 +203,72 @@ async def test_serve_http_faults_reach_the_python_client(tmp_path: Path, db_path
     assert all(s.facts["intercept"]["seed"] == 9 for s in sessions)
 
 
+@pytest.mark.anyio
+async def test_serve_breakpoint_answered_through_the_control_channel(tmp_path: Path, db_path: Path) -> None:
+    """`serve --intercept`: a paused call is answered by a person (the control channel), the mock
+    never sees it, the client gets that answer, the announcement goes away with the process."""
+    import json
+    import os
+
+    import httpx
+
+    from inspector.intercept.control import announcements
+
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - name: hold\n    match: {method: tools/call, name: echo}\n    action: pause\n"
+    )
+    argv = serve_argv(db_path, "--stdio", "--faults", str(rules), "--intercept", "--pause-timeout", "20")
+    env = {"MCP_INSPECTOR_RUNTIME": str(runtime)}
+    got: dict[str, Any] = {}
+
+    async def client() -> None:
+        params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+        async with mcp.Client(params, mode="legacy") as c:
+            got["result"] = await c.call_tool("echo", {"text": "original"})
+
+    def operator() -> dict[str, Any]:
+        os.environ["MCP_INSPECTOR_RUNTIME"] = str(runtime)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                for reg in announcements():
+                    auth = {"authorization": f"Bearer {reg['token']}"}
+                    state = httpx.get(reg["url"] + "/state", headers=auth, trust_env=False).json()
+                    if state["pending"]:
+                        pending = state["pending"][0]
+                        answer = {"jsonrpc": "2.0", "id": json.loads(pending["raw"])["id"]}
+                        answer["result"] = {"content": [{"type": "text", "text": "answered by a person"}]}
+                        sent = httpx.post(
+                            f"{reg['url']}/pending/{pending['id']}",
+                            json={"action": "respond", "raw": json.dumps(answer)},
+                            headers=auth,
+                            trust_env=False,
+                        )
+                        assert sent.status_code == 200, sent.text
+                        return reg
+                time.sleep(0.05)
+            raise AssertionError("no paused message announced")
+        finally:
+            del os.environ["MCP_INSPECTOR_RUNTIME"]
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client)
+            reg = await anyio.to_thread.run_sync(operator)
+    assert reg["kind"] == "serve"
+    assert got["result"].content[0].text == "answered by a person"
+    rows = mock_rows(db_path)
+    (held,) = [r for r in rows if "intercept" in (r.meta or {})]
+    assert (held.meta["intercept"]["action"], held.meta["intercept"]["by"]) == ("respond", "user")
+    assert held.meta["intercept"]["delivered"] is False
+    (reply,) = [r for r in rows if (r.meta or {}).get("injected", {}).get("n") == held.meta["intercept"]["n"]]
+    assert reply.direction == "s2c" and reply.answers_seq == held.seq
+    assert not list(runtime.glob("intercept-*.json"))
+
+
 def test_bad_flags_are_clear(tmp_path: Path, db_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("rules:\n  - name: x\n    action: explode\n")
