@@ -577,6 +577,11 @@ def mock_server(
     client_cert: ClientCertOption = None,
     client_key: ClientKeyOption = None,
     insecure: InsecureOption = False,
+    faults: FaultsOption = None,
+    intercept: InterceptOption = False,
+    seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """Play the server's side of a recording to a real client (stdio by default, or --http).
 
@@ -614,6 +619,11 @@ def mock_server(
         record_mode=record_mode,
         forward=forward or (shlex.split(forward_cmd) if forward_cmd else None),
         name=name,
+        faults=faults,
+        seed=seed,
+        intercept=intercept,
+        pause_timeout=pause_timeout,
+        pause_default=pause_default,
     )
     access = _access(allow_remote, allow_host, allow_origin)
     listen = parse_listen(http) if http else None
@@ -680,6 +690,11 @@ def serve_scenario(
             help="Implies --auth. auto (default): approve at once; ui: show an approval page.",
         ),
     ] = None,
+    faults: FaultsOption = None,
+    intercept: InterceptOption = False,
+    seed: SeedOption = None,
+    pause_timeout: PauseTimeoutOption = None,
+    pause_default: PauseDefaultOption = None,
 ) -> None:
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
@@ -712,6 +727,7 @@ def serve_scenario(
         name=name,
         access=access,
         auth=(auth, auth_fault or [], approve),
+        faults=(faults, seed, intercept, pause_timeout, pause_default),
     )
 
 

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from inspector.store import Message, Session, session_state
+from inspector.store.interventions import describe, is_injected
 
 __all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
 
@@ -136,6 +137,16 @@ def timeline_header(console: Console, session: Session) -> None:
         no_wrap=True,
         overflow="ellipsis",
     )
+    facts = session.facts if isinstance(session.facts, dict) else {}
+    intercept = facts.get("intercept")
+    if isinstance(intercept, dict):  # issue 17: how to repeat the run's faults
+        rules = intercept.get("rules") or []
+        names = ", ".join(str(r) for r in rules) if isinstance(rules, list) and rules else "none"
+        console.print(
+            Text(f"intercepted: seed {intercept.get('seed')}, rules {names}", style="magenta"),
+            no_wrap=True,
+            overflow="ellipsis",
+        )
     width = method_width(console)
     clock = f"{'time':12} " if console.width >= WIDE else ""
     console.print(
@@ -215,6 +226,8 @@ def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
     # The error code before the flags: it matters more, and the end of a long row is what gets cut.
     if m.error_code is not None:
         line.append(f" code {m.error_code}", style="red")
+    if isinstance(m.meta, dict) and (done := describe(m.meta)) is not None:  # issue 17
+        line.append(f" {done}", style="magenta" if is_injected(m.meta) else "red")
     flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
     if flags:
         line.append(" " + " ".join(flags), style="yellow")

@@ -13,10 +13,12 @@ from inspector.api.params import SqlInt
 from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
 from inspector.api.views import message_detail
 from inspector.store import get_session, pair_of
+from inspector.store.interventions import injected_of, mark_of
 from inspector.store.queries import (
     MessageFilter,
     count_messages,
     get_message,
+    intervention_rows,
     message_rows,
     rows_by_seq,
 )
@@ -42,6 +44,13 @@ def message_filter(
         Literal["any", "warning", "error"] | None,
         Query(description="only messages with lint findings: any, warning (or worse), error"),
     ] = None,
+    intervened: Annotated[
+        bool,
+        Query(
+            description="only messages the inspector intervened on: held, dropped, delayed, edited "
+            "(meta.intercept) or sent by it (meta.injected)"
+        ),
+    ] = False,
 ) -> MessageFilter:
     """The filter query parameters shared by the message routes."""
     return MessageFilter(
@@ -51,6 +60,7 @@ def message_filter(
         methods=tuple(m for m in method or () if m),
         text=q.strip() if q and q.strip() else None,
         findings=findings,
+        intervened=intervened,
     )
 
 
@@ -129,10 +139,12 @@ async def message_route(request: Request, session_id: SqlInt, seq: SqlInt) -> Re
         related += [
             r for r in between if isinstance(r["meta"], dict) and r["meta"].get("related_seq") == found.seq
         ]
+    mark = mark_of(meta) or injected_of(meta)
     doc = {
         "message": message_detail(found),
         "pair": (await run_query(rows_by_seq, engine, session_id, [pair.seq]))[0] if pair else None,
         "related": related,
+        "intervention": await run_query(intervention_rows, engine, session_id, mark.get("n")) if mark else [],
     }
     return json_response(doc)
 

@@ -140,6 +140,11 @@ class MessageWithPair(BaseModel):
     related: list[MessageRow] = Field(
         description="progress and cancel notifications linked to this request, and what they refer to"
     )
+    intervention: list[MessageRow] = Field(
+        default_factory=list,
+        description="when the inspector intervened on this message (meta.intercept / meta.injected): "
+        "every row of that intervention (same n), the sender's original and what was sent instead",
+    )
 
 
 class Exchange(BaseModel):

@@ -110,6 +110,11 @@ class ExchangeDiffOut(BaseModel):
     original_seq: int | None = Field(description="seq of the exchange's first message in the original (a)")
     replay_seq: int | None = Field(description="seq of the exchange's first message in the replay (b)")
     changes: list[ChangeOut]
+    interventions: list[str] = Field(
+        default_factory=list,
+        description="what the inspector did to this exchange's messages when it was recorded "
+        "(e.g. 'dropped by rule slow (not delivered)'): seen by the client, not the server's doing",
+    )
 
 
 class DiffReport(BaseModel):

@@ -30,7 +30,14 @@ __all__ = ["MessageBuilder", "ROW_COLUMNS"]
 
 _LOG_CHANNELS = frozenset({"stderr"})
 _UNPARSED = frozenset({ParseStatus.EMPTY, ParseStatus.INVALID_UTF8, ParseStatus.INVALID_JSON})
+_PAIRED_KINDS = frozenset({"request", "response", "error"})
+_UNDELIVERED_KEPT = 1000
 _OK, _ERROR, _BATCH = ParseStatus.OK, Kind.ERROR, Kind.BATCH  # module-level: `Kind.X` costs ~50 ns a lookup
+
+
+def _is_n(n: Any) -> bool:
+    """An intervention number usable as a key (the transports give ints; anything else is ignored)."""
+    return isinstance(n, (int, str)) and not isinstance(n, bool)
 
 
 class MessageBuilder:
@@ -45,6 +52,7 @@ class MessageBuilder:
         self.extra_facts: dict[str, Any] = {}  # given by the transport (`Tap.add_facts`)
         self._framers: dict[tuple[Direction, Channel], LineFramer] = {}
         self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
+        self._undelivered: dict[Any, MessageRow] = {}  # intervention n -> its original, never delivered
 
     def feed(self, ts_ns: int, direction: Direction, channel: Channel, data: bytes) -> list[MessageRow]:
         """Bytes read from one stream; return the rows for the lines they completed."""
@@ -106,9 +114,48 @@ class MessageBuilder:
             row["meta"] = {**(row["meta"] or {}), **meta}
             if "exchange" in meta:
                 self._pair_by_exchange(row, meta["exchange"])
+            if "intercept" in meta or "injected" in meta:
+                self._pair_intervened(row, meta)
         # `http` holds the http_* / sse_event_id columns, by the callers' keyword names.
         row.update(http)  # type: ignore[typeddict-item]
         return row
+
+    def _pair_intervened(self, row: MessageRow, meta: dict[str, Any]) -> None:
+        """Pair as the peers saw it when the inspector changed a message (issue 17).
+
+        An original that was not delivered and the copy sent instead share the intervention's `n`:
+        an edited request's copy is the one its peer answers (the original stops waiting, so the
+        copy is no duplicate id); a replaced response's copy answers the same request as the
+        server's own answer did (not an orphan)."""
+        mark = meta.get("intercept")
+        if isinstance(mark, dict):
+            if mark.get("delivered") is False and row["kind"] in _PAIRED_KINDS and _is_n(mark.get("n")):
+                self._undelivered[mark["n"]] = row
+                if len(self._undelivered) > _UNDELIVERED_KEPT:  # drops have no copy: keep the newest only
+                    del self._undelivered[next(iter(self._undelivered))]
+            return
+        injected = meta.get("injected")
+        n = injected.get("n") if isinstance(injected, dict) else None
+        original = self._undelivered.pop(n, None) if _is_n(n) else None
+        if original is None or original["direction"] != row["direction"]:
+            return
+        flags = list((row["meta"] or {}).get("flags", []))
+        if row["kind"] == "request" and original["kind"] == "request":
+            if self.correlator.forget(original["direction"], original["rpc_id"] or "null", original["seq"]):
+                flags = [f for f in flags if f != "duplicate-id"]
+        elif (
+            row["kind"] in ("response", "error")
+            and row["answers_seq"] is None
+            and original["answers_seq"] is not None
+        ):
+            asked_ns = original["ts_ns"] - (original["latency_ns"] or 0)
+            row["answers_seq"], row["method"] = original["answers_seq"], original["method"]
+            row["latency_ns"] = row["ts_ns"] - asked_ns
+            flags = [f for f in flags if f != "orphan-response"]
+        else:
+            return
+        rest = {k: v for k, v in (row["meta"] or {}).items() if k != "flags"}
+        row["meta"] = {**rest, "flags": flags} if flags else rest
 
     def _pair_by_exchange(self, row: MessageRow, exchange: int) -> None:
         """HTTP ties a response body to its request: use that when the body's id is null."""

@@ -2,7 +2,9 @@
 
 Sans-IO and pure: rows in (dicts with `store.models.Message`'s columns, raw
 bytes included), findings out. A rule with a `since` revision is applied
-only to messages whose revision is known and at least that one.
+only to messages whose revision is known and at least that one. Rows the
+inspector intervened on (issue 17) get no pairing findings, and findings on
+bytes it injected itself are `info`, their explanation naming the rule.
 """
 
 from __future__ import annotations
@@ -20,9 +22,16 @@ from inspector.lint.revision import RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.shapes import ShapeCheck
 from inspector.lint.transport import HttpCheck
+from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
 
-__all__ = ["check_rows"]
+__all__ = ["PAIRING_RULES", "check_rows"]
+
+# Rules about how a message pairs with others. On a row the inspector intervened on (a message
+# it kept from its peer, or bytes it sent itself) they describe the intervention, not a peer.
+PAIRING_RULES = frozenset(
+    {"unknown-response-id", "duplicate-request-id", "error-id-null", "error-id-null-in-revision"}
+)
 
 
 def _applies(rule_since: str | None, revision: str | None) -> bool:
@@ -69,15 +78,23 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
         ctx = walk.context(row)
         if (unknown := _unknown_revision(ctx, reported)) is not None:
             findings.append(unknown)
+        meta = row.get("meta")
+        marked = intervened(meta)
+        injected = describe(meta) if is_injected(meta) else None
         for check in checks:
             for rule_id, explanation in check.check(ctx):
+                if marked and rule_id in PAIRING_RULES:
+                    continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
                 r = rule(rule_id)
                 if _applies(r.since, ctx.revision):
+                    severity = r.severity
+                    if injected is not None:  # bytes neither peer sent: told, never held against them
+                        severity, explanation = "info", f"{explanation} [{injected}, not sent by the peer]"
                     findings.append(
                         Finding(
                             ctx.seq,
                             row.get("id"),
-                            r.severity,
+                            severity,
                             r.id,
                             explanation,
                             r.section(ctx.revision),

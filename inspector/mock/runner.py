@@ -29,6 +29,14 @@ from inspector.capture.redact import active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.errors import InspectorError, NotFoundError, SpawnError
 from inspector.guard import Access
+from inspector.mock.intercept import (
+    HttpIntercept,
+    MockIntercept,
+    end_reason,
+    mock_interceptor,
+    start_mock_control,
+    with_facts,
+)
 from inspector.mock.script import PLAYED_END, RecordedScript, recorded_ends
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
@@ -53,6 +61,11 @@ class MockOptions:
     record_mode: str = "none"
     forward: Sequence[str] | str | None = None
     name: str | None = None
+    faults: str | None = None  # --faults FILE (issue 17)
+    seed: int | None = None
+    intercept: bool = False  # breakpoints and the control channel
+    pause_timeout: float | None = None
+    pause_default: str | None = None
 
 
 @dataclass
@@ -263,8 +276,21 @@ async def run_mock(
     to leave with (the recorded one; 1 when none was recorded); otherwise None."""
     access = access or Access()
     plan = prepare_mock(engine, options)
+    interceptor = mock_interceptor(
+        options.faults,
+        options.seed,
+        http=http is not None,
+        intercept=options.intercept,
+        pause_timeout=options.pause_timeout,
+        pause_default=options.pause_default,
+    )
     recorder = make_recorder(engine)
+    seen: list[int] = []
+    control = None
     try:
+        control = start_mock_control(
+            interceptor, kind="mock-server", target=options.session_ref, sessions=seen, engine=engine
+        )
         async with anyio.create_task_group() as tg:
 
             def make_session(target: Any) -> tuple[MockSession, Tap]:
@@ -281,10 +307,19 @@ async def run_mock(
             if http is None:
                 session, tap = make_session("stdio")
                 announce(f"mock server on stdio; {'; '.join(plan.notes)}")
-                ended = await serve_stdio(session, tap)
+                hook = None
+                if interceptor is not None:
+                    hook = MockIntercept(interceptor, tap)
+                    tap.add_facts(hook.facts())
+                    seen.append(tap.session_id)
+                    announce(f"intercepting: {len(interceptor.rules())} rule(s), seed {interceptor.seed}")
+                ended = await serve_stdio(session, tap, intercept=hook)
                 tg.cancel_scope.cancel()
                 if ended is None:
                     tap.end(0, "client EOF")
+                    return None
+                if (cut := end_reason(ended)) is not None:
+                    tap.end(None, cut)  # a rule cut the connection: the session ends with its name
                     return None
                 status = ended.get("exit_status")
                 status = 1 if status is None else int(status)
@@ -296,7 +331,11 @@ async def run_mock(
             sock = bind(*http, allow_remote=access.allow_remote, option="--http")
             port = sock.getsockname()[1]
             url = f"http://{_shown(http[0])}:{port}/mcp"
-            app = access.guard(mock_http_app(lambda: make_session(url)), http[0], port, json_paths={"/mcp"})
+            mcp_app = mock_http_app(
+                with_facts(lambda: make_session(url), interceptor, seen),
+                intercept=HttpIntercept(interceptor) if interceptor is not None else None,
+            )
+            app = access.guard(mcp_app, http[0], port, json_paths={"/mcp"})
             await serve_async(
                 app, sock, on_ready=lambda: announce(f"mock server at {url}; {'; '.join(plan.notes)}")
             )
@@ -304,6 +343,8 @@ async def run_mock(
             return None
         return None  # the task group was cancelled from outside (it swallows its own cancellation)
     finally:
+        if control is not None:
+            control.close()
         recorder.stop("mock server stopped")
 
 

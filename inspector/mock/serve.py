@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import orjson
@@ -39,6 +39,9 @@ from inspector.mock.script import PLAYED_END
 from inspector.mock.session import MockSession
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.transports.http_record import HttpExchange
+
+if TYPE_CHECKING:  # loaded only with --faults (`mock/intercept.py`)
+    from inspector.mock.intercept import HttpIntercept, MockIntercept
 
 __all__ = ["mock_http_app", "serve_stdio"]
 
@@ -61,18 +64,35 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 async def serve_stdio(
-    session: MockSession, tap: Tap, *, stdin_fd: int = 0, stdout_fd: int = 1
+    session: MockSession,
+    tap: Tap,
+    *,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+    intercept: MockIntercept | None = None,
 ) -> dict[str, Any] | None:
     """Serve one client on stdin/stdout until its EOF, or until a recorded end is played: then
     stdout is closed at once (the client sees the server go) and the end is returned
-    ({"exit_status", "reason", ...}: the caller ends the session and exits with that status)."""
+    ({"exit_status", "reason", ...}: the caller ends the session and exits with that status).
+
+    With `intercept` (`--faults`) every line both ways goes through it (`mock/intercept.py`); a
+    disconnect by a rule ends like a recorded end, returning {"disconnected": reason}."""
     lock = anyio.Lock()
     ended: list[dict[str, Any]] = []
 
-    async def out(message: dict[str, Any] | bytes) -> None:
-        data = _line(message)
+    async def write(data: bytes) -> None:
         async with lock:
             if ended:  # the recorded server is gone: nothing more reaches the client
+                return
+            await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
+
+    async def out(message: dict[str, Any] | bytes) -> None:
+        data = _line(message)
+        if intercept is not None:
+            await intercept.outbound(data)
+            return
+        async with lock:
+            if ended:
                 return
             tap.submit("s2c", "stdout", data)
             await anyio.to_thread.run_sync(_write_all, stdout_fd, data)
@@ -91,23 +111,57 @@ async def serve_stdio(
             tap.end_stream("s2c", "stdout")
             tg.cancel_scope.cancel()  # stop reading the client: the recorded server read no more
 
+        def take(body: bytes) -> None:
+            if not body.strip():
+                return
+            messages, parsed = _messages(body)
+            if not parsed:
+                tg.start_soon(out, _PARSE_ERROR)
+            for message in messages:
+                tg.start_soon(session.handle, message, out)
+
         session.on_end = end
+        ticking = anyio.CancelScope()
+        if intercept is not None:
+            intercept.deliver = {"c2s": _async(lambda raw: take(raw.rstrip(b"\r\n"))), "s2c": write}
+            intercept.disconnect = lambda reason: end({"disconnected": reason}, None)
+            tg.start_soon(_tick, intercept, ticking)
         while True:
             chunk = await anyio.to_thread.run_sync(os.read, stdin_fd, 1 << 16, abandon_on_cancel=True)
             if not chunk:
                 break
+            if intercept is not None:
+                for line in framer.feed(chunk):
+                    await intercept.inbound(line.raw)
+                continue
             tap.submit("c2s", "stdin", chunk)
             for line in framer.feed(chunk):
-                if not line.body.strip():
-                    continue
-                messages, parsed = _messages(line.body)
-                if not parsed:
-                    tg.start_soon(out, _PARSE_ERROR)
-                for message in messages:
-                    tg.start_soon(session.handle, message, out)
+                take(line.body)
+        if intercept is not None:
+            for line in framer.close():  # a last line without its newline
+                await intercept.inbound(line.raw)
+            await intercept.flush("c2s")
+        ticking.cancel()
         session.close()
-    tap.end_stream("c2s", "stdin")
+    if intercept is None:
+        tap.end_stream("c2s", "stdin")
     return ended[0] if ended else None
+
+
+def _async(fn: Callable[[bytes], None]) -> Callable[[bytes], Awaitable[None]]:
+    async def call(data: bytes) -> None:
+        fn(data)
+
+    return call
+
+
+async def _tick(intercept: MockIntercept, scope: anyio.CancelScope) -> None:
+    from inspector.mock.intercept import TICK_S
+
+    with scope:
+        while True:
+            await anyio.sleep(TICK_S)
+            await intercept.tick()
 
 
 def _line(message: dict[str, Any] | bytes) -> bytes:
@@ -185,12 +239,17 @@ Gate = Callable[[Request, bytes, list[dict[str, Any]]], Awaitable[Response | Non
 
 
 def mock_http_app(
-    make_session: Callable[[], tuple[MockSession, Tap]], path: str = "/mcp", *, gate: Gate | None = None
+    make_session: Callable[[], tuple[MockSession, Tap]],
+    path: str = "/mcp",
+    *,
+    gate: Gate | None = None,
+    intercept: HttpIntercept | None = None,
 ) -> Starlette:
     """A Streamable HTTP endpoint at `path`; each MCP session gets its own `MockSession` and tap.
 
     `gate` (`serve --auth`: the bearer check) sees each request first; a response from it is
-    the answer and the request goes no further."""
+    the answer and the request goes no further. `intercept` (`--faults`) decides on each POST
+    body before the mock sees it and on each event before the client does (`mock/intercept.py`)."""
     sessions = _HttpSessions(make_session)
 
     async def post(request: Request) -> Response:
@@ -200,8 +259,14 @@ def mock_http_app(
             return refused
         sid, (session, tap) = sessions.find(request.headers.get("mcp-session-id"), messages)
         ex = HttpExchange(tap, next(sessions.numbers), "POST", request.url.path, request.url.query)
-        ex.request(raw, list(request.headers.raw))
         headers = {"mcp-session-id": sid} if sid else {}
+        if intercept is not None and parsed:
+            taken = await _intercept_post(intercept, ex, raw, list(request.headers.raw), headers, messages)
+            if isinstance(taken, Response):
+                return taken
+            messages, parsed = _messages(taken)
+        else:
+            ex.request(raw, list(request.headers.raw))
         if not parsed:
             body = orjson.dumps(_PARSE_ERROR)
             _head(ex, 400, "application/json", headers)
@@ -228,6 +293,7 @@ def mock_http_app(
                     tg.start_soon(session.handle, m, send.send)
 
         async def events():
+            answer_dropped = False
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
                 async with receive:
@@ -239,7 +305,15 @@ def mock_http_app(
                                 sessions.end(session, tap, message.payload)
                             tg.cancel_scope.cancel()
                             return
-                        yield _sse(ex, message)
+                        if intercept is None:
+                            yield _sse(ex, message)
+                            continue
+                        sent = await _intercept_event(intercept, ex, message, session)
+                        for event in sent:
+                            yield event
+                        answer_dropped |= not sent and isinstance(message, dict) and "method" not in message
+            if answer_dropped:  # as with a server that never answered: silent until the client gives up
+                await anyio.sleep_forever()
 
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
@@ -266,7 +340,11 @@ def mock_http_app(
                 async for message in receive:
                     if message is None or isinstance(message, _End):  # deleted, or the recorded end
                         return
-                    yield _sse(ex, message)
+                    if intercept is None:
+                        yield _sse(ex, message)
+                        continue
+                    for event in await _intercept_event(intercept, ex, message, session):
+                        yield event
 
         return StreamingResponse(
             events(), media_type="text/event-stream", headers={"mcp-session-id": sid or ""}
@@ -308,6 +386,104 @@ def _sse(ex: HttpExchange, message: dict[str, Any] | bytes) -> bytes:
     event = b"event: message\ndata: " + data + b"\n\n"
     ex.record("s2c", "sse", event, body=data)  # the event's exact bytes, its data classified
     return event
+
+
+async def _intercept_post(
+    hook: HttpIntercept,
+    ex: HttpExchange,
+    raw: bytes,
+    request_headers: list[tuple[bytes, bytes]],
+    headers: dict[str, str],
+    messages: list[dict[str, Any]],
+) -> bytes | Response:
+    """Record a POST body and apply the interceptor's decision: the body the mock handles, or the
+    response the client gets instead (the inspector's answer, an HTTP error, nothing at all)."""
+    from inspector.intercept import Deliver, Disconnect, HttpError, Reply
+    _seen, decision = await hook.decide("c2s", raw)
+    iv = decision.intervention
+    if iv is None:
+        ex.request(raw, request_headers)
+        return raw
+    ex.labels = {"intercept": iv.meta()}
+    ex.request(raw, request_headers)
+    ex.labels = {}
+    injected = iv.injected_meta()
+    body: bytes | None = None
+    for eff in decision.effects:
+        if isinstance(eff, Deliver):
+            if eff.injected:
+                ex.record("c2s", "http-request", eff.raw, injected=injected)
+            if eff.delay_s > 0:
+                await anyio.sleep(eff.delay_s)
+            body = eff.raw if body is None else body  # one POST is one body: a duplicate is recorded only
+        elif isinstance(eff, Reply):
+            _head(ex, 200, "application/json", headers)
+            ex.record("s2c", "http-response", eff.raw, head=True, injected=injected)
+            return Response(eff.raw, 200, headers, media_type="application/json")
+        elif isinstance(eff, HttpError):
+            ex.status = eff.status
+            ex.response_headers = [[k, v] for k, v in {**eff.headers, **headers}.items()]
+            json_body = eff.body.lstrip().startswith((b"{", b"["))
+            ex.record("s2c", "http-response", eff.body, head=True, jsonrpc=json_body, injected=injected)
+            return Response(eff.body, eff.status, {**eff.headers, **headers})
+        elif isinstance(eff, Disconnect):  # the exchange breaks: its stream closes without an answer
+            _head(ex, 200, "text/event-stream", headers)
+            ex.record("s2c", "http-response", b"", head=True)
+            ex.record("s2c", "sse", b"", jsonrpc=False, problem=eff.reason)
+            return StreamingResponse(_no_events(), media_type="text/event-stream", headers=headers)
+    if body is not None:
+        return body
+    if not any("method" in m and "id" in m for m in messages):  # a notification or an answer: accepted
+        _head(ex, 202, None, headers)
+        ex.record("s2c", "http-response", b"", head=True)
+        return Response(status_code=202, headers=headers)
+    # A dropped request: the stream stays open and silent until the client gives up.
+    _head(ex, 200, "text/event-stream", headers)
+    ex.record("s2c", "http-response", b"", head=True)
+    return StreamingResponse(_silence(), media_type="text/event-stream", headers=headers)
+
+
+async def _intercept_event(
+    hook: HttpIntercept, ex: HttpExchange, message: dict[str, Any] | bytes, session: MockSession
+) -> list[bytes]:
+    """The SSE events to send for one message of the mock, after the interceptor's decision."""
+    from inspector.intercept import Deliver, Reply
+    data = message.replace(b"\n", b" ") if isinstance(message, bytes) else orjson.dumps(message)
+    _seen, decision = await hook.decide("s2c", data)
+    iv = decision.intervention
+    if iv is None:
+        return [_sse(ex, message)]
+    ex.record("s2c", "sse", _event(data), body=data, intercept=iv.meta())
+    injected = iv.injected_meta()
+    out: list[bytes] = []
+    for eff in decision.effects:
+        if isinstance(eff, Deliver):
+            raw = eff.raw.replace(b"\n", b" ")
+            if eff.injected:
+                ex.record("s2c", "sse", _event(raw), body=raw, injected=injected)
+            if eff.delay_s > 0:
+                await anyio.sleep(eff.delay_s)
+            out.append(_event(raw))
+        elif isinstance(eff, Reply):  # the inspector answers the mock's own request to the client
+            ex.record("c2s", "http-request", eff.raw, injected=injected)
+            answers, _ = _messages(eff.raw)
+            for answer in answers:
+                await session.handle(answer, _discard)
+    return out
+
+
+async def _silence() -> AsyncIterator[bytes]:
+    await anyio.sleep_forever()
+    yield b""  # never reached
+
+
+async def _no_events() -> AsyncIterator[bytes]:
+    return
+    yield b""  # an async generator that ends at once
+
+
+def _event(data: bytes) -> bytes:
+    return b"event: message\ndata: " + data + b"\n\n"
 
 
 def _head(ex: HttpExchange, status: int, content_type: str | None, headers: dict[str, str]) -> None:

@@ -120,6 +120,23 @@ class Correlator:
             del self._pending[key]
         return Pairing(answers_seq=req.seq, request_method=req.method, latency_ns=ts_ns - req.ts_ns)
 
+    def forget(self, direction: str, rpc_id: str, seq: int) -> bool:
+        """Stop waiting for an answer to the request at `seq` (one its peer never received, e.g.
+        superseded by an edited copy the inspector sent instead); True when it was pending."""
+        key = (direction, rpc_id)
+        queue = self._pending.get(key)
+        if not queue:
+            return False
+        for req in queue:
+            if req.seq == seq:
+                queue.remove(req)
+                if not queue:
+                    del self._pending[key]
+                if req.progress_token is not None:
+                    self._progress.pop((opposite(direction), req.progress_token), None)
+                return True
+        return False
+
     def unanswered(self) -> list[Pending]:
         """Requests still waiting for an answer, in seq order."""
         return sorted((p for q in self._pending.values() for p in q), key=lambda p: p.seq)

@@ -40,6 +40,7 @@ from inspector.protocol.jsonrpc import classify_value
 from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
 from inspector.replay.volatile import is_volatile
+from inspector.store.interventions import describe, server_side
 
 if TYPE_CHECKING:
     from inspector.store.models import MessageRecord
@@ -158,6 +159,9 @@ class ExchangeDiff:
     replay_seq: int | None
     changes: list[Change]
     direction: str = "c2s"
+    # What the inspector did to this exchange's messages when it was recorded (issue 17), e.g.
+    # "dropped by rule slow (not delivered)": the client saw that, the server did not do it.
+    interventions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -168,6 +172,7 @@ class ExchangeDiff:
             "original_seq": self.original_seq,
             "replay_seq": self.replay_seq,
             "changes": [c.to_json() for c in self.changes],
+            "interventions": list(self.interventions),
         }
 
     @property
@@ -229,6 +234,7 @@ class SessionDiff:
                         for c in x["changes"]
                     ],
                     direction=x.get("direction", "c2s"),
+                    interventions=list(x.get("interventions") or []),
                 )
                 for x in data["exchanges"]
             ],
@@ -390,6 +396,7 @@ class _Exchange:
     answered: bool = False
     notes: list[_Note] = field(default_factory=list)
     key: str = ""
+    interventions: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -448,13 +455,21 @@ class _Part(NamedTuple):
     payload: Any
     answers_seq: int | None
     related_seq: int | None
+    intervention: str | None = None
 
 
 def _expand(messages: Sequence[MessageRecord]) -> Iterable[_Part]:
-    """Messages in order, a batch's items one by one, each with the recorder's stored pairing."""
+    """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
+
+    A session recorded with interception is read as the server lived it (`store.interventions`):
+    what it received (not what the inspector kept from it) and what it sent (not what the
+    inspector made up); the marks of what is read go along as `intervention`."""
     for m in messages:
-        payload = _payload(m) if m.kind not in _SKIPPED_KINDS else None
         meta = m.meta if isinstance(m.meta, dict) else {}
+        if meta and not server_side(m.direction, meta):
+            continue
+        note = describe(meta) if meta else None
+        payload = _payload(m) if m.kind not in _SKIPPED_KINDS else None
         if m.kind == "batch" and isinstance(payload, list):
             items = meta.get("items")
             items = items if isinstance(items, list) and len(items) == len(payload) else [{}] * len(payload)
@@ -470,6 +485,7 @@ def _expand(messages: Sequence[MessageRecord]) -> Iterable[_Part]:
                     el,
                     _int_or_none(p.get("answers_seq")),
                     _int_or_none(p.get("related_seq")),
+                    note,
                 )
         else:
             yield _Part(
@@ -481,6 +497,7 @@ def _expand(messages: Sequence[MessageRecord]) -> Iterable[_Part]:
                 payload,
                 m.answers_seq,
                 _int_or_none(meta.get("related_seq")),
+                note,
             )
 
 
@@ -506,9 +523,9 @@ class _Builder:
         elif payload is not None and m.kind == "notification":
             self._notification(m, payload)
         else:
-            self.out.append(
-                _Exchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
-            )
+            invalid = _Exchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
+            invalid.interventions = [m.intervention] if m.intervention else []
+            self.out.append(invalid)
 
     def _request(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
@@ -516,6 +533,7 @@ class _Builder:
             "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
         )
         ex.rpc_id = m.rpc_id
+        ex.interventions = [m.intervention] if m.intervention else []
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
 
@@ -537,10 +555,13 @@ class _Builder:
         if ex is None:
             orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
             orphan.view = response_view(payload)
+            orphan.interventions = [m.intervention] if m.intervention else []
             self.out.append(orphan)
             return
         ex.response = response_view(payload)
         ex.answered = True
+        if m.intervention:
+            ex.interventions.append(m.intervention)
 
     def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
@@ -554,8 +575,12 @@ class _Builder:
         for ex in self.by_seq.get(m.related_seq, []) if m.related_seq is not None else []:
             if ex.direction == opposite:
                 ex.notes.append(note)
+                if m.intervention:
+                    ex.interventions.append(m.intervention)
                 return
-        self.out.append(_Exchange("notification", m.direction, method, note.subject, m.seq, note.view))
+        alone = _Exchange("notification", m.direction, method, note.subject, m.seq, note.view)
+        alone.interventions = [m.intervention] if m.intervention else []
+        self.out.append(alone)
 
 
 def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exchange]:
@@ -640,7 +665,7 @@ def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
 
 def _only(ex: _Exchange, status: str) -> ExchangeDiff:
     a, b = (ex.seq, None) if status == "missing" else (None, ex.seq)
-    return ExchangeDiff(status, ex.method, ex.summary, a, b, changes=[], direction=ex.direction)
+    return ExchangeDiff(status, ex.method, ex.summary, a, b, [], ex.direction, [*ex.interventions])
 
 
 def diff_sessions(
@@ -676,7 +701,18 @@ def diff_sessions(
         out.extend(_only(xb[k], "extra") for k in waiting)
         changes = [d.change() for d in _compare(a, xb[partner], ignore)]
         status = "changed" if changes else "equal"
-        out.append(ExchangeDiff(status, a.method, a.summary, a.seq, xb[partner].seq, changes, a.direction))
+        out.append(
+            ExchangeDiff(
+                status,
+                a.method,
+                a.summary,
+                a.seq,
+                xb[partner].seq,
+                changes,
+                a.direction,
+                [*a.interventions, *xb[partner].interventions],
+            )
+        )
         waiting = extras_after[i]
     out.extend(_only(xb[k], "extra") for k in waiting)
     return SessionDiff(out, list(ignore.patterns), strict_volatile)
@@ -831,13 +867,20 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
     if c["volatile"]:
         how = "counted as changed (--strict-volatile)" if diff.strict_volatile else "not counted as changed"
         lines.append(f"{c['volatile']} changed only in volatile values (times, ids, counters): {how}")
+    touched = sum(bool(x.interventions) for x in diff.exchanges)
+    if touched:
+        lines.append(
+            f"{touched} exchanges were intervened on when recorded: compared as the server"
+            " received and sent them, not as the client saw them"
+        )
     for x in diff.exchanges:
-        if x.status == "equal" and not show_equal:
+        if x.status == "equal" and not show_equal and not x.interventions:
             continue
         arrow = _ARROW.get(x.direction, "  ")
         status = "volatile" if x.volatile_only else x.status
         mark = "?" if x.volatile_only else _MARK[x.status]
         lines.append(f"{mark} {status:<7} {arrow} {x.summary}  ({_seqs_text(x)})")
+        lines.extend(f"      intervened: {text} (not the server)" for text in x.interventions)
         lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
     lines.append(_ignored_text(diff.ignored, verbose))
     lines.append("behaviour changed" if diff.changed else "behaviour unchanged")

@@ -1,6 +1,10 @@
 """What a replay sends, and when: derived from a recorded session, without IO.
 
-The client's messages are sent again in recorded order, byte for byte. Before
+The client's messages are sent again in recorded order, byte for byte. A
+session recorded with interception is replayed as the server received it:
+messages the inspector kept from the server are left out, the copies it sent
+instead (edits, duplicates) are sent, and its own answers are never taken for
+the server's (`store.interventions`). Before
 each one, the replay waits for the responses the original client had already
 received at that point (ordering comes from the recording, never from
 sleeps). The client's answers to server requests are not sent verbatim: the
@@ -23,6 +27,7 @@ import orjson
 from inspector.capture.redact import Secrets
 from inspector.protocol import Kind, classify
 from inspector.replay.matching import AnswerBook, MatchPolicy
+from inspector.store.interventions import server_side
 from inspector.store.models import Message
 
 __all__ = ["ReplayPlan", "Step", "Substitutions", "plan_replay", "recorded_secret_headers"]
@@ -61,6 +66,12 @@ def plan_replay(rows: list[Message], policy: MatchPolicy | None = None) -> Repla
     requests_by_seq: dict[int, str] = {}
     responses: dict[str, Any] = {}
     for m in rows:
+        # Interventions (issue 17): replay what the server received and compare with what it sent.
+        # A c2s row the inspector kept from the server is not sent (its injected copy is), an s2c
+        # row the inspector made up is not the server's answer (the server's own one is, even when
+        # the client never got it).
+        if not server_side(m.direction, m.meta):
+            continue
         if m.direction == "s2c" and m.kind in ("response", "error") and m.answers_seq in requests_by_seq:
             rid = requests_by_seq[m.answers_seq]
             answered.append(rid)

@@ -25,7 +25,9 @@ def serve_command(
     name: str | None,
     access: Access | None = None,
     auth: tuple[bool, Sequence[str], str | None] = (False, (), None),
+    faults: tuple[str | None, int | None, bool, float | None, str | None] = (None, None, False, None, None),
 ) -> None:
+    """`faults`: --faults, --seed, --intercept, --pause-timeout, --pause-default."""
     from inspector.transports.serve import parse_listen
 
     if stdio and http:
@@ -37,6 +39,11 @@ def serve_command(
         auth=auth[0],
         auth_faults=tuple(auth[1]),
         approve=auth[2],
+        faults=faults[0],
+        seed=faults[1],
+        intercept=faults[2],
+        pause_timeout=faults[3],
+        pause_default=faults[4],
     )
     listen = parse_listen(http) if http else None
     with contextlib.suppress(KeyboardInterrupt):

@@ -22,6 +22,14 @@ from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.auth_routes import AuthLog, authorization
 from inspector.mock.auth_server import REGISTER_PATH, AuthServer, Settings
+from inspector.mock.intercept import (
+    HttpIntercept,
+    MockIntercept,
+    end_reason,
+    mock_interceptor,
+    start_mock_control,
+    with_facts,
+)
 from inspector.mock.runner import announce, make_recorder
 from inspector.mock.script import RecordedScript
 from inspector.mock.serve import mock_http_app, serve_stdio
@@ -45,6 +53,11 @@ class ServeOptions:
     auth: bool = False  # --auth (the scenario's `auth` key turns it on too)
     auth_faults: Sequence[str] = ()  # --auth-fault, added to the scenario's
     approve: str | None = None  # --approve, over the scenario's
+    faults: str | None = None  # --faults FILE (issue 17)
+    seed: int | None = None
+    intercept: bool = False  # breakpoints and the control channel
+    pause_timeout: float | None = None
+    pause_default: str | None = None
 
 
 def auth_settings(scenario: Scenario, options: ServeOptions) -> Settings | None:
@@ -142,6 +155,15 @@ async def run_serve(
             "authorization (--auth, --auth-fault, --approve or the scenario's auth key) needs "
             "--http HOST:PORT: over stdio there is no HTTP to authorize"
         )
+    interceptor = mock_interceptor(
+        options.faults,
+        options.seed,
+        http=http is not None,
+        intercept=options.intercept,
+        pause_timeout=options.pause_timeout,
+        pause_default=options.pause_default,
+    )
+    intercepted: list[int] = []  # the sessions the intercept control channel reports
     served = served if served is not None else ServedSessions()
     token = secrets.token_urlsafe(24)
     control = control_app(Controller(served), token)
@@ -149,9 +171,13 @@ async def run_serve(
     name = _name(options)
     recorder = make_recorder(engine)
     make = session_factory(engine, recorder, scenario, recordings, name, served)
+    ic_control = None  # the intercept control channel (--intercept)
     registration: Registration | None = None
     auth_log: AuthLog | None = None
     try:
+        ic_control = start_mock_control(
+            interceptor, kind="serve", target=name, sessions=intercepted, engine=engine
+        )
         if http is None:
             import uvicorn
 
@@ -163,11 +189,18 @@ async def run_serve(
             server = uvicorn.Server(config)
             mock, tap = make("stdio")
             announce(f"serving {name} on stdio (protocol versions {versions})")
+            hook = None
+            if interceptor is not None:
+                hook = MockIntercept(interceptor, tap)
+                tap.add_facts(hook.facts())
+                intercepted.append(tap.session_id)
+                announce(f"intercepting: {len(interceptor.rules())} rule(s), seed {interceptor.seed}")
             async with anyio.create_task_group() as tg:
                 tg.start_soon(server.serve, [sock])
-                await serve_stdio(mock, tap)
+                ended = await serve_stdio(mock, tap, intercept=hook)
                 server.should_exit = True
-            tap.end(0, "client EOF")
+            cut = end_reason(ended)
+            tap.end(None if cut else 0, cut or "client EOF")
             return
         sock = bind(*http, allow_remote=access.allow_remote, option="--http")
         port = sock.getsockname()[1]
@@ -183,7 +216,11 @@ async def run_serve(
                 return recorder.open(sid)
 
             extra, gate, auth_log = authorization(AuthServer(auth), open_log)
-        mcp_app = mock_http_app(lambda: make(url), gate=gate)
+        mcp_app = mock_http_app(
+            with_facts(lambda: make(url), interceptor, intercepted),
+            gate=gate,
+            intercept=HttpIntercept(interceptor) if interceptor is not None else None,
+        )
         routes = Starlette(routes=[Mount("/control", control), *extra, *mcp_app.routes])
         json_paths = {"/mcp", REGISTER_PATH} if auth is not None else {"/mcp"}
         app = access.guard(routes, http[0], port, json_paths=json_paths)
@@ -194,6 +231,8 @@ async def run_serve(
             on_ready=lambda: announce(f"serving {name} at {url} (protocol versions {versions}){shown_auth}"),
         )
     finally:
+        if ic_control is not None:
+            ic_control.close()
         if auth_log is not None:
             auth_log.end("mock server stopped")
         if registration is not None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Engine, func, or_, text
+from sqlalchemy import ColumnElement, Engine, String, func, or_, text, type_coerce
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
@@ -37,6 +37,7 @@ __all__ = [
     "fts_query",
     "get_message",
     "get_session",
+    "intervention_rows",
     "iter_messages",
     "iter_rows",
     "list_sessions",
@@ -312,11 +313,19 @@ class MessageFilter:
     text: str | None = None
     # Messages with stored lint findings: any, warning (warnings and errors) or error.
     findings: str | None = None
+    # Only messages the inspector intervened on (`meta.intercept` or `meta.injected`, issue 17).
+    intervened: bool = False
 
     @property
     def is_empty(self) -> bool:
         return not (
-            self.direction or self.kinds or self.channels or self.methods or self.text or self.findings
+            self.direction
+            or self.kinds
+            or self.channels
+            or self.methods
+            or self.text
+            or self.findings
+            or self.intervened
         )
 
 
@@ -347,6 +356,16 @@ def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> 
         if severities:
             lint = lint.where(_f.c.severity.in_(severities))
         conds.append(_m.c.seq.in_(lint))
+    if flt.intervened:
+        # Read only when asked: other filters never touch `meta`. The LIKE skips the JSON parse of
+        # rows that cannot carry a mark (nearly all of them); json_extract then makes sure.
+        meta = type_coerce(_m.c.meta, String)  # the stored JSON text, as text
+        conds.append(
+            or_(
+                meta.like('%"intercept"%') & (func.json_type(_m.c.meta, "$.intercept") == "object"),
+                meta.like('%"injected"%') & (func.json_type(_m.c.meta, "$.injected") == "object"),
+            )
+        )
     if flt.text:
         match = fts_query(flt.text)
         if match:
@@ -411,6 +430,23 @@ def get_message(engine: Engine, session_id: int, seq: int) -> Message:
     if found is None:
         raise NotFoundError(f"session {session_id} has no message {seq}")
     return found
+
+
+def intervention_rows(engine: Engine, session_id: int, n: Any, *, limit: int = 50) -> list[dict[str, Any]]:
+    """The rows of one intervention (`meta.intercept.n` or `meta.injected.n` equal to `n`): the
+    sender's original and the copies or answers the inspector sent, in seq order."""
+    if not isinstance(n, (int, str)) or isinstance(n, bool) or (isinstance(n, int) and abs(n) > SQL_INT_MAX):
+        return []
+    conds = _message_conditions(engine, session_id, MessageFilter(intervened=True))
+    conds.append(
+        or_(
+            func.json_extract(_m.c.meta, "$.intercept.n") == n,
+            func.json_extract(_m.c.meta, "$.injected.n") == n,
+        )
+    )
+    stmt = sa_select(*_ROW_COLUMNS).where(*conds).order_by(_m.c.seq).limit(limit)
+    with engine.connect() as conn:
+        return [_row_dict(r) for r in conn.execute(stmt)]
 
 
 def rows_by_seq(engine: Engine, session_id: int, seqs: list[int]) -> list[dict[str, Any]]:

@@ -814,6 +814,7 @@ def test_to_json_round_trip() -> None:
         "original_seq",
         "replay_seq",
         "changes",
+        "interventions",
     }
 
 

@@ -66,6 +66,8 @@ export interface Filter {
   channel: string[];
   q?: string;
   findings?: FindingsFilter;
+  /** Only rows the inspector intervened on (held, dropped, delayed, edited, injected). */
+  intervened?: boolean;
 }
 
 /** Messages with lint findings: any, warning (warnings and errors), error. */
@@ -80,7 +82,7 @@ export function lintOf(r: Row): LintBadge[] {
 export const emptyFilter: Filter = { kind: [], method: [], channel: [] };
 
 export function isEmptyFilter(f: Filter): boolean {
-  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q && !f.findings;
+  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q && !f.findings && !f.intervened;
 }
 
 export function filterQuery(f: Filter) {
@@ -91,6 +93,7 @@ export function filterQuery(f: Filter) {
     channel: f.channel.length ? f.channel : undefined,
     q: f.q || undefined,
     findings: f.findings,
+    intervened: f.intervened || undefined,
   };
 }
 
@@ -103,6 +106,10 @@ export function matchesLocally(f: Filter, r: Row): boolean {
     const m = r.method ?? "";
     const ok = f.method.some((p) => (p.endsWith("*") ? m.startsWith(p.slice(0, -1)) : m === p));
     if (!ok) return false;
+  }
+  if (f.intervened) {
+    const meta = r.meta && typeof r.meta === "object" ? (r.meta as Record<string, unknown>) : {};
+    if (!meta.intercept && !meta.injected) return false;
   }
   if (f.findings) {
     const wanted = f.findings === "error" ? ["error"] : f.findings === "warning" ? ["error", "warning"] : null;

@@ -1597,6 +1597,11 @@ export interface components {
             changes: components["schemas"]["ChangeOut"][];
             /** Direction */
             direction: string;
+            /**
+             * Interventions
+             * @description what the inspector did to this exchange's messages when it was recorded (e.g. 'dropped by rule slow (not delivered)'): seen by the client, not the server's doing
+             */
+            interventions?: string[];
             /** Method */
             method: string;
             /**
@@ -2427,6 +2432,11 @@ export interface components {
          * @description One message with its pair (request <-> response) and the messages that refer to it.
          */
         MessageWithPair: {
+            /**
+             * Intervention
+             * @description when the inspector intervened on this message (meta.intercept / meta.injected): every row of that intervention (same n), the sender's original and what was sent instead
+             */
+            intervention?: components["schemas"]["MessageRow"][];
             message: components["schemas"]["MessageDetail"];
             pair: components["schemas"]["MessageRow"] | null;
             /**
@@ -6013,6 +6023,8 @@ export interface operations {
                 q?: string | null;
                 /** @description only messages with lint findings: any, warning (or worse), error */
                 findings?: ("any" | "warning" | "error") | null;
+                /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
+                intervened?: boolean;
             };
             header?: never;
             path: {
@@ -6088,6 +6100,8 @@ export interface operations {
                 q?: string | null;
                 /** @description only messages with lint findings: any, warning (or worse), error */
                 findings?: ("any" | "warning" | "error") | null;
+                /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
+                intervened?: boolean;
             };
             header?: never;
             path: {

@@ -90,7 +90,8 @@ export function DiffView() {
     () =>
       (report?.exchanges ?? [])
         .map((x, index) => ({ x, index }))
-        .filter(({ x }) => !only || x.status !== "equal"),
+        // Intervened exchanges stay listed: what the client saw differs from what the server did.
+        .filter(({ x }) => !only || x.status !== "equal" || (x.interventions ?? []).length > 0),
     [report, only],
   );
   // An exchange opened by a deep link is always among the rows shown.
@@ -261,6 +262,15 @@ export function DiffView() {
                     volatile
                   </span>
                 )}
+                {(x.interventions ?? []).length > 0 && (
+                  <span
+                    className="badge iv-injected"
+                    data-testid="intervened-badge"
+                    title={`${(x.interventions ?? []).join("; ")}: the client saw this when it was recorded; the server's own messages are compared`}
+                  >
+                    intervened
+                  </span>
+                )}
               </span>
               <SideCell x={x} seq={x.original_seq} />
               <SideCell x={x} seq={x.replay_seq} />
@@ -358,6 +368,15 @@ function ExchangeDetail({ report, x, labels }: { report: DiffReport; x: Exchange
   }, [report.a, report.b, x.original_seq, x.replay_seq]);
   return (
     <div className="exchange-detail" data-testid="exchange-detail">
+      {(x.interventions ?? []).length > 0 && (
+        <ul className="interventions" data-testid="exchange-interventions">
+          {(x.interventions ?? []).map((t) => (
+            <li key={t}>
+              {t} <span className="muted">(not the server's doing: compared as the server sent and received it)</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {x.changes.length > 0 && (
         <table className="changes" data-testid="changes">
           <tbody>

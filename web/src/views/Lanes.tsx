@@ -1,5 +1,6 @@
 // The lanes view: client | inspector | server for a range of messages, one arrow per message and a
 // connector per request/response pair, so out-of-order answers and server-to-client requests stand out.
+import { interventionClass, interventionOf, interventionText } from "../timeline/interventions";
 import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, unwrap, type Row, type Session } from "../api/client";
@@ -104,10 +105,15 @@ export function Lanes({ session }: { session: Session }) {
                 </text>
               </g>
             );
-          const [x1, x2] = r.direction === "c2s" ? [X.client, X.server] : [X.server, X.client];
+          let [x1, x2] = r.direction === "c2s" ? [X.client, X.server] : [X.server, X.client];
+          // Interventions: a message never delivered stops at the inspector, injected bytes start there.
+          const iv = interventionOf(r);
+          if (iv && iv.kind === "intercept" && !iv.delivered) x2 = X.inspector;
+          if (iv && iv.kind === "injected") x1 = X.inspector;
+          const ivText = iv ? interventionText(iv) : "";
           return (
-            <g key={r.seq} className={cls} onClick={onClick} data-seq={r.seq} data-testid="lane-msg">
-              <title>{`#${r.seq} ${r.kind} ${label}${r.latency_ns !== null ? ` after ${duration(r.latency_ns)}` : ""}`}</title>
+            <g key={r.seq} className={`${cls} ${interventionClass(r)}`} onClick={onClick} data-seq={r.seq} data-testid="lane-msg">
+              <title>{`#${r.seq} ${r.kind} ${label}${r.latency_ns !== null ? ` after ${duration(r.latency_ns)}` : ""}${ivText ? ` — ${ivText}` : ""}`}</title>
               <rect x={0} y={y - STEP / 2 - 2} width={X.server + 10} height={STEP} className="hit" />
               <text x={10} y={y + 4} className="seq">
                 #{r.seq}
@@ -119,6 +125,12 @@ export function Lanes({ session }: { session: Session }) {
                 {label.slice(0, 48)}
                 {outOfOrder.has(i) ? "  ⚠ out of order" : ""}
               </text>
+              {iv && (
+                <text x={(X.inspector + X.server) / 2} y={y + 12} textAnchor="middle" className="iv-label" data-testid="lane-iv">
+                  {iv.kind === "injected" ? "injected" : iv.delivered ? "" : "✕ "}
+                  {iv.kind === "injected" ? ` by ${iv.who}` : ivText}
+                </text>
+              )}
               {r.latency_ns !== null && (
                 <text x={(X.inspector + X.server) / 2} y={y - 5} textAnchor="middle" className="latency">
                   {duration(r.latency_ns)}

@@ -6,6 +6,7 @@ import { api, unwrap, type Detail, type Row } from "../api/client";
 import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
+import { interventionOf, interventionText } from "../timeline/interventions";
 
 const PRETTY_LIMIT = 2_000_000;
 // CodeMirror is most of the bundle: load it when a raw view is first opened.
@@ -63,6 +64,7 @@ export function MessageDetail({
     setTimeout(() => setCopied(false), 1500);
   };
   const flags = (m.meta?.flags as string[] | undefined) ?? [];
+  const iv = interventionOf(m);
   return (
     <aside className="detail" data-testid="detail">
       <div className="detail-head">
@@ -104,6 +106,31 @@ export function MessageDetail({
           <>
             <dt>error code</dt>
             <dd className="error">{m.error_code}</dd>
+          </>
+        )}
+        {iv && (
+          <>
+            <dt>intervention</dt>
+            <dd data-testid="detail-intervention" className={iv.kind === "injected" ? "iv-injected" : iv.delivered ? "iv-changed" : "iv-undelivered"}>
+              {interventionText(iv)}
+              <div className="muted">
+                {iv.kind === "injected"
+                  ? "These bytes were sent by the inspector, not by the peer."
+                  : iv.delivered
+                    ? "The peer received these bytes (changed in timing or count)."
+                    : "The peer never received these bytes."}
+              </div>
+              {(detail.intervention ?? [])
+                .filter((r) => r.seq !== m.seq)
+                .map((r) => {
+                  const other = interventionOf(r);
+                  return (
+                    <a key={r.seq} className="iv-link" data-testid="iv-link" onClick={() => onOpen(r.seq)}>
+                      {other?.kind === "intercept" ? "original" : "sent instead"} #{r.seq} {r.direction} {r.kind}
+                    </a>
+                  );
+                })}
+            </dd>
           </>
         )}
         {flags.length > 0 && (

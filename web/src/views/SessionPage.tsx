@@ -99,6 +99,8 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
   };
   const client = s.client_info as { name?: string; version?: string } | null;
   const server = s.server_info as { name?: string; version?: string } | null;
+  const facts = s.facts && typeof s.facts === "object" ? (s.facts as Record<string, unknown>) : {};
+  const intercept = facts.intercept && typeof facts.intercept === "object" ? (facts.intercept as { seed?: unknown; rules?: unknown; file?: unknown }) : null;
   const span = (s.ended_ns ?? Date.now() * 1e6) - s.started_ns;
   return (
     <div className="session-header">
@@ -183,6 +185,16 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
         <dd>{duration(span)}</dd>
         <dt>messages</dt>
         <dd data-testid="session-count">{s.message_count}</dd>
+        {intercept && (
+          <>
+            <dt>intercept</dt>
+            <dd data-testid="session-intercept" title="repeat the same faults with --seed and the same rules file">
+              seed <span className="mono">{String(intercept.seed ?? "?")}</span>
+              {Array.isArray(intercept.rules) && intercept.rules.length > 0 ? ` · rules ${intercept.rules.join(", ")}` : " · no rules"}
+              {typeof intercept.file === "string" ? <span className="muted"> ({intercept.file})</span> : null}
+            </dd>
+          </>
+        )}
         {s.state !== "recording" && (
           <>
             <dt>exit</dt>

@@ -16,6 +16,7 @@ import {
 } from "../api/client";
 import { live } from "../api/live";
 import { arrows, clock, delta, duration, rowLabel, size } from "../format";
+import { interventionClass, interventionOf, interventionText, type Intervention } from "../timeline/interventions";
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
 import { MessageDetail } from "./MessageDetail";
@@ -43,7 +44,36 @@ export function parseFilter(params: URLSearchParams): Filter {
     channel: list(params.get("channel")),
     q: params.get("q") || undefined,
     findings: FINDINGS.find((f) => f === params.get("findings")),
+    intervened: params.get("iv") === "1" || undefined,
   };
+}
+
+/** The timeline's mark of an intervention: "not delivered" (struck), "injected" (links to its original), "delayed". */
+function InterventionBadge({ row, onOriginal }: { row: Row; onOriginal: (n: Intervention) => void }) {
+  const iv = interventionOf(row);
+  if (!iv) return null;
+  const text = interventionText(iv);
+  if (iv.kind === "injected")
+    return (
+      <a
+        className="iv-badge iv-injected"
+        data-testid="iv-badge"
+        data-iv="injected"
+        title={`${text}: sent by the inspector, not by the peer. Click for the original.`}
+        onClick={(e) => {
+          e.stopPropagation();
+          onOriginal(iv);
+        }}
+      >
+        injected
+      </a>
+    );
+  const label = iv.delivered ? (iv.action === "delay" && iv.delayMs !== null ? `delayed ${iv.delayMs} ms` : text.split(" by ")[0]) : "not delivered";
+  return (
+    <span className={`iv-badge ${iv.delivered ? "iv-changed" : "iv-undelivered"}`} data-testid="iv-badge" data-iv={iv.delivered ? "changed" : "undelivered"} title={text}>
+      {label} · {iv.delivered ? iv.who : `${iv.action} by ${iv.who}`}
+    </span>
+  );
 }
 
 /** One badge per severity of a row's lint findings, the rules in its tooltip. */
@@ -191,6 +221,16 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const base = `/sessions/${sessionId}`;
   const search = params.toString() ? `?${params.toString()}` : "";
   const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
+  // An injected row's original: the row of the same intervention that the sender sent.
+  const openOriginal = (seq: number) => {
+    api
+      .GET("/api/sessions/{session_id}/messages/{seq}", { params: { path: { session_id: sessionId, seq } } })
+      .then(unwrap)
+      .then((d) => {
+        const original = (d.intervention ?? []).find((r) => interventionOf(r)?.kind === "intercept");
+        open(original ? original.seq : seq);
+      }, () => open(seq));
+  };
   const setParam = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
@@ -321,6 +361,15 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
               </button>
             ))}
           </span>
+          <button
+            className={`chip interventions ${filter.intervened ? "on" : ""}`}
+            aria-pressed={!!filter.intervened}
+            onClick={() => setParam("iv", filter.intervened ? "" : "1")}
+            data-testid="interventions-filter"
+            title="only messages the inspector held, dropped, delayed, changed or sent itself (intercept and fault rules)"
+          >
+            interventions only
+          </button>
           {!isEmptyFilter(filter) && (
             <button className="ghost" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
               Clear filters
@@ -385,6 +434,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                     item.index === selected ? "selected" : "",
                     r.seq === openSeq ? "open" : "",
                     inRange ? "in-range" : "",
+                    interventionClass(r),
                   ].join(" ")}
                   style={style}
                   onMouseDown={(e) => e.shiftKey && e.preventDefault() /* no text selection on shift-click */}
@@ -425,6 +475,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                       </span>
                     ))}
                     {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
+                    <InterventionBadge row={r} onOriginal={() => openOriginal(r.seq)} />
                     <LintBadges row={r} known={lint.bySeq.get(r.seq)} />
                   </span>
                   <span className="c-id">{r.rpc_id ?? ""}</span>

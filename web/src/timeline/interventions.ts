@@ -1,0 +1,75 @@
+// How the inspector intervened on a recorded row (issue 17): `meta.intercept` on the sender's
+// message (delivered or not), `meta.injected` on bytes the inspector sent itself. Same `n` links them.
+import type { Row } from "../api/client";
+
+export interface Intervention {
+  kind: "intercept" | "injected";
+  n: number | string | null;
+  action: string;
+  who: string;
+  delivered: boolean;
+  delayMs: number | null;
+  status: number | null;
+}
+
+const VERBS: Record<string, string> = {
+  pause: "held",
+  delay: "delayed",
+  drop: "dropped",
+  duplicate: "duplicated",
+  reorder: "reordered",
+  corrupt: "corrupted",
+  truncate: "truncated",
+  replace: "replaced",
+  respond: "answered",
+  edit: "edited",
+  forward: "forwarded",
+  disconnect: "cut off",
+  http_error: "HTTP error",
+  drip: "dripped",
+  close_stream: "stream closed",
+};
+
+function whoOf(mark: Record<string, unknown>): string {
+  const by = typeof mark.by === "string" ? mark.by : "";
+  if (by.startsWith("rule:")) return `rule ${by.slice(5)}`;
+  if (by === "user") return "you";
+  if (by) return by;
+  return typeof mark.rule === "string" ? `rule ${mark.rule}` : "the inspector";
+}
+
+export function interventionOf(r: { meta?: unknown }): Intervention | null {
+  const meta = r.meta && typeof r.meta === "object" ? (r.meta as Record<string, unknown>) : null;
+  if (!meta) return null;
+  const intercept = meta.intercept && typeof meta.intercept === "object" ? (meta.intercept as Record<string, unknown>) : null;
+  const injected = meta.injected && typeof meta.injected === "object" ? (meta.injected as Record<string, unknown>) : null;
+  const mark = intercept ?? injected;
+  if (!mark) return null;
+  const n = typeof mark.n === "number" || typeof mark.n === "string" ? mark.n : null;
+  return {
+    kind: intercept ? "intercept" : "injected",
+    n,
+    action: typeof mark.action === "string" ? mark.action : "changed",
+    who: whoOf(mark),
+    delivered: intercept ? intercept.delivered !== false : true,
+    delayMs: typeof mark.delay_ms === "number" ? mark.delay_ms : null,
+    status: typeof mark.status === "number" ? mark.status : null,
+  };
+}
+
+/** A short text: "dropped by rule slow — not delivered", "injected by you (respond #3)", "delayed 200 ms by rule x". */
+export function interventionText(iv: Intervention): string {
+  if (iv.kind === "injected") return `injected by ${iv.who} (${iv.action}${iv.n !== null ? ` #${iv.n}` : ""})`;
+  const verb = VERBS[iv.action] ?? iv.action;
+  const delay = iv.action === "delay" && iv.delayMs !== null ? ` ${iv.delayMs} ms` : "";
+  const status = iv.status !== null ? ` ${iv.status}` : "";
+  return `${verb}${delay}${status} by ${iv.who}${iv.delivered ? "" : " — not delivered"}`;
+}
+
+/** The row's CSS class: `iv-undelivered`, `iv-injected`, `iv-changed` (delivered, e.g. delayed) or "". */
+export function interventionClass(r: Row): string {
+  const iv = interventionOf(r);
+  if (!iv) return "";
+  if (iv.kind === "injected") return "iv-injected";
+  return iv.delivered ? "iv-changed" : "iv-undelivered";
+}
