@@ -75,6 +75,7 @@ export class RowStore {
 
   private async fetchPage(p: number, count: boolean): Promise<void> {
     this.loading.add(p);
+    const totalBefore = this.total;
     try {
       const query = this.unfiltered
         ? { after_seq: p * PAGE, limit: PAGE, count }
@@ -84,10 +85,18 @@ export class RowStore {
           params: { path: { session_id: this.sessionId }, query },
         }),
       );
-      this.pages.set(p, page.items);
-      if (page.total !== null && page.total !== undefined) this.total = page.total;
-      else this.total = Math.max(this.total, p * PAGE + page.items.length);
-      this.fetchedAtTotal.set(p, this.total);
+      let items = page.items;
+      const prev = this.pages.get(p);
+      // Live rows appended while this request was out are newer than its answer: keep them (both
+      // run from the page's first row, so the longer one extends the shorter).
+      if (this.unfiltered && prev && prev.length > items.length) items = items.concat(prev.slice(items.length));
+      this.pages.set(p, items);
+      if (page.total !== null && page.total !== undefined)
+        this.total = this.unfiltered ? Math.max(this.total, page.total) : page.total;
+      else this.total = Math.max(this.total, p * PAGE + items.length);
+      // Had the total grown meanwhile, the answer may miss rows: the page counts as fetched at the
+      // older total, so `ensure` asks again instead of leaving placeholders for good.
+      this.fetchedAtTotal.set(p, this.total === totalBefore ? this.total : totalBefore);
     } finally {
       this.loading.delete(p);
     }
