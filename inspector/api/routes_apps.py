@@ -8,6 +8,10 @@
 - `POST /api/sessions/{id}/apps/answer`: what the recording answers to a request
   of the view (tools/call with the same tool and arguments, resources/read of the
   same URI), or `answered: false`.
+- `POST /api/clients/{id}/apps/views`: the same for a live mock client (the Client
+  page): the view's HTML read now through the client (`resources/read`, recorded
+  in its session like any request); the view's own calls then go to the live
+  server through `POST /api/clients/{id}/request`.
 - `GET /app-view/{cap}`: the view document, once, with its own CSP (see
   `inspector.apps.policy`) instead of the UI's; outside /api because the iframe
   navigation carries no token and the view must never hold it: the capability id
@@ -189,29 +193,54 @@ async def view_route(request: Request, session_id: SqlInt, body: AppViewIn) -> A
             400, f"tool {name!r} declares no App view (_meta.ui.resourceUri) in this recording"
         )
     item = cat.content(uri)
-    if item is None or not isinstance(item.get("text"), str):
+    if item is None:
         raise HTTPException(
             400,
             f"the recording has no resources/read answer with the HTML of {uri}: the view cannot be shown",
         )
+    listed = cat.resources.get(uri, {}).get("listed") or {}
+    view = _grant(request, item, uri, ui_meta(listed))
+    args = call.params.get("arguments")
+    return AppViewOut(
+        seq=call.seq,
+        tool=cat.tools[name],
+        arguments=args if isinstance(args, dict) else {},
+        result=call.result,
+        error=call.error,
+        **view.model_dump(),
+    )
+
+
+class LiveViewIn(BaseModel):
+    uri: str = Field(
+        max_length=2000, description="the view's ui:// resource (the tool's _meta.ui.resourceUri)"
+    )
+
+
+class LiveViewOut(BaseModel):
+    resource_uri: str
+    view_url: str = Field(description="single-use URL of the view document (valid 60 s)")
+    sandbox: str
+    allow: str
+    csp: str
+    dropped_sources: list[str]
+    ui: dict[str, Any]
+
+
+def _grant(request: Request, item: dict[str, Any], uri: str, listed_ui: dict[str, Any]) -> LiveViewOut:
+    """A single-use view of `item` (a resources/read content item of `uri`)."""
+    if not isinstance(item.get("text"), str):
+        raise HTTPException(400, f"{uri} has no text content: a host renders no such view")
     mime = item.get("mimeType")
     if isinstance(mime, str) and mime.replace(" ", "").lower() != APP_MIME_TYPE:
         raise HTTPException(
             400, f"{uri} was read as {mime!r}, not {APP_MIME_TYPE!r}: a host renders no such view"
         )
-    listed = cat.resources.get(uri, {}).get("listed") or {}
-    ui = ui_meta(item) or ui_meta(listed)
-    host = request.headers.get("host", "127.0.0.1")
-    csp, dropped = view_csp(ui, f"http://{host}")
+    ui = ui_meta(item) or listed_ui
+    csp, dropped = view_csp(ui, f"http://{request.headers.get('host', '127.0.0.1')}")
     cap = grants_of(request).add(ViewGrant(html=item["text"], csp=csp))
-    args = call.params.get("arguments")
-    return AppViewOut(
-        seq=call.seq,
-        tool=cat.tools[name],
+    return LiveViewOut(
         resource_uri=uri,
-        arguments=args if isinstance(args, dict) else {},
-        result=call.result,
-        error=call.error,
         view_url=VIEW_PREFIX + cap,
         sandbox="allow-scripts",
         allow=allow_attribute(ui),
@@ -219,6 +248,34 @@ async def view_route(request: Request, session_id: SqlInt, body: AppViewIn) -> A
         dropped_sources=dropped,
         ui=ui,
     )
+
+
+@router.post(
+    "/api/clients/{client_id}/apps/views",
+    response_model=LiveViewOut,
+    summary="Prepare the App view of a live mock client's tool (reads the ui:// resource now)",
+    responses={
+        409: {"description": "the client is not connected"},
+        502: {"description": "the server failed"},
+    },
+)
+async def live_view_route(request: Request, client_id: str, body: LiveViewIn) -> LiveViewOut:
+    from inspector.api.routes_client import _call, _connected
+
+    if not body.uri.startswith("ui://"):
+        raise HTTPException(400, f"an App view is a ui:// resource, not {body.uri!r}")
+    hosted = _connected(request, client_id)
+    response = await _call(hosted.client.request("resources/read", {"uri": body.uri}))
+    result = response.get("result") if isinstance(response, dict) else None
+    if not isinstance(result, dict):
+        error = response.get("error") if isinstance(response, dict) else None
+        raise HTTPException(502, f"the server did not give {body.uri}: {error or response}")
+    items = [
+        c for c in result.get("contents") or [] if isinstance(c, dict) and c.get("uri", body.uri) == body.uri
+    ]
+    if not items:
+        raise HTTPException(502, f"the server's resources/read answer holds no content of {body.uri}")
+    return _grant(request, items[0], body.uri, {})
 
 
 @router.post(

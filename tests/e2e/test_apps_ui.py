@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, ConsoleMessage, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.api.recordings import record_apps
+from tests.api.recordings import APPS, record_apps
 from tests.e2e.conftest import ROOT, new_context, shot
 
 DOCS_SHOT = ROOT / "docs" / "apps-view.png"
@@ -185,3 +185,38 @@ def test_foreign_origin_cannot_make_or_load_a_view(
         assert "connect-src 'none'" in policy and "sandbox allow-scripts" in policy
         assert "script-src 'self'" not in policy and "x-frame-options" not in first.headers
         assert c.get(view_url).status_code == 404
+
+
+def test_live_mock_client_renders_the_view_and_its_calls_reach_the_server(
+    browser: Browser, tmp_path: Path, probe: Probe
+) -> None:
+    """Client page: the same App peer, live: the view is read through the mock client, its result is
+    the live call's, and its `forecast` calls (Atlantis too) are answered by the live server."""
+    server = UiServer(open_engine(tmp_path / "live.db"), port=0, live_interval=0.05).start()
+    context = new_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(server.url("/client"))
+        page.get_by_label("command", exact=True).fill(" ".join(APPS))
+        page.get_by_role("button", name="Connect").click()
+        tools = page.get_by_label("tools")
+        tools.get_by_role("button", name="show_weather", exact=True).click()
+        page.locator("#root_city").fill("Oslo")
+        page.locator("#root_probe").fill(f"http://127.0.0.1:{probe.port}/live")
+        page.get_by_role("button", name="Call").click()
+        expect(page.get_by_test_id("result")).to_contain_text("Sunny in Oslo")
+        view = page.frame_locator("[data-testid=app-frame]")
+        expect(view.locator("#result")).to_have_text("Sunny in Oslo, 21 degrees")
+        expect(view.locator("#forecast")).to_have_text("Tomorrow in Oslo: light rain")
+        expect(view.locator("#atlantis")).to_have_text("Tomorrow in Atlantis: light rain")
+        expect(view.locator("#network")).to_contain_text("blocked")
+        live = page.get_by_test_id("app-ask").and_(page.locator("[data-method='tools/call']"))
+        expect(live).to_have_count(2)
+        expect(live.first).to_contain_text("answered by the live server")
+    finally:
+        context.close()
+        server.stop()
+    assert not errors, errors
+    assert probe.connections == 0

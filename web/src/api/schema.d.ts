@@ -146,6 +146,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/apps/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prepare the App view of a live mock client's tool (reads the ui:// resource now) */
+        post: operations["live_view_route_api_clients__client_id__apps_views_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/complete": {
         parameters: {
             query?: never;
@@ -2397,6 +2414,36 @@ export interface components {
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };
+        /** LiveViewIn */
+        LiveViewIn: {
+            /**
+             * Uri
+             * @description the view's ui:// resource (the tool's _meta.ui.resourceUri)
+             */
+            uri: string;
+        };
+        /** LiveViewOut */
+        LiveViewOut: {
+            /** Allow */
+            allow: string;
+            /** Csp */
+            csp: string;
+            /** Dropped Sources */
+            dropped_sources: string[];
+            /** Resource Uri */
+            resource_uri: string;
+            /** Sandbox */
+            sandbox: string;
+            /** Ui */
+            ui: {
+                [key: string]: unknown;
+            };
+            /**
+             * View Url
+             * @description single-use URL of the view document (valid 60 s)
+             */
+            view_url: string;
+        };
         /** LogLevelIn */
         LogLevelIn: {
             /**
@@ -4222,6 +4269,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    live_view_route_api_clients__client_id__apps_views_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveViewIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveViewOut"];
+                };
+            };
+            /** @description the client is not connected */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description the server failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

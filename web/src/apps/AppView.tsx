@@ -13,6 +13,18 @@ import type { components } from "../api/schema";
 import { JsonBlock } from "../views/Info";
 
 type ViewOut = components["schemas"]["AppViewOut"];
+/** What a view needs from the API, recorded or live. */
+export type Prepared = components["schemas"]["LiveViewOut"];
+
+/** The host's answer to a request of the view: `outcome` says where it came from. */
+export type HostAnswer = {
+  answered: boolean;
+  result?: unknown;
+  error?: unknown;
+  seq?: number | null;
+  reason?: string | null;
+  outcome?: string;
+};
 
 export type Ask = {
   n: number;
@@ -37,12 +49,8 @@ async function fromRecording(sessionId: number, method: string, params: unknown)
 }
 
 export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) {
-  const frame = useRef<HTMLIFrameElement>(null);
   const [view, setView] = useState<ViewOut | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [asks, setAsks] = useState<Ask[]>([]);
-  const [height, setHeight] = useState(320);
-
   useEffect(() => {
     let live = true;
     api
@@ -54,7 +62,59 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
       live = false;
     };
   }, [sessionId, seq]);
+  if (error) return <p className="error" data-testid="app-error">{error}</p>;
+  if (!view) return <p className="muted">Preparing the view of #{seq}…</p>;
+  const answer = async (method: string, params: unknown): Promise<HostAnswer> => {
+    const found = await fromRecording(sessionId, method, params);
+    return { ...found, outcome: found.answered ? `answered from the recording (#${found.seq})` : undefined };
+  };
+  return (
+    <AppFrame
+      view={view}
+      input={view.arguments}
+      result={view.result}
+      error={view.error}
+      answer={answer}
+      sessionId={sessionId}
+      title={
+        <>
+          <Link to={`/sessions/${sessionId}/apps`}>← Apps</Link>
+          <span>
+            <b className="mono">{String(view.tool.name)}</b> call{" "}
+            <Link to={`/sessions/${sessionId}/messages/${view.seq}`}>#{view.seq}</Link> rendering{" "}
+            <span className="mono">{view.resource_uri}</span>
+          </span>
+        </>
+      }
+    />
+  );
+}
 
+/** A view in its sandboxed frame, the host side of the bridge, and the side panel. `answer` serves the
+ * view's tools/call and resources/read (from the recording, or from the live server). */
+export function AppFrame({
+  view,
+  input,
+  result,
+  error: callError,
+  answer,
+  sessionId,
+  title,
+}: {
+  view: Prepared;
+  input: Record<string, unknown>;
+  result: unknown;
+  error: unknown;
+  answer: (method: string, params: unknown) => Promise<HostAnswer>;
+  sessionId?: number;
+  title: React.ReactNode;
+}) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [asks, setAsks] = useState<Ask[]>([]);
+  const [height, setHeight] = useState(320);
+  const answerRef = useRef(answer);
+  answerRef.current = answer;
   useEffect(() => {
     const iframe = frame.current;
     if (!view || !iframe || !iframe.contentWindow) return;
@@ -72,9 +132,9 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
       return new Error(`mcp-inspector shows a recording: ${why}`);
     };
     const answer = async (method: string, params: unknown) => {
-      const found = await fromRecording(sessionId, method, params);
+      const found = await answerRef.current(method, params);
       if (!found.answered) throw unanswered(method, params, found.reason ?? "no matching exchange");
-      log({ from: "view", method, params, outcome: `answered from the recording (#${found.seq})`, answered: true, seq: found.seq });
+      log({ from: "view", method, params, outcome: found.outcome ?? "answered", answered: true, seq: found.seq });
       if (found.error) throw new Error(String((found.error as { message?: unknown }).message ?? "recorded error"));
       return found.result as never;
     };
@@ -104,15 +164,15 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
     bridge.onrequestteardown = (params) => log({ from: "view", method: "ui/notifications/request-teardown", params, outcome: "ignored", answered: null });
     bridge.oninitialized = () => {
       log({ from: "view", method: "ui/notifications/initialized", params: {}, outcome: "view ready", answered: null });
-      const input = { arguments: view.arguments };
-      bridge.sendToolInput(input).then(() => {
-        log({ from: "host", method: "ui/notifications/tool-input", params: input, outcome: `recorded input of #${view.seq}`, answered: null });
-        if (view.result) {
-          return bridge.sendToolResult(view.result as never).then(() =>
-            log({ from: "host", method: "ui/notifications/tool-result", params: view.result, outcome: "recorded result", answered: null }),
+      const toolInput = { arguments: input };
+      bridge.sendToolInput(toolInput).then(() => {
+        log({ from: "host", method: "ui/notifications/tool-input", params: toolInput, outcome: "the call's input", answered: null });
+        if (result) {
+          return bridge.sendToolResult(result as never).then(() =>
+            log({ from: "host", method: "ui/notifications/tool-result", params: result, outcome: "the call's result", answered: null }),
           );
         }
-        const reason = view.error ? `the recorded call failed: ${JSON.stringify(view.error)}` : "the recorded call was never answered";
+        const reason = callError ? `the call failed: ${JSON.stringify(callError)}` : "the call was never answered";
         return bridge.sendToolCancelled({ reason }).then(() =>
           log({ from: "host", method: "ui/notifications/tool-cancelled", params: { reason }, outcome: "no recorded result", answered: null }),
         );
@@ -131,20 +191,14 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
       closed = true;
       void bridge.close();
     };
-  }, [view, sessionId]);
+  }, [view, input, result, callError]);
 
   if (error) return <p className="error" data-testid="app-error">{error}</p>;
-  if (!view) return <p className="muted">Preparing the view of #{seq}…</p>;
   return (
     <div className="app-view" data-testid="app-view">
       <div className="app-frame-box">
         <div className="toolbar" style={{ padding: 0 }}>
-          <Link to={`/sessions/${sessionId}/apps`}>← Apps</Link>
-          <span>
-            <b className="mono">{String(view.tool.name)}</b> call{" "}
-            <Link to={`/sessions/${sessionId}/messages/${view.seq}`}>#{view.seq}</Link> rendering{" "}
-            <span className="mono">{view.resource_uri}</span>
-          </span>
+          {title}
         </div>
         <iframe
           ref={frame}
@@ -166,7 +220,9 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
       </div>
       <aside className="app-side" data-testid="app-asks">
         <h3>Host ↔ view</h3>
-        <p className="muted small">What the view asks of its host, answered from the recording where it holds a matching exchange.</p>
+        <p className="muted small">
+          What the view asks of its host{sessionId !== undefined ? ", answered from the recording where it holds a matching exchange" : ", its calls sent to the live server"}.
+        </p>
         <ol className="app-asks">
           {asks.map((a) => (
             <li key={a.n} className={`app-ask ${a.answered === false ? "unanswered" : ""}`} data-testid="app-ask" data-method={a.method} data-answered={String(a.answered)}>
@@ -174,7 +230,7 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
                 <span className="muted">{a.from === "view" ? "view →" : "host →"}</span> <b className="mono">{a.method}</b>
               </div>
               <div className={a.answered === false ? "warn" : "muted"}>
-                {a.seq ? <Link to={`/sessions/${sessionId}/messages/${a.seq}`}>{a.outcome}</Link> : a.outcome}
+                {a.seq && sessionId !== undefined ? <Link to={`/sessions/${sessionId}/messages/${a.seq}`}>{a.outcome}</Link> : a.outcome}
               </div>
               {a.params !== undefined && a.from === "view" && <JsonBlock value={a.params} />}
             </li>
