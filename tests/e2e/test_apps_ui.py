@@ -91,7 +91,11 @@ def test_recorded_app_renders_in_a_sandbox_and_is_answered_from_the_recording(
         page.get_by_test_id("apps-tab").click()
         expect(page.get_by_test_id("app-tools")).to_contain_text("ui://weather/view.html")
         expect(page.get_by_test_id("app-resources")).to_contain_text("text/html;profile=mcp-app")
-        page.locator("[data-testid^=app-call-]").first.click()
+        call = page.locator("[data-testid^=app-call-]").first
+        seq = (call.get_attribute("data-testid") or "").removeprefix("app-call-")
+        # The call's detail in the timeline opens the same view.
+        page.goto(f"{ui.base_url}/sessions/{sid}/messages/{seq}")
+        page.get_by_test_id("open-app-view").click()
         frame_el = page.get_by_test_id("app-frame")
         expect(frame_el).to_have_attribute("sandbox", "allow-scripts")
         assert frame_el.get_attribute("allow") is None  # no permission declared, none granted

@@ -28,6 +28,17 @@ export function useApps(sessionId: number): { apps: AppsOut | null; error: strin
   return { apps, error };
 }
 
+/** In a tools/call's detail: a link to its App view, when the tool declares one (nothing otherwise). */
+export function AppViewLink({ sessionId, seq }: { sessionId: number; seq: number | null | undefined }) {
+  const { apps } = useApps(sessionId);
+  if (!seq || !apps?.calls.some((c) => c.seq === seq)) return null;
+  return (
+    <Link className="button" to={`/sessions/${sessionId}/apps/${seq}`} data-testid="open-app-view">
+      Open App view
+    </Link>
+  );
+}
+
 export function AppsTab({ sessionId, apps }: { sessionId: number; apps: AppsOut | null }) {
   const seq = Number(useParams().seq);
   if (!apps) return <p className="muted">Loading the session's Apps…</p>;
