@@ -7,6 +7,7 @@ import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
+import { AppViewLink } from "../apps/AppsTab";
 
 const PRETTY_LIMIT = 2_000_000;
 // CodeMirror is most of the bundle: load it when a raw view is first opened.
@@ -155,6 +156,7 @@ export function MessageDetail({
         )}
       </dl>
       <div className="actions">
+        {m.method === "tools/call" && <AppViewLink sessionId={sessionId} seq={m.kind === "request" ? m.seq : m.answers_seq} />}
         {detail.pair && (
           <button onClick={() => onOpen(detail.pair!.seq)} data-testid="jump-pair">
             Jump to pair #{detail.pair.seq} ({detail.pair.kind})
