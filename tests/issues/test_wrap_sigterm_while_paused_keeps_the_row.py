@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from inspector.store import list_sessions, open_engine
 from tests.shim_process import messages
@@ -48,10 +49,13 @@ def _pending(db: Path, runtime: Path, deadline: float) -> list[dict]:
     raise AssertionError("no paused message announced")
 
 
-def test_sigterm_while_a_request_is_paused_records_it(tmp_path: Path) -> None:
+def test_sigterm_while_a_request_is_paused_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "rec.db"
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(runtime))
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - name: hold\n    match: {method: tools/call}\n    action: pause\n")
     wrap = subprocess.Popen(
@@ -83,7 +87,7 @@ def test_sigterm_while_a_request_is_paused_records_it(tmp_path: Path) -> None:
         assert json.loads(wrap.stdout.readline())["id"] == 1  # the plain traffic flows
         wrap.stdin.write(HELD)
         wrap.stdin.flush()
-        pending = _pending(db, runtime, time.monotonic() + 60)
+        pending = _pending(db, time.monotonic() + 60)
         assert pending[0]["method"] == "tools/call"
         wrap.send_signal(signal.SIGTERM)  # the host stops while the call waits for a person
         wrap.wait(timeout=60)
