@@ -27,25 +27,21 @@ PEER = Path(__file__).resolve().parents[1] / "peers" / "line_echo_server.py"
 HELD = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}\n'
 
 
-def _pending(db: Path, runtime: Path, deadline: float) -> list[dict]:
+def _pending(db: Path, deadline: float) -> list[dict]:
     from inspector.intercept import control
 
-    os.environ["MCP_INSPECTOR_RUNTIME"] = str(runtime)
-    try:
-        while time.monotonic() < deadline:
-            for reg in control.announcements():
-                if reg.get("db") != "sqlite:" + os.path.abspath(db):
-                    continue
-                state = httpx.get(
-                    reg["url"] + "/state",
-                    headers={"authorization": f"Bearer {reg['token']}"},
-                    trust_env=False,
-                ).json()
-                if state["pending"]:
-                    return list(state["pending"])
-            time.sleep(0.05)
-    finally:
-        os.environ.pop("MCP_INSPECTOR_RUNTIME", None)
+    while time.monotonic() < deadline:
+        for reg in control.announcements():
+            if reg.get("db") != "sqlite:" + os.path.abspath(db):
+                continue
+            state = httpx.get(
+                reg["url"] + "/state",
+                headers={"authorization": f"Bearer {reg['token']}"},
+                trust_env=False,
+            ).json()
+            if state["pending"]:
+                return list(state["pending"])
+        time.sleep(0.05)
     raise AssertionError("no paused message announced")
 
 
