@@ -189,8 +189,8 @@ def _requests(rows: Iterable[Mapping[str, Any]]) -> tuple[list[_Req], dict[Any, 
             )  # fmt: skip
         elif kind in ("response", "error") and row.get("answers_seq") in reqs:
             req = reqs[int(row["answers_seq"])]
-            held = meta.get("intercept") if isinstance(meta.get("intercept"), dict) else {}
-            if held.get("delivered") is False:  # the server answered; the client never got it
+            held = meta.get("intercept")
+            if isinstance(held, dict) and held.get("delivered") is False:  # the server answered; the client never got it
                 if meta.get("exchange") is not None:
                     problems.setdefault(meta["exchange"], "the answer was not delivered (intercepted)")
                 continue
