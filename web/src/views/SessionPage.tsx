@@ -14,6 +14,7 @@ import { MockServerDialog } from "./MockServerDialog";
 import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
 import { InterceptPanel, useIntercept } from "./InterceptPanel";
+import { groupingWords } from "./Conversations";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
@@ -185,6 +186,14 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
         <dd>{duration(span)}</dd>
         <dt>messages</dt>
         <dd data-testid="session-count">{s.message_count}</dd>
+        {groupingWords(facts.grouping) && (
+          <>
+            <dt>session</dt>
+            <dd data-testid="session-grouping" title={`no Mcp-Session-Id: ${groupingWords(facts.grouping)}`}>
+              {groupingWords(facts.grouping)}
+            </dd>
+          </>
+        )}
         {intercept && (
           <>
             <dt>intercept</dt>
