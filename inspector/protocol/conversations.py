@@ -23,9 +23,12 @@ Nothing is stored: the API derives this per session (see DESIGN-NOTES
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from inspector.protocol.sse import stored_body
 
@@ -126,22 +129,43 @@ class _Req:
     seq: int
     method: str
     rpc_id: str | None
-    params: dict[str, Any]
+    body: bytes  # parsed only when needed (most requests never are: see `params`)
     exchange: Any
     response_seq: int | None = None
     result: Any = None
-    is_error: bool = False
+    result_type: str | None = None  # input_required, complete, error; None: no answer received
+    _params: dict[str, Any] | None = None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        if self._params is None:
+            doc = _parse(self.body)
+            params = doc.get("params") if isinstance(doc, dict) else None
+            self._params = params if isinstance(params, dict) else {}
+        return self._params
+
+    @property
+    def may_continue(self) -> bool:
+        """Could this be a later round (it carries `inputResponses` or `requestState`)? A byte check
+        first: parsing every request of a long session is what makes this slow."""
+        if b'"inputResponses"' not in self.body and b'"requestState"' not in self.body:
+            return False
+        return any(k in self.params for k in ROUND_KEYS)
 
 
-def _body(row: Mapping[str, Any]) -> Any:
+def _bytes_of(row: Mapping[str, Any]) -> bytes:
     raw = row.get("raw")
     if isinstance(raw, str):
         raw = raw.encode()
     if not isinstance(raw, bytes | bytearray):
-        return None
+        return b""
+    return stored_body(row.get("channel") or "", bytes(raw))
+
+
+def _parse(body: bytes) -> Any:
     try:
-        return json.loads(stored_body(row.get("channel") or "", bytes(raw)))
-    except (ValueError, UnicodeDecodeError):
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
         return None
 
 
@@ -159,46 +183,38 @@ def _name(params: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _result_type(req: _Req) -> str | None:
-    if req.response_seq is None:
-        return None
-    if req.is_error:
-        return "error"
-    if isinstance(req.result, dict) and req.result.get("resultType") == "input_required":
-        return "input_required"
-    return "complete"
-
-
 def _requests(rows: Iterable[Mapping[str, Any]]) -> tuple[list[_Req], dict[Any, str]]:
     """The client's requests with their answers, and the problems recorded per HTTP exchange."""
     reqs: dict[int, _Req] = {}
     problems: dict[Any, str] = {}
     for row in rows:
-        meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
-        assert isinstance(meta, dict)
+        meta = row.get("meta")
+        if not isinstance(meta, dict):
+            meta = {}
         if meta.get("problem") and meta.get("exchange") is not None:
             problems.setdefault(meta["exchange"], str(meta["problem"]))
         kind = row.get("kind")
         if kind == "request" and row.get("direction") == "c2s" and row.get("method"):
-            doc = _body(row)
-            params = doc.get("params") if isinstance(doc, dict) else None
             seq = int(row["seq"])
-            reqs[seq] = _Req(
-                seq, str(row["method"]), row.get("rpc_id"), params if isinstance(params, dict) else {},
-                meta.get("exchange"),
-            )  # fmt: skip
+            reqs[seq] = _Req(seq, str(row["method"]), row.get("rpc_id"), _bytes_of(row), meta.get("exchange"))
         elif kind in ("response", "error") and row.get("answers_seq") in reqs:
             req = reqs[int(row["answers_seq"])]
             held = meta.get("intercept")
-            if isinstance(held, dict) and held.get("delivered") is False:  # the server answered; the client never got it
+            if isinstance(held, dict) and held.get("delivered") is False:
+                # The server answered; the client never got it.
                 if meta.get("exchange") is not None:
                     problems.setdefault(meta["exchange"], "the answer was not delivered (intercepted)")
                 continue
-            if req.response_seq is None:
-                req.response_seq = int(row["seq"])
-                doc = _body(row)
-                req.is_error = kind == "error"
+            if req.response_seq is not None:
+                continue
+            req.response_seq = int(row["seq"])
+            req.result_type = "error" if kind == "error" else "complete"
+            body = _bytes_of(row) if kind == "response" else b""
+            if b'"input_required"' in body:
+                doc = _parse(body)
                 req.result = doc.get("result") if isinstance(doc, dict) else None
+                if isinstance(req.result, dict) and req.result.get("resultType") == "input_required":
+                    req.result_type = "input_required"
     return sorted(reqs.values(), key=lambda r: r.seq), problems
 
 
@@ -209,15 +225,23 @@ def derive(rows: Iterable[Mapping[str, Any]]) -> Derived:
     retries: list[RetryPair] = []
     retried: dict[int, int] = {}  # original seq -> retry seq
     waiting: dict[str, _Req] = {}  # full key -> the latest unanswered request under it
+    waiting_methods: Counter[str] = Counter()
     for req in reqs:
+        if not waiting_methods[req.method] and req.response_seq is not None:
+            continue  # nothing of this method waits for a retry, and this one was answered
         full = _key(req.method, req.params, ())
         prior = waiting.pop(full, None)
-        if prior is not None and prior.rpc_id != req.rpc_id:
-            broken = problems.get(prior.exchange, "no answer was recorded")
-            retries.append(RetryPair(prior.seq, req.seq, req.method, broken))
-            retried[prior.seq] = req.seq
+        if prior is not None:
+            waiting_methods[prior.method] -= 1
+            if prior.rpc_id != req.rpc_id:
+                broken = problems.get(prior.exchange, "no answer was recorded")
+                retries.append(RetryPair(prior.seq, req.seq, req.method, broken))
+                retried[prior.seq] = req.seq
         if req.response_seq is None:
+            if (replaced := waiting.get(full)) is not None:
+                waiting_methods[replaced.method] -= 1
             waiting[full] = req
+            waiting_methods[req.method] += 1
     # Conversations: an input_required answer opens one; a retry with the round keys continues it.
     conversations: list[Conversation] = []
     open_by_key: dict[str, Conversation] = {}
@@ -227,9 +251,12 @@ def derive(rows: Iterable[Mapping[str, Any]]) -> Derived:
     for req in reqs:
         if req.seq in retried:  # its answer broke: the retry stands for it
             continue
+        rt = req.result_type
+        later = bool(open_by_key) and req.may_continue
+        if not later and rt != "input_required":
+            continue
         key = _key(req.method, req.params, ROUND_KEYS)
-        rt = _result_type(req)
-        conv = open_by_key.get(key) if any(k in req.params for k in ROUND_KEYS) else None
+        conv = open_by_key.get(key) if later else None
         if conv is None and rt != "input_required":
             continue
         if conv is None:

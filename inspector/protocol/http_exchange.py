@@ -224,6 +224,12 @@ class SessionRouter:
             key = ("client", identity.key)
         else:
             key = ("conn", connection)
+            if key not in self._by_key:
+                # A request without an identity on a connection a client's session already uses (the
+                # SDK's handshake fallback after its server/discover probe): the same session.
+                owner = next((s for s, conns in self._client_conns.items() if connection in conns), None)
+                if owner is not None:
+                    self._by_key[key] = owner
         sid = self._by_key.get(key)
         if sid is None:
             hint = f"client {identity.label}" if key[0] == "client" else f"{key[0]} {key[1]}"
@@ -279,6 +285,11 @@ class SessionRouter:
             return
         sid = self._by_key.pop(key)
         self._by_key[("mcp", mcp_session_id)] = sid
+        if sid in self._client_conns:  # an MCP session after all: its id groups it from now on
+            for k in [k for k, v in self._by_key.items() if v == sid and k[0] == "client"]:
+                del self._by_key[k]
+            del self._client_conns[sid]
+            self._grouping.pop(sid, None)
 
     def bind_legacy(self, sid: int, legacy_id: str) -> None:
         """A legacy `endpoint` event named the message endpoint's session id: its stream is the session's life."""

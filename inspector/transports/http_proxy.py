@@ -264,6 +264,8 @@ class HttpProxy:
         assigned = header(raw_headers, b"mcp-session-id")
         if assigned:
             self.router.bind_mcp_session(key, assigned.decode("latin-1"))
+            if self._grouped.pop(sid, None) is not None:  # grouped by its session id now
+                self.taps[sid].add_facts({"grouping": None})
         sent_headers = forward_headers(raw_headers)
         rewritten: dict[str, str] = {}
         if response.status in (401, 403):

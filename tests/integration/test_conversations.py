@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,42 @@ def test_one_client_run_is_one_session_grouped_by_its_identity(recorded: tuple[P
         assert grouping["connections"] and grouping["idle_gap_s"] == 300
         doc = http.get(f"/api/sessions/{session.id}").json()
         assert doc["facts"]["grouping"] == grouping
+
+
+def test_show_says_how_the_session_was_grouped(recorded: tuple[Path, httpx.Client]) -> None:
+    db, _http = recorded
+    (session,) = _sessions(db, "demo-auto")
+    shown = subprocess.run(
+        [sys.executable, "-m", "inspector", "show", str(session.id), "--db", str(db)],
+        capture_output=True, text=True, timeout=60, env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    words = " ".join(shown.stdout.split())
+    assert "grouped by client identity inspector-demo-driver 0.1.0, connection" in words
+    assert "idle gap 300 s" in words
+    assert all(len(line) <= 80 for line in shown.stdout.splitlines())
+
+
+def test_wrap_records_the_same_conversations(tmp_path: Path) -> None:
+    db = tmp_path / "rec.db"
+    argv = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", "wrapped", "--"]
+    command = mcp.StdioServerParameters(
+        command=argv[0], args=[*argv[1:], sys.executable, "-m", "inspector.demo"]
+    )
+    assert anyio.run(lambda: drive_demo(command, mode="auto")).protocol_version == "2026-07-28"
+    (session,) = _sessions(db, "wrapped")
+    server = UiServer(open_engine(db), port=0).start()
+    try:
+        with httpx.Client(
+            base_url=server.base_url, headers={"authorization": f"Bearer {server.token}"}
+        ) as ui:
+            doc = ui.get(f"/api/sessions/{session.id}/conversations").json()
+    finally:
+        server.stop()
+    assert {c["name"]: [r["result_type"] for r in c["rounds"]] for c in doc["conversations"]} == {
+        name: ["input_required", "complete"] for name in MRTR_TOOLS
+    }
+    assert "grouping" not in (session.facts or {})  # one process, one session: nothing to group
 
 
 def test_input_required_calls_are_conversations_with_rounds(recorded: tuple[Path, httpx.Client]) -> None:
