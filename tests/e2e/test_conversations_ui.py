@@ -56,7 +56,11 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServe
 
 def test_conversations_grouped_in_timeline_and_lanes(recorded: tuple[UiServer, int, int], page: Page) -> None:
     ui, sid, _retry = recorded
-    page.goto(ui.url(f"/sessions/{sid}"))
+    page.goto(ui.url("/"))  # the sessions list says how the session was grouped too
+    expect(page.locator(f'tr[data-session-id="{sid}"]').get_by_test_id("list-grouping")).to_contain_text(
+        "grouped by client identity inspector-demo-driver 0.1.0"
+    )
+    page.goto(f"{ui.base_url}/sessions/{sid}")
     expect(page.get_by_test_id("session-grouping")).to_contain_text(
         "grouped by client identity inspector-demo-driver 0.1.0, connection"
     )
