@@ -6,6 +6,7 @@ import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
 import { Info } from "./Info";
+import { groupingWords } from "./Conversations";
 import { Lanes } from "./Lanes";
 import { Network } from "./Network";
 import { Timeline } from "./Timeline";
@@ -14,7 +15,6 @@ import { MockServerDialog } from "./MockServerDialog";
 import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
 import { InterceptPanel, useIntercept } from "./InterceptPanel";
-import { groupingWords } from "./Conversations";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
