@@ -24,8 +24,8 @@ from tests.integration.test_conversations import CUT_RULES, _call
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, int, int]]:
-    """The UI over a demo run (its session id) and a retry pair (its session id)."""
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, int, int, int]]:
+    """The UI over a demo run, the same run without server/discover, and a retry pair (session ids)."""
     work = tmp_path_factory.mktemp("conversations-ui")
     db = work / "rec.db"
     rules = work / "rules.yaml"
@@ -37,8 +37,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServe
         "mcp-name": "echo",
     }
     with demo_http_server() as target:
-        with inspector_proxy(target, db, "--name", "demo") as (url, _proxy):
-            anyio.run(lambda: drive_demo(url, mode="auto"))
+        for name, mode in (("demo", "auto"), ("demo-no-discover", "2026-07-28")):  # ids one lower
+            with inspector_proxy(target, db, "--name", name) as (url, _proxy):
+                anyio.run(lambda u=url, m=mode: drive_demo(u, mode=m))
         with (
             inspector_proxy(target, db, "--name", "retry", "--faults", str(rules)) as (url, _proxy),
             httpx.Client(timeout=10) as http,
@@ -50,12 +51,14 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServe
     ids = {s.name: s.id for s in list_sessions(engine) if s.message_count}
     engine.dispose()
     server = UiServer(open_engine(db), port=0).start()
-    yield server, ids["demo"], ids["retry"]
+    yield server, ids["demo"], ids["retry"], ids["demo-no-discover"]
     server.stop()
 
 
-def test_conversations_grouped_in_timeline_and_lanes(recorded: tuple[UiServer, int, int], page: Page) -> None:
-    ui, sid, _retry = recorded
+def test_conversations_grouped_in_timeline_and_lanes(
+    recorded: tuple[UiServer, int, int, int], page: Page
+) -> None:
+    ui, sid, _retry, _other = recorded
     page.goto(ui.url("/"))  # the sessions list says how the session was grouped too
     expect(page.locator(f'tr[data-session-id="{sid}"]').get_by_test_id("list-grouping")).to_contain_text(
         "grouped by client identity inspector-demo-driver 0.1.0"
@@ -93,8 +96,8 @@ def test_conversations_grouped_in_timeline_and_lanes(recorded: tuple[UiServer, i
     shot(page, "conversations-lanes")
 
 
-def test_retry_pair_linked_both_ways(recorded: tuple[UiServer, int, int], page: Page) -> None:
-    ui, _sid, sid = recorded
+def test_retry_pair_linked_both_ways(recorded: tuple[UiServer, int, int, int], page: Page) -> None:
+    ui, _sid, sid, _other = recorded
     page.goto(ui.url(f"/sessions/{sid}"))
     expect(page.get_by_test_id("conversations").locator("summary").first).to_have_text(
         "0 multi-round-trip conversations, 1 retry pair"
@@ -110,3 +113,19 @@ def test_retry_pair_linked_both_ways(recorded: tuple[UiServer, int, int], page: 
     expect(retried).to_have_text(f"retried by #{retry_seq}")
     retry_link.click()  # opens the original
     expect(page).to_have_url(f"{ui.base_url}/sessions/{sid}/messages/{original}")
+
+
+def test_diff_pairs_the_conversations_round_by_round(
+    recorded: tuple[UiServer, int, int, int], page: Page
+) -> None:
+    ui, a, _retry, b = recorded
+    page.goto(ui.url(f"/diff?a={a}&b={b}"))
+    expect(page.get_by_test_id("count-changed")).to_have_text("0 changed")
+    expect(page.get_by_test_id("count-missing")).to_have_text("1 missing")  # server/discover only
+    page.get_by_test_id("only-diffs").uncheck()
+    rows = page.get_by_test_id("diff-row")
+    for name in ("ask_llm", "book_table", "list_client_roots"):
+        for n in (1, 2):
+            row = rows.filter(has_text=f"tools/call name={name} · round {n} of 2")
+            expect(row).to_have_count(1)
+            expect(row).to_contain_text("equal")
