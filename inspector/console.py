@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from inspector.protocol.client_identity import grouping_words
 from inspector.store import Message, Session, session_state
 from inspector.store.interventions import describe, is_injected
 
@@ -138,6 +139,8 @@ def timeline_header(console: Console, session: Session) -> None:
         overflow="ellipsis",
     )
     facts = session.facts if isinstance(session.facts, dict) else {}
+    if (grouped := grouping_words(facts.get("grouping"))) is not None:  # issue 18: no session id
+        console.print(Text(grouped, style="dim"), overflow="fold")
     intercept = facts.get("intercept")
     if isinstance(intercept, dict):  # issue 17: how to repeat the run's faults
         rules = intercept.get("rules") or []

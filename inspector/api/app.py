@@ -18,6 +18,7 @@ from inspector.api import (
     routes_client,
     routes_client_work,
     routes_client_workspace,
+    routes_conversations,
     routes_intercept,
     routes_lint,
     routes_messages,
@@ -92,6 +93,7 @@ def create_app(
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
     app.include_router(routes_messages.router)
+    app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)

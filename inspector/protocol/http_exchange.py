@@ -164,6 +164,10 @@ def rewrite_endpoint(raw: bytes, data: str, upstream_origin: str) -> EndpointRew
 
 Key = tuple[str, str]
 
+# An identity-keyed session is over when none of its client's connections has been open for this
+# long (an HTTP client pool closes and opens connections within one run of the client).
+CLIENT_GRACE = 2.0
+
 
 @dataclass(slots=True)
 class _Activity:
@@ -180,6 +184,10 @@ class SessionRouter:
     - `Mcp-Session-Id` (Streamable HTTP): one recorded session per MCP session;
     - the `session_id`/`sessionId` query parameter of a legacy HTTP+SSE message
       endpoint, learned from the `endpoint` event;
+    - the client identity a 2026-07-28 request declares in `_meta` (`identity`:
+      `protocol.client_identity`): a client's stateless requests over all the
+      connections its HTTP pool opens; over when none of them has been open for
+      `CLIENT_GRACE` seconds, or after `idle_after` seconds without traffic;
     - otherwise the client's connection (address and port): the first request of
       a Streamable HTTP session (initialize has no session id yet) and every
       request to a stateless server.
@@ -199,20 +207,59 @@ class SessionRouter:
     _by_key: dict[Key, int] = field(default_factory=dict)
     _activity: dict[int, _Activity] = field(default_factory=dict)
     _legacy_streams: set[int] = field(default_factory=set)
+    _conn_numbers: dict[str, int] = field(default_factory=dict)  # connection -> 1, 2, ... (for people)
+    _client_conns: dict[int, set[str]] = field(default_factory=dict)  # identity-keyed session -> open conns
+    _grouping: dict[int, dict[str, Any]] = field(default_factory=dict)
 
-    def route(self, mcp_session_id: str | None, query: str, connection: str) -> tuple[int, Key]:
-        """The recorded session for a request, and the key it was found under."""
+    def route(
+        self, mcp_session_id: str | None, query: str, connection: str, identity: Any = None
+    ) -> tuple[int, Key]:
+        """The recorded session for a request, and the key it was found under (`identity`: a
+        `ClientIdentity` the request declares, for requests without a session id)."""
         if mcp_session_id:
             key = ("mcp", mcp_session_id)
         elif (legacy := legacy_session_param(query)) is not None and ("legacy", legacy) in self._by_key:
             key = ("legacy", legacy)
+        elif identity is not None and ("conn", connection) not in self._by_key:
+            key = ("client", identity.key)
         else:
             key = ("conn", connection)
+            if key not in self._by_key:
+                # A request without an identity on a connection a client's session already uses (the
+                # SDK's handshake fallback after its server/discover probe): the same session.
+                owner = next((s for s, conns in self._client_conns.items() if connection in conns), None)
+                if owner is not None:
+                    self._by_key[key] = owner
         sid = self._by_key.get(key)
         if sid is None:
-            sid = self._by_key[key] = self.new_session(f"{key[0]} {key[1]}")
+            hint = f"client {identity.label}" if key[0] == "client" else f"{key[0]} {key[1]}"
+            sid = self._by_key[key] = self.new_session(hint)
             self._activity[sid] = _Activity()
+            if key[0] == "client":
+                self._client_conns[sid] = set()
+                self._grouping[sid] = {
+                    "by": "client-identity",
+                    "client": identity.label,
+                    "auth": identity.auth,
+                    "connections": [],
+                    "idle_gap_s": self.idle_after,
+                    "closed_gap_s": CLIENT_GRACE,
+                }
+        if key[0] == "client" and connection not in self._client_conns[sid]:
+            self._client_conns[sid].add(connection)
+            self._activity[sid].closing = None  # a new connection: the client is still there
+            number = self._conn_numbers.setdefault(connection, len(self._conn_numbers) + 1)
+            self._grouping[sid]["connections"].append(number)
         return sid, key
+
+    def connections_open(self, sid: int) -> int:
+        """How many of an identity-keyed session's connections are open."""
+        return len(self._client_conns.get(sid, ()))
+
+    def grouping(self, sid: int) -> dict[str, Any] | None:
+        """How an identity-keyed session was grouped (a copy; None for the other sessions)."""
+        g = self._grouping.get(sid)
+        return {**g, "connections": list(g["connections"])} if g else None
 
     def begin(self, sid: int, now: float) -> None:
         """An exchange of the session started."""
@@ -238,6 +285,11 @@ class SessionRouter:
             return
         sid = self._by_key.pop(key)
         self._by_key[("mcp", mcp_session_id)] = sid
+        if sid in self._client_conns:  # an MCP session after all: its id groups it from now on
+            for k in [k for k, v in self._by_key.items() if v == sid and k[0] == "client"]:
+                del self._by_key[k]
+            del self._client_conns[sid]
+            self._grouping.pop(sid, None)
 
     def bind_legacy(self, sid: int, legacy_id: str) -> None:
         """A legacy `endpoint` event named the message endpoint's session id: its stream is the session's life."""
@@ -260,16 +312,26 @@ class SessionRouter:
         """A client connection closed: its connection-keyed session, and the reason, if it ends now."""
         sid = self._by_key.get(("conn", connection))
         if sid is None:
+            for conns in self._client_conns.values():
+                if connection in conns:  # over once none has been open for CLIENT_GRACE s (`idle`)
+                    conns.discard(connection)
             return None
         reason = self.close(sid, "the client closed its connection")
         return (sid, reason) if reason else None
 
     def idle(self, now: float) -> list[int]:
         """Sessions with nothing under way for `idle_after` seconds."""
+        gone = [
+            s
+            for s, conns in self._client_conns.items()
+            if not conns and self._activity[s].in_flight <= 0 and self._activity[s].last <= now - CLIENT_GRACE
+        ]
         if self.idle_after is None:
-            return []
+            return gone
         limit = now - self.idle_after
-        return [s for s, a in self._activity.items() if a.in_flight <= 0 and a.last <= limit]
+        return gone + [
+            s for s, a in self._activity.items() if a.in_flight <= 0 and a.last <= limit and s not in gone
+        ]
 
     def forget(self, sid: int) -> None:
         """The session ended: new traffic under its keys starts a new one."""
@@ -277,6 +339,8 @@ class SessionRouter:
             del self._by_key[key]
         self._activity.pop(sid, None)
         self._legacy_streams.discard(sid)
+        self._client_conns.pop(sid, None)
+        self._grouping.pop(sid, None)
 
     def open_sessions(self) -> set[int]:
         return set(self._activity)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
+from inspector.protocol.conversations import derive
 from inspector.protocol.jsonrpc import classify_value
 from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
@@ -397,16 +398,20 @@ class _Exchange:
     notes: list[_Note] = field(default_factory=list)
     key: str = ""
     interventions: list[str] = field(default_factory=list)
+    round: tuple[int, int] | None = None  # (n, of): a round of a multi-round-trip conversation
 
     @property
     def summary(self) -> str:
         s = self.subject
-        return self.method if s is None else f"{self.method} {s.field}={s.value}"
+        text = self.method if s is None else f"{self.method} {s.field}={s.value}"
+        return f"{text} · round {self.round[0]} of {self.round[1]}" if self.round else text
 
     @property
     def params_compared(self) -> bool:
-        """Aligned by method alone, so the params are part of the comparison."""
-        return self.role == "request" and (self.direction == "s2c" or self.method in _HANDSHAKE)
+        """Aligned by method alone (or by conversation round), so the params are part of the comparison."""
+        return self.role == "request" and (
+            self.direction == "s2c" or self.method in _HANDSHAKE or self.round is not None
+        )
 
 
 def _opposite(direction: str) -> str:
@@ -588,16 +593,47 @@ def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exch
     b = _Builder()
     for m in _expand(messages):
         b.feed(m)
+    rounds = _conversation_rounds(messages)
     out = []
     for ex in b.out:
         cur = ignore.cursor(ex.method, ex.subject)
         if cur.hit:
             continue
-        if ex.params_compared:
+        if ex.role == "request" and (found := rounds.get(ex.seq)) is not None:
+            # A multi-round-trip conversation: round n pairs with round n of the same request (new ids,
+            # the echoed state and the answers given are compared, never taken for a new exchange).
+            ex.round = found
+            subject = [ex.subject.field, ex.subject.value] if ex.subject else None
+            ex.key = _canon([ex.direction, ex.role, ex.method, subject, "round", found[0]])
+        elif ex.params_compared:
             ex.key = _canon([ex.direction, ex.role, ex.method])
         else:
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
         out.append(ex)
+    return out
+
+
+def _conversation_rounds(messages: Sequence[MessageRecord]) -> dict[int, tuple[int, int]]:
+    """The seq of each request that is a round of a conversation (`protocol.conversations`): (n, of)."""
+    rows = [
+        {
+            "seq": m.seq,
+            "direction": m.direction,
+            "channel": m.channel,
+            "kind": m.kind,
+            "method": m.method,
+            "rpc_id": m.rpc_id,
+            "answers_seq": m.answers_seq,
+            "raw": m.raw,
+            "meta": m.meta,
+        }
+        for m in messages
+        if m.kind in ("request", "response", "error")
+    ]
+    out: dict[int, tuple[int, int]] = {}
+    for conv in derive(rows).conversations:
+        for rnd in conv.rounds:
+            out[rnd.request_seq] = (rnd.n, len(conv.rounds))
     return out
 
 

@@ -213,7 +213,11 @@ class InterceptingProxy(HttpProxy):
 
     def _cut_session(self, sid: int, reason: str) -> None:
         """A rule cut a connection of the session: the session ends with that reason once nothing of it
-        is under way (its other streams keep being recorded until they close; nothing is lost)."""
+        is under way (its other streams keep being recorded until they close; nothing is lost).
+        A session grouped by client identity spans connections: the client may come back on another
+        one (2026-07-28: it re-issues the request), so only that connection is cut."""
+        if self.router.grouping(sid) is not None:
+            return
         self._cut_reasons[sid] = reason
         if self.router.close(sid, reason) is not None:
             self.end_session(sid, reason)

@@ -35,13 +35,16 @@ from urllib.parse import urlsplit
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import header_pairs
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
+from inspector.protocol.client_identity import client_identity
 from inspector.protocol.http_exchange import (
+    CLIENT_GRACE,
     SessionRouter,
     decoded_body,
     forward_headers,
     header,
     is_event_stream,
     is_json_body,
+    legacy_session_param,
     media_type,
     path_forms,
     rewrite_endpoint,
@@ -85,6 +88,7 @@ class HttpProxy:
         self._create = create_session
         self.router = SessionRouter(self._open_session, idle_after)
         self._sweeper: asyncio.TimerHandle | None = None
+        self._grouped: dict[int, dict[str, Any]] = {}  # the `grouping` fact last given per session
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
         self.client = client or UpstreamClient(connect_timeout=10.0)
 
@@ -99,6 +103,7 @@ class HttpProxy:
     def end_session(self, sid: int, reason: str, status: int | None = None) -> None:
         tap = self.taps.pop(sid, None)
         self.router.forget(sid)
+        self._grouped.pop(sid, None)
         if tap is not None:
             tap.end(status, reason)
 
@@ -110,20 +115,23 @@ class HttpProxy:
 
     def _schedule_sweep(self) -> None:
         idle = self.router.idle_after
-        if idle is None or self._sweeper is not None:
+        if self._sweeper is not None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._sweeper = loop.call_later(min(idle / 2, 5.0), self._sweep)
+        self._sweeper = loop.call_later(min(idle / 2, 1.0) if idle else 1.0, self._sweep)
 
     def _sweep(self) -> None:
         """End the sessions idle for `idle_after` seconds; look again while any is open."""
         self._sweeper = None
         idle = self.router.idle_after
-        for sid in self.router.idle(time.monotonic()):
-            self.end_session(sid, f"no traffic for {idle:g} s")
+        now = time.monotonic()
+        for sid in self.router.idle(now):
+            gone = self.router.grouping(sid) is not None and not self.router.connections_open(sid)
+            why = f"no client connection open for {CLIENT_GRACE:g} s" if gone else None
+            self.end_session(sid, why or f"no traffic for {idle or 0:g} s")
         if self.taps:
             self._schedule_sweep()
 
@@ -165,9 +173,22 @@ class HttpProxy:
         url = self.upstream_origin + raw_path.decode("latin-1") + (f"?{query}" if query else "")
         mcp_sid = header(headers, b"mcp-session-id")
         client_addr = scope.get("client") or ("?", 0)
+        identity = None
+        if mcp_sid is None and method == "POST" and legacy_session_param(query) is None:
+            # No session id: the client identity its body declares groups its requests (2026-07-28).
+            first = await receive()
+            receive = _replayed(first, receive)
+            if not first.get("more_body"):
+                identity = client_identity(first.get("body", b""), header(headers, b"authorization"))
         sid, key = self.router.route(
-            mcp_sid.decode("latin-1") if mcp_sid else None, query, f"{client_addr[0]}:{client_addr[1]}"
+            mcp_sid.decode("latin-1") if mcp_sid else None,
+            query,
+            f"{client_addr[0]}:{client_addr[1]}",
+            identity,
         )
+        if (grouping := self.router.grouping(sid)) is not None and grouping != self._grouped.get(sid):
+            self._grouped[sid] = grouping
+            self.taps[sid].add_facts({"grouping": grouping})
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
         proxy_origin = _proxy_origin(scope, headers) if self.rewrite_auth_metadata else None
         self.router.begin(sid, time.monotonic())
@@ -280,6 +301,8 @@ class HttpProxy:
         assigned = header(raw_headers, b"mcp-session-id")
         if assigned:
             self.router.bind_mcp_session(key, assigned.decode("latin-1"))
+            if self._grouped.pop(sid, None) is not None:  # grouped by its session id now
+                self.taps[sid].add_facts({"grouping": None})
         sent_headers = forward_headers(raw_headers)
         rewritten: dict[str, str] = {}
         if response.status in (401, 403):
@@ -504,6 +527,20 @@ async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> A
         yield chunk
         if not message.get("more_body"):
             return
+
+
+def _replayed(first: dict[str, Any], receive: Callable) -> Callable:
+    """`receive` with `first` (already read) given back first."""
+    given = False
+
+    async def again() -> dict[str, Any]:
+        nonlocal given
+        if not given:
+            given = True
+            return first
+        return await receive()
+
+    return again
 
 
 async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state: dict[str, bool]) -> None:

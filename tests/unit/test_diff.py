@@ -274,8 +274,8 @@ def test_exchange_list_and_seqs() -> None:
         ("tools/call name=weather", "c2s"),
         ("sampling/createMessage", "s2c"),
         ("resources/read uri=demo://readme", "c2s"),
-        ("tools/call name=deploy", "c2s"),
-        ("tools/call name=deploy", "c2s"),
+        ("tools/call name=deploy · round 1 of 2", "c2s"),  # one conversation, paired round by round
+        ("tools/call name=deploy · round 2 of 2", "c2s"),
     ]
     echo = d.exchanges[4]
     assert (echo.original_seq, d.exchanges[5].original_seq) == (8, 11)
@@ -356,28 +356,26 @@ def test_default_ignores_hide_volatile_values() -> None:
     a = session()
     b = session(token="tok-99", state="state-XYZ", client_meta_version="2026-12-01")
     assert not diff_sessions(a, b).changed
-    # Without the default ignores the same sessions differ: the requests carrying a token, a
-    # _meta or a requestState no longer pair at all.
+    # Without the default ignores the same sessions differ: the requests carrying a token or a
+    # _meta no longer pair at all; the conversation's rounds pair round by round, changed.
     d = diff_sessions(a, b, ignore=NO_IGNORE)
     assert sorted(x for x in statuses(d) if x[0] != "equal") == [
-        ("extra", "tools/call name=deploy"),
-        ("extra", "tools/call name=deploy"),
+        ("changed", "tools/call name=deploy · round 1 of 2"),
+        ("changed", "tools/call name=deploy · round 2 of 2"),
         ("extra", "tools/call name=echo"),
-        ("missing", "tools/call name=deploy"),
-        ("missing", "tools/call name=deploy"),
         ("missing", "tools/call name=echo"),
     ]
-    # Ignoring only params._meta: the requests pair, and the token and the state show in the answers.
+    # Ignoring only params._meta: the requests pair, and the token and the state show in the answers
+    # and in the retry that echoes the state back (round 2 pairs with round 2).
     d = diff_sessions(a, b, ignore=PathSet(["params._meta"]))
     assert changed_paths(d) == {
         "tools/call name=echo": [
             "notifications[notifications/progress].params.progressToken",
             "notifications[notifications/progress].params.progressToken",
         ],
-        "tools/call name=deploy": ["result.requestState"],
+        "tools/call name=deploy · round 1 of 2": ["result.requestState"],
+        "tools/call name=deploy · round 2 of 2": ["params.requestState"],
     }
-    # ... and the retry, which echoes the state back, no longer pairs.
-    assert ("missing", "tools/call name=deploy") in statuses(d)
 
 
 def test_volatile_names_are_compared_inside_tool_definitions() -> None:
@@ -420,7 +418,7 @@ def test_request_state_of_input_required_is_ignored_but_the_rest_compared() -> N
     c = [m.model_copy(update={"raw": m.raw.replace(b"to prod?", b"to staging?")}) for m in a]
     d = diff_sessions(a, c)
     assert changed_paths(d) == {
-        "tools/call name=deploy": ["result.inputRequests.confirm.params.message"],
+        "tools/call name=deploy · round 1 of 2": ["result.inputRequests.confirm.params.message"],
     }
 
 

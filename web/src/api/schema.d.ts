@@ -857,6 +857,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Multi-round-trip conversations and retry pairs (derived from the recorded rows) */
+        get: operations["conversations_route_api_sessions__session_id__conversations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/exchanges": {
         parameters: {
             query?: never;
@@ -1729,6 +1746,87 @@ export interface components {
              * @default
              */
             value: string;
+        };
+        /** Conversation */
+        Conversation: {
+            /** Final Seq */
+            final_seq: number | null;
+            /**
+             * Id
+             * @description the seq of its first request
+             */
+            id: number;
+            /** Method */
+            method: string;
+            /**
+             * Name
+             * @description tool or prompt name, or resource URI
+             */
+            name: string | null;
+            /**
+             * Outcome
+             * @description complete, error or open
+             */
+            outcome: string;
+            /** Rounds */
+            rounds: components["schemas"]["ConversationRound"][];
+        };
+        /** ConversationRound */
+        ConversationRound: {
+            /**
+             * Attempts
+             * @description earlier requests of this round whose answer broke (retried)
+             */
+            attempts: number[];
+            /**
+             * Input Requests
+             * @description what the server asked for: key -> method
+             */
+            input_requests: {
+                [key: string]: string;
+            };
+            /**
+             * Input Responses
+             * @description the keys this round's request answered
+             */
+            input_responses: string[];
+            /**
+             * N
+             * @description 1 for the first request
+             */
+            n: number;
+            /** Request Seq */
+            request_seq: number;
+            /** Response Seq */
+            response_seq: number | null;
+            /**
+             * Result Type
+             * @description input_required, complete, error, or null (no answer)
+             */
+            result_type: string | null;
+            /** Rpc Id */
+            rpc_id: string | null;
+        };
+        /** Conversations */
+        Conversations: {
+            /**
+             * By Seq
+             * @description per seq: conversation {id, round, rounds, outcome, role}, retry_of, retried_by
+             */
+            by_seq: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Conversations */
+            conversations: components["schemas"]["Conversation"][];
+            /** Retries */
+            retries: components["schemas"]["RetryPair"][];
+            /**
+             * Upto Seq
+             * @description the rows up to this seq were read
+             */
+            upto_seq: number;
         };
         /**
          * DiffReport
@@ -3222,6 +3320,26 @@ export interface components {
              * @description `recorded`: the session to take answers from
              */
             session_id?: number | null;
+        };
+        /** RetryPair */
+        RetryPair: {
+            /**
+             * Broken
+             * @description what the recording says about the original's answer
+             */
+            broken: string;
+            /** Method */
+            method: string;
+            /**
+             * Original
+             * @description seq of the request whose answer broke
+             */
+            original: number;
+            /**
+             * Retry
+             * @description seq of the same request re-issued with a new id
+             */
+            retry: number;
         };
         /** RootsIn */
         RootsIn: {
@@ -6303,6 +6421,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppViewOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    conversations_route_api_sessions__session_id__conversations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversations"];
                 };
             };
             /** @description Validation Error */

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, unwrap, type Row, type Session } from "../api/client";
 import { duration, rowLabel } from "../format";
+import { markOf, useConversations } from "./Conversations";
 
 const X = { client: 120, inspector: 430, server: 740 };
 const STEP = 30;
@@ -38,6 +39,19 @@ export function Lanes({ session }: { session: Session }) {
   }, [session.id, from, to, session.message_count]);
 
   const { pairs, outOfOrder } = useMemo(() => layoutPairs(rows), [rows]);
+  const conversations = useConversations(session.id, session.message_count);
+  // Each conversation in view: one bracket on the client side from its first to its last row.
+  const spans = useMemo(() => {
+    const out = new Map<number, { first: number; last: number; rounds: number }>();
+    rows.forEach((r, i) => {
+      const c = markOf(conversations, r.seq)?.conversation;
+      if (!c) return;
+      const s = out.get(c.id) ?? { first: i, last: i, rounds: c.rounds };
+      s.last = i;
+      out.set(c.id, s);
+    });
+    return [...out.entries()];
+  }, [rows, conversations]);
   const width = X.server + 40 + (Math.max(0, ...pairs.map((p) => p.column + 1)) * 12 || 0) + 20;
   const height = TOP + rows.length * STEP + 20;
   const span = to - from + 1;
@@ -77,6 +91,14 @@ export function Lanes({ session }: { session: Session }) {
             <line x1={X[lane]} x2={X[lane]} y1={32} y2={height - 10} className={`lane lane-${lane}`} />
           </g>
         ))}
+        {spans.map(([id, s]) => (
+          <g key={`conv-${id}`} className="conv-bracket" data-testid="lane-conv" data-id={id}>
+            <path d={`M${X.client - 14},${TOP + s.first * STEP - 8} h-8 V${TOP + s.last * STEP + 8} h8`} fill="none" />
+            <text x={X.client + 6} y={TOP + s.first * STEP - 14} className="conv-label">
+              ⟳#{id} · {s.rounds} rounds
+            </text>
+          </g>
+        ))}
         {pairs.map((p) => {
           const y1 = TOP + p.req * STEP;
           const y2 = TOP + p.resp * STEP;
@@ -92,6 +114,9 @@ export function Lanes({ session }: { session: Session }) {
         })}
         {rows.map((r, i) => {
           const y = TOP + i * STEP;
+          const mark = markOf(conversations, r.seq);
+          const round = mark?.conversation ? ` · round ${mark.conversation.round}/${mark.conversation.rounds}` : "";
+          const retry = mark?.retry_of !== undefined ? ` · retry of #${mark.retry_of}` : mark?.retried_by !== undefined ? ` · retried by #${mark.retried_by}` : "";
           const label = `${rowLabel(r)}${r.rpc_id !== null ? ` (id ${r.rpc_id})` : ""}`;
           const cls = `msg kind-${r.kind} dir-${r.direction} ${r.direction === "s2c" && r.kind === "request" ? "server-request" : ""} ${outOfOrder.has(i) ? "late" : ""}`;
           const onClick = () => navigate(`/sessions/${session.id}/messages/${r.seq}`);
@@ -113,7 +138,7 @@ export function Lanes({ session }: { session: Session }) {
           const ivText = iv ? interventionText(iv) : "";
           return (
             <g key={r.seq} className={`${cls} ${interventionClass(r)}`} onClick={onClick} data-seq={r.seq} data-testid="lane-msg">
-              <title>{`#${r.seq} ${r.kind} ${label}${r.latency_ns !== null ? ` after ${duration(r.latency_ns)}` : ""}${ivText ? ` — ${ivText}` : ""}`}</title>
+              <title>{`#${r.seq} ${r.kind} ${label}${round}${retry}${r.latency_ns !== null ? ` after ${duration(r.latency_ns)}` : ""}${ivText ? ` — ${ivText}` : ""}`}</title>
               <rect x={0} y={y - STEP / 2 - 2} width={X.server + 10} height={STEP} className="hit" />
               <text x={10} y={y + 4} className="seq">
                 #{r.seq}
@@ -125,6 +150,11 @@ export function Lanes({ session }: { session: Session }) {
                 {label.slice(0, 48)}
                 {outOfOrder.has(i) ? "  ⚠ out of order" : ""}
               </text>
+              {(round || retry) && (
+                <text x={(X.client + X.inspector) / 2} y={y + 12} textAnchor="middle" className="conv-round" data-testid="lane-round">
+                  {(round + retry).slice(3)}
+                </text>
+              )}
               {iv && (
                 <text x={(X.inspector + X.server) / 2} y={y + 12} textAnchor="middle" className="iv-label" data-testid="lane-iv">
                   {iv.kind === "injected" ? "injected" : iv.delivered ? "" : "✕ "}

@@ -6,6 +6,7 @@ import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
 import { Info } from "./Info";
+import { groupingWords } from "./Conversations";
 import { Lanes } from "./Lanes";
 import { Network } from "./Network";
 import { Timeline } from "./Timeline";
@@ -194,6 +195,14 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
         <dd>{duration(span)}</dd>
         <dt>messages</dt>
         <dd data-testid="session-count">{s.message_count}</dd>
+        {groupingWords(facts.grouping) && (
+          <>
+            <dt>session</dt>
+            <dd data-testid="session-grouping" title={`no Mcp-Session-Id: ${groupingWords(facts.grouping)}`}>
+              {groupingWords(facts.grouping)}
+            </dd>
+          </>
+        )}
         {intercept && (
           <>
             <dt>intercept</dt>

@@ -6,6 +6,7 @@ import { api, unwrap, type Session } from "../api/client";
 import { live } from "../api/live";
 import { dateTime, shortTarget } from "../format";
 import { useKeys } from "./hooks";
+import { groupingWords } from "./Conversations";
 
 const LIMIT = 100;
 
@@ -142,6 +143,12 @@ export function SessionsList() {
                     {l}
                   </span>
                 ))}
+                {groupingWords((s.facts as Record<string, unknown> | null)?.grouping) && (
+                  <span className="muted" data-testid="list-grouping" title={groupingWords((s.facts as Record<string, unknown>).grouping) ?? ""}>
+                    {" "}
+                    · {groupingWords((s.facts as Record<string, unknown>).grouping)}
+                  </span>
+                )}
               </td>
               <td>{s.kind}</td>
               <td>

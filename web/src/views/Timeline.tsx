@@ -20,6 +20,7 @@ import { interventionClass, interventionOf, interventionText, type Intervention 
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
 import { MessageDetail } from "./MessageDetail";
+import { ConversationBadge, ConversationsPanel, markOf, useConversations } from "./Conversations";
 
 const ROW_HEIGHT = 26;
 const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
@@ -218,6 +219,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [openSeq, store, store.loaded]);
 
+  const conversations = useConversations(sessionId, session?.message_count);
   const base = `/sessions/${sessionId}`;
   const search = params.toString() ? `?${params.toString()}` : "";
   const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
@@ -387,6 +389,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
           </span>
         </div>
         {store.error && <p className="error">{store.error}</p>}
+        <ConversationsPanel doc={conversations} onOpen={(seq) => open(seq)} />
         <div className="row head" role="row">
           <span className="c-seq">seq</span>
           <span className="c-time">time</span>
@@ -419,6 +422,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                   </div>
                 );
               const flags = (r.meta?.flags as string[] | undefined) ?? [];
+              const mark = markOf(conversations, r.seq);
               return (
                 <div
                   key={item.key}
@@ -435,7 +439,9 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                     r.seq === openSeq ? "open" : "",
                     inRange ? "in-range" : "",
                     interventionClass(r),
+                    mark?.conversation ? `in-conv conv-${mark.conversation.role}` : "",
                   ].join(" ")}
+                  data-conv={mark?.conversation?.id}
                   style={style}
                   onMouseDown={(e) => e.shiftKey && e.preventDefault() /* no text selection on shift-click */}
                   onClick={(e) => {
@@ -475,6 +481,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                       </span>
                     ))}
                     {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
+                    <ConversationBadge mark={mark} onOpen={(seq) => open(seq)} />
                     <InterventionBadge row={r} onOriginal={() => openOriginal(r.seq)} />
                     <LintBadges row={r} known={lint.bySeq.get(r.seq)} />
                   </span>
