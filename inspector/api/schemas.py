@@ -147,6 +147,32 @@ class MessageWithPair(BaseModel):
     )
 
 
+class RoutingHeaderOut(BaseModel):
+    """One 2026-07-28 routing header: as sent, decoded, and whether it agrees with the body field it mirrors.
+
+    `status`: agrees, disagrees, missing (required, not sent), invalid (undecodable) or unchecked
+    (nothing recorded says what it should mirror, e.g. an Mcp-Param-* header without the tool's schema).
+    """
+
+    name: str
+    raw: str | None
+    decoded: str | None
+    encoded: bool
+    source: str | None
+    expected: str | None
+    status: Literal["agrees", "disagrees", "missing", "invalid", "unchecked"]
+    problem: str | None = None
+
+
+class RoutingOut(BaseModel):
+    """The routing headers of an exchange's request (`required`: a 2026-07-28 POST, where they are REQUIRED)."""
+
+    method: str | None
+    revision: str | None
+    required: bool
+    headers: list[RoutingHeaderOut]
+
+
 class Exchange(BaseModel):
     """One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view)."""
 
@@ -162,6 +188,7 @@ class Exchange(BaseModel):
     sse: bool
     sse_event_ids: list[str]
     messages: list[MessageRow]
+    routing: RoutingOut | None = None
 
 
 class SessionCreated(BaseModel):

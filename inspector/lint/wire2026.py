@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import orjson
-
 from inspector.lint.revision import RowContext, header
 from inspector.protocol import Classified, Kind
-from inspector.protocol.routing_headers import PROTOCOL_VERSION, Routing, routing_of
-from inspector.protocol.sse import stored_body
+from inspector.protocol.routing_headers import (
+    PROTOCOL_VERSION,
+    recorded_tool_schemas,
+    routing_of_row,
+    row_body,
+)
 from inspector.store.models import StoredRow
 
-__all__ = ["DEPRECATED_FEATURES", "WireCheck", "recorded_tool_schemas", "routing_of_row"]
+__all__ = ["DEPRECATED_FEATURES", "WireCheck"]
 
 Hit = tuple[str, str]
 _LOG_LEVEL = "io.modelcontextprotocol/logLevel"
@@ -41,47 +43,6 @@ DEPRECATED_FEATURES = {
     "includeContext": "includeContext thisServer/allServers: omit it or use none",
     "http+sse": "the HTTP+SSE transport: migrate to Streamable HTTP",
 }
-
-
-def _body(row: StoredRow) -> Any:
-    raw = row.get("raw")
-    if raw is None:
-        return None
-    try:
-        return orjson.loads(stored_body(row.get("channel"), bytes(raw)))
-    except (orjson.JSONDecodeError, TypeError, ValueError):
-        return None
-
-
-def recorded_tool_schemas(rows: Sequence[StoredRow]) -> dict[str, Any]:
-    """Tool name -> inputSchema, from every `tools/list` answer among `rows`."""
-    schemas: dict[str, Any] = {}
-    for row in rows:
-        if (
-            row.get("method") != "tools/list"
-            or row.get("direction") != "s2c"
-            or row.get("kind") != "response"
-        ):
-            continue
-        body = _body(row)
-        result = body.get("result") if isinstance(body, dict) else None
-        tools = result.get("tools") if isinstance(result, dict) else None
-        for tool in tools if isinstance(tools, list) else []:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                schemas[tool["name"]] = tool.get("inputSchema")
-    return schemas
-
-
-def routing_of_row(row: StoredRow, tool_schemas: dict[str, Any] | None = None) -> Routing | None:
-    """The routing headers of a recorded HTTP request row (None for any other row)."""
-    if row.get("channel") != "http-request" or row.get("http_headers") is None:
-        return None
-    return routing_of(
-        row.get("http_headers"),
-        _body(row),
-        http_method=str(row.get("http_method") or "POST"),
-        tool_schemas=tool_schemas,
-    )
 
 
 def _input_methods(result: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -150,9 +111,8 @@ class WireCheck:
             and ctx.direction == "s2c"
             and item.method == "notifications/message"
         ):
-            yield from self._deprecated("logging")
             request = ctx.request_row
-            body = _body(request) if request is not None else None
+            body = row_body(request) if request is not None else None
             params = body.get("params") if isinstance(body, dict) else None
             meta = params.get("_meta") if isinstance(params, dict) else None
             if isinstance(body, dict) and not (isinstance(meta, dict) and _LOG_LEVEL in meta):
@@ -161,6 +121,8 @@ class WireCheck:
                     f"notifications/message on the stream of {body.get('method')} (id {body.get('id')!r}), "
                     f"whose _meta has no {_LOG_LEVEL}",
                 )
+            else:  # a log the client asked for: the feature itself is what is deprecated
+                yield from self._deprecated("logging")
         elif item.kind is Kind.REQUEST and ctx.direction == "s2c":
             yield from self._server_request(item.method or "", item.params)
         elif item.kind is Kind.RESPONSE and ctx.direction == "s2c":

@@ -9,12 +9,17 @@ path still waiting for its response, else (a standalone SSE stream) a stream
 exchange of its own per path. Headers are shown as stored: secrets never
 reach the store (the recorder's one redaction step, `capture/redact.py`), so
 this view has no secret list of its own; a session recorded with
-`--keep-secrets` shows what the user chose to keep.
+`--keep-secrets` shows what the user chose to keep. Each exchange carries the
+2026-07-28 routing headers of its request, decoded and checked against the
+body (`routing_headers.routing_of_row`; `Mcp-Param-*` against the session's
+recorded `tools/list`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from inspector.protocol.routing_headers import recorded_tool_schemas, routing_of_row
 
 __all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict"]
 
@@ -35,8 +40,9 @@ def header_dict(headers: Any) -> dict[str, str]:
 
 
 class _Exchange:
-    def __init__(self, key: str, row: dict[str, Any]) -> None:
+    def __init__(self, key: str, row: dict[str, Any], schemas: dict[str, Any] | None = None) -> None:
         self.key = key
+        self.schemas = schemas
         self.method: str | None = row.get("http_method")
         self.path: str | None = row.get("http_path")
         self.status: int | None = None
@@ -47,6 +53,7 @@ class _Exchange:
         self.event_ids: list[str] = []
         self.rows: list[dict[str, Any]] = []
         self.answered = False
+        self.routing: dict[str, Any] | None = None
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows.append(row)
@@ -56,6 +63,8 @@ class _Exchange:
         self.path = self.path or row.get("http_path")
         if row["channel"] == "http-request":
             self.request_headers = self.request_headers or header_dict(row.get("http_headers"))
+            if self.routing is None and (routing := routing_of_row(row, self.schemas)) is not None:
+                self.routing = routing.to_json()
         else:
             self.answered = True
             if row.get("http_status") is not None:
@@ -81,11 +90,13 @@ class _Exchange:
             "sse": self.sse,
             "sse_event_ids": self.event_ids,
             "messages": self.rows,
+            "routing": self.routing,
         }
 
 
 def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows of the HTTP channels, in seq order, as `Exchange` documents in order of their first row."""
+    schemas = recorded_tool_schemas(rows)
     exchanges: dict[str, _Exchange] = {}
     by_request_seq: dict[int, _Exchange] = {}
     for row in rows:
@@ -95,15 +106,15 @@ def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         named = meta.get("exchange") if isinstance(meta, dict) else None
         if named is not None:
             key = f"x{named}"
-            ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+            ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
         elif row["channel"] == "http-request":
             key = f"r{row['seq']}"
-            ex = exchanges[key] = _Exchange(key, row)
+            ex = exchanges[key] = _Exchange(key, row, schemas)
         else:
             found = by_request_seq.get(row.get("answers_seq") or -1) or _waiting(exchanges, row)
             if found is None:
                 key = f"s{row.get('http_path') or ''}"
-                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
             ex = found
         ex.add(row)
         if row["channel"] == "http-request":

@@ -30,6 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+import orjson
+
+from inspector.protocol.sse import stored_body
+
 __all__ = [
     "NAME_FIELDS",
     "HeaderCheck",
@@ -37,6 +41,9 @@ __all__ = [
     "decode_value",
     "encode_value",
     "param_headers",
+    "recorded_tool_schemas",
+    "routing_of_row",
+    "row_body",
     "routing_of",
 ]
 
@@ -327,3 +334,44 @@ def _param_checks(
         if found is not None:
             out.append(found)
     return out
+
+
+def row_body(row: Mapping[str, Any]) -> Any:
+    raw = row.get("raw")
+    if raw is None:
+        return None
+    try:
+        return orjson.loads(stored_body(row.get("channel"), bytes(raw)))
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+
+
+def recorded_tool_schemas(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Tool name -> inputSchema, from every `tools/list` answer among `rows`."""
+    schemas: dict[str, Any] = {}
+    for row in rows:
+        if (
+            row.get("method") != "tools/list"
+            or row.get("direction") != "s2c"
+            or row.get("kind") != "response"
+        ):
+            continue
+        body = row_body(row)
+        result = body.get("result") if isinstance(body, dict) else None
+        tools = result.get("tools") if isinstance(result, dict) else None
+        for tool in tools if isinstance(tools, list) else []:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                schemas[tool["name"]] = tool.get("inputSchema")
+    return schemas
+
+
+def routing_of_row(row: Mapping[str, Any], tool_schemas: dict[str, Any] | None = None) -> Routing | None:
+    """The routing headers of a recorded HTTP request row (None for any other row)."""
+    if row.get("channel") != "http-request" or row.get("http_headers") is None:
+        return None
+    return routing_of(
+        row.get("http_headers"),
+        row_body(row),
+        http_method=str(row.get("http_method") or "POST"),
+        tool_schemas=tool_schemas,
+    )
