@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_query, state_of
-from inspector.api.network import HTTP_CHANNELS, group_exchanges
+from inspector.api.network import HTTP_CHANNELS, group_exchanges, routing_bodies
 from inspector.api.params import SqlInt
 from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
 from inspector.api.views import message_detail
@@ -187,4 +187,5 @@ async def exchanges_route(
     rows = await run_query(
         message_rows, engine, session_id, MessageFilter(channels=HTTP_CHANNELS), limit=limit
     )
-    return json_response(group_exchanges(rows))
+    bodies = await run_query(routing_bodies, engine, session_id, rows)
+    return json_response(group_exchanges(rows, bodies))

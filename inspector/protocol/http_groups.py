@@ -55,7 +55,7 @@ class _Exchange:
         self.answered = False
         self.routing: dict[str, Any] | None = None
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: dict[str, Any], raw: bytes | None = None) -> None:
         self.rows.append(row)
         self.started = min(self.started, row["ts_ns"])
         self.ended = max(self.ended, row["ts_ns"])
@@ -63,7 +63,8 @@ class _Exchange:
         self.path = self.path or row.get("http_path")
         if row["channel"] == "http-request":
             self.request_headers = self.request_headers or header_dict(row.get("http_headers"))
-            if self.routing is None and (routing := routing_of_row(row, self.schemas)) is not None:
+            read = {**row, "raw": raw} if raw is not None else row
+            if self.routing is None and (routing := routing_of_row(read, self.schemas)) is not None:
                 self.routing = routing.to_json()
         else:
             self.answered = True
@@ -94,9 +95,18 @@ class _Exchange:
         }
 
 
-def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows of the HTTP channels, in seq order, as `Exchange` documents in order of their first row."""
-    schemas = recorded_tool_schemas(rows)
+def group_exchanges(
+    rows: list[dict[str, Any]], bodies: dict[int, bytes] | None = None
+) -> list[dict[str, Any]]:
+    """Rows of the HTTP channels, in seq order, as `Exchange` documents in order of their first row.
+
+    `bodies` (seq -> raw bytes) stands in for the `raw` of rows listed without it, for the routing check.
+    """
+    if bodies:
+        with_raw = [{**r, "raw": bodies[r["seq"]]} for r in rows if r["seq"] in bodies]
+        schemas = recorded_tool_schemas(with_raw)
+    else:
+        schemas = recorded_tool_schemas(rows)
     exchanges: dict[str, _Exchange] = {}
     by_request_seq: dict[int, _Exchange] = {}
     for row in rows:
@@ -116,7 +126,7 @@ def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 key = f"s{row.get('http_path') or ''}"
                 found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
             ex = found
-        ex.add(row)
+        ex.add(row, bodies.get(row["seq"]) if bodies else None)
         if row["channel"] == "http-request":
             by_request_seq[row["seq"]] = ex
     return [ex.to_json() for ex in exchanges.values()]

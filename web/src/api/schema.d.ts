@@ -1579,6 +1579,7 @@ export interface components {
             response_headers: {
                 [key: string]: string;
             };
+            routing?: components["schemas"]["RoutingOut"] | null;
             /** Sse */
             sse: boolean;
             /** Sse Event Ids */
@@ -2958,6 +2959,48 @@ export interface components {
             roots: {
                 [key: string]: unknown;
             }[];
+        };
+        /**
+         * RoutingHeaderOut
+         * @description One 2026-07-28 routing header: as sent, decoded, and whether it agrees with the body field it mirrors.
+         *
+         *     `status`: agrees, disagrees, missing (required, not sent), invalid (undecodable) or unchecked
+         *     (nothing recorded says what it should mirror, e.g. an Mcp-Param-* header without the tool's schema).
+         */
+        RoutingHeaderOut: {
+            /** Decoded */
+            decoded: string | null;
+            /** Encoded */
+            encoded: boolean;
+            /** Expected */
+            expected: string | null;
+            /** Name */
+            name: string;
+            /** Problem */
+            problem?: string | null;
+            /** Raw */
+            raw: string | null;
+            /** Source */
+            source: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "agrees" | "disagrees" | "missing" | "invalid" | "unchecked";
+        };
+        /**
+         * RoutingOut
+         * @description The routing headers of an exchange's request (`required`: a 2026-07-28 POST, where they are REQUIRED).
+         */
+        RoutingOut: {
+            /** Headers */
+            headers: components["schemas"]["RoutingHeaderOut"][];
+            /** Method */
+            method: string | null;
+            /** Required */
+            required: boolean;
+            /** Revision */
+            revision: string | null;
         };
         /**
          * RpcAnswer
