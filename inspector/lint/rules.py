@@ -348,7 +348,8 @@ _ALL = (
         "feature-deprecated",
         "info",
         "Deprecated in 2026-07-28 (Roots, Sampling, Logging, includeContext thisServer/allServers, the "
-        "HTTP+SSE transport): it still works, but new implementations should not adopt it.",
+        "HTTP+SSE transport, OAuth Dynamic Client Registration): it still works, but new implementations "
+        "should not adopt it.",
         "Deprecated Features",
         "deprecated",
     ),

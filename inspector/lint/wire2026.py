@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from inspector.lint.auth import AuthCheck
 from inspector.lint.revision import RowContext, header
 from inspector.protocol import Classified, Kind
 from inspector.protocol.routing_headers import (
@@ -42,6 +43,7 @@ DEPRECATED_FEATURES = {
     "logging": "Logging (notifications/message): log to stderr or use OpenTelemetry",
     "includeContext": "includeContext thisServer/allServers: omit it or use none",
     "http+sse": "the HTTP+SSE transport: migrate to Streamable HTTP",
+    "dcr": "OAuth Dynamic Client Registration: use Client ID Metadata Documents",
 }
 
 
@@ -60,6 +62,12 @@ class WireCheck:
         self._schemas = recorded_tool_schemas(rows)
         self._legacy_sse = any((r.get("meta") or {}).get("event") == "endpoint" for r in rows)
         self._told: set[str] = set()  # deprecated features already reported in this session
+        # Registration legs come before any MCP request: a session is 2026-07-28 when its requests say so.
+        self._modern = any(
+            (header(r, "mcp-protocol-version") or "") >= "2026-07-28"
+            for r in rows
+            if r.get("channel") == "http-request"
+        )
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         row = ctx.row
@@ -69,6 +77,13 @@ class WireCheck:
                 "feature-deprecated",
                 f"{DEPRECATED_FEATURES['http+sse']} (the server sent an endpoint event)",
             )
+        if (
+            self._modern
+            and row.get("channel") == "http-request"
+            and str(row.get("http_method")).upper() == "POST"
+            and AuthCheck.step(row) == "registration"
+        ):
+            yield from self._deprecated("dcr")
         if not ctx.stateless:
             return
         if row.get("channel") == "http-request" and row.get("http_headers") is not None:

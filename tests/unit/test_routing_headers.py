@@ -151,3 +151,21 @@ def test_tasks_methods_are_not_unknown_when_the_server_declares_the_extension() 
 
     assert run({"io.modelcontextprotocol/tasks": {}}) == []
     assert run({}) == ["unknown-method"]
+
+
+def test_dynamic_client_registration_is_told_deprecated_in_a_2026_session_only() -> None:
+    from tests.lint_auth_recordings import AuthFlow, good_flow
+    from tests.lint_wire_recordings import CACHE, call, headers
+
+    flow = AuthFlow()
+    seqs = flow.authorize()
+    flow.post(
+        call(1, "tools/list"),
+        headers("tools/list"),
+        answer=result(1, {"tools": [], **CACHE, "resultType": "complete"}),
+    )
+    found = [(f.rule, f.seq, f.severity) for f in check_rows(flow.rows)]
+    assert found == [("feature-deprecated", seqs["register_req"], "info")]
+    assert "Client ID Metadata" in check_rows(flow.rows)[0].explanation
+    older, _ = good_flow("2025-11-25")
+    assert check_rows(older.rows) == []
