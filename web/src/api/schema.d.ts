@@ -411,6 +411,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/tasks/{task_id}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** tasks/update (2026-07-28 tasks extension: answer the task's inputRequests) */
+        post: operations["update_task_api_clients__client_id__tasks__task_id__update_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/tasks/{task_id}/{action}": {
         parameters: {
             query?: never;
@@ -3468,6 +3485,16 @@ export interface components {
              */
             ttl_ms?: number | null;
         };
+        /**
+         * TaskUpdateIn
+         * @description `tasks/update` of the tasks extension: responses to the task's `inputRequests`, by key.
+         */
+        TaskUpdateIn: {
+            /** Inputresponses */
+            inputResponses: {
+                [key: string]: unknown;
+            };
+        };
         /** TemplateRef */
         TemplateRef: {
             /**
@@ -4828,6 +4855,56 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_task_api_clients__client_id__tasks__task_id__update_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskUpdateIn"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {
