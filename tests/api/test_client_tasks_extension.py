@@ -5,11 +5,14 @@ the recorded session lints without "unknown method" findings for the extension's
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
+import orjson
+
 from inspector.lint import lint_session
-from inspector.store import open_engine
+from inspector.store import iter_messages, open_engine
 from tests.api.conftest import Api
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.api.test_client_features_api import _activity, _methods
@@ -44,3 +47,40 @@ def test_tasks_extension_get_and_update(fresh_api: Api) -> None:
     assert sent.count("tasks/get") == 2 and sent.count("tasks/update") == 1
     findings = [f.rule for f in lint_session(open_engine(api.db), sid)]
     assert "unknown-method" not in findings
+
+
+def test_version_matrix_replays_a_task_conversation(fresh_api: Api) -> None:
+    """The recorded tools/call -> tasks/get -> tasks/update -> tasks/get, replayed per revision: the
+    task id the server mints is substituted, so each step reaches the new task."""
+    api = fresh_api
+    created = _connect(api, {"command": PEER}, "2026-07-28")
+    cid, sid = created["id"], created["session_id"]
+    tid = _request(api, cid, "tools/call", {"name": "research", "arguments": {"topic": "tides"}})["result"][
+        "taskId"
+    ]
+    _ok(api.http.get(f"/api/clients/{cid}/tasks/{tid}"))
+    answer = {"inputResponses": {"confirm-topic": {"action": "accept", "content": {"ok": True}}}}
+    _ok(api.http.post(f"/api/clients/{cid}/tasks/{tid}/update", json=answer))
+    _ok(api.http.get(f"/api/clients/{cid}/tasks/{tid}"))
+    _methods(api, sid, "s2c", ())  # (recording is off the client's path)
+    _methods(api, sid, "c2s", ("tasks/get", "tasks/update"))
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "versions", "--db", str(api.db), "--json",
+         "--revisions", "2026-07-28", "--replay", str(sid), "--", *PEER],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    matrix = orjson.loads(done.stdout)
+    replay = {r["key"]: r["values"]["2026-07-28"] for r in matrix["rows"] if r["section"] == "replay"}
+    assert replay == {
+        "1. tools/call": "ok",
+        "2. tasks/get": "ok",
+        "3. tasks/update": "ok",
+        "4. tasks/get": "ok",
+    }, replay
+    probe = matrix["columns"][0]["session_id"]
+    rows = [
+        orjson.loads(m.body) for m in iter_messages(open_engine(api.db), probe) if m.method == "tasks/get"
+    ]
+    statuses = [r["result"]["status"] for r in rows if "result" in r]
+    assert statuses == ["input_required", "completed"]
