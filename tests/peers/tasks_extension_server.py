@@ -5,7 +5,8 @@
 Built on the SDK's own extension interface (`mcp.server.extension`): the
 extension declares itself in `capabilities.extensions`, serves `tasks/get`,
 `tasks/update` and `tasks/cancel`, and answers a call of the `research` tool
-with a task handle (`resultType: "task"`). The task first needs input (an
+with a task handle (`resultType: "task"`) when the client declared the extension in its
+per-request capabilities (else with the plain result). The task first needs input (an
 `inputRequests` entry, answered with `tasks/update`), then completes.
 """
 
@@ -32,6 +33,13 @@ class UpdateParams(TaskParams):
     input_responses: dict[str, Any] = Field(default_factory=dict, alias="inputResponses")
 
 
+def _declares_tasks(params: CallToolRequestParams) -> bool:
+    meta: Any = params.meta
+    found = meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else dict(meta or {})
+    caps = found.get("io.modelcontextprotocol/clientCapabilities") or {}
+    return "io.modelcontextprotocol/tasks" in (caps.get("extensions") or {})
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat()
 
@@ -50,8 +58,8 @@ class Tasks(Extension):
         ]
 
     async def intercept_tool_call(self, params: CallToolRequestParams, ctx: Any, call_next: Any) -> Any:
-        if params.name != "research":
-            return await call_next(ctx)
+        if params.name != "research" or not _declares_tasks(params):
+            return await call_next(ctx)  # never a task to a client that did not declare the extension
         tid = str(uuid.uuid4())
         topic = (params.arguments or {}).get("topic", "?")
         ask = {
