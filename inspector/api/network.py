@@ -10,9 +10,10 @@ from sqlalchemy import Engine, or_
 from sqlalchemy import select as sa_select
 
 from inspector.protocol.http_groups import HTTP_CHANNELS, group_exchanges, header_dict
+from inspector.protocol.routing_headers import recorded_tool_schemas, routing_of_row
 from inspector.store.models import Message
 
-__all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict", "routing_bodies"]
+__all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict", "message_routing", "routing_bodies"]
 
 
 def routing_bodies(engine: Engine, session_id: int, rows: list[dict[str, Any]]) -> dict[int, bytes]:
@@ -29,3 +30,24 @@ def routing_bodies(engine: Engine, session_id: int, rows: list[dict[str, Any]]) 
     with engine.connect() as conn:
         found: list[Any] = list(conn.execute(stmt))
     return {int(seq): bytes(raw) for seq, raw in found if raw is not None}
+
+
+def message_routing(engine: Engine, session_id: int, message: Message) -> dict[str, Any] | None:
+    """The routing headers of one HTTP request message (None for any other message), `Mcp-Param-*`
+    checked against the session's recorded `tools/list` answers."""
+    if message.channel != "http-request" or message.http_headers is None:
+        return None
+    m = Message.__table__.c  # type: ignore[attr-defined]
+    stmt = sa_select(m.seq, m.raw, m.method, m.direction, m.kind, m.channel).where(
+        m.session_id == session_id, m.method == "tools/list", m.direction == "s2c", m.kind == "response"
+    )
+    with engine.connect() as conn:
+        listed: list[Any] = [dict(r._mapping) for r in conn.execute(stmt)]
+    row = {
+        "channel": message.channel,
+        "raw": message.raw,
+        "http_headers": message.http_headers,
+        "http_method": message.http_method,
+    }
+    routing = routing_of_row(row, recorded_tool_schemas(listed))
+    return routing.to_json() if routing is not None else None

@@ -132,21 +132,6 @@ class Position(BaseModel):
     matches: bool = Field(description="whether the message itself matches the filter")
 
 
-class MessageWithPair(BaseModel):
-    """One message with its pair (request <-> response) and the messages that refer to it."""
-
-    message: MessageDetail
-    pair: MessageRow | None
-    related: list[MessageRow] = Field(
-        description="progress and cancel notifications linked to this request, and what they refer to"
-    )
-    intervention: list[MessageRow] = Field(
-        default_factory=list,
-        description="when the inspector intervened on this message (meta.intercept / meta.injected): "
-        "every row of that intervention (same n), the sender's original and what was sent instead",
-    )
-
-
 class RoutingHeaderOut(BaseModel):
     """One 2026-07-28 routing header: as sent, decoded, and whether it agrees with the body field it mirrors.
 
@@ -171,6 +156,24 @@ class RoutingOut(BaseModel):
     revision: str | None
     required: bool
     headers: list[RoutingHeaderOut]
+
+
+class MessageWithPair(BaseModel):
+    """One message with its pair (request <-> response) and the messages that refer to it."""
+
+    message: MessageDetail
+    pair: MessageRow | None
+    related: list[MessageRow] = Field(
+        description="progress and cancel notifications linked to this request, and what they refer to"
+    )
+    intervention: list[MessageRow] = Field(
+        default_factory=list,
+        description="when the inspector intervened on this message (meta.intercept / meta.injected): "
+        "every row of that intervention (same n), the sender's original and what was sent instead",
+    )
+    routing: RoutingOut | None = Field(
+        default=None, description="an HTTP request's 2026-07-28 routing headers, checked against its body"
+    )
 
 
 class Exchange(BaseModel):

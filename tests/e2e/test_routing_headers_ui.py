@@ -53,3 +53,17 @@ def test_network_view_shows_decoded_routing_headers_and_a_mismatch(
     region = page.get_by_test_id("routing-header").filter(has_text="Mcp-Param-Region")
     expect(region).to_have_attribute("data-status", "agrees")
     shot(page, "network-routing-headers")
+
+
+def test_message_detail_shows_the_routing_headers_of_a_request(
+    page: Page, routing_ui: tuple[UiServer, int]
+) -> None:
+    ui, sid = routing_ui
+    page.goto(ui.url(f"/sessions/{sid}/messages/7"))  # the tools/call whose Mcp-Name disagrees
+    detail = page.get_by_test_id("detail")
+    name = detail.get_by_test_id("routing-header").filter(has_text="Mcp-Name")
+    expect(name).to_have_attribute("data-status", "disagrees")
+    expect(name).to_contain_text("drop_tables")
+    page.goto(ui.url(f"/sessions/{sid}/messages/8"))  # its answer: no routing headers of its own
+    expect(page.get_by_test_id("detail")).to_be_visible()
+    expect(page.get_by_test_id("routing-headers")).to_have_count(0)

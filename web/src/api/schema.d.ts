@@ -2462,6 +2462,8 @@ export interface components {
              * @description progress and cancel notifications linked to this request, and what they refer to
              */
             related: components["schemas"]["MessageRow"][];
+            /** @description an HTTP request's 2026-07-28 routing headers, checked against its body */
+            routing?: components["schemas"]["RoutingOut"] | null;
         };
         /**
          * MockServerCommands

@@ -7,6 +7,7 @@ import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
+import { RoutingHeaders } from "./RoutingHeaders";
 
 const PRETTY_LIMIT = 2_000_000;
 // CodeMirror is most of the bundle: load it when a raw view is first opened.
@@ -154,6 +155,7 @@ export function MessageDetail({
           </>
         )}
       </dl>
+      <RoutingHeaders routing={detail.routing ?? null} />
       <div className="actions">
         {detail.pair && (
           <button onClick={() => onOpen(detail.pair!.seq)} data-testid="jump-pair">
