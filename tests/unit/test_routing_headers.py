@@ -169,3 +169,10 @@ def test_dynamic_client_registration_is_told_deprecated_in_a_2026_session_only()
     assert "Client ID Metadata" in check_rows(flow.rows)[0].explanation
     older, _ = good_flow("2025-11-25")
     assert check_rows(older.rows) == []
+
+
+def test_the_spec_examples_are_lint_clean() -> None:
+    """tools/list naming an x-mcp-header tool, its call with Mcp-Param-Region, a base64 Mcp-Name."""
+    from tests.lint_wire_recordings import clean
+
+    assert check_rows(clean().rows) == []
