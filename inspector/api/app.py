@@ -13,6 +13,7 @@ from fastapi.openapi.utils import get_openapi
 from sqlalchemy import Engine
 
 from inspector.api import (
+    routes_apps,
     routes_auth,
     routes_client,
     routes_client_work,
@@ -107,6 +108,7 @@ def create_app(
     app.include_router(routes_auth.router)
     app.include_router(routes_share.router)
     app.include_router(routes_intercept.router)
+    app.include_router(routes_apps.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

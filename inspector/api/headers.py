@@ -13,7 +13,11 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SecurityHeaders", "content_security_policy"]
+__all__ = ["OWN_POLICY_PREFIX", "SecurityHeaders", "content_security_policy"]
+
+# App views (inspector.api.routes_apps) carry their own policy and are framed by the UI: an answer
+# under this prefix that sets a Content-Security-Policy keeps it, without ours or X-Frame-Options.
+OWN_POLICY_PREFIX = "/app-view/"
 
 
 def content_security_policy(hosts: Iterable[str] = ()) -> str:
@@ -51,15 +55,20 @@ class SecurityHeaders:
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"),
         ]
+        self.own_policy_headers = self.headers[2:]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
+        own_prefix = scope["path"].startswith(OWN_POLICY_PREFIX)
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *self.headers]
+                headers = message.get("headers", [])
+                own = own_prefix and any(k.lower() == b"content-security-policy" for k, _ in headers)
+                message["headers"] = [*headers, *(self.own_policy_headers if own else self.headers)]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

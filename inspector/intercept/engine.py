@@ -137,7 +137,7 @@ class Intervention:
 
     n: int
     action: str
-    by: str  # "rule:<name>", "user" or "timeout"
+    by: str  # "rule:<name>", "user", "timeout" or "shutdown" (wrap: holds resolved at the end)
     delivered: bool  # did the peer receive the sender's bytes?
     rule: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)

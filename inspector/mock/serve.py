@@ -399,6 +399,7 @@ async def _intercept_post(
     """Record a POST body and apply the interceptor's decision: the body the mock handles, or the
     response the client gets instead (the inspector's answer, an HTTP error, nothing at all)."""
     from inspector.intercept import Deliver, Disconnect, HttpError, Reply
+
     _seen, decision = await hook.decide("c2s", raw)
     iv = decision.intervention
     if iv is None:
@@ -448,6 +449,7 @@ async def _intercept_event(
 ) -> list[bytes]:
     """The SSE events to send for one message of the mock, after the interceptor's decision."""
     from inspector.intercept import Deliver, Reply
+
     data = message.replace(b"\n", b" ") if isinstance(message, bytes) else orjson.dumps(message)
     _seen, decision = await hook.decide("s2c", data)
     iv = decision.intervention

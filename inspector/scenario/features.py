@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.scenario.models import Completion, Prompt, Resource, ResourceTemplate, Scenario, Tool
 
-__all__ = ["Offer", "match_template", "wire_tool"]
+__all__ = ["APPS_EXTENSION", "Offer", "match_template", "offers_apps", "wire_tool"]
 
 _WIRE_TOOL = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 _WIRE_RESOURCE = ("uri", "name", "title", "description", "mimeType")
@@ -26,9 +26,23 @@ def _wire(model: Any, fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: data[k] for k in fields if k in data}
 
 
+APPS_EXTENSION = "io.modelcontextprotocol/ui"
+
+
 def wire_tool(tool: Tool) -> dict[str, Any]:
     """A scenario tool as `tools/list` shows it."""
-    return _wire(tool, _WIRE_TOOL)
+    return _with_meta(_wire(tool, _WIRE_TOOL), tool.meta)
+
+
+def _with_meta(wire: dict[str, Any], meta: dict[str, Any] | None) -> dict[str, Any]:
+    return {**wire, "_meta": meta} if meta else wire
+
+
+def offers_apps(scenario: Scenario) -> bool:
+    """Whether the scenario serves an MCP App view (a ui:// resource or a tool naming one)."""
+    return any(r.uri.startswith("ui://") for r in scenario.resources) or any(
+        isinstance((t.meta or {}).get("ui"), dict) for t in scenario.tools
+    )
 
 
 def match_template(template: str, uri: str) -> dict[str, str] | None:
@@ -58,6 +72,8 @@ class Offer:
             caps["prompts"] = {"listChanged": True}
         if self.scenario.completions:
             caps["completions"] = {}
+        if offers_apps(self.scenario):
+            caps["extensions"] = {APPS_EXTENSION: {}}
         return caps
 
     def server_info(self) -> dict[str, Any]:
@@ -67,7 +83,9 @@ class Offer:
         if method == "tools/list":
             return {"tools": [wire_tool(t) for t in self.tools.values()]}
         if method == "resources/list":
-            return {"resources": [_wire(r, _WIRE_RESOURCE) for r in self.resources.values()]}
+            return {
+                "resources": [_with_meta(_wire(r, _WIRE_RESOURCE), r.meta) for r in self.resources.values()]
+            }
         if method == "resources/templates/list":
             return {"resourceTemplates": [_wire(t, _WIRE_TEMPLATE) for t in self.scenario.resourceTemplates]}
         if method == "prompts/list":

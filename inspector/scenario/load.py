@@ -114,7 +114,26 @@ def load_scenario(path: str | Path | None) -> Scenario:
         raise ScenarioError(f"{p}: cannot read the scenario: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{p}: the scenario is not UTF-8 text") from None
-    return parse_scenario(text, str(p))
+    return read_resource_files(parse_scenario(text, str(p)), p)
+
+
+def read_resource_files(scenario: Scenario, path: Path) -> Scenario:
+    """Resources with a `file`: its text read now (relative to the scenario file), so that a missing
+    file is an error at start, not an empty answer later."""
+    for res in scenario.resources:
+        if res.file is None:
+            continue
+        where = (path.parent / res.file).resolve()
+        try:
+            res.text = where.read_text("utf-8")
+        except OSError as exc:
+            raise ScenarioError(
+                f"{path}: resource {res.uri}: cannot read {where}: {exc.strerror or exc}"
+            ) from None
+        except UnicodeDecodeError:
+            raise ScenarioError(f"{path}: resource {res.uri}: {where} is not UTF-8 text") from None
+        res.file = None
+    return scenario
 
 
 def scenario_schema() -> str:

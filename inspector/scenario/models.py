@@ -171,6 +171,11 @@ class Tool(Answer):
     inputSchema: dict[str, JSON] = Field(default_factory=lambda: {"type": "object"})
     outputSchema: dict[str, JSON] | None = None
     annotations: dict[str, JSON] | None = None
+    meta: dict[str, JSON] | None = Field(
+        None,
+        alias="_meta",
+        description="The tool's _meta; an MCP App view: {ui: {resourceUri: 'ui://...'}}.",
+    )
     steps: list[Step] = Field(default_factory=list, description="Done during the call, before the answer.")
     after: list[Step] = Field(default_factory=list, description="Done after the answer was sent.")
 
@@ -180,8 +185,26 @@ class Resource(Answer):
     name: str
     title: str | None = None
     description: str | None = None
-    mimeType: str | None = None
+    mimeType: str | None = Field(
+        None, description="A ui:// resource (an MCP App view) defaults to text/html;profile=mcp-app."
+    )
     text: str | None = Field(None, description="Shortcut for a text result (templated).")
+    file: str | None = Field(
+        None, description="Read the text from this file (relative to the scenario file), e.g. an App's HTML."
+    )
+    meta: dict[str, JSON] | None = Field(
+        None,
+        alias="_meta",
+        description="The resource's _meta (listed and read); an App view: {ui: {csp: {...}, permissions: {...}}}.",
+    )
+
+    @model_validator(mode="after")
+    def _app_view(self) -> Resource:
+        if self.text is not None and self.file is not None:
+            raise ValueError("give the resource's text or its file, not both")
+        if self.uri.startswith("ui://") and self.mimeType is None:
+            self.mimeType = "text/html;profile=mcp-app"
+        return self
 
 
 class ResourceTemplate(Answer):

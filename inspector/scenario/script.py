@@ -333,6 +333,8 @@ class ScenarioScript:
         content: dict[str, Any] = {"uri": uri, "text": item.text if item.text is not None else ""}
         if item.mimeType:
             content["mimeType"] = item.mimeType
+        if isinstance(item, m.Resource) and item.meta:
+            content["_meta"] = item.meta
         return self._finish(item, {"contents": [content]}, message)
 
     def _prompt(self, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:

@@ -88,7 +88,7 @@ from inspector.protocol.http_exchange import (
 )
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_listener import ABORT
-from inspector.transports.http_proxy import HttpProxy, _plain, _watch_disconnect
+from inspector.transports.http_proxy import HttpProxy, _watch_disconnect
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamError, UpstreamResponse
 
@@ -442,29 +442,11 @@ class InterceptingProxy(HttpProxy):
         body: bytes,
         altered: bool = False,
     ) -> None:
-        """Forward a whole request and relay its answer (as `HttpProxy._forward` does)."""
-        try:
-            sent_headers = forward_headers(headers)
-            if altered:
-                sent_headers = _with_length(sent_headers, body)
-            response = await self.client.request(method, url, sent_headers, body)
-        except UpstreamError as exc:
-            message = (
-                f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
-            )
-            await _plain(send, 502, message + "\n")
-            ex.record("s2c", "http-response", b"", http_status=502, problem=message)
-            return
-        try:
-            ended = await self._respond(response, send, receive, ex, sid, key, scope["path"], proxy_origin)
-            if ended is not None:
-                self.router.close(sid, ended)
-        except OSError as exc:
-            ex.record("c2s", "http-request", b"", problem=f"client disconnected: {exc}")
-        finally:
-            await response.aclose()
-        if method == "DELETE" and response.status < 300:
-            self.end_session(sid, f"DELETE answered {response.status}")
+        """Forward a whole request and relay its answer (edited bodies get a new Content-Length)."""
+        sent_headers = forward_headers(headers)
+        if altered:
+            sent_headers = _with_length(sent_headers, body)
+        await self._relay(scope, receive, send, method, url, ex, sid, key, proxy_origin, sent_headers, body)
 
     async def _duplicates(
         self, url: str, headers: list, ex: HttpExchange, copies: list[Deliver], iv: Intervention

@@ -200,22 +200,59 @@ class HttpProxy:
             content = _request_body(body, receive, streamed)
         if (step := self.auth.step(method, scope["path"], body)) is not None:
             ex.labels["auth_step"] = step
+        late: Callable[[], None] | None = None
         if streamed is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
             ex.request(body, headers, jsonrpc=step is None)
-        try:
-            response = await self.client.request(method, url, forward_headers(headers), content)
-        except UpstreamError as exc:
-            if streamed is not None:
+        else:
+
+            def late() -> None:
                 ex.request(b"".join(streamed), headers, jsonrpc=step is None)
+
+        await self._relay(
+            scope,
+            receive,
+            send,
+            method,
+            url,
+            ex,
+            sid,
+            key,
+            proxy_origin,
+            forward_headers(headers),
+            content,
+            late,
+        )
+
+    async def _relay(
+        self,
+        scope: dict[str, Any],
+        receive: Callable,
+        send: Callable,
+        method: str,
+        url: str,
+        ex: HttpExchange,
+        sid: int,
+        key: tuple[str, str],
+        proxy_origin: str | None,
+        sent_headers: list,
+        content: bytes | AsyncIterator[bytes],
+        late_request: Callable[[], None] | None = None,
+    ) -> None:
+        """Send one request upstream and relay its answer (`late_request` records a streamed body)."""
+        try:
+            response = await self.client.request(method, url, sent_headers, content)
+        except UpstreamError as exc:
+            if late_request is not None:
+                late_request()
             message = (
                 f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
             )
             await _plain(send, 502, message + "\n")
             ex.record("s2c", "http-response", b"", http_status=502, problem=message)
             return
-        if streamed is not None:
-            ex.request(b"".join(streamed), headers, jsonrpc=step is None)
+        if late_request is not None:
+            late_request()
         try:
             ended = await self._respond(response, send, receive, ex, sid, key, scope["path"], proxy_origin)
             if ended is not None:  # a legacy session's event stream: the session ends with it

@@ -122,6 +122,7 @@ class StdioShim:
                 t.start()
             client.start()
             returncode = child.wait()
+            self._server_exited()
             for t in pumps:
                 # A grandchild may still hold the pipes open; do not wait for it forever.
                 t.join(timeout=2.0)
@@ -129,6 +130,9 @@ class StdioShim:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
         return WrapResult(exit_code_of(returncode), returncode, self.reason)
+
+    def _server_exited(self) -> None:
+        """Called once the server has exited, before the pumps are joined (a subclass's hook)."""
 
     def _pump(self, src: int, dst: int, direction: str, channel: str) -> None:
         tap = self.tap

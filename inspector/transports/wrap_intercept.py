@@ -149,6 +149,8 @@ class InterceptShim(StdioShim):
         self._disconnected = threading.Event()
         self._stop_ticker = threading.Event()
         self._wake = threading.Event()
+        self._holding = 0  # pumps waiting on a breakpoint (or recording its outcome)
+        self._holds = threading.Condition()
         self._ticker = threading.Thread(target=self._tick, name="mcp-inspect-intercept-timer", daemon=True)
 
     # ----- lifecycle
@@ -168,6 +170,17 @@ class InterceptShim(StdioShim):
             self._ticker.join(timeout=2.0)
         self.outputs["s2c"].drain(timeout=self.grace)
         return result
+
+    def _server_exited(self) -> None:
+        """Resolve every hold "by shutdown" and wait for their rows, so none is lost at the end.
+
+        A server's held answer is forwarded (the client may still read it); a client's held
+        message is dropped: the server that would have received it is gone.
+        """
+        for p in self.interceptor.pending():
+            p.resolve("forward" if p.seen.direction == "s2c" else "drop", by="shutdown")
+        with self._holds:
+            self._holds.wait_for(lambda: self._holding == 0, timeout=10.0)
 
     def _tick(self) -> None:
         ic = self.interceptor
@@ -290,14 +303,22 @@ class InterceptShim(StdioShim):
             return
         self._pass(direction, passing)  # what came before goes first
         pending = decision.held
-        if pending is not None:
+        if pending is None:
+            self._apply(seen, decision, ts_ns, meta)
+            return
+        with self._holds:
+            self._holding += 1
+        try:
             woke = threading.Event()
             pending.on_resolved(lambda _p: woke.set())
             self._wake.set()  # the ticker learns the new deadline
             woke.wait()
             assert pending.outcome is not None
-            decision = pending.outcome
-        self._apply(seen, decision, ts_ns, meta)
+            self._apply(seen, pending.outcome, ts_ns, meta)
+        finally:
+            with self._holds:
+                self._holding -= 1
+                self._holds.notify_all()
 
     def _apply(self, seen: Seen, decision: Decision, ts_ns: int, meta: dict[str, Any] | None) -> None:
         direction = seen.direction

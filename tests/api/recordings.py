@@ -21,7 +21,7 @@ from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import active
 from inspector.demo.driver import drive_demo
-from inspector.store import SessionWriter, create_session, get_session, open_engine
+from inspector.store import SessionWriter, create_session, get_session, list_sessions, open_engine
 
 
 def record_demo(db: Path, name: str = "demo") -> None:
@@ -180,3 +180,27 @@ def out_of_order_session(db: Path) -> int:
     writer.on_end(0, "client-eof", builder.facts.snapshot())
     engine.dispose()
     return sid
+
+
+APPS = [sys.executable, str(Path(__file__).resolve().parents[1] / "peers" / "apps_server.py")]
+
+
+def record_apps(db: Path, probe: str = "", name: str = "apps") -> int:
+    """Record tests/peers/apps_server.py (an SDK server exposing an App) through the real `wrap`:
+    tools/list, resources/list, resources/read of the view, `show_weather` for Paris (input with
+    `probe`, a URL the view will try to fetch) and `forecast` for Paris; returns the session id."""
+    wrapped = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", name, "--"]
+    params = mcp.StdioServerParameters(command=wrapped[0], args=[*wrapped[1:], *APPS])
+
+    async def drive() -> None:
+        with anyio.fail_after(90):
+            async with mcp.Client(params, cache=None, mode="legacy") as client:
+                await client.list_tools()
+                await client.list_resources()
+                await client.read_resource("ui://weather/view.html")
+                await client.call_tool("show_weather", {"city": "Paris", "probe": probe})
+                await client.call_tool("forecast", {"city": "Paris"})
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, drive).result()
+    return max(s.id for s in list_sessions(open_engine(db)) if s.name == name and s.id is not None)

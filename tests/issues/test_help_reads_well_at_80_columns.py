@@ -15,14 +15,34 @@ import subprocess
 import sys
 
 import pytest
+import typer
 
 from inspector.cli import app
 
-COMMANDS = [info.name or info.callback.__name__ for info in app.registered_commands]  # type: ignore[union-attr]
+
+def _commands(typer_app: typer.Typer, prefix: str = "") -> list[str]:
+    """Every command line, groups (`intercept`, `intercept rules`) and their commands included."""
+    found = [
+        f"{prefix}{info.name or info.callback.__name__}"  # type: ignore[union-attr]
+        for info in typer_app.registered_commands
+    ]
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        name = sub.info.name if isinstance(sub.info.name, str) else group.name
+        assert isinstance(name, str), "a command group without a name"
+        found += [f"{prefix}{name}", *_commands(sub, f"{prefix}{name} ")]
+    return found
+
+
+COMMANDS = _commands(app)
+
+
+def test_groups_are_covered() -> None:
+    assert "intercept rules add" in COMMANDS and "intercept watch" in COMMANDS
 
 
 def _help(command: str | None, columns: int) -> list[str]:
-    argv = [sys.executable, "-m", "inspector", *([command] if command else []), "--help"]
+    argv = [sys.executable, "-m", "inspector", *(command.split() if command else []), "--help"]
     out = subprocess.run(
         argv, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": str(columns)}
     )

@@ -146,6 +146,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/apps/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prepare the App view of a live mock client's tool (reads the ui:// resource now) */
+        post: operations["live_view_route_api_clients__client_id__apps_views_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/complete": {
         parameters: {
             query?: never;
@@ -806,6 +823,57 @@ export interface paths {
         patch: operations["patch_session_route_api_sessions__session_id__patch"];
         trace?: never;
     };
+    "/api/sessions/{session_id}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP Apps of a recorded session */
+        get: operations["apps_route_api_sessions__session_id__apps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/apps/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The recording's answer to a request an App view makes of its host */
+        post: operations["answer_route_api_sessions__session_id__apps_answer_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/apps/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prepare the App view of a recorded tool call (single-use view URL) */
+        post: operations["view_route_api_sessions__session_id__apps_views_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/exchanges": {
         parameters: {
             query?: never;
@@ -1118,6 +1186,194 @@ export interface components {
             } | null;
             /** Result */
             result?: unknown;
+        };
+        /** AppAnswerIn */
+        AppAnswerIn: {
+            /** Method */
+            method: string;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** AppAnswerOut */
+        AppAnswerOut: {
+            /** Answered */
+            answered: boolean;
+            /** Error */
+            error?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Reason
+             * @description why it is unanswered
+             */
+            reason?: string | null;
+            /** Result */
+            result?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Seq
+             * @description seq of the recorded request that answers it
+             */
+            seq?: number | null;
+        };
+        /** AppCall */
+        AppCall: {
+            /** Answer Seq */
+            answer_seq?: number | null;
+            /** Arguments */
+            arguments: {
+                [key: string]: unknown;
+            };
+            /** Resource Uri */
+            resource_uri: string;
+            /**
+             * Seq
+             * @description the tools/call request's seq
+             */
+            seq: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "result" | "error" | "unanswered";
+            /** Tool */
+            tool: string;
+        };
+        /** AppResource */
+        AppResource: {
+            /**
+             * Has Html
+             * @description whether the recording holds its HTML (a resources/read answer)
+             */
+            has_html: boolean;
+            /**
+             * List Seq
+             * @description seq of the resources/list that listed it
+             */
+            list_seq?: number | null;
+            /** Mime Type */
+            mime_type?: string | null;
+            /** Name */
+            name?: string | null;
+            /**
+             * Read Seq
+             * @description seq of the newest resources/read of it
+             */
+            read_seq?: number | null;
+            /**
+             * Ui
+             * @description its `_meta.ui` (csp, permissions, domain, prefersBorder)
+             */
+            ui: {
+                [key: string]: unknown;
+            };
+            /** Uri */
+            uri: string;
+        };
+        /** AppTool */
+        AppTool: {
+            /**
+             * Declaration
+             * @description the tool as the recorded tools/list gave it
+             */
+            declaration: {
+                [key: string]: unknown;
+            };
+            /** Name */
+            name: string;
+            /** Resource Uri */
+            resource_uri: string;
+            /** Visibility */
+            visibility?: string[] | null;
+        };
+        /** AppViewIn */
+        AppViewIn: {
+            /**
+             * Seq
+             * @description seq of a recorded tools/call of a tool that declares a view
+             */
+            seq: number;
+        };
+        /** AppViewOut */
+        AppViewOut: {
+            /**
+             * Allow
+             * @description the iframe allow attribute ('' when no permission is declared)
+             */
+            allow: string;
+            /**
+             * Arguments
+             * @description the recorded tool input (ui/notifications/tool-input)
+             */
+            arguments: {
+                [key: string]: unknown;
+            };
+            /**
+             * Csp
+             * @description the view document's Content-Security-Policy
+             */
+            csp: string;
+            /**
+             * Dropped Sources
+             * @description declared CSP domains refused as malformed
+             */
+            dropped_sources: string[];
+            /**
+             * Error
+             * @description the recorded JSON-RPC error, when the call failed
+             */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** Resource Uri */
+            resource_uri: string;
+            /**
+             * Result
+             * @description the recorded result (ui/notifications/tool-result)
+             */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Sandbox
+             * @description the iframe sandbox attribute
+             */
+            sandbox: string;
+            /** Seq */
+            seq: number;
+            /**
+             * Tool
+             * @description the tool's recorded declaration
+             */
+            tool: {
+                [key: string]: unknown;
+            };
+            /**
+             * Ui
+             * @description the resource's `_meta.ui`
+             */
+            ui: {
+                [key: string]: unknown;
+            };
+            /**
+             * View Url
+             * @description single-use URL of the view document (valid 60 s)
+             */
+            view_url: string;
+        };
+        /** AppsOut */
+        AppsOut: {
+            /** Calls */
+            calls: components["schemas"]["AppCall"][];
+            /** Resources */
+            resources: components["schemas"]["AppResource"][];
+            /** Session Id */
+            session_id: number;
+            /** Tools */
+            tools: components["schemas"]["AppTool"][];
         };
         /** BreakpointsIn */
         BreakpointsIn: {
@@ -2175,6 +2431,36 @@ export interface components {
             event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"] | components["schemas"]["LiveError"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
+        };
+        /** LiveViewIn */
+        LiveViewIn: {
+            /**
+             * Uri
+             * @description the view's ui:// resource (the tool's _meta.ui.resourceUri)
+             */
+            uri: string;
+        };
+        /** LiveViewOut */
+        LiveViewOut: {
+            /** Allow */
+            allow: string;
+            /** Csp */
+            csp: string;
+            /** Dropped Sources */
+            dropped_sources: string[];
+            /** Resource Uri */
+            resource_uri: string;
+            /** Sandbox */
+            sandbox: string;
+            /** Ui */
+            ui: {
+                [key: string]: unknown;
+            };
+            /**
+             * View Url
+             * @description single-use URL of the view document (valid 60 s)
+             */
+            view_url: string;
         };
         /** LogLevelIn */
         LogLevelIn: {
@@ -4055,6 +4341,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    live_view_route_api_clients__client_id__apps_views_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveViewIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveViewOut"];
+                };
+            };
+            /** @description the client is not connected */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description the server failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5989,6 +6324,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    apps_route_api_sessions__session_id__apps_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppsOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    answer_route_api_sessions__session_id__apps_answer_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppAnswerIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppAnswerOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    view_route_api_sessions__session_id__apps_views_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppViewIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppViewOut"];
                 };
             };
             /** @description Validation Error */

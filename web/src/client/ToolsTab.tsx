@@ -8,12 +8,14 @@ import { ProgressBar } from "./Activity";
 import { ResultView } from "./Content";
 import { clientApi, rpcError, type Rpc } from "./api";
 import { workApi, type Activity } from "./work";
+import { LiveApp } from "../apps/LiveApp";
 
 type Tool = {
   name: string;
   description?: string;
   inputSchema?: RJSFSchema;
   execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  _meta?: { ui?: { resourceUri?: unknown } };
 };
 
 export function ToolsTab({ clientId, activity }: { clientId: string; activity: Activity }) {
@@ -66,6 +68,8 @@ function ToolCall({ clientId, tool, activity }: { clientId: string; tool: Tool; 
   const [rawText, setRawText] = useState("{}");
   const [rawError, setRawError] = useState<string | null>(null);
   const [response, setResponse] = useState<Rpc | null>(null);
+  const [called, setCalled] = useState<Record<string, unknown>>({});
+  const viewUri = tool._meta?.ui?.resourceUri;
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [progress, setProgress] = useState(true);
@@ -80,6 +84,7 @@ function ToolCall({ clientId, tool, activity }: { clientId: string; tool: Tool; 
   async function call(arguments_: Record<string, unknown>) {
     setBusy(true);
     setResponse(null);
+    setCalled(arguments_);
     setFailure(null);
     try {
       setResponse(
@@ -155,6 +160,9 @@ function ToolCall({ clientId, tool, activity }: { clientId: string; tool: Tool; 
       {busy && running && <ProgressBar progress={running.progress} />}
       {failure && <p className="error">{failure}</p>}
       {response && <ResultView response={response} />}
+      {response && typeof viewUri === "string" && viewUri.startsWith("ui://") && (
+        <LiveApp clientId={clientId} tool={tool.name} uri={viewUri} input={called} response={response} />
+      )}
     </div>
   );
 }

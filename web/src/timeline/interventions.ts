@@ -34,6 +34,7 @@ function whoOf(mark: Record<string, unknown>): string {
   const by = typeof mark.by === "string" ? mark.by : "";
   if (by.startsWith("rule:")) return `rule ${by.slice(5)}`;
   if (by === "user") return "you";
+  if (by === "shutdown") return "the inspector at shutdown";
   if (by) return by;
   return typeof mark.rule === "string" ? `rule ${mark.rule}` : "the inspector";
 }

@@ -7,6 +7,7 @@ import { arrows, dateTime, duration, size } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
+import { AppViewLink } from "../apps/AppsTab";
 import { RoutingHeaders } from "./RoutingHeaders";
 
 const PRETTY_LIMIT = 2_000_000;
@@ -157,6 +158,7 @@ export function MessageDetail({
       </dl>
       <RoutingHeaders routing={detail.routing ?? null} />
       <div className="actions">
+        {m.method === "tools/call" && <AppViewLink sessionId={sessionId} seq={m.kind === "request" ? m.seq : m.answers_seq} />}
         {detail.pair && (
           <button onClick={() => onOpen(detail.pair!.seq)} data-testid="jump-pair">
             Jump to pair #{detail.pair.seq} ({detail.pair.kind})

@@ -14,12 +14,14 @@ import { MockServerDialog } from "./MockServerDialog";
 import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
 import { InterceptPanel, useIntercept } from "./InterceptPanel";
+import { AppsTab, useApps } from "../apps/AppsTab";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
   const { session, error, setSession } = useSession(id);
   // A live session recorded by a process with --intercept/--faults gets the Intercept tab.
   const intercept = useIntercept(id, session?.state === "recording");
+  const { apps } = useApps(id);
   if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
   if (error) return <p className="error" data-testid="error">{error}</p>;
   const http = session?.kind === "http-proxy";
@@ -40,6 +42,11 @@ export function SessionPage() {
         <NavLink to={`/sessions/${id}/lanes`}>Lanes</NavLink>
         {http && <NavLink to={`/sessions/${id}/network`}>Network</NavLink>}
         <NavLink to={`/sessions/${id}/info`}>Info</NavLink>
+        {apps && apps.tools.length > 0 && (
+          <NavLink to={`/sessions/${id}/apps`} data-testid="apps-tab">
+            Apps
+          </NavLink>
+        )}
         {intercept.state && (
           <NavLink to={`/sessions/${id}/intercept`} data-testid="intercept-tab">
             Intercept
@@ -58,6 +65,8 @@ export function SessionPage() {
         <Route path="network" element={session && <Network session={session} />} />
         <Route path="network/:exchange" element={session && <Network session={session} />} />
         <Route path="info" element={session && <Info session={session} />} />
+        <Route path="apps" element={<AppsTab sessionId={id} apps={apps} />} />
+        <Route path="apps/:seq" element={<AppsTab sessionId={id} apps={apps} />} />
         <Route path="intercept" element={<InterceptPanel sessionId={id} intercept={intercept} />} />
       </Routes>
     </section>
