@@ -180,6 +180,13 @@ class PingOut(BaseModel):
     response: dict[str, Any]
 
 
+class TaskUpdateIn(BaseModel):
+    """`tasks/update` of the tasks extension: responses to the task's `inputRequests`, by key."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    input_responses: dict[str, Any] = Field(alias="inputResponses", min_length=1)
+
+
 class TaskCallIn(BaseModel):
     """Call a tool as a task (`params.task`); the answer is a CreateTaskResult to poll."""
 
@@ -327,6 +334,17 @@ async def list_tasks(request: Request, client_id: str) -> Response:
 )
 async def get_task(request: Request, client_id: str, task_id: str) -> Response:
     return json_response(await _op(ops.task_request(_client(request, client_id), "tasks/get", task_id)))
+
+
+@router.post(
+    "/api/clients/{client_id}/tasks/{task_id}/update",
+    response_model=RpcAnswer,
+    summary="tasks/update (2026-07-28 tasks extension: answer the task's inputRequests)",
+    responses=_NOT_OFFERED,
+)
+async def update_task(request: Request, client_id: str, task_id: str, body: TaskUpdateIn) -> Response:
+    coro = ops.task_update(_client(request, client_id), task_id, body.input_responses)
+    return json_response(await _op(coro))
 
 
 @router.post(

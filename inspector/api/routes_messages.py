@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_query, state_of
-from inspector.api.network import HTTP_CHANNELS, group_exchanges
+from inspector.api.network import HTTP_CHANNELS, group_exchanges, message_routing, routing_bodies
 from inspector.api.params import SqlInt
 from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
 from inspector.api.views import message_detail
@@ -145,6 +145,7 @@ async def message_route(request: Request, session_id: SqlInt, seq: SqlInt) -> Re
         "pair": (await run_query(rows_by_seq, engine, session_id, [pair.seq]))[0] if pair else None,
         "related": related,
         "intervention": await run_query(intervention_rows, engine, session_id, mark.get("n")) if mark else [],
+        "routing": await run_query(message_routing, engine, session_id, found),
     }
     return json_response(doc)
 
@@ -187,4 +188,5 @@ async def exchanges_route(
     rows = await run_query(
         message_rows, engine, session_id, MessageFilter(channels=HTTP_CHANNELS), limit=limit
     )
-    return json_response(group_exchanges(rows))
+    bodies = await run_query(routing_bodies, engine, session_id, rows)
+    return json_response(group_exchanges(rows, bodies))

@@ -132,6 +132,32 @@ class Position(BaseModel):
     matches: bool = Field(description="whether the message itself matches the filter")
 
 
+class RoutingHeaderOut(BaseModel):
+    """One 2026-07-28 routing header: as sent, decoded, and whether it agrees with the body field it mirrors.
+
+    `status`: agrees, disagrees, missing (required, not sent), invalid (undecodable) or unchecked
+    (nothing recorded says what it should mirror, e.g. an Mcp-Param-* header without the tool's schema).
+    """
+
+    name: str
+    raw: str | None
+    decoded: str | None
+    encoded: bool
+    source: str | None
+    expected: str | None
+    status: Literal["agrees", "disagrees", "missing", "invalid", "unchecked"]
+    problem: str | None = None
+
+
+class RoutingOut(BaseModel):
+    """The routing headers of an exchange's request (`required`: a 2026-07-28 POST, where they are REQUIRED)."""
+
+    method: str | None
+    revision: str | None
+    required: bool
+    headers: list[RoutingHeaderOut]
+
+
 class MessageWithPair(BaseModel):
     """One message with its pair (request <-> response) and the messages that refer to it."""
 
@@ -144,6 +170,9 @@ class MessageWithPair(BaseModel):
         default_factory=list,
         description="when the inspector intervened on this message (meta.intercept / meta.injected): "
         "every row of that intervention (same n), the sender's original and what was sent instead",
+    )
+    routing: RoutingOut | None = Field(
+        default=None, description="an HTTP request's 2026-07-28 routing headers, checked against its body"
     )
 
 
@@ -162,6 +191,7 @@ class Exchange(BaseModel):
     sse: bool
     sse_event_ids: list[str]
     messages: list[MessageRow]
+    routing: RoutingOut | None = None
 
 
 class SessionCreated(BaseModel):

@@ -22,6 +22,7 @@ from inspector.lint.revision import RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.shapes import ShapeCheck
 from inspector.lint.transport import HttpCheck
+from inspector.lint.wire2026 import WireCheck
 from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
 
@@ -70,6 +71,7 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
         CapabilityCheck(),
         HttpCheck(ordered),
         AuthCheck(ordered),
+        WireCheck(ordered),
     ]
     walk = SessionWalk()
     reported: set[str | None] = set()

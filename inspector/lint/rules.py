@@ -261,6 +261,98 @@ _ALL = (
         "Authorization › Authorization Server Metadata Discovery",
         "basic/authorization#authorization-server-metadata-discovery",
     ),
+    # 2026-07-28 on the wire (inspector/lint/wire2026.py and shapes.py); pages of that revision.
+    Rule(
+        "routing-header-mismatch",
+        "error",
+        "Servers MUST reject requests where the values specified in the headers do not match the "
+        "corresponding values in the request body (Mcp-Method, Mcp-Name, Mcp-Param-*; 400 HeaderMismatch).",
+        "Transports › Server Validation",
+        "basic/transports/streamable-http#server-validation",
+        since="2026-07-28",
+    ),
+    Rule(
+        "routing-header-missing",
+        "error",
+        "Mcp-Method (all requests) and Mcp-Name (tools/call, resources/read, prompts/get) are REQUIRED; "
+        "a client MUST include an Mcp-Param-{Name} header for an x-mcp-header parameter it sends.",
+        "Transports › Standard Request Headers",
+        "basic/transports/streamable-http#standard-request-headers",
+        since="2026-07-28",
+    ),
+    Rule(
+        "routing-header-invalid",
+        "error",
+        "Clients MUST encode a value that is not plain header-safe ASCII as =?base64?{Base64EncodedValue}?=; "
+        "servers MUST reject a header that contains invalid characters or a malformed encoding.",
+        "Transports › Value Encoding",
+        "basic/transports/streamable-http#value-encoding",
+        since="2026-07-28",
+    ),
+    Rule(
+        "protocol-version-header-mismatch",
+        "error",
+        "The MCP-Protocol-Version header value MUST match the io.modelcontextprotocol/protocolVersion "
+        "field carried in the request body's _meta.",
+        "Transports › Protocol Version Header",
+        "basic/transports/streamable-http#protocol-version-header",
+        since="2026-07-28",
+    ),
+    Rule(
+        "cache-hints-missing",
+        "error",
+        "Servers MUST include caching hints (ttlMs, cacheScope) on complete results of tools/list, "
+        "prompts/list, resources/list, resources/read and resources/templates/list.",
+        "Caching",
+        "server/utilities/caching",
+        since="2026-07-28",
+    ),
+    Rule(
+        "log-message-without-level",
+        "error",
+        "The server MUST NOT emit notifications/message for a request that does not include "
+        "io.modelcontextprotocol/logLevel in its _meta.",
+        "Logging › Per-request log level",
+        "server/utilities/logging#per-request-log-level",
+        since="2026-07-28",
+    ),
+    Rule(
+        "session-id-in-2026",
+        "warning",
+        "Protocol-level sessions and the Mcp-Session-Id header were removed in 2026-07-28; a server SHOULD "
+        "ignore the header and not mint or echo session ids.",
+        "Transports › Earlier Streamable HTTP Revisions",
+        "basic/transports/streamable-http#earlier-streamable-http-revisions",
+        since="2026-07-28",
+    ),
+    Rule(
+        "error-code-renumbered",
+        "warning",
+        "2026-07-28 numbers HeaderMismatch -32020, MissingRequiredClientCapability -32021 and "
+        "UnsupportedProtocolVersion -32022 (not -32001/-32003/-32004; new implementations SHOULD NOT use "
+        "-32000 to -32019), and servers MUST answer a missing resource with -32602, not -32002.",
+        "Base protocol › Error Codes",
+        "basic#error-codes",
+        since="2026-07-28",
+    ),
+    Rule(
+        "method-removed",
+        "error",
+        "ping, logging/setLevel, notifications/roots/list_changed and notifications/elicitation/complete "
+        "were removed in 2026-07-28.",
+        "Key Changes",
+        "changelog",
+        since="2026-07-28",
+    ),
+    Rule(
+        "feature-deprecated",
+        "info",
+        "Deprecated in 2026-07-28 (Roots, Sampling, Logging, includeContext thisServer/allServers, the "
+        "HTTP+SSE transport, OAuth Dynamic Client Registration): it still works, but new implementations "
+        "should not adopt it.",
+        "Deprecated Features",
+        "deprecated",
+    ),
     Rule(
         "revision-unknown",
         "info",

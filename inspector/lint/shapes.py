@@ -20,7 +20,18 @@ from pydantic import ValidationError
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, method_allowed
 
-__all__ = ["ShapeCheck", "describe_errors"]
+__all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors"]
+
+# Methods 2026-07-28 removed (changelog, major change 5 and minor change 11): reported as removed.
+REMOVED_2026 = frozenset(
+    {"ping", "logging/setLevel", "notifications/roots/list_changed", "notifications/elicitation/complete"}
+)
+# Results that carry the CacheableResult hints from 2026-07-28 (server/utilities/caching).
+CACHEABLE = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/read", "resources/templates/list"}
+)
+_CACHE_FIELDS = ("ttlMs", "cacheScope")
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 Hit = tuple[str, str]
 
@@ -35,19 +46,33 @@ _KNOWN = {
 }
 
 
-def describe_errors(exc: ValidationError, limit: int = 3) -> str:
-    """Pydantic's errors as `path: message` parts, at most `limit` of them."""
+def describe_errors(exc: ValidationError, limit: int = 3, skip: list[Any] | None = None) -> str:
+    """Pydantic's errors as `path: message` parts, at most `limit` of them (`skip`: errors told elsewhere)."""
+    errors = [e for e in exc.errors() if not skip or e not in skip]
     parts = []
-    for err in exc.errors()[:limit]:
+    for err in errors[:limit]:
         where = ".".join(str(p) for p in err["loc"]) or "(message)"
         parts.append(f"{where}: {err['msg']}")
-    more = exc.error_count() - limit
+    more = len(errors) - limit
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 def _versions_with(method: str, direction: str) -> list[str]:
     tables = (_REQUESTS[direction], _NOTIFICATIONS[direction])
     return [v for v in KNOWN_PROTOCOL_VERSIONS if any((method, v) in t for t in tables)]
+
+
+def _is_cache_hint(method: str, error: Any) -> bool:
+    loc: tuple[Any, ...] = tuple(error.get("loc") or ())
+    return (
+        method in CACHEABLE and len(loc) == 1 and loc[0] in _CACHE_FIELDS and error.get("type") == "missing"
+    )
+
+
+def _declares_tasks(ctx: RowContext) -> bool:
+    caps = ctx.facts.server_capabilities
+    extensions = caps.get("extensions") if isinstance(caps, dict) else None
+    return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
 class ShapeCheck:
@@ -76,6 +101,8 @@ class ShapeCheck:
             assert item.method is not None
             if item.method not in _KNOWN[direction]:
                 other = "s2c" if direction == "c2s" else "c2s"
+                if item.method.startswith("tasks/") and _declares_tasks(ctx):
+                    return  # a method of the tasks extension the server declared: not an MCP core method
                 if item.method in _KNOWN[other]:
                     yield (
                         "method-not-in-revision",
@@ -88,6 +115,9 @@ class ShapeCheck:
             if revision not in KNOWN_PROTOCOL_VERSIONS:
                 return
             if method_allowed(item.method, revision, direction) is False:
+                if item.method in REMOVED_2026 and revision >= "2026-07-28":
+                    yield "method-removed", f"{item.method} was removed in 2026-07-28 ({revision} is checked)"
+                    return
                 known = ", ".join(_versions_with(item.method, direction))
                 yield (
                     "method-not-in-revision",
@@ -131,4 +161,9 @@ class ShapeCheck:
             # None on purpose: a response without an object result fails validation (a finding).
             _VALIDATE_RESULT[ctx.direction](method, revision, result)  # type: ignore[arg-type]
         except ValidationError as exc:
-            yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc)}"
+            hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
+            if hints:  # the cache hints are their own rule: one finding, not two
+                named = ", ".join(str(e["loc"][0]) for e in hints)
+                yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
+            if len(hints) < exc.error_count():
+                yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"

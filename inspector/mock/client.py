@@ -45,7 +45,7 @@ from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
 from inspector.mock.listen import Listens
 from inspector.mock.responders import Responder, automatic_answer
-from inspector.mock.tracking import Activity, InFlight
+from inspector.mock.tracking import TASKS_EXTENSION, Activity, InFlight
 from inspector.protocol import id_key
 from inspector.protocol.client_answers import check_request, valid_roots
 from inspector.store import StoreWriter, create_session
@@ -244,13 +244,21 @@ class MockClient:
             else self.config.protocol_version
         )
 
+    def _capabilities(self) -> dict[str, Any]:
+        """The per-request client capabilities: with the tasks extension once the server offered it
+        (a server returns task handles only to a client that declared the extension)."""
+        caps = self.config.capabilities
+        if not self.activity.features.tasks_extension or TASKS_EXTENSION in (caps.get("extensions") or {}):
+            return caps
+        return {**caps, "extensions": {**(caps.get("extensions") or {}), TASKS_EXTENSION: {}}}
+
     def _envelope(self, params: dict[str, Any] | None) -> dict[str, Any]:
         """Add the 2026-07-28 per-request `_meta` (protocol version, client info, capabilities)."""
         out = dict(params or {})
         meta = dict(out.get("_meta") or {})
         meta.setdefault(mcp_types.PROTOCOL_VERSION_META_KEY, self.config.protocol_version)
         meta.setdefault(mcp_types.CLIENT_INFO_META_KEY, self.config.client_info)
-        meta.setdefault(mcp_types.CLIENT_CAPABILITIES_META_KEY, self.config.capabilities)
+        meta.setdefault(mcp_types.CLIENT_CAPABILITIES_META_KEY, self._capabilities())
         if self.activity.log_level is not None:  # 2026-07-28: log delivery is opted in to per request
             meta.setdefault(mcp_types.LOG_LEVEL_META_KEY, self.activity.log_level)
         out["_meta"] = meta

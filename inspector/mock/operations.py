@@ -30,12 +30,13 @@ __all__ = [
     "set_log_level",
     "subscribe",
     "task_request",
+    "task_update",
     "unsubscribe",
 ]
 
 # Completion `context` (the other arguments) exists since 2025-06-18.
 _NO_COMPLETION_CONTEXT = ("2024-11-05", "2025-03-26")
-TASK_METHODS = ("tasks/get", "tasks/result", "tasks/cancel", "tasks/list")
+TASK_METHODS = ("tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update")
 
 
 class Unsupported(Exception):
@@ -173,7 +174,16 @@ async def task_request(client: MockClient, method: str, task_id: str | None = No
         raise Unsupported("the server did not declare tasks.cancel")
     if method not in TASK_METHODS or task_id is None:
         raise ValueError(f"{method} needs a task id")
+    if features["task_update"]:  # the extension's params are the task id alone (no 2025-11-25 model)
+        return await client.request(method, {"taskId": task_id})
     return await client.request(method, wire(mcp_types.GetTaskRequestParams(task_id=task_id)))
+
+
+async def task_update(client: MockClient, task_id: str, input_responses: dict[str, Any]) -> dict[str, Any]:
+    """`tasks/update` (the tasks extension, 2026-07-28): answer a task's `inputRequests`."""
+    if not _features(client)["task_update"]:
+        raise Unsupported("the server did not declare the io.modelcontextprotocol/tasks extension")
+    return await client.request("tasks/update", {"taskId": task_id, "inputResponses": input_responses})
 
 
 def _why(client: MockClient, method: str, capability: str) -> str:

@@ -33,6 +33,7 @@ LIST_CHANGED = (
     "notifications/prompts/list_changed",
     "notifications/resources/list_changed",
 )
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 # The methods whose answer carries a task's state (the result is the Task itself).
 _TASK_RESULTS = ("tasks/get", "tasks/cancel")
 
@@ -87,6 +88,11 @@ class ServerFeatures:
     def has_method(self, method: str) -> bool:
         return self.methods is None or method in self.methods
 
+    @property
+    def tasks_extension(self) -> bool:
+        """The server declared the `io.modelcontextprotocol/tasks` extension (2026-07-28)."""
+        return self._cap("extensions", TASKS_EXTENSION) is not None
+
     def _cap(self, *path: str) -> Any:
         node: Any = self.capabilities
         for part in path:
@@ -104,10 +110,11 @@ class ServerFeatures:
             "completions": self._cap("completions") is not None and self.has_method("completion/complete"),
             "logging": self._cap("logging") is not None,
             "set_level": self._cap("logging") is not None and self.has_method("logging/setLevel"),
-            "tasks": self._cap("tasks") is not None,
+            "tasks": self._cap("tasks") is not None or self.tasks_extension,
             "task_tools": self._cap("tasks", "requests", "tools", "call") is not None,
             "task_list": self._cap("tasks", "list") is not None,
-            "task_cancel": self._cap("tasks", "cancel") is not None,
+            "task_cancel": self._cap("tasks", "cancel") is not None or self.tasks_extension,
+            "task_update": self.tasks_extension,
             "list_changed": {
                 kind: bool(self._cap(kind, "listChanged")) for kind in ("tools", "prompts", "resources")
             },
@@ -273,6 +280,11 @@ class Activity:
             return
         if isinstance(result.get("task"), dict) and isinstance(params, dict) and "task" in params:
             self._task(result["task"], now, method=method, request=params.get("name"))
+        elif result.get("resultType") == "task" and "taskId" in result:  # the tasks extension's handle
+            name = params.get("name") if isinstance(params, dict) else None
+            self._task(
+                {k: v for k, v in result.items() if k != "resultType"}, now, method=method, request=name
+            )
         elif method in _TASK_RESULTS and "taskId" in result:
             self._task(result, now)
         elif method == "tasks/list":

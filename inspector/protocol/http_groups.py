@@ -9,12 +9,17 @@ path still waiting for its response, else (a standalone SSE stream) a stream
 exchange of its own per path. Headers are shown as stored: secrets never
 reach the store (the recorder's one redaction step, `capture/redact.py`), so
 this view has no secret list of its own; a session recorded with
-`--keep-secrets` shows what the user chose to keep.
+`--keep-secrets` shows what the user chose to keep. Each exchange carries the
+2026-07-28 routing headers of its request, decoded and checked against the
+body (`routing_headers.routing_of_row`; `Mcp-Param-*` against the session's
+recorded `tools/list`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from inspector.protocol.routing_headers import recorded_tool_schemas, routing_of_row
 
 __all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict"]
 
@@ -35,8 +40,9 @@ def header_dict(headers: Any) -> dict[str, str]:
 
 
 class _Exchange:
-    def __init__(self, key: str, row: dict[str, Any]) -> None:
+    def __init__(self, key: str, row: dict[str, Any], schemas: dict[str, Any] | None = None) -> None:
         self.key = key
+        self.schemas = schemas
         self.method: str | None = row.get("http_method")
         self.path: str | None = row.get("http_path")
         self.status: int | None = None
@@ -47,8 +53,9 @@ class _Exchange:
         self.event_ids: list[str] = []
         self.rows: list[dict[str, Any]] = []
         self.answered = False
+        self.routing: dict[str, Any] | None = None
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: dict[str, Any], raw: bytes | None = None) -> None:
         self.rows.append(row)
         self.started = min(self.started, row["ts_ns"])
         self.ended = max(self.ended, row["ts_ns"])
@@ -56,6 +63,9 @@ class _Exchange:
         self.path = self.path or row.get("http_path")
         if row["channel"] == "http-request":
             self.request_headers = self.request_headers or header_dict(row.get("http_headers"))
+            read = {**row, "raw": raw} if raw is not None else row
+            if self.routing is None and (routing := routing_of_row(read, self.schemas)) is not None:
+                self.routing = routing.to_json()
         else:
             self.answered = True
             if row.get("http_status") is not None:
@@ -81,11 +91,22 @@ class _Exchange:
             "sse": self.sse,
             "sse_event_ids": self.event_ids,
             "messages": self.rows,
+            "routing": self.routing,
         }
 
 
-def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows of the HTTP channels, in seq order, as `Exchange` documents in order of their first row."""
+def group_exchanges(
+    rows: list[dict[str, Any]], bodies: dict[int, bytes] | None = None
+) -> list[dict[str, Any]]:
+    """Rows of the HTTP channels, in seq order, as `Exchange` documents in order of their first row.
+
+    `bodies` (seq -> raw bytes) stands in for the `raw` of rows listed without it, for the routing check.
+    """
+    if bodies:
+        with_raw = [{**r, "raw": bodies[r["seq"]]} for r in rows if r["seq"] in bodies]
+        schemas = recorded_tool_schemas(with_raw)
+    else:
+        schemas = recorded_tool_schemas(rows)
     exchanges: dict[str, _Exchange] = {}
     by_request_seq: dict[int, _Exchange] = {}
     for row in rows:
@@ -95,17 +116,17 @@ def group_exchanges(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         named = meta.get("exchange") if isinstance(meta, dict) else None
         if named is not None:
             key = f"x{named}"
-            ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+            ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
         elif row["channel"] == "http-request":
             key = f"r{row['seq']}"
-            ex = exchanges[key] = _Exchange(key, row)
+            ex = exchanges[key] = _Exchange(key, row, schemas)
         else:
             found = by_request_seq.get(row.get("answers_seq") or -1) or _waiting(exchanges, row)
             if found is None:
                 key = f"s{row.get('http_path') or ''}"
-                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row))
+                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
             ex = found
-        ex.add(row)
+        ex.add(row, bodies.get(row["seq"]) if bodies else None)
         if row["channel"] == "http-request":
             by_request_seq[row["seq"]] = ex
     return [ex.to_json() for ex in exchanges.values()]

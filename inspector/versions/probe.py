@@ -164,8 +164,8 @@ async def _replay(client: MockClient, plan: ReplayPlan) -> None:
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             continue  # a batch: not sent by a single-request client
         params = _without_envelope(message.get("params"))
-        if "inputResponses" in params:
-            continue  # a 2026-07-28 retry: MockClient.request makes its own
+        if "inputResponses" in params and message["method"] != "tasks/update":
+            continue  # a 2026-07-28 retry: MockClient.request makes its own (tasks/update: the answer itself)
         try:
             response = await client.request(message["method"], params)
         except ResponseTimeout:

@@ -18,6 +18,7 @@ from tests.lint_recordings import (
     request,
     result,
 )
+from tests.lint_wire_recordings import WIRE_CASES
 
 Case = Callable[[], tuple[list[dict[str, Any]], int]]  # rows, seq of the offending message
 CASES: dict[str, Case] = {}
@@ -230,6 +231,7 @@ def _revision_unknown() -> tuple[list[dict[str, Any]], int]:
 
 
 CASES.update(AUTH_CASES)  # the authorization rules' cases (tests/lint_auth_recordings.py)
+CASES.update(WIRE_CASES)  # the 2026-07-28 wire rules' cases (tests/lint_wire_recordings.py)
 
 
 def test_every_rule_has_a_case() -> None:
@@ -280,12 +282,12 @@ def test_min_severity_drops_milder_findings() -> None:
 
 
 def test_stateless_requests_use_their_own_revision() -> None:
-    """2026-07-28 requests carry their revision in _meta: logging/setLevel is gone there."""
+    """2026-07-28 requests carry their revision in _meta: logging/setLevel is gone there (removed)."""
     meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
     s = Stdio()
     seq = s.send("c2s", request(1, "logging/setLevel", {"level": "info", **meta}))
     (finding,) = check_rows(s.rows)
-    assert (finding.rule, finding.seq, finding.revision) == ("method-not-in-revision", seq, "2026-07-28")
+    assert (finding.rule, finding.seq, finding.revision) == ("method-removed", seq, "2026-07-28")
 
 
 def test_null_id_error_to_a_readable_request_is_flagged_in_every_revision() -> None:

@@ -428,6 +428,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients/{client_id}/tasks/{task_id}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** tasks/update (2026-07-28 tasks extension: answer the task's inputRequests) */
+        post: operations["update_task_api_clients__client_id__tasks__task_id__update_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients/{client_id}/tasks/{task_id}/{action}": {
         parameters: {
             query?: never;
@@ -1933,6 +1950,7 @@ export interface components {
             response_headers: {
                 [key: string]: string;
             };
+            routing?: components["schemas"]["RoutingOut"] | null;
             /** Sse */
             sse: boolean;
             /** Sse Event Ids */
@@ -2828,6 +2846,8 @@ export interface components {
              * @description progress and cancel notifications linked to this request, and what they refer to
              */
             related: components["schemas"]["MessageRow"][];
+            /** @description an HTTP request's 2026-07-28 routing headers, checked against its body */
+            routing?: components["schemas"]["RoutingOut"] | null;
         };
         /**
          * MockServerCommands
@@ -3364,6 +3384,48 @@ export interface components {
             }[];
         };
         /**
+         * RoutingHeaderOut
+         * @description One 2026-07-28 routing header: as sent, decoded, and whether it agrees with the body field it mirrors.
+         *
+         *     `status`: agrees, disagrees, missing (required, not sent), invalid (undecodable) or unchecked
+         *     (nothing recorded says what it should mirror, e.g. an Mcp-Param-* header without the tool's schema).
+         */
+        RoutingHeaderOut: {
+            /** Decoded */
+            decoded: string | null;
+            /** Encoded */
+            encoded: boolean;
+            /** Expected */
+            expected: string | null;
+            /** Name */
+            name: string;
+            /** Problem */
+            problem?: string | null;
+            /** Raw */
+            raw: string | null;
+            /** Source */
+            source: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "agrees" | "disagrees" | "missing" | "invalid" | "unchecked";
+        };
+        /**
+         * RoutingOut
+         * @description The routing headers of an exchange's request (`required`: a 2026-07-28 POST, where they are REQUIRED).
+         */
+        RoutingOut: {
+            /** Headers */
+            headers: components["schemas"]["RoutingHeaderOut"][];
+            /** Method */
+            method: string | null;
+            /** Required */
+            required: boolean;
+            /** Revision */
+            revision: string | null;
+        };
+        /**
          * RpcAnswer
          * @description The server's response message as it came: `result`, or `error` (code, message, data).
          *
@@ -3828,6 +3890,16 @@ export interface components {
              * @description requested retention (ms)
              */
             ttl_ms?: number | null;
+        };
+        /**
+         * TaskUpdateIn
+         * @description `tasks/update` of the tasks extension: responses to the task's `inputRequests`, by key.
+         */
+        TaskUpdateIn: {
+            /** Inputresponses */
+            inputResponses: {
+                [key: string]: unknown;
+            };
         };
         /** TemplateRef */
         TemplateRef: {
@@ -5238,6 +5310,56 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RpcAnswer"];
+                };
+            };
+            /** @description no such mock client */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not connected, or the server did not offer it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_task_api_clients__client_id__tasks__task_id__update_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskUpdateIn"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {

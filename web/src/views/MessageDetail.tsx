@@ -8,6 +8,7 @@ import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
 import { AppViewLink } from "../apps/AppsTab";
+import { RoutingHeaders } from "./RoutingHeaders";
 
 const PRETTY_LIMIT = 2_000_000;
 // CodeMirror is most of the bundle: load it when a raw view is first opened.
@@ -155,6 +156,7 @@ export function MessageDetail({
           </>
         )}
       </dl>
+      <RoutingHeaders routing={detail.routing ?? null} />
       <div className="actions">
         {m.method === "tools/call" && <AppViewLink sessionId={sessionId} seq={m.kind === "request" ? m.seq : m.answers_seq} />}
         {detail.pair && (

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api, unwrap, type Exchange, type Session } from "../api/client";
 import { arrows, clock, duration } from "../format";
+import { RoutingHeaders, routingProblems } from "./RoutingHeaders";
 
 export function Network({ session }: { session: Session }) {
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
@@ -43,7 +44,14 @@ export function Network({ session }: { session: Session }) {
               className={x.id === selected ? "selected" : ""}
               onClick={() => navigate(`/sessions/${session.id}/network/${encodeURIComponent(x.id)}`)}
             >
-              <td className="mono">{x.method ?? ""}</td>
+              <td className="mono">
+                {x.method ?? ""}
+                {routingProblems(x.routing) > 0 && (
+                  <span className="badge error" title="routing headers disagree with the body" data-testid="routing-flag">
+                    ✗ headers
+                  </span>
+                )}
+              </td>
               <td className="mono">{x.path ?? ""}</td>
               <td className={x.status && x.status >= 400 ? "error" : ""}>{x.status ?? "…"}</td>
               <td>{x.sse ? <span className="badge">SSE</span> : "JSON"}</td>
@@ -70,6 +78,7 @@ export function Network({ session }: { session: Session }) {
             {clock(current.started_ns)}, {duration(current.duration_ns)}
             {current.sse ? `, SSE stream, ${current.sse_event_ids.length} event ids` : ""}
           </p>
+          <RoutingHeaders routing={current.routing} />
           <Headers title="Request headers" headers={current.request_headers} />
           <Headers title="Response headers" headers={current.response_headers} />
           {current.sse_event_ids.length > 0 && (
