@@ -59,6 +59,10 @@ DEFAULT_CAPABILITIES: dict[str, Any] = {
     "elicitation": {"form": {}, "url": {}},
 }
 INPUT_ROUNDS = 8  # input_required rounds before giving up (a server that never finishes)
+RELIST_PAGES = (
+    20  # the tools/list walk after a HeaderMismatch: a paginator that never ends cannot hang a call
+)
+HEADER_MISMATCH = -32020
 HISTORY = 200  # answered / timed-out inbox items kept
 
 
@@ -281,6 +285,11 @@ class MockClient:
         if self.config.stateless:
             params = self._envelope(params)
         response = await self.requests.send(method, params, timeout or self.config.timeout, rpc_id)
+        if method == "tools/call" and self.config.stateless and _header_mismatch(response):
+            # 2026-07-28 Client Behavior: the tool's x-mcp-header arguments were not known (or have
+            # changed): list the tools again (the connection learns their schemas), then retry once.
+            await self._relist_tools(timeout or self.config.timeout)
+            response = await self.requests.send(method, params, timeout or self.config.timeout)
         for _round in range(INPUT_ROUNDS):
             result = response.get("result")
             if not isinstance(result, dict) or result.get("resultType") != "input_required":
@@ -293,6 +302,18 @@ class MockClient:
                 retry["requestState"] = result["requestState"]
             response = await self.requests.send(method, retry, timeout or self.config.timeout)
         return response
+
+    async def _relist_tools(self, timeout: float) -> None:
+        """Walk tools/list (at most RELIST_PAGES pages): the HTTP connection learns each tool's schema."""
+        assert self.requests is not None
+        cursor: str | None = None
+        for _page in range(RELIST_PAGES):
+            params = self._envelope({"cursor": cursor} if cursor else {})
+            answer = await self.requests.send("tools/list", params, timeout)
+            result = answer.get("result")
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if not isinstance(cursor, str):
+                return
 
     async def cancel(self, key: str, reason: str | None = None) -> InFlight:
         """Cancel a request in flight (see `Requests.cancel`)."""
@@ -383,3 +404,8 @@ class MockClient:
     async def _emit(self, kind: str, payload: dict[str, Any]) -> None:
         if self.listener is not None:
             await self.listener(kind, payload)
+
+
+def _header_mismatch(response: dict[str, Any]) -> bool:
+    error = response.get("error")
+    return isinstance(error, dict) and error.get("code") == HEADER_MISMATCH

@@ -40,6 +40,7 @@ __all__ = [
     "Routing",
     "decode_value",
     "encode_value",
+    "param_header_values",
     "param_headers",
     "recorded_tool_schemas",
     "routing_of_row",
@@ -140,6 +141,17 @@ def param_headers(input_schema: Any) -> dict[str, tuple[str, tuple[str, ...]]]:
             if isinstance(token, str) and _TOKEN.match(token):
                 out.setdefault(token.lower(), (token, (*path, str(key))))
             stack.append(((*path, str(key)), sub))
+    return out
+
+
+def param_header_values(input_schema: Any, arguments: Any) -> list[tuple[str, str]]:
+    """The `Mcp-Param-*` headers a client sends with a `tools/call` ("Client Behavior"): each
+    `x-mcp-header` argument that has a value, encoded; one that is null or absent is omitted."""
+    out = []
+    for token, path in sorted(param_headers(input_schema).values()):
+        rendered = _render(_at(arguments, path))
+        if rendered is not None:
+            out.append((PARAM_PREFIX + token, encode_value(rendered)))
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urljoin
 
 import anyio
@@ -31,19 +31,20 @@ import httpx
 import orjson
 from anyio.abc import Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.inbound import (
-    MCP_METHOD_HEADER,
-    MCP_NAME_HEADER,
-    MCP_PROTOCOL_VERSION_HEADER,
-    NAME_BEARING_METHODS,
-    encode_header_value,
-)
 from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from inspector.capture import Tap
 from inspector.capture.redact import header_pairs
 from inspector.errors import SpawnError
 from inspector.protocol import Kind, LineFramer, classify
+from inspector.protocol.routing_headers import (
+    METHOD,
+    NAME,
+    NAME_FIELDS,
+    PROTOCOL_VERSION,
+    encode_value,
+    param_header_values,
+)
 from inspector.protocol.sse import SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.outbound import active, proxy_for
@@ -204,6 +205,7 @@ class _HttpBase:
         self._inbox = _Inbox()
         self._extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
         self._numbers = iter(range(1, 1 << 62))
+        self.tool_schemas: dict[str, Any] = {}  # tool name -> inputSchema, from tools/list answers seen
         settings = active()
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(30.0, read=None),
@@ -213,6 +215,12 @@ class _HttpBase:
             trust_env=False,  # the proxy is chosen by proxy_for; no .netrc credentials added
             auth=auth,  # OAuth (inspector/auth/runner.py) when the client authorizes
         )
+
+    async def _deliver(self, data: bytes) -> None:
+        """Hand a message from the server to the client (learning the tool schemas it lists)."""
+        if b'"tools"' in data and b'"inputSchema"' in data:
+            learn_tool_schemas(data, self.tool_schemas)
+        await self._inbox.put.send(data)
 
     def _exchange(self, method: str, url: str) -> HttpExchange:
         path = httpx.URL(url)
@@ -258,7 +266,7 @@ class _HttpBase:
             "s2c", "sse", event.raw, jsonrpc=is_message, sse_event_id=event.id, body=event.data_bytes, **meta
         )
         if is_message:
-            await self._inbox.put.send(event.data_bytes)
+            await self._deliver(event.data_bytes)
 
     async def receive(self) -> bytes:
         return await self._inbox.receive()
@@ -285,7 +293,7 @@ class StreamableHttpConnection(_HttpBase):
         headers = [*_JSON_SSE, *self._extra]
         if self.session_id:
             headers.append((b"mcp-session-id", self.session_id.encode()))
-        routing = _routing_headers(raw) if raw else []
+        routing = _routing_headers(raw, self.tool_schemas) if raw else []
         if routing:
             headers.extend(routing)
         elif self.protocol_version:
@@ -338,7 +346,7 @@ class StreamableHttpConnection(_HttpBase):
                 "--header 'Authorization: Bearer ...' sends a token you have"
             )
         if is_json:
-            await self._inbox.put.send(_with_exchange_id(body, raw))
+            await self._deliver(_with_exchange_id(body, raw))
         if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
             self._get_stream_opened = True
             self._tg.start_soon(self._open_get_stream)
@@ -468,8 +476,9 @@ def _with_exchange_id(body: bytes, sent: bytes) -> bytes:
     return orjson.dumps({**answer.payload, "id": request.payload["id"]})
 
 
-def _routing_headers(raw: bytes) -> list[tuple[bytes, bytes]]:
-    """2026-07-28 requests name their protocol version, method and target in headers too."""
+def _routing_headers(raw: bytes, tool_schemas: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    """2026-07-28 requests name their protocol version, method and target in headers too, and a
+    `tools/call` its `x-mcp-header` arguments (for a tool whose schema a tools/list answer gave)."""
     msg = classify(raw)
     if msg.kind not in (Kind.REQUEST, Kind.NOTIFICATION) or msg.method is None:
         return []
@@ -478,14 +487,30 @@ def _routing_headers(raw: bytes) -> list[tuple[bytes, bytes]]:
     if not isinstance(version, str):
         return []
     headers = [
-        (MCP_PROTOCOL_VERSION_HEADER.encode(), version.encode()),
-        (MCP_METHOD_HEADER.encode(), msg.method.encode()),
+        (PROTOCOL_VERSION.lower().encode(), version.encode()),
+        (METHOD.lower().encode(), msg.method.encode()),
     ]
-    name_key = NAME_BEARING_METHODS.get(msg.method)
+    name_key = NAME_FIELDS.get(msg.method)
     name = msg.params.get(name_key) if name_key else None
     if isinstance(name, str):
-        headers.append((MCP_NAME_HEADER.encode(), encode_header_value(name).encode()))
+        headers.append((NAME.lower().encode(), encode_value(name).encode()))
+        if msg.method == "tools/call" and name in tool_schemas:
+            for header_name, value in param_header_values(tool_schemas[name], msg.params.get("arguments")):
+                headers.append((header_name.lower().encode(), value.encode()))
     return headers
+
+
+def learn_tool_schemas(data: bytes, into: dict[str, Any]) -> None:
+    """Remember each tool's inputSchema from a tools/list answer (anything else is left alone)."""
+    try:
+        message = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return
+    result = message.get("result") if isinstance(message, dict) else None
+    tools = result.get("tools") if isinstance(result, dict) else None
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            into[tool["name"]] = tool.get("inputSchema")
 
 
 async def open_connection(
