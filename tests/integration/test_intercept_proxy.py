@@ -126,7 +126,7 @@ def _rows(db: Path) -> list[Message]:
         engine.dispose()
 
 
-def _wait_rows(db: Path, predicate: Any, timeout: float = 10.0) -> list[Message]:
+def _wait_rows(db: Path, predicate: Any, timeout: float = 60.0) -> list[Message]:
     """Rows are committed off the forwarding path: wait (bounded) until they are there."""
     deadline = time.monotonic() + timeout
     while True:
@@ -138,7 +138,7 @@ def _wait_rows(db: Path, predicate: Any, timeout: float = 10.0) -> list[Message]
         time.sleep(0.05)
 
 
-def _ended(db: Path, sid: int, timeout: float = 10.0) -> Any:
+def _ended(db: Path, sid: int, timeout: float = 60.0) -> Any:
     """The session once it has ended (bounded wait)."""
     deadline = time.monotonic() + timeout
     while True:
