@@ -1,10 +1,10 @@
 """Shared fixtures: temporary databases, the wrap command line, real peers.
 
-Parallel runs. `make test` runs the suite in two pytest-xdist workers (`-n`, `--dist loadgroup`
+Parallel runs. `make test` runs the suite in two pytest-xdist workers (`-n`, `--dist loadfile`
 from pyproject). The rules that keep a test parallel-safe, which hold by default:
 
-- every file is one group: its tests run in order in one worker, so a module-scoped fixture (a
-  started server, a browser) is built once (see `pytest_collection_modifyitems` below);
+- a file's tests run in order in one worker, so a module-scoped fixture (a started server, a
+  browser) is built once and tests that share one see the order of a serial run;
 - each worker has its own temp dirs (`tmp_path`, `tmp_path_factory`) and its own runtime
   directory (`$MCP_INSPECTOR_RUNTIME`, set here for the whole run): `mcp-inspect serve`
   processes of one worker never see the other's control files;
@@ -15,7 +15,9 @@ from pyproject). The rules that keep a test parallel-safe, which hold by default
   short on purpose but the test must not depend on how fast the machine is.
 
 A test that cannot share the machine (it measures time, or needs a resource of which there is
-one) takes `@pytest.mark.xdist_group("serial")`: every test of that group runs in one worker.
+one) takes `@pytest.mark.serial`: `make test` leaves it out of the parallel run and runs it after,
+alone, in one process. (Not `xdist_group`: pytest-xdist 3.8's loadgroup does not group under
+pytest 9, whose node ids no longer come from `_nodeid`.)
 """
 
 from __future__ import annotations
@@ -80,12 +82,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     else:
         os.environ[_RUNTIME_ENV] = before
     shutil.rmtree(directory, ignore_errors=True)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup`, a test without an `xdist_group` mark of its own goes into its
-    file's group (before xdist reads the marks): a file's tests stay together in one worker."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
