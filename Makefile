@@ -23,10 +23,15 @@ all: install web
 run: install web
 	$(BIN)/mcp-inspect demo
 
+# The suite runs in TEST_WORKERS pytest-xdist workers (a file's tests stay in one worker; the
+# rules for parallel-safe tests are in tests/conftest.py), then the tests marked `serial`, if
+# any, alone. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
 test: install peers web chromium
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
+	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=

@@ -110,7 +110,7 @@ def test_stdio_workflow_is_recorded_with_a_malformed_raw_message(fresh_api: Api)
     ws = _ws(fresh_api)
     cid, session_id = _workflow(fresh_api, {"command": DEMO}, "2025-11-25")
     # The inbox events went out on the live feed, with the answer.
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     arrived = _next(ws, "client_inbox", deadline, client_id=cid)
     assert arrived["item"]["method"] == "sampling/createMessage"
     answered = _next(ws, "client_inbox_answered", deadline, client_id=cid)
@@ -173,7 +173,7 @@ def test_progress_and_log_notifications_are_kept_and_published(fresh_api: Api) -
         )
     )
     assert "result" in response
-    event = _next(ws, "client_notification", time.monotonic() + 10, client_id=cid)
+    event = _next(ws, "client_notification", time.monotonic() + 60, client_id=cid)
     assert event["notification"]["method"].startswith("notifications/")
     ws.close()
     kept = {n["method"] for n in _ok(fresh_api.http.get(f"/api/clients/{cid}"))["notifications"]}
@@ -198,7 +198,7 @@ def test_responders_can_be_changed_and_reject(fresh_api: Api) -> None:
         ({"target": {"url": "ftp://example.com"}}, 422, "http://"),
         ({"target": {"command": ["no-such-program-xyz"]}}, 400, "not found"),
         (
-            {"target": {"command": [sys.executable, "-c", "import sys; sys.exit(3)"]}, "timeout": 5},
+            {"target": {"command": [sys.executable, "-c", "import sys; sys.exit(3)"]}, "timeout": 30},
             502,
             "server",
         ),
@@ -236,7 +236,7 @@ def test_notify_is_sent_and_recorded(fresh_api: Api) -> None:
 
 def test_an_unanswered_inbox_item_times_out_live(fresh_api: Api) -> None:
     ws = _ws(fresh_api)
-    cid = _connect(fresh_api, {"command": DEMO}, "2025-11-25", timeout=4)["id"]
+    cid = _connect(fresh_api, {"command": DEMO}, "2025-11-25", timeout=60, inbox_timeout=4)["id"]
     with ThreadPoolExecutor(1) as pool:
         ask = {
             "method": "tools/call",
@@ -244,8 +244,8 @@ def test_an_unanswered_inbox_item_times_out_live(fresh_api: Api) -> None:
             "timeout": 20,
         }
         call = pool.submit(fresh_api.http.post, f"/api/clients/{cid}/request", json=ask)
-        event = _next(ws, "client_inbox_timeout", time.monotonic() + 15, client_id=cid)
-        response = _ok(call.result(timeout=15))
+        event = _next(ws, "client_inbox_timeout", time.monotonic() + 60, client_id=cid)
+        response = _ok(call.result(timeout=60))
     ws.close()
     assert event["item"]["method"] == "sampling/createMessage" and event["item"]["waiting_s"] >= 4
     assert "nobody answered in time" in json.dumps(response)  # the server passed the refusal on

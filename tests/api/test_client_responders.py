@@ -298,7 +298,7 @@ def test_resend_source(fresh_api: Api) -> None:
     cid, sid = created["id"], created["session_id"]
     _request(fresh_api, cid, "tools/call", {"name": "echo", "arguments": {"text": "again"}})
     # Recording is off the request's path: wait (bounded) until the call and its answer are stored.
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while (methods := _recorded(fresh_api, sid)[1]).count("tools/call") < 2:
         assert time.monotonic() < deadline, f"the echo call was not recorded: {methods}"
         time.sleep(0.02)

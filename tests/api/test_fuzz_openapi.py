@@ -93,7 +93,7 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
         mp.setenv("MCP_INSPECTOR_RUNTIME", str(root / "runtime"))
         for api in serve(db):
             created = api.http.post(
-                "/api/clients", json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 10}
+                "/api/clients", json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 60}
             )
             assert created.status_code == 201, created.text
             # An intercepting process's control channel (in this process) recording session 1, so the

@@ -106,7 +106,7 @@ def _steps(db: Path, session: int) -> list[str]:
 
 def _steps_until(db: Path, session: int, done: Callable[[list[str]], bool]) -> list[str]:
     """The session's auth steps once `done` holds (the recorder writes off the request's path)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while True:
         steps = _steps(db, session)
         if done(steps) or time.monotonic() > deadline:
@@ -349,7 +349,7 @@ def test_a_page_from_another_origin_cannot_drive_or_complete_an_authorization(
         expect(evil_page.locator("#outcome")).to_contain_text("Authorization received")
         evil_page.goto(f"{auth_ui.base_url}/oauth/callback?code=x&state={real_state}")
         expect(evil_page.locator("#outcome")).to_contain_text("No authorization is waiting")
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         state: dict[str, Any] = {}
         while time.monotonic() < deadline:
             state = api.get(f"/api/auth/flows/{flow['id']}").json()

@@ -66,6 +66,7 @@ def test_all_pass(folder: Path, tmp_path: Path) -> None:
     assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "0"
 
 
+@pytest.mark.timeout(300)  # as long as `_test` waits: two replays and a calibration, 45 s alone under load
 def test_changed_and_broken(folder: Path, tmp_path: Path) -> None:
     broken = tmp_path / "recordings"
     broken.mkdir()

@@ -53,9 +53,9 @@ def _replay(db: Path, session: int, *args: str, env: dict[str, str] | None = Non
 
 
 def _next_second(recorded_at: int) -> None:
-    """Poll the clock (deadline 3 s) until the second of the recording is over: a replay is never
+    """Poll the clock (deadline 30 s) until the second of the recording is over: a replay is never
     in the same second as its recording in real use, and the server's text carries the seconds."""
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30
     while int(time.time()) == recorded_at and time.monotonic() < deadline:
         time.sleep(0.01)
     assert int(time.time()) != recorded_at
