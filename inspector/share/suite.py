@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from inspector import __version__
 from inspector.errors import InspectorError
@@ -157,7 +158,8 @@ def run_suite(
         results.append(result)
         style = {"passed": "green", "failed": "red", "error": "yellow"}[result.outcome]
         out.print(
-            f"[{i}/{len(paths)}] [{style}]{result.outcome.upper():6}[/{style}] {result.name}  ({result.seconds:.1f} s)"
+            f"[{i}/{len(paths)}] [{style}]{result.outcome.upper():6}[/{style}] {escape(result.name)}"
+            f"  ({result.seconds:.1f} s)"
         )
         if result.outcome != "passed":
             # Folded at the terminal's width (80 columns when not a terminal); never read as markup.
@@ -173,7 +175,7 @@ def run_suite(
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_bytes(junit_xml(results, folder.name or "recordings", seconds, target))
-        out.print(f"JUnit XML: {junit}")
+        out.print(f"JUnit XML: {junit}", markup=False, soft_wrap=False)  # a long path folds at the width
     if counts["error"]:
         return EXIT_BAD if counts["error"] == len(results) else EXIT_FAILED
     return EXIT_FAILED if counts["failed"] else EXIT_PASSED
