@@ -2,13 +2,15 @@
 
 Derived per session from its stored rows (`protocol/conversations.py`), never
 stored: older recordings get them too. The answer is cached per session and
-its highest seq (a new row recomputes it; a finished session is read once).
+its highest seq (a new row recomputes it; a finished session is read once) in
+an `lru_cache` keyed by the engine object itself: thread-safe, and a disposed
+engine's id reused by another database cannot hit its entries.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -25,10 +27,6 @@ from inspector.store.queries import count_messages
 __all__ = ["conversations_of", "router"]
 
 router = APIRouter(prefix="/api/sessions/{session_id}", tags=["messages"])
-
-_CACHE: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
-_CACHE_SIZE = 32
-
 
 _COLUMNS = ("seq", "direction", "channel", "kind", "method", "rpc_id", "answers_seq", "meta", "raw")
 
@@ -56,15 +54,13 @@ def _rows(engine: Engine, session_id: int, upto: int, page: int = 5000) -> Itera
 def conversations_of(engine: Engine, session_id: int) -> dict[str, Any]:
     """The session's conversations, retry pairs and per-seq annotations (JSON-ready)."""
     upto = count_messages(engine, session_id)  # seq is gap-free: the highest seq, an index lookup
-    key = (id(engine), session_id, upto)
-    if (hit := _CACHE.get(key)) is not None:
-        _CACHE.move_to_end(key)
-        return hit
+    return _derived(engine, session_id, upto)
+
+
+@lru_cache(maxsize=32)  # thread-safe (queries run in worker threads); keyed by the engine itself
+def _derived(engine: Engine, session_id: int, upto: int) -> dict[str, Any]:
     doc = derive(_rows(engine, session_id, upto)).to_json()
     doc["upto_seq"] = upto
-    _CACHE[key] = doc
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
     return doc
 
 
