@@ -369,14 +369,30 @@ def wrap(
 @app.command()
 def proxy(
     target: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="The server's MCP URL as you would give it to a client, e.g. http://127.0.0.1:3001/mcp."
+            help="The server's MCP URL as you would give it to a client, e.g. http://127.0.0.1:3001/mcp.",
+            show_default=False,
         ),
-    ],
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Several servers behind one listener: a TOML file of [[route]] tables (name, prefix, "
+            "target, headers, rewrite_auth_metadata, faults) and listen/allow_remote. README "
+            "'One gateway for several servers'.",
+            show_default=False,
+        ),
+    ] = None,
     listen: Annotated[
-        str, typer.Option(help="Where the proxy listens, HOST:PORT (port 0 picks a free one).")
-    ] = ("127.0.0.1:6280"),
+        str | None,
+        typer.Option(
+            help="Where the proxy listens, HOST:PORT (port 0 picks a free one). "
+            "Default 127.0.0.1:6280, or the --config file's listen.",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the recorded sessions.")] = None,
     allow_origin: AllowOriginOption = None,
@@ -415,6 +431,9 @@ def proxy(
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
+    With --config FILE (TOML), one listener serves several servers, each under its own path
+    prefix and recorded under its route's name (README 'One gateway for several servers').
+
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or connection, for stateless servers) is recorded
     as its own session. A session ends when the client ends it (DELETE), closes a legacy
@@ -430,6 +449,29 @@ def proxy(
     With --faults or --intercept, rules may delay, drop, alter or answer messages, answer
     with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
+    if config is not None:  # a gateway: the body is inspector/cli_gateway.py
+        from inspector.cli_gateway import GatewayFlags, refused_flags, run_gateway
+
+        refused_flags(
+            target=target, name=name, intercept=intercept, rewrite_auth_metadata=rewrite_auth_metadata
+        )
+        access = _access(allow_remote, allow_host, allow_origin)
+        _redaction(redact, redact_path, keep_secrets)
+        _outbound(
+            None,
+            ca_bundle,
+            client_cert,
+            client_key,
+            insecure,
+            max_connections=max_connections,
+            needs_url=None,
+        )
+        flags = GatewayFlags(listen, db, access, idle_end, faults, seed, pause_timeout, pause_default)
+        run_gateway(config, flags, _err())
+        return
+    if target is None:
+        raise InspectorError("give --target URL (the server to record), or --config FILE for several")
+    listen = listen or "127.0.0.1:6280"
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
@@ -1253,13 +1295,18 @@ def sessions(
     db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     limit: Annotated[int, typer.Option(help="How many sessions to list.")] = 50,
+    name: Annotated[
+        str | None,
+        typer.Option(help="Only sessions whose name contains this (any case), e.g. a gateway route's."),
+    ] = None,
 ) -> None:
     """List recorded sessions, newest first."""
     from inspector.console import sessions_table
-    from inspector.store import list_sessions, session_state
+    from inspector.store import session_state
+    from inspector.store.queries import SessionFilter, find_sessions
 
     engine = _engine(db, create=False)
-    found = list_sessions(engine, limit=limit)
+    found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
     if json_out:
         docs = [{**s.to_json(), "state": session_state(s)} for s in found]
         sys.stdout.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -1470,8 +1517,11 @@ unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to
 
 
 def print_error(exc: InspectorError) -> None:
-    """A user error as one red line on stderr."""
-    _err().print(f"[red]error:[/red] {exc}")
+    """A user error as one red line on stderr (its text is never read as Rich markup: a path or a
+    TOML table name in brackets is printed as it is)."""
+    from rich.markup import escape
+
+    _err().print(f"[red]error:[/red] {escape(str(exc))}")
 
 
 def main() -> None:

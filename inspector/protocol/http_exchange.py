@@ -146,16 +146,20 @@ class EndpointRewrite:
     mcp_paths: set[str]  # paths clients will POST MCP messages to (empty: another origin)
 
 
-def rewrite_endpoint(raw: bytes, data: str, upstream_origin: str) -> EndpointRewrite:
-    """Point an `endpoint` event that names the upstream's origin at the proxy (a relative URL)."""
+def rewrite_endpoint(raw: bytes, data: str, upstream_origin: str, mount: str = "") -> EndpointRewrite:
+    """Point an `endpoint` event that names the upstream's origin at the proxy (a relative URL).
+
+    `mount`: the path prefix the proxy serves the upstream's origin under (a gateway route); a
+    path-absolute endpoint gets it in front, else the client would post beside the route."""
     endpoint = data.strip()
     parts = urlsplit(endpoint)
     legacy = legacy_session_param(parts.query)
     origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme else None
     ours = origin is None or origin == upstream_origin
     paths = path_forms(parts.path) if ours and parts.path else set()
-    if origin == upstream_origin:
-        relative = endpoint[len(upstream_origin) :] or "/"
+    mounted = bool(mount) and origin is None and endpoint.startswith("/") and not endpoint.startswith("//")
+    if origin == upstream_origin or mounted:
+        relative = mount + ((endpoint[len(upstream_origin) :] or "/") if origin else endpoint)
         # The row keeps what the server sent; the meta says what the client got instead.
         new = raw.replace(endpoint.encode(), relative.encode(), 1)
         return EndpointRewrite(new, {"rewritten_to": relative}, legacy, paths)

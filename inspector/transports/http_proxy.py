@@ -71,6 +71,8 @@ class HttpProxy:
         client: UpstreamClient | None = None,
         idle_after: float | None = DEFAULT_IDLE_AFTER,
         rewrite_auth_metadata: bool = False,
+        mount: str = "",
+        session_facts: dict[str, Any] | None = None,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -83,6 +85,10 @@ class HttpProxy:
         self.mcp_paths: set[str] = path_forms(parts.path or "/")
         self.auth = AuthLegs(self.mcp_paths)  # the same set: endpoints learned later count too
         self.rewrite_auth_metadata = rewrite_auth_metadata
+        # Behind a gateway (`transports/gateway.py`) the upstream's origin is served under this path
+        # prefix: URLs the proxy points at itself (auth metadata, legacy endpoints) carry it.
+        self.mount = mount
+        self.session_facts = session_facts  # facts every recorded session starts with (its route)
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
@@ -97,6 +103,8 @@ class HttpProxy:
         create = self._create
         tap = self.recorder.open_new(lambda: create(hint))
         self.taps[tap.session_id] = tap
+        if self.session_facts:
+            tap.add_facts(self.session_facts)
         self._schedule_sweep()
         return tap.session_id
 
@@ -151,15 +159,20 @@ class HttpProxy:
         """Close the upstream connections (at the server's lifespan shutdown)."""
         await self.client.aclose()
 
+    async def stop(self) -> None:
+        """At shutdown: no more idle sweeps, the upstream connections closed."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        await self.aclose()
+
     async def _lifespan(self, receive: Callable, send: Callable) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                if self._sweeper is not None:
-                    self._sweeper.cancel()
-                await self.aclose()
+                await self.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -190,7 +203,7 @@ class HttpProxy:
             self._grouped[sid] = grouping
             self.taps[sid].add_facts({"grouping": grouping})
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
-        proxy_origin = _proxy_origin(scope, headers) if self.rewrite_auth_metadata else None
+        proxy_origin = _proxy_origin(scope, headers) + self.mount if self.rewrite_auth_metadata else None
         self.router.begin(sid, time.monotonic())
         try:
             await self._forward(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin)
@@ -498,7 +511,7 @@ class HttpProxy:
 
     def _rewrite_endpoint(self, event: SSEEvent, sid: int) -> tuple[bytes, dict[str, Any]]:
         """Point the legacy `endpoint` event at the proxy and learn the session id it carries."""
-        rewrite = rewrite_endpoint(event.raw, event.data, self.upstream_origin)
+        rewrite = rewrite_endpoint(event.raw, event.data, self.upstream_origin, self.mount)
         if rewrite.legacy_id is not None:
             self.router.bind_legacy(sid, rewrite.legacy_id)
         self.mcp_paths |= rewrite.mcp_paths

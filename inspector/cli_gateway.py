@@ -1,0 +1,164 @@
+"""`mcp-inspect proxy --config FILE`: several upstreams behind one recording listener (a gateway).
+
+The command body; `cli.proxy` hands over here when --config is given. The config file is read
+and checked first (`gateway_config`), then the listener is bound, then one recording proxy per
+route is built exactly as the single proxy builds its own (`transports/gateway.py` routes by
+prefix in front of them, the one `guard.ListenerGuard` in front of that).
+
+What the single proxy has and a gateway refuses: --target and --name (each route has its own),
+--rewrite-auth-metadata (per route in the file), --intercept (one control channel per process
+serves one proxy; `--faults` works, per route or for all).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.errors import InspectorError
+
+__all__ = ["GatewayFlags", "run_gateway"]
+
+DEFAULT_LISTEN = "127.0.0.1:6280"
+
+
+@dataclass
+class GatewayFlags:
+    """The proxy command's flags that mean something for a gateway."""
+
+    listen: str | None
+    db: str | None
+    access: Any  # guard.Access from the command line (the file's lists are added)
+    idle_end: float
+    faults: str | None
+    seed: int | None
+    pause_timeout: float | None
+    pause_default: str | None
+
+
+def refused_flags(
+    *, target: str | None, name: str | None, intercept: bool, rewrite_auth_metadata: bool
+) -> None:
+    """The single-proxy flags that have no meaning with --config: one clear line for the first."""
+    for given, flag, why in (
+        (target is not None, "--target", "each [[route]] has its own target"),
+        (name is not None, "--name", "each [[route]] has its own name"),
+        (rewrite_auth_metadata, "--rewrite-auth-metadata", "set rewrite_auth_metadata per route"),
+        (intercept, "--intercept", "breakpoints need one proxy per process; --faults works"),
+    ):
+        if given:
+            raise InspectorError(f"{flag} does not go with --config: {why} (README, 'One gateway')")
+
+
+def fit(line: str, width: int = 80) -> str:
+    """`line` cut to `width` columns (an ellipsis says so)."""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def run_gateway(config_path: str, flags: GatewayFlags, err: Any) -> None:
+    """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
+    from inspector.capture import Recorder
+    from inspector.capture.redact import active as redaction
+    from inspector.config import default_db
+    from inspector.gateway_config import load_gateway_config
+    from inspector.guard import Access, parse_origins
+    from inspector.store import StoreWriter, create_session, open_engine
+    from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
+    from inspector.transports.http_intercept import proxy_class, proxy_interceptor
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
+    from inspector.transports.http_proxy import HttpProxy
+    from inspector.transports.outbound import active
+    from inspector.transports.serve import bind, parse_listen, serve
+    from inspector.transports.upstream_proxied import choose_upstream
+
+    config = load_gateway_config(config_path)
+    cli_access: Access = flags.access
+    access = Access(
+        cli_access.allow_remote or config.allow_remote,
+        cli_access.hosts + tuple(config.allow_hosts),
+        cli_access.origins + parse_origins(config.allow_origins),
+    )
+    interceptors = {}
+    for route in config.route:  # a bad rules file is refused before anything is opened
+        rules = route.faults or flags.faults
+        if rules is not None:
+            try:
+                interceptors[route.name] = proxy_interceptor(
+                    rules,
+                    intercept=False,
+                    seed=flags.seed,
+                    pause_timeout=flags.pause_timeout,
+                    pause_default=flags.pause_default,
+                )
+            except InspectorError as exc:
+                raise InspectorError(f"{config_path}: route {route.name!r}: faults: {exc}") from None
+    host, port = parse_listen(flags.listen or config.listen or DEFAULT_LISTEN)
+    sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
+    engine = open_engine(flags.db or default_db())
+    recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
+    mounted: list[Mounted] = []
+    clients: list[str] = []
+    for route in config.route:
+        client, which = choose_upstream(route.target, active())
+        if not which.startswith("upstream client: built-in"):
+            clients.append(f"{route.name}: {which}")
+        added = route.upstream_headers(os.environ)
+        upstream: Any = AddedHeaders(client, added) if added else client
+        cls: type[HttpProxy] = HttpProxy
+        more: dict[str, Any] = {}
+        if (interceptor := interceptors.get(route.name)) is not None:
+            cls, more = proxy_class(interceptor, False), {"interceptor": interceptor}
+        facts: dict[str, Any] = {"route": route.name, "prefix": route.prefix}
+        if added:
+            facts["added_headers"] = sorted(name.decode() for name, _ in added)
+        proxy = cls(
+            route.target,
+            recorder,
+            _creator(create_session, engine, route.target, route.name),
+            client=upstream,
+            idle_after=flags.idle_end,
+            rewrite_auth_metadata=route.rewrite_auth_metadata,
+            mount=route.prefix,
+            session_facts={"gateway": facts},
+            **more,
+        )
+        mounted.append(Mounted(route.name, route.prefix, proxy))
+    gateway = Gateway(mounted)
+    bound_port = sock.getsockname()[1]
+    guarded = access.guard(gateway, host, bound_port, json_paths=gateway.json_paths)
+    shown_host = f"[{host}]" if ":" in host else host
+    base = f"http://{shown_host}:{bound_port}"
+    hide = redaction()
+
+    def ready() -> None:
+        lines = [f"[mcp-inspect] gateway on {base}: {len(mounted)} route{'s' * (len(mounted) != 1)}"]
+        for route in config.route:
+            lines.append(fit(f"  {route.name}  {route.client_path()} -> {hide.target(route.target)}"))
+            if route.name in interceptors:
+                rules = interceptors[route.name].rules()
+                lines.append(
+                    fit(
+                        f"    faults: {len(rules)} rule{'s' * (len(rules) != 1)}, seed {interceptors[route.name].seed}"
+                    )
+                )
+        lines += [fit(f"[mcp-inspect] {line}") for line in clients]
+        lines.append(fit(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop"))
+        print("\n".join(lines), file=sys.stderr, flush=True)
+
+    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    gc.freeze()  # as the single proxy: start-up's objects out of the collector's sight
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            serve_with(guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed)
+    finally:
+        recorder.stop("proxy stopped")
+        err.print("[mcp-inspect] gateway stopped; sessions saved")
+
+
+def _creator(create_session: Any, engine: Any, target: str, name: str) -> Any:
+    """The route's session-row factory (a closure per route, not over the loop variable)."""
+    return lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name)

@@ -1,0 +1,43 @@
+"""Test helper: `mcp-inspect proxy --config FILE` (a gateway of several routes) as a real subprocess.
+
+Readiness is taken from the start-up lines it prints, never from sleeps."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.http_peers import LineProcess
+
+__all__ = ["gateway", "route_table"]
+
+
+def route_table(name: str, prefix: str, target: str, *more: str) -> str:
+    """One `[[route]]` table (`more`: extra `key = value` lines)."""
+    lines = ["[[route]]", f"name = {name!r}", f"prefix = {prefix!r}", f"target = {target!r}", *more]
+    return "\n".join(lines) + "\n"
+
+
+@contextmanager
+def gateway(
+    config: str, db: Path, tmp: Path, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, LineProcess]]:
+    """The gateway for this TOML text; yields its base URL (http://127.0.0.1:PORT) and the process."""
+    path = tmp / "gateway.toml"
+    path.write_text(config)
+    argv = [sys.executable, "-m", "inspector", "proxy", "--config", str(path), "--db", str(db), *extra]
+    proc = LineProcess(argv, env=env)
+    try:
+        base = proc.wait_for(r"gateway on (http://\S+):").group(1)
+        proc.wait_for(r"recording into ")
+        yield base, proc
+    finally:
+        proc.stop()
+
+
+def started_lines(proc: LineProcess) -> list[str]:
+    """The lines printed so far, without their line ends."""
+    return [re.sub(r"\r?\n$", "", line) for line in proc.output]

@@ -1,0 +1,251 @@
+"""`mcp-inspect proxy --config FILE`: several real upstreams behind one recording listener.
+
+The Python SDK demo server and the SDK's OAuth-protected server (tests/peers/oauth_server.py)
+sit behind one gateway under /alpha and /beta; the official Python SDK clients talk to each
+path (the OAuth client discovers, registers and gets a token through the gateway's /beta
+route). Each route's traffic is recorded as sessions named after the route; a path no route
+serves gets a 404 JSON error; a route whose upstream is down does not disturb another; bad config
+files are one clear line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import httpx
+import mcp
+import pytest
+
+from inspector.errors import InspectorError
+from inspector.gateway_config import load_gateway_config
+from inspector.store import list_sessions, open_engine
+from tests.conftest import PEERS
+from tests.gateway_helpers import gateway, route_table, started_lines
+from tests.http_peers import LineProcess, demo_http_server, free_port
+from tests.secrets_scan import secret_leaks
+from tests.shim_process import messages
+
+
+async def _echo(url: str, text: str) -> str:
+    async with mcp.Client(url, mode="legacy") as client:
+        result = await client.call_tool("echo", {"text": text})
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def _sessions(db: Path) -> dict[str, list]:
+    engine = open_engine(db)
+    out: dict[str, list] = {}
+    for s in list_sessions(engine):
+        out.setdefault(s.name or "", []).append((s, messages(engine, s.id)))
+    engine.dispose()
+    return out
+
+
+@pytest.mark.anyio
+async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
+    db_path: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    beta_url = f"http://127.0.0.1:{port}/beta/mcp"
+    protected = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), "--audience", beta_url])
+    try:
+        beta_target = protected.wait_for(r"listening on (\S+)").group(1)
+        with demo_http_server("streamable-http") as alpha_target:
+            config = (
+                f'listen = "127.0.0.1:{port}"\n'
+                + route_table("alpha", "/alpha", alpha_target, 'headers = { "X-Route-Key" = "${GW_KEY}" }')
+                + route_table("beta", "/beta", beta_target, "rewrite_auth_metadata = true")
+            )
+            env = {"GW_KEY": "gateway-secret-k3y"}
+            with gateway(config, db_path, tmp_path, env=env) as (base, proc):
+                lines = started_lines(proc)
+                assert any(f"alpha  /alpha/mcp -> {alpha_target}" in line for line in lines), lines
+                assert any(f"beta  /beta/mcp -> {beta_target}" in line for line in lines), lines
+                assert all(len(line) <= 80 for line in lines), lines
+                with anyio.fail_after(60):
+                    assert await _echo(f"{base}/alpha/mcp", "through alpha") == "through alpha"
+                oauth = await anyio.to_thread.run_sync(
+                    lambda: subprocess.run(
+                        [sys.executable, str(PEERS / "oauth_sdk_client.py"), f"{base}/beta/mcp"],
+                        capture_output=True,
+                        text=True,
+                        timeout=60,
+                    )
+                )
+                assert oauth.returncode == 0, oauth.stderr
+                granted = json.loads(oauth.stdout.strip().splitlines()[-1])
+                missing = httpx.post(f"{base}/gamma/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+                assert missing.status_code == 404
+                detail = missing.json()["detail"]
+                assert "/alpha" in detail and "/beta" in detail
+                assert alpha_target.split("/mcp")[0] not in missing.text
+                assert "127.0.0.1:" not in detail
+                listed = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "inspector",
+                        "sessions",
+                        "--db",
+                        str(db_path),
+                        "--name",
+                        "beta",
+                        "--json",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+    finally:
+        protected.stop()
+    found = _sessions(db_path)
+    assert set(found) == {"alpha", "beta"}, list(found)
+    # alpha: the SDK client's session, its echo call and answer, recorded as the upstream saw them.
+    (alpha, alpha_rows), *_ = [(s, rows) for s, rows in found["alpha"] if rows]
+    assert alpha.target == alpha_target and alpha.server_info["name"] == "inspector-demo"
+    calls = [m for m in alpha_rows if m.method == "tools/call" and m.direction == "c2s"]
+    assert calls and b"through alpha" in calls[0].raw
+    assert any(m.answers_seq == calls[0].seq and b"through alpha" in m.raw for m in alpha_rows)
+    assert {m.http_path for m in alpha_rows if m.channel == "http-request" and m.http_method} == {"/mcp"}
+    assert alpha.facts["gateway"] == {"route": "alpha", "prefix": "/alpha", "added_headers": ["x-route-key"]}
+    # beta: the OAuth legs through the gateway, the metadata pointed at the gateway's route.
+    beta_rows = [m for _s, rows in found["beta"] for m in rows]
+    steps = {(m.meta or {}).get("auth_step") for m in beta_rows}
+    assert {"unauthorized", "resource-metadata", "as-metadata", "registration", "token-request"} <= steps
+    prm = [
+        m
+        for m in beta_rows
+        if (m.meta or {}).get("auth_step") == "resource-metadata" and m.direction == "s2c"
+    ]
+    assert json.loads(prm[0].meta["rewritten_to"]["body"])["resource"] == beta_url
+    assert any(m.method == "tools/call" and b"whoami" in m.raw for m in beta_rows)
+    assert all(s.target == beta_target for s, _rows in found["beta"])
+    # Nothing secret is stored: the tokens, codes, the client secret, the added header's value.
+    assert secret_leaks(db_path, [s for s in granted["secrets"] if s] + ["gateway-secret-k3y"]) == []
+    # `sessions --name` lists the route's sessions only.
+    assert listed.returncode == 0, listed.stderr
+    assert {doc["name"] for doc in json.loads(listed.stdout)} == {"beta"}
+
+
+@pytest.mark.anyio
+async def test_an_upstream_that_is_down_does_not_affect_another_route(db_path: Path, tmp_path: Path) -> None:
+    down = f"http://127.0.0.1:{free_port()}/mcp"
+    with demo_http_server("streamable-http") as alive:
+        config = (
+            'listen = "127.0.0.1:0"\n' + route_table("down", "/down", down) + route_table("up", "/up", alive)
+        )
+        with gateway(config, db_path, tmp_path) as (base, _proc):
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+            headers = {"accept": "application/json, text/event-stream"}
+            refused = httpx.post(f"{base}/down/mcp", json=init, headers=headers, timeout=30)
+            assert refused.status_code == 502 and "upstream" in refused.text
+            with anyio.fail_after(60):
+                assert await _echo(f"{base}/up/mcp", "still here") == "still here"
+            again = httpx.post(f"{base}/down/mcp", json=init, headers=headers, timeout=30)
+            assert again.status_code == 502
+    found = _sessions(db_path)
+    assert any(b"still here" in m.raw for _s, rows in found["up"] for m in rows)
+    down_rows = [m for _s, rows in found["down"] for m in rows]
+    assert [m.http_status for m in down_rows if m.direction == "s2c"] == [502, 502]
+
+
+BAD = [
+    ("listen = [", "not valid TOML"),
+    ("listen = 5\n[[route]]\n", "listen: Input should be a valid string"),
+    ('listen = "127.0.0.1:0"\n', "no [[route]] table"),
+    (route_table("a", "/a", "ftp://127.0.0.1/mcp"), "route 'a': target: must be an http(s) URL"),
+    (route_table("a", "a", "http://127.0.0.1:9/mcp"), "route 'a': prefix: must be a path like /github"),
+    (route_table("a", "/a/", "http://127.0.0.1:9/mcp"), "route 'a': prefix: must be a path"),
+    (
+        route_table("a", "/.well-known/x", "http://127.0.0.1:9/mcp"),
+        "route 'a': prefix: must not be under /.well-known",
+    ),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp", "colour = 'red'"),
+        "route 'a': colour: is not a setting",
+    ),
+    ("[[route]]\nprefix = '/a'\ntarget = 'http://127.0.0.1:9/mcp'\n", "route 1: name: is missing"),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp") + route_table("a", "/b", "http://127.0.0.1:9/mcp"),
+        "route 'a': name is used by another route",
+    ),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp") + route_table("b", "/a/b", "http://127.0.0.1:9/mcp"),
+        "route 'b': prefix /a/b is inside route 'a'",
+    ),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp", "headers = { Host = 'x' }"),
+        "route 'a': headers: Host is set by the proxy",
+    ),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp", "headers = { X = '${GW_UNSET_VAR}' }"),
+        "route 'a': headers: ${GW_UNSET_VAR} is not set",
+    ),
+    (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp", "rewrite_auth_metadata = 'yes please'"),
+        "route 'a': rewrite_auth_metadata:",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BAD, ids=[f"bad{i}" for i in range(len(BAD))])
+def test_bad_config_files_name_the_file_route_and_field(
+    text: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GW_UNSET_VAR", raising=False)
+    path = tmp_path / "gw.toml"
+    path.write_text(text)
+    with pytest.raises(InspectorError) as caught:
+        load_gateway_config(path)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: ") and expected in message, message
+
+
+def test_a_bad_config_is_exit_2_and_one_line_without_traceback(tmp_path: Path) -> None:
+    db = tmp_path / "rec.db"
+    faults = (
+        route_table("a", "/a", "http://127.0.0.1:9/mcp", "faults = 'missing-rules.yaml'"),
+        "route 'a': faults:",
+    )
+    for text, expected in (BAD[3], BAD[10], BAD[12], faults):
+        path = tmp_path / f"bad{len(expected)}.toml"
+        path.write_text(text)
+        done = subprocess.run(
+            [sys.executable, "-m", "inspector", "proxy", "--config", str(path), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (text, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(path) in lines[0] and expected in lines[0], (expected, done.stderr)
+    assert not db.exists(), "a refused config opened the database"
+    both = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inspector",
+            "proxy",
+            "--config",
+            str(path),
+            "--target",
+            "http://127.0.0.1:9/",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert both.returncode == 2 and "--target does not go with --config" in both.stderr
