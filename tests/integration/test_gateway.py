@@ -18,6 +18,7 @@ import anyio
 import httpx
 import mcp
 import pytest
+from mcp.client.sse import sse_client
 
 from inspector.errors import InspectorError
 from inspector.gateway_config import load_gateway_config
@@ -131,11 +132,19 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
 
 
 @pytest.mark.anyio
-async def test_an_upstream_that_is_down_does_not_affect_another_route(db_path: Path, tmp_path: Path) -> None:
+async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
+    db_path: Path, tmp_path: Path
+) -> None:
+    """Routes: one to a port nothing listens on, one to the demo server over Streamable HTTP,
+    one to the demo server over legacy HTTP+SSE (its relative `endpoint` event is pointed under
+    the route's prefix, so the client's POSTs come back to this route)."""
     down = f"http://127.0.0.1:{free_port()}/mcp"
-    with demo_http_server("streamable-http") as alive:
+    with demo_http_server("streamable-http") as alive, demo_http_server("sse") as legacy:
         config = (
-            'listen = "127.0.0.1:0"\n' + route_table("down", "/down", down) + route_table("up", "/up", alive)
+            'listen = "127.0.0.1:0"\n'
+            + route_table("down", "/down", down)
+            + route_table("up", "/up", alive)
+            + route_table("legacy", "/old/sse", legacy)
         )
         with gateway(config, db_path, tmp_path) as (base, _proc):
             init = {
@@ -153,12 +162,22 @@ async def test_an_upstream_that_is_down_does_not_affect_another_route(db_path: P
             assert refused.status_code == 502 and "upstream" in refused.text
             with anyio.fail_after(60):
                 assert await _echo(f"{base}/up/mcp", "still here") == "still here"
+                async with mcp.Client(sse_client(f"{base}/old/sse/sse"), mode="legacy") as client:
+                    result = await client.call_tool("echo", {"text": "old transport"})
+            assert result.content[0].text == "old transport"  # type: ignore[union-attr]
             again = httpx.post(f"{base}/down/mcp", json=init, headers=headers, timeout=30)
             assert again.status_code == 502
     found = _sessions(db_path)
     assert any(b"still here" in m.raw for _s, rows in found["up"] for m in rows)
     down_rows = [m for _s, rows in found["down"] for m in rows]
     assert [m.http_status for m in down_rows if m.direction == "s2c"] == [502, 502]
+    legacy_rows = [m for _s, rows in found["legacy"] for m in rows if rows]
+    endpoint = next(m for m in legacy_rows if (m.meta or {}).get("event") == "endpoint")
+    assert endpoint.meta["rewritten_to"].startswith("/old/sse/messages/")
+    assert any(m.method == "tools/call" and b"old transport" in m.raw for m in legacy_rows)
+    assert len({s.id for s, rows in found["legacy"] if rows}) == 1, (
+        "the GET stream and the POSTs are one session"
+    )
 
 
 BAD = [
