@@ -289,7 +289,7 @@ def _outbound(
         from httpx import URL
 
         shown = URL(proxy).copy_with(username=None, password=None)
-        _err().print(f"[mcp-inspect] through the forward proxy {shown} (from the environment)")
+        _err().print(f"\\[mcp-inspect] through the forward proxy {shown} (from the environment)")
 
 
 def _access(allow_remote: bool, hosts: list[str] | None, origins: list[str] | None):
@@ -467,7 +467,7 @@ def proxy(
             needs_url=None,
         )
         flags = GatewayFlags(listen, db, access, idle_end, faults, seed, pause_timeout, pause_default)
-        run_gateway(config, flags, _err())
+        run_gateway(config, flags)
         return
     if target is None:
         raise InspectorError("give --target URL (the server to record), or --config FILE for several")
@@ -566,7 +566,7 @@ def proxy(
         if control is not None:
             control.close()
         recorder.stop("proxy stopped")
-        _err().print("[mcp-inspect] proxy stopped; sessions saved")
+        _err().print("\\[mcp-inspect] proxy stopped; sessions saved")
 
 
 @app.command("mock-server")

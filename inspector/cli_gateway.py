@@ -59,7 +59,7 @@ def fit(line: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def run_gateway(config_path: str, flags: GatewayFlags, err: Any) -> None:
+def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
     from inspector.capture import Recorder
     from inspector.capture.redact import active as redaction
@@ -137,7 +137,8 @@ def run_gateway(config_path: str, flags: GatewayFlags, err: Any) -> None:
     def ready() -> None:
         lines = [f"[mcp-inspect] gateway on {base}: {len(mounted)} route{'s' * (len(mounted) != 1)}"]
         for route in config.route:
-            lines.append(fit(f"  {route.name}  {route.client_path()} -> {hide.target(route.target)}"))
+            shown = hide.target(route.target)  # a token in the target's query is not printed
+            lines.append(fit(f"  {route.name}  {route.client_path(shown)} -> {shown}"))
             if route.name in interceptors:
                 rules = interceptors[route.name].rules()
                 lines.append(
@@ -156,7 +157,7 @@ def run_gateway(config_path: str, flags: GatewayFlags, err: Any) -> None:
             serve_with(guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed)
     finally:
         recorder.stop("proxy stopped")
-        err.print("[mcp-inspect] gateway stopped; sessions saved")
+        print("[mcp-inspect] gateway stopped; sessions saved", file=sys.stderr)
 
 
 def _creator(create_session: Any, engine: Any, target: str, name: str) -> Any:

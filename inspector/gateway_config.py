@@ -93,9 +93,10 @@ class RouteConfig(BaseModel):
                 raise ValueError(f"the value of {name} holds a line break or NUL")
         return value
 
-    def client_path(self) -> str:
-        """The path a client is given: the prefix, then the target's own path and query."""
-        parts = urlsplit(self.target)
+    def client_path(self, target: str | None = None) -> str:
+        """The path a client is given: the prefix, then the target's own path and query (of
+        `target`, the target as shown, e.g. redacted)."""
+        parts = urlsplit(target or self.target)
         return self.prefix + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
     def upstream_headers(self, environ: dict[str, str] | os._Environ[str]) -> list[tuple[bytes, bytes]]:

@@ -20,6 +20,7 @@ import mcp
 import pytest
 from mcp.client.sse import sse_client
 
+from inspector.api import UiServer
 from inspector.errors import InspectorError
 from inspector.gateway_config import load_gateway_config
 from inspector.store import list_sessions, open_engine
@@ -129,6 +130,14 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
     # `sessions --name` lists the route's sessions only.
     assert listed.returncode == 0, listed.stderr
     assert {doc["name"] for doc in json.loads(listed.stdout)} == {"beta"}
+    # The UI's API filters by the route's name too.
+    ui = UiServer(open_engine(db_path), port=0).start()
+    try:
+        auth = {"authorization": f"Bearer {ui.token}"}
+        page = httpx.get(f"{ui.base_url}/api/sessions", params={"name": "alpha"}, headers=auth).json()
+    finally:
+        ui.stop()
+    assert page["items"] and {item["name"] for item in page["items"]} == {"alpha"}
 
 
 @pytest.mark.anyio
