@@ -154,6 +154,11 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
             + route_table("down", "/down", down)
             + route_table("up", "/up", alive)
             + route_table("legacy", "/old/sse", legacy)
+            + route_table("faulty", "/faulty", alive, "faults = 'faults.yaml'")
+        )
+        (tmp_path / "faults.yaml").write_text(
+            "seed: 3\nrules:\n  - name: busy\n    match: {method: tools/call}\n"
+            "    action: http_error\n    status: 503\n"
         )
         with gateway(config, db_path, tmp_path) as (base, _proc):
             init = {
@@ -176,6 +181,11 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
             assert result.content[0].text == "old transport"  # type: ignore[union-attr]
             again = httpx.post(f"{base}/down/mcp", json=init, headers=headers, timeout=30)
             assert again.status_code == 502
+            # The faults file is this route's only: the same server through /faulty answers 503.
+            with anyio.fail_after(60), pytest.raises(ExceptionGroup):  # the SDK client wraps the 503
+                await _echo(f"{base}/faulty/mcp", "refused")
+            with anyio.fail_after(60):
+                assert await _echo(f"{base}/up/mcp", "after the fault") == "after the fault"
     found = _sessions(db_path)
     assert any(b"still here" in m.raw for _s, rows in found["up"] for m in rows)
     down_rows = [m for _s, rows in found["down"] for m in rows]
