@@ -97,7 +97,9 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             except InspectorError as exc:
                 raise InspectorError(f"{config_path}: route {route.name!r}: faults: {exc}") from None
     host, port = parse_listen(flags.listen or config.listen or DEFAULT_LISTEN)
-    sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
+    option = "--listen" if flags.listen else f"{config_path}: listen"
+    # Refused before anything else is opened.
+    sock = bind(host, port, allow_remote=access.allow_remote, option=option)
     engine = open_engine(flags.db or default_db())
     recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
     mounted: list[Mounted] = []

@@ -128,6 +128,29 @@ class GatewayConfig(BaseModel):
     allow_origins: list[str] = Field(default_factory=list)
     route: list[RouteConfig] = Field(min_length=1)
 
+    @field_validator("listen")
+    @classmethod
+    def _listen(cls, value: str | None) -> str | None:
+        if value is not None:
+            from inspector.transports.serve import parse_listen
+
+            try:
+                parse_listen(value)
+            except InspectorError as exc:
+                raise ValueError(str(exc).replace("--listen wants", "wants")) from None
+        return value
+
+    @field_validator("allow_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        from inspector.guard import parse_origins
+
+        try:
+            parse_origins(value)
+        except InspectorError as exc:
+            raise ValueError(str(exc).replace("--allow-origin wants", "wants")) from None
+        return value
+
     @model_validator(mode="after")
     def _distinct(self) -> GatewayConfig:
         names: set[str] = set()

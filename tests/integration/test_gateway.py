@@ -202,6 +202,14 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
 BAD = [
     ("listen = [", "not valid TOML"),
     ("listen = 5\n[[route]]\n", "listen: Input should be a valid string"),
+    (
+        'listen = "127.0.0.1:http"\n' + route_table("a", "/a", "http://127.0.0.1:9/mcp"),
+        "listen: wants HOST:PORT",
+    ),
+    (
+        'allow_origins = ["evil"]\n' + route_table("a", "/a", "http://127.0.0.1:9/mcp"),
+        "allow_origins: wants an origin",
+    ),
     ('listen = "127.0.0.1:0"\n', "no [[route]] table"),
     (route_table("a", "/a", "ftp://127.0.0.1/mcp"), "route 'a': target: must be an http(s) URL"),
     (route_table("a", "a", "http://127.0.0.1:9/mcp"), "route 'a': prefix: must be a path like /github"),
@@ -257,7 +265,14 @@ def test_a_bad_config_is_exit_2_and_one_line_without_traceback(tmp_path: Path) -
         route_table("a", "/a", "http://127.0.0.1:9/mcp", "faults = 'missing-rules.yaml'"),
         "route 'a': faults:",
     )
-    for text, expected in (BAD[3], BAD[10], BAD[12], faults):
+    remote = 'listen = "0.0.0.0:0"\n' + route_table("a", "/a", "http://127.0.0.1:9/mcp")
+    picked = [
+        (t, e)
+        for t, e in BAD
+        if e.startswith(("route 'a': target", "route 'b': prefix", "route 'a': headers: $"))
+    ]
+    assert len(picked) == 3
+    for text, expected in (*picked, faults, (remote, "listen 0.0.0.0 would let other machines reach")):
         path = tmp_path / f"bad{len(expected)}.toml"
         path.write_text(text)
         done = subprocess.run(
