@@ -999,6 +999,17 @@ def export(
         str | None,
         typer.Option("-o", "--output", metavar="FILE", help="Write here ('-': stdout; default: stdout)."),
     ] = None,
+    otlp: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp",
+            metavar="URL",
+            help="Send the sessions to this OTLP/HTTP collector (base URL, e.g. http://localhost:4318) "
+            "as OpenTelemetry spans, one per request, instead of writing a file.",
+            show_default=False,
+        ),
+    ] = None,
+    otlp_content: OtlpContentOption = False,
 ) -> None:
     """Write sessions to a file to share, keep in git or import elsewhere.
 
@@ -1007,7 +1018,12 @@ def export(
     keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
     HAR holds each HTTP exchange (SSE events too) with MCP facts in `_mcp` fields; the HTML
     report shows facts, timeline, pairs, lint findings and a replay's diff.
+    With --otlp URL the sessions go to an OpenTelemetry collector instead: a span per request.
     """
+    if otlp is not None:  # spans to a collector instead of a file
+        from inspector.share.otlp import otlp_command
+
+        raise typer.Exit(otlp_command(_engine(db, create=False), sessions, otlp, content=otlp_content))
     from inspector.share.commands import export_command
 
     raise typer.Exit(export_command(_engine(db, create=False), sessions, fmt=fmt, output=output))

@@ -1,11 +1,13 @@
 """Span descriptions out over OTLP/HTTP with the OpenTelemetry SDK (the thin IO part).
 
 `OtlpExport` takes `SpanDescription`s from any thread (`emit`: a bounded
-queue put, never a wait) and one worker thread turns them into SDK spans
-with their recorded start and end times, exports them in batches with the
-SDK's OTLP/HTTP span exporter, and records each operation's duration in the
-`mcp.client.operation.duration` / `mcp.server.operation.duration`
-histograms (seconds), exported by the SDK's periodic metric reader.
+queue put, never a wait). One worker thread imports and sets up the SDK
+(`otel/sdk.py`: a second or more of imports, so nobody waits for it), turns
+the descriptions into SDK spans with their recorded start and end times,
+exports them in batches with the SDK's OTLP/HTTP span exporter, and records
+each operation's duration in the `mcp.client.operation.duration` /
+`mcp.server.operation.duration` histograms (seconds), which the SDK's
+periodic metric reader exports.
 
 A collector that is down or slow never holds anything up: the queue is
 bounded (`max_queued` spans), what does not fit is dropped and counted, a
@@ -22,67 +24,22 @@ without it the SDK reads the standard `OTEL_EXPORTER_OTLP_*` variables
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
 
-from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import MetricExportResult, MetricsData, PeriodicExportingMetricReader
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExportResult
-from opentelemetry.trace import (
-    NonRecordingSpan,
-    SpanContext,
-    SpanKind,
-    Status,
-    StatusCode,
-    TraceFlags,
-    TraceState,
-    set_span_in_context,
-)
+from inspector.otel.spans import SpanDescription
 
-from inspector import __version__
-from inspector.otel.spans import CLIENT_DURATION, SERVER_DURATION, SpanDescription
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from inspector.otel.sdk import SdkPipeline
 
 __all__ = ["OtlpExport"]
 
-# Boundaries the conventions advise for the MCP duration histograms (model/mcp/metrics.yaml).
-_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
 _BATCH = 512
-_DEFAULT_TIMEOUT_S = 5.0
-
-
-class _Collect(SpanProcessor):
-    """Keeps ended spans for the worker to export in one batch."""
-
-    def __init__(self) -> None:
-        self.spans: list[ReadableSpan] = []
-
-    def on_end(self, span: ReadableSpan) -> None:
-        self.spans.append(span)
-
-
-class _Metrics(OTLPMetricExporter):
-    """The SDK's metric exporter, telling its owner when an export failed."""
-
-    def __init__(self, owner: OtlpExport, endpoint: str | None, timeout: float | None) -> None:
-        super().__init__(endpoint=endpoint, timeout=timeout)
-        self._owner = owner
-
-    def export(
-        self, metrics_data: MetricsData, timeout_millis: float | None = None, **kwargs: Any
-    ) -> MetricExportResult:
-        result = super().export(metrics_data, timeout_millis=timeout_millis, **kwargs)
-        if result is not MetricExportResult.SUCCESS:
-            self._owner._failed("metrics")
-        return result
 
 
 class OtlpExport:
@@ -98,41 +55,13 @@ class OtlpExport:
     ) -> None:
         self.endpoint = endpoint
         self.max_queued = max_queued
+        self.metric_interval_s = metric_interval_s
         self.quiet = quiet
         self.exported = 0
         self.dropped = 0
         self._warned = False
-        self._down = False  # an export failed: at close, nothing more is tried
-        # The SDK logs each failed attempt (and the retries) at WARNING/ERROR: we say it once.
-        for name in ("opentelemetry.exporter", "opentelemetry.sdk.metrics", "opentelemetry.sdk.trace"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-        timeout = None if os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") else _DEFAULT_TIMEOUT_S
-        attrs = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": "mcp-inspect"}
-        resource = Resource.create({**attrs, "service.version": __version__})
-        traces = f"{endpoint}/v1/traces" if endpoint else None
-        metrics = f"{endpoint}/v1/metrics" if endpoint else None
-        self._spans = OTLPSpanExporter(endpoint=traces, timeout=timeout)
-        self._collect = _Collect()
-        self._tracer_provider = TracerProvider(resource=resource)
-        self._tracer_provider.add_span_processor(self._collect)
-        self._tracer = self._tracer_provider.get_tracer("mcp-inspect", __version__)
-        self._reader = PeriodicExportingMetricReader(
-            _Metrics(self, endpoint=metrics, timeout=timeout), export_interval_millis=metric_interval_s * 1000
-        )
-        self._meter_provider = MeterProvider(metric_readers=[self._reader], resource=resource)
-        meter = self._meter_provider.get_meter("mcp-inspect", __version__)
-        self._histograms = {
-            name: meter.create_histogram(
-                name,
-                unit="s",
-                description=description,
-                explicit_bucket_boundaries_advisory=list(_BUCKETS),
-            )
-            for name, description in (
-                (CLIENT_DURATION, "Duration of an MCP request as the client saw it, sent to answered."),
-                (SERVER_DURATION, "Duration of a server-to-client MCP request as the client handled it."),
-            )
-        }
+        self._down = False  # the last export failed: at close, nothing more is tried
+        self._sdk: SdkPipeline | None = None
         self._queue: deque[SpanDescription] = deque()
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -150,29 +79,31 @@ class OtlpExport:
 
     def emit(self, spans: Iterable[SpanDescription]) -> None:
         """Queue spans for export (any thread; never waits): past `max_queued` they are dropped."""
-        added = False
+        added = full = False
         with self._lock:
             for span in spans:
                 if len(self._queue) >= self.max_queued:
                     self.dropped += 1
-                    self._failed("queue")
+                    full = True
                     continue
                 self._queue.append(span)
                 added = True
+        if full:
+            self._failed("queue")
         if added:
             self._wake.set()
 
     def close(self, timeout: float = 10.0) -> None:
-        """Export what is queued (unless the collector already failed), flush the histograms, stop."""
+        """Export what is queued (unless the collector is failing), flush the histograms, stop."""
         self._closing = True
         self._wake.set()
-        self._thread.join(timeout)
-        if not self._down:
-            self._meter_provider.shutdown(timeout_millis=max(timeout, 1) * 1000)
-        else:
-            self._meter_provider.shutdown(timeout_millis=1)  # a down collector: do not wait for it
-        self._tracer_provider.shutdown()
-        self._spans.shutdown()
+        deadline = time.monotonic() + timeout
+        while self._thread.is_alive() and time.monotonic() < deadline:
+            self._thread.join(0.05)
+            if self._down:  # an export in flight to a collector that failed: do not wait for its retries
+                deadline = min(deadline, time.monotonic() + 0.5)
+        if self._sdk is not None and not self._thread.is_alive():
+            self._sdk.shutdown(flush_metrics=not self._down, timeout_s=max(deadline - time.monotonic(), 1.0))
         with self._lock:
             self.dropped += len(self._queue)
             self._queue.clear()
@@ -184,7 +115,8 @@ class OtlpExport:
             )
 
     def _failed(self, what: str) -> None:
-        self._down = self._down or what != "queue"
+        if what != "queue":
+            self._down = True
         if self._warned or self.quiet:
             return
         self._warned = True
@@ -202,6 +134,20 @@ class OtlpExport:
             return [self._queue.popleft() for _ in range(n)]
 
     def _run(self) -> None:
+        try:
+            from inspector.otel.sdk import SdkPipeline
+
+            self._sdk = SdkPipeline(
+                self.endpoint,
+                metric_interval_s=self.metric_interval_s,
+                on_metrics_failure=lambda: self._failed("metrics"),
+            )
+        except Exception as exc:  # e.g. a bad OTEL_EXPORTER_OTLP_* value
+            self._failed(f"(the OpenTelemetry SDK did not start: {exc})")
+            with self._lock:
+                self.dropped += len(self._queue)
+                self._queue.clear()
+            return
         while True:
             self._wake.wait(0.5)
             self._wake.clear()
@@ -210,52 +156,22 @@ class OtlpExport:
                     with self._lock:
                         self.dropped += len(batch)
                     continue
-                self._export(batch)
+                self._export(self._sdk, batch)
             if self._closing:
                 return
 
-    def _export(self, batch: list[SpanDescription]) -> None:
+    def _export(self, sdk: SdkPipeline, batch: list[SpanDescription]) -> None:
         for d in batch:
             try:
-                self._start_end(d)
+                sdk.add(d)
             except Exception:  # a bad description must not stop the exporter
                 with self._lock:
                     self.dropped += 1
-        spans, self._collect.spans = self._collect.spans, []
-        if not spans:
-            return
-        try:
-            result = self._spans.export(spans)
-        except Exception:
-            result = SpanExportResult.FAILURE
-        if result is SpanExportResult.SUCCESS:
-            self.exported += len(spans)
+        count, ok = sdk.export()
+        if ok:
+            self.exported += count
             self._down = False
         else:
             with self._lock:
-                self.dropped += len(spans)
+                self.dropped += count
             self._failed("spans")
-
-    def _start_end(self, d: SpanDescription) -> None:
-        context = None
-        if d.parent is not None:
-            state = TraceState.from_header([d.parent.tracestate]) if d.parent.tracestate else None
-            parent = SpanContext(
-                d.parent.trace_id,
-                d.parent.span_id,
-                is_remote=True,
-                trace_flags=TraceFlags(d.parent.flags & 0xFF),
-                trace_state=state,
-            )
-            context = set_span_in_context(NonRecordingSpan(parent))
-        span = self._tracer.start_span(
-            d.name,
-            context=context,
-            kind=SpanKind.CLIENT if d.kind == "client" else SpanKind.SERVER,
-            attributes=d.attributes,
-            start_time=d.start_ns,
-        )
-        if d.error:
-            span.set_status(Status(StatusCode.ERROR, d.status_message))
-        span.end(end_time=d.end_ns)
-        self._histograms[d.metric].record(d.duration_s, d.metric_attributes())

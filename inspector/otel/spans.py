@@ -157,7 +157,7 @@ class SpanMapper:
     """Spans of one recorded session, built from its rows fed in order."""
 
     session_id: int
-    transport: str = "pipe"  # network.transport: pipe (stdio) or tcp (HTTP)
+    transport: str | None = "pipe"  # network.transport: pipe (stdio) or tcp (HTTP); None: from the rows
     content: bool = False  # opt-in: tool arguments and results as attributes
     protocol_version: str | None = None  # the session's negotiated version, when known
     _pending: dict[int, list[_Request]] = field(default_factory=dict)  # request seq -> its requests
@@ -174,6 +174,8 @@ class SpanMapper:
         kind = row["kind"]
         if kind not in ("request", "response", "error", "batch", "notification"):
             return []
+        if self.transport is None:
+            self.transport = "pipe" if row["channel"] in ("stdin", "stdout", "stderr") else "tcp"
         sid = _header(row.get("http_headers"), "mcp-session-id")
         if sid:
             self._mcp_session_id = sid
@@ -300,7 +302,7 @@ class SpanMapper:
         attrs: dict[str, Attr] = {
             "mcp.method.name": req.method,
             "jsonrpc.request.id": req.id_value if isinstance(req.id_value, str) else req.rpc_id,
-            "network.transport": self.transport,
+            "network.transport": self.transport or "pipe",
         }
         if self.transport == "tcp":
             attrs["network.protocol.name"] = "http"
