@@ -171,14 +171,14 @@ class SpanMapper:
 
     def feed(self, row: Any) -> list[SpanDescription]:
         """One row (a `MessageRow` / `StoredRow`); the spans it completes."""
+        if self.transport is None:
+            self.transport = "pipe" if row["channel"] in ("stdin", "stdout", "stderr") else "tcp"
+        sid = _header(row.get("http_headers"), "mcp-session-id")  # also on HTTP rows without JSON-RPC
+        if sid:
+            self._mcp_session_id = sid
         kind = row["kind"]
         if kind not in ("request", "response", "error", "batch", "notification"):
             return []
-        if self.transport is None:
-            self.transport = "pipe" if row["channel"] in ("stdin", "stdout", "stderr") else "tcp"
-        sid = _header(row.get("http_headers"), "mcp-session-id")
-        if sid:
-            self._mcp_session_id = sid
         if kind == "notification":
             self._on_notification(row)
             return []
