@@ -205,3 +205,42 @@ async def test_a_collector_that_refuses_connections_hurts_neither_forwarding_nor
     answered = {m.answers_seq for m in rows if m.answers_seq is not None}
     assert set(_requests(rows)) <= answered
     assert session.status == "ended" and session.facts["unanswered"] == []
+
+
+# A server that tells, when asked, whether its parent (the shim) has the protobuf C extension mapped,
+# which the OTLP exporter loads: at its start (before the shim forwarded anything) and later.
+_MAPS_SERVER = r"""
+import os, sys
+def loaded():
+    with open(f"/proc/{os.getppid()}/maps") as f:
+        return "_upb" in f.read()
+at_start = loaded()
+for line in sys.stdin:
+    sys.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"at_start":%s,"now":%s}}\n'
+                     % (str(at_start).lower(), str(loaded()).lower()))
+    sys.stdout.flush()
+"""
+
+
+def test_wrap_loads_opentelemetry_only_after_forwarding_started(db_path: Path) -> None:
+    import time
+
+    from tests.shim_process import ShimProcess
+
+    with otlp_receiver() as receiver:
+        shim = ShimProcess(
+            wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER, extra=("--otlp", receiver.url))
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                shim.request(1, "ping")
+                answer = json.loads(shim.read_line())["result"]
+                if answer["now"] or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+        finally:
+            assert shim.proc.stdin is not None
+            shim.proc.stdin.close()
+            shim.proc.wait(30)
+    assert answer == {"at_start": False, "now": True}, "the SDK is loaded, but only once forwarding runs"
