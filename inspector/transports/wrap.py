@@ -418,6 +418,7 @@ def _finish_elsewhere(
         "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
         "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
+        "otlp": opts.otlp, "otlp_content": opts.otlp_content,
     }  # fmt: skip
     fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
     with os.fdopen(fd, "wb") as out:

@@ -244,3 +244,31 @@ def test_wrap_loads_opentelemetry_only_after_forwarding_started(db_path: Path) -
             shim.proc.stdin.close()
             shim.proc.wait(30)
     assert answer == {"at_start": False, "now": True}, "the SDK is loaded, but only once forwarding runs"
+
+
+def test_a_finishing_process_exports_what_the_wrap_held(db_path: Path, tmp_path: Path) -> None:
+    """When the host makes `wrap` leave before its store opened, the detached process that records
+    the held copies (`transports/wrap_finish.py`) exports their spans too."""
+    import marshal
+    import time
+
+    now = time.time_ns()
+    held = [
+        (0, now, "c2s", "stdin", b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'),
+        (0, now + 3_000_000, "s2c", "stdout", b'{"jsonrpc":"2.0","id":1,"result":{}}\n'),
+    ]
+    with otlp_receiver() as receiver:
+        state = {
+            "command": ["server"], "db": str(db_path), "name": None, "redact": [], "redact_path": [],
+            "keep_secrets": False, "held": held, "returncode": 0, "reason": "test",
+            "otlp": receiver.url, "otlp_content": False,
+        }  # fmt: skip
+        path = tmp_path / "held.bin"
+        path.write_bytes(marshal.dumps(state))
+        done = subprocess.run(
+            [sys.executable, "-m", "inspector.transports.wrap_finish", str(path)], timeout=60, check=False
+        )
+        assert done.returncode == 0
+        receiver.wait_for(lambda: len(receiver.spans()) == 1)
+        [span] = receiver.spans()
+    assert span.name == "ping" and (span.start_ns, span.end_ns) == (now, now + 3_000_000)
