@@ -56,6 +56,7 @@ class Receiver:
     traces: list[ExportTraceServiceRequest] = field(default_factory=list)
     metrics: list[ExportMetricsServiceRequest] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # of each request, names lower-cased
 
     def spans(self) -> list[ReceivedSpan]:
         out = []
@@ -115,6 +116,7 @@ def otlp_receiver() -> Iterator[Receiver]:
             if self.headers.get("content-encoding") == "gzip":
                 body = gzip.decompress(body)
             received.paths.append(self.path)
+            received.headers.append({k.lower(): v for k, v in self.headers.items()})
             if self.path == "/v1/traces":
                 req_t = ExportTraceServiceRequest()
                 req_t.ParseFromString(body)

@@ -272,3 +272,28 @@ def test_a_finishing_process_exports_what_the_wrap_held(db_path: Path, tmp_path:
         receiver.wait_for(lambda: len(receiver.spans()) == 1)
         [span] = receiver.spans()
     assert span.name == "ping" and (span.start_ns, span.end_ns) == (now, now + 3_000_000)
+
+
+def test_the_standard_variables_alone_turn_export_on(db_path: Path) -> None:
+    """No --otlp: OTEL_EXPORTER_OTLP_ENDPOINT names the collector, OTEL_EXPORTER_OTLP_HEADERS and
+    OTEL_SERVICE_NAME are honoured (the SDK reads them); OTEL_SDK_DISABLED=true turns it off."""
+    import os
+
+    from tests.shim_process import ShimProcess
+
+    def run(env: dict[str, str]) -> None:
+        shim = ShimProcess(wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER), env={**os.environ, **env})
+        shim.request(1, "ping")
+        assert json.loads(shim.read_line())["id"] == 1
+        assert shim.proc.stdin is not None
+        shim.proc.stdin.close()
+        assert shim.proc.wait(60) == 0
+
+    with otlp_receiver() as receiver:
+        base = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "team-gateway"}
+        run({**base, "OTEL_SDK_DISABLED": "true"})
+        run({**base, "OTEL_EXPORTER_OTLP_HEADERS": "x-team-token=abc123"})
+        receiver.wait_for(lambda: len(receiver.spans()) == 1)
+        [span] = receiver.spans()
+        assert span.name == "ping" and span.service == "team-gateway"
+        assert receiver.headers[0]["x-team-token"] == "abc123"
