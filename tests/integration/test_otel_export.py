@@ -42,7 +42,9 @@ def _by_seq(spans: list[ReceivedSpan]) -> dict[int, ReceivedSpan]:
     return out
 
 
-def _check_spans(spans: list[ReceivedSpan], rows: list[Message], transport: str) -> dict[int, ReceivedSpan]:
+def _check_spans(
+    spans: list[ReceivedSpan], rows: list[Message], transport: str, *, content: bool = False
+) -> dict[int, ReceivedSpan]:
     """One span per recorded request, with the recorded times, kinds, names and attributes."""
     requests = _requests(rows)
     answers = {m.answers_seq: m for m in rows if m.answers_seq is not None}
@@ -73,7 +75,14 @@ def _check_spans(spans: list[ReceivedSpan], rows: list[Message], transport: str)
     assert missing.status_code == STATUS_ERROR and missing.status_message
     ok = [s for s in spans if "error.type" not in s.attributes]
     assert ok and all(s.status_code != STATUS_ERROR for s in ok)
-    assert "gen_ai.tool.call.arguments" not in fail.attributes  # not opted in
+    echo = next(s for s in spans if s.name == "tools/call echo")
+    if content:  # --otlp-content: the arguments and the result as recorded
+        assert json.loads(echo.attributes["gen_ai.tool.call.arguments"]) == {"text": "hello inspector"}
+        assert (
+            "hello inspector" in json.loads(echo.attributes["gen_ai.tool.call.result"])["content"][0]["text"]
+        )
+    else:
+        assert not {"gen_ai.tool.call.arguments", "gen_ai.tool.call.result"} & set(echo.attributes)
     return by_seq
 
 
@@ -156,7 +165,7 @@ async def test_proxy_exports_with_tcp_transport_and_the_session_id(db_path: Path
     with otlp_receiver() as receiver:
         with (
             demo_http_server("streamable-http") as target,
-            inspector_proxy(target, db_path, "--otlp", receiver.url) as (url, _proxy),
+            inspector_proxy(target, db_path, "--otlp", receiver.url, "--otlp-content") as (url, _proxy),
         ):
             with anyio.fail_after(90):
                 report = await drive_demo(url, mode="legacy")
@@ -166,7 +175,7 @@ async def test_proxy_exports_with_tcp_transport_and_the_session_id(db_path: Path
         rows = messages(engine, session.id)
         receiver.wait_for(lambda: len(receiver.spans()) >= len(_requests(rows)))
         spans = receiver.spans()
-        _check_spans(spans, rows, "tcp")
+        _check_spans(spans, rows, "tcp", content=True)
         sids = {s.attributes.get("mcp.session.id") for s in spans}
         header = next(
             v for m in rows if m.http_headers for k, v in m.http_headers if k.lower() == "mcp-session-id"
@@ -297,3 +306,24 @@ def test_the_standard_variables_alone_turn_export_on(db_path: Path) -> None:
         [span] = receiver.spans()
         assert span.name == "ping" and span.service == "team-gateway"
         assert receiver.headers[0]["x-team-token"] == "abc123"
+
+
+def test_opted_in_content_is_the_redacted_recording(db_path: Path) -> None:
+    """--otlp-content exports tool arguments as stored: after the one redaction step."""
+    from tests.shim_process import ShimProcess
+
+    with otlp_receiver() as receiver:
+        extra = ("--otlp", receiver.url, "--otlp-content", "--redact-path", "params.arguments.api_key")
+        shim = ShimProcess(wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER, extra=extra))
+        shim.request(
+            1, "tools/call", {"name": "weather", "arguments": {"api_key": "sk-live-123", "city": "Oslo"}}
+        )
+        assert json.loads(shim.read_line())["id"] == 1
+        assert shim.proc.stdin is not None
+        shim.proc.stdin.close()
+        assert shim.proc.wait(60) == 0
+        receiver.wait_for(lambda: len(receiver.spans()) == 1)
+        [span] = receiver.spans()
+    arguments = json.loads(span.attributes["gen_ai.tool.call.arguments"])
+    assert arguments["city"] == "Oslo" and arguments["api_key"].startswith("[secret:")
+    assert "sk-live-123" not in json.dumps(span.attributes)
