@@ -2,8 +2,8 @@
 
 `OtlpExport` takes `SpanDescription`s from any thread (`emit`: a bounded
 queue put, never a wait). One worker thread imports and sets up the SDK
-(`otel/sdk.py`: a second or more of imports, so nobody waits for it), turns
-the descriptions into SDK spans with their recorded start and end times,
+(`otel/sdk.py`: a second or more of imports, so nobody waits for it), and
+every `COLLECT_S` (and at close) turns the queued descriptions into SDK spans with their recorded start and end times,
 exports them in batches with the SDK's OTLP/HTTP span exporter, and records
 each operation's duration in the `mcp.client.operation.duration` /
 `mcp.server.operation.duration` histograms (seconds), which the SDK's
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["OtlpExport"]
 
 _BATCH = 512
+COLLECT_S = 0.25  # spans are sent at most this long after they were recorded (and at close)
 
 
 class OtlpExport:
@@ -78,8 +79,11 @@ class OtlpExport:
         )
 
     def emit(self, spans: Iterable[SpanDescription]) -> None:
-        """Queue spans for export (any thread; never waits): past `max_queued` they are dropped."""
-        added = full = False
+        """Queue spans for export (any thread; never waits): past `max_queued` they are dropped.
+
+        The worker is not woken here (the recorder hands over a batch every few ms under load):
+        it collects for `COLLECT_S`, so spans go out in a few large requests, not many small ones."""
+        full = False
         with self._lock:
             for span in spans:
                 if len(self._queue) >= self.max_queued:
@@ -87,11 +91,8 @@ class OtlpExport:
                     full = True
                     continue
                 self._queue.append(span)
-                added = True
         if full:
             self._failed("queue")
-        if added:
-            self._wake.set()
 
     def close(self, timeout: float = 10.0) -> None:
         """Export what is queued (unless the collector is failing), flush the histograms, stop."""
@@ -149,7 +150,7 @@ class OtlpExport:
                 self._queue.clear()
             return
         while True:
-            self._wake.wait(0.5)
+            self._wake.wait(COLLECT_S)
             self._wake.clear()
             while batch := self._take():
                 if self._closing and self._down:

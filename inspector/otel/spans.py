@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from inspector.protocol.jsonrpc import id_key
 from inspector.protocol.sse import stored_body
 
@@ -141,10 +143,14 @@ def _header(headers: Any, name: str) -> str | None:
 
 
 def _json(row: Any) -> Any:
+    body = stored_body(row["channel"], row["raw"])
     try:
-        return json.loads(stored_body(row["channel"], row["raw"]))
-    except (ValueError, UnicodeDecodeError):
-        return None
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:  # invalid JSON or UTF-8, or an integer beyond 64 bits
+        try:
+            return json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return None
 
 
 def _content(value: Any) -> str:
