@@ -480,7 +480,10 @@ def proxy(
     host, port = parse_listen(listen)
     sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
     engine = _engine(db)
-    subscribers = [StoreWriter(engine), *otel_for(otlp, transport="tcp", content=otlp_content)]
+    subscribers = [
+        StoreWriter(engine),
+        *otel_for(otlp, transport="tcp", content=otlp_content, server_url=target),
+    ]
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
     try:

@@ -36,15 +36,23 @@ def check_endpoint(url: str | None) -> str | None:
     return url.rstrip("/")
 
 
-def otel_for(url: str | None, *, transport: str, content: bool = False, quiet: bool = False) -> list[Any]:
+def otel_for(
+    url: str | None,
+    *,
+    transport: str,
+    content: bool = False,
+    quiet: bool = False,
+    server_url: str | None = None,
+) -> list[Any]:
     """The recorder subscriber exporting to OpenTelemetry, in a list, when `--otlp URL` or the
-    OTEL_EXPORTER_OTLP_* variables ask for it; else [] (and the SDK is not imported)."""
+    OTEL_EXPORTER_OTLP_* variables ask for it; else [] (and the SDK is not imported).
+    `server_url`: an HTTP target, for the client spans' server.address and server.port."""
     if not otlp_wanted(url):
         return []
     check_endpoint(url)
     from inspector.otel.live import otel_subscribers
 
-    return otel_subscribers(url, transport=transport, content=content, quiet=quiet)
+    return otel_subscribers(url, transport=transport, content=content, quiet=quiet, server_url=server_url)
 
 
 def close_otel(subscribers: list[Any], timeout: float = 10.0) -> None:

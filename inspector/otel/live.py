@@ -23,8 +23,11 @@ __all__ = ["OtelSubscriber", "close_all", "otel_subscribers"]
 class OtelSubscriber:
     """Maps each batch of recorded rows to spans and hands them to an `OtlpExport`."""
 
-    def __init__(self, export: OtlpExport, *, transport: str, content: bool = False) -> None:
+    def __init__(
+        self, export: OtlpExport, *, transport: str, content: bool = False, server_url: str | None = None
+    ) -> None:
         self.export = export
+        self.server_url = server_url
         self.transport = transport
         self.content = content
         self.mappers: dict[int, SpanMapper] = {}
@@ -34,7 +37,7 @@ class OtelSubscriber:
         mapper = self.mappers.get(session_id)
         if mapper is None:
             mapper = self.mappers[session_id] = SpanMapper(
-                session_id, transport=self.transport, content=self.content
+                session_id, transport=self.transport, content=self.content, server_url=self.server_url
             )
         return mapper
 
@@ -64,14 +67,19 @@ class OtelSubscriber:
 
 
 def otel_subscribers(
-    url: str | None, *, transport: str, content: bool = False, quiet: bool = False
+    url: str | None,
+    *,
+    transport: str,
+    content: bool = False,
+    quiet: bool = False,
+    server_url: str | None = None,
 ) -> list[OtelSubscriber]:
     """[an `OtelSubscriber`] when `--otlp URL` or the OTEL_EXPORTER_OTLP_* variables ask for export,
     else []."""
     if not otlp_wanted(url):
         return []
     export = OtlpExport(check_endpoint(url), quiet=quiet)
-    return [OtelSubscriber(export, transport=transport, content=content)]
+    return [OtelSubscriber(export, transport=transport, content=content, server_url=server_url)]
 
 
 def close_all(subscribers: list[Any], timeout: float = 10.0) -> None:

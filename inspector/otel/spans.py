@@ -153,6 +153,16 @@ def _json(row: Any) -> Any:
             return None
 
 
+def _server(url: str) -> dict[str, Attr]:
+    """server.address and server.port of an http(s) URL ({} for anything else)."""
+    m = re.match(r"^(https?)://(?:[^@/]*@)?(\[[^\]]+\]|[^:/?#]+)(?::(\d+))?", url, re.IGNORECASE)
+    if m is None:
+        return {}
+    host = m.group(2).strip("[]")
+    port = int(m.group(3)) if m.group(3) else (443 if m.group(1).lower() == "https" else 80)
+    return {"server.address": host, "server.port": port}
+
+
 def _content(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text if len(text) <= _MAX_CONTENT else text[:_MAX_CONTENT] + "..."
@@ -166,6 +176,7 @@ class SpanMapper:
     transport: str | None = "pipe"  # network.transport: pipe (stdio) or tcp (HTTP); None: from the rows
     content: bool = False  # opt-in: tool arguments and results as attributes
     protocol_version: str | None = None  # the session's negotiated version, when known
+    server_url: str | None = None  # an HTTP target: server.address and server.port of client spans
     _pending: dict[int, list[_Request]] = field(default_factory=dict)  # request seq -> its requests
     _mcp_session_id: str | None = None
 
@@ -329,6 +340,8 @@ class SpanMapper:
             attrs["gen_ai.prompt.name"] = target = name
         if req.method in _RESOURCE_METHODS and isinstance(params.get("uri"), str):
             attrs["mcp.resource.uri"] = params["uri"]
+        if req.direction == "c2s" and self.server_url:
+            attrs.update(_server(self.server_url))
         attrs["mcp_inspector.session.id"] = self.session_id
         attrs["mcp_inspector.request.seq"] = req.seq
         attrs.update(extra)

@@ -38,7 +38,8 @@ def otlp_command(engine: Engine, refs: Sequence[str], url: str, *, content: bool
     spans = 0
     for session in sessions:
         assert session.id is not None
-        mapper = SpanMapper(session.id, transport=None, content=content)
+        target = session.target if isinstance(session.target, str) else None
+        mapper = SpanMapper(session.id, transport=None, content=content, server_url=target)
         mapper.facts({"protocol_version": session.protocol_version})
         last_ns = session.started_ns
         for row in iter_rows(engine, session.id):

@@ -182,6 +182,11 @@ async def test_proxy_exports_with_tcp_transport_and_the_session_id(db_path: Path
         )
         assert sids == {header}, "every span (initialize too) carries the handshake's session id"
         assert {s.attributes["network.protocol.name"] for s in spans} == {"http"}
+        port = int(target.rsplit(":", 1)[1].split("/")[0])
+        assert {(s.attributes.get("server.address"), s.attributes.get("server.port")) for s in spans} == {
+            ("127.0.0.1", port),  # client spans: the target
+            (None, None),  # the server's requests
+        }
         _check_histograms(receiver, spans)
 
 

@@ -257,3 +257,29 @@ def test_the_mapping_is_sans_io() -> None:
         for m in imported
         if m.split(".")[0] in {"opentelemetry", "socket", "threading", "time", "sqlalchemy", "os"}
     }
+
+
+def test_client_spans_of_an_http_target_name_the_server() -> None:
+    wire = Wire(SpanMapper(7, server_url="https://user:pw@mcp.example.com/mcp?x=1"))
+    handshake(wire)
+    wire.send("c2s", req(2, "tools/list"))
+    [client] = wire.send("s2c", ok(2, {"tools": []}))
+    assert (client.attributes["server.address"], client.attributes["server.port"]) == ("mcp.example.com", 443)
+    wire.send("s2c", req(0, "roots/list"))
+    [server] = wire.send("c2s", ok(0, {"roots": []}))
+    assert "server.address" not in server.attributes  # the server is the caller there
+    assert (
+        "server.address" not in server.metric_attributes() and "server.port" not in client.metric_attributes()
+    )
+    for url, expected in (
+        ("http://127.0.0.1:8000/mcp", ("127.0.0.1", 8000)),
+        ("http://[::1]:9/", ("::1", 9)),
+        ("http://localhost", ("localhost", 80)),
+    ):
+        wire = Wire(SpanMapper(7, server_url=url))
+        wire.send("c2s", req(1, "ping"))
+        [span] = wire.send("s2c", ok(1, {}))
+        assert (span.attributes["server.address"], span.attributes["server.port"]) == expected
+    wire = Wire(SpanMapper(7, server_url="not a url"))
+    wire.send("c2s", req(1, "ping"))
+    assert "server.address" not in wire.send("s2c", ok(1, {}))[0].attributes
