@@ -16,7 +16,7 @@ Choices (DESIGN-NOTES "OpenTelemetry export"):
   (the host starts `wrap`, points its client at `proxy`).
 - Notifications are no spans: they have no duration (one read time) and
   progress and log notifications would flood a trace; they stay in the
-  recording. A request cancelled by `notifications/cancelled` ends with
+  recording. A request cancelled by `notifications/cancelled` ends then, with
   `error.type` `cancelled`; one never answered when the session ends, with
   `no_response` at the session's end.
 - A request without `traceparent` starts its own trace (a root span): a trace
@@ -130,7 +130,7 @@ class _Request:
     params: dict[str, Any]
     protocol_version: str | None
     mcp_session_id: str | None
-    cancelled: bool = False
+    cancelled_ns: int | None = None  # when a notifications/cancelled named it
 
 
 def _header(headers: Any, name: str) -> str | None:
@@ -222,15 +222,17 @@ class SpanMapper:
         return out
 
     def finish(self, end_ns: int) -> list[SpanDescription]:
-        """The session ended: a span for each request never answered, ending now."""
+        """The session ended (at `end_ns`): a span for each request never answered, ending then, or
+        when it was cancelled."""
         out = []
         for reqs in self._pending.values():
             for req in reqs:
-                error = "cancelled" if req.cancelled else "no_response"
-                span = self._span(req, end_ns, {"error.type": error}, error=True)
-                span.status_message = (
-                    "cancelled by notifications/cancelled" if req.cancelled else "never answered"
-                )
+                if req.cancelled_ns is not None:  # the operation ended for its caller when it cancelled
+                    span = self._span(req, req.cancelled_ns, {"error.type": "cancelled"}, error=True)
+                    span.status_message = "cancelled by notifications/cancelled"
+                else:
+                    span = self._span(req, end_ns, {"error.type": "no_response"}, error=True)
+                    span.status_message = "never answered"
                 out.append(span)
         self._pending.clear()
         out.sort(key=lambda s: s.start_ns)
@@ -241,7 +243,8 @@ class SpanMapper:
             return
         related = (row.get("meta") or {}).get("related_seq")
         for req in self._pending.get(related, []) if isinstance(related, int) else []:
-            req.cancelled = True
+            if req.cancelled_ns is None:
+                req.cancelled_ns = row["ts_ns"]
 
     def _on_request(self, row: Any, msg: dict[str, Any]) -> None:
         method = msg.get("method")

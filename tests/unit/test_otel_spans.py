@@ -138,13 +138,14 @@ def test_notifications_are_no_spans_and_cancel_or_silence_end_at_the_session_end
         wire.send("c2s", {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
         == []
     )
+    cancelled_at = wire.ts
     wire.send("c2s", req(6, "ping"))
     spans = wire.mapper.finish(wire.ts + 5)
     assert [(s.name, s.attributes["error.type"], s.error) for s in spans] == [
         ("tools/call slow", "cancelled", True),
         ("ping", "no_response", True),
     ]
-    assert spans[1].end_ns == wire.ts + 5
+    assert spans[0].end_ns == cancelled_at and spans[1].end_ns == wire.ts + 5
     assert wire.mapper.finish(wire.ts + 10) == []  # each once
 
 
