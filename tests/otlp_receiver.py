@@ -104,7 +104,8 @@ class Receiver:
 
 
 @contextmanager
-def otlp_receiver() -> Iterator[Receiver]:
+def otlp_receiver(*, metrics: bool = True) -> Iterator[Receiver]:
+    """`metrics=False`: /v1/metrics answers 404, as a traces-only collector (Jaeger) does."""
     received = Receiver()
 
     class Handler(BaseHTTPRequestHandler):
@@ -122,7 +123,7 @@ def otlp_receiver() -> Iterator[Receiver]:
                 req_t.ParseFromString(body)
                 received.traces.append(req_t)
                 answer = ExportTraceServiceResponse().SerializeToString()
-            elif self.path == "/v1/metrics":
+            elif self.path == "/v1/metrics" and metrics:
                 req_m = ExportMetricsServiceRequest()
                 req_m.ParseFromString(body)
                 received.metrics.append(req_m)

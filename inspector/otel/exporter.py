@@ -60,8 +60,9 @@ class OtlpExport:
         self.quiet = quiet
         self.exported = 0
         self.dropped = 0
-        self._warned = False
-        self._down = False  # the last export failed: at close, nothing more is tried
+        self._warned: set[str] = set()  # what stderr has been told about once
+        self._down = False  # the last span export failed: at close, nothing more is tried
+        self._metrics_down = False  # a metrics export failed (e.g. a traces-only collector)
         self._sdk: SdkPipeline | None = None
         self._queue: deque[SpanDescription] = deque()
         self._lock = threading.Lock()
@@ -104,10 +105,12 @@ class OtlpExport:
             if self._down:  # an export in flight to a collector that failed: do not wait for its retries
                 deadline = min(deadline, time.monotonic() + 0.5)
         if self._sdk is not None and not self._thread.is_alive():
-            self._sdk.shutdown(flush_metrics=not self._down, timeout_s=max(deadline - time.monotonic(), 1.0))
+            flush = not (self._down or self._metrics_down)
+            self._sdk.shutdown(flush_metrics=flush, timeout_s=max(deadline - time.monotonic(), 1.0))
         with self._lock:
             self.dropped += len(self._queue)
             self._queue.clear()
+        self._warned.update(("spans", "metrics"))  # a late failure of a thread left behind says nothing
         if self.dropped and not self.quiet:
             print(
                 f"[mcp-inspect] OpenTelemetry: {self.dropped} spans not exported to {self.where}",
@@ -116,15 +119,21 @@ class OtlpExport:
             )
 
     def _failed(self, what: str) -> None:
-        if what != "queue":
+        """Say once per kind of failure (spans, the queue, metrics) what is lost; never raises."""
+        if what == "metrics":  # spans go on: a traces-only collector (Jaeger) refuses /v1/metrics
+            self._metrics_down = True
+            text = f"cannot export metrics ({self.where}); the duration histograms are dropped"
+        elif what == "queue":
+            text = f"the queue is full ({self.where}); dropping spans"
+        else:
             self._down = True
-        if self._warned or self.quiet:
-            return
-        self._warned = True
-        reason = "the queue is full" if what == "queue" else f"cannot export {what}"
+            text = f"cannot export {what} ({self.where}); dropping spans"
+        kind = "metrics" if what == "metrics" else "spans"
+        if kind in self._warned or self.quiet or (kind == "metrics" and "spans" in self._warned):
+            return  # (a collector that is down for spans is down for metrics: one line says it)
+        self._warned.add(kind)
         print(
-            f"[mcp-inspect] OpenTelemetry: {reason} ({self.where}); dropping spans, "
-            "forwarding and recording go on",
+            f"[mcp-inspect] OpenTelemetry: {text}, forwarding and recording go on",
             file=sys.stderr,
             flush=True,
         )

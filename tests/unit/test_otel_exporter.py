@@ -76,3 +76,19 @@ def test_a_refusing_collector_costs_emit_nothing_and_is_counted(capsys: pytest.C
     assert len([line for line in lines if "dropping spans" in line]) == 1, lines
     assert lines[-1].startswith("[mcp-inspect] OpenTelemetry: 10 spans not exported to http://127.0.0.1:")
     assert all(len(line) <= 160 for line in lines)
+
+
+def test_a_traces_only_collector_gets_every_span(capsys: pytest.CaptureFixture[str]) -> None:
+    """Metrics refused (404 on /v1/metrics, as Jaeger answers): one line says the histograms are
+    dropped, and no span is lost for it."""
+    with otlp_receiver(metrics=False) as receiver:
+        export = OtlpExport(receiver.url, metric_interval_s=0.2)
+        export.emit([_span(0), _span(1)])
+        receiver.wait_for(lambda: "/v1/metrics" in receiver.paths and len(receiver.spans()) == 2)
+        export.emit([_span(2)])
+        export.close()
+        assert (export.exported, export.dropped) == (3, 0)
+        assert len(receiver.spans()) == 3
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    assert "cannot export metrics" in lines[0] and "histograms are dropped" in lines[0]
