@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench bench-http install peers web chromium socat nginx lint fmt clean
+.PHONY: all run test bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -27,7 +27,7 @@ run: install web
 # rules for parallel-safe tests are in tests/conftest.py), then the tests marked `serial`, if
 # any, alone. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-test: install peers web chromium
+test: install peers web chromium postgresql
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
@@ -82,6 +82,20 @@ chromium:
 		else \
 			echo "The browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install chromium'" \
 			     "(or set CHROMIUM=/path/to/chromium)"; exit 1; \
+		fi; \
+	fi
+
+# The PostgreSQL store's tests start throwaway clusters from Debian's server binaries (never a
+# mock); nothing here starts or needs the system's own cluster.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing postgresql for the PostgreSQL store's tests (apt-get)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else \
+			echo "The PostgreSQL tests need the server binaries: run 'sudo apt-get install postgresql'" \
+			     "(or set MCP_INSPECTOR_PG_BIN=/path/to/bin)"; exit 1; \
 		fi; \
 	fi
 

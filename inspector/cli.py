@@ -119,6 +119,24 @@ PauseDefaultOption = Annotated[
         show_default=False,
     ),
 ]
+OtlpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--otlp",
+        metavar="URL",
+        help="Export each request as an OpenTelemetry span, with the duration histograms, to this "
+        "OTLP/HTTP collector (base URL, e.g. http://localhost:4318). Without it the standard "
+        "OTEL_EXPORTER_OTLP_* variables are honoured (README, Export to OpenTelemetry).",
+        show_default=False,
+    ),
+]
+OtlpContentOption = Annotated[
+    bool,
+    typer.Option(
+        "--otlp-content",
+        help="Also export tool arguments and results as span attributes (opt-in; redacted as stored).",
+    ),
+]
 
 
 def _redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> None:
@@ -335,6 +353,8 @@ def wrap(
     seed: SeedOption = None,
     pause_timeout: PauseTimeoutOption = None,
     pause_default: PauseDefaultOption = None,
+    otlp: OtlpOption = None,
+    otlp_content: OtlpContentOption = False,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -360,6 +380,8 @@ def wrap(
         seed=seed,
         pause_timeout=pause_timeout,
         pause_default=pause_default,
+        otlp=otlp,
+        otlp_content=otlp_content,
     )
     if command and command[0] == "--":
         options.command = command[1:]
@@ -428,6 +450,8 @@ def proxy(
     seed: SeedOption = None,
     pause_timeout: PauseTimeoutOption = None,
     pause_default: PauseDefaultOption = None,
+    otlp: OtlpOption = None,
+    otlp_content: OtlpContentOption = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -466,7 +490,9 @@ def proxy(
             max_connections=max_connections,
             needs_url=None,
         )
-        flags = GatewayFlags(listen, db, access, idle_end, faults, seed, pause_timeout, pause_default)
+        flags = GatewayFlags(
+            listen, db, access, idle_end, faults, seed, pause_timeout, pause_default, otlp, otlp_content
+        )
         run_gateway(config, flags)
         return
     if target is None:
@@ -475,6 +501,7 @@ def proxy(
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
+    from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, create_session
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
@@ -497,8 +524,12 @@ def proxy(
     host, port = parse_listen(listen)
     sock = bind(host, port, allow_remote=access.allow_remote)  # refused before anything else is opened
     engine = _engine(db)
+    subscribers = [
+        StoreWriter(engine),
+        *otel_for(otlp, transport="tcp", content=otlp_content, server_url=target),
+    ]
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
-    recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
+    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
     try:
         client, which = choose_upstream(target, active())
         proxy_class: type[HttpProxy] = HttpProxy
@@ -566,6 +597,7 @@ def proxy(
         if control is not None:
             control.close()
         recorder.stop("proxy stopped")
+        close_otel(subscribers)
         _err().print("\\[mcp-inspect] proxy stopped; sessions saved")
 
 
@@ -1014,6 +1046,17 @@ def export(
         str | None,
         typer.Option("-o", "--output", metavar="FILE", help="Write here ('-': stdout; default: stdout)."),
     ] = None,
+    otlp: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp",
+            metavar="URL",
+            help="Send the sessions to this OTLP/HTTP collector (base URL, e.g. http://localhost:4318) "
+            "as OpenTelemetry spans, one per request, instead of writing a file.",
+            show_default=False,
+        ),
+    ] = None,
+    otlp_content: OtlpContentOption = False,
 ) -> None:
     """Write sessions to a file to share, keep in git or import elsewhere.
 
@@ -1022,7 +1065,12 @@ def export(
     keys sorted so it diffs well. Secrets are in it as the recording holds them: placeholders.
     HAR holds each HTTP exchange (SSE events too) with MCP facts in `_mcp` fields; the HTML
     report shows facts, timeline, pairs, lint findings and a replay's diff.
+    With --otlp URL the sessions go to an OpenTelemetry collector instead: a span per request.
     """
+    if otlp is not None:  # spans to a collector instead of a file
+        from inspector.share.otlp import otlp_command
+
+        raise typer.Exit(otlp_command(_engine(db, create=False), sessions, otlp, content=otlp_content))
     from inspector.share.commands import export_command
 
     raise typer.Exit(export_command(_engine(db, create=False), sessions, fmt=fmt, output=output))

@@ -38,6 +38,8 @@ class GatewayFlags:
     seed: int | None
     pause_timeout: float | None
     pause_default: str | None
+    otlp: str | None = None  # spans to an OpenTelemetry collector, as the single proxy's --otlp
+    otlp_content: bool = False
 
 
 def refused_flags(
@@ -66,6 +68,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.config import default_db
     from inspector.gateway_config import load_gateway_config
     from inspector.guard import Access, parse_origins
+    from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, create_session, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
     from inspector.transports.http_intercept import proxy_class, proxy_interceptor
@@ -101,7 +104,9 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     # Refused before anything else is opened.
     sock = bind(host, port, allow_remote=access.allow_remote, option=option)
     engine = open_engine(flags.db or default_db())
-    recorder = Recorder([StoreWriter(engine)], flush_interval=0.05, drain_interval=0.01).start()
+    # One recorder for every route: no server.address on client spans (it differs per route).
+    subscribers = [StoreWriter(engine), *otel_for(flags.otlp, transport="tcp", content=flags.otlp_content)]
+    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
     mounted: list[Mounted] = []
     clients: list[str] = []
     for route in config.route:
@@ -159,6 +164,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             serve_with(guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed)
     finally:
         recorder.stop("proxy stopped")
+        close_otel(subscribers)
         print("[mcp-inspect] gateway stopped; sessions saved", file=sys.stderr)
 
 

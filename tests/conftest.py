@@ -30,6 +30,9 @@ from pathlib import Path
 
 import pytest
 
+# The PostgreSQL fixtures (`pg_cluster`, `pg_url`): a throwaway cluster of the installed server.
+pytest_plugins = ["tests.postgres"]
+
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "tests" / "peers"
 SCRIPTED = [sys.executable, str(PEERS / "scripted_server.py")]

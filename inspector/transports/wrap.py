@@ -66,6 +66,8 @@ class WrapOptions:
         seed: int | None = None,
         pause_timeout: float | None = None,
         pause_default: str | None = None,
+        otlp: str | None = None,
+        otlp_content: bool = False,
     ) -> None:
         self.command = command
         self.db = db
@@ -83,9 +85,12 @@ class WrapOptions:
         self.seed = seed
         self.pause_timeout = pause_timeout
         self.pause_default = pause_default
+        # OpenTelemetry export (`inspector/otel/`): loaded on the store's thread, only when asked for.
+        self.otlp = otlp
+        self.otlp_content = otlp_content
 
 
-_VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace"}
+_VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace", "--otlp": "otlp"}
 _LIST_OPTIONS = {"--redact": "redact", "--redact-path": "redact_path"}
 _FLAGS = {
     "--durable": ("durable", True),
@@ -93,6 +98,7 @@ _FLAGS = {
     "--quiet": ("quiet", True),
     "-q": ("quiet", True),
     "--keep-secrets": ("keep_secrets", True),
+    "--otlp-content": ("otlp_content", True),
 }
 
 
@@ -253,6 +259,7 @@ class _Store:
             configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
+        otel = _otel(opts)  # a bad --otlp is refused before the session is created
         self.engine = open_engine(opts.db or default_db(), create=True)
         if claim is not None and not claim():
             self.engine.dispose()
@@ -262,7 +269,8 @@ class _Store:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
-        self.recorder = Recorder([StoreWriter(self.engine)]).start()
+        self.subscribers: list = [StoreWriter(self.engine), *otel]
+        self.recorder = Recorder(self.subscribers).start()
         self.tap = self.recorder.open(self.session_id)
         if announce:
             self.announce(opts)
@@ -278,6 +286,10 @@ class _Store:
     def end(self, exit_status: int | None, reason: str, quiet: bool) -> None:
         self.tap.end(exit_status, reason)
         self.recorder.stop()
+        if len(self.subscribers) > 1:
+            from inspector.otel.endpoint import close_otel
+
+            close_otel(self.subscribers)
         if not quiet:
             print(
                 f"[mcp-inspect] session {self.session_id} ended: {reason}, "
@@ -285,6 +297,14 @@ class _Store:
                 file=sys.stderr,
                 flush=True,
             )
+
+
+def _otel(opts: WrapOptions) -> list:
+    """The OpenTelemetry subscriber when --otlp or the OTEL_EXPORTER_OTLP_* variables ask for one
+    (the SDK is imported here, on the store's thread, never before forwarding starts)."""
+    from inspector.otel.endpoint import otel_for
+
+    return otel_for(opts.otlp, transport="pipe", content=opts.otlp_content, quiet=opts.quiet)
 
 
 def run_wrap(opts: WrapOptions) -> int:
@@ -398,6 +418,7 @@ def _finish_elsewhere(
         "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
         "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
+        "otlp": opts.otlp, "otlp_content": opts.otlp_content,
     }  # fmt: skip
     fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
     with os.fdopen(fd, "wb") as out:

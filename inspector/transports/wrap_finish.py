@@ -31,6 +31,8 @@ def finish(path: str) -> int:
         redact=state["redact"],
         redact_path=state["redact_path"],
         keep_secrets=state["keep_secrets"],
+        otlp=state.get("otlp"),  # the spans of what it held are exported as the wrap would have
+        otlp_content=state.get("otlp_content", False),
     )
     store = _Store(opts, announce=False)
     for kind, ts_ns, direction, channel, data in state["held"]:

@@ -27,6 +27,7 @@ from inspector.store import list_sessions, open_engine
 from tests.conftest import PEERS
 from tests.gateway_helpers import gateway, route_table, started_lines
 from tests.http_peers import LineProcess, demo_http_server, free_port
+from tests.otlp_receiver import otlp_receiver
 from tests.secrets_scan import secret_leaks
 from tests.shim_process import messages
 
@@ -160,7 +161,10 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
             "seed: 3\nrules:\n  - name: busy\n    match: {method: tools/call}\n"
             "    action: http_error\n    status: 503\n"
         )
-        with gateway(config, db_path, tmp_path) as (base, _proc):
+        with (
+            otlp_receiver() as receiver,
+            gateway(config, db_path, tmp_path, "--otlp", receiver.url) as (base, _p),
+        ):
             init = {
                 "jsonrpc": "2.0",
                 "id": 1,
@@ -186,6 +190,11 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
                 await _echo(f"{base}/faulty/mcp", "refused")
             with anyio.fail_after(60):
                 assert await _echo(f"{base}/up/mcp", "after the fault") == "after the fault"
+            # --otlp: every route's requests become spans (one recorder, one exporter).
+            echoes = lambda: [s for s in receiver.spans() if s.name == "tools/call echo"]  # noqa: E731
+            receiver.wait_for(lambda: len(echoes()) >= 4)
+            outcomes = sorted(str(s.attributes.get("error.type")) for s in echoes())
+            assert outcomes == ["None", "None", "None", "no_response"], outcomes  # /faulty's got a 503
     found = _sessions(db_path)
     assert any(b"still here" in m.raw for _s, rows in found["up"] for m in rows)
     down_rows = [m for _s, rows in found["down"] for m in rows]
