@@ -133,9 +133,10 @@ def _raw(scope: dict[str, Any], prefix: str, path: str) -> bytes:
         at = text.find(prefix)
         if at >= 0:
             cut = text[:at] + text[at + len(prefix) :] or "/"
-            if unquote(cut) == path:
+            # It must stay a path: `/github%2F@other.host` would make the upstream URL name another host.
+            if cut.startswith("/") and unquote(cut) == path:
                 return cut.encode("latin-1")
-    return quote(path, safe="/:@!$&'()*+,;=-._~").encode()
+    return quote(path, safe="/:!$&'()*+,;=-._~").encode()
 
 
 class AddedHeaders:

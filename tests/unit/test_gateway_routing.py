@@ -85,6 +85,10 @@ def test_the_raw_path_keeps_the_clients_encoding_after_the_prefix() -> None:
     # An encoded prefix (%67 is g): the path is re-encoded from what the route decided.
     scope = {"path": "/github/a b", "raw_path": b"/%67ithub/a%20b"}
     assert _raw(scope, "/github", "/a b") == b"/a%20b"
+    # An encoded slash right after the prefix: what follows the origin is still a path, so the
+    # upstream URL cannot name another host (`http://127.0.0.1:9%2F@other.host/`).
+    scope = {"path": "/github/@other.host/", "raw_path": b"/github%2F@other.host/"}
+    assert _raw(scope, "/github", "/@other.host/") == b"/%40other.host/"
 
 
 def test_a_mounted_legacy_endpoint_points_under_the_prefix() -> None:
