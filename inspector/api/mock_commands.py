@@ -34,7 +34,11 @@ def program() -> list[str]:
 
 
 def db_path(engine: Engine) -> str:
-    """The absolute path of the engine's SQLite database."""
+    """The absolute path of the engine's SQLite database, or another database's URL without its
+    password (commands shown or spawned never carry one: a shared PostgreSQL store's password
+    belongs in ~/.pgpass or $PGPASSWORD, which every process libpq opens reads)."""
+    if engine.url.get_backend_name() != "sqlite":
+        return str(engine.url.set(password=None).render_as_string(hide_password=False))
     database = engine.url.database
     if not database or database == ":memory:":
         return ":memory:"
