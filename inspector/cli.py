@@ -434,6 +434,7 @@ def proxy(
 
     from inspector.capture import Recorder
     from inspector.store import StoreWriter, create_session
+    from inspector.store.engine import store_name
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
@@ -508,7 +509,7 @@ def proxy(
             print(f"[mcp-inspect] intercept control channel at {control.url}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
         print(
-            f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
+            f"[mcp-inspect] recording into {store_name(engine)}; Ctrl-C to stop", file=sys.stderr, flush=True
         )
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the

@@ -36,6 +36,7 @@ __all__ = [
     "mask_secrets",
     "masked_url",
     "open_engine",
+    "store_name",
     "write_connection",
 ]
 
@@ -86,6 +87,13 @@ def mask_secrets(message: str, db: str | Path) -> str:
     if password:
         message = message.replace(str(password), "***")
     return message
+
+
+def store_name(engine: Engine) -> str:
+    """The store for messages: an SQLite file's path, another database's URL without its password."""
+    if engine.url.get_backend_name() == "sqlite":
+        return str(engine.url.database)
+    return str(engine.url.render_as_string(hide_password=True))
 
 
 def is_postgresql(engine: Engine | Connection) -> bool:
