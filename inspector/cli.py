@@ -13,6 +13,7 @@ import orjson
 import typer
 from rich.console import Console
 
+from inspector.cli_db import app as db_app
 from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -30,6 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(intercept_app)  # `mcp-inspect intercept ...` (inspector/cli_intercept.py)
+app.add_typer(db_app)  # `mcp-inspect db copy ...` (inspector/cli_db.py)
 
 DbOption = Annotated[
     str | None,
