@@ -1409,11 +1409,13 @@ def demo(
     params = StdioServerParameters(
         command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"]
     )
-    _err().print(f"Recording a demo session into {path} ...")
+    from inspector.store.engine import masked_url
+
+    _err().print(f"Recording a demo session into {masked_url(path)} ...")
     anyio.run(lambda: drive_demo(params, mode=mode))
     latest = get_session(engine, "last")
     show(str(latest.id), db=path, follow=True, json_out=False, poll=0.1)
-    _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {path}")
+    _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {masked_url(path)}")
     if not no_ui:
         from inspector.api import serve
 
