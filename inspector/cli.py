@@ -1356,7 +1356,12 @@ def search(
     words: Annotated[str, typer.Argument(help="Words that must all appear in the message text.")],
     session: Annotated[str | None, typer.Option(help="Only this session (an id or 'last').")] = None,
     db: DbOption = None,
-    syntax: Annotated[bool, typer.Option(help="Treat WORDS as SQLite FTS5 query syntax.")] = False,
+    syntax: Annotated[
+        bool,
+        typer.Option(
+            help="Treat WORDS as the store's own query syntax (SQLite FTS5; websearch_to_tsquery on PostgreSQL)."
+        ),
+    ] = False,
     limit: Annotated[int, typer.Option(help="At most this many messages.")] = 100,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
