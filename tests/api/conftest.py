@@ -25,7 +25,12 @@ BACKENDS = ["sqlite", "postgresql"]
 def new_store(request: pytest.FixtureRequest, backend: str, path: Path) -> Any:
     """An empty store of `backend`: the SQLite file `path`, or a new PostgreSQL database's URL."""
     if backend == "postgresql":
-        return request.getfixturevalue("pg_cluster").new_database()
+        url = request.getfixturevalue("pg_cluster").new_database()
+        # Its schema made now, as `make`-ing a team's store would: a shim that is the first to open a
+        # new database migrates it (Alembic's imports included) before recording, which under a loaded
+        # test run can outlast the SDK client's patience when it closes the shim.
+        open_engine(url).dispose()
+        return url
     return path
 
 
