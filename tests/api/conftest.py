@@ -102,6 +102,12 @@ def mixed_api(mixed_db: Path) -> Iterator[Api]:
 
 
 @pytest.fixture
+def blank_store(request: pytest.FixtureRequest, store_backend: str, tmp_path: Path) -> Any:
+    """An empty database of this test's own (a path or a URL), for tests that fill it first."""
+    return new_store(request, store_backend, tmp_path / "blank.db")
+
+
+@pytest.fixture
 def fresh_api(request: pytest.FixtureRequest, store_backend: str, tmp_path: Path) -> Iterator[Api]:
     """A server on an empty database of this test's own."""
     yield from serve(new_store(request, store_backend, tmp_path / "fresh.db"))
