@@ -226,3 +226,34 @@ def test_full_text_search_answers_the_same_on_both_backends(tmp_path: Path, pg_u
     assert on_sqlite["lisbon"] == [1, 2, 4]
     assert on_sqlite["nothing-at-all"] == []
     assert on_postgresql == on_sqlite
+
+
+def test_the_full_text_function_is_usable_in_a_parallel_query(pg_url: str) -> None:
+    """Its exception blocks are subtransactions, which a parallel plan refuses: it must say so
+    (PARALLEL UNSAFE) rather than fail a query the planner chose to run in parallel."""
+    engine = open_engine(pg_url)
+    sid = create_session(engine, kind="stdio-wrap", target=["x"])
+    builder = MessageBuilder(sid)
+    SessionWriter(engine, sid).on_batch(
+        [
+            r
+            for i in range(200)
+            for r in builder.feed(i, "c2s", "stdin", b'{"jsonrpc":"2.0","method":"ping"}\n')
+        ],
+        None,
+    )
+    with engine.begin() as conn:
+        for setting in (
+            "max_parallel_workers_per_gather = 2",
+            "parallel_setup_cost = 0",
+            "parallel_tuple_cost = 0",
+            "min_parallel_table_scan_size = 0",
+        ):
+            conn.exec_driver_sql(f"SET LOCAL {setting}")
+        force = conn.exec_driver_sql(  # renamed in PostgreSQL 16
+            "SELECT name FROM pg_settings WHERE name IN ('debug_parallel_query', 'force_parallel_mode')"
+        ).scalar_one()
+        conn.exec_driver_sql(f"SET LOCAL {force} = on")
+        found = conn.exec_driver_sql("SELECT count(*) FROM message WHERE inspector_fts_vector(raw) @@ 'ping'")
+        assert found.scalar_one() == 200
+    engine.dispose()

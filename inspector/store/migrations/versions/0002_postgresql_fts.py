@@ -34,7 +34,7 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT lower(regexp_replace(t{collate}, '[^[:alnum:]]+', ' ', 'g')) $$;
 
 CREATE OR REPLACE FUNCTION inspector_fts_vector(raw bytea) RETURNS tsvector
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL UNSAFE
 AS $$
 BEGIN
     RETURN to_tsvector('simple', inspector_fts_text(convert_from(raw, 'UTF8')));
