@@ -225,12 +225,12 @@ def _refuse_newer(version: int | None, revision: str | None) -> None:
 
 
 def _migrate(engine: Engine) -> None:
+    with engine.connect() as conn, conn.begin():  # a read: no write lock on SQLite
+        version, revision = _stored_version(conn)
+    _refuse_newer(version, revision)
+    if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
+        return  # the usual case: no Alembic import, no write lock
     with write_connection(engine) as conn:
-        with conn.begin():
-            version, revision = _stored_version(conn)
-        _refuse_newer(version, revision)
-        if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
-            return  # the usual case: no Alembic import, no write lock
         # Foreign keys off while upgrading: the legacy `_v3` rebuilds referenced tables under their names
         # (SQLite's table-rebuild procedure), which a per-statement check would refuse half-way. The
         # PRAGMA only works outside a transaction: on the DB-API connection (autocommit) before BEGIN.
