@@ -37,7 +37,8 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="Recording database: a file path or an SQLAlchemy URL. "
+        help="Recording database: a file path, or a URL (postgresql://USER@HOST/DB for a store shared "
+        "by a team; its password from ~/.pgpass or $PGPASSWORD, never printed). "
         "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
         "Readable by you only: created 0600 (new folders and ./recordings 0700); "
         "an existing one of yours that others can read is made 0600 (said on stderr).",
