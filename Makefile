@@ -35,7 +35,7 @@ test: install peers web chromium postgresql
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
-bench: install peers socat nginx
+bench: install peers socat nginx postgresql
 	$(BIN)/python -m bench --million $(BENCH_ARGS)
 
 bench-http: install nginx

@@ -12,7 +12,9 @@ timed, bench/stages.py for the in-process cost breakdown of the recorder.
 The "http" section (bench/http_bench.py) times tools/call round trips over
 Streamable HTTP, direct vs `mcp-inspect proxy` vs nginx as a reverse proxy
 (the floor of one extra HTTP hop) vs `mitmdump --mode reverse` (mitmproxy is
-installed into bench/.venv-mitm on first use).
+installed into bench/.venv-mitm on first use). The "stores" section
+(bench/store_backends.py) puts SQLite beside PostgreSQL: recording throughput,
+wrap and proxy latency with each store.
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -45,7 +47,7 @@ from bench.startup import run_startup
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http")
+SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -312,6 +314,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         if http:
             results["http"] = http
+    if "stores" in args.only:
+        from bench.store_backends import print_stores, run_stores
+
+        stores = section(
+            "stores", "stores: SQLite beside PostgreSQL (throughput, wrap, proxy) ...", lambda d: run_stores()
+        )
+        if stores:
+            results["stores"] = stores
     results["env"]["loadavg_end"] = _loadavg()
     results["targets"] = evaluate(results)
     results["seconds"] = time.perf_counter() - started
@@ -321,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     print_report(results, console)
     if results.get("intercept"):
         print_intercept(console, results["intercept"])
+    if results.get("stores"):
+        print_stores(results["stores"], console.print)
     return 1 if errors else 0
 
 

@@ -13,6 +13,7 @@ import orjson
 import typer
 from rich.console import Console
 
+from inspector.cli_db import app as db_app
 from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
@@ -30,12 +31,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(intercept_app)  # `mcp-inspect intercept ...` (inspector/cli_intercept.py)
+app.add_typer(db_app)  # `mcp-inspect db copy ...` (inspector/cli_db.py)
 
 DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="Recording database: a file path or an SQLAlchemy URL. "
+        help="Recording database: a file path, or a URL (postgresql://USER@HOST/DB for a store shared "
+        "by a team; its password from ~/.pgpass or $PGPASSWORD, never printed). "
         "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
         "Readable by you only: created 0600 (new folders and ./recordings 0700); "
         "an existing one of yours that others can read is made 0600 (said on stderr).",
@@ -503,6 +506,7 @@ def proxy(
     from inspector.capture import Recorder
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, create_session
+    from inspector.store.engine import store_name
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
@@ -581,7 +585,7 @@ def proxy(
             print(f"[mcp-inspect] intercept control channel at {control.url}", file=sys.stderr)
         print(f"[mcp-inspect] point your client at {client_url}", file=sys.stderr)
         print(
-            f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop", file=sys.stderr, flush=True
+            f"[mcp-inspect] recording into {store_name(engine)}; Ctrl-C to stop", file=sys.stderr, flush=True
         )
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
@@ -1448,7 +1452,12 @@ def search(
     words: Annotated[str, typer.Argument(help="Words that must all appear in the message text.")],
     session: Annotated[str | None, typer.Option(help="Only this session (an id or 'last').")] = None,
     db: DbOption = None,
-    syntax: Annotated[bool, typer.Option(help="Treat WORDS as SQLite FTS5 query syntax.")] = False,
+    syntax: Annotated[
+        bool,
+        typer.Option(
+            help="Treat WORDS as the store's own query syntax (SQLite FTS5; websearch_to_tsquery on PostgreSQL)."
+        ),
+    ] = False,
     limit: Annotated[int, typer.Option(help="At most this many messages.")] = 100,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
@@ -1501,11 +1510,13 @@ def demo(
     params = StdioServerParameters(
         command=wrapped[0], args=[*wrapped[1:], sys.executable, "-m", "inspector.demo"]
     )
-    _err().print(f"Recording a demo session into {path} ...")
+    from inspector.store.engine import masked_url
+
+    _err().print(f"Recording a demo session into {masked_url(path)} ...")
     anyio.run(lambda: drive_demo(params, mode=mode))
     latest = get_session(engine, "last")
     show(str(latest.id), db=path, follow=True, json_out=False, poll=0.1)
-    _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {path}")
+    _err().print(f"\nBrowse it again with: {sys.argv[0]} show {latest.id} --db {masked_url(path)}")
     if not no_ui:
         from inspector.api import serve
 

@@ -156,3 +156,12 @@ def pg_cluster() -> PgCluster:
 def pg_url(pg_cluster: PgCluster) -> str:
     """A fresh, empty PostgreSQL database for this test (an SQLAlchemy URL)."""
     return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """An empty store of each backend in turn: an SQLite file path, then a fresh PostgreSQL
+    database's URL (a test taking it runs once per backend)."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
+    return tmp_path / "rec.db"

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine
 
 from inspector.store.models import Session
 
@@ -34,7 +34,13 @@ def program() -> list[str]:
 
 
 def db_path(engine: Engine) -> str:
-    """The absolute path of the engine's SQLite database."""
+    """The absolute path of the engine's SQLite database, or another database's URL without its
+    password (commands shown or spawned never carry one: a shared PostgreSQL store's password
+    belongs in ~/.pgpass or $PGPASSWORD, which every process libpq opens reads)."""
+    if engine.url.get_backend_name() != "sqlite":
+        u = engine.url  # rebuilt without the password (`URL.set(password=None)` keeps it)
+        bare = URL.create(u.drivername, u.username, None, u.host, u.port, u.database, u.query)
+        return str(bare.render_as_string(hide_password=False))
     database = engine.url.database
     if not database or database == ":memory:":
         return ":memory:"

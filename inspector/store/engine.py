@@ -1,91 +1,103 @@
 """Opening the recording database: engine, SQLite pragmas, schema versions.
 
-SQLite (WAL, one file under `recordings/`) is the embedded default; any
-SQLAlchemy URL works for the portable parts. The SQLite files are readable
-by the user only (`store/files.py`). The schema carries a version
-number from the first release and `MIGRATIONS` upgrades older files in
-order, so old recordings always open. A file that is not a database, or is
-damaged, raises `CorruptDatabaseError` with the path in the message.
+SQLite (WAL, one file under `recordings/`) is the embedded default; PostgreSQL
+(`postgresql://...`, psycopg) is the shared one a team points every recorder at
+(README "Share one store across a team"). The SQLite files are readable by the
+user only (`store/files.py`). The schema is Alembic's (`store/migrations/`), the
+same on both backends; files from before Alembic (hand-written schema_info
+versions 1..3, `store/legacy.py`) are brought to its baseline and stamped, so old
+recordings always open. Opening reads the stored version (a couple of small
+queries) and imports Alembic only when it differs (`store/upgrade.py`). A file
+that is not a database, or is damaged, raises `CorruptDatabaseError` with the
+path in the message; a server that cannot be reached, a `StoreError` of one line.
+A URL's password is never printed (`masked_url`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.exc import DatabaseError, OperationalError
-from sqlalchemy.schema import CreateTable
-from sqlmodel import SQLModel
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, InterfaceError, OperationalError
 
 from inspector.config import DEFAULT_DB
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
-from inspector.store import models  # registers the tables
+from inspector.store import models  # noqa: F401  (registers the tables)
 from inspector.store.files import prepare_sqlite_file
 
-__all__ = ["SCHEMA_VERSION", "database_url", "open_engine", "write_connection"]
+__all__ = [
+    "ALEMBIC_HEAD",
+    "ALEMBIC_REVISIONS",
+    "SCHEMA_VERSION",
+    "database_url",
+    "is_postgresql",
+    "mask_secrets",
+    "masked_url",
+    "open_engine",
+    "store_name",
+    "write_connection",
+]
 
-
-def _v1(conn) -> None:
-    SQLModel.metadata.create_all(conn)
-
-
-def _v2(conn) -> None:
-    # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
-    tables = [models.LintFinding.__table__, models.LintRun.__table__]  # type: ignore[attr-defined]
-    SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
-
-
-def _v3(conn) -> None:
-    """`session` and `message` ids are never reused (SQLite AUTOINCREMENT).
-
-    Without it SQLite gives a new row the highest id + 1, so deleting the newest session handed its
-    ids to the next one: the live feed and the full-text index (which remember the highest id they
-    have seen) then missed the new rows, and an open `/sessions/N` page showed another session.
-    SQLite cannot add AUTOINCREMENT to a table, so each is rebuilt under its name, ids kept
-    (foreign keys are off meanwhile: see `_migrate`). A fresh database has it from `_v1`."""
-    if conn.dialect.name != "sqlite":
-        return  # other databases' identity columns never reuse ids
-    for table, floor_sql in (
-        (models.Session.__table__, None),  # type: ignore[attr-defined]
-        (models.Message.__table__, "SELECT indexed_upto FROM fts_state"),  # type: ignore[attr-defined]
-    ):
-        name = table.name
-        ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-        sql = ddl.scalar_one()
-        if "AUTOINCREMENT" in sql.upper():
-            continue
-        columns = ", ".join(f'"{c.name}"' for c in table.columns)
-        create = str(CreateTable(table).compile(dialect=conn.dialect)).strip()
-        conn.exec_driver_sql(create.replace(f"CREATE TABLE {name} ", f"CREATE TABLE {name}_v3 ", 1))
-        conn.exec_driver_sql(f"INSERT INTO {name}_v3 ({columns}) SELECT {columns} FROM {name}")
-        conn.exec_driver_sql(f"DROP TABLE {name}")
-        conn.exec_driver_sql(f"ALTER TABLE {name}_v3 RENAME TO {name}")
-        for index in table.indexes:
-            index.create(conn)
-        # Ids handed out before (and deleted since) may still be in the full-text index's watermark.
-        floor = 0
-        if floor_sql and conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'fts_state'").first():
-            floor = conn.exec_driver_sql(floor_sql).scalar() or 0
-        conn.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name IN (?, ?)", (name, f"{name}_v3"))
-        conn.exec_driver_sql(
-            f"INSERT INTO sqlite_sequence (name, seq) SELECT ?, MAX(COALESCE(MAX(id), 0), ?) FROM {name}",
-            (name, floor),
-        )
-
-
-# Index i upgrades a database at schema version i to version i + 1.
-MIGRATIONS: list[Callable] = [_v1, _v2, _v3]
-SCHEMA_VERSION = len(MIGRATIONS)
+# schema_info.version: 1..3 were hand-written steps (store/legacy.py); 4 means Alembic owns the
+# schema (an mcp-inspector from before Alembic refuses such a file as "newer": it is).
+SCHEMA_VERSION = 4
+# Alembic's revisions in order (store/migrations/versions; a test checks they agree). A stored
+# revision not listed here was written by a newer mcp-inspector.
+ALEMBIC_REVISIONS = ("0001", "0002")
+ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
+_PG_LOCK = 0x6D63_7069  # pg_advisory_xact_lock key: one process migrates a database at a time
 
 
 def database_url(db: str | Path) -> str:
-    """An SQLAlchemy URL for a path (or the URL itself when one is given)."""
+    """An SQLAlchemy URL for a path (or the URL itself when one is given; `postgresql://` and
+    `postgres://` without a driver mean psycopg)."""
     text_db = str(db)
     if "://" in text_db:
+        scheme, rest = text_db.split("://", 1)
+        if scheme in ("postgresql", "postgres"):
+            return f"postgresql+psycopg://{rest}"
         return text_db
     return f"sqlite:///{Path(text_db).expanduser().resolve()}"
+
+
+def masked_url(db: str | Path) -> str:
+    """`db` for messages: a URL with its password replaced by `***` (a path as it is)."""
+    text_db = str(db)
+    if "://" not in text_db:
+        return text_db
+    try:
+        return make_url(text_db).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        scheme, rest = text_db.split("://", 1)
+        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}" if "@" in rest else text_db
+
+
+def mask_secrets(message: str, db: str | Path) -> str:
+    """`message` with the password of `db` (when it is a URL with one) replaced by `***`."""
+    text_db = str(db)
+    if "://" not in text_db:
+        return message
+    try:
+        password = make_url(database_url(text_db)).password
+    except (ArgumentError, ValueError):
+        password = None
+    message = message.replace(text_db, masked_url(text_db))
+    if password:
+        message = message.replace(str(password), "***")
+    return message
+
+
+def store_name(engine: Engine) -> str:
+    """The store for messages: an SQLite file's path, another database's URL without its password."""
+    if engine.url.get_backend_name() == "sqlite":
+        return str(engine.url.database)
+    return str(engine.url.render_as_string(hide_password=True))
+
+
+def is_postgresql(engine: Engine | Connection) -> bool:
+    return engine.dialect.name == "postgresql"
 
 
 def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
@@ -109,6 +121,12 @@ def write_connection(engine: Engine):
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
 
 
+def _first_line(exc: BaseException) -> str:
+    text_exc = str(getattr(exc, "orig", None) or exc).strip()
+    lines = [line.strip() for line in text_exc.splitlines() if line.strip()]
+    return "; ".join(lines[:2]) if lines else type(exc).__name__
+
+
 def open_engine(db: str | Path, *, create: bool = True) -> Engine:
     """Open (and create or upgrade) the database at `db`; raise a clear StoreError if it cannot be used."""
     url = database_url(db)
@@ -120,20 +138,43 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
         if str(path) != ":memory:":
             # Created 0600 (and its folder 0700) before SQLite opens it: see store/files.py.
             prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {})
+    shown = masked_url(url)
+    try:
+        if is_sqlite:
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        elif url.startswith("postgresql"):
+            # A server that does not answer fails in seconds, not at the OS's TCP timeout.
+            engine = create_engine(url, connect_args={"connect_timeout": 10}, pool_pre_ping=True)
+        else:
+            engine = create_engine(url)
+    except (ArgumentError, ValueError) as exc:
+        raise StoreError(
+            mask_secrets(f"{shown} is not a database URL this inspector can use: {exc}", db)
+        ) from None
+    except ImportError as exc:
+        raise StoreError(f"no driver for {shown}: {exc}") from None
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin)
     try:
         _migrate(engine)
-    except (DatabaseError, OperationalError) as exc:
+    except (DatabaseError, OperationalError, InterfaceError) as exc:
         engine.dispose()
         if is_sqlite and _looks_corrupt(exc):
             raise CorruptDatabaseError(
                 f"{url.split('///', 1)[1]} is not a usable mcp-inspector database ({exc.orig}). "
                 "Move it aside or pass another --db."
             ) from exc
-        raise StoreError(f"cannot open the recording database {url}: {exc.orig}") from exc
+        if not is_sqlite and isinstance(exc, (OperationalError, InterfaceError)):
+            raise StoreError(
+                mask_secrets(f"cannot reach the database {shown}: {_first_line(exc)}", db)
+            ) from None
+        raise StoreError(
+            mask_secrets(f"cannot open the recording database {shown}: {_first_line(exc)}", db)
+        ) from None
+    except SchemaTooNewError:
+        engine.dispose()
+        raise
     return engine
 
 
@@ -142,36 +183,73 @@ def _looks_corrupt(exc: Exception) -> bool:
     return any(word in message for word in ("not a database", "malformed", "corrupt", "disk image"))
 
 
+def _stored_version(conn: Connection) -> tuple[int | None, str | None]:
+    """schema_info's version and Alembic's revision as stored (None where the table is absent)."""
+    if conn.dialect.name == "sqlite":
+        names = {
+            r[0]
+            for r in conn.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_info', 'alembic_version')"
+            )
+        }
+    elif conn.dialect.name == "postgresql":
+        found = conn.exec_driver_sql(
+            "SELECT to_regclass('schema_info') IS NOT NULL, to_regclass('alembic_version') IS NOT NULL"
+        ).one()
+        names = {n for n, present in zip(("schema_info", "alembic_version"), found, strict=True) if present}
+    else:
+        from sqlalchemy import inspect
+
+        names = set(inspect(conn).get_table_names()) & {"schema_info", "alembic_version"}
+    version = revision = None
+    if "schema_info" in names:
+        row = conn.exec_driver_sql("SELECT version FROM schema_info").first()
+        version = int(row[0]) if row else 0
+    if "alembic_version" in names:
+        row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        revision = str(row[0]) if row else None
+    return version, revision
+
+
+def _refuse_newer(version: int | None, revision: str | None) -> None:
+    if version is not None and version > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"this database has schema version {version}, newer than this mcp-inspector "
+            f"understands ({SCHEMA_VERSION}); upgrade mcp-inspector"
+        )
+    if revision is not None and revision not in ALEMBIC_REVISIONS:
+        raise SchemaTooNewError(
+            f"this database has schema revision {revision}, newer than this mcp-inspector "
+            f"understands ({ALEMBIC_HEAD}); upgrade mcp-inspector"
+        )
+
+
 def _migrate(engine: Engine) -> None:
+    with engine.connect() as conn, conn.begin():  # a read: no write lock on SQLite
+        version, revision = _stored_version(conn)
+    _refuse_newer(version, revision)
+    if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
+        return  # the usual case: no Alembic import, no write lock
     with write_connection(engine) as conn:
-        # Foreign keys off while upgrading: `_v3` rebuilds referenced tables under their names (SQLite's
-        # table-rebuild procedure), which a per-statement check would refuse half-way. The PRAGMA only
-        # works outside a transaction: on the DB-API connection (autocommit) before BEGIN.
+        # Foreign keys off while upgrading: the legacy `_v3` rebuilds referenced tables under their names
+        # (SQLite's table-rebuild procedure), which a per-statement check would refuse half-way. The
+        # PRAGMA only works outside a transaction: on the DB-API connection (autocommit) before BEGIN.
         raw = conn.connection.dbapi_connection if engine.dialect.name == "sqlite" else None
         if raw is not None:
             raw.execute("PRAGMA foreign_keys=OFF")
         try:
-            _migrate_steps(conn)
+            with conn.begin():
+                if engine.dialect.name == "postgresql":
+                    # Several recorders opening a new database at once: one migrates, the others wait
+                    # and then find it done (SQLite's BEGIN IMMEDIATE serialises them the same way).
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
+                version, revision = _stored_version(conn)
+                _refuse_newer(version, revision)
+                if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
+                    return
+                from inspector.store.upgrade import upgrade
+
+                upgrade(conn, version, revision, SCHEMA_VERSION)
         finally:
             if raw is not None:
                 raw.execute("PRAGMA foreign_keys=ON")
-
-
-def _migrate_steps(conn) -> None:
-    with conn.begin():
-        conn.execute(text("CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL)"))
-        row = conn.execute(text("SELECT version FROM schema_info")).first()
-        version = row[0] if row else 0
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNewError(
-                f"this database has schema version {version}, newer than this mcp-inspector "
-                f"understands ({SCHEMA_VERSION}); upgrade mcp-inspector"
-            )
-        if version == SCHEMA_VERSION:
-            return
-        for step in MIGRATIONS[version:]:
-            step(conn)
-        if row:
-            conn.execute(text("UPDATE schema_info SET version = :v"), {"v": SCHEMA_VERSION})
-        else:
-            conn.execute(text("INSERT INTO schema_info (version) VALUES (:v)"), {"v": SCHEMA_VERSION})

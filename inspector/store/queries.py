@@ -6,7 +6,10 @@ feed's tail by message id, and session edits (rename, labels, delete).
 
 Full-text search uses SQLite FTS5 over the message text. The index is filled
 lazily (rows newer than the last indexed id are added before each search)
-so that recording never pays for it.
+so that recording never pays for it. On PostgreSQL it is a generated tsvector
+column with a GIN index, kept as rows arrive (store/migrations 0002); both find
+a message holding every word of the query, each word taken literally and cut
+at the same characters (anything not a letter or digit: JSON punctuation too).
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Engine, String, func, or_, text, type_coerce
+import orjson
+from sqlalchemy import ColumnElement, Engine, String, Text, func, literal_column, or_, text, type_coerce
+from sqlalchemy import cast as sql_cast
 from sqlalchemy import select as sa_select
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
@@ -194,17 +200,43 @@ def fts_query(words: str) -> str:
     return " ".join(f'"{t}"' for t in terms)
 
 
+def _pg_words_query(words: str) -> Any | None:
+    """Plain words as a PostgreSQL tsquery: every word must appear; a word with punctuation inside
+    (`tools/call`) is the phrase of its parts, as FTS5 reads the quoted word on SQLite."""
+    terms = [w for w in _NOT_IN_SQL_TEXT.sub(" ", words).split() if any(ch.isalnum() for ch in w)]
+    if not terms:
+        return None
+    simple: Any = literal_column("'simple'::regconfig")
+    queries: list[Any] = [func.phraseto_tsquery(simple, func.inspector_fts_text(t)) for t in terms]
+    return reduce(lambda a, b: a.op("&&")(b), queries)
+
+
+def _text_condition(engine: Engine, query: str, *, syntax: bool = False) -> Any | None:
+    """A condition on `message` rows for a full-text query (None when the query holds no word)."""
+    if engine.dialect.name == "postgresql":
+        simple: Any = literal_column("'simple'::regconfig")
+        tsq = func.websearch_to_tsquery(simple, query) if syntax else _pg_words_query(query)
+        if tsq is None:
+            return None
+        return literal_column("message.fts").op("@@", is_comparison=True)(tsq)
+    match = query if syntax else fts_query(query)
+    if not match:
+        return None
+    _ensure_fts(engine)
+    ids_sql = text("SELECT rowid FROM message_fts WHERE message_fts MATCH :q").bindparams(q=match)
+    return col(Message.id).in_(ids_sql)
+
+
 def search_messages(
     engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100, syntax: bool = False
 ) -> list[Message]:
-    """Messages whose text contains every word of `query` (or matches it as FTS5 syntax), oldest first."""
-    _ensure_fts(engine)
-    match = query if syntax else fts_query(query)
-    if not match:
+    """Messages whose text contains every word of `query` (or matches it in the backend's own query
+    syntax: FTS5's on SQLite, `websearch_to_tsquery`'s on PostgreSQL), oldest first."""
+    cond = _text_condition(engine, query, syntax=syntax)
+    if cond is None:
         return []
     with DbSession(engine) as db:
-        ids_sql = "SELECT rowid FROM message_fts WHERE message_fts MATCH :q"
-        stmt = select(Message).where(col(Message.id).in_(text(ids_sql).bindparams(q=match)))
+        stmt = select(Message).where(cond)
         if session_id is not None:
             stmt = stmt.where(Message.session_id == session_id)
         try:
@@ -359,19 +391,26 @@ def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> 
     if flt.intervened:
         # Read only when asked: other filters never touch `meta`. The LIKE skips the JSON parse of
         # rows that cannot carry a mark (nearly all of them); json_extract then makes sure.
-        meta = type_coerce(_m.c.meta, String)  # the stored JSON text, as text
+        meta: Any
+        is_object: list[Any]
+        if engine.dialect.name == "postgresql":
+            meta = sql_cast(_m.c.meta, Text)
+            is_object = [
+                text(f"json_typeof(message.meta -> '{k}') = 'object'") for k in ("intercept", "injected")
+            ]
+        else:
+            meta = type_coerce(_m.c.meta, String)  # the stored JSON text, as text
+            is_object = [func.json_type(_m.c.meta, f"$.{k}") == "object" for k in ("intercept", "injected")]
         conds.append(
             or_(
-                meta.like('%"intercept"%') & (func.json_type(_m.c.meta, "$.intercept") == "object"),
-                meta.like('%"injected"%') & (func.json_type(_m.c.meta, "$.injected") == "object"),
+                meta.like('%"intercept"%') & is_object[0],
+                meta.like('%"injected"%') & is_object[1],
             )
         )
     if flt.text:
-        match = fts_query(flt.text)
-        if match:
-            _ensure_fts(engine)
-            ids_sql = text("SELECT rowid FROM message_fts WHERE message_fts MATCH :q").bindparams(q=match)
-            conds.append(_m.c.id.in_(ids_sql))
+        cond = _text_condition(engine, flt.text)
+        if cond is not None:
+            conds.append(cond)
     return conds
 
 
@@ -438,12 +477,20 @@ def intervention_rows(engine: Engine, session_id: int, n: Any, *, limit: int = 5
     if not isinstance(n, (int, str)) or isinstance(n, bool) or (isinstance(n, int) and abs(n) > SQL_INT_MAX):
         return []
     conds = _message_conditions(engine, session_id, MessageFilter(intervened=True))
-    conds.append(
-        or_(
-            func.json_extract(_m.c.meta, "$.intercept.n") == n,
-            func.json_extract(_m.c.meta, "$.injected.n") == n,
+    if engine.dialect.name == "postgresql":
+        conds.append(
+            text(
+                "(message.meta::jsonb #> '{intercept,n}') = CAST(:n AS jsonb) "
+                "OR (message.meta::jsonb #> '{injected,n}') = CAST(:n AS jsonb)"
+            ).bindparams(n=orjson.dumps(n).decode())
         )
-    )
+    else:
+        conds.append(
+            or_(
+                func.json_extract(_m.c.meta, "$.intercept.n") == n,
+                func.json_extract(_m.c.meta, "$.injected.n") == n,
+            )
+        )
     stmt = sa_select(*_ROW_COLUMNS).where(*conds).order_by(_m.c.seq).limit(limit)
     with engine.connect() as conn:
         return [_row_dict(r) for r in conn.execute(stmt)]

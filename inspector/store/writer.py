@@ -77,8 +77,11 @@ class StoreWriter:
     two, so a handful of cached prepared statements serve every batch size):
     one `sqlite3_step` per statement instead of one per row cost about 1.5 us
     less CPU a row than `executemany`, and keeps the GIL released while SQLite
-    inserts the whole group. Other dialects taking `?` or `%s` placeholders
-    get one `executemany`; the rest the portable Core insert.
+    inserts the whole group. On PostgreSQL they go in with one `COPY ... FROM
+    STDIN` per batch (psycopg's copy: about 2.7x the rows a second of psycopg's
+    pipelined `executemany`, the full-text column computed on the way, see
+    DESIGN-NOTES "PostgreSQL store"). Other dialects taking `?` or `%s`
+    placeholders get one `executemany`; the rest the portable Core insert.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -98,6 +101,11 @@ class StoreWriter:
         )
         self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
         self._group_sql: dict[int, str] = {}
+        self._copy_sql = (
+            f"COPY message ({', '.join(ROW_COLUMNS)}) FROM STDIN"
+            if engine.dialect.name == "postgresql" and engine.driver == "psycopg"
+            else None
+        )
 
     def _insert_rows(self, rows: list[MessageRow]) -> None:
         if self._fast_sql is None:
@@ -115,6 +123,11 @@ class StoreWriter:
                         listed[i] = dumps(listed[i]).decode()
                 values = tuple(listed)
             append(values)
+        if self._copy_sql is not None:
+            with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:
+                for values in params:
+                    copy.write_row(values)
+            return
         if self._group == 1:
             self._conn.exec_driver_sql(self._fast_sql, params)
             return

@@ -277,8 +277,10 @@ class _Store:
 
     def announce(self, opts: WrapOptions) -> None:
         if not opts.quiet:
+            from inspector.store.engine import store_name
+
             print(
-                f"[mcp-inspect] recording session {self.session_id} ({self.engine.url.database})",
+                f"[mcp-inspect] recording session {self.session_id} ({store_name(self.engine)})",
                 file=sys.stderr,
                 flush=True,
             )

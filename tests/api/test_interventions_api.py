@@ -14,14 +14,16 @@ import pytest
 from inspector.store import open_engine
 from inspector.store.interventions import server_side
 from inspector.store.queries import MessageFilter, count_messages
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, new_store, serve
 from tests.api.recordings import generate_session
 from tests.intervened import FACTS, INTERVENED, record_lines
 
 
 @pytest.fixture(scope="module")
-def iv_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    db = tmp_path_factory.mktemp("iv") / "iv.db"
+def iv_api(
+    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    db = new_store(request, store_backend, tmp_path_factory.mktemp("iv") / "iv.db")
     generate_session(db, 2000, name="plain")  # session 1: no interventions
     record_lines(db, INTERVENED)  # session 2
     record_lines(db, [(d, raw, None) for d, raw, _ in INTERVENED], name="unmarked", intercept=None)  # 3
@@ -106,8 +108,8 @@ def test_filter_costs_nothing_when_off_and_little_when_on(tmp_path: Path) -> Non
     assert on < 0.5, f"intervened filter took {on:.3f} s over 20,000 rows (kind filter: {off:.3f} s)"
 
 
-def test_odd_intervention_numbers_are_no_500(tmp_path: Path) -> None:
-    db = tmp_path / "odd.db"
+def test_odd_intervention_numbers_are_no_500(blank_store: Any) -> None:
+    db = blank_store
     odd = [
         (
             "c2s",

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from inspector.lint import RULES
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, new_store, serve
 from tests.lint_recordings import violations
 
 
 @pytest.fixture(scope="module")
-def lint_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, int, dict[str, int]]]:
-    db: Path = tmp_path_factory.mktemp("lint") / "lint.db"
+def lint_api(
+    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Api, int, dict[str, int]]]:
+    db = new_store(request, store_backend, tmp_path_factory.mktemp("lint") / "lint.db")
     sid, seqs = violations(db)
     for api in serve(db):
         yield api, sid, seqs

@@ -36,8 +36,8 @@ def test_unknown_session_is_a_404_with_a_message(demo_api: Api) -> None:
     assert bad.status_code == 404 and "not a session id" in bad.json()["detail"]
 
 
-def test_filters_and_pagination(tmp_path: Path) -> None:
-    db = tmp_path / "many.db"
+def test_filters_and_pagination(blank_store: Any) -> None:
+    db = blank_store
     for i in range(5):
         generate_session(db, 3, name=f"alpha {i}" if i % 2 == 0 else f"beta {i}")
     engine = open_engine(db)
@@ -63,8 +63,8 @@ def test_filters_and_pagination(tmp_path: Path) -> None:
         assert api.get("/api/sessions", state="sleeping").status_code == 422
 
 
-def test_rename_and_label_then_delete(tmp_path: Path) -> None:
-    db = tmp_path / "edit.db"
+def test_rename_and_label_then_delete(blank_store: Any) -> None:
+    db = blank_store
     sid = generate_session(db, 10, name="before")
     for api in serve(db):
         patched = api.http.patch(

@@ -16,14 +16,16 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, new_store, serve
 from tests.api.recordings import generate_session, http_session
 from tests.har_schema import har_validator
 
 
 @pytest.fixture(scope="module")
-def share_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    db = tmp_path_factory.mktemp("share") / "share.db"
+def share_api(
+    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    db = new_store(request, store_backend, tmp_path_factory.mktemp("share") / "share.db")
     generate_session(db, 40, name="stdio forty")  # id 1
     http_session(db)  # id 2
     yield from serve(db)

@@ -1,4 +1,6 @@
-"""The `mcp-inspect` commands as a user runs them: sessions, show (--json, --follow), search, errors."""
+"""The `mcp-inspect` commands as a user runs them: sessions, show (--json, --follow), search, errors.
+
+Each test that records runs against an SQLite file and a PostgreSQL database (`--db URL`)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from inspector.store import open_engine
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess
 
 CLI = [sys.executable, "-m", "inspector"]
+
+
+@pytest.fixture
+def db_path(any_store: Path | str) -> Path | str:
+    if isinstance(any_store, str):  # a URL: its schema made first, as a team's store is
+        open_engine(any_store).dispose()
+    return any_store
 
 
 def _cli(*args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -11,15 +11,16 @@ from collections.abc import Iterator
 import pytest
 
 from inspector.store import open_engine, search_messages
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, new_store, serve
 from tests.api.recordings import generate_session
 
 ODD = ["\x00", "a\x00b", "tools\x00", '"', '"\x00"', "NEAR(a b)", "*", "a OR", "-x", "^a", "col:a", "(", "\\"]
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    db = tmp_path_factory.mktemp("fts") / "fts.db"
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    # PostgreSQL too (issue 19): its text cannot hold NUL either, and its tsquery has a syntax.
+    db = new_store(request, str(request.param), tmp_path_factory.mktemp("fts") / "fts.db")
     generate_session(db, 50, name="fts")
     yield from serve(db)
 

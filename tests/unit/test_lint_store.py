@@ -67,4 +67,4 @@ def test_a_schema_v1_database_gains_the_lint_tables(db_path: Path) -> None:
     engine = open_engine(db_path)
     assert {"lint_finding", "lint_run"} <= set(inspect(engine).get_table_names())
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version FROM schema_info")).scalar_one() == SCHEMA_VERSION == 3
+        assert conn.execute(text("SELECT version FROM schema_info")).scalar_one() == SCHEMA_VERSION == 4

@@ -1,0 +1,76 @@
+"""The hand-written schema steps of SQLite files from before Alembic (schema_info versions 1..3).
+
+A file at version N < 3 runs the steps after N, reaching what Alembic's baseline revision 0001
+describes; `store.upgrade` then stamps it 0001 and lets Alembic take over. Kept as they were so a
+recording from any release still opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy.schema import CreateTable
+from sqlmodel import SQLModel
+
+from inspector.store import models  # registers the tables
+
+__all__ = ["LEGACY_STEPS", "LEGACY_VERSION", "upgrade_legacy"]
+
+
+def _v1(conn) -> None:
+    SQLModel.metadata.create_all(conn)
+
+
+def _v2(conn) -> None:
+    # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
+    tables = [models.LintFinding.__table__, models.LintRun.__table__]  # type: ignore[attr-defined]
+    SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
+
+
+def _v3(conn) -> None:
+    """`session` and `message` ids are never reused (SQLite AUTOINCREMENT).
+
+    Without it SQLite gives a new row the highest id + 1, so deleting the newest session handed its
+    ids to the next one: the live feed and the full-text index (which remember the highest id they
+    have seen) then missed the new rows, and an open `/sessions/N` page showed another session.
+    SQLite cannot add AUTOINCREMENT to a table, so each is rebuilt under its name, ids kept
+    (foreign keys are off meanwhile: see `store.upgrade`). A fresh database has it from `_v1`."""
+    if conn.dialect.name != "sqlite":
+        return  # other databases' identity columns never reuse ids
+    for table, floor_sql in (
+        (models.Session.__table__, None),  # type: ignore[attr-defined]
+        (models.Message.__table__, "SELECT indexed_upto FROM fts_state"),  # type: ignore[attr-defined]
+    ):
+        name = table.name
+        ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        sql = ddl.scalar_one()
+        if "AUTOINCREMENT" in sql.upper():
+            continue
+        columns = ", ".join(f'"{c.name}"' for c in table.columns)
+        create = str(CreateTable(table).compile(dialect=conn.dialect)).strip()
+        conn.exec_driver_sql(create.replace(f"CREATE TABLE {name} ", f"CREATE TABLE {name}_v3 ", 1))
+        conn.exec_driver_sql(f"INSERT INTO {name}_v3 ({columns}) SELECT {columns} FROM {name}")
+        conn.exec_driver_sql(f"DROP TABLE {name}")
+        conn.exec_driver_sql(f"ALTER TABLE {name}_v3 RENAME TO {name}")
+        for index in table.indexes:
+            index.create(conn)
+        # Ids handed out before (and deleted since) may still be in the full-text index's watermark.
+        floor = 0
+        if floor_sql and conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'fts_state'").first():
+            floor = conn.exec_driver_sql(floor_sql).scalar() or 0
+        conn.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name IN (?, ?)", (name, f"{name}_v3"))
+        conn.exec_driver_sql(
+            f"INSERT INTO sqlite_sequence (name, seq) SELECT ?, MAX(COALESCE(MAX(id), 0), ?) FROM {name}",
+            (name, floor),
+        )
+
+
+# Index i upgrades a database at schema version i to version i + 1.
+LEGACY_STEPS: list[Callable] = [_v1, _v2, _v3]
+LEGACY_VERSION = len(LEGACY_STEPS)  # what Alembic's baseline revision 0001 equals
+
+
+def upgrade_legacy(conn, version: int) -> None:
+    """Run the hand-written steps from `version` up to `LEGACY_VERSION` (in the caller's transaction)."""
+    for step in LEGACY_STEPS[version:]:
+        step(conn)

@@ -1,0 +1,10 @@
+"""Alembic's environment: migrate the connection `store.engine` hands over (in its transaction)."""
+
+from __future__ import annotations
+
+from alembic import context
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=None, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()
