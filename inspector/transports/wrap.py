@@ -278,10 +278,18 @@ class _Store:
     def end(self, exit_status: int | None, reason: str, quiet: bool) -> None:
         self.tap.end(exit_status, reason)
         self.recorder.stop()
-        if not quiet:
+        total = self.recorder.messages_recorded(self.session_id)
+        missing = self.recorder.not_recorded(self.session_id)
+        if missing:  # said even with --quiet: these messages are not in the store
             print(
-                f"[mcp-inspect] session {self.session_id} ended: {reason}, "
-                f"{self.recorder.messages_recorded(self.session_id)} messages recorded",
+                f"[mcp-inspect] session {self.session_id} ended: {reason}; {total - missing} of {total}"
+                f" messages recorded, {missing} NOT recorded (the database failed; forwarding went on)",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif not quiet:
+            print(
+                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded",
                 file=sys.stderr,
                 flush=True,
             )
