@@ -114,6 +114,7 @@ class LiveFeed:
         self._notices = 0
         self._polls_by: dict[str, int] = {"notification": 0, "timer": 0, "listener": 0}
         self._last_delay_ns: int | None = None
+        self._failing = False
 
     def status(self) -> LiveStatus:
         """How the feed learns of changes now, and what woke it so far."""
@@ -161,20 +162,31 @@ class LiveFeed:
                     await push
 
     async def _run(self) -> None:
+        need_reset = False
         while True:
             if not self.listeners:
                 self._wake.clear()
                 await self._wake.wait()
                 # Listeners load what exists through the REST API; the feed tells what comes after.
                 self._kick.clear()  # what was notified before is in the REST answers
-                await anyio.to_thread.run_sync(self._reset)
+                need_reset = True
                 self._kicked_by = "listener"
             self._polls_by[self._kicked_by] += 1
             try:
+                if need_reset:  # in the try: a database unreadable just then must not end the feed
+                    await anyio.to_thread.run_sync(self._reset)
+                    need_reset = False
                 events = await anyio.to_thread.run_sync(self.poll, self._subscribed())
             except Exception as exc:  # a locked or briefly unreadable database: try again next tick
                 events = []
-                print(f"[mcp-inspect ui] live feed poll failed: {exc}", flush=True)
+                if not self._failing:  # once per outage (a restarting server fails every tick)
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    print(f"[mcp-inspect ui] live feed poll failed: {first}; retrying", flush=True)
+                self._failing = True
+            else:
+                if self._failing:
+                    print("[mcp-inspect ui] live feed reads the database again", flush=True)
+                self._failing = False
             for targets, data in events:
                 for listener in list(self.listeners):
                     if targets is None or targets & listener.sessions:

@@ -47,7 +47,7 @@ class PgWakeups:
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True, connect_timeout=10)
-            except psycopg.Error as exc:
+            except Exception as exc:  # psycopg.Error, or an OS error while resolving or connecting
                 if not said_lost:
                     _say(f"cannot listen for changes on {self.shown} ({_first_line(exc)}); polling meanwhile")
                     said_lost = True
@@ -68,7 +68,7 @@ class PgWakeups:
                         if notice is not None:
                             on_notice(notice, time.time_ns())
                 raise psycopg.OperationalError("the connection ended")
-            except psycopg.Error as exc:
+            except Exception as exc:  # the connection is gone (psycopg.Error mostly): listen again
                 on_state(False)
                 if not said_lost:
                     _say(

@@ -120,7 +120,12 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
         if str(path) != ":memory:":
             # Created 0600 (and its folder 0700) before SQLite opens it: see store/files.py.
             prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {})
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": 30} if is_sqlite else {},
+        # A server that restarted leaves dead connections in the pool: test each before use.
+        pool_pre_ping=not is_sqlite,
+    )
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin)

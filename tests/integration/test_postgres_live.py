@@ -131,3 +131,43 @@ def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_url: st
         if shim is not None and shim.proc.poll() is None:
             shim.proc.kill()
         assert ui.stop() == 0, "".join(ui.output)
+
+
+def _until(check: Any, what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster: Any, pg_url: str) -> None:
+    ui = Ui(pg_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
+    shim = None
+    try:
+        _until(lambda: ui.status()["mode"] == "notify", f"never listened: {ui.output}")
+        with ui.websocket() as ws:
+            pg_cluster.stop()
+            try:
+                _until(
+                    lambda: ui.status()["mode"] == "poll", f"the lost connection went unnoticed: {ui.output}"
+                )
+            finally:
+                pg_cluster.start()
+            _until(lambda: ui.status()["mode"] == "notify", f"never listened again: {ui.output}")
+            # The pool's connections died with the server: the API answers anyway (pre-ping).
+            answer = httpx.get(f"{ui.base}/api/sessions", params={"token": ui.token}, timeout=30)
+            assert answer.status_code == 200 and answer.json()["total"] == 0, answer.text
+            before = ui.status()
+            shim = _wrap(pg_url, "after-restart")
+            created = _next(ws, "session_created", time.monotonic() + 60)["session"]
+            assert created["name"] == "after-restart"
+            assert ui.status()["polls_on_notification"] > before["polls_on_notification"]
+            shim.close_stdin()
+            assert shim.wait() == 0, shim.stderr_bytes
+    finally:
+        if shim is not None and shim.proc.poll() is None:
+            shim.proc.kill()
+        assert ui.stop() == 0, "".join(ui.output)
+    said = "".join(ui.output)
+    assert "lost the listening connection" in said and "listening for changes on" in said, said
+    assert said.count("live feed poll failed") <= 1, said  # once per outage, not once per tick
