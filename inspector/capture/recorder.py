@@ -449,8 +449,7 @@ class Recorder:
             if not self._failures:
                 self._failing_since = time.monotonic()
                 print(
-                    f"[mcp-inspect] recording failed ({_first_line(batch.error)}); still forwarding,"
-                    " keeping rows and retrying",
+                    f"[mcp-inspect] recording failed, retrying (still forwarding): {_first_line(batch.error)}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -469,7 +468,7 @@ class Recorder:
             self._failures, self._retry_at = 0, 0.0
             if not self._dropping:
                 print(
-                    f"[mcp-inspect] recording resumed after {down:.1f} s; no message dropped",
+                    f"[mcp-inspect] recording resumed after {down:.1f} s, nothing dropped",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -282,8 +282,8 @@ class _Store:
         missing = self.recorder.not_recorded(self.session_id)
         if missing:  # said even with --quiet: these messages are not in the store
             print(
-                f"[mcp-inspect] session {self.session_id} ended: {reason}; {total - missing} of {total}"
-                f" messages recorded, {missing} NOT recorded (the database failed; forwarding went on)",
+                f"[mcp-inspect] session {self.session_id} ended: {reason}; {missing} of {total}"
+                " messages NOT recorded (database failed)",
                 file=sys.stderr,
                 flush=True,
             )
