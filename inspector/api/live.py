@@ -42,6 +42,7 @@ from inspector.api.schemas import (
     LiveError,
     NewMessages,
     SessionCreated,
+    SessionDeleted,
     SessionEnded,
     SessionUpdated,
     Subscribe,
@@ -115,6 +116,7 @@ class LiveFeed:
         self._polls_by: dict[str, int] = {"notification": 0, "timer": 0, "listener": 0}
         self._last_delay_ns: int | None = None
         self._failing = False
+        self._touched: set[int] = set()  # sessions renamed or deleted by another `ui` (notified)
 
     def status(self) -> LiveStatus:
         """How the feed learns of changes now, and what woke it so far."""
@@ -132,6 +134,8 @@ class LiveFeed:
 
     def _on_notice(self, notice: Notice, received_ns: int) -> None:
         self._notices += 1
+        if notice.kind in ("changed", "deleted") and notice.session_ids:
+            self._touched.update(notice.session_ids)
         self._last_delay_ns = max(0, received_ns - notice.sent_ns)
         self._kick.set()
 
@@ -176,7 +180,8 @@ class LiveFeed:
                 if need_reset:  # in the try: a database unreadable just then must not end the feed
                     await anyio.to_thread.run_sync(self._reset)
                     need_reset = False
-                events = await anyio.to_thread.run_sync(self.poll, self._subscribed())
+                touched, self._touched = self._touched, set()
+                events = await anyio.to_thread.run_sync(self.poll, self._subscribed(), touched)
             except Exception as exc:  # a locked or briefly unreadable database: try again next tick
                 events = []
                 if not self._failing:  # once per outage (a restarting server fails every tick)
@@ -214,10 +219,22 @@ class LiveFeed:
         found, _ = find_sessions(self.engine, SessionFilter(state="recording"), limit=10_000)
         self._watched = {s.id: _fingerprint(s) for s in found if s.id is not None}
 
-    def poll(self, subscribed: list[int]) -> list[tuple[set[int] | None, bytes]]:
-        """One look at the database: the events since the last look, each with its audience."""
+    def poll(
+        self, subscribed: list[int], touched: set[int] | None = None
+    ) -> list[tuple[set[int] | None, bytes]]:
+        """One look at the database: the events since the last look, each with its audience.
+        `touched`: sessions another `ui` renamed or deleted (their current row, or their absence)."""
         self.polls += 1
         events: list[tuple[set[int] | None, bytes]] = []
+        if touched:  # (a session still recording is compared by its fingerprint below)
+            found = {s.id: s for s in sessions_by_ids(self.engine, sorted(touched))}
+            for sid in sorted(touched):
+                if sid in found and sid not in self._watched:
+                    doc = {"session": session_out(found[sid])}
+                    events.append((None, encode(SessionUpdated.model_validate(doc))))
+                elif sid not in found and sid <= self._last_session:
+                    self._watched.pop(sid, None)
+                    events.append((None, encode(SessionDeleted(session_id=sid))))
         for s in sessions_after_id(self.engine, self._last_session):
             assert s.id is not None
             self._last_session = max(self._last_session, s.id)

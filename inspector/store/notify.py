@@ -8,7 +8,7 @@ so a session recorded on another machine appears without delay. SQLite has no su
 `notifier(engine)` is None there and the feed keeps polling.
 
 The payload is one line of text, `KIND SENT_NS SESSION_IDS [UPTO]`: `KIND` is `created`,
-`rows` or `ended`; `SENT_NS` the writer's clock (time.time_ns) when it sent it, for the
+`rows` or `ended` (recorders), `changed` or `deleted` (a rename or delete through a `ui`); `SENT_NS` the writer's clock (time.time_ns) when it sent it, for the
 feed's delay figure; `SESSION_IDS` comma-separated (`*` when too many for a payload);
 `UPTO` the highest message id of this connection's inserts (`rows` only). The feed does not
 trust it for anything but waking up: it reads what changed from the tables, as it always did.
@@ -23,10 +23,10 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-__all__ = ["CHANNEL", "Notice", "Notifier", "notifier", "parse"]
+__all__ = ["CHANNEL", "Notice", "Notifier", "announce", "notifier", "parse"]
 
 CHANNEL = "mcp_inspector"
-KINDS = ("created", "rows", "ended")
+KINDS = ("created", "rows", "ended", "changed", "deleted")
 _MAX_IDS = 200  # PostgreSQL's payload limit is 8000 bytes: past this many ids, `*`
 
 
@@ -58,6 +58,16 @@ class Notifier:
 def notifier(engine: Engine) -> Notifier | None:
     """A notifier for a PostgreSQL engine, None for any other database (nothing listens there)."""
     return Notifier() if engine.dialect.name == "postgresql" else None
+
+
+def announce(engine: Engine, kind: str, session_ids: Iterable[int]) -> None:
+    """Notify a change made outside a writer (a rename, a delete) in a transaction of its own;
+    nothing on SQLite."""
+    notify = notifier(engine)
+    if notify is None:
+        return
+    with engine.connect() as conn, conn.begin():
+        notify.send(conn, kind, session_ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,3 +171,33 @@ def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster:
     said = "".join(ui.output)
     assert "lost the listening connection" in said and "listening for changes on" in said, said
     assert said.count("live feed poll failed") <= 1, said  # once per outage, not once per tick
+
+
+def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -> None:
+    from inspector.store import SessionWriter, create_session, open_engine
+
+    engine = open_engine(pg_url)
+    try:
+        sid = create_session(engine, kind="stdio-wrap", target=["server"], name="before")
+        SessionWriter(engine, sid).on_end(0, "client-eof")
+    finally:
+        engine.dispose()
+    env = {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"}
+    one, other = Ui(pg_url, env), Ui(pg_url, env)
+    try:
+        _until(lambda: other.status()["mode"] == "notify", f"never listened: {other.output}")
+        with other.websocket() as ws:
+            time.sleep(0.3)  # the feed's first look (a websocket joined) is done
+            deadline = time.monotonic() + 60
+            auth = {"token": one.token}
+            renamed = httpx.patch(
+                f"{one.base}/api/sessions/{sid}", params=auth, json={"name": "after"}, timeout=30
+            )
+            assert renamed.status_code == 200, renamed.text
+            assert _next(ws, "session_updated", deadline)["session"]["name"] == "after"
+            assert httpx.delete(f"{one.base}/api/sessions/{sid}", params=auth, timeout=30).status_code == 204
+            assert _next(ws, "session_deleted", deadline, session_id=sid)
+        assert other.status()["polls_on_timer"] == 0
+    finally:
+        assert one.stop() == 0, "".join(one.output)
+        assert other.stop() == 0, "".join(other.output)
