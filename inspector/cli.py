@@ -524,7 +524,12 @@ def proxy(
         if control is not None:
             control.close()
         recorder.stop("proxy stopped")
-        _err().print("[mcp-inspect] proxy stopped; sessions saved")
+        lost = ", ".join(f"session {sid}: {n}" for sid, n in recorder.losses().items())
+        _err().print(
+            f"[mcp-inspect] proxy stopped; NOT recorded (database failed): {lost}"
+            if lost
+            else "[mcp-inspect] proxy stopped; sessions saved"
+        )
 
 
 @app.command("mock-server")

@@ -490,6 +490,17 @@ class Recorder:
         handles = [h for h, s in self.session_ids.items() if s == session_id] + [session_id]
         return sum(self.dropped.get(h, 0) for h in handles) + self.left_unwritten.get(session_id, 0)
 
+    def losses(self) -> dict[int | str, int]:
+        """Every session with rows not in the store (`not_recorded`), by session id ('?' when its
+        row was never created); read after `stop`."""
+        lost: dict[int | str, int] = {}
+        for handle, count in self.dropped.items():
+            key = self._sid(handle)
+            lost[key] = lost.get(key, 0) + count
+        for sid, count in self.left_unwritten.items():
+            lost[sid] = lost.get(sid, 0) + count
+        return lost
+
     def _sid(self, handle: int) -> int | str:
         return self.session_id(handle) or "?"
 

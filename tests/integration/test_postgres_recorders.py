@@ -182,3 +182,48 @@ def test_a_database_that_never_comes_back_ends_the_wrap_cleanly_with_the_count(
     print(
         f"\ndatabase gone for good: the wrap gave up after {gave_up:.1f} s; {missing} messages counted as lost"
     )
+
+
+def test_a_recorder_of_many_sessions_counts_what_it_could_not_write(
+    pg_cluster: PgCluster, pg_url: str
+) -> None:
+    """The proxy's case (one recorder, several sessions created on its thread): the database goes
+    away for good; `losses()` names each session with exactly the rows the store lacks."""
+    from inspector.capture import Recorder
+    from inspector.store import StoreWriter, create_session, open_engine
+
+    engine = open_engine(pg_url)
+    recorder = Recorder([StoreWriter(engine)]).start()
+    taps = [
+        recorder.open_new(lambda: create_session(engine, kind="http-proxy", target="x")) for _ in range(3)
+    ]
+    sent = {tap.session_id: 0 for tap in taps}
+
+    def send(count: int) -> None:
+        for tap in taps:
+            for n in range(count):
+                body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "ping"}).encode()
+                tap.submit_message("c2s", "http", body, http_method="POST", http_path="/mcp")
+                sent[tap.session_id] += 1
+
+    try:
+        send(5)
+        deadline = time.monotonic() + 30
+        while any(recorder.session_id(t.session_id) is None for t in taps):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        ids = {t.session_id: recorder.session_id(t.session_id) for t in taps}
+        time.sleep(0.3)  # committed
+        pg_cluster.stop()
+        try:
+            send(7)
+            recorder.stop("proxy stopped")
+        finally:
+            pg_cluster.start()
+    finally:
+        engine.dispose()
+    lost = recorder.losses()
+    stored = {s["id"]: s["stored"] for s in _sessions(pg_url)}
+    assert set(lost) == set(stored) == set(ids.values()), (lost, stored)
+    for handle, sid in ids.items():
+        assert lost[sid] > 0 and stored[sid] + lost[sid] == sent[handle], (sid, lost, stored, sent)
