@@ -162,8 +162,16 @@ def _migrate(engine: Engine) -> None:
                 raw.execute("PRAGMA foreign_keys=ON")
 
 
+# pg_advisory_xact_lock key of schema creation and upgrades ("mcpinsp" in ASCII).
+_SCHEMA_LOCK = 0x6D6370696E7370
+
+
 def _migrate_steps(conn) -> None:
     with conn.begin():
+        if conn.dialect.name == "postgresql":
+            # Recorders starting at once on a fresh database: concurrent CREATE TABLE IF NOT EXISTS
+            # race in PostgreSQL's catalog (duplicate pg_type key). One at a time, until COMMIT.
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
         conn.execute(text("CREATE TABLE IF NOT EXISTS schema_info (version INTEGER NOT NULL)"))
         row = conn.execute(text("SELECT version FROM schema_info")).first()
         version = row[0] if row else 0
