@@ -518,7 +518,7 @@ class Recorder:
             for sub in self.subscribers:
                 sub.on_end(builder.session_id, exit_status, reason, facts)
         except Exception as exc:
-            self._warn(f"could not mark session {sid} ended: {exc}")
+            self._warn(f"could not mark session {builder.session_id} ended: {exc}")
 
     def _warn(self, text: str) -> None:
         text = _first_line(text)
