@@ -602,7 +602,12 @@ def proxy(
             control.close()
         recorder.stop("proxy stopped")
         close_otel(subscribers)
-        _err().print("\\[mcp-inspect] proxy stopped; sessions saved")
+        lost = ", ".join(f"session {sid}: {n}" for sid, n in recorder.losses().items())
+        _err().print(
+            f"\\[mcp-inspect] proxy stopped; NOT recorded (database failed): {lost}"
+            if lost
+            else "\\[mcp-inspect] proxy stopped; sessions saved"
+        )
 
 
 @app.command("mock-server")

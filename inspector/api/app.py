@@ -21,6 +21,7 @@ from inspector.api import (
     routes_conversations,
     routes_intercept,
     routes_lint,
+    routes_live,
     routes_messages,
     routes_replay,
     routes_serve,
@@ -95,6 +96,7 @@ def create_app(
     app.include_router(routes_messages.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
+    app.include_router(routes_live.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)
     app.state.clients = clients

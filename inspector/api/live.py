@@ -13,12 +13,21 @@ connection stays open.
 
 A client that falls too far behind (its queue is full) is disconnected; it
 reconnects and catches up through the REST API, like any late subscriber.
+
+On PostgreSQL the feed is pushed rather than polled: recorders NOTIFY after each committed
+batch (`store/notify.py`), one connection LISTENs (`api/live_notify.py`) and each notice
+wakes the feed at once (at most one poll per `min_gap`). While it listens the feed still
+looks every `safety_interval` (`MCP_INSPECTOR_LIVE_SAFETY_POLL`, 2 s): a recorder that died
+sends nothing, and its session turns `interrupted` only in a poll. Without the connection
+(lost, reconnecting) it polls every `interval`, like on SQLite. `status()` says which, and how
+many polls each cause started (the `/api/live/status` route).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,18 +36,22 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import Engine
 
+from inspector.api.live_notify import wakeups_for
 from inspector.api.schemas import (
     AnyLiveEvent,
     LiveError,
     NewMessages,
     SessionCreated,
+    SessionDeleted,
     SessionEnded,
     SessionUpdated,
     Subscribe,
 )
+from inspector.api.schemas_live import LiveStatus
 from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
 from inspector.store import Session, session_state
+from inspector.store.notify import Notice
 from inspector.store.queries import (
     SessionFilter,
     find_sessions,
@@ -52,6 +65,7 @@ from inspector.store.queries import (
 __all__ = ["LiveFeed", "Listener"]
 
 MAX_ROWS_PER_POLL = 1000
+SAFETY_INTERVAL = float(os.environ.get("MCP_INSPECTOR_LIVE_SAFETY_POLL", "2"))
 
 
 @dataclass(eq=False)
@@ -76,34 +90,113 @@ def _fingerprint(s: Session) -> tuple[Any, ...]:
 class LiveFeed:
     """Tails the database for all listeners; `publish` also sends events the API itself causes."""
 
-    def __init__(self, engine: Engine, *, interval: float = 0.15) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        interval: float = 0.15,
+        safety_interval: float | None = None,
+        min_gap: float = 0.02,
+    ) -> None:
         self.engine = engine
         self.interval = interval
+        self.safety_interval = SAFETY_INTERVAL if safety_interval is None else safety_interval
+        self.min_gap = min_gap
         self.listeners: set[Listener] = set()
         self._last_session = 0
         self._last_message = 0
         self._watched: dict[int, tuple[Any, ...]] = {}  # sessions still recording -> fingerprint
         self._wake = asyncio.Event()
+        self._kick = asyncio.Event()  # a notification arrived: poll now
         self.polls = 0
+        self._push = wakeups_for(engine)
+        self._listening = False
+        self._kicked_by = "timer"
+        self._notices = 0
+        self._polls_by: dict[str, int] = {"notification": 0, "timer": 0, "listener": 0}
+        self._last_delay_ns: int | None = None
+        self._failing = False
+        self._touched: set[int] = set()  # sessions renamed or deleted by another `ui` (notified)
+
+    def status(self) -> LiveStatus:
+        """How the feed learns of changes now, and what woke it so far."""
+        return LiveStatus(
+            backend=self.engine.dialect.name,
+            mode="notify" if self._listening else "poll",
+            notifications=self._notices,
+            polls_on_notification=self._polls_by["notification"],
+            polls_on_timer=self._polls_by["timer"],
+            polls_on_new_listener=self._polls_by["listener"],
+            last_notification_delay_ms=(
+                None if self._last_delay_ns is None else round(self._last_delay_ns / 1e6, 3)
+            ),
+        )
+
+    def _on_notice(self, notice: Notice, received_ns: int) -> None:
+        self._notices += 1
+        if notice.kind in ("changed", "deleted") and notice.session_ids:
+            self._touched.update(notice.session_ids)
+        self._last_delay_ns = max(0, received_ns - notice.sent_ns)
+        self._kick.set()
+
+    def _on_state(self, listening: bool) -> None:
+        self._listening = listening
+        self._kick.set()  # (re)connected: notices sent meanwhile are gone, look once now
+
+    async def _next_tick(self) -> None:
+        """Sleep until the next poll: a notice (listening) or the interval (polling)."""
+        await asyncio.sleep(self.min_gap if self._listening else self.interval)
+        if self._listening and not self._kick.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._kick.wait(), self.safety_interval)
+        self._kicked_by = "notification" if self._kick.is_set() else "timer"
+        self._kick.clear()
 
     async def run(self) -> None:
-        """Poll until cancelled (started by the app's lifespan)."""
+        """Poll until cancelled (started by the app's lifespan); on PostgreSQL, when notified."""
+        push = None
+        if self._push is not None:
+            push = asyncio.create_task(self._push.run(self._on_notice, self._on_state))
+        try:
+            await self._run()
+        finally:
+            if push is not None:
+                push.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await push
+
+    async def _run(self) -> None:
+        need_reset = False
         while True:
             if not self.listeners:
                 self._wake.clear()
                 await self._wake.wait()
                 # Listeners load what exists through the REST API; the feed tells what comes after.
-                await anyio.to_thread.run_sync(self._reset)
+                self._kick.clear()  # what was notified before is in the REST answers
+                need_reset = True
+                self._kicked_by = "listener"
+            self._polls_by[self._kicked_by] += 1
             try:
-                events = await anyio.to_thread.run_sync(self.poll, self._subscribed())
+                if need_reset:  # in the try: a database unreadable just then must not end the feed
+                    await anyio.to_thread.run_sync(self._reset)
+                    need_reset = False
+                touched, self._touched = self._touched, set()
+                events = await anyio.to_thread.run_sync(self.poll, self._subscribed(), touched)
             except Exception as exc:  # a locked or briefly unreadable database: try again next tick
                 events = []
-                print(f"[mcp-inspect ui] live feed poll failed: {exc}", flush=True)
+                if not self._failing:  # once per outage (a restarting server fails every tick)
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    print(f"[mcp-inspect ui] live feed poll failed: {first}; retrying", flush=True)
+                self._failing = True
+            else:
+                if self._failing:
+                    print("[mcp-inspect ui] live feed reads the database again", flush=True)
+                self._failing = False
             for targets, data in events:
                 for listener in list(self.listeners):
                     if targets is None or targets & listener.sessions:
                         listener.push(data)
-            await asyncio.sleep(self.interval)
+            await self._next_tick()
 
     def add(self, listener: Listener) -> None:
         self.listeners.add(listener)
@@ -126,10 +219,22 @@ class LiveFeed:
         found, _ = find_sessions(self.engine, SessionFilter(state="recording"), limit=10_000)
         self._watched = {s.id: _fingerprint(s) for s in found if s.id is not None}
 
-    def poll(self, subscribed: list[int]) -> list[tuple[set[int] | None, bytes]]:
-        """One look at the database: the events since the last look, each with its audience."""
+    def poll(
+        self, subscribed: list[int], touched: set[int] | None = None
+    ) -> list[tuple[set[int] | None, bytes]]:
+        """One look at the database: the events since the last look, each with its audience.
+        `touched`: sessions another `ui` renamed or deleted (their current row, or their absence)."""
         self.polls += 1
         events: list[tuple[set[int] | None, bytes]] = []
+        if touched:  # (a session still recording is compared by its fingerprint below)
+            found = {s.id: s for s in sessions_by_ids(self.engine, sorted(touched))}
+            for sid in sorted(touched):
+                if sid in found and sid not in self._watched:
+                    doc = {"session": session_out(found[sid])}
+                    events.append((None, encode(SessionUpdated.model_validate(doc))))
+                elif sid not in found and sid <= self._last_session:
+                    self._watched.pop(sid, None)
+                    events.append((None, encode(SessionDeleted(session_id=sid))))
         for s in sessions_after_id(self.engine, self._last_session):
             assert s.id is not None
             self._last_session = max(self._last_session, s.id)

@@ -12,6 +12,7 @@ from inspector.api.params import SqlInt, epoch_ns
 from inspector.api.schemas import SessionDeleted, SessionList, SessionOut, SessionPatch, SessionUpdated
 from inspector.api.views import session_out
 from inspector.store import get_session, session_state
+from inspector.store.notify import announce
 from inspector.store.queries import (
     SessionFilter,
     delete_session,
@@ -58,6 +59,7 @@ async def patch_session_route(request: Request, session_id: SqlInt, patch: Sessi
     found = await run_query(update_session, app.engine, session_id, name=patch.name, labels=labels)
     doc = session_out(found)
     app.feed.publish(SessionUpdated.model_validate({"session": doc}))
+    await run_query(announce, app.engine, "changed", [session_id])  # other `ui`s (PostgreSQL)
     return json_response(doc)
 
 
@@ -74,6 +76,7 @@ async def delete_session_route(request: Request, session_id: SqlInt) -> Response
         raise HTTPException(409, f"session {session_id} is still recording; stop it first")
     await run_query(delete_session, app.engine, session_id)
     app.feed.publish(SessionDeleted(session_id=session_id))
+    await run_query(announce, app.engine, "deleted", [session_id])  # other `ui`s (PostgreSQL)
     return Response(status_code=204)
 
 

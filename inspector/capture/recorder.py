@@ -38,7 +38,11 @@ When the subscribers keep failing (a database that is gone, full or locked),
 the rows waiting for them are bounded by `max_pending_bytes`: past it, new
 rows are dropped (their seq stays unused), counted per session in the facts
 (`dropped_messages`, written when the database comes back) and reported on
-stderr. Forwarding never stops for it.
+stderr. Forwarding never stops for it. A failing database is retried with a
+growing delay (50 ms doubling to 2 s), said once on stderr in one line when it
+starts failing and once when it works again. What is still unwritten when the
+recorder stops (a database that never came back) is counted per session
+(`not_recorded`), for the process's closing line.
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ _DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS = range(8)
 # Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
+_RETRY_FIRST = 0.05  # seconds before retrying a failed batch, doubling up to _RETRY_MAX
+_RETRY_MAX = 2.0
 _CREATE_ATTEMPTS = 5
 
 
@@ -160,6 +166,10 @@ class Recorder:
         self.dropped: dict[int, int] = {}  # handle -> rows dropped while the subscribers failed
         self._pending_bytes = 0
         self._dropping = False
+        self._failures = 0  # batches failed in a row (0: the database works)
+        self._retry_at = 0.0  # monotonic time before which a failed database is not tried again
+        self._failing_since = 0.0
+        self.left_unwritten: dict[int, int] = {}  # session id -> rows still unwritten at stop
         self._handles = itertools.count(-1, -1)
         self.drain_interval = drain_interval
         self.max_queued_chunks = max_queued_chunks
@@ -244,15 +254,17 @@ class Recorder:
             while items:
                 if self._handle(items.popleft()):
                     return
-                if len(self._pending) >= self.batch_rows:
+                if len(self._pending) >= self.batch_rows and time.monotonic() >= self._retry_at:
                     self._flush()  # waits for the batch in flight: a slow database slows recording down
             if self._room_waiting:  # unlocked read: a missed notify costs a waiter its 50 ms timeout
                 with self._room:
                     self._room.notify_all()
             if self._inflight is not None and self._inflight.done.is_set():
                 self._settle()  # a failed batch goes back to the pending rows, for the next flush
-            if self._pending and time.monotonic() - self._oldest >= self.flush_interval:
-                self._flush(block=False)
+            if self._pending:
+                now = time.monotonic()
+                if now - self._oldest >= self.flush_interval and now >= self._retry_at:
+                    self._flush(block=False)
 
     def _write(self) -> None:
         """The writer thread: hand each batch to the subscribers."""
@@ -274,7 +286,10 @@ class Recorder:
         if op == _STOP:
             for open_sid in list(builders):
                 self._end(open_sid, ts_ns, None, b)
-            self._flush(attempts=5, wait=True)
+            if not self._flush(attempts=5, wait=True) and self._pending:
+                for row in self._pending:  # the database never came back: say how much is missing
+                    sid = row["session_id"]
+                    self.left_unwritten[sid] = self.left_unwritten.get(sid, 0) + 1
             self._batches.put(None)
             self._stopped.set()
             with self._room:
@@ -431,7 +446,15 @@ class Recorder:
             batch.done.wait()
         self._inflight = None
         if batch.error is not None:  # a full disk must not stop forwarding; retry at the next flush
-            self._warn(f"recording failed, will retry: {batch.error}")
+            if not self._failures:
+                self._failing_since = time.monotonic()
+                print(
+                    f"[mcp-inspect] recording failed, retrying (still forwarding): {_first_line(batch.error)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            self._failures += 1
+            self._retry_at = time.monotonic() + min(_RETRY_FIRST * 2 ** (self._failures - 1), _RETRY_MAX)
             self._pending = batch.rows + self._pending
             self._pending_bytes += batch.size
             self._waiters = batch.waiters + self._waiters
@@ -440,6 +463,15 @@ class Recorder:
                     builder.facts_changed = True
             self._oldest = time.monotonic()
             return False
+        if self._failures:
+            down = time.monotonic() - self._failing_since
+            self._failures, self._retry_at = 0, 0.0
+            if not self._dropping:
+                print(
+                    f"[mcp-inspect] recording resumed after {down:.1f} s, nothing dropped",
+                    file=sys.stderr,
+                    flush=True,
+                )
         if self._dropping:
             self._dropping = False
             lost = ", ".join(f"{self._sid(h)}: {n}" for h, n in self.dropped.items())
@@ -451,6 +483,23 @@ class Recorder:
         for waiter in batch.waiters:
             waiter.set()
         return True
+
+    def not_recorded(self, session_id: int) -> int:
+        """Rows of a session that are not in the store: dropped past the budget, or still unwritten
+        when the recorder stopped (read after `stop`)."""
+        handles = [h for h, s in self.session_ids.items() if s == session_id] + [session_id]
+        return sum(self.dropped.get(h, 0) for h in handles) + self.left_unwritten.get(session_id, 0)
+
+    def losses(self) -> dict[int | str, int]:
+        """Every session with rows not in the store (`not_recorded`), by session id ('?' when its
+        row was never created); read after `stop`."""
+        lost: dict[int | str, int] = {}
+        for handle, count in self.dropped.items():
+            key = self._sid(handle)
+            lost[key] = lost.get(key, 0) + count
+        for sid, count in self.left_unwritten.items():
+            lost[sid] = lost.get(sid, 0) + count
+        return lost
 
     def _sid(self, handle: int) -> int | str:
         return self.session_id(handle) or "?"
@@ -469,9 +518,16 @@ class Recorder:
             for sub in self.subscribers:
                 sub.on_end(builder.session_id, exit_status, reason, facts)
         except Exception as exc:
-            self._warn(f"could not mark session {sid} ended: {exc}")
+            self._warn(f"could not mark session {builder.session_id} ended: {exc}")
 
     def _warn(self, text: str) -> None:
+        text = _first_line(text)
         self.errors += 1
         if self.errors <= 5:
             print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
+
+
+def _first_line(error: object) -> str:
+    """An error's first line (SQLAlchemy appends the SQL and its parameters: not for stderr)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

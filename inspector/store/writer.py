@@ -22,6 +22,7 @@ from sqlalchemy import Engine, insert, update
 from inspector.capture.redact import Redaction, active
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
+from inspector.store.notify import notifier
 
 __all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
 
@@ -64,7 +65,11 @@ def create_session(
                 pid=os.getpid(),
             )
         )
-        return int(result.inserted_primary_key[0])
+        session_id = int(result.inserted_primary_key[0])
+        notify = notifier(engine)
+        if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
+            notify.send(conn, "created", [session_id])
+        return session_id
 
 
 class StoreWriter:
@@ -99,6 +104,11 @@ class StoreWriter:
             if marker
             else None
         )
+        self._notify = notifier(engine)
+        if self._fast_sql and self._notify is not None:
+            # PostgreSQL over a network: a COMMIT whose answer was lost (the server went away) is
+            # retried by the recorder; its rows are already there and must not fail the retry.
+            self._fast_sql += " ON CONFLICT (session_id, seq) DO NOTHING"
         self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
         self._group_sql: dict[int, str] = {}
         self._copy_sql = (
@@ -166,6 +176,8 @@ class StoreWriter:
                     self._conn.exec_driver_sql(self._count_sql, (counts.get(sid, 0), sid))
                 else:
                     self._update(sid, {"message_count": counts.get(sid, 0)})
+            if self._notify is not None:
+                self._notify.send(self._conn, "rows", touched, inserted=bool(rows))
         self.counts = counts
 
     def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
@@ -179,6 +191,8 @@ class StoreWriter:
         }
         with self._conn.begin():
             self._update(session_id, values)
+            if self._notify is not None:
+                self._notify.send(self._conn, "ended", [session_id])
         self.counts.pop(session_id, None)
 
     def close(self) -> None:
@@ -265,6 +279,8 @@ class BulkWriter:
         """Set every column of the session (its final state) at once."""
         with self._writer._conn.begin():
             self._writer._update(session_id, columns)
+            if self._writer._notify is not None:
+                self._writer._notify.send(self._writer._conn, "ended", [session_id])
 
     def close(self) -> None:
         self._writer.close()

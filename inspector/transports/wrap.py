@@ -292,10 +292,18 @@ class _Store:
             from inspector.otel.endpoint import close_otel
 
             close_otel(self.subscribers)
-        if not quiet:
+        total = self.recorder.messages_recorded(self.session_id)
+        missing = self.recorder.not_recorded(self.session_id)
+        if missing:  # said even with --quiet: these messages are not in the store
             print(
-                f"[mcp-inspect] session {self.session_id} ended: {reason}, "
-                f"{self.recorder.messages_recorded(self.session_id)} messages recorded",
+                f"[mcp-inspect] session {self.session_id} ended: {reason}; {missing} of {total}"
+                " messages NOT recorded (database failed)",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif not quiet:
+            print(
+                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded",
                 file=sys.stderr,
                 flush=True,
             )

@@ -650,6 +650,23 @@ export interface paths {
         patch: operations["set_enabled_api_intercept_sessions__session_id__rules__name__patch"];
         trace?: never;
     };
+    "/api/live/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the live feed learns of changes */
+        get: operations["live_status_route_api_live_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/replays/{job_id}": {
         parameters: {
             query?: never;
@@ -2529,6 +2546,48 @@ export interface components {
             event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"] | components["schemas"]["LiveError"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
+        };
+        /**
+         * LiveStatus
+         * @description How this server's live feed learns of changes made by other processes, and what woke it.
+         */
+        LiveStatus: {
+            /**
+             * Backend
+             * @description the store's database: `sqlite` or `postgresql`
+             */
+            backend: string;
+            /**
+             * Last Notification Delay Ms
+             * @description from the recorder's commit to its notification here (clocks of both hosts), for the last one received
+             */
+            last_notification_delay_ms: number | null;
+            /**
+             * Mode
+             * @description `notify`: woken by PostgreSQL notifications (LISTEN); `poll`: reads the tables every tick (SQLite, or PostgreSQL while the listening connection is down)
+             * @enum {string}
+             */
+            mode: "notify" | "poll";
+            /**
+             * Notifications
+             * @description notifications received from recorders so far
+             */
+            notifications: number;
+            /**
+             * Polls On New Listener
+             * @description looks at the tables when the first websocket joined
+             */
+            polls_on_new_listener: number;
+            /**
+             * Polls On Notification
+             * @description looks at the tables that a notification started
+             */
+            polls_on_notification: number;
+            /**
+             * Polls On Timer
+             * @description looks at the tables that the interval started
+             */
+            polls_on_timer: number;
         };
         /** LiveViewIn */
         LiveViewIn: {
@@ -5977,6 +6036,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    live_status_route_api_live_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStatus"];
                 };
             };
         };
