@@ -116,6 +116,10 @@ class StoreWriter:
             if engine.dialect.name == "postgresql" and engine.driver == "psycopg"
             else None
         )
+        # After a failed transaction the next batch (the recorder's retry) may hold rows whose COMMIT
+        # went through but whose answer was lost: it goes in with INSERT ... ON CONFLICT DO NOTHING,
+        # not COPY (which cannot skip them and would fail the retry forever).
+        self._retrying = False
 
     def _insert_rows(self, rows: list[MessageRow]) -> None:
         if self._fast_sql is None:
@@ -133,7 +137,7 @@ class StoreWriter:
                         listed[i] = dumps(listed[i]).decode()
                 values = tuple(listed)
             append(values)
-        if self._copy_sql is not None:
+        if self._copy_sql is not None and not self._retrying:
             with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:
                 for values in params:
                     copy.write_row(values)
@@ -166,18 +170,23 @@ class StoreWriter:
             sid = row["session_id"]
             counts[sid] = counts.get(sid, 0) + 1
         touched = {row["session_id"] for row in rows} | set(facts)
-        with self._conn.begin():
-            if rows:
-                self._insert_rows(rows)
-            for sid in touched:
-                if sid in facts:
-                    self._update(sid, {"message_count": counts.get(sid, 0), **_fact_values(facts[sid])})
-                elif self._count_sql is not None:
-                    self._conn.exec_driver_sql(self._count_sql, (counts.get(sid, 0), sid))
-                else:
-                    self._update(sid, {"message_count": counts.get(sid, 0)})
-            if self._notify is not None:
-                self._notify.send(self._conn, "rows", touched, inserted=bool(rows))
+        try:
+            with self._conn.begin():
+                if rows:
+                    self._insert_rows(rows)
+                for sid in touched:
+                    if sid in facts:
+                        self._update(sid, {"message_count": counts.get(sid, 0), **_fact_values(facts[sid])})
+                    elif self._count_sql is not None:
+                        self._conn.exec_driver_sql(self._count_sql, (counts.get(sid, 0), sid))
+                    else:
+                        self._update(sid, {"message_count": counts.get(sid, 0)})
+                if self._notify is not None:
+                    self._notify.send(self._conn, "rows", touched, inserted=bool(rows))
+        except BaseException:
+            self._retrying = True
+            raise
+        self._retrying = False
         self.counts = counts
 
     def on_end(self, session_id: int, exit_status: int | None, reason: str, facts: dict[str, Any]) -> None:
