@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from inspector.otel.endpoint import check_endpoint, otlp_wanted
 from inspector.otel.exporter import OtlpExport
+from inspector.otel.options import check_endpoint, otlp_wanted
 from inspector.otel.spans import SpanMapper
 from inspector.store.models import MessageRow
 

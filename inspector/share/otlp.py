@@ -15,7 +15,7 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
-from inspector.otel.endpoint import check_endpoint
+from inspector.otel.options import check_endpoint
 from inspector.otel.spans import SpanMapper
 from inspector.store.models import Session
 from inspector.store.queries import get_session, iter_rows

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from inspector.errors import InspectorError
-from inspector.otel.endpoint import check_endpoint, otlp_wanted
+from inspector.otel.options import check_endpoint, otlp_wanted
 from inspector.transports.wrap import parse_wrap_args
 
 
