@@ -31,8 +31,9 @@ def copy(
     findings, parent links). Sessions DST already holds are skipped, so copying again is safe;
     sessions still recording are skipped until they end.
 
-    Example: `mcp-inspect db copy recordings/inspector.db postgresql://me@db.internal/mcp`.
     A password belongs in ~/.pgpass or $PGPASSWORD rather than in the URL (never printed anyway).
+
+    Example: `mcp-inspect db copy recordings/inspector.db postgresql://me@db.internal/mcp`
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

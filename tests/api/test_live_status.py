@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 from websockets.sync.client import connect
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, serve
 
 
-def test_sqlite_feed_polls_and_its_status_needs_the_token(fresh_api: Api) -> None:
+def test_sqlite_feed_polls_and_its_status_needs_the_token(tmp_path: Path) -> None:
+    with contextmanager(serve)(tmp_path / "fresh.db") as fresh_api:
+        _polls_and_needs_the_token(fresh_api)
+
+
+def _polls_and_needs_the_token(fresh_api: Api) -> None:
     status: Any = fresh_api.json("/api/live/status")
     assert status["backend"] == "sqlite" and status["mode"] == "poll"
     assert status["notifications"] == 0 and status["last_notification_delay_ms"] is None

@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,15 @@ def test_only_the_last_finished_jobs_are_kept(tmp_path: Path) -> None:
     assert len(jobs.jobs) == KEPT
     assert job.done.wait(30)
     assert job.state == "failed" and job.error == "no session with id 7"
+
+
+def test_a_replay_job_records_into_a_postgresql_store(pg_url: str) -> None:
+    """The same job on a PostgreSQL store: the UI's replay spawns the demo, records the replay there
+    (the spawned recorder gets the store's URL) and diffs it. The module's other tests use SQLite."""
+    record_demo(pg_url)
+    with contextmanager(serve)(pg_url) as api:
+        done = finish(api, start(api, target={"command": [*DEMO, "--variant"]}))
+        assert done["state"] == "finished", done["error"]
+        assert set(changed(done["report"])) == VARIANT_CHANGES, changed(done["report"])
+        replay = get_session(open_engine(pg_url), done["replay_session_id"])
+        assert replay.kind == "replay" and replay.parent_id == 1 and replay.message_count > 40

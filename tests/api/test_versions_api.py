@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,19 @@ def test_starting_a_run_needs_token_host_and_origin(versions_api: Api, tmp_path:
     assert not refused_marker.exists()
     matrix = versions_api.json(f"/api/versions/runs/{job['run']}")
     assert matrix["columns"][0]["outcome"] == "failed"  # type: ignore[index]
+
+
+def test_a_versions_run_into_a_postgresql_store(pg_url: str) -> None:
+    """A versions run on a PostgreSQL store: its sessions and matrix are there (the module's other
+    tests use SQLite)."""
+    generate_session(pg_url, 6, name="small")
+    with contextmanager(serve)(pg_url) as api:
+        started = api.http.post(
+            "/api/versions", json={"target": {"command": DEMO}, "revisions": ["2025-11-25", "2026-07-28"]}
+        )
+        assert started.status_code == 202, started.text
+        job = finish(api, started.json())
+        assert job["state"] == "finished", job
+        matrix = api.json(f"/api/versions/runs/{job['run']}")
+        assert [c["session_id"] for c in matrix["columns"]] == list(job["sessions"].values())  # type: ignore[index]
+        assert api.json("/api/versions/runs")[0]["run"] == job["run"]  # type: ignore[index]
