@@ -353,6 +353,10 @@ class Recorder:
                 self._pending_bytes = 0
             size = sum(len(row["raw"]) for row in rows) + _ROW_OVERHEAD * len(rows)
             kept = self._pending_bytes + (self._inflight.size if self._inflight is not None else 0)
+            if kept + size > self.max_pending_bytes and handle and self._settle(block=False):
+                # The batch in flight was written meanwhile (the database is back): it no longer
+                # counts. Without this look a message right after recovery was dropped.
+                kept = self._pending_bytes
             if kept + size > self.max_pending_bytes and handle:
                 self._drop(handle, len(rows))
                 return

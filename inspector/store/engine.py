@@ -21,6 +21,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, InterfaceError, OperationalError
+from sqlmodel import SQLModel
 
 from inspector.config import DEFAULT_DB
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
@@ -183,6 +184,27 @@ def _looks_corrupt(exc: Exception) -> bool:
     return any(word in message for word in ("not a database", "malformed", "corrupt", "disk image"))
 
 
+def _create_fresh_sqlite(conn: Connection) -> bool:
+    """A new, empty SQLite file gets the head schema from the models' metadata and is stamped at
+    head, without importing Alembic: `wrap` creates databases often, and Alembic's imports and
+    script loading cost 0.4 s idle and seconds under load, during which a host that leaves early
+    finds the session not yet recorded. On SQLite the migrations' result and the metadata's are the
+    same schema (BIGINT and INTEGER are both INTEGER affinity): tests/unit/test_store_backends.py
+    holds the two against each other. False (nothing done) for any other database or a file that
+    already has tables."""
+    if conn.dialect.name != "sqlite" or conn.exec_driver_sql("SELECT 1 FROM sqlite_master LIMIT 1").first():
+        return False
+    SQLModel.metadata.create_all(conn)
+    conn.exec_driver_sql(
+        "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, "
+        "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))"
+    )
+    conn.exec_driver_sql("INSERT INTO alembic_version (version_num) VALUES (?)", (ALEMBIC_HEAD,))
+    conn.exec_driver_sql("CREATE TABLE schema_info (version INTEGER NOT NULL)")
+    conn.exec_driver_sql("INSERT INTO schema_info (version) VALUES (?)", (SCHEMA_VERSION,))
+    return True
+
+
 def _stored_version(conn: Connection) -> tuple[int | None, str | None]:
     """schema_info's version and Alembic's revision as stored (None where the table is absent)."""
     if conn.dialect.name == "sqlite":
@@ -246,6 +268,8 @@ def _migrate(engine: Engine) -> None:
                 version, revision = _stored_version(conn)
                 _refuse_newer(version, revision)
                 if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
+                    return
+                if version is None and revision is None and _create_fresh_sqlite(conn):
                     return
                 from inspector.store.upgrade import upgrade
 

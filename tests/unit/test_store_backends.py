@@ -11,6 +11,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import inspect, text
@@ -257,3 +258,68 @@ def test_the_full_text_function_is_usable_in_a_parallel_query(pg_url: str) -> No
         found = conn.exec_driver_sql("SELECT count(*) FROM message WHERE inspector_fts_vector(raw) @@ 'ping'")
         assert found.scalar_one() == 200
     engine.dispose()
+
+
+def _sqlite_schema(path: Path) -> dict[str, Any]:
+    """Tables (columns with name, INTEGER/TEXT/... affinity, not-null, pk), indexes and autoincrement."""
+
+    def affinity(declared: str) -> str:  # SQLite's rules (section 3.1 of its datatype page)
+        d = declared.upper()
+        if "INT" in d:
+            return "INTEGER"
+        if any(x in d for x in ("CHAR", "CLOB", "TEXT")):
+            return "TEXT"
+        if "BLOB" in d or not d:
+            return "BLOB"
+        if any(x in d for x in ("REAL", "FLOA", "DOUB")):
+            return "REAL"
+        return "NUMERIC"
+
+    with sqlite3.connect(path) as conn:
+        tables = [
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        ]
+        schema: dict[str, Any] = {}
+        for table in tables:
+            columns = [
+                (c[1], affinity(c[2]), c[3], c[5]) for c in conn.execute(f"PRAGMA table_info('{table}')")
+            ]
+            indexes = sorted(
+                (i[1], i[2], tuple(c[2] for c in conn.execute(f"PRAGMA index_info('{i[1]}')")))
+                for i in conn.execute(f"PRAGMA index_list('{table}')")
+            )
+            sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0] or ""
+            schema[table] = (columns, indexes, "AUTOINCREMENT" in sql.upper())
+        schema["alembic_version"] = (
+            schema["alembic_version"],
+            conn.execute("SELECT * FROM alembic_version").fetchall(),
+        )
+        schema["schema_info"] = (schema["schema_info"], conn.execute("SELECT * FROM schema_info").fetchall())
+    return schema
+
+
+def test_a_new_sqlite_file_gets_the_migrations_schema_without_alembic(tmp_path: Path) -> None:
+    """A new SQLite file is made from the models and stamped at head (no Alembic import: `wrap` makes
+    databases often); it must be the schema the Alembic migrations give, which a file that was
+    once at schema_info 3 gets through them."""
+    fresh = tmp_path / "fresh.db"
+    probe = (
+        "import sys; from inspector.store import open_engine; open_engine(sys.argv[1]).dispose(); "
+        "print('alembic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(fresh)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+    # The same schema through the migrations: Alembic's upgrade run on an empty file.
+    migrated = tmp_path / "migrated.db"
+    from sqlalchemy import create_engine
+
+    from inspector.store.upgrade import upgrade
+
+    raw = create_engine(database_url(migrated))
+    with raw.begin() as conn:
+        upgrade(conn, None, None, SCHEMA_VERSION)
+    raw.dispose()
+    assert _sqlite_schema(fresh) == _sqlite_schema(migrated)
