@@ -65,7 +65,7 @@ class ShimProcess:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
 
-    def wait(self, timeout: float = 30.0) -> int:
+    def wait(self, timeout: float = 60.0) -> int:
         code = self.proc.wait(timeout)
         self._out.join(timeout)
         self._err.join(timeout)
