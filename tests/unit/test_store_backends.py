@@ -113,17 +113,20 @@ def test_a_v1_era_sqlite_file_is_upgraded_and_stamped(tmp_path: Path) -> None:
     assert new == 8
 
 
-def test_an_up_to_date_store_opens_without_importing_alembic(any_store: Path | str) -> None:
-    open_engine(any_store).dispose()
+def _open_in_a_fresh_interpreter_imports_alembic(db: Path | str) -> bool:
+    """Open (create, upgrade) `db` in a new Python process; whether that imported Alembic."""
     probe = (
         "import sys; from inspector.store import open_engine; open_engine(sys.argv[1]).dispose(); "
         "print('alembic' in sys.modules)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(any_store)], capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([sys.executable, "-c", probe, str(db)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    return done.stdout.strip() == "True"
+
+
+def test_an_up_to_date_store_opens_without_importing_alembic(any_store: Path | str) -> None:
+    open_engine(any_store).dispose()
+    assert not _open_in_a_fresh_interpreter_imports_alembic(any_store)
 
 
 def test_recorders_opening_a_new_postgresql_database_at_once_migrate_it_once(pg_url: str) -> None:
@@ -300,18 +303,9 @@ def _sqlite_schema(path: Path) -> dict[str, Any]:
 
 def test_a_new_sqlite_file_gets_the_migrations_schema_without_alembic(tmp_path: Path) -> None:
     """A new SQLite file is made from the models and stamped at head (no Alembic import: `wrap` makes
-    databases often); it must be the schema the Alembic migrations give, which a file that was
-    once at schema_info 3 gets through them."""
+    databases often); it must be the schema the Alembic migrations give."""
     fresh = tmp_path / "fresh.db"
-    probe = (
-        "import sys; from inspector.store import open_engine; open_engine(sys.argv[1]).dispose(); "
-        "print('alembic' in sys.modules)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(fresh)], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert not _open_in_a_fresh_interpreter_imports_alembic(fresh)
     # The same schema through the migrations: Alembic's upgrade run on an empty file.
     migrated = tmp_path / "migrated.db"
     from sqlalchemy import create_engine
