@@ -90,5 +90,46 @@ def ended_session(engine: Engine, timeout: float = 60.0):  # type: ignore[no-unt
         time.sleep(0.1)
 
 
+def ended_named(db: Any, name: str, count: int = 1, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+    """The newest session named `name` once `count` sessions of that name have ended (`db`: a path,
+    a URL or an engine). Like `ended_session`: an SDK client's SIGTERM can make `wrap` hand what it
+    held to a finishing process, which records the session seconds after the client is gone; a
+    test reading the store at once would find it missing, or find another session under its id."""
+    from inspector.store import open_engine
+
+    engine = db if isinstance(db, Engine) else open_engine(db)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            named = [s for s in list_sessions(engine, limit=10_000) if s.name == name]
+            ended = [s for s in named if s.status == "ended"]
+            if len(ended) >= count:
+                return max(ended, key=lambda s: s.id)
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{len(ended)} of {count} sessions named {name!r} ended within {timeout:.0f} s "
+                    f"({len(named)} found)"
+                )
+            time.sleep(0.1)
+    finally:
+        if engine is not db:
+            engine.dispose()
+
+
+def ended_count(db: Any, name: str) -> int:
+    """Sessions named `name` that have ended (0 for a database file not created yet)."""
+    from pathlib import Path
+
+    from inspector.store import open_engine
+
+    if isinstance(db, Path) and not db.exists():
+        return 0
+    engine = open_engine(db)
+    try:
+        return sum(1 for s in list_sessions(engine, limit=10_000) if s.name == name and s.status == "ended")
+    finally:
+        engine.dispose()
+
+
 def messages(engine: Engine, session_id: int) -> list[Message]:
     return list(iter_messages(engine, session_id))

@@ -21,7 +21,8 @@ from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import active
 from inspector.demo.driver import drive_demo
-from inspector.store import SessionWriter, create_session, get_session, list_sessions, open_engine
+from inspector.store import SessionWriter, create_session, list_sessions, open_engine
+from tests.shim_process import ended_count, ended_named
 
 
 def record_demo(db: Path, name: str = "demo") -> None:
@@ -35,9 +36,11 @@ def record_demo(db: Path, name: str = "demo") -> None:
         with anyio.fail_after(90):
             await drive_demo(params, mode="legacy")
 
+    before = ended_count(db, name)
     # Its own thread: the caller may already run an event loop (Playwright's sync API does).
     with ThreadPoolExecutor(1) as pool:
         pool.submit(anyio.run, drive).result()
+    ended_named(db, name, count=before + 1)  # recorded, even when a finishing process does it
 
 
 CLOCK = [sys.executable, str(Path(__file__).resolve().parents[1] / "peers" / "clock_server.py")]
@@ -56,13 +59,10 @@ def record_clock(db: Path, name: str = "clock") -> int:
                 await client.call_tool("now", {})
                 await client.call_tool("now", {})
 
+    before = ended_count(db, name)
     with ThreadPoolExecutor(1) as pool:
         pool.submit(anyio.run, drive).result()
-    engine = open_engine(db)
-    try:
-        found = get_session(engine, name).id
-    finally:
-        engine.dispose()
+    found = ended_named(db, name, count=before + 1).id
     assert found is not None
     return found
 

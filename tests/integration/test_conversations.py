@@ -27,6 +27,7 @@ from inspector.replay.diff import diff_sessions
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_messages
 from tests.http_peers import demo_http_server, inspector_proxy
+from tests.shim_process import ended_named
 
 MRTR_TOOLS = {
     "ask_llm": "sampling/createMessage",
@@ -92,6 +93,7 @@ def test_wrap_records_the_same_conversations(tmp_path: Path) -> None:
         command=argv[0], args=[*argv[1:], sys.executable, "-m", "inspector.demo"]
     )
     assert anyio.run(lambda: drive_demo(command, mode="auto")).protocol_version == "2026-07-28"
+    ended_named(db, "wrapped")  # see tests/shim_process.py
     (session,) = _sessions(db, "wrapped")
     server = UiServer(open_engine(db), port=0).start()
     try:

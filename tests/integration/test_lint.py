@@ -22,6 +22,7 @@ from tests.conftest import EVERYTHING_BIN
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
 from tests.lint_recordings import violations
+from tests.shim_process import ended_named
 
 MODES = ("legacy", "auto")
 
@@ -60,6 +61,9 @@ def clean_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 )
 
     anyio.run(stdio)
+    for mode in MODES:  # each wrap is recorded (by a finishing process, when SIGTERM came first)
+        ended_named(db, f"demo-stdio-{mode}")
+        ended_named(db, f"everything-stdio-{mode}")
     for mode in MODES:
         with (
             demo_http_server() as target,

@@ -14,7 +14,7 @@ from inspector.demo.report import DemoReport
 from inspector.store import list_sessions, open_engine
 from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess
-from tests.shim_process import messages
+from tests.shim_process import ended_count, ended_named, messages
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
 
@@ -29,8 +29,13 @@ def _params(argv: list[str]) -> mcp.StdioServerParameters:
 
 async def _record_demo(db: Path, name: str = "demo-cassette") -> DemoReport:
     argv = wrap_argv(db, *DEMO, extra=("--quiet", "--name", name))
+    before = ended_count(db, name)
     with anyio.fail_after(90):
-        return await drive_demo(_params(argv), mode="legacy")
+        report = await drive_demo(_params(argv), mode="legacy")
+    await anyio.to_thread.run_sync(
+        lambda: ended_named(db, name, count=before + 1)
+    )  # see tests/shim_process.py
+    return report
 
 
 def _same_behaviour(original: DemoReport, mocked: DemoReport) -> None:

@@ -15,6 +15,7 @@ from inspector.store import get_session, iter_messages, list_sessions, open_engi
 from tests.conftest import wrap_argv
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server
+from tests.shim_process import ended_count, ended_named
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
 CLI = [sys.executable, "-m", "inspector"]
@@ -22,8 +23,9 @@ CLI = [sys.executable, "-m", "inspector"]
 
 def _record(db: Path, server: list[str], name: str) -> int:
     argv = wrap_argv(db, *server, extra=("--quiet", "--name", name))
+    before = ended_count(db, name)
     anyio.run(lambda: drive_demo(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), mode="legacy"))
-    return get_session(open_engine(db), name).id  # type: ignore[return-value]
+    return ended_named(db, name, count=before + 1).id  # type: ignore[no-any-return]
 
 
 def _replay(db: Path, session: int, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
