@@ -73,6 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
     directory = tempfile.mkdtemp(prefix="mcp-inspector-runtime-")  # mode 0700
     config.stash[_RUNTIME_KEY] = (directory, os.environ.get(_RUNTIME_ENV))
     os.environ[_RUNTIME_ENV] = directory
+    # The developer's own config file (retention, per-server rules, `db`) must not change what the
+    # tests see: every process they start looks for one that does not exist, unless a test says.
+    os.environ["MCP_INSPECTOR_CONFIG"] = os.path.join(directory, "no-config.toml")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,0 +1,267 @@
+"""The inspector's settings: the config file, the environment and flags, each value with its source.
+
+Where a value comes from, lowest first:
+
+    default  <  config file  <  environment (MCP_INSPECTOR_*)  <  a command's flag
+
+The config file is TOML, `$MCP_INSPECTOR_CONFIG` if set, else `config.toml` in
+the user's config directory (`platformdirs`: `~/.config/mcp-inspector/` on
+Linux, `~/Library/Application Support/mcp-inspector/` on macOS). A missing
+file is no error; a bad one is one line naming the file and the key.
+
+    db = "~/mcp-recordings/inspector.db"     # or postgresql://...
+    redact = ["x-tenant-key"]                 # more names to redact, as --redact
+
+    [retention]                               # applied by every recorder and `prune`
+    max_age = "30d"                           # s, m, h, d, w
+    max_total_size = "2GB"                    # B, kB, MB, GB, KiB, MiB, GiB
+    max_session_size = "200MB"
+    keep_labelled = true                      # labelled (and pinned) sessions are kept
+
+    [storage]
+    compress_above = "4KiB"                   # larger bodies are stored zstd-compressed
+    dedup_above = "4KiB"                      # identical larger bodies are stored once
+
+    [[servers]]                               # per-server rules, the first match wins
+    match = "*github*"                        # glob on the session name, command line or URL
+    record = "metadata"                       # full, metadata (no bodies) or paused
+    redact = ["x-github-token"]
+
+`load()` reads them (no caching: a long-running `ui` re-reads when asked);
+`Effective.sources` says where each dotted key's value came from. This module
+imports only the standard library and pydantic: `wrap` loads it on its store
+thread, never before forwarding starts.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from inspector.errors import InspectorError
+
+__all__ = [
+    "ENV",
+    "Effective",
+    "Retention",
+    "ServerRule",
+    "Settings",
+    "Storage",
+    "config_path",
+    "load",
+    "parse_duration",
+    "parse_size",
+]
+
+_UNITS = {
+    "": 1, "b": 1,
+    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+    "k": 1024, "m": 1024**2, "g": 1024**3,
+}  # fmt: skip
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from `4096`, `"4KiB"`, `"500MB"`, `"2 GB"` (kB/MB/GB are powers of 1000, KiB... of 1024)."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a size: {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"a size cannot be negative: {value}")
+        return value
+    text = str(value).strip()
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([A-Za-z]*)", text)
+    if m is None or m.group(2).lower() not in _UNITS:
+        raise ValueError(f"not a size: {value!r} (e.g. 4096, 64KiB, 500MB, 2GB)")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from `3600`, `"90m"`, `"12h"`, `"30d"`, `"2w"`."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a duration: {value!r}")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise ValueError(f"a duration cannot be negative: {value}")
+        return float(value)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhdw]?)", str(value).strip().lower())
+    if m is None:
+        raise ValueError(f"not a duration: {value!r} (e.g. 3600, 90m, 12h, 30d, 2w)")
+    return float(m.group(1)) * _SECONDS[m.group(2) or "s"]
+
+
+Size = Annotated[int, BeforeValidator(parse_size)]
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+_STRICT = ConfigDict(extra="forbid")
+
+
+class Retention(BaseModel):
+    """What recorders and `prune` may remove: sessions older than `max_age`, the oldest sessions while
+    the store is over `max_total_size`, sessions over `max_session_size`. None: no such limit."""
+
+    model_config = _STRICT
+    max_age: Duration | None = None
+    max_total_size: Size | None = None
+    max_session_size: Size | None = None
+    keep_labelled: bool = True
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in (self.max_age, self.max_total_size, self.max_session_size))
+
+
+class Storage(BaseModel):
+    """How message bodies are stored: compressed above a size, identical ones once."""
+
+    model_config = _STRICT
+    compress_above: Size = 4096
+    dedup_above: Size = 4096
+
+
+class ServerRule(BaseModel):
+    """A rule for the servers whose session name, command line or URL matches `match` (a glob)."""
+
+    model_config = _STRICT
+    match: str
+    record: Literal["full", "metadata", "paused"] = "full"
+    redact: list[str] = Field(default_factory=list)
+
+    def matches(self, *candidates: str | None) -> bool:
+        pattern = self.match.lower()
+        return any(c is not None and fnmatch.fnmatchcase(c.lower(), pattern) for c in candidates)
+
+
+class Settings(BaseModel):
+    model_config = _STRICT
+    db: str | None = None
+    redact: list[str] = Field(default_factory=list)
+    retention: Retention = Field(default_factory=Retention)
+    storage: Storage = Field(default_factory=Storage)
+    servers: list[ServerRule] = Field(default_factory=list)
+
+    def rule_for(self, *, name: str | None = None, command: list[str] | str | None = None,
+                 url: str | None = None) -> ServerRule | None:  # fmt: skip
+        """The first per-server rule matching this session's name, command line or URL."""
+        line = " ".join(command) if isinstance(command, list) else command
+        return next((rule for rule in self.servers if rule.matches(name, line, url)), None)
+
+
+# Environment variables, by the dotted key they set.
+ENV: dict[str, str] = {
+    "db": "MCP_INSPECTOR_DB",
+    "redact": "MCP_INSPECTOR_REDACT",  # comma-separated
+    "retention.max_age": "MCP_INSPECTOR_MAX_AGE",
+    "retention.max_total_size": "MCP_INSPECTOR_MAX_TOTAL_SIZE",
+    "retention.max_session_size": "MCP_INSPECTOR_MAX_SESSION_SIZE",
+    "storage.compress_above": "MCP_INSPECTOR_COMPRESS_ABOVE",
+    "storage.dedup_above": "MCP_INSPECTOR_DEDUP_ABOVE",
+}
+
+
+@dataclass
+class Effective:
+    """The settings in force and, per dotted key that is not a default, where its value came from
+    (`config file <path>`, `environment MCP_INSPECTOR_...`, `flag --...`)."""
+
+    settings: Settings
+    sources: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None  # the config file read (None: there was none)
+    looked_at: Path | None = None  # where the config file was looked for
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the config file is looked for."""
+    env = os.environ if environ is None else environ
+    if env.get("MCP_INSPECTOR_CONFIG"):
+        return Path(env["MCP_INSPECTOR_CONFIG"]).expanduser()
+    from platformdirs import user_config_path
+
+    return user_config_path("mcp-inspector", appauthor=False) / "config.toml"
+
+
+def _set(doc: dict[str, Any], key: str, value: Any) -> None:
+    *parents, last = key.split(".")
+    for part in parents:
+        doc = doc.setdefault(part, {})
+    doc[last] = value
+
+
+def _flat(doc: Mapping[str, Any], prefix: str = "") -> list[str]:
+    keys: list[str] = []
+    for k, v in doc.items():
+        if isinstance(v, Mapping):
+            keys.extend(_flat(v, f"{prefix}{k}."))
+        else:
+            keys.append(f"{prefix}{k}")
+    return keys
+
+
+def _error(where: str, exc: ValidationError) -> InspectorError:
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown setting"
+    return InspectorError(f"{where}: {key}: {message}")
+
+
+def load(
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, tuple[Any, str]] | None = None,
+    path: Path | None = None,
+) -> Effective:
+    """The effective settings. `flags`: dotted key -> (value, the flag's name) for the flags a command
+    was given (None values are skipped). A bad file, variable or flag raises InspectorError."""
+    env = os.environ if environ is None else environ
+    where = path or config_path(env)
+    doc: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    read: Path | None = None
+    try:
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    except OSError as exc:
+        raise InspectorError(f"{where}: cannot read the config file: {exc.strerror}") from None
+    if text is not None:
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise InspectorError(f"{where}: not valid TOML: {exc}") from None
+        read = where
+        try:
+            Settings.model_validate(doc)
+        except ValidationError as exc:
+            raise _error(str(where), exc) from None
+        sources.update((key, f"config file {where}") for key in _flat(doc))
+    for key, var in ENV.items():
+        value = env.get(var)
+        if value:
+            _set(doc, key, [v.strip() for v in value.split(",") if v.strip()] if key == "redact" else value)
+            sources[key] = f"environment {var}"
+            try:
+                Settings.model_validate(doc)
+            except ValidationError as exc:
+                raise _error(f"environment {var}", exc) from None
+    for key, (value, flag) in (flags or {}).items():
+        if value is None:
+            continue
+        _set(doc, key, value)
+        sources[key] = f"flag {flag}"
+        try:
+            Settings.model_validate(doc)
+        except ValidationError as exc:
+            raise _error(f"flag {flag}", exc) from None
+    return Effective(Settings.model_validate(doc), sources, read, where)
