@@ -9,22 +9,43 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sqlalchemy import MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import SQLModel
 
-from inspector.store import models  # registers the tables
+from inspector.store import models  # noqa: F401 (registers the tables)
 
-__all__ = ["LEGACY_STEPS", "LEGACY_VERSION", "upgrade_legacy"]
+__all__ = ["ADDED_AFTER_BASELINE", "LEGACY_STEPS", "LEGACY_VERSION", "baseline_tables", "upgrade_legacy"]
+
+# Columns the models have that Alembic revisions after 0001 add (the steps here must stop at the
+# baseline, or the revision adding the column would find it there already).
+ADDED_AFTER_BASELINE: dict[str, tuple[str, ...]] = {"session": ("pinned",)}
+
+
+def baseline_tables() -> dict[str, Table]:
+    """The models' tables as revision 0001 has them: a copy without `ADDED_AFTER_BASELINE`."""
+    md = MetaData(naming_convention=SQLModel.metadata.naming_convention)
+    tables: dict[str, Table] = {}
+    for table in SQLModel.metadata.sorted_tables:
+        copy = table.to_metadata(md)
+        for name in ADDED_AFTER_BASELINE.get(table.name, ()):
+            column = copy.c[name]
+            assert not column.index and not column.foreign_keys, f"{name}: drop its index too"
+            copy._columns.remove(column)  # noqa: SLF001 (no public way to drop a column from a Table)
+        tables[table.name] = copy
+    return tables
 
 
 def _v1(conn) -> None:
-    SQLModel.metadata.create_all(conn)
+    tables = baseline_tables()
+    tables["session"].metadata.create_all(conn)
 
 
 def _v2(conn) -> None:
     # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
-    tables = [models.LintFinding.__table__, models.LintRun.__table__]  # type: ignore[attr-defined]
-    SQLModel.metadata.create_all(conn, tables=tables, checkfirst=True)
+    tables = baseline_tables()
+    wanted = [tables["lint_finding"], tables["lint_run"]]
+    tables["session"].metadata.create_all(conn, tables=wanted, checkfirst=True)
 
 
 def _v3(conn) -> None:
@@ -37,9 +58,10 @@ def _v3(conn) -> None:
     (foreign keys are off meanwhile: see `store.upgrade`). A fresh database has it from `_v1`."""
     if conn.dialect.name != "sqlite":
         return  # other databases' identity columns never reuse ids
+    tables = baseline_tables()
     for table, floor_sql in (
-        (models.Session.__table__, None),  # type: ignore[attr-defined]
-        (models.Message.__table__, "SELECT indexed_upto FROM fts_state"),  # type: ignore[attr-defined]
+        (tables["session"], None),
+        (tables["message"], "SELECT indexed_upto FROM fts_state"),
     ):
         name = table.name
         ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))

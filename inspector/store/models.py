@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Literal, Protocol, TypedDict
 
-from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, false
 from sqlmodel import Field, SQLModel
 
 from inspector.protocol.sse import stored_body
@@ -66,6 +66,8 @@ class Session(SQLModel, table=True):
     message_count: int = 0
     host: str | None = None
     pid: int | None = None
+    # Kept by retention whatever its age or size (column added by revision 0003, hence last).
+    pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of every column."""

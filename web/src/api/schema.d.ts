@@ -3836,6 +3836,8 @@ export interface components {
             parent_id: number | null;
             /** Pid */
             pid: number | null;
+            /** Pinned */
+            pinned: boolean;
             /** Protocol Version */
             protocol_version: string | null;
             /** Server Capabilities */
