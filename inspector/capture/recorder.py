@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
-from inspector.capture.redact import Redaction, active, header_pairs
+from inspector.capture.redact import Redaction, active, forget_session, header_pairs, session_rules
 from inspector.store.models import MessageRow
 
 __all__ = ["Recorder", "Subscriber", "Tap"]
@@ -380,7 +380,8 @@ class Recorder:
 
     def _redact(self, row: MessageRow) -> None:
         try:
-            self.redaction.row(row)
+            # A session a config file's per-server rule adds names to has its own rules.
+            (session_rules(row["session_id"]) or self.redaction).row(row)
         except Exception as exc:  # our bug: keep the row's place (seq), never a secret it might hold
             self._warn(f"internal error while redacting a row of session {row['session_id']}: {exc!r}")
             row["raw"], row["size"], row["http_headers"] = b"", 0, None
@@ -523,6 +524,7 @@ class Recorder:
                 sub.on_end(builder.session_id, exit_status, reason, facts)
         except Exception as exc:
             self._warn(f"could not mark session {builder.session_id} ended: {exc}")
+        forget_session(builder.session_id)
 
     def _warn(self, text: str) -> None:
         text = _first_line(text)

@@ -25,7 +25,11 @@ target through `Redaction.target`. What is redacted:
 - what the user adds: names (`--redact NAME`, a header, query parameter or body
   key anywhere, JSON-RPC bodies included) and JSON paths (`--redact-path
   params.arguments.api_key`, `*` for any one key), also from
-  $MCP_INSPECTOR_REDACT (comma-separated; an entry with a dot is a path).
+  $MCP_INSPECTOR_REDACT and the config file's `redact` (`inspector/settings.py`;
+  an entry with a dot is a path), all of them added together; and per server,
+  the `redact` names of the config file's first `[[servers]]` rule matching a
+  session's name, command line or URL (`Redaction.for_server`, applied by
+  `create_session` and the recorder to that session's rows only).
 
 A body keeps every byte but the secret's: the value's text is replaced (JSON
 stays valid JSON), and `meta.redacted` names what was replaced, never the
@@ -40,6 +44,7 @@ only parsed when one of them occurs in its bytes.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -54,6 +59,7 @@ from inspector.capture.redact_text import redact_line
 from inspector.protocol.sse import stored_body
 
 if TYPE_CHECKING:
+    from inspector.settings import Settings
     from inspector.store.models import MessageRow
 
 __all__ = [
@@ -61,6 +67,10 @@ __all__ = [
     "Redaction",
     "active",
     "configure",
+    "file_settings",
+    "forget_session",
+    "note_session",
+    "session_rules",
     "header_pairs",
     "placeholder",
     "Secrets",
@@ -164,6 +174,8 @@ class Redaction:
     keep: bool = False
     values: tuple[tuple[str, str], ...] = ()  # literal secret -> name (a replay's own secrets)
     spellings: tuple[str, ...] = ()  # the names as the user typed them (`apiKey`): what bodies contain
+    # Per-server rules of the config file, in order: (glob, names as typed); the first match wins.
+    servers: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _needles: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -184,10 +196,14 @@ class Redaction:
         *,
         keep: bool = False,
         environ: Mapping[str, str] | None = None,
+        settings: Settings | None = None,
     ) -> Redaction:
-        """The rules for these flags plus $MCP_INSPECTOR_REDACT; a bad path is a ValueError."""
+        """The rules for these flags plus $MCP_INSPECTOR_REDACT plus `settings` (the config file's
+        `redact` names and its per-server rules); a bad path is a ValueError."""
         env = (environ if environ is not None else os.environ).get(REDACT_ENV, "")
         entries = [e.strip() for e in env.split(",") if e.strip()]
+        if settings is not None:
+            entries += [e.strip() for e in settings.redact if e.strip()]
         all_names = [*names, *(e for e in entries if "." not in e)]
         all_paths = [*paths, *(e for e in entries if "." in e)]
         parsed = []
@@ -198,8 +214,37 @@ class Redaction:
                     f"not a JSON path: {path!r} (keys joined by dots, e.g. params.arguments.api_key)"
                 )
             parsed.append(parts)
-        typed = tuple(n.strip() for n in all_names if n.strip())
-        return cls(frozenset(n.lower() for n in typed), tuple(parsed), keep=keep, spellings=typed)
+        typed = tuple(dict.fromkeys(n.strip() for n in all_names if n.strip()))
+        servers = tuple(
+            (rule.match.lower(), tuple(n.strip() for n in rule.redact if n.strip()))
+            for rule in (settings.servers if settings is not None else ())
+        )
+        return cls(
+            frozenset(n.lower() for n in typed), tuple(dict.fromkeys(parsed)), keep=keep,
+            spellings=typed, servers=servers,
+        )  # fmt: skip
+
+    def for_server(self, name: str | None, target: Any) -> Redaction:
+        """These rules plus the `redact` names of the first per-server rule matching the session's
+        name, command line (a list target) or URL (a str target); self when none adds a name."""
+        if self.keep or not self.servers:
+            return self
+        line = " ".join(target) if isinstance(target, list) else target if isinstance(target, str) else None
+        candidates = [c.lower() for c in (name, line) if isinstance(c, str)]
+        for pattern, names in self.servers:
+            if any(fnmatch.fnmatchcase(c, pattern) for c in candidates):
+                extra = [n for n in names if n.lower() not in self.names]
+                if not extra:
+                    return self
+                words = tuple(n for n in extra if "." not in n)
+                paths = tuple(tuple(n.split(".")) for n in extra if "." in n and all(n.split(".")))
+                return replace(
+                    self,
+                    names=self.names | {n.lower() for n in words},
+                    spellings=self.spellings + words,
+                    paths=self.paths + paths,
+                )
+        return self
 
     def with_values(self, secrets: Mapping[str, str]) -> Redaction:
         """Also redact these literal values wherever they occur (a replay knows what it put back)."""
@@ -490,18 +535,47 @@ _active: Redaction | None = None
 
 
 def active() -> Redaction:
-    """The rules of this process: set by `configure` (the CLI's flags), else from the environment."""
+    """The rules of this process: set by `configure` (the CLI's flags), else from the environment and
+    the config file (a bad config file raises InspectorError: no recording without its names)."""
     global _active
     if _active is None:
-        _active = Redaction.from_config()
+        _active = Redaction.from_config(settings=file_settings())
     return _active
 
 
 def configure(names: Iterable[str] = (), paths: Iterable[str] = (), *, keep: bool = False) -> Redaction:
-    """Set this process's rules (every recorder and new session uses them); a bad path is a ValueError."""
+    """Set this process's rules (every recorder and new session uses them): the flags', the
+    environment's and the config file's. A bad path is a ValueError, a bad config file an
+    InspectorError naming the file and the key."""
     global _active
-    _active = Redaction.from_config(names, paths, keep=keep)
+    _active = Redaction.from_config(names, paths, keep=keep, settings=None if keep else file_settings())
     return _active
+
+
+def file_settings() -> Settings:
+    """The settings whose `redact` names add to $MCP_INSPECTOR_REDACT's (rather than being replaced by
+    them, as `settings.load` does for a value): the config file's, the other variables and defaults."""
+    from inspector.settings import load
+
+    return load({k: v for k, v in os.environ.items() if k != REDACT_ENV}).settings
+
+
+# Per-server rules in force for a session (`note_session`), by session id; the recorder redacts that
+# session's rows with them. Only sessions a rule adds names to are here; `forget_session` at the end.
+_sessions: dict[int, Redaction] = {}
+
+
+def note_session(session_id: int, rules: Redaction) -> None:
+    """The session's rows are redacted with `rules` (the process's plus its per-server names)."""
+    _sessions[session_id] = rules
+
+
+def session_rules(session_id: int) -> Redaction | None:
+    return _sessions.get(session_id)
+
+
+def forget_session(session_id: int) -> None:
+    _sessions.pop(session_id, None)
 
 
 # -- putting secrets back ---------------------------------------------------------------------------

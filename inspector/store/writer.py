@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, insert, update
 
-from inspector.capture.redact import Redaction, active
+from inspector.capture.redact import Redaction, active, note_session
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
 from inspector.store.notify import notifier
@@ -49,8 +49,12 @@ def create_session(
     """Insert a new session in state `recording`; return its id.
 
     Secrets in the target (a URL's query, its password) are redacted like the traffic's, by the given
-    rules or the process's (`capture.redact.active`)."""
-    target = (redaction or active()).target(target)
+    rules or the process's (`capture.redact.active`), plus the names of the config file's per-server
+    rule matching its name, command line or URL (`Redaction.for_server`): the recorder redacts the
+    session's rows with those too (`capture.redact.note_session`)."""
+    rules = redaction or active()
+    own = rules.for_server(name, target)
+    target = own.target(target)
     with write_connection(engine) as conn, conn.begin():
         result = conn.execute(
             insert(Session).values(
@@ -66,6 +70,8 @@ def create_session(
             )
         )
         session_id = int(result.inserted_primary_key[0])
+        if own is not rules:
+            note_session(session_id, own)
         notify = notifier(engine)
         if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
             notify.send(conn, "created", [session_id])
