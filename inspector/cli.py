@@ -7,12 +7,14 @@ import gc
 import os
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 from rich.console import Console
 
+from inspector.cli_config import app as config_app
 from inspector.cli_db import app as db_app
 from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
@@ -25,13 +27,16 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="mcp-inspect",
-    help="Record, browse and replay Model Context Protocol traffic.",
+    help="Record, browse and replay Model Context Protocol traffic. Settings (database, "
+    "retention, redaction names, per-server rules) come from a config file: `mcp-inspect config` "
+    "shows them and where each came from, `mcp-inspect doctor` checks the setup.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 app.add_typer(intercept_app)  # `mcp-inspect intercept ...` (inspector/cli_intercept.py)
 app.add_typer(db_app)  # `mcp-inspect db copy ...` (inspector/cli_db.py)
+app.add_typer(config_app)  # `mcp-inspect config ...` (inspector/cli_config.py)
 
 DbOption = Annotated[
     str | None,
@@ -39,7 +44,8 @@ DbOption = Annotated[
         "--db",
         help="Recording database: a file path, or a URL (postgresql://USER@HOST/DB for a store shared "
         "by a team; its password from ~/.pgpass or $PGPASSWORD, never printed). "
-        "Default: $MCP_INSPECTOR_DB, else ./recordings/inspector.db. "
+        "Default: $MCP_INSPECTOR_DB, else the config file's `db` (`mcp-inspect config`), "
+        "else ./recordings/inspector.db. "
         "Readable by you only: created 0600 (new folders and ./recordings 0700); "
         "an existing one of yours that others can read is made 0600 (said on stderr).",
         show_default=False,
@@ -1578,6 +1584,30 @@ def ui(
 
 
 unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to the terminal
+
+
+@app.command()
+def doctor(
+    home: Annotated[
+        Path | None, typer.Option(help="Look for the hosts' user config files here. Default: your home.")
+    ] = None,
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            help="Look for project config files (.mcp.json, .vscode/mcp.json, ...) here. Default: .."
+        ),
+    ] = None,
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check the setup for always-on recording, changing nothing: the MCP servers in the config files
+    of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf and Gemini CLI (wrapped or not, and the
+    entry to put instead), the database (integrity, revision, size, free space, permissions,
+    retention) and the config file. Exit status 0 when all is well, 1 when something needs action.
+    """
+    from inspector.doctor import doctor_command
+
+    raise typer.Exit(doctor_command(home, project, db, as_json))
 
 
 def print_error(exc: InspectorError) -> None:

@@ -1,0 +1,584 @@
+"""`mcp-inspect doctor`: is this machine set up to record always? Read-only checks, sans-IO where it
+counts (`check_servers` takes parsed documents), with what to change printed rather than done.
+
+- Hosts: the common MCP hosts' config files (Claude Desktop, Claude Code, Cursor, VS Code,
+  Windsurf, Gemini CLI; user-level under `home`, project-level under `project`) and each server
+  in them: wrapped (its command runs `mcp-inspect ... wrap` or `python -m inspector wrap`; its URL
+  is a local mcp-inspect proxy's) or not, and for one that is not, the entry to put instead.
+  A host file that is not valid JSON is reported, never fatal. Host files are never written.
+- The database the settings name (with where that came from): reachable, integrity (SQLite
+  `PRAGMA quick_check` on a read-only connection: doctor never upgrades or re-permissions it;
+  PostgreSQL: a connect), schema revision, size, free space, permissions (0600 file, 0700 folder),
+  the retention policy in force.
+- The config file: found, valid.
+
+Each finding is ok, note (nothing to do) or action (exit status 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sqlite3
+import stat
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = [
+    "Finding",
+    "HostFile",
+    "Report",
+    "ServerCheck",
+    "check_database",
+    "check_hosts",
+    "check_servers",
+    "host_files",
+    "is_wrapped_command",
+    "loads_jsonc",
+    "run_doctor",
+]
+
+PROXY_PORT = 6280  # `mcp-inspect proxy`'s default listen port
+_LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+_URL_KEYS = ("url", "serverUrl", "httpUrl")  # Windsurf: serverUrl; Gemini CLI: httpUrl (url is SSE)
+
+
+@dataclass
+class Finding:
+    area: str  # config, database, host
+    status: str  # ok, note, action
+    text: str
+    hint: str | None = None
+
+
+@dataclass
+class ServerCheck:
+    name: str
+    scope: str  # "user", "project", or the project path of a Claude Code per-project entry
+    transport: str  # stdio or http
+    wrapped: bool
+    detail: str  # the command line or URL
+    fix: dict[str, Any] | None = None  # the keys of the entry to change (env, headers, ... stay)
+    proxy_command: str | None = None  # for an HTTP server: run this first
+
+
+@dataclass
+class HostFile:
+    host: str
+    path: str
+    status: str  # found, missing, broken
+    error: str | None = None
+    servers: list[ServerCheck] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    config: list[Finding] = field(default_factory=list)
+    database: list[Finding] = field(default_factory=list)
+    hosts: list[HostFile] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        findings = [*self.config, *self.database]
+        return all(f.status != "action" for f in findings) and not any(
+            h.status == "broken" or any(not s.wrapped for s in h.servers) for h in self.hosts
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "config": [asdict(f) for f in self.config],
+            "database": [asdict(f) for f in self.database],
+            "hosts": [asdict(h) for h in self.hosts],
+        }
+
+
+# -- reading host files -----------------------------------------------------------------------------
+
+
+def loads_jsonc(text: str) -> Any:
+    """JSON with // and /* */ comments and trailing commas (VS Code's settings.json and mcp.json)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        else:
+            out.append(c)
+            i += 1
+    cleaned = "".join(out)
+    cleaned = re.sub(r",(\s*[}\]])", r"\1", cleaned)  # strings were kept whole above: only syntax here
+    return json.loads(cleaned)
+
+
+def host_files(
+    home: Path, project: Path, environ: dict[str, str] | None = None
+) -> list[tuple[str, Path, str, str]]:
+    """(host, file, format, scope) for every place the common hosts keep MCP servers. Formats:
+    `mcpServers` (a top-level object of servers), `servers` (VS Code's mcp.json), `vscode-settings`
+    (`mcp.servers` in settings.json), `claude-code` (~/.claude.json: top-level and per-project
+    `mcpServers`). Scope: user or project."""
+    env = os.environ if environ is None else environ
+    own = home == Path.home()  # the real home: %APPDATA% and $XDG_CONFIG_HOME apply
+    appdata = Path(env["APPDATA"]) if env.get("APPDATA") and own else home / "AppData" / "Roaming"
+    linux = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") and own else home / ".config"
+    mac = home / "Library" / "Application Support"
+    files: list[tuple[str, Path, str, str]] = []
+    for base in (linux, mac, appdata):
+        files.append(("Claude Desktop", base / "Claude" / "claude_desktop_config.json", "mcpServers", "user"))
+    files += [
+        ("Claude Code", home / ".claude.json", "claude-code", "user"),
+        ("Claude Code", project / ".mcp.json", "mcpServers", "project"),
+        ("Cursor", home / ".cursor" / "mcp.json", "mcpServers", "user"),
+        ("Cursor", project / ".cursor" / "mcp.json", "mcpServers", "project"),
+        ("VS Code", project / ".vscode" / "mcp.json", "servers", "project"),
+    ]
+    for base in (linux, mac, appdata):
+        files.append(("VS Code", base / "Code" / "User" / "settings.json", "vscode-settings", "user"))
+        files.append(("VS Code", base / "Code" / "User" / "mcp.json", "servers", "user"))
+    files += [
+        ("Windsurf", home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "user"),
+        ("Gemini CLI", home / ".gemini" / "settings.json", "mcpServers", "user"),
+        ("Gemini CLI", project / ".gemini" / "settings.json", "mcpServers", "project"),
+    ]
+    seen: set[Path] = set()
+    unique = []
+    for entry in files:
+        if entry[1] not in seen:  # the project is the home folder: its files once, as the user's
+            seen.add(entry[1])
+            unique.append(entry)
+    return unique
+
+
+def _server_tables(doc: Any, fmt: str, scope: str) -> list[tuple[str, dict[str, Any]]]:
+    """(scope, servers object) pairs of one host document."""
+    if not isinstance(doc, dict):
+        return []
+    found: list[tuple[str, Any]] = []
+    if fmt in ("mcpServers", "claude-code"):
+        found.append((scope, doc.get("mcpServers")))
+    if fmt == "servers":
+        found.append((scope, doc.get("servers")))
+    if fmt == "vscode-settings":
+        mcp = doc.get("mcp")
+        found.append((scope, mcp.get("servers") if isinstance(mcp, dict) else doc.get("mcp.servers")))
+    if fmt == "claude-code" and isinstance(doc.get("projects"), dict):
+        for path, entry in doc["projects"].items():
+            if isinstance(entry, dict):
+                found.append((str(path), entry.get("mcpServers")))
+    return [(s, t) for s, t in found if isinstance(t, dict)]
+
+
+# -- is it wrapped? ---------------------------------------------------------------------------------
+
+
+def is_wrapped_command(argv: list[str]) -> bool:
+    """Does this command line run `mcp-inspect ... wrap` (also through uvx/uv run/npx-style launchers)
+    or `python -m inspector ... wrap`?"""
+    for i, word in enumerate(argv):
+        base = re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe")
+        if base == "mcp-inspect" or (word == "-m" and i + 1 < len(argv) and argv[i + 1] == "inspector"):
+            return "wrap" in argv[i + 1 :]
+    return False
+
+
+def _is_local_proxy(url: str) -> bool:
+    """A loopback URL on `mcp-inspect proxy`'s default port (doctor cannot tell a proxy on another
+    port from the server itself without connecting to it, which it does not do)."""
+    try:
+        parts = urlsplit(url)
+        return (parts.hostname or "") in _LOOPBACK and parts.port == PROXY_PORT
+    except ValueError:
+        return False
+
+
+def _inspector_argv() -> list[str]:
+    """How a host should start mcp-inspect: the installed script's absolute path, else this Python
+    with `-m inspector`."""
+    beside = Path(sys.executable).parent / ("mcp-inspect.exe" if os.name == "nt" else "mcp-inspect")
+    found = str(beside) if beside.is_file() else shutil.which("mcp-inspect")
+    if found:
+        return [str(Path(found).absolute())]
+    return [sys.executable, "-m", "inspector"]
+
+
+def check_servers(
+    servers: dict[str, Any], scope: str, *, db_args: list[str], next_port: list[int]
+) -> list[ServerCheck]:
+    """Each server of one host's servers object: wrapped or not, and the entry to put instead.
+    `db_args`: `--db PATH` for the wrap line when the config file does not name the database;
+    `next_port`: the next free proxy port to suggest (advanced per HTTP server)."""
+    checks = []
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            continue
+        url_key = next((k for k in _URL_KEYS if isinstance(entry.get(k), str)), None)
+        if isinstance(entry.get("command"), str):
+            args = [str(a) for a in entry.get("args") or [] if isinstance(a, str | int | float)]
+            argv = [entry["command"], *args]
+            wrapped = is_wrapped_command(argv)
+            check = ServerCheck(str(name), scope, "stdio", wrapped, shlex.join(argv))
+            if not wrapped:
+                inspector = _inspector_argv()
+                check.fix = {
+                    "command": inspector[0],
+                    "args": [*inspector[1:], "wrap", *db_args, "--name", str(name), "--", *argv],
+                }
+            checks.append(check)
+        elif url_key is not None:
+            url = entry[url_key]
+            wrapped = _is_local_proxy(url)
+            check = ServerCheck(str(name), scope, "http", wrapped, url)
+            if not wrapped:
+                port = next_port[0]
+                next_port[0] += 1
+                parts = urlsplit(url)
+                local = urlunsplit(("http", f"127.0.0.1:{port}", parts.path or "/", parts.query, ""))
+                check.fix = {url_key: local}
+                listen = f" --listen 127.0.0.1:{port}" if port != PROXY_PORT else ""
+                check.proxy_command = (
+                    shlex.join([*_inspector_argv(), "proxy", "--target", url, *db_args, "--name", str(name)])
+                    + listen
+                )
+            checks.append(check)
+    return checks
+
+
+def check_hosts(home: Path, project: Path, *, db_args: list[str]) -> list[HostFile]:
+    """Every host config file found under `home` and `project`, read only."""
+    results = []
+    next_port = [PROXY_PORT]
+    for host, path, fmt, scope in host_files(home, project):
+        if not path.is_file():
+            continue
+        found = HostFile(host, str(path), "found")
+        try:
+            text = path.read_text(encoding="utf-8")
+            doc = loads_jsonc(text) if fmt in ("servers", "vscode-settings") else json.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            found.status, found.error = "broken", _one_line(exc)
+            results.append(found)
+            continue
+        for table_scope, table in _server_tables(doc, fmt, scope):
+            found.servers += check_servers(table, table_scope, db_args=db_args, next_port=next_port)
+        results.append(found)
+    return results
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+# -- the database -----------------------------------------------------------------------------------
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"  # pragma: no cover
+
+
+def check_database(db: str, source: str, retention: Any) -> list[Finding]:
+    """Reachable, integrity, revision, size, free space, permissions, retention: read only."""
+    from inspector.store.engine import ALEMBIC_HEAD, ALEMBIC_REVISIONS, masked_url
+
+    findings = [Finding("database", "ok", f"{masked_url(db) if '://' in db else db} (from {source})")]
+    if "://" in db:
+        findings += _check_postgresql(db)
+    else:
+        findings += _check_sqlite(Path(db).expanduser(), ALEMBIC_HEAD, ALEMBIC_REVISIONS)
+    findings.append(_retention(retention))
+    return findings
+
+
+def _revision(revision: str | None, head: str, known: tuple[str, ...]) -> Finding:
+    if revision is None:
+        return Finding("database", "note", "schema: from before revisions (upgraded when next opened)")
+    if revision == head:
+        return Finding("database", "ok", f"schema revision {revision} (current)")
+    if revision in known:
+        return Finding("database", "note", f"schema revision {revision}: upgraded to {head} when next opened")
+    return Finding("database", "action", f"schema revision {revision} is newer than this mcp-inspector ({head})",
+                   "upgrade mcp-inspector")  # fmt: skip
+
+
+def _check_sqlite(path: Path, head: str, known: tuple[str, ...]) -> list[Finding]:
+    if not path.exists():
+        folder = next((p for p in path.parents if p.exists()), None)
+        if folder is not None and not os.access(folder, os.W_OK):
+            return [Finding("database", "action", f"{path} does not exist and {folder} is not writable",
+                            "pick another --db or `db` in the config file")]  # fmt: skip
+        return [Finding("database", "note", "not created yet: the first recording creates it (0600)")]
+    findings: list[Finding] = []
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        return [Finding("database", "action", f"cannot open: {_one_line(exc)}")]
+    try:
+        result = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+        if result == ["ok"]:
+            findings.append(Finding("database", "ok", "integrity: quick_check ok"))
+        else:
+            shown = "; ".join(result[:3])
+            findings.append(Finding("database", "action", f"integrity: {shown}",
+                                    "restore a backup, or move the file aside and start a new one"))  # fmt: skip
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        revision = None
+        if "alembic_version" in names:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            revision = str(row[0]) if row else None
+        if "session" not in names and not names:
+            findings.append(Finding("database", "note", "empty: the first recording sets it up"))
+        else:
+            findings.append(_revision(revision, head, known))
+    except sqlite3.DatabaseError as exc:
+        findings.append(Finding("database", "action", f"integrity: {_one_line(exc)}",
+                                "not an mcp-inspector database: move it aside or pass another --db"))  # fmt: skip
+    finally:
+        conn.close()
+    size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+    free = shutil.disk_usage(path.parent).free
+    findings.append(Finding("database", "ok", f"size {_size(size)}, {_size(free)} free on its disk"))
+    if os.name != "nt":
+        findings += _permissions(path)
+    return findings
+
+
+def _permissions(path: Path) -> list[Finding]:
+    from inspector.private_files import OTHERS, mode_text
+
+    findings = []
+    for target, want, kind in ((path, "0600", "file"), (path.parent, "0700", "folder")):
+        mode = target.stat().st_mode
+        shown = mode_text(mode)
+        if stat.S_IMODE(mode) & OTHERS:
+            findings.append(Finding("database", "action", f"{kind} {target} is {shown}: others can read it",
+                                    f"chmod {want[1:]} {shlex.quote(str(target))}"))  # fmt: skip
+        else:
+            findings.append(Finding("database", "ok", f"{kind} permissions {shown}"))
+    return findings
+
+
+def _check_postgresql(db: str) -> list[Finding]:
+    from sqlalchemy import create_engine
+
+    from inspector.store.engine import (
+        ALEMBIC_HEAD,
+        ALEMBIC_REVISIONS,
+        _stored_version,
+        database_url,
+        mask_secrets,
+    )
+
+    try:
+        engine = create_engine(database_url(db), connect_args={"connect_timeout": 10})
+    except Exception as exc:
+        return [Finding("database", "action", mask_secrets(f"not a usable URL: {_one_line(exc)}", db))]
+    try:
+        with engine.connect() as conn:
+            _version, revision = _stored_version(conn)
+            size: Any = conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar_one()
+        return [
+            Finding("database", "ok", "reachable"),
+            _revision(revision, ALEMBIC_HEAD, ALEMBIC_REVISIONS),
+            Finding("database", "ok", f"size {_size(int(size))}"),
+        ]
+    except Exception as exc:
+        return [Finding("database", "action", mask_secrets(f"cannot reach it: {_one_line(exc)}", db))]
+    finally:
+        engine.dispose()
+
+
+def _retention(retention: Any) -> Finding:
+    from inspector.cli_config import format_duration, format_size
+
+    if retention is None or not retention.active:
+        return Finding("database", "note", "retention: none set (the database grows without limit)",
+                       "set [retention] max_age / max_total_size in the config file")  # fmt: skip
+    parts = []
+    if retention.max_age is not None:
+        parts.append(f"max_age {format_duration(retention.max_age)}")
+    if retention.max_total_size is not None:
+        parts.append(f"max_total_size {format_size(retention.max_total_size)}")
+    if retention.max_session_size is not None:
+        parts.append(f"max_session_size {format_size(retention.max_session_size)}")
+    return Finding("database", "ok", "retention: " + ", ".join(parts))
+
+
+# -- all of it --------------------------------------------------------------------------------------
+
+
+def run_doctor(home: Path, project: Path, db: str | None = None) -> Report:
+    """Every check; nothing is written anywhere."""
+    from inspector.config import DEFAULT_DB
+    from inspector.errors import InspectorError
+    from inspector.settings import config_path, load
+
+    report = Report()
+    where = config_path()
+    effective = None
+    try:
+        effective = load(flags={"db": (db, "--db")})
+    except InspectorError as exc:
+        report.config.append(
+            Finding("config", "action", f"invalid: {exc}", "fix it: recorders refuse to start")
+        )
+    if effective is not None:
+        if effective.path is not None:
+            report.config.append(Finding("config", "ok", f"{where} (valid)"))
+        else:
+            report.config.append(Finding("config", "note", f"{where} not found (defaults in force)",
+                                         "`mcp-inspect config init` writes a commented one"))  # fmt: skip
+    if effective is not None:
+        chosen = effective.settings.db or str(DEFAULT_DB)
+        source = effective.source("db")
+        retention = effective.settings.retention
+    else:
+        chosen = db or os.environ.get("MCP_INSPECTOR_DB") or str(DEFAULT_DB)
+        source = (
+            "flag --db"
+            if db
+            else "environment MCP_INSPECTOR_DB"
+            if os.environ.get("MCP_INSPECTOR_DB")
+            else "default"
+        )
+        retention = None
+    if "://" not in chosen:
+        chosen = str(Path(chosen).expanduser().absolute())
+    report.database = check_database(chosen, source, retention)
+    # A wrap line names the database unless the config file does (hosts start servers elsewhere).
+    from_file = effective is not None and effective.source("db").startswith("config file")
+    db_args = [] if from_file else ["--db", chosen]
+    report.hosts = check_hosts(home, project, db_args=db_args)
+    return report
+
+
+def render(report: Report, console: Any, home: Path) -> None:
+    """The report for a terminal (80 columns)."""
+    from rich.markup import escape
+
+    marks = {"ok": "[green]ok[/green]  ", "note": "[cyan]note[/cyan]", "action": "[red]fix[/red] "}
+
+    def say(f: Finding) -> None:
+        console.print(f"  {marks[f.status]} {escape(f.text)}")
+        if f.hint:
+            console.print(f"         {escape(f.hint)}", style="dim")
+
+    console.print("[bold]Config file[/bold]")
+    for f in report.config:
+        say(f)
+    console.print("[bold]Database[/bold]")
+    for f in report.database:
+        say(f)
+    console.print("[bold]Hosts[/bold]")
+    if not report.hosts:
+        console.print(
+            f"  [cyan]note[/cyan] no host config file found under {escape(str(home))} or the project"
+        )
+    for h in report.hosts:
+        shown = _tilde(h.path, home)
+        if h.status == "broken":
+            console.print(
+                f"  [red]fix[/red]  {escape(h.host)}: {escape(shown)}: not valid JSON (the host cannot"
+            )
+            console.print("       read it either):", style="dim")
+            console.print(f"       {h.error or ''}", style="dim", markup=False, overflow="fold")
+            continue
+        wrapped = sum(s.wrapped for s in h.servers)
+        console.print(f"  {escape(h.host)}: {escape(shown)} ({wrapped} of {len(h.servers)} wrapped)")
+        for s in h.servers:
+            where = "" if s.scope in ("user", "project") else f" [{escape(_tilde(s.scope, home))}]"
+            if s.wrapped:
+                console.print(f"    [green]ok[/green]   {escape(s.name)}{where}: wrapped", overflow="fold")
+                continue
+            console.print(
+                f"    [red]fix[/red]  {escape(s.name)}{where} ({s.transport}): not recorded", overflow="fold"
+            )
+            if s.proxy_command:
+                console.print("         run (and keep running):", style="dim")
+                for line in _command_lines(s.proxy_command):
+                    console.print(f"         {line}", overflow="fold", markup=False)
+            console.print("         change these keys of its entry (the others stay):", style="dim")
+            for line in _json_lines(s.fix or {}):
+                console.print(f"         {line}", overflow="fold", markup=False)
+    console.print(
+        "all well"
+        if report.ok
+        else "[red]something needs action[/red] (host files are never changed by doctor)"
+    )
+
+
+def _tilde(path: str, home: Path) -> str:
+    return "~" + path[len(str(home)) :] if path.startswith(str(home) + os.sep) else path
+
+
+def doctor_command(home: Path | None, project: Path | None, db: str | None, as_json: bool) -> int:
+    """`mcp-inspect doctor`'s body: the report on stdout; 0 when all is well, 1 when not."""
+    from rich.console import Console
+
+    home = (home or Path.home()).expanduser().absolute()
+    project = (project or Path.cwd()).expanduser().absolute()
+    report = run_doctor(home, project, db)
+    if as_json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        console = Console(highlight=False, width=min(Console().width, 80))
+        render(report, console, home)
+    return 0 if report.ok else 1
+
+
+def _json_lines(fix: dict[str, Any], width: int = 70) -> list[str]:
+    """`fix` as JSON object members, one key a line, a list on as few lines as fit `width`."""
+    lines = []
+    for key, value in fix.items():
+        head = f"{json.dumps(key)}: "
+        if not isinstance(value, list):
+            lines.append(head + json.dumps(value) + ",")
+            continue
+        words = [json.dumps(v) for v in value]
+        line = head + "["
+        for k, word in enumerate(words):
+            piece = word + ("," if k < len(words) - 1 else "]")
+            if len(line) + len(piece) + 1 > width and not line.endswith("["):
+                lines.append(line)
+                line = "  " + piece
+            else:
+                line += ("" if line.endswith("[") else " ") + piece
+        lines.append(line + ",")
+    if lines:
+        lines[-1] = lines[-1].removesuffix(",")
+    return lines
+
+
+def _command_lines(command: str, width: int = 68) -> list[str]:
+    """A shell command cut into lines of at most about `width` columns, joined by backslashes."""
+    lines: list[str] = []
+    line = ""
+    for word in shlex.split(command):
+        quoted = shlex.quote(word)
+        if line and len(line) + len(quoted) + 3 > width:
+            lines.append(line + " \\")
+            line = "  " + quoted
+        else:
+            line = f"{line} {quoted}" if line else quoted
+    return [*lines, line]
