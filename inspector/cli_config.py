@@ -28,21 +28,21 @@ app = typer.Typer(
 )
 
 TEMPLATE = """\
-# mcp-inspector's config file (TOML). Every recorder (wrap, proxy, gateway, serve,
-# mock-server, call, replay, ui) and `prune` read it. What it says is overridden by
-# MCP_INSPECTOR_* variables, which are overridden by a command's flags; `redact`
-# names add up instead. `mcp-inspect config` shows what is in force and why,
+# mcp-inspector's config file (TOML). Every recorder (wrap, proxy, gateway,
+# serve, mock-server, call, replay, ui) and `prune` read it. MCP_INSPECTOR_*
+# variables override it, a command's flags override those; `redact` names add
+# up instead. `mcp-inspect config` shows what is in force and why;
 # `mcp-inspect doctor` checks this file, the database and your hosts' configs.
 # Uncomment what you want to set.
 
 # The recording database: a file path (~ allowed) or postgresql://USER@HOST/DB.
 # db = "~/mcp-recordings/inspector.db"
 
-# More header, query parameter or JSON key names to redact in every recording, as
-# --redact (an entry with a dot is a JSON path, as --redact-path).
+# More header, query parameter or JSON key names to redact in every
+# recording, as --redact (an entry with a dot is a JSON path, as --redact-path).
 # redact = ["x-tenant-key", "params.arguments.api_key"]
 
-# [retention]              # applied by every recorder and by `mcp-inspect prune`
+# [retention]              # applied by every recorder and `mcp-inspect prune`
 # max_age = "30d"          # s, m, h, d, w
 # max_total_size = "2GB"   # B, kB, MB, GB, KiB, MiB, GiB
 # max_session_size = "200MB"
@@ -223,8 +223,9 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     console = Console(highlight=False, width=min(Console().width, 80))
     table = Table(box=None, pad_edge=False, show_edge=False)
     table.add_column("setting", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    table.add_column("from", overflow="fold")
+    table.add_column("value", overflow="fold", ratio=1)
+    widest = max(len(_short(r["source"])) for r in rows)
+    table.add_column("from", overflow="fold", width=min(31, widest))
     for row in rows:
         table.add_row(row["key"], _shown(row), _short(row["source"]))
     console.print(table, markup=False)
@@ -233,8 +234,8 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
         if effective.path is not None
         else "not found (defaults; `mcp-inspect config init` writes one)"
     )
-    console.print(f"\nconfig file: {path}", markup=False, soft_wrap=False, overflow="fold")
-    console.print(f"             {state}", markup=False)
+    console.print(f"\nconfig file: {state}", markup=False)
+    console.print(f"  {path}", markup=False, overflow="fold")
 
 
 @app.command("path")
