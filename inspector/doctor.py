@@ -507,7 +507,7 @@ def render(report: Report, console: Any, home: Path) -> None:
         wrapped = sum(s.wrapped for s in h.servers)
         console.print(f"  {escape(h.host)}: {escape(shown)} ({wrapped} of {len(h.servers)} wrapped)")
         for s in h.servers:
-            where = "" if s.scope in ("user", "project") else f" [{escape(_tilde(s.scope, home))}]"
+            where = "" if s.scope in ("user", "project") else f" \\[{escape(_tilde(s.scope, home))}]"
             if s.wrapped:
                 console.print(f"    [green]ok[/green]   {escape(s.name)}{where}: wrapped", overflow="fold")
                 continue
