@@ -13,6 +13,7 @@ from pathlib import Path
 from inspector.store import iter_messages, list_sessions, open_engine
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
+from tests.shim_process import ended_named
 
 CLI = [sys.executable, "-m", "inspector"]
 ARG_KEY = "ArgumentKeySecret1c9e"
@@ -43,6 +44,7 @@ def test_wrap_redacts_the_config_files_names_and_the_matching_servers_names(tmp_
     out = _run([*CLI, "call", "tools/call", "--db", str(call_db), "--params", args, "--", *wrapped], config)
     assert out.returncode == 0, out.stderr
     assert "key given: True, note given: True" in out.stdout  # the server got them all
+    ended_named(wrap_db, "secret-srv")  # a wrap the client's SIGTERM hurried may record it seconds later
     # wrap's session is named secret-srv: the file's names and the rule's are redacted.
     assert secret_leaks(wrap_db, [ARG_KEY, NOTE, TENANT]) == []
     stored = placeholders(wrap_db)
