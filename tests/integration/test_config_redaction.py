@@ -72,3 +72,47 @@ def test_a_bad_config_file_stops_wrap_naming_the_file_and_the_key(tmp_path: Path
     assert len(lines) == 1 and "redact" in lines[0], out.stderr
     assert "Traceback" not in out.stderr
     assert not db.exists() or not list_sessions(open_engine(db, create=False))
+
+
+def test_the_gateway_applies_a_server_rule_per_route(tmp_path: Path) -> None:
+    """Two routes to the same real server: the rule matching route `gh` (the session's name) redacts
+    its sessions only; the file's name is redacted in both."""
+    from tests.gateway_helpers import gateway, route_table
+    from tests.secrets_scan import secrets_server
+
+    config = tmp_path / "config.toml"
+    config.write_text('redact = ["note"]\n\n[[servers]]\nmatch = "gh"\nredact = ["api_key"]\n')
+    db = tmp_path / "gateway.db"
+    args = json.dumps({"name": "echo", "arguments": {"text": "hello", "api_key": ARG_KEY, "note": NOTE}})
+    env = {**os.environ, "MCP_INSPECTOR_CONFIG": str(config)}
+    env.pop("MCP_INSPECTOR_REDACT", None)
+    with secrets_server(tmp_path / "upstream.log") as target:
+        routes = route_table("gh", "/gh", target) + route_table("plain", "/plain", target)
+        with gateway(routes, db, tmp_path, env=env) as (base, _proc):
+            for route in ("gh", "plain"):
+                url = f"{base}/{route}/mcp"
+                call = [
+                    *CLI,
+                    "call",
+                    "tools/call",
+                    "--db",
+                    str(tmp_path / f"{route}.db"),
+                    "--params",
+                    args,
+                    "--url",
+                    url,
+                ]
+                out = _run(call, config)
+                assert out.returncode == 0, out.stderr
+    engine = open_engine(db, create=False)
+    names = {s.id: s.name for s in list_sessions(engine)}
+    engine.dispose()
+    assert set(names.values()) == {"gh", "plain"}, names
+    assert secret_leaks(db, [NOTE]) == []
+    leaks = secret_leaks(db, [ARG_KEY])
+    assert leaks, "the rule is for route gh only: plain's session keeps the value"
+    engine = open_engine(db, create=False)
+    for sid, name in names.items():
+        raws = b"".join(m.raw for m in iter_messages(engine, sid))
+        assert (ARG_KEY.encode() in raws) == (name == "plain"), name
+    engine.dispose()
