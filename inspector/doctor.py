@@ -347,7 +347,7 @@ def _check_sqlite(path: Path, head: str, known: tuple[str, ...]) -> list[Finding
         if "alembic_version" in names:
             row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
             revision = str(row[0]) if row else None
-        if "session" not in names and not names:
+        if not names:
             findings.append(Finding("database", "note", "empty: the first recording sets it up"))
         else:
             findings.append(_revision(revision, head, known))
