@@ -1594,15 +1594,23 @@ def doctor(
     project: Annotated[
         Path | None,
         typer.Option(
-            help="Look for project config files (.mcp.json, .vscode/mcp.json, ...) here. Default: .."
+            help="Look for project config files (.mcp.json, .vscode/mcp.json, ...) here. Default: the current directory."
         ),
     ] = None,
-    db: DbOption = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="The database to check. Default: the one every command uses ($MCP_INSPECTOR_DB, "
+            "else the config file's `db`, else ./recordings/inspector.db).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check the setup for always-on recording, changing nothing: the MCP servers in the config files
     of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf and Gemini CLI (wrapped or not, and the
-    entry to put instead), the database (integrity, revision, size, free space, permissions,
+    keys of the entry to change), the database (integrity, revision, size, free space, permissions,
     retention) and the config file. Exit status 0 when all is well, 1 when something needs action.
     """
     from inspector.doctor import doctor_command
