@@ -25,6 +25,7 @@ from tests.conftest import PEERS
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.peers import secrets_server as upstream
 from tests.secrets_scan import placeholders, received, secret_leaks, secrets_server
+from tests.shim_process import ended_session
 
 CLI = [sys.executable, "-m", "inspector"]
 BEARER = "BearerSecret2b7e1"
@@ -219,6 +220,8 @@ def test_wrap_redacts_a_configured_name_and_json_path(tmp_path: Path) -> None:
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "key given: True, note given: True" in out.stdout  # the server got both
+    # The wrap may have been told to leave before its store opened (see tests/shim_process.py).
+    ended_session(open_engine(wrap_db))
     for db in (wrap_db, call_db):
         assert secret_leaks(db, [ARG_KEY, NOTE]) == [], db.name
         stored = placeholders(db)
