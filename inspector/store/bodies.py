@@ -188,8 +188,8 @@ def load(conn: Connection, shas: Iterable[str]) -> dict[str, bytes]:
             text(f"SELECT sha256, codec, size, data FROM blob WHERE sha256 IN ({marks})"),
             {f"s{j}": s for j, s in enumerate(chunk)},
         )
-        for sha, codec, size, data in rows.tuples():
-            out[str(sha)] = decode(str(codec), bytes(data), int(size))
+        for r in rows:
+            out[str(r[0])] = decode(str(r[1]), bytes(r[3]), int(r[2]))
     missing = set(wanted) - set(out)
     if missing:
         raise BlobMissingError(f"the store lacks the body {sorted(missing)[0]} a message refers to")
@@ -272,14 +272,14 @@ def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[i
         return out
     params = {f"i{j}": s for j, s in enumerate(ids)}
     marks = ", ".join(f":i{j}" for j in range(len(ids)))
-    for sid, n in conn.execute(
+    for row in conn.execute(
         text(
             f"SELECT session_id, COALESCE(SUM(LENGTH(raw)), 0) FROM message WHERE session_id IN ({marks}) "
             "GROUP BY session_id"
         ),
         params,
-    ).tuples():
-        out[int(sid)] += int(n)
+    ):
+        out[int(row[0])] += int(row[1])
     # Each (session, blob) pair, with the blob's stored length and how many sessions share it.
     shared = conn.execute(
         text(
@@ -290,6 +290,6 @@ def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[i
         ),
         params,
     )
-    for sid, length, sharers in shared.tuples():
-        out[int(sid)] += int(length) // max(int(sharers), 1)
+    for row in shared:  # session, blob length, sessions sharing it
+        out[int(row[0])] += int(row[1]) // max(int(row[2]), 1)
     return out
