@@ -6,6 +6,7 @@ another session uses; a store from revision 0003 upgrades with its rows intact."
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -251,3 +252,39 @@ def test_a_revision_0003_store_upgrades_and_its_large_rows_still_read(store: Pat
     writer.on_end(0, "client-eof")
     assert get_message(engine, sid2, 1).raw == body and len(_blobs(engine)) == 1
     assert sorted(m.session_id for m in search_messages(engine, "walrus")) == [sid, sid2]
+
+
+def test_two_recorders_adding_the_same_new_body_at_once_on_postgresql(pg_url: str) -> None:
+    """The second insert waits on the first's uncommitted blob row, then skips it: no unique-key
+    failure, one blob, both rows read back whole."""
+    import threading
+
+    engine = open_engine(pg_url)
+    body = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"narwhal " * 2000 + b'"}}\n'
+    sha = hashlib.sha256(body).hexdigest()
+    sid = create_session(engine, kind="import", target=None)
+    other = engine.connect()
+    other.begin()
+    other.execute(  # a recorder in the middle of its batch: the blob inserted, not yet committed
+        text("INSERT INTO blob (sha256, codec, size, data) VALUES (:s, 'none', :n, :d)"),
+        {"s": sha, "n": len(body), "d": body},
+    )
+    writer = SessionWriter(engine, sid)
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            writer.on_batch(_rows(sid, [body]))
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    t = threading.Thread(target=write)
+    t.start()
+    t.join(1.0)
+    assert t.is_alive()  # waiting on the other transaction's row
+    other.commit()
+    other.close()
+    t.join(30)
+    assert not t.is_alive() and errors == []
+    writer.on_end(0, "client-eof")
+    assert get_message(engine, sid, 1).raw == body and len(_blobs(engine)) == 1
