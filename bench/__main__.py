@@ -14,7 +14,9 @@ Streamable HTTP, direct vs `mcp-inspect proxy` vs nginx as a reverse proxy
 (the floor of one extra HTTP hop) vs `mitmdump --mode reverse` (mitmproxy is
 installed into bench/.venv-mitm on first use). The "stores" section
 (bench/store_backends.py) puts SQLite beside PostgreSQL: recording throughput,
-wrap and proxy latency with each store.
+wrap and proxy latency with each store. The "storage" section (bench/storage_bench.py):
+bytes stored per byte seen over repeated real-server sessions, and the writer's throughput,
+with large bodies compressed and stored once vs as before.
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -47,7 +49,7 @@ from bench.startup import run_startup
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores")
+SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores", "storage")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -322,6 +324,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         if stores:
             results["stores"] = stores
+    if "storage" in args.only:
+        from bench.storage_bench import run_storage
+
+        storage = section(
+            "storage",
+            "storage: repeated real-server sessions, large bodies compressed vs not ...",
+            lambda d: run_storage(d, starts=2 if args.quick else 5),
+        )
+        if storage:
+            results["storage"] = storage
     results["env"]["loadavg_end"] = _loadavg()
     results["targets"] = evaluate(results)
     results["seconds"] = time.perf_counter() - started
@@ -333,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         print_intercept(console, results["intercept"])
     if results.get("stores"):
         print_stores(results["stores"], console.print)
+    if results.get("storage"):
+        from bench.storage_bench import print_storage
+
+        print_storage(results["storage"], console.print)
     return 1 if errors else 0
 
 

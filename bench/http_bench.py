@@ -59,6 +59,7 @@ from bench.http_nginx import find_nginx
 from bench.http_setups import Service, start_mitm, start_nginx, start_proxy, start_server
 from bench.stdio_latency import percentile
 from inspector.protocol.sse import stored_body
+from inspector.store.bodies import decode
 
 MODES = ("json", "sse")
 HELD_MARGIN_MS = 20.0  # an event this long before the stream's last one must arrive before the last is sent
@@ -365,9 +366,13 @@ def check_proxy_db(db: Path, counter: Counter) -> dict[str, Any]:
             )
         }
         # An SSE row holds the whole event (field lines, blank line): the client counted its data.
+        # A large event's row holds its start; the whole is in `blob` (inspector/store/bodies.py).
         data_bytes = sum(
-            len(stored_body("sse", raw))
-            for (raw,) in conn.execute("SELECT raw FROM message WHERE direction = 's2c' AND channel = 'sse'")
+            len(stored_body("sse", decode(codec, data, size) if codec else raw))
+            for raw, codec, size, data in conn.execute(
+                "SELECT m.raw, b.codec, b.size, b.data FROM message m LEFT JOIN blob b ON b.sha256 = m.body_sha256 "
+                "WHERE m.direction = 's2c' AND m.channel = 'sse'"
+            )
         )
     requests = rows.get(("c2s", "http-request"), (0, 0))
     responses = rows.get(("s2c", "http-response"), (0, 0))

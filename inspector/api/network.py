@@ -11,6 +11,7 @@ from sqlalchemy import select as sa_select
 
 from inspector.protocol.http_groups import HTTP_CHANNELS, group_exchanges, header_dict
 from inspector.protocol.routing_headers import recorded_tool_schemas, routing_of_row
+from inspector.store import bodies
 from inspector.store.models import Message
 
 __all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict", "message_routing", "routing_bodies"]
@@ -21,15 +22,16 @@ def routing_bodies(engine: Engine, session_id: int, rows: list[dict[str, Any]]) 
     if not rows:
         return {}
     m = Message.__table__.c  # type: ignore[attr-defined]
-    stmt = sa_select(m.seq, m.raw).where(
+    stmt = sa_select(m.seq, m.raw, m.body_sha256).where(
         m.session_id == session_id,
         m.seq >= rows[0]["seq"],
         m.seq <= rows[-1]["seq"],
         or_(m.channel == "http-request", m.method == "tools/list"),
     )
     with engine.connect() as conn:
-        found: list[Any] = list(conn.execute(stmt))
-    return {int(seq): bytes(raw) for seq, raw in found if raw is not None}
+        found = [dict(r._mapping) for r in conn.execute(stmt)]
+        bodies.fill(conn, found)
+    return {int(r["seq"]): bytes(r["raw"]) for r in found if r["raw"] is not None}
 
 
 def message_routing(engine: Engine, session_id: int, message: Message) -> dict[str, Any] | None:
@@ -38,11 +40,12 @@ def message_routing(engine: Engine, session_id: int, message: Message) -> dict[s
     if message.channel != "http-request" or message.http_headers is None:
         return None
     m = Message.__table__.c  # type: ignore[attr-defined]
-    stmt = sa_select(m.seq, m.raw, m.method, m.direction, m.kind, m.channel).where(
+    stmt = sa_select(m.seq, m.raw, m.body_sha256, m.method, m.direction, m.kind, m.channel).where(
         m.session_id == session_id, m.method == "tools/list", m.direction == "s2c", m.kind == "response"
     )
     with engine.connect() as conn:
         listed: list[Any] = [dict(r._mapping) for r in conn.execute(stmt)]
+        bodies.fill(conn, listed)
     row = {
         "channel": message.channel,
         "raw": message.raw,

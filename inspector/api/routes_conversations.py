@@ -20,7 +20,7 @@ from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.params import SqlInt
 from inspector.api.schemas_conversations import Conversations
 from inspector.protocol.conversations import derive
-from inspector.store import get_session
+from inspector.store import bodies, get_session
 from inspector.store.models import Message
 from inspector.store.queries import count_messages
 
@@ -28,7 +28,18 @@ __all__ = ["conversations_of", "router"]
 
 router = APIRouter(prefix="/api/sessions/{session_id}", tags=["messages"])
 
-_COLUMNS = ("seq", "direction", "channel", "kind", "method", "rpc_id", "answers_seq", "meta", "raw")
+_COLUMNS = (
+    "seq",
+    "direction",
+    "channel",
+    "kind",
+    "method",
+    "rpc_id",
+    "answers_seq",
+    "meta",
+    "raw",
+    "body_sha256",
+)
 
 
 def _rows(engine: Engine, session_id: int, upto: int, page: int = 5000) -> Iterator[dict[str, Any]]:
@@ -44,8 +55,9 @@ def _rows(engine: Engine, session_id: int, upto: int, page: int = 5000) -> Itera
                 .order_by(table.c.seq)
                 .limit(page)
             ).all()
-            for r in rows:
-                yield dict(r._mapping)
+            dicts = [dict(r._mapping) for r in rows]
+            bodies.fill(conn, dicts)
+            yield from dicts
             if len(rows) < page:
                 return
             after = rows[-1].seq

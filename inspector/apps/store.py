@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 
 from inspector.apps.catalog import METHODS, AppCatalog, Exchange, build_catalog
 from inspector.protocol.sse import stored_body
-from inspector.store import Message
+from inspector.store import Message, bodies
 
 __all__ = ["catalog_of"]
 
@@ -26,10 +26,13 @@ def catalog_of(engine: Engine, session_id: int) -> AppCatalog:
     t = Message.__table__  # type: ignore[attr-defined]
     with engine.connect() as conn:
         rows = conn.execute(
-            select(t.c.seq, t.c.kind, t.c.channel, t.c.raw, t.c.answers_seq, t.c.method)
+            select(t.c.seq, t.c.kind, t.c.channel, t.c.raw, t.c.answers_seq, t.c.method, t.c.body_sha256)
             .where(t.c.session_id == session_id, t.c.method.in_(METHODS))
             .order_by(t.c.seq)
         ).all()
+        filled = [dict(r._mapping) for r in rows]
+        bodies.fill(conn, filled)
+    rows = [(r["seq"], r["kind"], r["channel"], r["raw"], r["answers_seq"], r["method"]) for r in filled]  # type: ignore[misc]
     requests: dict[int, dict[str, Any]] = {}
     answers: dict[int, tuple[int, dict[str, Any]]] = {}
     for row in rows:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import base64
 from typing import Any, Literal, Protocol, TypedDict
 
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, false
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false
 from sqlmodel import Field, SQLModel
 
 from inspector.protocol.sse import stored_body
 
 __all__ = [
     "ROW_COLUMNS",
+    "STORED_COLUMNS",
+    "Blob",
     "SQL_INT_MAX",
     "Channel",
     "Direction",
@@ -118,6 +120,9 @@ class Message(SQLModel, table=True):
         default=None, sa_column=Column(JSON(none_as_null=True))
     )  # flags, problem, related_seq, batch items
     lint: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    # A large body's hash: `raw` then holds only its start and `blob` the whole (store/bodies.py;
+    # column added by revision 0004, hence last). Readers put the whole back with `bodies.fill`.
+    body_sha256: str | None = Field(default=None, sa_column=Column(String(64), index=True))
 
     @property
     def body(self) -> bytes:
@@ -133,7 +138,7 @@ class Message(SQLModel, table=True):
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: every column, raw as text (or base64 when not UTF-8)."""
-        out = self.model_dump(exclude={"raw"})
+        out = self.model_dump(exclude={"raw", "body_sha256"})
         text = self.raw_text()
         out["raw"] = text
         if text is None:
@@ -171,9 +176,21 @@ class MessageRow(TypedDict):
 
 class StoredRow(MessageRow, total=False):
     """A stored `Message` row read as a plain dict (lint reads whole sessions so): the recorder's
-    columns and the database's `id`."""
+    columns, the database's `id` and the large body's hash (`store.bodies`)."""
 
     id: int
+    body_sha256: str | None
+
+
+class Blob(SQLModel, table=True):
+    """A large message body, stored once however many messages carry it (`store.bodies`)."""
+
+    __tablename__ = "blob"
+
+    sha256: str = Field(sa_column=Column(String(64), primary_key=True))  # of the original bytes
+    codec: str  # zstd | none
+    size: int = Field(sa_column=Column(BigInteger, nullable=False))  # the original size
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class MessageRecord(Protocol):
@@ -233,5 +250,11 @@ class LintRun(SQLModel, table=True):
     infos: int = 0
 
 
-# The columns a recorder fills for each message (every column but the database's own id).
-ROW_COLUMNS: tuple[str, ...] = tuple(c.name for c in Message.__table__.columns if c.name != "id")  # type: ignore[attr-defined]
+# The columns a recorder fills for each message (every column but the database's own id and the
+# writer's `body_sha256`), and those the writer stores.
+ROW_COLUMNS: tuple[str, ...] = tuple(
+    c.name
+    for c in Message.__table__.columns  # type: ignore[attr-defined]
+    if c.name not in ("id", "body_sha256")
+)
+STORED_COLUMNS: tuple[str, ...] = (*ROW_COLUMNS, "body_sha256")

@@ -30,6 +30,7 @@ from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
 from inspector.errors import InspectorError, NotFoundError
+from inspector.store import bodies
 from inspector.store.engine import write_connection
 from inspector.store.models import SQL_INT_MAX, LintFinding, Message, Session, StoredRow
 
@@ -125,6 +126,7 @@ def iter_messages(
                 .limit(size)
             )
             rows = list(db.exec(stmt).all())
+            bodies.fill(db.connection(), rows)
             yield from rows
             if len(rows) < size:
                 return
@@ -146,8 +148,10 @@ def iter_rows(engine: Engine, session_id: int, *, page: int = 2000) -> Iterator[
                 .order_by(table.c.seq)
                 .limit(page)
             ).all()
-            for r in rows:
-                yield cast(StoredRow, dict(r._mapping))
+            dicts = [dict(r._mapping) for r in rows]
+            bodies.fill(conn, dicts)
+            for d in dicts:
+                yield cast(StoredRow, d)
             if len(rows) < page:
                 return
             after = rows[-1].seq
@@ -164,7 +168,39 @@ def pair_of(engine: Engine, message: Message) -> Message | None:
             stmt = select(Message).where(
                 Message.session_id == message.session_id, Message.answers_seq == message.seq
             )
-        return db.exec(stmt.limit(1)).first()
+        found = db.exec(stmt.limit(1)).first()
+        if found is not None:
+            bodies.fill(db.connection(), [found])
+        return found
+
+
+def _fts_text_sql(conn: Any, ids_sql: str, params: dict[str, Any], *, delete: bool = False) -> None:
+    """Add (or, with `delete`, remove) the full-text entries of the message ids `ids_sql` selects:
+    `raw` as text, the whole body for a large one (store/bodies.py)."""
+    target = (
+        "message_fts (message_fts, rowid, body) SELECT 'delete', "
+        if delete
+        else "message_fts (rowid, body) SELECT "
+    )
+    conn.execute(
+        text(
+            f"INSERT INTO {target}id, CAST(raw AS TEXT) FROM message WHERE id IN ({ids_sql}) AND body_sha256 IS NULL"
+        ),
+        params,
+    )
+    large = conn.execute(
+        text(f"SELECT id, body_sha256 FROM message WHERE id IN ({ids_sql}) AND body_sha256 IS NOT NULL"),
+        params,
+    ).all()
+    for start in range(0, len(large), 50):
+        chunk = large[start : start + 50]
+        whole = bodies.load(conn, [sha for _, sha in chunk])
+        values = "'delete', :id, CAST(:body AS TEXT)" if delete else ":id, CAST(:body AS TEXT)"
+        columns = "(message_fts, rowid, body)" if delete else "(rowid, body)"
+        conn.execute(
+            text(f"INSERT INTO message_fts {columns} VALUES ({values})"),
+            [{"id": mid, "body": whole[sha]} for mid, sha in chunk],
+        )
 
 
 def _ensure_fts(engine: Engine) -> None:
@@ -179,12 +215,8 @@ def _ensure_fts(engine: Engine) -> None:
             conn.exec_driver_sql("INSERT INTO fts_state (indexed_upto) VALUES (0)")
         new_upto = conn.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM message").scalar_one()
         if new_upto > upto:
-            conn.execute(
-                text(
-                    "INSERT INTO message_fts (rowid, body) SELECT id, CAST(raw AS TEXT) FROM message "
-                    "WHERE id > :lo AND id <= :hi"
-                ),
-                {"lo": upto, "hi": new_upto},
+            _fts_text_sql(
+                conn, "SELECT id FROM message WHERE id > :lo AND id <= :hi", {"lo": upto, "hi": new_upto}
             )
             conn.execute(text("UPDATE fts_state SET indexed_upto = :hi"), {"hi": new_upto})
 
@@ -240,9 +272,11 @@ def search_messages(
         if session_id is not None:
             stmt = stmt.where(Message.session_id == session_id)
         try:
-            return list(db.exec(stmt.order_by(col(Message.id)).limit(limit)).all())
+            found = list(db.exec(stmt.order_by(col(Message.id)).limit(limit)).all())
         except OperationalError as exc:
             raise InspectorError(f"invalid search {query!r}: {exc.orig}") from None
+        bodies.fill(db.connection(), found)
+        return found
 
 
 # ---------------------------------------------------------------------------
@@ -321,15 +355,16 @@ def delete_session(engine: Engine, session_id: int, *, force: bool = False) -> N
         if has_fts:
             # A contentless FTS5 row is removed by repeating what was indexed. Without this, ids freed at
             # the end of the table would be reused by new rows and match their old text.
-            conn.execute(
-                text(
-                    "INSERT INTO message_fts (message_fts, rowid, body) SELECT 'delete', id, CAST(raw AS TEXT) "
-                    "FROM message WHERE session_id = :sid AND id <= (SELECT indexed_upto FROM fts_state)"
-                ),
+            _fts_text_sql(
+                conn,
+                "SELECT id FROM message WHERE session_id = :sid AND id <= (SELECT indexed_upto FROM fts_state)",
                 {"sid": session_id},
+                delete=True,
             )
+        used = bodies.session_blobs(conn, [session_id])
         for table in ("lint_finding", "lint_run", "message"):
             conn.execute(text(f"DELETE FROM {table} WHERE session_id = :sid"), {"sid": session_id})
+        bodies.collect(conn, used)  # the large bodies no other session's messages carry
         conn.execute(text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id})
         conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
 
@@ -361,10 +396,10 @@ class MessageFilter:
         )
 
 
-PREVIEW_BYTES = 240
+PREVIEW_BYTES = bodies.HEAD_BYTES  # a large body's row keeps this much of its start in `raw`
 _m = Message.__table__  # type: ignore[attr-defined]
 _f = LintFinding.__table__  # type: ignore[attr-defined]
-ROW_FIELDS = tuple(c.name for c in _m.columns if c.name != "raw")
+ROW_FIELDS = tuple(c.name for c in _m.columns if c.name not in ("raw", "body_sha256"))
 _ROW_COLUMNS = [_m.c[name] for name in ROW_FIELDS] + [func.substr(_m.c.raw, 1, PREVIEW_BYTES).label("head")]
 
 
@@ -466,6 +501,8 @@ def get_message(engine: Engine, session_id: int, seq: int) -> Message:
     """One message of a session by its seq."""
     with DbSession(engine) as db:
         found = db.exec(select(Message).where(Message.session_id == session_id, Message.seq == seq)).first()
+        if found is not None:
+            bodies.fill(db.connection(), [found])
     if found is None:
         raise NotFoundError(f"session {session_id} has no message {seq}")
     return found

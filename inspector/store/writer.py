@@ -20,8 +20,9 @@ import orjson
 from sqlalchemy import Engine, insert, update
 
 from inspector.capture.redact import Redaction, active, note_session
+from inspector.store.bodies import Encoder
 from inspector.store.engine import write_connection
-from inspector.store.models import ROW_COLUMNS, Message, MessageRow, Session
+from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, Message, MessageRow, Session
 from inspector.store.notify import notifier
 
 __all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
@@ -95,8 +96,10 @@ class StoreWriter:
     placeholders get one `executemany`; the rest the portable Core insert.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, bodies: Encoder | None = None) -> None:
         self.engine = engine
+        # Large bodies go out of line, compressed and stored once (store/bodies.py), on this thread.
+        self.bodies = bodies or Encoder()
         self.counts: dict[int, int] = {}
         self._conn = write_connection(engine)
         self._insert = insert(Message.__table__)  # type: ignore[attr-defined]
@@ -106,7 +109,7 @@ class StoreWriter:
             f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
         )
         self._fast_sql = (
-            f"INSERT INTO message ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join([marker] * len(ROW_COLUMNS))})"
+            f"INSERT INTO message ({', '.join(STORED_COLUMNS)}) VALUES ({', '.join([marker] * len(STORED_COLUMNS))})"
             if marker
             else None
         )
@@ -118,7 +121,7 @@ class StoreWriter:
         self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
         self._group_sql: dict[int, str] = {}
         self._copy_sql = (
-            f"COPY message ({', '.join(ROW_COLUMNS)}) FROM STDIN"
+            f"COPY message ({', '.join(STORED_COLUMNS)}) FROM STDIN"
             if engine.dialect.name == "postgresql" and engine.driver == "psycopg"
             else None
         )
@@ -128,14 +131,33 @@ class StoreWriter:
         self._retrying = False
 
     def _insert_rows(self, rows: list[MessageRow]) -> None:
+        bodies: dict[str, bytes] = {}
+        if any(len(row["raw"]) > self.bodies.limits.out_of_line for row in rows):
+            stored, bodies = self.bodies.split(rows)
+            self.bodies.write(self._conn, bodies)
+            rows = stored  # type: ignore[assignment]
+        self._insert_stored(rows)
+        if bodies and self._notify is not None:
+            # PostgreSQL's full-text column: its trigger indexes `raw`, which holds only a large
+            # body's start; the whole body's words are indexed here (migration 0004).
+            self._conn.exec_driver_sql(
+                "UPDATE message SET fts = inspector_fts_vector(%s) WHERE session_id = %s AND seq = %s",
+                [
+                    (bodies[row["body_sha256"]], row["session_id"], row["seq"])  # type: ignore[typeddict-item]
+                    for row in rows
+                    if row.get("body_sha256")
+                ],
+            )
+
+    def _insert_stored(self, rows: list[MessageRow]) -> None:
         if self._fast_sql is None:
-            self._conn.execute(self._insert, rows)
+            self._conn.execute(self._insert, [{**row, "body_sha256": row.get("body_sha256")} for row in rows])
             return
         dumps = orjson.dumps
         params: list[tuple[Any, ...]] = []
         append = params.append
         for row in rows:
-            values = _row_values(row)  # a tuple, built in C
+            values = _row_values(row) + (row.get("body_sha256"),)  # a tuple, built in C
             if row["meta"] is not None or row["http_headers"] is not None or row["lint"] is not None:
                 listed = list(values)
                 for i in _JSON_INDEXES:
@@ -161,9 +183,9 @@ class StoreWriter:
     def _values_sql(self, rows: int) -> str:
         sql = self._group_sql.get(rows)
         if sql is None:
-            one = f"({', '.join('?' * len(ROW_COLUMNS))})"
+            one = f"({', '.join('?' * len(STORED_COLUMNS))})"
             sql = self._group_sql[rows] = (
-                f"INSERT INTO message ({', '.join(ROW_COLUMNS)}) VALUES {', '.join([one] * rows)}"
+                f"INSERT INTO message ({', '.join(STORED_COLUMNS)}) VALUES {', '.join([one] * rows)}"
             )
         return sql
 
@@ -222,7 +244,7 @@ _JSON_INDEXES = tuple(i for i, c in enumerate(ROW_COLUMNS) if c in _JSON_COLUMNS
 _row_values = itemgetter(*ROW_COLUMNS)
 _flat = chain.from_iterable
 _MAX_GROUP = (
-    1024  # rows per multi-row INSERT: 21 columns * 1024 = 21,504 of SQLite's default 32,766 variables
+    1024  # rows per multi-row INSERT: 22 columns * 1024 = 22,528 of SQLite's default 32,766 variables
 )
 
 
@@ -234,7 +256,7 @@ def _rows_per_statement(conn: Any) -> int:
     except (AttributeError, sqlite3.Error):  # not the standard library's sqlite3: one row at a time
         return 1
     group = 1
-    while group * 2 <= _MAX_GROUP and group * 2 * len(ROW_COLUMNS) <= variables:
+    while group * 2 <= _MAX_GROUP and group * 2 * len(STORED_COLUMNS) <= variables:
         group *= 2
     return group
 
