@@ -534,6 +534,9 @@ def proxy(
     ]
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    from inspector.store.autoprune import start as start_retention
+
+    start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     try:
         client, which = choose_upstream(target, active())
         proxy_class: type[HttpProxy] = HttpProxy
