@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from inspector.settings import Effective
     from inspector.store.retention import Plan
 
-__all__ = ["human_size", "pin", "policy_lines", "prune"]
+__all__ = ["human_size", "load_policy", "pin", "policy_lines", "policy_values", "prune"]
 
 _KEYS = (
     ("max_age", "--max-age"),
@@ -46,8 +46,9 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def policy_lines(effective: Effective) -> list[str]:
-    """The policy in force, one line per value, each with where it came from."""
+def policy_values(effective: Effective) -> list[dict[str, str | None]]:
+    """The policy in force: each setting's key, its value as the config file takes it (None: not
+    set) and where it came from."""
     r = effective.settings.retention
     shown = {
         "max_age": None if r.max_age is None else _duration(r.max_age),
@@ -55,9 +56,13 @@ def policy_lines(effective: Effective) -> list[str]:
         "max_session_size": None if r.max_session_size is None else human_size(r.max_session_size),
         "keep_labelled": "yes" if r.keep_labelled else "no",
     }
+    return [{"key": k, "value": v, "source": effective.source("retention." + k)} for k, v in shown.items()]
+
+
+def policy_lines(effective: Effective) -> list[str]:
+    """The policy in force, one line per value, each with where it came from."""
     return [
-        f"  {key:<17} {value or 'not set':<9} ({effective.source('retention.' + key)})"
-        for key, value in shown.items()
+        f"  {p['key']:<17} {p['value'] or 'not set':<9} ({p['source']})" for p in policy_values(effective)
     ]
 
 

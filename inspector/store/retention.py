@@ -40,7 +40,18 @@ from inspector.store.models import Session
 from inspector.store.queries import delete_sessions, session_state
 from inspector.store.usage import TABLES, Usage, session_bytes, store_usage
 
-__all__ = ["BATCH", "Candidate", "Outcome", "Plan", "SessionInfo", "apply", "choose", "plan", "reclaim"]
+__all__ = [
+    "BATCH",
+    "Candidate",
+    "Outcome",
+    "Plan",
+    "SessionInfo",
+    "apply",
+    "choose",
+    "plan",
+    "reclaim",
+    "session_infos",
+]
 
 BATCH = 3  # sessions deleted per write transaction
 _VACUUM_STEP = 512  # pages given back per incremental_vacuum (2 MiB at 4 KiB pages): one short lock each
@@ -56,7 +67,12 @@ class SessionInfo:
     bytes: int
     pinned: bool = False
     labelled: bool = False
-    live: bool = False  # still recording
+    state: str = "ended"  # recording, ended, interrupted (`queries.session_state`)
+
+    @property
+    def live(self) -> bool:
+        """Still recording: never removed."""
+        return self.state == "recording"
 
 
 @dataclass(frozen=True)
@@ -149,7 +165,7 @@ def choose(sessions: list[SessionInfo], retention: Retention, now_ns: int, used_
     return out
 
 
-def _infos(engine: Engine) -> list[SessionInfo]:
+def session_infos(engine: Engine) -> list[SessionInfo]:
     with engine.connect() as conn:
         rows: list[Any] = list(
             conn.exec_driver_sql(
@@ -170,7 +186,7 @@ def _infos(engine: Engine) -> list[SessionInfo]:
                 sizes.get(int(sid), 0),
                 bool(pinned),
                 labelled,
-                session_state(probe) == "recording",
+                session_state(probe),
             )
         )
     return infos
@@ -179,7 +195,7 @@ def _infos(engine: Engine) -> list[SessionInfo]:
 def plan(engine: Engine, retention: Retention, now_ns: int | None = None) -> Plan:
     """What `retention` removes from this store now (nothing is changed)."""
     now = time.time_ns() if now_ns is None else now_ns
-    return choose(_infos(engine), retention, now, store_usage(engine).used_bytes)
+    return choose(session_infos(engine), retention, now, store_usage(engine).used_bytes)
 
 
 def apply(

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, text
 
@@ -51,7 +52,7 @@ def _ids(engine: Engine) -> set[int]:
         return {int(r[0]) for r in conn.execute(text("SELECT id FROM session"))}
 
 
-def _info(sid: int, days_ago: float, size: int, **kw: bool) -> SessionInfo:
+def _info(sid: int, days_ago: float, size: int, **kw: Any) -> SessionInfo:
     return SessionInfo(sid, f"s{sid}", NOW - int(days_ago * DAY), size, **kw)
 
 
@@ -63,7 +64,7 @@ def test_choose_applies_each_rule_and_keeps_pinned_labelled_and_live() -> None:
         _info(4, 20, 5000),
         _info(5, 10, 100),
         _info(6, 5, 100),
-        _info(7, 1, 9000, live=True),
+        _info(7, 1, 9000, state="recording"),
     ]
     policy = Retention(max_age="30d", max_session_size=1000)
     chosen = choose(sessions, policy, NOW, used_bytes=14_500)
