@@ -197,3 +197,28 @@ def test_plan_is_fast_enough_for_a_recorder_to_run(tmp_path: Path) -> None:
         assert len(chosen.remove) == 9
     finally:
         engine.dispose()
+
+
+def test_pin_unpin_and_the_sessions_list_mark(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from inspector.cli import app
+
+    db = tmp_path / "pins.db"
+    engine = open_engine(db)
+    try:
+        sid = _record(engine, "keeper", 40, 100)
+        runner = CliRunner()
+        pinned = runner.invoke(app, ["pin", "keeper", "--db", str(db)])
+        assert pinned.exit_code == 0 and f"session {sid} (keeper) pinned" in pinned.output
+        listed = runner.invoke(app, ["sessions", "--db", str(db)], env={"COLUMNS": "80"})
+        assert f"{sid}*" in listed.output and "* pinned: retention keeps it" in listed.output
+        kept = runner.invoke(app, ["prune", "--db", str(db), "--max-age", "30d"])
+        assert kept.exit_code == 0 and "Removed 0 sessions" in kept.output and sid in _ids(engine)
+        assert runner.invoke(app, ["unpin", str(sid), "--db", str(db)]).exit_code == 0
+        listed = runner.invoke(app, ["sessions", "--db", str(db)], env={"COLUMNS": "80"})
+        assert f"{sid}*" not in listed.output
+        missing = runner.invoke(app, ["pin", "nope", "--db", str(db)])
+        assert missing.exit_code != 0
+    finally:
+        engine.dispose()
