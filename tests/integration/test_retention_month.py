@@ -310,3 +310,26 @@ def test_a_wrap_applies_the_policy_once_per_interval(tmp_path: Path) -> None:
         assert len(stamps) == 1 and stamps[0].stat().st_mode & 0o077 == 0
     finally:
         engine.dispose()
+
+
+def test_the_http_proxy_applies_the_policy_in_a_thread(tmp_path: Path) -> None:
+    db = tmp_path / "proxy.db"
+    _stored(db, "ancient", 40, 1000)
+    _stored(db, "recent", 1, 1000)
+    config = tmp_path / "config.toml"
+    config.write_text('[retention]\nmax_age = "30d"\n')
+    (tmp_path / "run").mkdir(mode=0o700)
+    env = _env(MCP_INSPECTOR_CONFIG=str(config), MCP_INSPECTOR_RUNTIME=str(tmp_path / "run"))
+    argv = [*CLI, "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0", "--db", str(db)]
+    proxy = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    engine = open_engine(db)
+    try:
+        deadline = time.monotonic() + 60
+        while "ancient" in _names(engine) and time.monotonic() < deadline and proxy.poll() is None:
+            time.sleep(0.2)
+        assert _names(engine) == {"recent"}
+    finally:
+        engine.dispose()
+        proxy.terminate()
+        _out, err = proxy.communicate(timeout=30)
+    assert "retention removed 1 session(s)" in err, err
