@@ -289,21 +289,23 @@ def test_a_wrap_applies_the_policy_once_per_interval(tmp_path: Path) -> None:
     env = _env(MCP_INSPECTOR_CONFIG=str(config), MCP_INSPECTOR_RUNTIME=str(tmp_path / "run"))
     (tmp_path / "run").mkdir(mode=0o700)
 
-    def wrap_once(name: str) -> str:
+    def wrap_once(name: str, *, prunes: bool) -> str:
         shim = ShimProcess(wrap_argv(db, *DEMO, extra=("--name", name)), env=env)
-        _handshake(shim)
-        time.sleep(1.0)  # the pruning thread runs beside the forwarding
+        _handshake(shim)  # forwarding works while the pruning thread runs beside it
+        deadline = time.monotonic() + (60 if prunes else 1.5)
+        while time.monotonic() < deadline and b"retention removed" not in shim.stderr_bytes:
+            time.sleep(0.1)
         shim.close_stdin()
         assert shim.wait() == 0
         ended_named(db, name)
         return shim.stderr_bytes.decode()
 
     try:
-        stderr = wrap_once("first")
+        stderr = wrap_once("first", prunes=True)
         assert "retention removed 1 session(s)" in stderr
         assert _names(engine) == {"first"}
         _stored(db, "ancient-2", 40, 1000)
-        stderr = wrap_once("second")  # within the interval: another wrap does not prune again
+        stderr = wrap_once("second", prunes=False)  # within the interval: another wrap does not prune again
         assert "retention" not in stderr
         assert _names(engine) == {"first", "ancient-2", "second"}
         stamps = list((tmp_path / "run").glob("retention-*.stamp"))
