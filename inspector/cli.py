@@ -540,6 +540,9 @@ def proxy(
     ]
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
     recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    from inspector.store.autoprune import start as start_retention
+
+    start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     try:
         client, which = choose_upstream(target, active())
         proxy_class: type[HttpProxy] = HttpProxy
@@ -1379,6 +1382,60 @@ def sessions(
         return
     console = Console()
     console.print(sessions_table(found, console.width))
+
+
+@app.command()
+def prune(
+    db: DbOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would go; change nothing.")] = False,
+    max_age: Annotated[
+        str | None, typer.Option("--max-age", help="Remove sessions older than this: 12h, 30d, 2w.")
+    ] = None,
+    max_total_size: Annotated[
+        str | None,
+        typer.Option(
+            "--max-total-size", help="Remove the oldest sessions until the store is within this: 2GB."
+        ),
+    ] = None,
+    max_session_size: Annotated[
+        str | None, typer.Option("--max-session-size", help="Remove ended sessions bigger than this: 200MB.")
+    ] = None,
+) -> None:
+    """Apply the retention policy now: remove old or large sessions and give the space back.
+
+    The policy is the config file's \\[retention] table, then MCP_INSPECTOR_MAX_AGE / _MAX_TOTAL_SIZE /
+    _MAX_SESSION_SIZE, then these flags. Pinned sessions (`mcp-inspect pin`), labelled ones and
+    sessions still recording are never removed; the oldest go first. Every recorder applies the
+    same policy by itself (at most hourly); this command is for doing it now or seeing what would go.
+    """
+    from inspector.cli_prune import load_policy
+    from inspector.cli_prune import prune as run_prune
+
+    effective = load_policy(max_age, max_total_size, max_session_size)
+    engine = _engine(db, create=False) if effective.settings.retention.active else None
+    raise typer.Exit(run_prune(engine, effective, dry_run=dry_run))
+
+
+@app.command()
+def pin(
+    session: Annotated[str, typer.Argument(help="Session id, name, or `last`.")],
+    db: DbOption = None,
+) -> None:
+    """Pin a session: retention (`prune`, recorders) never removes it."""
+    from inspector.cli_prune import pin as set_pin
+
+    print(set_pin(_engine(db, create=False), session, True))
+
+
+@app.command()
+def unpin(
+    session: Annotated[str, typer.Argument(help="Session id, name, or `last`.")],
+    db: DbOption = None,
+) -> None:
+    """Unpin a session: retention may remove it again."""
+    from inspector.cli_prune import pin as set_pin
+
+    print(set_pin(_engine(db, create=False), session, False))
 
 
 def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):

@@ -107,6 +107,9 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     # One recorder for every route: no server.address on client spans (it differs per route).
     subscribers = [StoreWriter(engine), *otel_for(flags.otlp, transport="tcp", content=flags.otlp_content)]
     recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    from inspector.store.autoprune import start as start_retention
+
+    start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     mounted: list[Mounted] = []
     clients: list[str] = []
     for route in config.route:

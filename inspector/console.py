@@ -79,11 +79,12 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
         collapse_padding=True,
     )
     rows: list[list[str | Text]] = []
-    for s in sessions:
+    sessions_seen = list(sessions)
+    for s in sessions_seen:
         state = session_state(s)
         style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
         cells: dict[str, str | Text] = {
-            "id": str(s.id),
+            "id": f"{s.id}*" if s.pinned else str(s.id),  # * pinned: kept by retention
             "started": time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
             "kind": s.kind,
             "status": Text(state, style=style),
@@ -106,6 +107,8 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
             min_width=None if last else widths[i],
             max_width=room if last else None,
         )
+    if any(s.pinned for s in sessions_seen):
+        table.caption = "* pinned: retention keeps it"
     for r in rows:
         last_cell = Text(str(r[-1]), no_wrap=True, overflow="ellipsis")
         last_cell.truncate(room, overflow="ellipsis")  # Rich would drop the words that do not fit, silently

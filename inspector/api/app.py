@@ -28,6 +28,7 @@ from inspector.api import (
     routes_serve_processes,
     routes_sessions,
     routes_share,
+    routes_storage,
     routes_versions,
 )
 from inspector.api.clients import ClientManager
@@ -93,6 +94,7 @@ def create_app(
     )
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
+    app.include_router(routes_storage.router)
     app.include_router(routes_messages.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)

@@ -52,11 +52,13 @@ async def get_session_route(request: Request, session_id: SessionRef) -> Respons
     return json_response(session_out(found))
 
 
-@router.patch("/{session_id}", response_model=SessionOut, summary="Rename a session or set its labels")
+@router.patch("/{session_id}", response_model=SessionOut, summary="Rename a session, set its labels, pin it")
 async def patch_session_route(request: Request, session_id: SqlInt, patch: SessionPatch) -> Response:
     app = state_of(request)
     labels = None if patch.labels is None else [label.strip() for label in patch.labels if label.strip()]
-    found = await run_query(update_session, app.engine, session_id, name=patch.name, labels=labels)
+    found = await run_query(
+        update_session, app.engine, session_id, name=patch.name, labels=labels, pinned=patch.pinned
+    )
     doc = session_out(found)
     app.feed.publish(SessionUpdated.model_validate({"session": doc}))
     await run_query(announce, app.engine, "changed", [session_id])  # other `ui`s (PostgreSQL)

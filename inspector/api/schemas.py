@@ -105,10 +105,11 @@ class SessionList(BaseModel):
 
 
 class SessionPatch(BaseModel):
-    """A rename and/or new labels (fields left out stay as they are)."""
+    """A rename, new labels and/or a pin (fields left out stay as they are)."""
 
     name: str | None = Field(default=None, max_length=200)
     labels: list[str] | None = Field(default=None, max_length=50)
+    pinned: bool | None = Field(default=None, description="true: retention never removes the session")
 
 
 class MessagePage(BaseModel):

@@ -104,6 +104,10 @@ def is_postgresql(engine: Engine | Connection) -> bool:
 def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA busy_timeout=30000")
+    # A new file keeps a map of its free pages so that retention can give them back to the disk
+    # (`PRAGMA incremental_vacuum`, store/retention.py). Only takes effect on a file without tables
+    # yet, and only before WAL is set (a no-op on every other file; `prune` converts old ones once).
+    cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")

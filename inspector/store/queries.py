@@ -40,6 +40,7 @@ __all__ = [
     "SessionFilter",
     "count_messages",
     "delete_session",
+    "delete_sessions",
     "find_sessions",
     "fts_query",
     "get_message",
@@ -324,15 +325,22 @@ def find_sessions(
 
 
 def update_session(
-    engine: Engine, session_id: int, *, name: str | None = None, labels: list[str] | None = None
+    engine: Engine,
+    session_id: int,
+    *,
+    name: str | None = None,
+    labels: list[str] | None = None,
+    pinned: bool | None = None,
 ) -> Session:
-    """Rename a session and/or replace its labels; return it."""
+    """Rename a session, replace its labels and/or pin it (retention keeps it) or unpin it; return it."""
     get_session(engine, session_id)
     values: dict[str, Any] = {}
     if name is not None:
         values["name"] = name
     if labels is not None:
         values["labels"] = labels
+    if pinned is not None:
+        values["pinned"] = pinned
     if values:
         table = Session.__table__  # type: ignore[attr-defined]
         with write_connection(engine) as conn, conn.begin():
@@ -346,27 +354,49 @@ def delete_session(engine: Engine, session_id: int, *, force: bool = False) -> N
     found = get_session(engine, session_id)
     if not force and session_state(found) == "recording":
         raise InspectorError(f"session {session_id} is still recording; stop it first")
+    delete_sessions(engine, [session_id])
+
+
+def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool = False) -> list[int]:
+    """Delete these sessions and everything stored for them in ONE write transaction (retention
+    deletes a few at a time so that recorders wait for the lock only briefly). The one delete path:
+    whatever else a session owns is removed here. Callers check that none is still recording.
+    `keep_pinned`: a pinned one (checked under the lock) is left alone. Returns the ids deleted."""
+    if not session_ids:
+        return []
     with write_connection(engine) as conn, conn.begin():
+        params = {f"s{i}": int(sid) for i, sid in enumerate(session_ids)}
+        found = conn.execute(
+            text(f"SELECT id, pinned FROM session WHERE id IN ({', '.join(':' + k for k in params)})"), params
+        ).all()
+        present = {int(sid) for sid, pinned in found if not (keep_pinned and pinned)}
+        session_ids = [sid for sid in session_ids if sid in present]
         has_fts = (
             conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'fts_state'").first()
             if engine.dialect.name == "sqlite"
             else None
         )
-        if has_fts:
-            # A contentless FTS5 row is removed by repeating what was indexed. Without this, ids freed at
-            # the end of the table would be reused by new rows and match their old text.
-            _fts_text_sql(
-                conn,
-                "SELECT id FROM message WHERE session_id = :sid AND id <= (SELECT indexed_upto FROM fts_state)",
-                {"sid": session_id},
-                delete=True,
-            )
-        used = bodies.session_blobs(conn, [session_id])
-        for table in ("lint_finding", "lint_run", "message"):
-            conn.execute(text(f"DELETE FROM {table} WHERE session_id = :sid"), {"sid": session_id})
+        for session_id in session_ids:
+            if has_fts:
+                # A contentless FTS5 row is removed by repeating what was indexed. Without this, ids freed
+                # at the end of the table would be reused by new rows and match their old text.
+                _fts_text_sql(
+                    conn,
+                    "SELECT id FROM message WHERE session_id = :sid AND id <= (SELECT indexed_upto FROM fts_state)",
+                    {"sid": session_id},
+                    delete=True,
+                )
+        used = bodies.session_blobs(conn, session_ids)
+        for session_id in session_ids:
+            for table in ("lint_finding", "lint_run", "message"):
+                conn.execute(text(f"DELETE FROM {table} WHERE session_id = :sid"), {"sid": session_id})
         bodies.collect(conn, used)  # the large bodies no other session's messages carry
-        conn.execute(text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id})
-        conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
+        for session_id in session_ids:
+            conn.execute(
+                text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id}
+            )
+            conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
+    return session_ids
 
 
 @dataclass(frozen=True)

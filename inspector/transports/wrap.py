@@ -272,6 +272,10 @@ class _Store:
         self.subscribers: list = [StoreWriter(self.engine), *otel]
         self.recorder = Recorder(self.subscribers).start()
         self.tap = self.recorder.open(self.session_id)
+        # The retention policy, in a thread of its own: never on the forwarding path (store/autoprune.py).
+        from inspector.store.autoprune import start as start_retention
+
+        start_retention(self.engine, quiet=opts.quiet)
         if announce:
             self.announce(opts)
 

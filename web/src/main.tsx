@@ -10,6 +10,7 @@ import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
 import { DiffView } from "./views/DiffView";
 import { VersionsView } from "./views/VersionsView";
+import { StoragePage } from "./views/StoragePage";
 import { startAuth } from "./api/auth";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
@@ -40,6 +41,7 @@ createRoot(document.getElementById("root")!).render(
           <Route path="client/resend/:sessionId/:seq" element={<Suspense><ResendPage /></Suspense>} />
           <Route path="diff" element={<DiffView />} />
           <Route path="versions" element={<VersionsView />} />
+          <Route path="storage" element={<StoragePage />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

@@ -836,7 +836,7 @@ export interface paths {
         delete: operations["delete_session_route_api_sessions__session_id__delete"];
         options?: never;
         head?: never;
-        /** Rename a session or set its labels */
+        /** Rename a session, set its labels, pin it */
         patch: operations["patch_session_route_api_sessions__session_id__patch"];
         trace?: never;
     };
@@ -1089,6 +1089,23 @@ export interface paths {
         put?: never;
         /** Replay a session against a command or URL (a background job), then diff it */
         post: operations["start_replay_route_api_sessions__session_id__replay_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Database size, per-session sizes, the retention policy in force and what it removes next */
+        get: operations["storage_route_api_storage_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3031,6 +3048,27 @@ export interface components {
             };
         };
         /**
+         * PolicyValue
+         * @description One retention setting in force and where its value came from.
+         */
+        PolicyValue: {
+            /**
+             * Key
+             * @enum {string}
+             */
+            key: "max_age" | "max_total_size" | "max_session_size" | "keep_labelled";
+            /**
+             * Source
+             * @description `default`, `config file P`, `environment VAR` or `flag --x`
+             */
+            source: string;
+            /**
+             * Value
+             * @description as the config file takes it (`30d`, `2 GB`, `yes`); null: not set
+             */
+            value: string | null;
+        };
+        /**
          * Position
          * @description Where a message sits in a filtered list: how many matching rows come before it.
          */
@@ -3862,13 +3900,51 @@ export interface components {
         };
         /**
          * SessionPatch
-         * @description A rename and/or new labels (fields left out stay as they are).
+         * @description A rename, new labels and/or a pin (fields left out stay as they are).
          */
         SessionPatch: {
             /** Labels */
             labels?: string[] | null;
             /** Name */
             name?: string | null;
+            /**
+             * Pinned
+             * @description true: retention never removes the session
+             */
+            pinned?: boolean | null;
+        };
+        /**
+         * SessionSize
+         * @description A session's stored bytes and what retention does with it.
+         */
+        SessionSize: {
+            /** Bytes */
+            bytes: number;
+            /**
+             * Goes
+             * @description the rule that removes it next (age, session size, total size)
+             */
+            goes: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Kept
+             * @description why retention never removes it (null: it may)
+             */
+            kept: ("pinned" | "labelled" | "recording") | null;
+            /** Labelled */
+            labelled: boolean;
+            /** Name */
+            name: string | null;
+            /** Pinned */
+            pinned: boolean;
+            /** Started Ns */
+            started_ns: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "recording" | "ended" | "interrupted";
         };
         /**
          * SessionUpdated
@@ -3909,6 +3985,55 @@ export interface components {
             };
             /** Shell */
             shell: string;
+        };
+        /**
+         * StorageView
+         * @description Database size, free space, per-session sizes (biggest first), the policy in force and its plan.
+         */
+        StorageView: {
+            /**
+             * After Bytes
+             * @description the store's bytes in use once `next` is removed (an estimate)
+             */
+            after_bytes: number;
+            /** Auto Vacuum */
+            auto_vacuum: string | null;
+            /** Backend */
+            backend: string;
+            /**
+             * File Bytes
+             * @description on disk (PostgreSQL: the recording tables with indexes)
+             */
+            file_bytes: number;
+            /**
+             * Free Bytes
+             * @description free pages a vacuum can give back to the disk
+             */
+            free_bytes: number;
+            /** Next */
+            next: components["schemas"]["WouldGo"][];
+            /** Next Bytes */
+            next_bytes: number;
+            /** Policy */
+            policy: components["schemas"]["PolicyValue"][];
+            /** Policy Active */
+            policy_active: boolean;
+            /**
+             * Policy Error
+             * @description a config file or variable that could not be read
+             */
+            policy_error: string | null;
+            /** Sessions */
+            sessions: components["schemas"]["SessionSize"][];
+            /** Sessions Total */
+            sessions_total: number;
+            /**
+             * Store
+             * @description the SQLite file, or the database URL without its password
+             */
+            store: string;
+            /** Used Bytes */
+            used_bytes: number;
         };
         /**
          * Subscribe
@@ -4113,6 +4238,22 @@ export interface components {
             started_ns: number;
             /** Target */
             target: unknown;
+        };
+        /**
+         * WouldGo
+         * @description A session the policy removes next (the dry-run plan), oldest first.
+         */
+        WouldGo: {
+            /** Bytes */
+            bytes: number;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string | null;
+            /** Reason */
+            reason: string;
+            /** Started Ns */
+            started_ns: number;
         };
         /** NotifyIn */
         inspector__api__routes_client__NotifyIn: {
@@ -7125,6 +7266,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    storage_route_api_storage_get: {
+        parameters: {
+            query?: {
+                /** @description sessions listed, biggest first */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageView"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -1,4 +1,5 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
+import { PinToggle } from "./PinToggle";
 import { useState } from "react";
 import { DownloadMenu } from "./Share";
 import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
@@ -162,6 +163,7 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
               Serve as mock server
             </button>
             <DownloadMenu sessionId={s.id} />
+            <PinToggle id={s.id} pinned={s.pinned} onChange={onChange} />
             <button className="ghost" onClick={() => setEditing(true)}>
               Rename / label
             </button>

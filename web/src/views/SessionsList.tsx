@@ -7,6 +7,7 @@ import { live } from "../api/live";
 import { dateTime, shortTarget } from "../format";
 import { useKeys } from "./hooks";
 import { groupingWords } from "./Conversations";
+import { PinToggle } from "./PinToggle";
 
 const LIMIT = 100;
 
@@ -123,6 +124,7 @@ export function SessionsList() {
             <th>protocol</th>
             <th>server</th>
             <th>exit</th>
+            <th>pin</th>
           </tr>
         </thead>
         <tbody>
@@ -163,6 +165,9 @@ export function SessionsList() {
               <td>{s.protocol_version ?? ""}</td>
               <td>{String(s.server_info?.name ?? "")}</td>
               <td>{s.exit_status ?? ""}</td>
+              <td>
+                <PinToggle id={s.id} pinned={s.pinned} />
+              </td>
             </tr>
           ))}
         </tbody>
