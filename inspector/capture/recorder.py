@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
+from inspector.capture.pause import Pauses, drop_body
 from inspector.capture.redact import Redaction, active, header_pairs
 from inspector.store.models import MessageRow
 
@@ -76,7 +77,8 @@ class Subscriber(Protocol):
         """A session ended (after all its rows were handed over)."""
 
 
-_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS = range(8)
+_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS, _PAUSE = range(9)
+RECORD_MODES = ("full", "metadata", "paused")
 # Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
@@ -139,6 +141,11 @@ class Tap:
         """The session ended: flush its partial lines and mark it ended."""
         self._put_now((_END, time.time_ns(), self.session_id, exit_status, reason, b"", None))
 
+    def pause(self, paused: bool, ts_ns: int | None = None) -> None:
+        """Pause (True) or resume (False) recording this session; bytes keep flowing (see
+        `capture/pause.py`): the rows of messages completed while paused are not recorded."""
+        self._put_now((_PAUSE, ts_ns or time.time_ns(), self.session_id, paused, None, b"", None))
+
 
 class Recorder:
     """Owns the recording thread of a process."""
@@ -195,18 +202,24 @@ class Recorder:
         self._thread.start()
         return self
 
-    def open(self, session_id: int) -> Tap:
-        """Start recording a session (its row already exists in the store)."""
-        self._put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
+    def open(self, session_id: int, record: str = "full") -> Tap:
+        """Start recording a session (its row already exists in the store); `record`: full,
+        metadata (no bodies) or paused (starts paused)."""
+        self._put((_OPEN, time.time_ns(), session_id, record, None, b"", None))
         return Tap(self, session_id)
 
-    def open_new(self, create: Callable[[], int]) -> Tap:
+    def pause_all(self, paused: bool) -> None:
+        """Pause or resume every open session (a signal to a process that records several)."""
+        for handle in list(self.builders):
+            Tap(self, handle).pause(paused)
+
+    def open_new(self, create: Callable[[], int], record: str = "full") -> Tap:
         """Start recording a session whose row `create()` inserts, on the recording thread.
 
         Returns at once with a tap under a provisional (negative) handle: nothing on the
         caller's path waits for the database. `session_id(handle)` gives the id once created."""
         handle = next(self._handles)
-        self._put((_CREATE, time.time_ns(), handle, None, None, b"", create))
+        self._put((_CREATE, time.time_ns(), handle, record, None, b"", create))
         return Tap(self, handle)
 
     def session_id(self, handle: int) -> int | None:
@@ -296,13 +309,13 @@ class Recorder:
                 self._room.notify_all()
             return True
         if op == _OPEN:
-            builders[sid] = MessageBuilder(sid)
+            builders[sid] = self._builder(sid, a, ts_ns)
             return False
         if op == _CREATE:
             created = self._create(extra)
             if created is not None:
                 self.session_ids[sid] = created
-                builders[sid] = MessageBuilder(created)
+                builders[sid] = self._builder(created, a, ts_ns)
             return False
         builder = builders.get(sid)
         if builder is None:
@@ -328,9 +341,25 @@ class Recorder:
                 builder.facts_changed = True
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
+            elif op == _PAUSE and builder.pauses is not None and builder.pauses.switch(a, ts_ns, builder.seq):
+                builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+                builder.facts_changed = True
         except Exception as exc:  # our bug must not stop recording the rest
             self._warn(f"internal error while recording session {sid}: {exc!r}")
         return False
+
+    def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
+        builder = MessageBuilder(session_id)
+        if record == "metadata":
+            builder.metadata_only = True
+            builder.extra_facts["record"] = "metadata"
+            builder.facts_changed = True
+        builder.pauses = Pauses()
+        if record == "paused":
+            builder.pauses.switch(True, ts_ns, 0)
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+        return builder
 
     def _create(self, create: Callable[[], int]) -> int | None:
         """Insert a session row on this thread, retrying a failing database a few times."""
@@ -343,7 +372,24 @@ class Recorder:
         self._warn("could not create a session: its traffic is not recorded")
         return None
 
+    def _gate(self, builder: MessageBuilder | None, rows: list[MessageRow]) -> list[MessageRow]:
+        """A paused session's rows are not recorded (only counted); a metadata-only session's lose
+        their bodies here, just before the redaction step."""
+        if builder is None or not rows:
+            return rows
+        if builder.pauses is not None and builder.pauses.paused:
+            builder.pauses.skipped(len(rows))  # framed and correlated, not recorded
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+            return []
+        if builder.metadata_only:
+            for row in rows:
+                drop_body(row)
+        return rows
+
     def _add(self, rows: list[MessageRow], handle: int = 0) -> None:
+        if rows and handle:
+            rows = self._gate(self.builders.get(handle), rows)
         if rows:
             if not self.redaction.keep:
                 for row in rows:
@@ -509,9 +555,14 @@ class Recorder:
         return self.session_id(handle) or "?"
 
     def _end(self, sid: int, ts_ns: int, exit_status: int | None, reason: str) -> None:
-        builder = self.builders.pop(sid)
+        builder = self.builders[sid]
+        rows = self._gate(builder, builder.close_all(ts_ns))
+        if builder.pauses is not None and builder.pauses.switch(False, ts_ns, builder.seq, ended=True):
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+        del self.builders[sid]
         self.final_counts[sid] = builder.seq
-        self._add(builder.close_all(ts_ns), sid)
+        self._add(rows, sid)
         self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)
         facts["unanswered"] = [
