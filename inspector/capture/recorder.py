@@ -160,8 +160,11 @@ class Recorder:
         max_queued_chunks: int = 256,
         max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
         redaction: Redaction | None = None,
+        record: str = "full",
     ) -> None:
         self.subscribers = subscribers
+        self.record = record  # how sessions are recorded unless `open` says (capture/pause.py)
+        self._all_paused = False  # `pause_all`: sessions opened from now on start paused
         self.redaction = redaction or active()
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
@@ -202,24 +205,24 @@ class Recorder:
         self._thread.start()
         return self
 
-    def open(self, session_id: int, record: str = "full") -> Tap:
+    def open(self, session_id: int, record: str | None = None) -> Tap:
         """Start recording a session (its row already exists in the store); `record`: full,
-        metadata (no bodies) or paused (starts paused)."""
-        self._put((_OPEN, time.time_ns(), session_id, record, None, b"", None))
+        metadata (no bodies) or paused (starts paused); default: the recorder's `record`."""
+        self._put((_OPEN, time.time_ns(), session_id, record or self.record, None, b"", None))
         return Tap(self, session_id)
 
     def pause_all(self, paused: bool) -> None:
-        """Pause or resume every open session (a signal to a process that records several)."""
-        for handle in list(self.builders):
-            Tap(self, handle).pause(paused)
+        """Pause or resume every open session, and the sessions opened from now on (a signal to a
+        process that records several: the proxy)."""
+        self._put_now((_PAUSE, time.time_ns(), 0, paused, None, b"", None))
 
-    def open_new(self, create: Callable[[], int], record: str = "full") -> Tap:
+    def open_new(self, create: Callable[[], int], record: str | None = None) -> Tap:
         """Start recording a session whose row `create()` inserts, on the recording thread.
 
         Returns at once with a tap under a provisional (negative) handle: nothing on the
         caller's path waits for the database. `session_id(handle)` gives the id once created."""
         handle = next(self._handles)
-        self._put((_CREATE, time.time_ns(), handle, record, None, b"", create))
+        self._put((_CREATE, time.time_ns(), handle, record or self.record, None, b"", create))
         return Tap(self, handle)
 
     def session_id(self, handle: int) -> int | None:
@@ -311,6 +314,11 @@ class Recorder:
         if op == _OPEN:
             builders[sid] = self._builder(sid, a, ts_ns)
             return False
+        if op == _PAUSE and sid == 0:
+            self._all_paused = a
+            for each in builders.values():
+                self._switch(each, a, ts_ns)
+            return False
         if op == _CREATE:
             created = self._create(extra)
             if created is not None:
@@ -341,12 +349,18 @@ class Recorder:
                 builder.facts_changed = True
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
-            elif op == _PAUSE and builder.pauses is not None and builder.pauses.switch(a, ts_ns, builder.seq):
-                builder.extra_facts["recording_pauses"] = builder.pauses.facts()
-                builder.facts_changed = True
+            elif op == _PAUSE:
+                self._switch(builder, a, ts_ns)
         except Exception as exc:  # our bug must not stop recording the rest
             self._warn(f"internal error while recording session {sid}: {exc!r}")
         return False
+
+    def _switch(self, builder: MessageBuilder, paused: bool, ts_ns: int) -> None:
+        """Pause or resume one session; its facts are written at once (the UI waits for them)."""
+        if builder.pauses is not None and builder.pauses.switch(paused, ts_ns, builder.seq):
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+            self._flush(wait=True)
 
     def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
         builder = MessageBuilder(session_id)
@@ -355,7 +369,7 @@ class Recorder:
             builder.extra_facts["record"] = "metadata"
             builder.facts_changed = True
         builder.pauses = Pauses()
-        if record == "paused":
+        if record == "paused" or self._all_paused:
             builder.pauses.switch(True, ts_ns, 0)
             builder.extra_facts["recording_pauses"] = builder.pauses.facts()
             builder.facts_changed = True
