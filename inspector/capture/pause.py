@@ -36,20 +36,23 @@ _VALUE_DROPPED = ""
 class Pauses:
     """One session's pauses, on the recording thread."""
 
-    __slots__ = ("_list", "paused")
+    __slots__ = ("_list", "_ranges", "paused", "skipped_total")
 
     def __init__(self) -> None:
         self.paused = False
+        self.skipped_total = 0  # rows not recorded so far
         self._list: list[dict[str, Any]] = []
+        self._ranges: list[tuple[int, int]] = []  # the builder's seqs not recorded, first and last
 
     def switch(self, paused: bool, ts_ns: int, last_seq: int, *, ended: bool = False) -> bool:
-        """Pause or resume after row `last_seq`; False when nothing changed (already so)."""
+        """Pause or resume after the builder's row `last_seq`; False when nothing changed."""
         if paused == self.paused:
             return False
         self.paused = paused
         if paused:
+            after = last_seq - self.skipped_total  # as stored
             self._list.append(
-                {"after_seq": last_seq, "from_ns": ts_ns, "to_ns": None, "messages_not_recorded": 0}
+                {"after_seq": after, "from_ns": ts_ns, "to_ns": None, "messages_not_recorded": 0}
             )
         else:
             self._list[-1]["to_ns"] = ts_ns
@@ -57,8 +60,45 @@ class Pauses:
                 self._list[-1]["until_end"] = True
         return True
 
-    def skipped(self, count: int) -> None:
-        self._list[-1]["messages_not_recorded"] += count
+    def skipped(self, rows: list[MessageRow]) -> None:
+        """Rows built while paused (consecutive seqs of the builder): not recorded."""
+        first, last = rows[0]["seq"], rows[-1]["seq"]
+        if self._ranges and self._ranges[-1][1] + 1 == first:
+            self._ranges[-1] = (self._ranges[-1][0], last)
+        else:
+            self._ranges.append((first, last))
+        self.skipped_total += len(rows)
+        self._list[-1]["messages_not_recorded"] += len(rows)
+
+    def stored(self, seq: int) -> int | None:
+        """The stored seq of the builder's row `seq` (None: not recorded)."""
+        before = 0
+        for first, last in self._ranges:
+            if seq < first:
+                break
+            if seq <= last:
+                return None
+            before += last - first + 1
+        return seq - before
+
+    def renumber(self, rows: list[MessageRow]) -> list[MessageRow]:
+        """Recorded rows as stored: gap-free seqs, `answers_seq` of an unrecorded request dropped
+        (copies: the builder may still hold a row it built, e.g. an intervention's original)."""
+        if not self.skipped_total:
+            return rows
+        out: list[MessageRow] = []
+        for built in rows:
+            row: MessageRow = dict(built)  # type: ignore[assignment]
+            row["seq"] = built["seq"] - self.skipped_total  # built after every skipped row
+            answers = built["answers_seq"]
+            if answers is not None:
+                row["answers_seq"] = self.stored(answers)
+                if row["answers_seq"] is None:
+                    meta = dict(row["meta"] or {})
+                    meta["flags"] = [*meta.get("flags", []), "request-not-recorded"]
+                    row["meta"] = meta
+            out.append(row)
+        return out
 
     def facts(self) -> list[dict[str, Any]]:
         return [dict(p) for p in self._list]

@@ -260,7 +260,9 @@ class Recorder:
     def messages_recorded(self, session_id: int) -> int:
         """How many rows a session has produced so far (read from any thread)."""
         builder = self.builders.get(session_id)
-        return builder.seq if builder else self.final_counts.get(session_id, 0)
+        if builder is None:
+            return self.final_counts.get(session_id, 0)
+        return builder.seq - (builder.pauses.skipped_total if builder.pauses is not None else 0)
 
     def _run(self) -> None:
         items = self._items
@@ -391,11 +393,14 @@ class Recorder:
         their bodies here, just before the redaction step."""
         if builder is None or not rows:
             return rows
-        if builder.pauses is not None and builder.pauses.paused:
-            builder.pauses.skipped(len(rows))  # framed and correlated, not recorded
-            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+        pauses = builder.pauses
+        if pauses is not None and pauses.paused:
+            pauses.skipped(rows)  # framed and correlated, not recorded
+            builder.extra_facts["recording_pauses"] = pauses.facts()
             builder.facts_changed = True
             return []
+        if pauses is not None and pauses.skipped_total:
+            rows = pauses.renumber(rows)
         if builder.metadata_only:
             for row in rows:
                 drop_body(row)
@@ -575,13 +580,16 @@ class Recorder:
             builder.extra_facts["recording_pauses"] = builder.pauses.facts()
             builder.facts_changed = True
         del self.builders[sid]
-        self.final_counts[sid] = builder.seq
+        pauses = builder.pauses
+        self.final_counts[sid] = builder.seq - (pauses.skipped_total if pauses is not None else 0)
         self._add(rows, sid)
         self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)
         facts["unanswered"] = [
-            {"seq": p.seq, "direction": p.direction, "method": p.method}
+            {"seq": seq, "direction": p.direction, "method": p.method}
             for p in builder.correlator.unanswered()
+            # a request sent while paused is not in the store
+            if (seq := p.seq if pauses is None else pauses.stored(p.seq)) is not None
         ]
         try:
             for sub in self.subscribers:

@@ -111,19 +111,20 @@ def test_pause_and_resume_keep_framing_and_pairing(tmp_path: Path) -> None:
         ("s2c", "response", "5"),
     ], seen
     by_id = {(r[1], r[4]): r for r in rows}
-    # The answer to the request sent while paused is paired: method and latency, its request's seq.
+    # The answer to the request sent while paused is paired (method, latency); that request is
+    # not in the store: no answers_seq, a flag that says why.
     late = by_id[("s2c", "3")]
-    assert late[3] == "tools/call" and late[5] is not None and late[6] is not None
-    assert late[5] not in {r[0] for r in rows}  # that request was not recorded
-    assert by_id[("s2c", "5")][5] == by_id[("c2s", "5")][0]
-    assert not any(b"orphan" in (r[9] or b"") for r in rows)
+    assert late[3] == "tools/call" and late[5] is None and late[6] is not None
+    assert orjson.loads(late[9])["flags"] == ["request-not-recorded"]
+    assert by_id[("s2c", "5")][5] == by_id[("c2s", "5")][0] == 4  # renumbered, still paired
+    assert not any("orphan" in (r[9] or "") for r in rows)
     (pause,) = _facts(db, sid)["recording_pauses"]
     assert pause["after_seq"] == 3
     assert pause["messages_not_recorded"] == 4  # request 4, answer 2, request 3, answer 4
     assert pause["to_ns"] > pause["from_ns"] > 0
     assert "until_end" not in pause
-    # seqs of the rows not recorded stay unused, as with dropped rows
-    assert [r[0] for r in rows] == [1, 2, 3, 8, 9, 10]
+    # the stored seq stays gap-free (the timeline's row i is seq i + 1)
+    assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_session_can_start_paused_and_end_paused(tmp_path: Path) -> None:
@@ -145,7 +146,7 @@ def test_a_session_can_start_paused_and_end_paused(tmp_path: Path) -> None:
     assert [(r[1], r[4]) for r in rows] == [("c2s", "2")]
     first, second = _facts(db, sid)["recording_pauses"]
     assert first["after_seq"] == 0 and first["messages_not_recorded"] == 2
-    assert second["after_seq"] == 3 and second["until_end"] is True
+    assert second["after_seq"] == 1 and second["until_end"] is True
     assert second["messages_not_recorded"] == 2  # the answer and the partial line flushed at the end
 
 
