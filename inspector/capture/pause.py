@@ -119,3 +119,15 @@ def drop_body(row: MessageRow) -> None:
 def is_metadata_only(facts: dict[str, Any] | None) -> bool:
     """A session recorded without bodies (its facts say so)."""
     return bool(facts) and facts.get("record") == "metadata"  # type: ignore[union-attr]
+
+
+def refuse_metadata_only(session: Any, what: str) -> None:
+    """InspectorError for a session recorded without bodies, which `what` (replayed, served as a
+    mock, exported) needs."""
+    if is_metadata_only(getattr(session, "facts", None)):
+        from inspector.errors import InspectorError
+
+        raise InspectorError(
+            f"session {session.id} was recorded metadata only (no bodies, a per-server rule or"
+            f" --metadata-only): it cannot be {what}"
+        )

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from inspector.errors import InspectorError
+from inspector.mock.runner import MockOptions, prepare_mock
 from inspector.recording_control import switch_session
+from inspector.replay.report import replay_verdict
 from inspector.store import iter_messages, open_engine
 from tests.conftest import PEERS, wrap_argv
 from tests.shim_process import ShimProcess, ended_session
@@ -164,3 +166,16 @@ def test_metadata_only_rule_keeps_no_bodies(db_path: Path, tmp_path: Path) -> No
     assert session.facts["record"] == "metadata"
     for path in db_path.parent.glob(db_path.name + "*"):  # the file, its WAL and any journal
         assert secret.encode() not in path.read_bytes(), path
+    # Replay, mock and export need the bodies: each refuses with the reason.
+    engine = open_engine(db_path)
+    try:
+        reason = f"session {session.id} was recorded metadata only"
+        with pytest.raises(InspectorError, match=reason + ".*cannot be replayed"):
+            replay_verdict(engine, session, "http://127.0.0.1:9/mcp")
+        with pytest.raises(InspectorError, match=reason + ".*cannot be served as a mock server"):
+            prepare_mock(engine, MockOptions(session_ref=str(session.id)))
+    finally:
+        engine.dispose()
+    exported = _cli("export", str(session.id), "--db", str(db_path), env=env)
+    assert exported.returncode == 2 and "cannot be exported" in exported.stderr, exported.stderr
+    assert not exported.stdout
