@@ -487,6 +487,11 @@ def proxy(
     with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
     if config is not None:  # a gateway: the body is inspector/cli_gateway.py
+        if metadata_only:
+            raise InspectorError(
+                "--metadata-only is for one --target; with --config give the route a per-server"
+                ' rule (record = "metadata") in the inspector\'s config file (README, Always on)'
+            )
         from inspector.cli_gateway import GatewayFlags, refused_flags, run_gateway
 
         refused_flags(
