@@ -38,8 +38,9 @@ __all__ = [
     "withdraw",
 ]
 
-PAUSE_SIGNAL = signal.SIGUSR1
-RESUME_SIGNAL = signal.SIGUSR2
+# POSIX only: where there is no SIGUSR1 (Windows), nothing is installed and `switch_session` refuses.
+PAUSE_SIGNAL: int = getattr(signal, "SIGUSR1", 0)
+RESUME_SIGNAL: int = getattr(signal, "SIGUSR2", 0)
 PREFIX = "record-"
 
 
@@ -124,6 +125,8 @@ def switch_session(engine: Any, session_ref: int | str, paused: bool, *, wait: f
             f" run `mcp-inspect {verb}` there"
         )
     pid = session.pid
+    if not PAUSE_SIGNAL:
+        raise InspectorError("pausing a recording needs POSIX signals (SIGUSR1), which this system lacks")
     info = _announcement(pid, db_key(engine)) if pid else None
     if pid is None or info is None or not _alive(pid):
         raise InspectorError(
@@ -165,6 +168,8 @@ def pause_signals(recorder: Any, engine: Any, kind: str) -> str | None:
     on the main thread; returns the announcement's name for `withdraw`."""
     from inspector.runtime_dir import db_key
 
+    if not PAUSE_SIGNAL:
+        return None
     signal.signal(PAUSE_SIGNAL, lambda *_: recorder.pause_all(True))
     signal.signal(RESUME_SIGNAL, lambda *_: recorder.pause_all(False))
     return announce([], db_key(engine), kind)

@@ -176,3 +176,38 @@ def test_metadata_only_keeps_no_body_bytes(tmp_path: Path) -> None:
     assert secret.encode() not in db.read_bytes()
     wal = db.with_name(db.name + "-wal")
     assert not wal.exists() or secret.encode() not in wal.read_bytes()
+
+
+def test_pause_and_metadata_on_both_backends(any_store: Path | str) -> None:
+    """The facts and renumbered rows go through the one writer: the same on PostgreSQL."""
+    from inspector.store import get_session, iter_messages
+
+    secret = "pg-secret-body-77e1"
+    engine = open_engine(any_store, create=True)
+    recorder = Recorder([StoreWriter(engine)], redaction=Redaction()).start()
+    paused = recorder.open(create_session(engine, kind="stdio-wrap", target=["a"]))
+    metadata = recorder.open(create_session(engine, kind="stdio-wrap", target=["b"]), record="metadata")
+    paused.submit("c2s", "stdin", _call(1))
+    paused.pause(True)
+    paused.submit("c2s", "stdin", _call(2))
+    paused.pause(False)
+    paused.submit("s2c", "stdout", _answer(2) + _answer(1))
+    metadata.submit("c2s", "stdin", _call(1, secret))
+    for tap in (paused, metadata):
+        tap.end(0, "done")
+    recorder.stop()
+    try:
+        rows = list(iter_messages(engine, paused.session_id))
+        assert [(m.seq, m.rpc_id, m.answers_seq) for m in rows] == [
+            (1, "1", None),
+            (2, "2", None),
+            (3, "1", 1),
+        ]
+        assert rows[1].meta["flags"] == ["request-not-recorded"]
+        (pause,) = get_session(engine, paused.session_id).facts["recording_pauses"]
+        assert pause["after_seq"] == 1 and pause["messages_not_recorded"] == 1
+        (row,) = iter_messages(engine, metadata.session_id)
+        assert row.raw == b"" and row.size == len(_call(1, secret)) and row.method == "tools/call"
+        assert get_session(engine, metadata.session_id).facts["record"] == "metadata"
+    finally:
+        engine.dispose()
