@@ -335,7 +335,8 @@ class _PauseSwitch:
     def __init__(self) -> None:
         self._tap: Tap | None = None
         self._wanted: bool | None = None
-        self._lock = threading.Lock()
+        # Reentrant: the handler runs on the main thread, which may be inside `attach` (durable).
+        self._lock = threading.RLock()
 
     def install(self) -> None:
         import signal  # already imported by subprocess: no cost on the start-up path
