@@ -165,6 +165,7 @@ class Recorder:
         self.subscribers = subscribers
         self.record = record  # how sessions are recorded unless `open` says (capture/pause.py)
         self._all_paused = False  # `pause_all`: sessions opened from now on start paused
+        self._facts_dirty = False  # facts changed with no row to carry them (a paused session)
         self.redaction = redaction or active()
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
@@ -279,7 +280,7 @@ class Recorder:
                     self._room.notify_all()
             if self._inflight is not None and self._inflight.done.is_set():
                 self._settle()  # a failed batch goes back to the pending rows, for the next flush
-            if self._pending:
+            if self._pending or self._facts_dirty:
                 now = time.monotonic()
                 if now - self._oldest >= self.flush_interval and now >= self._retry_at:
                     self._flush(block=False)
@@ -364,6 +365,11 @@ class Recorder:
             builder.facts_changed = True
             self._flush(wait=True)
 
+    def _mark_facts(self) -> None:
+        if not self._pending and not self._facts_dirty:
+            self._oldest = time.monotonic()
+        self._facts_dirty = True
+
     def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
         builder = MessageBuilder(session_id)
         if record == "metadata":
@@ -375,6 +381,8 @@ class Recorder:
             builder.pauses.switch(True, ts_ns, 0)
             builder.extra_facts["recording_pauses"] = builder.pauses.facts()
             builder.facts_changed = True
+        if builder.facts_changed:
+            self._mark_facts()
         return builder
 
     def _create(self, create: Callable[[], int]) -> int | None:
@@ -398,6 +406,7 @@ class Recorder:
             pauses.skipped(rows)  # framed and correlated, not recorded
             builder.extra_facts["recording_pauses"] = pauses.facts()
             builder.facts_changed = True
+            self._mark_facts()  # no row carries them: written at the next flush anyway
             return []
         if pauses is not None and pauses.skipped_total:
             rows = pauses.renumber(rows)
@@ -487,6 +496,7 @@ class Recorder:
         return False
 
     def _dispatch(self) -> None:
+        self._facts_dirty = False
         facts = self._changed_facts()
         if not self._pending and not facts:
             for waiter in self._waiters:  # nothing to write, nothing in flight: all committed
@@ -530,6 +540,7 @@ class Recorder:
             for builder in self.builders.values():
                 if builder.session_id in batch.facts:
                     builder.facts_changed = True
+                    self._facts_dirty = True
             self._oldest = time.monotonic()
             return False
         if self._failures:

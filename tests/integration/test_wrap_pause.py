@@ -179,3 +179,42 @@ def test_metadata_only_rule_keeps_no_bodies(db_path: Path, tmp_path: Path) -> No
     exported = _cli("export", str(session.id), "--db", str(db_path), env=env)
     assert exported.returncode == 2 and "cannot be exported" in exported.stderr, exported.stderr
     assert not exported.stdout
+
+
+def test_a_paused_rule_starts_the_session_paused(db_path: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[[servers]]\nmatch = "*line_echo_server*"\nrecord = "paused"\n')
+    shim = ShimProcess(wrap_argv(db_path, *ECHO), env={**os.environ, "MCP_INSPECTOR_CONFIG": str(config)})
+    _ask(shim, 1, "not kept")
+    deadline = time.monotonic() + 30
+    while not (db_path.exists() and _started(db_path)):
+        assert time.monotonic() < deadline, "the wrap's store never opened"
+        time.sleep(0.05)
+    sid = _started(db_path)
+    engine = open_engine(db_path)
+    try:
+        assert switch_session(engine, sid, False) is False  # waits until the facts say so
+    finally:
+        engine.dispose()
+    _ask(shim, 2, "kept")
+    shim.close_stdin()
+    assert shim.wait() == 0
+    engine = open_engine(db_path)
+    try:
+        session = ended_session(engine)
+        rows = list(iter_messages(engine, session.id))
+    finally:
+        engine.dispose()
+    assert [(m.seq, m.direction, m.rpc_id) for m in rows] == [(1, "c2s", "2"), (2, "s2c", "2")]
+    (pause,) = session.facts["recording_pauses"]
+    assert pause["after_seq"] == 0 and pause["messages_not_recorded"] == 2 and pause["to_ns"]
+
+
+def _started(db: Path) -> int | None:
+    """The session's id once its store has opened (it is announced before any row)."""
+    try:
+        with sqlite3.connect(db) as conn:
+            row = conn.execute("SELECT id, facts FROM session").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row and row[1] and "recording_pauses" in row[1] else None
