@@ -121,6 +121,10 @@ def test_pause_and_resume_from_the_ui(
     panel = page.get_by_test_id("recording-pauses")
     expect(panel.get_by_test_id("recording-pause-item")).to_contain_text("6 messages not recorded")
     expect(page.get_by_test_id("row-after-pause")).to_contain_text("6 not recorded")
+    # Gap-free seqs: every stored row has its place, no placeholder row waits for a missing seq.
+    stored = len(messages(engine, sid))
+    expect(page.get_by_test_id("total")).to_have_text(f"{stored} messages")
+    expect(page.get_by_test_id("row")).to_have_count(stored)
     shot(page, "recording-resumed")
 
     # Another site's page, even knowing the token, cannot pause it.
