@@ -154,3 +154,36 @@ def test_pause_and_resume_from_the_ui(
         late = c.post(f"/api/sessions/{sid}/recording", json={"paused": True})
     assert late.status_code == 409 and "has ended" in late.json()["detail"]
     engine.dispose()
+
+
+def test_a_metadata_only_session_says_its_bodies_were_not_recorded(page: Page, tmp_path: Path) -> None:
+    from inspector.capture import Recorder
+    from inspector.capture.redact import Redaction
+    from inspector.store import StoreWriter, create_session
+
+    db = tmp_path / "meta.db"
+    engine = open_engine(db, create=True)
+    recorder = Recorder([StoreWriter(engine)], redaction=Redaction()).start()
+    tap = recorder.open(create_session(engine, kind="stdio-wrap", target=["payroll"]), record="metadata")
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "pay", "arguments": {"iban": "DE00SECRET"}}}  # fmt: skip
+    tap.submit("c2s", "stdin", json.dumps(call).encode() + b"\n")
+    tap.end(0, "done")
+    recorder.stop()
+    ui = UiServer(engine, port=0, live_interval=0.1).start()
+    try:
+        page.goto(ui.url(f"/sessions/{tap.session_id}/messages/1"))
+        expect(page.get_by_test_id("metadata-only")).to_contain_text(
+            "bodies of this session were not recorded"
+        )
+        expect(page.get_by_test_id("row")).to_contain_text("tools/call")
+        expect(page.get_by_test_id("body-not-recorded")).to_contain_text("body not recorded (metadata only)")
+        expect(page.locator("body")).not_to_contain_text("DE00SECRET")
+        # The download is refused with the reason (replay, mock and export need bodies).
+        with httpx.Client(
+            base_url=ui.base_url, timeout=30, headers={"authorization": f"Bearer {ui.token}"}
+        ) as c:
+            answer = c.get(f"/api/sessions/{tap.session_id}/export")
+        assert answer.status_code == 400 and "metadata only" in answer.json()["detail"]
+    finally:
+        ui.stop()
+        engine.dispose()
