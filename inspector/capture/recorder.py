@@ -172,6 +172,7 @@ class Recorder:
         self.errors = 0
         self.builders: dict[int, MessageBuilder] = {}  # open sessions, by tap handle
         self.final_counts: dict[int, int] = {}  # ended sessions: rows recorded
+        self.paused_skipped: dict[int, int] = {}  # ended sessions: rows not recorded while paused
         self.session_ids: dict[int, int] = {}  # provisional handle -> session id, once created
         self.max_pending_bytes = max_pending_bytes
         self.dropped: dict[int, int] = {}  # handle -> rows dropped while the subscribers failed
@@ -593,6 +594,8 @@ class Recorder:
         del self.builders[sid]
         pauses = builder.pauses
         self.final_counts[sid] = builder.seq - (pauses.skipped_total if pauses is not None else 0)
+        if pauses is not None and pauses.skipped_total:
+            self.paused_skipped[sid] = pauses.skipped_total
         self._add(rows, sid)
         self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)

@@ -313,8 +313,10 @@ class _Store:
                 flush=True,
             )
         elif not quiet:
+            paused = self.recorder.paused_skipped.get(self.session_id)
+            skipped = f", {paused} not recorded (paused)" if paused else ""
             print(
-                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded",
+                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded{skipped}",
                 file=sys.stderr,
                 flush=True,
             )

@@ -111,6 +111,7 @@ def test_pause_and_resume_by_command_and_signal(db_path: Path) -> None:
     assert b"while-paused" not in every and b"split-over-pause" not in every
     first, second = session.facts["recording_pauses"]
     assert first["after_seq"] == 2 and first["messages_not_recorded"] == 2
+    assert b"6 messages recorded, 6 not recorded (paused)" in shim.stderr_bytes
     assert second["after_seq"] == 4 and second["messages_not_recorded"] == 4
     assert [m.seq for m in rows] == [1, 2, 3, 4, 5, 6]  # gap-free, as the timeline needs
     # Ended: refused with a clear line, exit status 2.
