@@ -166,10 +166,12 @@ def pause_signals(recorder: Any, engine: Any, kind: str) -> str | None:
     """A process recording several sessions (the proxy): SIGUSR1/SIGUSR2 pause and resume all of
     them (and the ones opened while paused start paused); announced for `switch_session`. Call
     on the main thread; returns the announcement's name for `withdraw`."""
+    import threading
+
     from inspector.runtime_dir import db_key
 
-    if not PAUSE_SIGNAL:
-        return None
+    if not PAUSE_SIGNAL or threading.current_thread() is not threading.main_thread():
+        return None  # handlers can only be set on the main thread (an in-process test's proxy)
     signal.signal(PAUSE_SIGNAL, lambda *_: recorder.pause_all(True))
     signal.signal(RESUME_SIGNAL, lambda *_: recorder.pause_all(False))
     return announce([], db_key(engine), kind)
