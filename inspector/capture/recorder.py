@@ -78,7 +78,6 @@ class Subscriber(Protocol):
 
 
 _DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS, _PAUSE = range(9)
-RECORD_MODES = ("full", "metadata", "paused")
 # Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
