@@ -139,6 +139,13 @@ OtlpOption = Annotated[
         show_default=False,
     ),
 ]
+MetadataOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--metadata-only",
+        help="Record methods, ids, sizes, timing and header names, but no bodies (sensitive servers).",
+    ),
+]
 OtlpContentOption = Annotated[
     bool,
     typer.Option(
@@ -364,6 +371,7 @@ def wrap(
     pause_default: PauseDefaultOption = None,
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
+    metadata_only: MetadataOnlyOption = False,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -391,6 +399,7 @@ def wrap(
         pause_default=pause_default,
         otlp=otlp,
         otlp_content=otlp_content,
+        metadata_only=metadata_only,
     )
     if command and command[0] == "--":
         options.command = command[1:]
@@ -461,6 +470,7 @@ def proxy(
     pause_default: PauseDefaultOption = None,
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
+    metadata_only: MetadataOnlyOption = False,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -483,6 +493,11 @@ def proxy(
     with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
     if config is not None:  # a gateway: the body is inspector/cli_gateway.py
+        if metadata_only:
+            raise InspectorError(
+                "--metadata-only is for one --target; with --config give the route a per-server"
+                ' rule (record = "metadata") in the inspector\'s config file (README, Always on)'
+            )
         from inspector.cli_gateway import GatewayFlags, refused_flags, run_gateway
 
         refused_flags(
@@ -539,10 +554,13 @@ def proxy(
         *otel_for(otlp, transport="tcp", content=otlp_content, server_url=target),
     ]
     # Exchanges take milliseconds: commit every 50 ms rather than every 5 (fewer transactions per request).
-    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    from inspector.recording_control import pause_signals, record_mode, withdraw
     from inspector.store.autoprune import start as start_retention
 
+    record = record_mode(metadata_only=metadata_only, name=name, url=target)
+    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01, record=record).start()
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
+    pausable = pause_signals(recorder, engine, "proxy")
     try:
         client, which = choose_upstream(target, active())
         proxy_class: type[HttpProxy] = HttpProxy
@@ -561,6 +579,7 @@ def proxy(
             **more,
         )
     except ValueError as exc:
+        withdraw(pausable)
         recorder.stop("bad target")
         sock.close()
         raise InspectorError(str(exc)) from None
@@ -609,6 +628,7 @@ def proxy(
     finally:
         if control is not None:
             control.close()
+        withdraw(pausable)
         recorder.stop("proxy stopped")
         close_otel(subscribers)
         lost = ", ".join(f"session {sid}: {n}" for sid, n in recorder.losses().items())
@@ -617,6 +637,32 @@ def proxy(
             if lost
             else "\\[mcp-inspect] proxy stopped; sessions saved"
         )
+
+
+@app.command()
+def pause(
+    session: Annotated[str, typer.Argument(help="The live session (id, name or `last`).")],
+    db: DbOption = None,
+) -> None:
+    """Pause recording a live session: bytes keep flowing, nothing is recorded until `resume`.
+
+    Signals the wrap or proxy that records it (SIGUSR1; a proxy pauses all its sessions). The
+    session shows where recording paused. Works on the host the session is recorded on.
+    """
+    from inspector.recording_control import switch_command
+
+    switch_command(_engine(db, create=False), session, paused=True)
+
+
+@app.command()
+def resume(
+    session: Annotated[str, typer.Argument(help="The paused session (id, name or `last`).")],
+    db: DbOption = None,
+) -> None:
+    """Resume recording a session paused with `pause`, the UI or SIGUSR1 (SIGUSR2)."""
+    from inspector.recording_control import switch_command
+
+    switch_command(_engine(db, create=False), session, paused=False)
 
 
 @app.command("mock-server")

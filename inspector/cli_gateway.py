@@ -107,9 +107,11 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     # One recorder for every route: no server.address on client spans (it differs per route).
     subscribers = [StoreWriter(engine), *otel_for(flags.otlp, transport="tcp", content=flags.otlp_content)]
     recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    from inspector.recording_control import pause_signals, record_mode, withdraw
     from inspector.store.autoprune import start as start_retention
 
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
+    pausable = pause_signals(recorder, engine, "gateway")  # SIGUSR1/SIGUSR2: every route's sessions
     mounted: list[Mounted] = []
     clients: list[str] = []
     for route in config.route:
@@ -136,6 +138,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             session_facts={"gateway": facts},
             **more,
         )
+        proxy.record = record_mode(metadata_only=False, name=route.name, url=route.target)
         mounted.append(Mounted(route.name, route.prefix, proxy))
     gateway = Gateway(mounted)
     bound_port = sock.getsockname()[1]
@@ -166,6 +169,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
         with contextlib.suppress(KeyboardInterrupt):
             serve_with(guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed)
     finally:
+        withdraw(pausable)
         recorder.stop("proxy stopped")
         close_otel(subscribers)
         print("[mcp-inspect] gateway stopped; sessions saved", file=sys.stderr)

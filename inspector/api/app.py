@@ -23,6 +23,7 @@ from inspector.api import (
     routes_lint,
     routes_live,
     routes_messages,
+    routes_recording,
     routes_replay,
     routes_serve,
     routes_serve_processes,
@@ -95,6 +96,7 @@ def create_app(
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
     app.include_router(routes_storage.router)
+    app.include_router(routes_recording.router)
     app.include_router(routes_messages.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)

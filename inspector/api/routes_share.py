@@ -34,6 +34,7 @@ from sqlalchemy import Engine
 
 from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.params import SqlInt
+from inspector.capture.pause import refuse_metadata_only
 from inspector.errors import InspectorError
 from inspector.share.export import jsonl_lines, other_format
 from inspector.share.importer import file_kind
@@ -121,6 +122,7 @@ async def export_route(
 ) -> Response:
     engine = state_of(request).engine
     session = await run_query(get_session, engine, session_id)
+    await run_query(refuse_metadata_only, session, "exported (its bodies were never stored)")  # 400
     # HAR reads and checks the rows before the first byte, so a refusal is a clean 400.
     chunks = await run_query(_export, engine, session, format)
     name = f"session-{session.id}{_SUFFIX[format]}"

@@ -53,6 +53,8 @@ class MessageBuilder:
         self._framers: dict[tuple[Direction, Channel], LineFramer] = {}
         self._exchanges: dict[int, tuple[str, str]] = {}  # HTTP exchange -> its request's (direction, id)
         self._undelivered: dict[Any, MessageRow] = {}  # intervention n -> its original, never delivered
+        self.metadata_only = False  # set by the recorder: rows lose their bodies (`capture/pause.py`)
+        self.pauses: Any = None  # the recorder's `capture.pause.Pauses` for this session
 
     def feed(self, ts_ns: int, direction: Direction, channel: Channel, data: bytes) -> list[MessageRow]:
         """Bytes read from one stream; return the rows for the lines they completed."""

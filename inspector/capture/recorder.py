@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
+from inspector.capture.pause import Pauses, drop_body
 from inspector.capture.redact import Redaction, active, forget_session, header_pairs, session_rules
 from inspector.store.models import MessageRow
 
@@ -76,7 +77,7 @@ class Subscriber(Protocol):
         """A session ended (after all its rows were handed over)."""
 
 
-_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS = range(8)
+_DATA, _EOS, _MSG, _OPEN, _END, _STOP, _CREATE, _FACTS, _PAUSE = range(9)
 # Rows of a failing database kept in memory at most (raw bytes plus a per-row estimate).
 DEFAULT_MAX_PENDING_BYTES = int(os.environ.get("MCP_INSPECTOR_MAX_PENDING_BYTES", 64 * 1024 * 1024))
 _ROW_OVERHEAD = 600  # a row dict's own size, roughly
@@ -139,6 +140,11 @@ class Tap:
         """The session ended: flush its partial lines and mark it ended."""
         self._put_now((_END, time.time_ns(), self.session_id, exit_status, reason, b"", None))
 
+    def pause(self, paused: bool, ts_ns: int | None = None) -> None:
+        """Pause (True) or resume (False) recording this session; bytes keep flowing (see
+        `capture/pause.py`): the rows of messages completed while paused are not recorded."""
+        self._put_now((_PAUSE, ts_ns or time.time_ns(), self.session_id, paused, None, b"", None))
+
 
 class Recorder:
     """Owns the recording thread of a process."""
@@ -153,14 +159,19 @@ class Recorder:
         max_queued_chunks: int = 256,
         max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
         redaction: Redaction | None = None,
+        record: str = "full",
     ) -> None:
         self.subscribers = subscribers
+        self.record = record  # how sessions are recorded unless `open` says (capture/pause.py)
+        self._all_paused = False  # `pause_all`: sessions opened from now on start paused
+        self._facts_dirty = False  # facts changed with no row to carry them (a paused session)
         self.redaction = redaction or active()
         self.flush_interval = flush_interval
         self.batch_rows = batch_rows
         self.errors = 0
         self.builders: dict[int, MessageBuilder] = {}  # open sessions, by tap handle
         self.final_counts: dict[int, int] = {}  # ended sessions: rows recorded
+        self.paused_skipped: dict[int, int] = {}  # ended sessions: rows not recorded while paused
         self.session_ids: dict[int, int] = {}  # provisional handle -> session id, once created
         self.max_pending_bytes = max_pending_bytes
         self.dropped: dict[int, int] = {}  # handle -> rows dropped while the subscribers failed
@@ -195,18 +206,24 @@ class Recorder:
         self._thread.start()
         return self
 
-    def open(self, session_id: int) -> Tap:
-        """Start recording a session (its row already exists in the store)."""
-        self._put((_OPEN, time.time_ns(), session_id, None, None, b"", None))
+    def open(self, session_id: int, record: str | None = None) -> Tap:
+        """Start recording a session (its row already exists in the store); `record`: full,
+        metadata (no bodies) or paused (starts paused); default: the recorder's `record`."""
+        self._put((_OPEN, time.time_ns(), session_id, record or self.record, None, b"", None))
         return Tap(self, session_id)
 
-    def open_new(self, create: Callable[[], int]) -> Tap:
+    def pause_all(self, paused: bool) -> None:
+        """Pause or resume every open session, and the sessions opened from now on (a signal to a
+        process that records several: the proxy)."""
+        self._put_now((_PAUSE, time.time_ns(), 0, paused, None, b"", None))
+
+    def open_new(self, create: Callable[[], int], record: str | None = None) -> Tap:
         """Start recording a session whose row `create()` inserts, on the recording thread.
 
         Returns at once with a tap under a provisional (negative) handle: nothing on the
         caller's path waits for the database. `session_id(handle)` gives the id once created."""
         handle = next(self._handles)
-        self._put((_CREATE, time.time_ns(), handle, None, None, b"", create))
+        self._put((_CREATE, time.time_ns(), handle, record or self.record, None, b"", create))
         return Tap(self, handle)
 
     def session_id(self, handle: int) -> int | None:
@@ -244,7 +261,9 @@ class Recorder:
     def messages_recorded(self, session_id: int) -> int:
         """How many rows a session has produced so far (read from any thread)."""
         builder = self.builders.get(session_id)
-        return builder.seq if builder else self.final_counts.get(session_id, 0)
+        if builder is None:
+            return self.final_counts.get(session_id, 0)
+        return builder.seq - (builder.pauses.skipped_total if builder.pauses is not None else 0)
 
     def _run(self) -> None:
         items = self._items
@@ -261,7 +280,7 @@ class Recorder:
                     self._room.notify_all()
             if self._inflight is not None and self._inflight.done.is_set():
                 self._settle()  # a failed batch goes back to the pending rows, for the next flush
-            if self._pending:
+            if self._pending or self._facts_dirty:
                 now = time.monotonic()
                 if now - self._oldest >= self.flush_interval and now >= self._retry_at:
                     self._flush(block=False)
@@ -296,13 +315,18 @@ class Recorder:
                 self._room.notify_all()
             return True
         if op == _OPEN:
-            builders[sid] = MessageBuilder(sid)
+            builders[sid] = self._builder(sid, a, ts_ns)
+            return False
+        if op == _PAUSE and sid == 0:
+            self._all_paused = a
+            for each in builders.values():
+                self._switch(each, a, ts_ns)
             return False
         if op == _CREATE:
             created = self._create(extra)
             if created is not None:
                 self.session_ids[sid] = created
-                builders[sid] = MessageBuilder(created)
+                builders[sid] = self._builder(created, a, ts_ns)
             return False
         builder = builders.get(sid)
         if builder is None:
@@ -328,9 +352,38 @@ class Recorder:
                 builder.facts_changed = True
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
+            elif op == _PAUSE:
+                self._switch(builder, a, ts_ns)
         except Exception as exc:  # our bug must not stop recording the rest
             self._warn(f"internal error while recording session {sid}: {exc!r}")
         return False
+
+    def _switch(self, builder: MessageBuilder, paused: bool, ts_ns: int) -> None:
+        """Pause or resume one session; its facts are written at once (the UI waits for them)."""
+        if builder.pauses is not None and builder.pauses.switch(paused, ts_ns, builder.seq):
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+            self._flush(wait=True)
+
+    def _mark_facts(self) -> None:
+        if not self._pending and not self._facts_dirty:
+            self._oldest = time.monotonic()
+        self._facts_dirty = True
+
+    def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
+        builder = MessageBuilder(session_id)
+        if record == "metadata":
+            builder.metadata_only = True
+            builder.extra_facts["record"] = "metadata"
+            builder.facts_changed = True
+        builder.pauses = Pauses()
+        if record == "paused" or self._all_paused:
+            builder.pauses.switch(True, ts_ns, 0)
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+        if builder.facts_changed:
+            self._mark_facts()
+        return builder
 
     def _create(self, create: Callable[[], int]) -> int | None:
         """Insert a session row on this thread, retrying a failing database a few times."""
@@ -343,7 +396,28 @@ class Recorder:
         self._warn("could not create a session: its traffic is not recorded")
         return None
 
+    def _gate(self, builder: MessageBuilder | None, rows: list[MessageRow]) -> list[MessageRow]:
+        """A paused session's rows are not recorded (only counted); a metadata-only session's lose
+        their bodies here, just before the redaction step."""
+        if builder is None or not rows:
+            return rows
+        pauses = builder.pauses
+        if pauses is not None and pauses.paused:
+            pauses.skipped(rows)  # framed and correlated, not recorded
+            builder.extra_facts["recording_pauses"] = pauses.facts()
+            builder.facts_changed = True
+            self._mark_facts()  # no row carries them: written at the next flush anyway
+            return []
+        if pauses is not None and pauses.skipped_total:
+            rows = pauses.renumber(rows)
+        if builder.metadata_only:
+            for row in rows:
+                drop_body(row)
+        return rows
+
     def _add(self, rows: list[MessageRow], handle: int = 0) -> None:
+        if rows and handle:
+            rows = self._gate(self.builders.get(handle), rows)
         if rows:
             if not self.redaction.keep:
                 for row in rows:
@@ -423,6 +497,7 @@ class Recorder:
         return False
 
     def _dispatch(self) -> None:
+        self._facts_dirty = False
         facts = self._changed_facts()
         if not self._pending and not facts:
             for waiter in self._waiters:  # nothing to write, nothing in flight: all committed
@@ -466,6 +541,7 @@ class Recorder:
             for builder in self.builders.values():
                 if builder.session_id in batch.facts:
                     builder.facts_changed = True
+                    self._facts_dirty = True
             self._oldest = time.monotonic()
             return False
         if self._failures:
@@ -510,14 +586,24 @@ class Recorder:
         return self.session_id(handle) or "?"
 
     def _end(self, sid: int, ts_ns: int, exit_status: int | None, reason: str) -> None:
-        builder = self.builders.pop(sid)
-        self.final_counts[sid] = builder.seq
-        self._add(builder.close_all(ts_ns), sid)
+        builder = self.builders[sid]
+        rows = self._gate(builder, builder.close_all(ts_ns))
+        if builder.pauses is not None and builder.pauses.switch(False, ts_ns, builder.seq, ended=True):
+            builder.extra_facts["recording_pauses"] = builder.pauses.facts()
+            builder.facts_changed = True
+        del self.builders[sid]
+        pauses = builder.pauses
+        self.final_counts[sid] = builder.seq - (pauses.skipped_total if pauses is not None else 0)
+        if pauses is not None and pauses.skipped_total:
+            self.paused_skipped[sid] = pauses.skipped_total
+        self._add(rows, sid)
         self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)
         facts["unanswered"] = [
-            {"seq": p.seq, "direction": p.direction, "method": p.method}
+            {"seq": seq, "direction": p.direction, "method": p.method}
             for p in builder.correlator.unanswered()
+            # a request sent while paused is not in the store
+            if (seq := p.seq if pauses is None else pauses.stored(p.seq)) is not None
         ]
         try:
             for sub in self.subscribers:

@@ -25,6 +25,7 @@ import orjson
 from sqlalchemy import Engine
 
 from inspector.capture import Recorder, Tap
+from inspector.capture.pause import refuse_metadata_only
 from inspector.capture.redact import active
 from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
 from inspector.errors import InspectorError, NotFoundError, SpawnError
@@ -89,6 +90,7 @@ def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
     policy = MatchPolicy(options.match, tuple(options.ignore))
     try:
         source = get_session(engine, options.session_ref)
+        refuse_metadata_only(source, "served as a mock server")
     except NotFoundError:
         if options.record_mode not in ("once", "all"):
             raise

@@ -11,6 +11,7 @@ import orjson
 from sqlalchemy import Engine
 
 from inspector.auth.connect import AuthRequest
+from inspector.capture.pause import refuse_metadata_only
 from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.replay.diff import (
@@ -133,6 +134,7 @@ def replay_verdict(
     """Replay `original` against `target` (twice with `calibrate`) and diff it; prints nothing
     (`say` gets progress lines). Bad patterns or match modes raise InspectorError first."""
     assert original.id is not None
+    refuse_metadata_only(original, "replayed")
     _paths([*DEFAULT_IGNORE, *ignore])  # a bad pattern is refused before anything runs
     try:
         policy = MatchPolicy(match)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from sqlalchemy import Engine
 
+from inspector.capture.pause import refuse_metadata_only
 from inspector.errors import InspectorError
 from inspector.share.export import jsonl_lines, other_format
 from inspector.share.importer import file_kind, import_har, import_jsonl
@@ -30,6 +31,7 @@ def _sessions(engine: Engine, refs: Sequence[str]) -> list[Session]:
     for ref in refs:
         session = get_session(engine, ref)
         assert session.id is not None
+        refuse_metadata_only(session, "exported (its bodies were never stored)")
         if session.id not in seen:
             seen.add(session.id)
             chosen.append(session)

@@ -89,6 +89,7 @@ class HttpProxy:
         # prefix: URLs the proxy points at itself (auth metadata, legacy endpoints) carry it.
         self.mount = mount
         self.session_facts = session_facts  # facts every recorded session starts with (its route)
+        self.record: str | None = None  # a gateway route's rule; None: the recorder's
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
@@ -101,7 +102,7 @@ class HttpProxy:
     def _open_session(self, hint: str) -> int:
         # The session row is inserted on the recorder thread: nothing here waits on the database.
         create = self._create
-        tap = self.recorder.open_new(lambda: create(hint))
+        tap = self.recorder.open_new(lambda: create(hint), record=self.record)
         self.taps[tap.session_id] = tap
         if self.session_facts:
             tap.add_facts(self.session_facts)

@@ -68,6 +68,7 @@ class WrapOptions:
         pause_default: str | None = None,
         otlp: str | None = None,
         otlp_content: bool = False,
+        metadata_only: bool = False,
     ) -> None:
         self.command = command
         self.db = db
@@ -88,6 +89,7 @@ class WrapOptions:
         # OpenTelemetry export (`inspector/otel/`): loaded on the store's thread, only when asked for.
         self.otlp = otlp
         self.otlp_content = otlp_content
+        self.metadata_only = metadata_only  # or a per-server rule's `record` (read on the store's thread)
 
 
 _VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace", "--otlp": "otlp"}
@@ -99,6 +101,7 @@ _FLAGS = {
     "-q": ("quiet", True),
     "--keep-secrets": ("keep_secrets", True),
     "--otlp-content": ("otlp_content", True),
+    "--metadata-only": ("metadata_only", True),
 }
 
 
@@ -265,16 +268,20 @@ class _Store:
             self.engine.dispose()
             raise _HandedOff
         self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
+        record = _record_mode(opts)
         # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
         self.subscribers: list = [StoreWriter(self.engine), *otel]
         self.recorder = Recorder(self.subscribers).start()
-        self.tap = self.recorder.open(self.session_id)
-        # The retention policy, in a thread of its own: never on the forwarding path (store/autoprune.py).
+        self.tap = self.recorder.open(self.session_id, record=record)
+        from inspector.recording_control import announce as announce_pausable
+        from inspector.runtime_dir import db_key
         from inspector.store.autoprune import start as start_retention
 
+        self.pausable = announce_pausable([self.session_id], db_key(self.engine), "wrap")
+        # The retention policy, in a thread of its own: never on the forwarding path (store/autoprune.py).
         start_retention(self.engine, quiet=opts.quiet)
         if announce:
             self.announce(opts)
@@ -290,6 +297,9 @@ class _Store:
             )
 
     def end(self, exit_status: int | None, reason: str, quiet: bool) -> None:
+        from inspector.recording_control import withdraw
+
+        withdraw(self.pausable)
         self.tap.end(exit_status, reason)
         self.recorder.stop()
         if len(self.subscribers) > 1:
@@ -306,11 +316,52 @@ class _Store:
                 flush=True,
             )
         elif not quiet:
+            paused = self.recorder.paused_skipped.get(self.session_id)
+            skipped = f", {paused} not recorded (paused)" if paused else ""
             print(
-                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded",
+                f"[mcp-inspect] session {self.session_id} ended: {reason}, {total} messages recorded{skipped}",
                 file=sys.stderr,
                 flush=True,
             )
+
+
+def _record_mode(opts: WrapOptions) -> str:
+    """full, metadata (--metadata-only, or a per-server rule) or paused (a rule)."""
+    from inspector.recording_control import record_mode
+
+    return record_mode(metadata_only=opts.metadata_only, name=opts.name, command=opts.command)
+
+
+class _PauseSwitch:
+    """SIGUSR1 pauses the recording, SIGUSR2 resumes it (`inspector/recording_control.py`). The
+    handlers are set on the main thread before the server starts (SIGUSR1's default would kill the
+    shim); a signal that comes before the store opened is applied once it has."""
+
+    def __init__(self) -> None:
+        self._tap: Tap | None = None
+        self._wanted: bool | None = None
+        # Reentrant: the handler runs on the main thread, which may be inside `attach` (durable).
+        self._lock = threading.RLock()
+
+    def install(self) -> None:
+        import signal  # already imported by subprocess: no cost on the start-up path
+
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGUSR1"):
+            signal.signal(signal.SIGUSR1, lambda *_: self.set(True))
+            signal.signal(signal.SIGUSR2, lambda *_: self.set(False))
+
+    def set(self, paused: bool) -> None:
+        with self._lock:
+            if self._tap is None:
+                self._wanted = paused
+            else:
+                self._tap.pause(paused)
+
+    def attach(self, tap: Tap) -> None:
+        with self._lock:
+            self._tap = tap
+            if self._wanted is not None:
+                tap.pause(self._wanted)
 
 
 def _otel(opts: WrapOptions) -> list:
@@ -327,12 +378,20 @@ def run_wrap(opts: WrapOptions) -> int:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
+    switch = _PauseSwitch()
+    switch.install()
     if opts.faults is not None or opts.intercept:
         from inspector.transports.wrap_intercept import run_intercepted
 
-        return run_intercepted(opts, lambda: _Store(opts, announce=False))
+        def opened_for_intercept() -> _Store:
+            store = _Store(opts, announce=False)
+            switch.attach(store.tap)
+            return store
+
+        return run_intercepted(opts, opened_for_intercept)
     if opts.durable:
         store = _Store(opts, announce=False)
+        switch.attach(store.tap)
         shim = StdioShim(opts.command, store.tap, durable=True, grace=opts.grace)
         try:
             shim.spawn()
@@ -366,6 +425,7 @@ def run_wrap(opts: WrapOptions) -> int:
             return
         opened.append(store)
         early.attach(store.tap)
+        switch.attach(store.tap)
 
     opener = threading.Thread(target=open_store, name="mcp-inspect-store-open", daemon=True)
     opener.start()
@@ -432,7 +492,7 @@ def _finish_elsewhere(
         "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
         "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
-        "otlp": opts.otlp, "otlp_content": opts.otlp_content,
+        "otlp": opts.otlp, "otlp_content": opts.otlp_content, "metadata_only": opts.metadata_only,
     }  # fmt: skip
     fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
     with os.fdopen(fd, "wb") as out:

@@ -33,6 +33,7 @@ def finish(path: str) -> int:
         keep_secrets=state["keep_secrets"],
         otlp=state.get("otlp"),  # the spans of what it held are exported as the wrap would have
         otlp_content=state.get("otlp_content", False),
+        metadata_only=state.get("metadata_only", False),
     )
     store = _Store(opts, announce=False)
     for kind, ts_ns, direction, channel, data in state["held"]:

@@ -1078,6 +1078,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause or resume recording a live session (bytes keep flowing) */
+        post: operations["recording_route_api_sessions__session_id__recording_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{session_id}/replay": {
         parameters: {
             query?: never;
@@ -3145,6 +3162,11 @@ export interface components {
             received: unknown[];
             /** Sent */
             sent: boolean;
+        };
+        /** RecordingSwitch */
+        RecordingSwitch: {
+            /** Paused */
+            paused: boolean;
         };
         /**
          * ReplayJobOut
@@ -7197,6 +7219,48 @@ export interface operations {
             };
             /** @description no such session */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    recording_route_api_sessions__session_id__recording_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingSwitch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOut"];
+                };
+            };
+            /** @description the session has ended, is recorded on another host, or its process is gone */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -195,7 +195,11 @@ export function MessageDetail({
           Raw
         </button>
       </div>
-      {tab === "pretty" ? (
+      {m.meta?.body === "not recorded (metadata only)" ? (
+        <p className="muted" data-testid="body-not-recorded">
+          body not recorded (metadata only): {m.size.toLocaleString()} bytes on the wire
+        </p>
+      ) : tab === "pretty" ? (
         parsed !== undefined ? (
           <JsonBlock value={parsed} />
         ) : (

@@ -17,6 +17,7 @@ import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
 import { InterceptPanel, useIntercept } from "./InterceptPanel";
 import { AppsTab, useApps } from "../apps/AppsTab";
+import { PauseButton } from "./RecordingPause";
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
@@ -144,6 +145,7 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
             <span className={`badge state-${s.state}`} data-testid="session-state">
               {s.state}
             </span>
+            <PauseButton session={s} onChange={onChange} />
             {s.parent_id !== null && (
               <span className="muted">
                 from <Link to={`/sessions/${s.parent_id}`}>#{s.parent_id}</Link> ·{" "}

@@ -20,6 +20,7 @@ import { interventionClass, interventionOf, interventionText, type Intervention 
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
 import { MessageDetail } from "./MessageDetail";
+import { PausesPanel, pauseBefore, pausesOf } from "./RecordingPause";
 import { ConversationBadge, ConversationsPanel, markOf, useConversations } from "./Conversations";
 
 const ROW_HEIGHT = 26;
@@ -145,6 +146,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const [anchor, setAnchor] = useState<number | null>(null);
   const [follow, setFollow] = useState(false);
   const recording = session?.state === "recording";
+  const pauses = pausesOf(session);
   // Follow the tail of a session that is recording when it opens (not at a given message).
   useEffect(() => {
     if (recording && openSeq === null) setFollow(true);
@@ -390,6 +392,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
         </div>
         {store.error && <p className="error">{store.error}</p>}
         <ConversationsPanel doc={conversations} onOpen={(seq) => open(seq)} />
+        <PausesPanel session={session} />
         <div className="row head" role="row">
           <span className="c-seq">seq</span>
           <span className="c-time">time</span>
@@ -423,6 +426,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                 );
               const flags = (r.meta?.flags as string[] | undefined) ?? [];
               const mark = markOf(conversations, r.seq);
+              const pause = pauseBefore(pauses, r, prev);
               return (
                 <div
                   key={item.key}
@@ -440,6 +444,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                     inRange ? "in-range" : "",
                     interventionClass(r),
                     mark?.conversation ? `in-conv conv-${mark.conversation.role}` : "",
+                    pause ? "after-pause" : "",
                   ].join(" ")}
                   data-conv={mark?.conversation?.id}
                   style={style}
@@ -473,6 +478,11 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
                       >
                         ↳#{r.answers_seq}
                       </a>
+                    )}
+                    {pause && (
+                      <span className="flag paused" data-testid="row-after-pause" title="recording was paused before this row">
+                        ⏸ {pause.messages_not_recorded} not recorded
+                      </span>
                     )}
                     {methodText(r)}
                     {flags.map((f) => (
