@@ -235,7 +235,7 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
         else "not found (defaults; `mcp-inspect config init` writes one)"
     )
     console.print(f"\nconfig file: {state}", markup=False)
-    console.print(f"  {path}", markup=False, overflow="fold")
+    console.print(f"  {path}", markup=False, soft_wrap=True)  # a path stays whole, to copy it
 
 
 @app.command("path")

@@ -157,10 +157,11 @@ def prune(
         )
         return 0
     assert engine is not None
-    out.print(f"Store: {store_name(engine)}", markup=False)
+    # Paths stay whole (soft_wrap: the terminal wraps them), so they can be copied.
+    out.print(f"Store: {store_name(engine)}", markup=False, soft_wrap=True)
     out.print("Policy:")
     for line in policy_lines(effective):
-        out.print(line, markup=False)
+        out.print(line, markup=False, soft_wrap=True)
     planned = plan(engine, retention)
     if dry_run:
         _print_plan(out, planned)
