@@ -93,7 +93,7 @@ def test_stdio_recording_replayed_over_streamable_http_shows_no_difference(
     argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "everything-stdio"))
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
     anyio.run(lambda: everything_session(params, "transport change", mode="legacy"))
-    original = get_session(open_engine(db_path), "everything-stdio").id
+    original = ended_named(db_path, "everything-stdio").id
     assert original is not None
     with everything_http_server("streamableHttp") as url:
         # server-everything announces its tools with list_changed while the session starts: over stdio

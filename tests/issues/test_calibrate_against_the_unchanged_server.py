@@ -23,9 +23,10 @@ import mcp
 import pytest
 from mcp.client.sse import sse_client
 
-from inspector.store import get_session, list_sessions, open_engine
+from inspector.store import list_sessions, open_engine
 from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import everything_http_server, inspector_proxy
+from tests.shim_process import ended_named
 
 CLI = [sys.executable, "-m", "inspector"]
 DYNAMIC = "demo://resource/dynamic/text/1"
@@ -79,7 +80,7 @@ def test_calibrated_replay_of_the_unchanged_server_passes(
     if mode == "stdio":
         argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "rec"))
         anyio.run(lambda: _session(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), "legacy"))
-        original = get_session(open_engine(db_path), "rec").id
+        original = ended_named(db_path, "rec").id  # see tests/shim_process.py
         assert original is not None
         _next_second(int(time.time()))
         code, out = _replay(db_path, original, "--calibrate", "--", *everything_cmd)
@@ -102,7 +103,7 @@ def test_a_changed_word_still_fails_and_a_clock_is_volatile(db_path: Path) -> No
             await client.call_tool("greet", {"name": "Ada"})
 
     anyio.run(record)
-    original = get_session(open_engine(db_path), "clock").id
+    original = ended_named(db_path, "clock").id
     assert original is not None
     same, out = _replay(db_path, original, "--calibrate", "--json", "--", *CLOCK)
     report = json.loads(out)

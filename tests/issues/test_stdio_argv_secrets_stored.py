@@ -27,6 +27,7 @@ from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
+from tests.shim_process import ended_session
 
 CLI = [sys.executable, "-m", "inspector"]
 API_KEY = "ArgvApiKeySecret3f9a1"
@@ -66,6 +67,7 @@ def wrapped(tmp_path: Path) -> tuple[Path, Path, Path]:
     )
     assert out.returncode == 0, out.stderr
     assert _started(log) == [TYPED]  # the server got the secrets
+    ended_session(open_engine(wrap_db))  # the wrap's session is in (see tests/shim_process.py)
     return wrap_db, call_db, log
 
 
