@@ -12,13 +12,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from bench.ui_bench import CHROMIUM_ARGS
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
 from tests.api.recordings import generate_session, http_session, out_of_order_session, record_demo
+
+# `expect(...)` waits up to 15 s (Playwright's default is 5 s): a `wrap` started by a test opens its
+# store about 2 s after it starts on an idle machine (it waits for the server's first bytes or
+# 0.5 s, then imports the store), several times that under a loaded two-worker run. A condition
+# that holds returns at once, so only a failing test waits longer.
+expect.set_options(timeout=15_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
