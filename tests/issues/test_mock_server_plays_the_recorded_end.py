@@ -21,7 +21,7 @@ import pytest
 from inspector.store import list_sessions, open_engine
 from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import LineProcess
-from tests.shim_process import ShimProcess, messages
+from tests.shim_process import ShimProcess, ended_session, messages
 
 
 def _params(argv: list[str]) -> mcp.StdioServerParameters:
@@ -40,8 +40,8 @@ async def _record(db: Path) -> None:
             await client.call_tool("echo", {"text": "before"})
             with pytest.raises(mcp.MCPError):
                 await client.call_tool("crash", {"status": 3})
-    engine = open_engine(db, create=False)
-    (original,) = list_sessions(engine)
+    engine = open_engine(db)
+    original = ended_session(engine)  # recorded, even when a finishing process does it
     engine.dispose()
     assert original.exit_status == 3 and original.end_reason == "server-exit"
 
@@ -96,8 +96,12 @@ async def test_http_mock_closes_the_stream_and_ends_the_session(db_path: Path) -
                 await client.call_tool("echo", {"text": "before"})
                 with pytest.raises(mcp.MCPError):
                     await client.call_tool("crash", {"status": 3})
-            # The session ended with the recorded status while the server still runs.
+            # The session ended with the recorded status while the server still runs (the end is
+            # written by the mock's recorder thread: wait for it, up to the test's deadline).
             mock = _mock_session(db_path)
+            while mock.status != "ended":
+                await anyio.sleep(0.1)
+                mock = _mock_session(db_path)
             assert mock.status == "ended" and mock.exit_status == 3
             assert "exited with status 3" in (mock.end_reason or "")
     finally:
