@@ -36,6 +36,7 @@ __all__ = [
     "decode",
     "fill",
     "load",
+    "blob_shares",
     "session_stored_bytes",
     "thresholds",
 ]
@@ -280,16 +281,32 @@ def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[i
         params,
     ):
         out[int(row[0])] += int(row[1])
-    # Each (session, blob) pair, with the blob's stored length and how many sessions share it.
-    shared = conn.execute(
+    for sid, share in blob_shares(conn, ids).items():
+        out[sid] += share
+    return out
+
+
+def blob_shares(
+    conn: Connection, session_ids: Sequence[int] | None = None, *, stored: str = "LENGTH(b.data)"
+) -> dict[int, int]:
+    """Each session's share of the blobs its rows refer to (every session's, or those of
+    `session_ids`): per blob, its stored size (`stored`, an SQL expression over `b`) divided by the
+    number of sessions sharing it. Sessions without blobs are absent. Also `usage.session_bytes`."""
+    only, params = "", dict[str, int]()
+    if session_ids is not None:
+        if not session_ids:
+            return {}
+        params = {f"i{j}": int(s) for j, s in enumerate(session_ids)}
+        only = "AND session_id IN (" + ", ".join(f":{k}" for k in params) + ")"
+    rows = conn.execute(
         text(
-            "SELECT used.session_id, LENGTH(blob.data), "
-            "(SELECT COUNT(DISTINCT m.session_id) FROM message m WHERE m.body_sha256 = used.body_sha256) "
-            f"FROM (SELECT DISTINCT session_id, body_sha256 FROM message WHERE session_id IN ({marks}) "
-            "AND body_sha256 IS NOT NULL) used JOIN blob ON blob.sha256 = used.body_sha256"
+            f"SELECT used.session_id, COALESCE(SUM({stored} / sh.n), 0) FROM "
+            f"(SELECT DISTINCT session_id, body_sha256 FROM message WHERE body_sha256 IS NOT NULL {only}) used "
+            "JOIN blob b ON b.sha256 = used.body_sha256 "
+            "JOIN (SELECT body_sha256, COUNT(DISTINCT session_id) AS n FROM message "
+            "WHERE body_sha256 IS NOT NULL GROUP BY body_sha256) sh ON sh.body_sha256 = used.body_sha256 "
+            "GROUP BY used.session_id"
         ),
         params,
     )
-    for row in shared:  # session, blob length, sessions sharing it
-        out[int(row[0])] += int(row[1]) // max(int(row[2]), 1)
-    return out
+    return {int(row[0]): int(row[1]) for row in rows}

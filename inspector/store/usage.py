@@ -44,30 +44,18 @@ def session_bytes(conn: Engine | Connection, session_ids: list[int] | None = Non
         f"SELECT s.id, COALESCE(SUM({body}), 0) + COUNT(m.id) * {ROW_OVERHEAD} "
         f"FROM session s LEFT JOIN message m ON m.session_id = s.id {where} GROUP BY s.id"
     )
-    blob = "pg_column_size(b.data)" if conn.dialect.name == "postgresql" else "length(b.data)"
-    only = where.replace("WHERE s.id", "AND session_id") if where else ""
-    shares = text(
-        f"SELECT used.session_id, COALESCE(SUM({blob} / sh.n), 0) FROM "
-        f"(SELECT DISTINCT session_id, body_sha256 FROM message WHERE body_sha256 IS NOT NULL {only}) used "
-        "JOIN blob b ON b.sha256 = used.body_sha256 "
-        "JOIN (SELECT body_sha256, COUNT(DISTINCT session_id) AS n FROM message "
-        "WHERE body_sha256 IS NOT NULL GROUP BY body_sha256) sh ON sh.body_sha256 = used.body_sha256 "
-        "GROUP BY used.session_id"
-    )
+    from inspector.store.bodies import blob_shares
+
+    stored = "pg_column_size(b.data)" if conn.dialect.name == "postgresql" else "LENGTH(b.data)"
     rows: list[Any]
-    extra: list[Any]
     if isinstance(conn, Engine):
         with conn.connect() as c:
             rows = list(c.execute(sql, params).all())
-            extra = list(c.execute(shares, params).all())
+            shares = blob_shares(c, session_ids, stored=stored)
     else:
         rows = list(conn.execute(sql, params).all())
-        extra = list(conn.execute(shares, params).all())
-    out = {int(sid): int(size) for sid, size in rows}
-    for sid, size in extra:
-        if int(sid) in out:
-            out[int(sid)] += int(size)
-    return out
+        shares = blob_shares(conn, session_ids, stored=stored)
+    return {int(sid): int(size) + shares.get(int(sid), 0) for sid, size in rows}
 
 
 @dataclass(frozen=True)
