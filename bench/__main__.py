@@ -17,6 +17,10 @@ installed into bench/.venv-mitm on first use). The "stores" section
 wrap and proxy latency with each store. The "storage" section (bench/storage_bench.py):
 bytes stored per byte seen over repeated real-server sessions, and the writer's throughput,
 with large bodies compressed and stored once vs as before.
+The "scale" section (bench/scale_*.py, issue 21): API pages, full-text search, lint and
+diff, the timeline in Chromium and the live tail of a 1,000,000-message session (100,000
+with --quick), each figure beside a baseline taken in the same run (the raw query in plain
+sqlite3, reading the rows) and the issue's target.
 Results go to stdout and to bench/results/latest.json. Missed targets are
 printed as MISSED and do not change the exit status, which is 0 unless a
 part of the bench itself failed (then 1, and the other parts still run).
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import os
 import platform
 import shlex
@@ -49,7 +54,10 @@ from bench.startup import run_startup
 from bench.stdio_flood import run_flood
 from bench.stdio_latency import run_latency
 
-SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores", "storage")
+SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores", "storage", "scale")
+# The "scale" section (issue 21): browsing a 1,000,000-message session (100,000 with --quick). Each
+# part is its own module bench/scale_<part>.py with `run(quick) -> dict` and `print_figures(dict)`.
+SCALE_PARTS = ("pages", "search", "lint", "ui", "live")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,6 +72,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--flood",
         type=int,
         help="flood messages per setup, both directions counted (default 200000; quick 20000)",
+    )
+    p.add_argument(
+        "--scale-parts",
+        help=f"comma-separated parts of the scale section: {','.join(SCALE_PARTS)} (default: all)",
     )
     p.add_argument("--million", action="store_true", help="also a long wrapped flood for memory flatness")
     p.add_argument(
@@ -162,6 +174,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.http_rounds = args.http_rounds or (4 if q else 10)
     args.http_client_calls = args.http_client_calls or (40 if q else 200)
     args.http_streams = args.http_streams or (3 if q else 10)
+    args.scale_parts = [x for x in (args.scale_parts or ",".join(SCALE_PARTS)).split(",") if x]
+    bad = set(args.scale_parts) - set(SCALE_PARTS)
+    if bad:
+        p.error(f"unknown scale parts: {', '.join(sorted(bad))}")
     args.only = set(args.only.split(",")) if args.only else set(SECTIONS)
     unknown = args.only - set(SECTIONS)
     if unknown:
@@ -334,6 +350,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         if storage:
             results["storage"] = storage
+    if "scale" in args.only:
+        scale = {}
+        for part in args.scale_parts:
+            module = importlib.import_module(f"bench.scale_{part}")
+            r = section(
+                f"scale_{part}",
+                f"scale: {part} ({'100,000' if args.quick else '1,000,000'} messages) ...",
+                lambda d, module=module: module.run(args.quick),
+            )
+            if r:
+                scale[part] = r
+        if scale:
+            results["scale"] = scale
     results["env"]["loadavg_end"] = _loadavg()
     results["targets"] = evaluate(results)
     results["seconds"] = time.perf_counter() - started
@@ -349,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         from bench.storage_bench import print_storage
 
         print_storage(results["storage"], console.print)
+    for part, figures in results.get("scale", {}).items():
+        importlib.import_module(f"bench.scale_{part}").print_figures(figures)
     return 1 if errors else 0
 
 
