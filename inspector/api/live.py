@@ -11,8 +11,13 @@ A message that is not a valid `Subscribe` (ids past the database's 64-bit
 range, bad JSON, a binary frame) is answered with an `error` event and the
 connection stays open.
 
-A client that falls too far behind (its queue is full) is disconnected; it
-reconnects and catches up through the REST API, like any late subscriber.
+Each client's queue is bounded by bytes (`Listener`): when it reads slower than
+rows come, the rows that do not fit are dropped from its queue and one `behind`
+marker per session tells the session's message count; the client fetches what it
+shows through the REST API. A poll that finds more than `MAX_ROWS_PER_POLL` new
+rows reads none and marks every subscriber behind the same way. A client that
+leaves `MAX_QUEUED_EVENTS` other events unread is disconnected; it reconnects and
+catches up through the REST API, like any late subscriber.
 
 On PostgreSQL the feed is pushed rather than polled: recorders NOTIFY after each committed
 batch (`store/notify.py`), one connection LISTENs (`api/live_notify.py`) and each notice
