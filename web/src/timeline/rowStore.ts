@@ -40,7 +40,8 @@ export class RowStore {
   }
 
   row(index: number): Row | undefined {
-    return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE];
+    // (live rows that came after a gap show at the tail until their page is fetched)
+    return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE] ?? this.liveTail.get(index + 1);
   }
 
   /** Fetch the first page and the total. */
