@@ -11,8 +11,13 @@ A message that is not a valid `Subscribe` (ids past the database's 64-bit
 range, bad JSON, a binary frame) is answered with an `error` event and the
 connection stays open.
 
-A client that falls too far behind (its queue is full) is disconnected; it
-reconnects and catches up through the REST API, like any late subscriber.
+Each client's queue is bounded by bytes (`Listener`): when it reads slower than
+rows come, the rows that do not fit are dropped from its queue and one `behind`
+marker per session tells the session's message count; the client fetches what it
+shows through the REST API. A poll that finds more than `MAX_ROWS_PER_POLL` new
+rows reads none and marks every subscriber behind the same way. A client that
+leaves `MAX_QUEUED_EVENTS` other events unread is disconnected; it reconnects and
+catches up through the REST API, like any late subscriber.
 
 On PostgreSQL the feed is pushed rather than polled: recorders NOTIFY after each committed
 batch (`store/notify.py`), one connection LISTENs (`api/live_notify.py`) and each notice
@@ -28,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +45,7 @@ from sqlalchemy import Engine
 from inspector.api.live_notify import wakeups_for
 from inspector.api.schemas import (
     AnyLiveEvent,
+    Behind,
     LiveError,
     NewMessages,
     SessionCreated,
@@ -68,19 +75,78 @@ MAX_ROWS_PER_POLL = 1000
 SAFETY_INTERVAL = float(os.environ.get("MCP_INSPECTOR_LIVE_SAFETY_POLL", "2"))
 
 
+MAX_QUEUED_BYTES = int(os.environ.get("MCP_INSPECTOR_LIVE_QUEUE_BYTES", str(2 * 1024 * 1024)))
+MAX_QUEUED_EVENTS = 2000  # events other than rows (sessions, clients): past this, disconnect
+
+
 @dataclass(eq=False)
 class Listener:
-    """One websocket client: its outgoing queue and the sessions whose messages it wants."""
+    """One websocket client: its outgoing queue and the sessions whose messages it wants.
 
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(maxsize=2000))
+    The queue is bounded by bytes. Rows are coalesced when the client falls behind: a `messages`
+    event that does not fit (or comes while a marker for its session waits) drops the rows of that
+    session still queued and leaves one `behind` marker in their place, saying how many messages
+    the session has now (the highest seq dropped). The client fetches what it shows through the
+    REST API; rows pile up nowhere. Other events are small and kept; a client that leaves
+    `MAX_QUEUED_EVENTS` of them unread is disconnected (it reconnects and refetches)."""
+
     sessions: set[int] = field(default_factory=set)
     overflowed: asyncio.Event = field(default_factory=asyncio.Event)
+    max_bytes: int = field(default_factory=lambda: MAX_QUEUED_BYTES)
+    # (session id of a `messages` event or of a `behind` marker, its bytes; None for a marker)
+    pending: deque[tuple[int | None, bytes | None]] = field(default_factory=deque)
+    queued_bytes: int = 0
+    behind: dict[int, int] = field(default_factory=dict)  # session -> count for its waiting marker
+    markers: int = 0
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     def push(self, data: bytes) -> None:
-        try:
-            self.queue.put_nowait(data)
-        except asyncio.QueueFull:
+        """Queue an event that is not rows (sessions, clients, errors)."""
+        if len(self.pending) >= MAX_QUEUED_EVENTS:
             self.overflowed.set()
+            return
+        self.pending.append((None, data))
+        self.queued_bytes += len(data)
+        self.ready.set()
+
+    def push_rows(self, session_id: int, data: bytes, last_seq: int) -> None:
+        """Queue a `messages` event, or coalesce it into a `behind` marker when the client is behind."""
+        if session_id not in self.behind and (
+            not self.pending or self.queued_bytes + len(data) <= self.max_bytes
+        ):
+            self.pending.append((session_id, data))
+            self.queued_bytes += len(data)
+            self.ready.set()
+            return
+        self.mark_behind(session_id, last_seq)
+
+    def mark_behind(self, session_id: int, count: int) -> None:
+        """Drop this session's queued rows; a `behind` marker with `count` goes in their place
+        (last in the queue), or the marker still waiting takes the higher count."""
+        if session_id not in self.behind:
+            kept: deque[tuple[int | None, bytes | None]] = deque()
+            for sid, item in self.pending:
+                if sid == session_id and item is not None:
+                    self.queued_bytes -= len(item)
+                else:
+                    kept.append((sid, item))
+            self.pending = kept
+            self.pending.append((session_id, None))
+            self.markers += 1
+            self.ready.set()
+        self.behind[session_id] = max(self.behind.get(session_id, 0), count)
+
+    async def next(self) -> bytes:
+        """The next frame to send (waits for one)."""
+        while not self.pending:
+            self.ready.clear()
+            await self.ready.wait()
+        sid, data = self.pending.popleft()
+        if data is None:
+            assert sid is not None
+            return encode(Behind(session_id=sid, message_count=self.behind.pop(sid)))
+        self.queued_bytes -= len(data)
+        return data
 
 
 def _fingerprint(s: Session) -> tuple[Any, ...]:
@@ -117,6 +183,11 @@ class LiveFeed:
         self._last_delay_ns: int | None = None
         self._failing = False
         self._touched: set[int] = set()  # sessions renamed or deleted by another `ui` (notified)
+        self._row_seq: dict[int, int] = {}  # session -> highest seq the feed has seen (its `behind` count)
+        self.rows_events = 0
+        self.skips = 0  # polls that found more rows than they send (markers instead)
+        self._behind_now: dict[int, int] = {}  # session -> count: a poll found too many rows to send
+        self.markers_sent = 0  # `behind` markers of listeners gone (the current ones count theirs)
 
     def status(self) -> LiveStatus:
         """How the feed learns of changes now, and what woke it so far."""
@@ -130,6 +201,11 @@ class LiveFeed:
             last_notification_delay_ms=(
                 None if self._last_delay_ns is None else round(self._last_delay_ns / 1e6, 3)
             ),
+            listeners=len(self.listeners),
+            queued_bytes=sum(listener.queued_bytes for listener in self.listeners),
+            rows_events=self.rows_events,
+            skipped_polls=self.skips,
+            behind_markers=self.markers_sent + sum(listener.markers for listener in self.listeners),
         )
 
     def _on_notice(self, notice: Notice, received_ns: int) -> None:
@@ -194,8 +270,16 @@ class LiveFeed:
                 self._failing = False
             for targets, data in events:
                 for listener in list(self.listeners):
-                    if targets is None or targets & listener.sessions:
+                    if targets is None:
                         listener.push(data)
+                    elif targets & listener.sessions:  # rows of one session: coalesced when behind
+                        sid = next(iter(targets))
+                        listener.push_rows(sid, data, self._row_seq.get(sid, 0))
+            behind, self._behind_now = self._behind_now, {}
+            for sid, count in behind.items():
+                for listener in list(self.listeners):
+                    if sid in listener.sessions:
+                        listener.mark_behind(sid, count)
             await self._next_tick()
 
     def add(self, listener: Listener) -> None:
@@ -204,6 +288,7 @@ class LiveFeed:
 
     def remove(self, listener: Listener) -> None:
         self.listeners.discard(listener)
+        self.markers_sent += listener.markers
 
     def publish(self, event: AnyLiveEvent) -> None:
         """Send an event to every listener now (renames and deletes made through the API)."""
@@ -261,6 +346,18 @@ class LiveFeed:
         if newest <= self._last_message or not subscribed:
             self._last_message = max(self._last_message, newest)
             return []
+        if newest - self._last_message > MAX_ROWS_PER_POLL:
+            # More rows came than a poll sends (ids count every session's rows: maybe fewer are
+            # ours): none are read. Each subscribed session that grew gets a `behind` marker with
+            # its message count, and clients fetch what they show through the REST API.
+            self._last_message = newest
+            for s in sessions_by_ids(self.engine, subscribed):
+                assert s.id is not None
+                if s.message_count > self._row_seq.get(s.id, 0):
+                    self._row_seq[s.id] = s.message_count
+                    self._behind_now[s.id] = s.message_count
+            self.skips += 1
+            return []
         rows = rows_after_id(self.engine, self._last_message, subscribed, MAX_ROWS_PER_POLL)
         truncated = len(rows) == MAX_ROWS_PER_POLL
         # When more arrived than one poll sends, skip ahead: clients fetch the gap through the REST API.
@@ -268,6 +365,9 @@ class LiveFeed:
         by_session: dict[int, list[dict[str, Any]]] = {}
         for row in rows:
             by_session.setdefault(row["session_id"], []).append(row)
+        for sid, items in by_session.items():
+            self._row_seq[sid] = max(self._row_seq.get(sid, 0), max(r["seq"] for r in items))
+        self.rows_events += len(by_session)
         return [({sid}, encode(_messages(sid, items, truncated))) for sid, items in by_session.items()]
 
 
@@ -338,13 +438,14 @@ async def serve_listener(feed: LiveFeed, websocket: Any) -> None:
                         _backlog, feed.engine, msg.session_id, msg.after_seq
                     )
                     truncated = len(rows) == MAX_ROWS_PER_POLL
-                    listener.push(encode(_messages(msg.session_id, rows, truncated)))
+                    data = encode(_messages(msg.session_id, rows, truncated))
+                    listener.push_rows(msg.session_id, data, rows[-1]["seq"] if rows else msg.after_seq)
             else:
                 listener.sessions.discard(msg.session_id)
 
     async def write_client() -> None:
         while True:
-            data = await listener.queue.get()
+            data = await listener.next()
             await websocket.send_text(data.decode())
 
     try:

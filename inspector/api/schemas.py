@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, get_type_hints
 from pydantic import BaseModel, Field, create_model
 
 from inspector.api.params import SqlInt
+from inspector.api.schemas_live import Behind
 from inspector.store import Message, Session
 from inspector.store import models as store_models
 from inspector.store.queries import ROW_FIELDS
@@ -318,6 +319,7 @@ AnyLiveEvent = Annotated[
     | SessionEnded
     | SessionDeleted
     | NewMessages
+    | Behind
     | ClientInbox
     | ClientInboxAnswered
     | ClientInboxTimeout

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["LiveStatus"]
+__all__ = ["Behind", "LiveStatus"]
 
 
 class LiveStatus(BaseModel):
@@ -24,4 +24,25 @@ class LiveStatus(BaseModel):
     last_notification_delay_ms: float | None = Field(
         description="from the recorder's commit to its notification here (clocks of both hosts), "
         "for the last one received"
+    )
+    listeners: int = Field(0, description="websockets connected now")
+    queued_bytes: int = Field(0, description="bytes waiting in their queues now (bounded per websocket)")
+    rows_events: int = Field(0, description="`messages` events the feed made so far (one per session a poll)")
+    skipped_polls: int = Field(
+        0, description="looks that found more new rows than one sends: subscribers got `behind` markers"
+    )
+    behind_markers: int = Field(
+        0, description="`behind` markers sent in place of rows to websockets that fell behind, so far"
+    )
+
+
+class Behind(BaseModel):
+    """Sent in place of new rows of a session when the client reads slower than they arrive: the
+    rows it missed were dropped from its queue (nothing piles up on the server); the session now
+    has `message_count` messages, and the client fetches what it shows through the REST API."""
+
+    type: Literal["behind"] = "behind"
+    session_id: int
+    message_count: int = Field(
+        description="the highest seq the feed had for the session (rows up to it exist)"
     )

@@ -43,7 +43,7 @@ async def test_feed_recovers_when_the_database_is_down_as_a_listener_joins(
         )
         async with asyncio.timeout(30):
             while True:
-                event = json.loads(await listener.queue.get())
+                event = json.loads(await listener.next())
                 if event["type"] == "session_created" and event["session"]["id"] == sid:
                     break
     finally:

@@ -1,12 +1,30 @@
 // The websocket live feed: one connection per page, reconnecting, with per-session subscriptions.
+// Events are handed to the listeners in batches, at most once per animation frame: a session
+// streaming thousands of messages a second makes one render a frame, not one per event.
 import { token } from "./auth";
 import type { LiveEvent } from "./client";
 
 type Handler = (event: LiveEvent) => void;
+type BatchHandler = (events: LiveEvent[]) => void;
+
+/** Run `fn` at the next animation frame, or after `ms` when frames do not come (a hidden tab). */
+function nextFrame(fn: () => void, ms = 100): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  requestAnimationFrame(once);
+  setTimeout(once, ms);
+}
 
 class LiveFeed {
   private ws: WebSocket | null = null;
   private handlers = new Set<Handler>();
+  private batchHandlers = new Set<BatchHandler>();
+  private inbox: LiveEvent[] = [];
+  private flushing = false;
   private openHandlers = new Set<(reconnected: boolean) => void>();
   private opened = false;
   private subscriptions = new Map<number, number>(); // session id -> subscriber count
@@ -29,8 +47,11 @@ class LiveFeed {
       this.opened = true;
     };
     ws.onmessage = (msg) => {
-      const event = JSON.parse(msg.data as string) as LiveEvent;
-      for (const h of this.handlers) h(event);
+      this.inbox.push(JSON.parse(msg.data as string) as LiveEvent);
+      if (!this.flushing) {
+        this.flushing = true;
+        nextFrame(() => this.flush());
+      }
     };
     ws.onclose = () => {
       this.connected = false;
@@ -40,6 +61,15 @@ class LiveFeed {
         this.retry = Math.min(this.retry * 2, 5000);
       }
     };
+  }
+
+  /** Hand the events received since the last frame to the listeners (in the order they came). */
+  private flush() {
+    this.flushing = false;
+    const batch = this.inbox;
+    this.inbox = [];
+    for (const h of this.batchHandlers) h(batch);
+    for (const event of batch) for (const h of this.handlers) h(event);
   }
 
   private send(msg: object) {
@@ -54,6 +84,16 @@ class LiveFeed {
     return () => {
       this.handlers.delete(handler);
       if (onOpen) this.openHandlers.delete(onOpen);
+    };
+  }
+
+  /** Listen to the events of each frame at once (a timeline applies a frame's rows in one go). */
+  listenBatch(handler: BatchHandler, onOpen?: (reconnected: boolean) => void): () => void {
+    this.batchHandlers.add(handler);
+    const stop = this.listen(() => undefined, onOpen);
+    return () => {
+      this.batchHandlers.delete(handler);
+      stop();
     };
   }
 

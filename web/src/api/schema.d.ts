@@ -1443,6 +1443,26 @@ export interface components {
             /** Tools */
             tools: components["schemas"]["AppTool"][];
         };
+        /**
+         * Behind
+         * @description Sent in place of new rows of a session when the client reads slower than they arrive: the
+         *     rows it missed were dropped from its queue (nothing piles up on the server); the session now
+         *     has `message_count` messages, and the client fetches what it shows through the REST API.
+         */
+        Behind: {
+            /**
+             * Message Count
+             * @description the highest seq the feed had for the session (rows up to it exist)
+             */
+            message_count: number;
+            /** Session Id */
+            session_id: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "behind";
+        };
         /** BreakpointsIn */
         BreakpointsIn: {
             /** On */
@@ -2577,7 +2597,7 @@ export interface components {
          */
         LiveEvent: {
             /** Event */
-            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"] | components["schemas"]["LiveError"];
+            event: components["schemas"]["SessionCreated"] | components["schemas"]["SessionUpdated"] | components["schemas"]["SessionEnded"] | components["schemas"]["SessionDeleted"] | components["schemas"]["NewMessages"] | components["schemas"]["Behind"] | components["schemas"]["ClientInbox"] | components["schemas"]["ClientInboxAnswered"] | components["schemas"]["ClientInboxTimeout"] | components["schemas"]["ClientNotification"] | components["schemas"]["ClientActivity"] | components["schemas"]["ClientElicitations"] | components["schemas"]["ClientClosed"] | components["schemas"]["LiveError"];
             /** @default null */
             subscribe: components["schemas"]["Subscribe"] | null;
         };
@@ -2592,10 +2612,22 @@ export interface components {
              */
             backend: string;
             /**
+             * Behind Markers
+             * @description `behind` markers sent in place of rows to websockets that fell behind, so far
+             * @default 0
+             */
+            behind_markers: number;
+            /**
              * Last Notification Delay Ms
              * @description from the recorder's commit to its notification here (clocks of both hosts), for the last one received
              */
             last_notification_delay_ms: number | null;
+            /**
+             * Listeners
+             * @description websockets connected now
+             * @default 0
+             */
+            listeners: number;
             /**
              * Mode
              * @description `notify`: woken by PostgreSQL notifications (LISTEN); `poll`: reads the tables every tick (SQLite, or PostgreSQL while the listening connection is down)
@@ -2622,6 +2654,24 @@ export interface components {
              * @description looks at the tables that the interval started
              */
             polls_on_timer: number;
+            /**
+             * Queued Bytes
+             * @description bytes waiting in their queues now (bounded per websocket)
+             * @default 0
+             */
+            queued_bytes: number;
+            /**
+             * Rows Events
+             * @description `messages` events the feed made so far (one per session a poll)
+             * @default 0
+             */
+            rows_events: number;
+            /**
+             * Skipped Polls
+             * @description looks that found more new rows than one sends: subscribers got `behind` markers
+             * @default 0
+             */
+            skipped_polls: number;
         };
         /** LiveViewIn */
         LiveViewIn: {

@@ -17,6 +17,7 @@ export class RowStore {
   private listeners = new Set<() => void>();
   private version = 0;
   private recountTimer: number | null = null;
+  private liveTail = new Map<number, Row>(); // seq -> live row that came after a gap (insertion order)
   private readonly unfiltered: boolean;
 
   constructor(
@@ -39,7 +40,8 @@ export class RowStore {
   }
 
   row(index: number): Row | undefined {
-    return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE];
+    // (live rows that came after a gap show at the tail until their page is fetched)
+    return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE] ?? this.liveTail.get(index + 1);
   }
 
   /** Fetch the first page and the total. */
@@ -90,6 +92,7 @@ export class RowStore {
       // Live rows appended while this request was out are newer than its answer: keep them (both
       // run from the page's first row, so the longer one extends the shorter).
       if (this.unfiltered && prev && prev.length > items.length) items = items.concat(prev.slice(items.length));
+      if (this.unfiltered) items = this.extendFromLive(p, items);
       this.pages.set(p, items);
       if (page.total !== null && page.total !== undefined)
         this.total = this.unfiltered ? Math.max(this.total, page.total) : page.total;
@@ -102,7 +105,9 @@ export class RowStore {
     }
   }
 
-  /** New rows from the live feed (any order, maybe with gaps); `count` is the session's message count. */
+  /** New rows from the live feed (any order, maybe with gaps); `count` is the session's message count
+   * (also from a `behind` marker: rows up to it exist, fetched by `ensure` when they come into view).
+   * Called once per animation frame with that frame's rows. */
   applyLive(rows: Row[], count: number | null): void {
     if (this.unfiltered) {
       for (const r of rows) {
@@ -112,13 +117,33 @@ export class RowStore {
         // Only extend a page at its end: a gap is fetched by `ensure` when it comes into view.
         if (page && page.length === i % PAGE) page.push(r);
         else if (!page && i % PAGE === 0) this.pages.set(p, [r]);
+        else if (!page || page.length < i % PAGE) this.liveTail.set(r.seq, r); // after a gap
         this.total = Math.max(this.total, r.seq);
+      }
+      // The rows kept after a gap: the newest few pages' worth (what a fetch of the tail can use).
+      for (const seq of this.liveTail.keys()) {
+        if (this.liveTail.size <= 2 * PAGE) break;
+        this.liveTail.delete(seq);
       }
       if (count !== null) this.total = Math.max(this.total, count);
       this.changed();
       return;
     }
     if (this.filter.q || rows.some((r) => matchesLocally(this.filter, r)) || count !== null) this.recount();
+  }
+
+  /** A fetched page of the tail, extended by the live rows that came after a gap and follow on from
+   * its end (rows that arrived while the page was missing or being fetched). */
+  private extendFromLive(p: number, items: Row[]): Row[] {
+    if (!this.liveTail.size || items.length >= PAGE) return items;
+    let next = p * PAGE + items.length + 1;
+    let out = items;
+    while (out.length < PAGE && this.liveTail.has(next)) {
+      if (out === items) out = items.slice();
+      out.push(this.liveTail.get(next)!);
+      this.liveTail.delete(next++);
+    }
+    return out;
   }
 
   /** Filtered views ask the server again (debounced): the last page and the total may have grown. */

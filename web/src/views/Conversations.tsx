@@ -1,7 +1,7 @@
 // Multi-round-trip conversations and retry pairs (2026-07-28) in the timeline and the lanes: derived
 // by the API from the recorded rows (GET /api/sessions/{id}/conversations), fetched again as the
 // session grows. Also how a session without a session id was grouped, in words.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 
@@ -15,18 +15,36 @@ export interface SeqMark {
 
 const EMPTY: Conversations = { conversations: [], retries: [], by_seq: {}, upto_seq: 0 };
 
-/** The session's conversations; fetched again when its message count changes. */
+/** The session's conversations; fetched again when its message count changes, at most once per
+ * `max(3 s, 10 × the last answer's time)` while it grows (the API derives them from every row of the
+ * session: a live session at thousands of messages a second would have it busy with nothing else). */
 export function useConversations(sessionId: number, messageCount: number | undefined): Conversations {
   const [doc, setDoc] = useState<Conversations>(EMPTY);
+  const next = useRef({ sessionId, at: 0, busy: false });
   useEffect(() => {
-    let alive = true;
-    api
-      .GET("/api/sessions/{session_id}/conversations", { params: { path: { session_id: sessionId } } })
-      .then(unwrap)
-      .then((d) => alive && setDoc(d), () => undefined);
-    return () => {
-      alive = false;
+    if (next.current.sessionId !== sessionId) next.current = { sessionId, at: 0, busy: false };
+    const mine = next.current;
+    const fetchNow = () => {
+      if (mine.busy) return;
+      mine.busy = true;
+      const started = Date.now();
+      api
+        .GET("/api/sessions/{session_id}/conversations", { params: { path: { session_id: sessionId } } })
+        .then(unwrap)
+        .then((d) => next.current === mine && setDoc(d), () => undefined)
+        .finally(() => {
+          mine.busy = false;
+          mine.at = Date.now() + Math.max(3000, 10 * (Date.now() - started));
+        });
     };
+    // The last count always gets its fetch: a later count cancels this timer and sets its own.
+    let timer: ReturnType<typeof setTimeout>;
+    const again = () => {
+      if (mine.busy) timer = setTimeout(again, 200);
+      else fetchNow();
+    };
+    timer = setTimeout(again, Math.max(0, mine.at - Date.now()));
+    return () => clearTimeout(timer);
   }, [sessionId, messageCount]);
   return doc;
 }

@@ -172,11 +172,18 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   // Live: the new rows of this session, and its message count from session updates.
   useEffect(() => {
     const unsubscribe = live.subscribe(sessionId);
-    const stop = live.listen(
-      (ev) => {
-        if (ev.type === "messages" && ev.session_id === sessionId) store.applyLive(ev.items, null);
-        else if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === sessionId)
-          store.applyLive([], ev.session.message_count);
+    // One frame's events at once: their rows and the newest count make one update (one render).
+    const stop = live.listenBatch(
+      (events) => {
+        const rows: Row[] = [];
+        let count: number | null = null;
+        for (const ev of events) {
+          if (ev.type === "messages" && ev.session_id === sessionId) rows.push(...ev.items);
+          else if (ev.type === "behind" && ev.session_id === sessionId) count = Math.max(count ?? 0, ev.message_count);
+          else if ((ev.type === "session_updated" || ev.type === "session_ended") && ev.session.id === sessionId)
+            count = Math.max(count ?? 0, ev.session.message_count);
+        }
+        if (rows.length || count !== null) store.applyLive(rows, count);
       },
       () => store.applyLive([], null),
     );

@@ -1,0 +1,360 @@
+"""`python -m bench.scale_live [--quick]`: a live session at 5,000 messages per second in Chromium.
+
+A recorder in another process (the recorder's own row builder and `StoreWriter`, fed at a
+controlled rate in small commits like a `wrap`'s writer thread) writes 5,000 msg/s for 20 s
+(quick: 10 s) into a session open in Chromium's timeline at the tail (Follow on). The UI
+server runs in a process of its own, so its RSS is its own. Sampled every 250 ms:
+
+- how far behind the last rendered row is: the session's newest seq in the database minus
+  the highest `data-seq` in the DOM (messages, and ms at the feed's rate);
+- the UI server's RSS (start, peak, end);
+- after the feed stops: how long until the last row is shown.
+
+From the page: the longest main-thread task (PerformanceObserver `longtask` and
+`long-animation-frame`) against the 50 ms long-task threshold; from the websocket frames: the
+events pushed per second and rows per push; from `/api/live/status`: behind markers sent.
+Targets (the issue's, absolute): longest task < 50 ms, lag p95 < 1 s, RSS growth < 30 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+RATE = 5000
+TARGET_TASK_MS = 50.0
+TARGET_LAG_MS = 1000.0
+TARGET_RSS_MB = 30.0
+CHROMIUM = "/usr/bin/chromium"
+
+REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
+RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d"}]}}\n'
+
+
+def feed(db: str, sid: int, rate: int, seconds: float, commit_every: float = 0.01) -> int:
+    """Write `rate` messages per second for `seconds` into session `sid` (a recorder's commits
+    every `commit_every` s), then end the session; return the final seq."""
+    from inspector.capture import MessageBuilder
+    from inspector.store import open_engine
+    from inspector.store.writer import StoreWriter
+
+    engine = open_engine(db)
+    writer = StoreWriter(engine)
+    builder = MessageBuilder(sid)
+    total = int(rate * seconds)
+    start = time.monotonic()
+    i = 0
+    while builder.seq < total:
+        due = min(total, int(rate * (time.monotonic() - start)) + 1)
+        rows: list[Any] = []
+        while builder.seq < due:
+            i += 1
+            ts = time.time_ns()
+            rows += builder.feed(ts, "c2s", "stdin", REQ % (i, i % 7, i))
+            if builder.seq < total:
+                rows += builder.feed(ts + 1000, "s2c", "stdout", RESP % (i, i))
+        if rows:
+            writer.on_batch(rows, {})
+        time.sleep(commit_every)
+    writer.on_end(sid, 0, "fed", builder.facts.snapshot())
+    writer.close()
+    engine.dispose()
+    return builder.seq
+
+
+def feed_process(db: Path, sid: int, rate: int, seconds: float) -> subprocess.Popen[bytes]:
+    """`feed` in a process of its own (a recorder is another process than the UI server)."""
+    code = f"from bench.scale_live import feed; feed({str(db)!r}, {sid}, {rate}, {seconds})"
+    return subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1])
+
+
+UI_CODE = """
+import sys
+from inspector.api import UiServer
+from inspector.store import open_engine
+server = UiServer(open_engine(sys.argv[1]), port=0)
+print(server.url("/"), flush=True)
+server.run()
+"""
+
+
+def ui_process(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A UI server in its own process; its base URL with the token fragment."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", UI_CODE, str(db)],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().decode().strip()
+    base = url.split("/#")[0]
+    for _ in range(200):
+        try:
+            httpx.get(base + "/", timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    return proc, url
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process used so far, with its waited-for children."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+OBSERVE = """
+window.__longest = {longtask: 0, loaf: 0, tasks: 0};
+for (const type of ['longtask', 'long-animation-frame']) {
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const k = type === 'longtask' ? 'longtask' : 'loaf';
+        window.__longest[k] = Math.max(window.__longest[k], e.duration);
+        if (type === 'longtask') window.__longest.tasks++;
+      }
+    }).observe({type, buffered: true});
+  } catch (e) {}
+}
+"""
+
+LAST_SEQ = """() => {
+  let m = 0;
+  for (const el of document.querySelectorAll('[data-testid=row]')) m = Math.max(m, +el.dataset.seq || 0);
+  return m;
+}"""
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(len(s) * q))] if s else 0.0
+
+
+def _top_js(profile: dict[str, Any], n: int = 12) -> list[tuple[str, float]]:
+    """The functions with the most self time in a CDP CPU profile (ms)."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    self_ms: dict[str, float] = {}
+    deltas = profile.get("timeDeltas", [])
+    for sample, dt in zip(profile.get("samples", []), deltas, strict=False):
+        frame = nodes[sample]["callFrame"]
+        url = frame["url"].rsplit("/", 1)[-1]
+        key = f"{frame['functionName'] or '(anon)'} {url}:{frame['lineNumber']}"
+        self_ms[key] = self_ms.get(key, 0.0) + dt / 1000
+    return sorted(self_ms.items(), key=lambda kv: -kv[1])[:n]
+
+
+def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any]:
+    """One run: the feed into a session open at the tail; the figures."""
+    from playwright.sync_api import WebSocket, expect, sync_playwright
+
+    from bench.ui_bench import CHROMIUM_ARGS
+    from inspector.store import create_session, open_engine
+
+    tmp = Path(tempfile.mkdtemp(prefix="scale-live-"))
+    db = tmp / "live.db"
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["flooding-server"], name="flood")
+    engine.dispose()
+    ui, url = ui_process(db)
+    raw = sqlite3.connect(db)
+    frames: list[tuple[float, int]] = []  # (time, rows) of each `messages` frame
+    markers = 0
+
+    def on_frame(payload: str | bytes) -> None:
+        nonlocal markers
+        text = payload if isinstance(payload, str) else payload.decode()
+        if text.startswith('{"type":"messages"'):
+            frames.append((time.monotonic(), len(json.loads(text)["items"])))
+        elif '"type":"behind"' in text[:20]:
+            markers += 1
+
+    requests: dict[str, int] = {}
+
+    def on_request(request: Any) -> None:
+        path = request.url.split("?")[0].split("/api/", 1)[-1]
+        key = "/".join("N" if part.isdigit() else part for part in path.split("/"))
+        if streaming:
+            requests[key] = requests.get(key, 0) + 1
+
+    streaming = False
+
+    def on_ws(ws: WebSocket) -> None:
+        ws.on("framereceived", on_frame)
+
+    figures: dict[str, Any] = {"rate": rate, "seconds": seconds}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            page.add_init_script(OBSERVE)
+            page.on("websocket", on_ws)
+            page.on("request", on_request)
+            page.goto(url.replace("/#", f"/sessions/{sid}#"))
+            expect(page.get_by_test_id("follow")).to_be_checked(timeout=30_000)
+            time.sleep(1.0)  # the websocket subscribes
+            rss = [rss_mb(ui.pid)]
+            ui_cpu = cpu_s(ui.pid)
+            cdp = None
+            if profile:
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Profiler.enable")
+                cdp.send("Profiler.start")
+            feeder = feed_process(db, sid, rate, seconds)
+            streaming = True
+            lag_msgs: list[float] = []
+            lag_ms: list[float] = []
+            # Only what happens while streaming counts (not the page's own load).
+            page.evaluate("window.__longest = {longtask: 0, loaf: 0, tasks: 0}")
+            start = time.monotonic()
+            while feeder.poll() is None:
+                newest = raw.execute("SELECT max(seq) FROM message WHERE session_id = ?", (sid,)).fetchone()[
+                    0
+                ]
+                shown = page.evaluate(LAST_SEQ)
+                now_ns = time.time_ns()
+                if newest:
+                    lag_msgs.append(max(0, newest - shown))
+                    # ms: since the newest row written when the sample was taken was written.
+                    at = raw.execute(
+                        "SELECT ts_ns FROM message WHERE session_id = ? AND seq = ?", (sid, max(shown, 1))
+                    ).fetchone()
+                    if at and shown < newest:
+                        lag_ms.append((now_ns - at[0]) / 1e6)
+                    elif at:
+                        lag_ms.append(0.0)
+                rss.append(rss_mb(ui.pid))
+                time.sleep(0.25)
+            fed_s = time.monotonic() - start
+            ui_cpu = cpu_s(ui.pid) - ui_cpu
+            if cdp is not None:
+                figures["js_self_ms"] = _top_js(cdp.send("Profiler.stop")["profile"])
+            streaming = False
+            final = raw.execute("SELECT max(seq) FROM message WHERE session_id = ?", (sid,)).fetchone()[0]
+            t = time.monotonic()
+            caught_up = None
+            while time.monotonic() - t < 30:
+                if page.evaluate(LAST_SEQ) >= final:
+                    caught_up = time.monotonic() - t
+                    break
+                time.sleep(0.05)
+            rss.append(rss_mb(ui.pid))
+            longest = page.evaluate("window.__longest")
+            status = httpx.get(
+                url.split("/#")[0] + "/api/live/status",
+                headers={"authorization": f"Bearer {url.split('#token=')[1]}"},
+            ).json()
+            browser.close()
+    finally:
+        ui.terminate()
+        try:
+            ui.wait(10)
+        except subprocess.TimeoutExpired:
+            ui.kill()
+            ui.wait()
+        raw.close()
+    assert ui.stdout is not None
+    said = ui.stdout.read().decode().strip()
+    if said:
+        figures["ui_said"] = said[-2000:]
+    pushes = len(frames)
+    span = (frames[-1][0] - frames[0][0]) if pushes > 1 else fed_s
+    rows_pushed = sum(n for _, n in frames)
+    figures.update(
+        final_seq=final,
+        fed_s=round(fed_s, 2),
+        lag_msgs_median=statistics.median(lag_msgs) if lag_msgs else None,
+        lag_msgs_p95=_pct(lag_msgs, 0.95),
+        lag_msgs_max=max(lag_msgs, default=0),
+        lag_ms_p95=round(_pct(lag_ms, 0.95), 1),
+        lag_ms_max=round(max(lag_ms, default=0), 1),
+        caught_up_s=None if caught_up is None else round(caught_up, 2),
+        longest_task_ms=round(longest["longtask"], 1),
+        longest_frame_ms=round(longest["loaf"], 1),
+        long_tasks=longest["tasks"],
+        rss_start_mb=round(rss[0], 1),
+        rss_peak_mb=round(max(rss), 1),
+        rss_end_mb=round(rss[-1], 1),
+        rss_series_mb=[round(rss[int(k * (len(rss) - 1) / 7)]) for k in range(8)],
+        pushes_per_s=round(pushes / span, 1) if span else None,
+        rows_per_push=round(rows_pushed / pushes, 1) if pushes else None,
+        rows_pushed=rows_pushed,
+        behind_markers=markers,
+        ui_cpu_s=round(ui_cpu, 2),
+        requests_while_streaming=requests,
+        status=status,
+    )
+    return figures
+
+
+def run(quick: bool) -> dict[str, Any]:
+    return stream(RATE, 10.0 if quick else 20.0)
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def print_figures(figures: dict[str, Any]) -> None:
+    f = figures
+    print(f"live tail: {f['rate']:,} msg/s for {f['seconds']:.0f} s into an open timeline")
+    print(f"  fed {f['final_seq']:,} messages in {f['fed_s']} s; caught up {f['caught_up_s']} s after")
+    lag_ok = f["lag_ms_p95"] < TARGET_LAG_MS
+    print(
+        f"  lag, last row  p95 {f['lag_msgs_p95']:>6,.0f} msgs {f['lag_ms_p95']:>6.0f} ms"
+        f" (max {f['lag_ms_max']:.0f}) target < {TARGET_LAG_MS:.0f} ms {_mark(lag_ok)}"
+    )
+    task_ok = f["longest_task_ms"] < TARGET_TASK_MS
+    print(
+        f"  longest task     {f['longest_task_ms']:>7.1f} ms ({f['long_tasks']} long)"
+        f"{'':10}target < {TARGET_TASK_MS:.0f} ms  {_mark(task_ok)}"
+    )
+    print(f"  longest frame    {f['longest_frame_ms']:>7.1f} ms (long-animation-frame)")
+    growth = f["rss_peak_mb"] - f["rss_start_mb"]
+    print(
+        f"  UI server RSS    start {f['rss_start_mb']:.0f} peak {f['rss_peak_mb']:.0f}"
+        f" end {f['rss_end_mb']:.0f} MB  +{growth:.0f}  target < +{TARGET_RSS_MB:.0f} MB"
+        f"  {_mark(growth < TARGET_RSS_MB)}"
+    )
+    print(f"  RSS over the run {' '.join(str(v) for v in f['rss_series_mb'])} MB")
+    print(
+        f"  pushes           {f['pushes_per_s']}/s, {f['rows_per_push']} rows each;"
+        f" behind markers {f['behind_markers']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10 s instead of 20 s")
+    parser.add_argument("--rate", type=int, default=RATE, help="messages per second (default 5000)")
+    parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument("--profile", action="store_true", help="a CPU profile of the page while streaming")
+    args = parser.parse_args()
+    seconds = args.seconds if args.seconds is not None else (10.0 if args.quick else 20.0)
+    figures = stream(args.rate, seconds, profile=args.profile)
+    print_figures(figures)
+    if args.json:
+        print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()
