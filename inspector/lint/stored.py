@@ -15,7 +15,7 @@ import hashlib
 import time
 import typing
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, Engine, String, bindparam, cast, func, select
@@ -101,22 +101,29 @@ def _pages(conn: Connection, where: Any, page: int = PAGE) -> Iterator[StoredRow
         after = dicts[-1]["seq"]
 
 
-def lint_rows(engine: Engine, session_id: int, *, page: int = PAGE) -> Iterator[Finding]:
-    """Every finding of a stored session, checked as it is read (`check.Linter`), in seq order."""
+def lint_rows(
+    engine: Engine, session_id: int, *, page: int = PAGE, progress: Callable[[int], None] | None = None
+) -> Iterator[Finding]:
+    """Every finding of a stored session, checked as it is read (`check.Linter`), in seq order;
+    `progress` gets the number of rows checked after each page."""
     with engine.connect() as conn:
         linter = Linter(_scan(conn, session_id))
-        for row in _pages(conn, _m.c.session_id == session_id, page):
+        for n, row in enumerate(_pages(conn, _m.c.session_id == session_id, page), 1):
             yield from linter.feed(row)
+            if progress is not None and n % page == 0:
+                progress(n)
 
 
-def lint_session(engine: Engine, session_id: int) -> list[Finding]:
+def lint_session(
+    engine: Engine, session_id: int, *, progress: Callable[[int], None] | None = None
+) -> list[Finding]:
     """Check every message of a stored session and store the findings (replacing earlier ones).
 
     The rows are read a page at a time and each is checked once (memory: one page and what the
     rules remember, not the session); the findings are written in batches."""
     get_session(engine, session_id)  # NotFoundError for a bad id
     upto = _max_seq(engine, session_id)
-    findings = list(lint_rows(engine, session_id))
+    findings = list(lint_rows(engine, session_id, progress=progress))
     by_seq: dict[int, list[dict[str, str]]] = {}
     for f in findings:
         by_seq.setdefault(f.seq, []).append({"rule": f.rule, "severity": f.severity})
