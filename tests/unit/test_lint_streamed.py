@@ -69,3 +69,46 @@ def test_findings_across_page_boundaries(tmp_path: Path) -> None:
     flagged = {r["seq"]: r["lint"] for r in iter_rows(engine, sid) if r["lint"]}
     assert sorted(flagged) == sorted(seq for _, seq in expected)
     assert flagged[dup] == [{"rule": "duplicate-request-id", "severity": "error"}]
+
+
+def test_streamed_lint_on_postgresql(pg_url: str) -> None:
+    """The look-ahead queries (JSON columns read as text, the method index) on PostgreSQL: every
+    rule case stored there and linted as a stream finds what `check_rows` finds."""
+    engine = open_engine(pg_url)
+    try:
+        for rule_id, build in sorted(CASES.items()):
+            rows, _seq = build()
+            sid = create_session(engine, kind="stdio-wrap", target=["server"], name=rule_id)
+            rows = copy.deepcopy(rows)
+            for row in rows:
+                row["session_id"] = sid
+            SessionWriter(engine, sid).on_batch(rows, None)
+            whole = check_rows(list(iter_rows(engine, sid)))
+            assert list(lint_rows(engine, sid, page=2)) == whole, rule_id
+            assert lint_session(engine, sid) == whole, rule_id
+    finally:
+        engine.dispose()
+
+
+def test_a_late_endpoint_event_is_seen_ahead(tmp_path: Path) -> None:
+    """The legacy HTTP+SSE `endpoint` event changes how every earlier HTTP row is judged: the
+    stored look-ahead (meta read as text) finds it even as the session's last row."""
+    rows, _seq = CASES["routing-header-mismatch"]()
+    last = copy.deepcopy(rows[-1])
+    last.update(
+        seq=max(r["seq"] for r in rows) + 1,
+        direction="s2c",
+        channel="sse",
+        kind="http",
+        method=None,
+        rpc_id=None,
+        answers_seq=None,
+        raw=b"event: endpoint\ndata: /messages?session=1\n\n",
+        meta={"event": "endpoint"},
+    )
+    db = tmp_path / "sse.db"
+    sid = _stored(db, [*rows, last], "legacy")
+    engine = open_engine(db)
+    whole = check_rows(list(iter_rows(engine, sid)))
+    assert "feature-deprecated" in {f.rule for f in whole}  # told once: the HTTP+SSE transport
+    assert list(lint_rows(engine, sid, page=1)) == whole
