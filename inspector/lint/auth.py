@@ -13,13 +13,13 @@ parameters are present, never at their values.
 A rule the spec introduced in a later revision than the session's is not
 applied. The legs usually come before the initialize exchange, so a leg
 without a revision of its own takes the one the session negotiates later
-(`session_revision`); with none known every rule applies.
+(`scan.SessionScan.revision`); with none known every rule applies.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,7 +27,6 @@ import orjson
 
 from inspector.lint.revision import RowContext, header, headers_of
 from inspector.protocol.auth_legs import metadata_kind
-from inspector.protocol.sse import stored_body
 from inspector.store.models import StoredRow
 
 __all__ = ["AuthCheck", "is_auth_leg"]
@@ -105,29 +104,12 @@ def is_auth_leg(request: StoredRow) -> bool:
     return AuthCheck.step(request) not in (None, "unauthorized", "step-up")
 
 
-def session_revision(rows: Sequence[StoredRow]) -> str | None:
-    """The revision the session's initialize answer names (else the one its request offered)."""
-    offered = None
-    for row in rows:
-        if row.get("method") != "initialize" or row.get("kind") not in ("request", "response"):
-            continue
-        doc = _json_object(stored_body(row.get("channel"), bytes(row.get("raw") or b"")))
-        part = (doc or {}).get("result" if row.get("kind") == "response" else "params")
-        version = part.get("protocolVersion") if isinstance(part, dict) else None
-        if not isinstance(version, str):
-            continue
-        if row.get("kind") == "response":
-            return version
-        offered = offered or version
-    return offered
-
-
 class AuthCheck:
     """The authorization legs of a session."""
 
-    def __init__(self, rows: Sequence[StoredRow] = ()) -> None:
+    def __init__(self, session_revision: str | None = None) -> None:
         self._issuer: str | None = None  # the last issuer AS metadata named (as the client saw it)
-        self._session_revision = session_revision(rows)
+        self._session_revision = session_revision  # `SessionScan.revision`
 
     def _revision(self, ctx: RowContext) -> str | None:
         return ctx.revision or self._session_revision

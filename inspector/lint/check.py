@@ -1,4 +1,5 @@
-"""`check_rows`: run every rule over a session's rows and return the findings.
+"""`check_rows`: run every rule over a session's rows and return the findings; `Linter`: the same
+fed one row at a time (a session streamed from the store).
 
 Sans-IO and pure: rows in (dicts with `store.models.Message`'s columns, raw
 bytes included), findings out. A rule with a `since` revision is applied
@@ -20,13 +21,14 @@ from inspector.lint.findings import Finding, at_least
 from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
 from inspector.lint.revision import RowContext, SessionWalk
 from inspector.lint.rules import rule
+from inspector.lint.scan import SessionScan
 from inspector.lint.shapes import ShapeCheck
 from inspector.lint.transport import HttpCheck
 from inspector.lint.wire2026 import WireCheck
 from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
 
-__all__ = ["PAIRING_RULES", "check_rows"]
+__all__ = ["PAIRING_RULES", "Linter", "check_rows"]
 
 # Rules about how a message pairs with others. On a row the inspector intervened on (a message
 # it kept from its peer, or bytes it sent itself) they describe the intervention, not a peer.
@@ -60,30 +62,36 @@ class _Check(Protocol):
     def check(self, ctx: RowContext) -> Iterator[tuple[str, str]]: ...
 
 
-def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list[Finding]:
-    """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
-    ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
-    checks: list[_Check] = [
-        ShapeCheck(),
-        IdCheck(),
-        InitializationCheck(ordered),
-        BatchCheck(),
-        CapabilityCheck(),
-        HttpCheck(ordered),
-        AuthCheck(ordered),
-        WireCheck(ordered),
-    ]
-    walk = SessionWalk()
-    reported: set[str | None] = set()
-    findings: list[Finding] = []
-    for row in ordered:
-        ctx = walk.context(row)
-        if (unknown := _unknown_revision(ctx, reported)) is not None:
+class Linter:
+    """The rules over one session fed row by row, in seq order: `feed(row)` gives the row's findings.
+
+    Holds only what the rules need to remember (pending requests, ids used, capabilities,
+    the revision in force), never the rows: a stored session is checked page by page."""
+
+    def __init__(self, scan: SessionScan) -> None:
+        self._checks: list[_Check] = [
+            ShapeCheck(),
+            IdCheck(),
+            InitializationCheck(scan),
+            BatchCheck(),
+            CapabilityCheck(),
+            HttpCheck(scan),
+            AuthCheck(scan.revision),
+            WireCheck(scan),
+        ]
+        self._walk = SessionWalk()
+        self._reported: set[str | None] = set()
+
+    def feed(self, row: StoredRow) -> list[Finding]:
+        """Every finding of the next row (the rows' seq order)."""
+        ctx = self._walk.context(row)
+        findings: list[Finding] = []
+        if (unknown := _unknown_revision(ctx, self._reported)) is not None:
             findings.append(unknown)
         meta = row.get("meta")
         marked = intervened(meta)
         injected = describe(meta) if is_injected(meta) else None
-        for check in checks:
+        for check in self._checks:
             for rule_id, explanation in check.check(ctx):
                 if marked and rule_id in PAIRING_RULES:
                     continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
@@ -103,5 +111,13 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
                             ctx.revision,
                         )
                     )
-        walk.advance(ctx)
+        self._walk.advance(ctx)
+        return findings
+
+
+def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list[Finding]:
+    """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
+    ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
+    linter = Linter(SessionScan.of_rows(ordered))
+    findings = [f for row in ordered for f in linter.feed(row)]
     return [f for f in findings if at_least(f.severity, min_severity)]

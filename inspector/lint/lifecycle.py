@@ -7,12 +7,13 @@ since the spec forbids reuse even after the first request was answered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from mcp_types.version import is_version_at_least
 
 from inspector.lint.revision import RowContext
+from inspector.lint.scan import SessionScan
 from inspector.protocol import Kind
 from inspector.store.models import StoredRow
 
@@ -113,11 +114,8 @@ class IdCheck:
 class InitializationCheck:
     """Requests sent before the handshake allows them (sessions that use initialize)."""
 
-    def __init__(self, rows: Sequence[StoredRow]) -> None:
-        self._handshake = any(
-            r.get("method") == "initialize" and r.get("kind") == "request" and r.get("direction") == "c2s"
-            for r in rows
-        )
+    def __init__(self, scan: SessionScan) -> None:
+        self._handshake = scan.handshake
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         if not self._handshake or ctx.stateless:

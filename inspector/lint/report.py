@@ -15,6 +15,7 @@ import sys
 import orjson
 from rich.console import Console
 from rich.padding import Padding
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 from sqlalchemy import Engine
@@ -67,13 +68,24 @@ def _blocks(console: Console, findings: list[Finding]) -> None:
         console.print(Padding(section, (0, 0, 0, 7)), no_wrap=True, overflow="ellipsis")
 
 
+def _lint_with_progress(engine: Engine, session_id: int, total: int | None) -> list[Finding]:
+    """`lint_session` with a transient progress bar on stderr (a terminal only; long sessions)."""
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("linting"), BarColumn(), MofNCompleteColumn(), console=err, transient=True,
+        disable=not err.is_terminal,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("lint", total=total or None)
+        return lint_session(engine, session_id, progress=lambda n: bar.update(task, completed=n))
+
+
 def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severity: str = "info") -> int:
     """Lint a session (id, name or `last`), print its findings, return the exit status."""
     if min_severity not in SEVERITIES:
         raise InspectorError(f"--min-severity must be one of {', '.join(SEVERITIES)}, not {min_severity!r}")
     session = get_session(engine, ref)
     assert session.id is not None
-    findings = lint_session(engine, session.id)
+    findings = _lint_with_progress(engine, session.id, session.message_count)
     shown = [f for f in findings if at_least(f.severity, min_severity)]
     counts = summary(findings)
     if json_out:

@@ -8,14 +8,14 @@ session whose server sent a legacy HTTP+SSE `endpoint` event follows the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from mcp_types.version import is_version_at_least
 
 from inspector.lint.auth import is_auth_leg
 from inspector.lint.revision import RowContext, header, headers_of
+from inspector.lint.scan import SessionScan
 from inspector.protocol import Kind
-from inspector.store.models import StoredRow
 
 __all__ = ["HttpCheck"]
 
@@ -30,15 +30,11 @@ def _accepts(accept: set[str], media: str) -> bool:
     return media in accept or "*/*" in accept or f"{media.split('/')[0]}/*" in accept
 
 
-def _is_legacy_sse(rows: Sequence[StoredRow]) -> bool:
-    return any((r.get("meta") or {}).get("event") == "endpoint" for r in rows)
-
-
 class HttpCheck:
     """Header rules of the Streamable HTTP transport (2025-03-26 and later)."""
 
-    def __init__(self, rows: Sequence[StoredRow]) -> None:
-        self._active = not _is_legacy_sse(rows) and any(r.get("channel") == "http-request" for r in rows)
+    def __init__(self, scan: SessionScan) -> None:
+        self._active = not scan.legacy_sse and scan.http
         self._session_id: str | None = None  # assigned by the server with the initialize answer
         self._init_exchanges: set[int] = set()
         self._carries_request: dict[int, bool] = {}  # exchange -> its POST body holds a request

@@ -10,15 +10,15 @@ Removed methods and cache hints are judged with the shapes
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from inspector.lint.auth import AuthCheck
 from inspector.lint.revision import RowContext, header
+from inspector.lint.scan import SessionScan
 from inspector.protocol import Classified, Kind
 from inspector.protocol.routing_headers import (
     PROTOCOL_VERSION,
-    recorded_tool_schemas,
     routing_of_row,
     row_body,
 )
@@ -58,16 +58,12 @@ def _input_methods(result: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]
 class WireCheck:
     """Routing headers, log level per request, no session ids, error codes and deprecations (2026-07-28)."""
 
-    def __init__(self, rows: Sequence[StoredRow]) -> None:
-        self._schemas = recorded_tool_schemas(rows)
-        self._legacy_sse = any((r.get("meta") or {}).get("event") == "endpoint" for r in rows)
+    def __init__(self, scan: SessionScan) -> None:
+        self._schemas = scan.tool_schemas
+        self._legacy_sse = scan.legacy_sse
         self._told: set[str] = set()  # deprecated features already reported in this session
         # Registration legs come before any MCP request: a session is 2026-07-28 when its requests say so.
-        self._modern = any(
-            (header(r, "mcp-protocol-version") or "") >= "2026-07-28"
-            for r in rows
-            if r.get("channel") == "http-request"
-        )
+        self._modern = scan.modern
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         row = ctx.row

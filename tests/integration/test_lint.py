@@ -16,8 +16,10 @@ import mcp
 import pytest
 
 from inspector.demo.driver import drive_demo
-from inspector.lint import lint_session
+from inspector.lint import check_rows, lint_session
+from inspector.lint.stored import lint_rows
 from inspector.store import iter_messages, list_sessions, open_engine
+from inspector.store.queries import iter_rows
 from tests.conftest import EVERYTHING_BIN
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
@@ -136,3 +138,18 @@ def test_cli_exit_codes(clean_db: Path, tmp_path: Path) -> None:
     assert _lint(db, "no-such-session").returncode == 2
     assert _lint(db, "last", "--min-severity", "fatal").returncode == 2
     assert _lint(tmp_path / "missing.db", "last").returncode == 2
+
+
+@pytest.mark.parametrize("page", [1, 3, 2000])
+def test_streamed_lint_equals_the_whole_list(clean_db: Path, tmp_path: Path, page: int) -> None:
+    """Issue 21: the stored session checked page by page (a request in one page, its answer in the
+    next) finds exactly what `check_rows` finds over the whole list, on every real recording and on
+    one with violations of most rules."""
+    violations(tmp_path / "v.db")
+    for db in (clean_db, tmp_path / "v.db"):
+        engine = open_engine(db)
+        for session in list_sessions(engine, limit=1000):
+            assert session.id is not None
+            whole = check_rows(list(iter_rows(engine, session.id)))
+            assert list(lint_rows(engine, session.id, page=page)) == whole, session.name
+        engine.dispose()
