@@ -271,11 +271,12 @@ def print_figures(figures: dict[str, Any]) -> None:
             f"{f['count_ratio']:>5}x"
         )
     r = figures["rss"]
-    print(f"  UI server RSS paging all {r['pages']:,} pages ({r['seconds']} s): before {r['before_mb']} MB, ")
+    print(f"  UI server RSS while paging all {r['pages']:,} pages ({r['seconds']} s):")
     print(
-        f"    after 5 pages {r['after_5_pages_mb']}, max {r['max_mb']}, after {r['after_mb']} MB: "
-        f"+{r['growth_mb']} MB ({'flat' if r['flat'] else 'GROWS'}, bound {RSS_FLAT_MB:.0f} MB)"
+        f"    before {r['before_mb']} MB, after 5 pages {r['after_5_pages_mb']}, "
+        f"max {r['max_mb']}, after {r['after_mb']} MB"
     )
+    print(f"    growth +{r['growth_mb']} MB: {'flat' if r['flat'] else 'GROWS'} (bound {RSS_FLAT_MB:.0f} MB)")
 
 
 def main(argv: list[str] | None = None) -> None:
