@@ -14,6 +14,7 @@ from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Positi
 from inspector.api.views import message_detail
 from inspector.store import get_session, pair_of
 from inspector.store.interventions import injected_of, mark_of
+from inspector.store.pages import message_page
 from inspector.store.queries import (
     MessageFilter,
     count_messages,
@@ -85,22 +86,21 @@ async def messages_route(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
     count: Annotated[bool, Query(description="also count every matching row (total)")] = False,
 ) -> Response:
-    engine = state_of(request).engine
-    await _session_exists(request, session_id)
     if cursor is not None:
         way, seq = decode_cursor(cursor)
         after_seq, before_seq = (seq, None) if way == "a" else (None, seq)
-    rows = await run_query(
-        message_rows,
-        engine,
+    # One worker-thread hop: the session's existence, the page and the count (store/pages.py).
+    rows, total = await run_query(
+        message_page,
+        state_of(request).engine,
         session_id,
         flt,
         after_seq=after_seq,
         before_seq=before_seq,
         offset=offset,
         limit=limit,
+        count=count,
     )
-    total = await run_query(count_messages, engine, session_id, flt) if count else None
     page: dict[str, Any] = {
         "items": rows,
         "next_cursor": encode_cursor("a", rows[-1]["seq"]) if len(rows) == limit else None,

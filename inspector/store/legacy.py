@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import MetaData, Table
+from sqlalchemy import Index, MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import SQLModel
 
@@ -22,6 +22,18 @@ __all__ = ["ADDED_AFTER_BASELINE", "LEGACY_STEPS", "LEGACY_VERSION", "baseline_t
 ADDED_AFTER_BASELINE: dict[str, tuple[str, ...]] = {"session": ("pinned",), "message": ("body_sha256",)}
 # Tables the models have that revisions after 0001 create.
 CREATED_AFTER_BASELINE: tuple[str, ...] = ("blob",)
+# Indexes the models have that revisions after 0001 create, and the baseline's indexes they replace
+# (revision 0006: (session_id, method, seq) and friends replace (session_id, method)).
+INDEXES_AFTER_BASELINE: dict[str, tuple[str, ...]] = {
+    "message": (
+        "ix_message_session_method_seq",
+        "ix_message_session_direction_seq",
+        "ix_message_session_kind_seq",
+    )
+}
+BASELINE_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
+    "message": {"ix_message_session_method": ("session_id", "method")}
+}
 
 
 def baseline_tables() -> dict[str, Table]:
@@ -38,6 +50,10 @@ def baseline_tables() -> dict[str, Table]:
             for index in [i for i in copy.indexes if name in i.columns]:
                 copy.indexes.discard(index)  # the revision adding the column adds its index
             copy._columns.remove(column)  # noqa: SLF001 (no public way to drop a column from a Table)
+        for index in [i for i in copy.indexes if i.name in INDEXES_AFTER_BASELINE.get(table.name, ())]:
+            copy.indexes.discard(index)
+        for name, columns in BASELINE_INDEXES.get(table.name, {}).items():
+            Index(name, *(copy.c[c] for c in columns))  # joins `copy` through its columns
         tables[table.name] = copy
     return tables
 

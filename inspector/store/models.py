@@ -90,7 +90,12 @@ class Message(SQLModel, table=True):
     __tablename__ = "message"
     __table_args__ = (
         Index("ix_message_session_seq", "session_id", "seq", unique=True),
-        Index("ix_message_session_method", "session_id", "method"),
+        # A filter on one method, direction or kind reads its rows in seq order from its own index,
+        # and counts them from the index alone (revision 0006, issue 21: pages of a 1,000,000-message
+        # session). The method one replaces (session_id, method), which it covers.
+        Index("ix_message_session_method_seq", "session_id", "method", "seq"),
+        Index("ix_message_session_direction_seq", "session_id", "direction", "seq"),
+        Index("ix_message_session_kind_seq", "session_id", "kind", "seq"),
         Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
         Index("ix_message_session_answers", "session_id", "answers_seq"),
         {"sqlite_autoincrement": True},  # ids never reused: see Session

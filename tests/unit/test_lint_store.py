@@ -69,6 +69,9 @@ def test_a_schema_v1_database_gains_the_lint_tables(db_path: Path) -> None:
         conn.execute("DROP INDEX ix_message_body_sha256")
         conn.execute("ALTER TABLE message DROP COLUMN body_sha256")
         conn.execute("ALTER TABLE session DROP COLUMN pinned")
+        for name in ("method", "direction", "kind"):  # revision 0006's, and the index it replaced
+            conn.execute(f"DROP INDEX ix_message_session_{name}_seq")
+        conn.execute("CREATE INDEX ix_message_session_method ON message (session_id, method)")
         conn.execute("UPDATE schema_info SET version = 1")
     engine = open_engine(db_path)
     assert {"lint_finding", "lint_run"} <= set(inspect(engine).get_table_names())

@@ -1,0 +1,233 @@
+"""GET /messages on its fast path (store/pages.py, issue 21) gives exactly what the SQLAlchemy rows
+give (`queries.message_rows` / `count_messages`, the path every page took before) on both stores:
+odd rows (a large body, bytes that are not UTF-8, null and set JSON columns), filters alone and
+combined, offsets (deep and past the end), backward pages and cursors, and page boundaries."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from sqlmodel import Session as DbSession
+
+from inspector.capture import MessageBuilder
+from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store.models import LintFinding
+from inspector.store.pages import message_page
+from inspector.store.queries import ROW_FIELDS, MessageFilter, count_messages, message_rows
+from tests.api.conftest import Api, new_store, serve
+from tests.api.recordings import generate_session
+
+BIG = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"%s"}]}}\n' % (
+    b"\xc3\xa9" * 40_000
+)
+
+
+def odd_session(db: Any) -> int:
+    """A stdio session with a large body, a line that is not UTF-8, HTTP-ish columns and meta set."""
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["odd"], name="odd rows")
+    builder = MessageBuilder(sid)
+    t = 1_700_000_000_000_000_000
+    rows = builder.feed(t, "c2s", "stdin", b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}\n')
+    rows += builder.feed(t + 1, "s2c", "stdout", BIG)
+    rows += builder.feed(t + 2, "s2c", "stdout", b"\xff\xfe not utf-8 \x80\n")
+    rows += builder.feed(t + 3, "s2c", "stderr", b"a log line\n")
+    rows.append(
+        builder.message(
+            t + 4,
+            "c2s",
+            "http-request",
+            b'{"jsonrpc":"2.0","id":8,"method":"ping"}',
+            http_method="POST",
+            http_path="/mcp",
+            http_headers={"content-type": "application/json"},
+            meta={"exchange": 1, "note": "caf\u00e9 \u2603"},
+        )
+    )
+    rows += builder.feed(t + 5, "c2s", "stdin", b"[1, 2\n")  # not JSON: a row with a problem in meta
+    writer = SessionWriter(engine, sid)
+    writer.on_batch(rows, builder.facts.snapshot())
+    writer.on_end(0, "done", builder.facts.snapshot())
+    with DbSession(engine) as db_session:  # findings, as `lint` stores them
+        for seq, severity in ((2, "warning"), (3, "error"), (6, "error")):
+            db_session.add(
+                LintFinding(
+                    session_id=sid, seq=seq, severity=severity, rule="r", explanation="e", spec_section="s"
+                )
+            )
+        db_session.commit()
+    engine.dispose()
+    return sid
+
+
+@pytest.fixture(scope="module")
+def pages_db(
+    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
+    """Session 1: exactly 1,000 messages; 2: 1,001; 3: the odd rows; findings on every 7th of 2."""
+    db = new_store(request, store_backend, tmp_path_factory.mktemp("pages") / "pages.db")
+    assert generate_session(db, 1000, name="a thousand") == 1
+    assert generate_session(db, 1001, name="a thousand and one") == 2
+    assert odd_session(db) == 3
+    engine = open_engine(db)
+    with DbSession(engine) as db_session:
+        for seq in range(7, 1002, 7):
+            db_session.add(
+                LintFinding(
+                    session_id=2,
+                    seq=seq,
+                    severity=("error", "warning", "info")[seq % 3],
+                    rule="r",
+                    explanation="e",
+                    spec_section="s",
+                )
+            )
+        db_session.commit()
+    engine.dispose()
+    return db
+
+
+@pytest.fixture(scope="module")
+def pages_api(pages_db: Any) -> Iterator[Api]:
+    yield from serve(pages_db)
+    engine = _ENGINES.pop(str(pages_db), None)
+    if engine is not None:
+        engine.dispose()
+
+
+def _json(api: Api, url: str, **q: object) -> Any:
+    return api.json(url, **q)
+
+
+def _flt(q: dict[str, Any]) -> MessageFilter:
+    as_tuple = lambda v: tuple(v) if isinstance(v, list) else (v,)  # noqa: E731
+    return MessageFilter(
+        direction=q.get("direction"),
+        kinds=as_tuple(q["kind"]) if "kind" in q else (),
+        channels=as_tuple(q["channel"]) if "channel" in q else (),
+        methods=as_tuple(q["method"]) if "method" in q else (),
+        findings=q.get("findings"),
+        intervened=bool(q.get("intervened")),
+    )
+
+
+_ENGINES: dict[str, Any] = {}
+
+
+def _expected(api: Api, sid: int, q: dict[str, Any], **page: Any) -> tuple[list[Any], int]:
+    """What the SQLAlchemy path gives, as JSON values."""
+    engine = _ENGINES.get(str(api.db)) or _ENGINES.setdefault(str(api.db), open_engine(api.db))
+    rows = message_rows(engine, sid, _flt(q), limit=page.pop("limit", 500), **page)
+    return orjson.loads(orjson.dumps(rows)), count_messages(engine, sid, _flt(q))
+
+
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"direction": "s2c"},
+    {"kind": "response"},
+    {"kind": ["request", "log"]},
+    {"channel": "stderr"},
+    {"method": "tools/call"},
+    {"method": ["tools/*", "prompts/get"]},
+    {"method": "tools_*"},  # `_` is no LIKE wildcard here
+    {"findings": "any"},
+    {"findings": "warning"},
+    {"findings": "error"},
+    {"direction": "c2s", "kind": "request", "method": "tools/*"},
+    {"direction": "s2c", "kind": "response", "findings": "any", "method": ["resources/read", "tools/call"]},
+    {"intervened": "true"},  # the SQLAlchemy path, behind the same call
+]
+PAGING: list[dict[str, Any]] = [
+    {},
+    {"offset": 137},
+    {"offset": 600, "limit": 50},
+    {"after_seq": 400},
+    {"before_seq": 800},
+    {"before_seq": 900, "offset": 30, "limit": 40},
+    {"after_seq": 100, "before_seq": 300},
+    {"offset": 5000},  # past the end
+]
+
+
+@pytest.mark.parametrize("q", FILTERS, ids=lambda q: "&".join(f"{k}={v}" for k, v in q.items()) or "none")
+def test_filtered_pages_are_what_the_sqlalchemy_rows_are(pages_api: Api, q: dict[str, Any]) -> None:
+    for sid in (2, 3):
+        for paging in PAGING:
+            page = _json(pages_api, f"/api/sessions/{sid}/messages", **q, **paging, count="true")
+            rows, total = _expected(pages_api, sid, q, **paging)
+            assert page["items"] == rows, (sid, paging)
+            assert page["total"] == total
+
+
+def test_odd_rows_keep_their_values(pages_api: Api) -> None:
+    items = _json(pages_api, "/api/sessions/3/messages")["items"]
+    assert items == _expected(pages_api, 3, {})[0]
+    big, not_utf8 = items[1], items[2]
+    assert big["size"] == len(BIG) and big["preview"] == BIG[:240].decode() and "raw" not in big
+    assert (
+        not_utf8["preview"].startswith("\ufffd\ufffd not utf-8 \ufffd") and not_utf8["parse_status"] != "ok"
+    )
+    assert items[0]["meta"] is None and items[0]["lint"] is None and items[0]["http_headers"] is None
+    assert items[4]["meta"] == {"exchange": 1, "note": "caf\u00e9 \u2603"}
+    assert items[4]["http_headers"] == {"content-type": "application/json"}
+    assert isinstance(items[5]["meta"], dict) and items[5]["meta"]  # the problem of a line that is not JSON
+    assert list(items[0]) == [*ROW_FIELDS, "preview"]  # the keys, in the order they always came
+
+
+@pytest.mark.parametrize("sid,size", [(1, 1000), (2, 1001)])
+def test_cursor_pages_at_the_boundaries(pages_api: Api, sid: int, size: int) -> None:
+    url = f"/api/sessions/{sid}/messages"
+    page = _json(pages_api, url, limit=500, count="true")
+    assert page["total"] == size and page["prev_cursor"] is None and len(page["items"]) == 500
+    seqs, sizes = [], []
+    while True:
+        seqs += [r["seq"] for r in page["items"]]
+        sizes.append(len(page["items"]))
+        if page["next_cursor"] is None:
+            break
+        page = _json(pages_api, url, limit=500, cursor=page["next_cursor"])
+    assert seqs == list(range(1, size + 1))
+    assert sizes == ([500, 500, 0] if size == 1000 else [500, 500, 1])
+    # Backward from the end: the last 500, then the 500 before, then what is left (none or one).
+    last = _json(pages_api, url, limit=500, before_seq=size + 1)
+    assert [r["seq"] for r in last["items"]] == list(range(size - 499, size + 1))
+    assert last["next_cursor"] is not None
+    back = _json(pages_api, url, limit=500, cursor=last["prev_cursor"])
+    assert [r["seq"] for r in back["items"]] == list(range(size - 999, size - 499))
+    if size == 1000:
+        assert back["prev_cursor"] is None
+    else:
+        first = _json(pages_api, url, limit=500, cursor=back["prev_cursor"])
+        assert [r["seq"] for r in first["items"]] == [1] and first["prev_cursor"] is None
+    # An offset that leaves exactly one row, and offsets past the end.
+    assert [r["seq"] for r in _json(pages_api, url, limit=500, offset=size - 1)["items"]] == [size]
+    for offset in (size, size + 10_000):
+        empty = _json(pages_api, url, limit=500, offset=offset, count="true")
+        assert empty == {"items": [], "next_cursor": None, "prev_cursor": None, "total": size}
+
+
+def test_a_missing_session_is_a_404(pages_api: Api) -> None:
+    for q in ({}, {"direction": "c2s"}, {"q": "tools"}):
+        response = pages_api.get("/api/sessions/99/messages", **q)
+        assert response.status_code == 404 and "no session with id 99" in response.text
+
+
+def test_json_text_that_python_wrote_with_nan_reads_as_before(tmp_path: Path) -> None:
+    """SQLite only: a JSON column holding Python's `NaN` (not JSON) is parsed, not embedded."""
+    db = tmp_path / "nan.db"
+    sid = odd_session(db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE message SET lint = ? WHERE seq = 1", ('{"score": NaN, "n": [Infinity]}',))
+    engine = open_engine(db)
+    try:
+        fast, _ = message_page(engine, sid, MessageFilter())
+        slow = message_rows(engine, sid)
+        assert orjson.dumps(fast) == orjson.dumps(slow)
+        assert orjson.loads(orjson.dumps(fast))[0]["lint"] == {"score": None, "n": [None]}
+    finally:
+        engine.dispose()
