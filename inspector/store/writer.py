@@ -20,6 +20,7 @@ import orjson
 from sqlalchemy import Engine, insert, update
 
 from inspector.capture.redact import Redaction, active, note_session
+from inspector.store import fts
 from inspector.store.bodies import Encoder
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, Message, MessageRow, Session
@@ -118,7 +119,8 @@ class StoreWriter:
             # PostgreSQL over a network: a COMMIT whose answer was lost (the server went away) is
             # retried by the recorder; its rows are already there and must not fail the retry.
             self._fast_sql += " ON CONFLICT (session_id, seq) DO NOTHING"
-        self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._group = _rows_per_statement(self._conn) if self._sqlite else 1
         self._group_sql: dict[int, str] = {}
         self._copy_sql = (
             f"COPY message ({', '.join(STORED_COLUMNS)}) FROM STDIN"
@@ -137,7 +139,11 @@ class StoreWriter:
             self.bodies.write(self._conn, bodies)
             rows = stored  # type: ignore[assignment]
         self._insert_stored(rows)
-        if bodies and self._notify is not None:
+        if bodies and self._sqlite:
+            # SQLite's full-text index: the insert trigger indexes ordinary rows; a large body's row
+            # keeps only its start in `raw`, so its whole text is indexed here (store/fts.py).
+            fts.index_bodies(self._conn, rows, bodies)
+        elif bodies and self._notify is not None:
             # PostgreSQL's full-text column: its trigger indexes `raw`, which holds only a large
             # body's start; the whole body's words are indexed here (migration 0004).
             self._conn.exec_driver_sql(
