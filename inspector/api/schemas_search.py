@@ -22,7 +22,7 @@ class SearchHit(BaseModel):
     kind: str
     method: str | None
     snippet: str = Field(description="about 140 characters around the first match, `…` where cut")
-    marks: list[tuple[int, int]] = Field(description="[start, end) of each query word found in `snippet`")
+    marks: list[list[int]] = Field(description="[start, end) of each query word found in `snippet`")
 
 
 class SearchPageOut(BaseModel):

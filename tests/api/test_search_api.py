@@ -21,7 +21,7 @@ _served = contextmanager(serve)
 LARGE = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"filler text " * 1000 + b'kumquat"}}\n'
 
 
-def _session(db: Any, name: str, pairs: int, *, rare_at: int = 0, large: bool = False) -> int:
+def search_session(db: Any, name: str, pairs: int, *, rare_at: int = 0, large: bool = False) -> int:
     """A finished session of `pairs` request/response pairs; the response of pair `rare_at` says zanzibar."""
     engine = open_engine(db)
     sid = create_session(engine, kind="stdio-wrap", target=["x"], name=name)
@@ -55,8 +55,8 @@ def _all(api: Api, **params: Any) -> list[dict[str, Any]]:
 
 
 def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> None:
-    first = _session(blank_store, "alpha", 150, rare_at=7, large=True)
-    second = _session(blank_store, "bravo", 100, rare_at=99)
+    first = search_session(blank_store, "alpha", 150, rare_at=7, large=True)
+    second = search_session(blank_store, "bravo", 100, rare_at=99)
     with _served(blank_store) as api:
         page: Any = api.json("/api/search", q="zanzibar")
         assert [(h["session_id"], h["session_name"], h["seq"]) for h in page["hits"]] == [
@@ -97,7 +97,7 @@ def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> Non
 
 
 def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: str) -> None:
-    sid = _session(blank_store, "alpha", 5)
+    sid = search_session(blank_store, "alpha", 5)
     with _served(blank_store) as api:
         bad = api.get("/api/search", q="(unclosed AND", syntax="true")
         if store_backend == "sqlite":
@@ -120,10 +120,10 @@ def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: s
 def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothing(
     blank_store: Any, store_backend: str
 ) -> None:
-    keep = _session(blank_store, "keep", 20, rare_at=3)
+    keep = search_session(blank_store, "keep", 20, rare_at=3)
     with _served(blank_store) as api:
         assert len(api.json("/api/search", q="zanzibar")["hits"]) == 1  # type: ignore[index]
-        later = _session(blank_store, "later", 20, rare_at=5, large=True)
+        later = search_session(blank_store, "later", 20, rare_at=5, large=True)
         if store_backend == "sqlite":  # indexed as written, before any search asked
             with sqlite3.connect(Path(blank_store)) as conn:
                 (n,) = conn.execute(
@@ -149,7 +149,7 @@ def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothi
 
 
 def test_the_search_route_is_guarded(blank_store: Any) -> None:
-    _session(blank_store, "alpha", 3, rare_at=1)
+    search_session(blank_store, "alpha", 3, rare_at=1)
     with _served(blank_store) as api:
         url = f"{api.server.base_url}/api/search"
         with httpx.Client(timeout=30) as plain:
