@@ -202,7 +202,7 @@ def _create_fresh_sqlite(conn: Connection) -> bool:
     if conn.dialect.name != "sqlite" or conn.exec_driver_sql("SELECT 1 FROM sqlite_master LIMIT 1").first():
         return False
     SQLModel.metadata.create_all(conn)
-    fts.create(conn)  # what revision 0005 adds: the full-text index and its insert trigger
+    fts.create(conn)  # what revision 0005 adds: the full-text index (store/fts.py)
     conn.exec_driver_sql(
         "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, "
         "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))"

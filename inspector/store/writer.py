@@ -120,6 +120,8 @@ class StoreWriter:
             # retried by the recorder; its rows are already there and must not fail the retry.
             self._fast_sql += " ON CONFLICT (session_id, seq) DO NOTHING"
         self._sqlite = engine.dialect.name == "sqlite"
+        # SQLite's full-text index kept as rows arrive (off only to measure its cost: bench/scale_search.py).
+        self.full_text = True
         self._group = _rows_per_statement(self._conn) if self._sqlite else 1
         self._group_sql: dict[int, str] = {}
         self._copy_sql = (
@@ -138,11 +140,12 @@ class StoreWriter:
             stored, bodies = self.bodies.split(rows)
             self.bodies.write(self._conn, bodies)
             rows = stored  # type: ignore[assignment]
+        newest = fts.newest_id(self._conn) if self._sqlite and self.full_text else None
         self._insert_stored(rows)
-        if bodies and self._sqlite:
-            # SQLite's full-text index: the insert trigger indexes ordinary rows; a large body's row
-            # keeps only its start in `raw`, so its whole text is indexed here (store/fts.py).
-            fts.index_bodies(self._conn, rows, bodies)
+        if newest is not None:
+            # SQLite's full-text index, in this transaction: the batch's rows in one statement, a large
+            # body's from the whole body held here (its row keeps only the start; store/fts.py).
+            fts.index_batch(self._conn, newest, rows, bodies)
         elif bodies and self._notify is not None:
             # PostgreSQL's full-text column: its trigger indexes `raw`, which holds only a large
             # body's start; the whole body's words are indexed here (migration 0004).

@@ -1,4 +1,4 @@
-"""SQLite's full-text index kept as rows arrive: `message_fts` and its insert trigger (store/fts.py).
+"""SQLite's full-text index kept as rows arrive: `message_fts`, filled by the store writer (store/fts.py).
 
 Before, the index was filled lazily inside the first search that needed it (up to the watermark in
 `fts_state`): on a large file that search built the whole index. Now an old file is indexed here,
@@ -44,6 +44,5 @@ def downgrade() -> None:
     if conn.dialect.name != "sqlite":
         return
     # The index stays, complete: the lazy catch-up of revision 0004 starts from the newest id.
-    conn.exec_driver_sql("DROP TRIGGER IF EXISTS message_fts_insert")
     conn.exec_driver_sql("CREATE TABLE fts_state (indexed_upto INTEGER NOT NULL)")
     conn.exec_driver_sql("INSERT INTO fts_state (indexed_upto) SELECT COALESCE(MAX(id), 0) FROM message")
