@@ -29,7 +29,16 @@ from sqlalchemy import Connection, text
 
 from inspector.store import bodies
 
-__all__ = ["FTS_DDL", "backfill", "create", "index_batch", "index_bodies", "index_text", "newest_id"]
+__all__ = [
+    "FTS_DDL",
+    "backfill",
+    "compact",
+    "create",
+    "index_batch",
+    "index_bodies",
+    "index_text",
+    "newest_id",
+]
 
 FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS message_fts USING fts5(body, content='', tokenize='unicode61')",
@@ -142,3 +151,19 @@ def backfill(conn: Connection, *, after_id: int = 0, progress: Callable[[str], N
             progress(f"  {done:,} of {total:,} messages indexed")
         start = end
     return total
+
+
+def compact(raw: Any, *, pages: int = 256, steps: int = 100_000) -> int:
+    """Merge the index's segments so that deleted messages' entries leave it (SQLite DB-API
+    connection in autocommit). A contentless FTS5 delete only adds delete markers: the old entries
+    keep their pages until merged with them. Short steps (`'merge', -pages`: merge whatever level
+    has more than one segment), each its own write transaction, so a recorder waits one step at
+    most; stops when a step does nothing. Returns the steps run."""
+    if not raw.execute("SELECT 1 FROM sqlite_master WHERE name = 'message_fts'").fetchone():
+        return 0
+    for done in range(steps):
+        before = raw.total_changes
+        raw.execute("INSERT INTO message_fts (message_fts, rank) VALUES ('merge', ?)", (-pages,))
+        if raw.total_changes - before < 2:
+            return done
+    return steps
