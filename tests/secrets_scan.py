@@ -33,7 +33,7 @@ def _text(value: Any) -> bytes:
 def secret_leaks(db: Path, secrets: list[str]) -> list[str]:
     """Where any of `secrets` occurs in the database (empty: nowhere)."""
     engine = open_engine(db, create=False)
-    search_messages(engine, "jsonrpc")  # fills the full-text index from the stored rows
+    search_messages(engine, "jsonrpc")  # reads the full-text index (kept as rows are written)
     engine.dispose()
     lowered = [s.lower().encode() for s in secrets]
     found: list[str] = []

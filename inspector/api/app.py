@@ -25,6 +25,7 @@ from inspector.api import (
     routes_messages,
     routes_recording,
     routes_replay,
+    routes_search,
     routes_serve,
     routes_serve_processes,
     routes_sessions,
@@ -98,6 +99,7 @@ def create_app(
     app.include_router(routes_storage.router)
     app.include_router(routes_recording.router)
     app.include_router(routes_messages.router)
+    app.include_router(routes_search.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
     app.include_router(routes_live.router)

@@ -25,7 +25,10 @@ from sqlmodel import SQLModel
 
 from inspector.config import DEFAULT_DB
 from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
-from inspector.store import models  # noqa: F401  (registers the tables)
+from inspector.store import (
+    fts,
+    models,  # noqa: F401  (registers the tables)
+)
 from inspector.store.files import prepare_sqlite_file
 
 __all__ = [
@@ -46,7 +49,7 @@ __all__ = [
 SCHEMA_VERSION = 4
 # Alembic's revisions in order (store/migrations/versions; a test checks they agree). A stored
 # revision not listed here was written by a newer mcp-inspector.
-ALEMBIC_REVISIONS = ("0001", "0002", "0003", "0004", "0006")
+ALEMBIC_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
 _PG_LOCK = 0x6D63_7069  # pg_advisory_xact_lock key: one process migrates a database at a time
 
@@ -199,6 +202,7 @@ def _create_fresh_sqlite(conn: Connection) -> bool:
     if conn.dialect.name != "sqlite" or conn.exec_driver_sql("SELECT 1 FROM sqlite_master LIMIT 1").first():
         return False
     SQLModel.metadata.create_all(conn)
+    fts.create(conn)  # what revision 0005 adds: the full-text index (store/fts.py)
     conn.exec_driver_sql(
         "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, "
         "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))"

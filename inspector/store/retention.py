@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from inspector.settings import Retention
+from inspector.store import fts
 from inspector.store.models import Session
 from inspector.store.queries import delete_sessions, session_state
 from inspector.store.usage import TABLES, Usage, session_bytes, store_usage
@@ -235,6 +236,7 @@ def reclaim(engine: Engine, *, convert: bool = False) -> str:
     with engine.connect() as conn:
         raw = conn.connection.dbapi_connection
         assert raw is not None
+        fts.compact(raw)  # the removed messages' full-text entries leave the index's pages
         mode = int(raw.execute("PRAGMA auto_vacuum").fetchone()[0])
         if mode == 0:
             if not convert:

@@ -20,6 +20,7 @@ import orjson
 from sqlalchemy import Engine, insert, update
 
 from inspector.capture.redact import Redaction, active, note_session
+from inspector.store import fts
 from inspector.store.bodies import Encoder
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, Message, MessageRow, Session
@@ -118,7 +119,10 @@ class StoreWriter:
             # PostgreSQL over a network: a COMMIT whose answer was lost (the server went away) is
             # retried by the recorder; its rows are already there and must not fail the retry.
             self._fast_sql += " ON CONFLICT (session_id, seq) DO NOTHING"
-        self._group = _rows_per_statement(self._conn) if engine.dialect.name == "sqlite" else 1
+        self._sqlite = engine.dialect.name == "sqlite"
+        # SQLite's full-text index kept as rows arrive (off only to measure its cost: bench/scale_search.py).
+        self.full_text = True
+        self._group = _rows_per_statement(self._conn) if self._sqlite else 1
         self._group_sql: dict[int, str] = {}
         self._copy_sql = (
             f"COPY message ({', '.join(STORED_COLUMNS)}) FROM STDIN"
@@ -136,8 +140,13 @@ class StoreWriter:
             stored, bodies = self.bodies.split(rows)
             self.bodies.write(self._conn, bodies)
             rows = stored  # type: ignore[assignment]
+        newest = fts.newest_id(self._conn) if self._sqlite and self.full_text else None
         self._insert_stored(rows)
-        if bodies and self._notify is not None:
+        if newest is not None:
+            # SQLite's full-text index, in this transaction: the batch's rows in one statement, a large
+            # body's from the whole body held here (its row keeps only the start; store/fts.py).
+            fts.index_batch(self._conn, newest, rows, bodies)
+        elif bodies and self._notify is not None:
             # PostgreSQL's full-text column: its trigger indexes `raw`, which holds only a large
             # body's start; the whole body's words are indexed here (migration 0004).
             self._conn.exec_driver_sql(

@@ -25,6 +25,7 @@ from inspector.demo.driver import drive_demo
 from inspector.share.export import jsonl_lines
 from inspector.store import SessionWriter, create_session, open_engine
 from inspector.store.bodies import HEAD_BYTES, Encoder, Thresholds, session_stored_bytes
+from inspector.store.engine import ALEMBIC_HEAD
 from inspector.store.queries import delete_session, get_message, get_session, iter_rows, search_messages
 from tests.api.conftest import serve
 from tests.conftest import SCRIPTED, wrap_argv
@@ -241,7 +242,7 @@ def test_a_revision_0003_store_upgrades_and_its_large_rows_still_read(store: Pat
             {"sid": sid, "raw": body, "size": len(body)},
         )
     engine.dispose()
-    engine = open_engine(store)  # upgrades through 0004 to the head
+    engine = open_engine(store)  # upgrades to the head
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == ALEMBIC_HEAD
     assert get_message(engine, sid, 1).raw == body

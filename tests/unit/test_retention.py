@@ -152,7 +152,10 @@ def test_a_new_sqlite_file_shrinks_after_pruning(tmp_path: Path) -> None:
         before = db.stat().st_size
         assert before > 10 * 20 * 50_000
         done = apply(engine, plan(engine, Retention(max_total_size="5MB"), NOW))
-        assert len(done.removed) == 6  # the six oldest: 4 sessions of ~1 MB are within 5 MB
+        # The oldest first, at least six (4 sessions of ~1 MB are within 5 MB): the full-text index,
+        # kept as rows arrive (issue 21), counts toward the store's size too, and random text is its
+        # worst case (every token unique).
+        assert len(done.removed) >= 6 and done.removed == sorted(done.removed)
         assert done.vacuum == "incremental vacuum"
         after = db.stat().st_size
         assert after < before * 0.5, (before, after)

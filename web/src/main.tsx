@@ -11,6 +11,7 @@ import { SessionPage } from "./views/SessionPage";
 import { DiffView } from "./views/DiffView";
 import { VersionsView } from "./views/VersionsView";
 import { StoragePage } from "./views/StoragePage";
+import { SearchPage } from "./views/SearchPage";
 import { startAuth } from "./api/auth";
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
@@ -42,6 +43,7 @@ createRoot(document.getElementById("root")!).render(
           <Route path="diff" element={<DiffView />} />
           <Route path="versions" element={<VersionsView />} />
           <Route path="storage" element={<StoragePage />} />
+          <Route path="search" element={<SearchPage />} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

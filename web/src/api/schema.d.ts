@@ -684,6 +684,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Full-text search over all sessions or one */
+        get: operations["search_route_api_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/serve": {
         parameters: {
             query?: never;
@@ -3708,6 +3725,76 @@ export interface components {
              */
             window: number;
         };
+        /**
+         * SearchHit
+         * @description One message whose text matches: where it is, what it is, and its text around the match.
+         */
+        SearchHit: {
+            /** Channel */
+            channel: string;
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "c2s" | "s2c";
+            /**
+             * Id
+             * @description the message's id (the order of hits)
+             */
+            id: number;
+            /** Kind */
+            kind: string;
+            /**
+             * Marks
+             * @description [start, end) of each query word found in `snippet`
+             */
+            marks: number[][];
+            /** Method */
+            method: string | null;
+            /**
+             * Seq
+             * @description open it in the timeline at /sessions/{session_id}?seq={seq}
+             */
+            seq: number;
+            /** Session Id */
+            session_id: number;
+            /** Session Name */
+            session_name: string | null;
+            /**
+             * Snippet
+             * @description about 140 characters around the first match, `…` where cut
+             */
+            snippet: string;
+            /** Ts Ns */
+            ts_ns: number;
+        };
+        /**
+         * SearchPageOut
+         * @description A page of hits, oldest first, over every session or one.
+         */
+        SearchPageOut: {
+            /** Hits */
+            hits: components["schemas"]["SearchHit"][];
+            /**
+             * Next Cursor
+             * @description pass as `cursor` for the hits after this page; null at the end
+             */
+            next_cursor: string | null;
+            /** Query */
+            query: string;
+            /** Session Id */
+            session_id: number | null;
+            /**
+             * Total
+             * @description how many messages match (after `cursor`), counted up to a cap
+             */
+            total: number;
+            /**
+             * Total Exact
+             * @description false when more than `total` match (the count stopped at its cap)
+             */
+            total_exact: boolean;
+        };
         /** ServeProcessList */
         ServeProcessList: {
             /** @description The stdio command line for the built-in scenario */
@@ -6304,6 +6391,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    search_route_api_search_get: {
+        parameters: {
+            query: {
+                /** @description words that must all appear (each taken literally), or with `syntax=true` the backend's query syntax: FTS5's on SQLite, websearch_to_tsquery's on PostgreSQL */
+                q: string;
+                /** @description only this session's messages */
+                session_id?: number | null;
+                /** @description hits per page */
+                limit?: number;
+                /** @description next_cursor of an earlier page */
+                cursor?: string | null;
+                /** @description read `q` in the backend's query syntax */
+                syntax?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageOut"];
+                };
             };
             /** @description Validation Error */
             422: {

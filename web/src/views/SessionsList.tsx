@@ -109,6 +109,7 @@ export function SessionsList() {
         </select>
         <span className="muted">{total} sessions</span>
         <span className="grow" />
+        <MessageSearch />
         <ImportButton onImported={load} />
       </div>
       {error && <p className="error">{error}</p>}
@@ -194,5 +195,29 @@ export function SessionsList() {
         </div>
       )}
     </section>
+  );
+}
+
+// Full-text search over every session's messages: opens the Search page (views/SearchPage.tsx).
+function MessageSearch() {
+  const navigate = useNavigate();
+  const [words, setWords] = useState("");
+  return (
+    <form
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (words.trim()) navigate(`/search?q=${encodeURIComponent(words.trim())}`);
+      }}
+    >
+      <input
+        type="search"
+        placeholder="Search all messages…"
+        value={words}
+        onChange={(e) => setWords(e.target.value)}
+        aria-label="Search all messages"
+        data-testid="sessions-message-search"
+      />
+    </form>
   );
 }
