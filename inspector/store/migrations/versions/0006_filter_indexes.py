@@ -6,7 +6,7 @@ walking the whole session, and the filter's total (`count=true`) is counted from
 of kind=response 75 ms before, 16 ms after). (session_id, method, seq) replaces (session_id, method).
 
 Revision ID: 0006
-Revises: 0004 (re-chained onto 0005 at the merge)
+Revises: 0005
 """
 
 from __future__ import annotations
