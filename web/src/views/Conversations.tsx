@@ -16,9 +16,10 @@ export interface SeqMark {
 const EMPTY: Conversations = { conversations: [], retries: [], by_seq: {}, upto_seq: 0 };
 
 /** The session's conversations; fetched again when its message count changes. */
-export function useConversations(sessionId: number, messageCount: number | undefined): Conversations {
+export function useConversations(sessionId: number, messageCount: number | undefined, enabled = true): Conversations {
   const [doc, setDoc] = useState<Conversations>(EMPTY);
   useEffect(() => {
+    if (!enabled) return;
     let alive = true;
     api
       .GET("/api/sessions/{session_id}/conversations", { params: { path: { session_id: sessionId } } })
@@ -27,7 +28,7 @@ export function useConversations(sessionId: number, messageCount: number | undef
     return () => {
       alive = false;
     };
-  }, [sessionId, messageCount]);
+  }, [sessionId, messageCount, enabled]);
   return doc;
 }
 

@@ -1,6 +1,5 @@
 // The session timeline: a virtualised list of every message (100,000 scroll smoothly), filters and
 // text search in the URL, live tail with auto-scroll, the message detail beside it, j/k/Enter and "/".
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
 import {
@@ -17,6 +16,7 @@ import {
 import { live } from "../api/live";
 import { arrows, clock, delta, duration, rowLabel, size } from "../format";
 import { interventionClass, interventionOf, interventionText, type Intervention } from "../timeline/interventions";
+import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
 import { MessageDetail } from "./MessageDetail";
@@ -103,7 +103,38 @@ function methodText(r: Row): string {
   return m ? `${label} ${m[1]}` : label;
 }
 
-export function Timeline({ sessionId, session }: { sessionId: number; session: Session | null }) {
+/** The store a page load starts before React renders (see `primeTimeline`), taken by the first Timeline. */
+let primed: { key: string; store: RowStore } | null = null;
+
+/** The timeline's first request, sent as soon as the bundle runs (before React renders the app) when
+ * the page's URL is a timeline: its answer arrives while the app renders. A deep link to a row of an
+ * unfiltered timeline asks for that row's page (with the total) instead of the first. */
+export function primeTimeline(path: string, search: string): void {
+  const m = /^\/sessions\/(\d+)(?:\/messages\/(\d+))?\/?$/.exec(path);
+  if (!m) return;
+  const sessionId = Number(m[1]);
+  const filter = parseFilter(new URLSearchParams(search));
+  const store = new RowStore(sessionId, filter);
+  store.init(m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
+  primed = { key: `${sessionId} ${JSON.stringify(filter)}`, store };
+}
+
+function takePrimed(sessionId: number, filterKey: string): RowStore | null {
+  const found = primed?.key === `${sessionId} ${filterKey}` ? primed.store : null;
+  primed = null;
+  return found;
+}
+
+export function Timeline({
+  sessionId,
+  session,
+  onFirstRows,
+}: {
+  sessionId: number;
+  session: Session | null;
+  /** Called once the first rows are shown (the page's other requests wait for it). */
+  onFirstRows?: () => void;
+}) {
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const seqParam = useParams().seq;
@@ -116,7 +147,13 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const [lint, setLint] = useState<{ version: number; summary: Record<string, number> | null; bySeq: Map<number, LintBadge[]> }>(
     { version: 0, summary: null, bySeq: new Map() },
   );
+  // The first rows come first: everything else the timeline asks for waits until they are shown
+  // (the findings may lint the session, the conversations read all of it: on a large session they
+  // held the server while the rows waited).
+  const [settled, setSettled] = useState(false);
+  const known = settled && session !== null;
   useEffect(() => {
+    if (!known) return;
     let alive = true;
     api
       .GET("/api/sessions/{session_id}/findings", { params: { path: { session_id: sessionId } } })
@@ -138,9 +175,12 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
       alive = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [sessionId, session?.state]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const store = useMemo(() => new RowStore(sessionId, filter), [sessionId, filterKey, lint.version]);
+  }, [sessionId, session?.state, known]);
+  const store = useMemo(
+    () => (lint.version === 0 ? takePrimed(sessionId, filterKey) : null) ?? new RowStore(sessionId, filter),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sessionId, filterKey, lint.version],
+  );
   useSyncExternalStore(store.subscribe, store.getVersion);
   const [selected, setSelected] = useState<number | null>(null);
   const [anchor, setAnchor] = useState<number | null>(null);
@@ -158,16 +198,26 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const [searchText, setSearchText] = useState(filter.q ?? "");
 
   useEffect(() => {
-    store.init();
-    return () => store.dispose();
+    let alive = true;
+    // An unfiltered deep link starts at its row's page (one request for the row and the total).
+    store.init(openSeq !== null && isEmptyFilter(store.filter) ? openSeq - 1 : 0).then(() => alive && setSettled(true));
+    return () => {
+      alive = false;
+      store.dispose();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store]);
+  useEffect(() => {
+    if (settled) onFirstRows?.();
+  }, [settled, onFirstRows]);
 
   useEffect(() => {
+    if (!known) return;
     api
       .GET("/api/sessions/{session_id}/methods", { params: { path: { session_id: sessionId } } })
       .then(unwrap)
       .then((m) => setMethods(Object.keys(m)), () => undefined);
-  }, [sessionId, session?.state]);
+  }, [sessionId, session?.state, known]);
 
   // Live: the new rows of this session, and its message count from session updates.
   useEffect(() => {
@@ -186,13 +236,8 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
     };
   }, [store, sessionId]);
 
-  const virtualizer = useVirtualizer({
-    count: store.total,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 30,
-  });
-  const items = virtualizer.getVirtualItems();
+  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30);
+  const items = virtualizer.items;
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
@@ -202,7 +247,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   // Follow the tail while it grows.
   useEffect(() => {
     if (follow && store.total) virtualizer.scrollToIndex(store.total - 1, { align: "end" });
-  }, [follow, store.total, virtualizer]);
+  }, [follow, store.total, virtualizer.scrollToIndex]);
 
   // A message in the URL (deep link, jump to pair): select it and bring it into view.
   useEffect(() => {
@@ -221,7 +266,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [openSeq, store, store.loaded]);
 
-  const conversations = useConversations(sessionId, session?.message_count);
+  const conversations = useConversations(sessionId, session?.message_count, known);
   const base = `/sessions/${sessionId}`;
   const search = params.toString() ? `?${params.toString()}` : "";
   const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
@@ -305,6 +350,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
             placeholder="Search text…  ( / )"
             value={searchText}
             onChange={(e) => setSearchText(e.target.value)}
+            onKeyDown={(e) => e.key === "Enter" && setParam("q", searchText.trim()) /* at once, no typing pause */}
             aria-label="Search message text"
             data-testid="search"
           />
@@ -411,7 +457,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
           onWheel={(e) => e.deltaY < 0 && setFollow(false)}
           tabIndex={-1}
         >
-          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          <div style={{ height: virtualizer.totalSize, position: "relative" }}>
             {items.map((item) => {
               const r = store.row(item.index);
               const prev = store.row(item.index - 1);
