@@ -120,7 +120,9 @@ def api_times(server: UiServer, sid: int, total: int, reps: int) -> tuple[dict[s
     return out, first_seq
 
 
-def browser_times(server: UiServer, sid: int, total: int, reps: int, first_seq: dict[str, int]) -> dict[str, Any]:
+def browser_times(
+    server: UiServer, sid: int, total: int, reps: int, first_seq: dict[str, int]
+) -> dict[str, Any]:
     """First row, jump to last and each filter change in Chromium: cold (first open), then `reps` warm runs."""
     from playwright.sync_api import sync_playwright
 
@@ -133,10 +135,13 @@ def browser_times(server: UiServer, sid: int, total: int, reps: int, first_seq: 
         context.add_init_script(FIRST_ROW_PROBE)
         for i in range(reps + 1):
             page = context.new_page()
-            page.goto(server.url(f"/sessions/{sid}"))  # as `mcp-inspect ui` opens it: the token in the fragment
+            # As `mcp-inspect ui` opens it: the token in the fragment.
+            page.goto(server.url(f"/sessions/{sid}"))
             page.wait_for_selector("[data-testid=row][data-seq='1']", timeout=600_000)
             got = {"first_row": page.evaluate("window.__firstRow")}
-            got["jump_to_last"] = page.evaluate(TIMED, ["scroll", "end", f"[data-testid=row][data-seq='{total}']"])
+            got["jump_to_last"] = page.evaluate(
+                TIMED, ["scroll", "end", f"[data-testid=row][data-seq='{total}']"]
+            )
             page.evaluate(TIMED, ["scroll", "top", "[data-testid=row][data-seq='1']"])
             for label, query, action in FILTERS:
                 arg = {"method": query.get("method"), "kind": query.get("kind"), "q": query.get("q")}[action]
