@@ -1,6 +1,6 @@
 // The session timeline: a virtualised list of every message (100,000 scroll smoothly), filters and
 // text search in the URL, live tail with auto-scroll, the message detail beside it, j/k/Enter and "/".
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
 import {
   api,
@@ -103,8 +103,14 @@ function methodText(r: Row): string {
   return m ? `${label} ${m[1]}` : label;
 }
 
-/** The store a page load starts before React renders (see `primeTimeline`), taken by the first Timeline. */
-let primed: { key: string; store: RowStore } | null = null;
+/** A store started before React renders it (see `primeTimeline`, `applyFilter`), taken by the Timeline. */
+let primed: { key: string; store: RowStore; at: number } | null = null;
+
+function prime(sessionId: number, filter: Filter, startIndex: number): void {
+  const store = new RowStore(sessionId, filter);
+  store.init(startIndex);
+  primed = { key: `${sessionId} ${JSON.stringify(filter)}`, store, at: performance.now() };
+}
 
 /** The timeline's first request, sent as soon as the bundle runs (before React renders the app) when
  * the page's URL is a timeline: its answer arrives while the app renders. A deep link to a row of an
@@ -112,15 +118,13 @@ let primed: { key: string; store: RowStore } | null = null;
 export function primeTimeline(path: string, search: string): void {
   const m = /^\/sessions\/(\d+)(?:\/messages\/(\d+))?\/?$/.exec(path);
   if (!m) return;
-  const sessionId = Number(m[1]);
   const filter = parseFilter(new URLSearchParams(search));
-  const store = new RowStore(sessionId, filter);
-  store.init(m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
-  primed = { key: `${sessionId} ${JSON.stringify(filter)}`, store };
+  prime(Number(m[1]), filter, m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
 }
 
 function takePrimed(sessionId: number, filterKey: string): RowStore | null {
-  const found = primed?.key === `${sessionId} ${filterKey}` ? primed.store : null;
+  const fresh = primed && primed.key === `${sessionId} ${filterKey}` && performance.now() - primed.at < 5000;
+  const found = fresh ? primed!.store : null;
   primed = null;
   return found;
 }
@@ -177,7 +181,7 @@ export function Timeline({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [sessionId, session?.state, known]);
   const store = useMemo(
-    () => (lint.version === 0 ? takePrimed(sessionId, filterKey) : null) ?? new RowStore(sessionId, filter),
+    () => takePrimed(sessionId, filterKey) ?? new RowStore(sessionId, filter),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [sessionId, filterKey, lint.version],
   );
@@ -197,7 +201,8 @@ export function Timeline({
   const searchBox = useRef<HTMLInputElement>(null);
   const [searchText, setSearchText] = useState(filter.q ?? "");
 
-  useEffect(() => {
+  // A layout effect: a new filter's request goes out before the browser paints, not after.
+  useLayoutEffect(() => {
     let alive = true;
     // An unfiltered deep link starts at its row's page (one request for the row and the total).
     store.init(openSeq !== null && isEmptyFilter(store.filter) ? openSeq - 1 : 0).then(() => alive && setSettled(true));
@@ -280,11 +285,17 @@ export function Timeline({
         open(original ? original.seq : seq);
       }, () => open(seq));
   };
+  // A new filter's first page is asked for at once, before React renders the change.
+  const applyParams = (next: URLSearchParams) => {
+    const nextFilter = parseFilter(next);
+    if (JSON.stringify(nextFilter) !== filterKey) prime(sessionId, nextFilter, 0);
+    setParams(next, { replace: true });
+  };
   const setParam = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
     else next.delete(key);
-    setParams(next, { replace: true });
+    applyParams(next);
   };
 
   // Text search: applied after a pause in typing.
@@ -421,7 +432,7 @@ export function Timeline({
             interventions only
           </button>
           {!isEmptyFilter(filter) && (
-            <button className="ghost" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
+            <button className="ghost" onClick={() => applyParams(new URLSearchParams())}>
               Clear filters
             </button>
           )}
