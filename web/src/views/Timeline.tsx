@@ -241,7 +241,7 @@ export function Timeline({
     };
   }, [store, sessionId]);
 
-  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 12);
+  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30);
   const items = virtualizer.items;
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
