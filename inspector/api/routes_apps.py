@@ -115,10 +115,10 @@ def grants_of(request: Request) -> ViewGrants:
     return grants
 
 
-async def _catalog(request: Request, session_id: int) -> AppCatalog:
+async def _catalog(request: Request, session_id: int, *, view_calls_only: bool = False) -> AppCatalog:
     engine = state_of(request).engine
     await run_query(get_session, engine, session_id)
-    catalog: AppCatalog = await run_query(catalog_of, engine, session_id)
+    catalog: AppCatalog = await run_query(catalog_of, engine, session_id, view_calls_only=view_calls_only)
     return catalog
 
 
@@ -130,7 +130,7 @@ def _status(call: Exchange) -> Literal["result", "error", "unanswered"]:
     "/api/sessions/{session_id}/apps", response_model=AppsOut, summary="MCP Apps of a recorded session"
 )
 async def apps_route(request: Request, session_id: SqlInt) -> AppsOut:
-    cat = await _catalog(request, session_id)
+    cat = await _catalog(request, session_id, view_calls_only=True)  # the answer lists view calls only
     tools = []
     for name, decl in cat.tools.items():
         vis = ui_meta(decl).get("visibility")
@@ -142,10 +142,11 @@ async def apps_route(request: Request, session_id: SqlInt) -> AppsOut:
                 declaration=decl,
             )
         )
+    known = dict(cat.resources)  # a copy: the catalog is cached (apps.store)
     for t in tools:  # a view named by a tool but never listed still shows (from the read, or as missing)
-        cat.resources.setdefault(t.resource_uri, {"uri": t.resource_uri})
+        known.setdefault(t.resource_uri, {"uri": t.resource_uri})
     resources = []
-    for uri, entry in cat.resources.items():
+    for uri, entry in known.items():
         listed = entry.get("listed") or {}
         item = cat.content(uri)
         ui = ui_meta(item) or ui_meta(listed)

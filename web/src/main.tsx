@@ -8,6 +8,7 @@ import "./styles.css";
 import { Shell } from "./views/Shell";
 import { SessionsList } from "./views/SessionsList";
 import { SessionPage } from "./views/SessionPage";
+import { primeTimeline } from "./views/Timeline";
 import { DiffView } from "./views/DiffView";
 import { VersionsView } from "./views/VersionsView";
 import { StoragePage } from "./views/StoragePage";
@@ -19,8 +20,12 @@ const ClientPage = lazy(() => import("./client/ClientPage").then((m) => ({ defau
 const ServePage = lazy(() => import("./serve/ServePage").then((m) => ({ default: m.ServePage })));
 const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ default: m.ResendPage })));
 
-// The token leaves the address bar before the router reads it.
-startAuth().then(render);
+// The token leaves the address bar before the router reads it; a timeline's first rows are asked for
+// at once, before the app renders.
+startAuth().then(() => {
+  primeTimeline(location.pathname, location.search);
+  render();
+});
 
 function render() {
 createRoot(document.getElementById("root")!).render(

@@ -1,20 +1,22 @@
 // MCP Apps of a recorded session: the tools that declare a view, the recorded ui:// resources and the
 // recorded calls of view tools; opening a call renders its view (AppView) as a host would.
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { JsonBlock } from "../views/Info";
-import { AppView } from "./AppView";
+// The view host brings the MCP SDK and zod (most of the bundle): loaded when a view is opened.
+const AppView = lazy(() => import("./AppView").then((m) => ({ default: m.AppView })));
 import "./apps.css";
 
 export type AppsOut = components["schemas"]["AppsOut"];
 
 /** The session's Apps (null while loading); `error` when the API refused. */
-export function useApps(sessionId: number): { apps: AppsOut | null; error: string | null } {
+export function useApps(sessionId: number, enabled = true): { apps: AppsOut | null; error: string | null } {
   const [apps, setApps] = useState<AppsOut | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
+    if (!enabled) return;
     let live = true;
     api
       .GET("/api/sessions/{session_id}/apps", { params: { path: { session_id: sessionId } } })
@@ -24,7 +26,7 @@ export function useApps(sessionId: number): { apps: AppsOut | null; error: strin
     return () => {
       live = false;
     };
-  }, [sessionId]);
+  }, [sessionId, enabled]);
   return { apps, error };
 }
 
@@ -42,7 +44,12 @@ export function AppViewLink({ sessionId, seq }: { sessionId: number; seq: number
 export function AppsTab({ sessionId, apps }: { sessionId: number; apps: AppsOut | null }) {
   const seq = Number(useParams().seq);
   if (!apps) return <p className="muted">Loading the session's Apps…</p>;
-  if (Number.isInteger(seq)) return <AppView key={seq} sessionId={sessionId} seq={seq} />;
+  if (Number.isInteger(seq))
+    return (
+      <Suspense fallback={<p className="muted">Loading…</p>}>
+        <AppView key={seq} sessionId={sessionId} seq={seq} />
+      </Suspense>
+    );
   return (
     <div className="apps" data-testid="apps">
       <section className="card">

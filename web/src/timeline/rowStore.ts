@@ -44,64 +44,85 @@ export class RowStore {
     return this.pages.get(Math.floor(index / PAGE))?.[index % PAGE] ?? this.liveTail.get(index + 1);
   }
 
-  /** Fetch the first page and the total. */
-  async init(): Promise<void> {
-    try {
-      await this.fetchPage(0, true);
-      this.loaded = true;
-    } catch (e) {
-      this.error = String((e as Error).message ?? e);
-    }
-    this.changed();
+  private started: Promise<void> | null = null;
+
+  /** Fetch the total and the page holding row `startIndex` (the first, or a deep link's row): one request. */
+  init(startIndex = 0): Promise<void> {
+    this.started ??= this.fetchPages(Math.floor(Math.max(startIndex, 0) / PAGE), 1, true).then(
+      () => {
+        this.loaded = true;
+        this.changed();
+      },
+      (e) => {
+        this.error = String((e as Error).message ?? e);
+        this.changed();
+      },
+    );
+    return this.started;
   }
 
-  /** Make sure the rows from `start` to `end` (inclusive) are loaded or loading. */
+  /** Make sure the rows from `start` to `end` (inclusive) are loaded or loading: the missing pages
+   * next to each other come in one request (a jump to the end is one request, one render). */
   ensure(start: number, end: number): void {
-    for (let p = Math.floor(start / PAGE); p <= Math.floor(end / PAGE); p++) {
-      if (p * PAGE >= this.total) break;
+    let run: number | null = null;
+    const flush = (upto: number) => {
+      if (run === null) return;
+      this.fetchPages(run, upto - run, false).then(
+        () => this.changed(),
+        (e) => {
+          this.error = String((e as Error).message ?? e);
+          this.changed();
+        },
+      );
+      run = null;
+    };
+    const lastPage = Math.floor(end / PAGE);
+    for (let p = Math.floor(start / PAGE); p <= lastPage; p++) {
+      if (p * PAGE >= this.total) {
+        flush(p);
+        break;
+      }
       const have = this.pages.get(p);
       const complete = have && (have.length === PAGE || p * PAGE + have.length >= this.total);
       // An incomplete page is fetched again only once the total has grown since its last fetch.
       const stale = !have || this.fetchedAtTotal.get(p) !== this.total;
-      if (!complete && stale && !this.loading.has(p)) {
-        this.fetchPage(p, false).then(
-          () => this.changed(),
-          (e) => {
-            this.error = String((e as Error).message ?? e);
-            this.changed();
-          },
-        );
-      }
+      if (!complete && stale && !this.loading.has(p)) run ??= p;
+      else flush(p);
+      if (p === lastPage) flush(p + 1);
     }
   }
 
-  private async fetchPage(p: number, count: boolean): Promise<void> {
-    this.loading.add(p);
+  /** Pages `p` .. `p + n - 1` in one request (with the total when `count`). */
+  private async fetchPages(p: number, n: number, count: boolean): Promise<void> {
+    for (let k = p; k < p + n; k++) this.loading.add(k);
     const totalBefore = this.total;
     try {
       const query = this.unfiltered
-        ? { after_seq: p * PAGE, limit: PAGE, count }
-        : { ...filterQuery(this.filter), offset: p * PAGE, limit: PAGE, count };
+        ? { after_seq: p * PAGE, limit: n * PAGE, count }
+        : { ...filterQuery(this.filter), offset: p * PAGE, limit: n * PAGE, count };
       const page = unwrap(
         await api.GET("/api/sessions/{session_id}/messages", {
           params: { path: { session_id: this.sessionId }, query },
         }),
       );
-      let items = page.items;
-      const prev = this.pages.get(p);
-      // Live rows appended while this request was out are newer than its answer: keep them (both
-      // run from the page's first row, so the longer one extends the shorter).
-      if (this.unfiltered && prev && prev.length > items.length) items = items.concat(prev.slice(items.length));
-      if (this.unfiltered) items = this.extendFromLive(p, items);
-      this.pages.set(p, items);
       if (page.total !== null && page.total !== undefined)
         this.total = this.unfiltered ? Math.max(this.total, page.total) : page.total;
-      else this.total = Math.max(this.total, p * PAGE + items.length);
-      // Had the total grown meanwhile, the answer may miss rows: the page counts as fetched at the
-      // older total, so `ensure` asks again instead of leaving placeholders for good.
-      this.fetchedAtTotal.set(p, this.total === totalBefore ? this.total : totalBefore);
+      else this.total = Math.max(this.total, p * PAGE + page.items.length);
+      for (let k = p; k < p + n; k++) {
+        let items = page.items.slice((k - p) * PAGE, (k - p + 1) * PAGE);
+        if (!items.length && k > p) break;
+        const prev = this.pages.get(k);
+        // Live rows appended while this request was out are newer than its answer: keep them (both
+        // run from the page's first row, so the longer one extends the shorter).
+        if (this.unfiltered && prev && prev.length > items.length) items = items.concat(prev.slice(items.length));
+        if (this.unfiltered) items = this.extendFromLive(k, items);
+        this.pages.set(k, items);
+        // Had the total grown meanwhile, the answer may miss rows: the page counts as fetched at the
+        // older total, so `ensure` asks again instead of leaving placeholders for good.
+        this.fetchedAtTotal.set(k, this.total === totalBefore ? this.total : totalBefore);
+      }
     } finally {
-      this.loading.delete(p);
+      for (let k = p; k < p + n; k++) this.loading.delete(k);
     }
   }
 
@@ -154,7 +175,7 @@ export class RowStore {
       const last = Math.floor(Math.max(this.total - 1, 0) / PAGE);
       this.pages.delete(last);
       try {
-        await this.fetchPage(last, true);
+        await this.fetchPages(last, 1, true);
       } catch {
         /* the next update retries */
       }

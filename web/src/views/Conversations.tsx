@@ -17,11 +17,13 @@ const EMPTY: Conversations = { conversations: [], retries: [], by_seq: {}, upto_
 
 /** The session's conversations; fetched again when its message count changes, at most once per
  * `max(3 s, 10 × the last answer's time)` while it grows (the API derives them from every row of the
- * session: a live session at thousands of messages a second would have it busy with nothing else). */
-export function useConversations(sessionId: number, messageCount: number | undefined): Conversations {
+ * session: a live session at thousands of messages a second would have it busy with nothing else).
+ * Not fetched while `enabled` is false (the timeline waits until its first rows are shown). */
+export function useConversations(sessionId: number, messageCount: number | undefined, enabled = true): Conversations {
   const [doc, setDoc] = useState<Conversations>(EMPTY);
   const next = useRef({ sessionId, at: 0, busy: false });
   useEffect(() => {
+    if (!enabled) return;
     if (next.current.sessionId !== sessionId) next.current = { sessionId, at: 0, busy: false };
     const mine = next.current;
     const fetchNow = () => {
@@ -45,7 +47,7 @@ export function useConversations(sessionId: number, messageCount: number | undef
     };
     timer = setTimeout(again, Math.max(0, mine.at - Date.now()));
     return () => clearTimeout(timer);
-  }, [sessionId, messageCount]);
+  }, [sessionId, messageCount, enabled]);
   return doc;
 }
 

@@ -1,6 +1,6 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
 import { PinToggle } from "./PinToggle";
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { DownloadMenu } from "./Share";
 import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
@@ -24,7 +24,12 @@ export function SessionPage() {
   const { session, error, setSession } = useSession(id);
   // A live session recorded by a process with --intercept/--faults gets the Intercept tab.
   const intercept = useIntercept(id, session?.state === "recording");
-  const { apps } = useApps(id);
+  // On the timeline, the Apps tab's request waits for the first rows (it reads the session's calls).
+  const rest = useParams()["*"] ?? "";
+  const onTimeline = rest === "" || rest.startsWith("messages/");
+  const [rowsShown, setRowsShown] = useState(false);
+  const firstRows = useCallback(() => setRowsShown(true), []);
+  const { apps } = useApps(id, rowsShown || !onTimeline);
   if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
   if (error) return <p className="error" data-testid="error">{error}</p>;
   const http = session?.kind === "http-proxy";
@@ -62,8 +67,8 @@ export function SessionPage() {
         )}
       </nav>
       <Routes>
-        <Route index element={<Timeline sessionId={id} session={session} />} />
-        <Route path="messages/:seq" element={<Timeline sessionId={id} session={session} />} />
+        <Route index element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
+        <Route path="messages/:seq" element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
         <Route path="lanes" element={session && <Lanes session={session} />} />
         <Route path="network" element={session && <Network session={session} />} />
         <Route path="network/:exchange" element={session && <Network session={session} />} />

@@ -1,7 +1,6 @@
 // The session timeline: a virtualised list of every message (100,000 scroll smoothly), filters and
 // text search in the URL, live tail with auto-scroll, the message detail beside it, j/k/Enter and "/".
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
 import {
   api,
@@ -17,6 +16,7 @@ import {
 import { live } from "../api/live";
 import { arrows, clock, delta, duration, rowLabel, size } from "../format";
 import { interventionClass, interventionOf, interventionText, type Intervention } from "../timeline/interventions";
+import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
 import { MessageDetail } from "./MessageDetail";
@@ -103,7 +103,42 @@ function methodText(r: Row): string {
   return m ? `${label} ${m[1]}` : label;
 }
 
-export function Timeline({ sessionId, session }: { sessionId: number; session: Session | null }) {
+/** A store started before React renders it (see `primeTimeline`, `applyFilter`), taken by the Timeline. */
+let primed: { key: string; store: RowStore; at: number } | null = null;
+
+function prime(sessionId: number, filter: Filter, startIndex: number): void {
+  const store = new RowStore(sessionId, filter);
+  store.init(startIndex);
+  primed = { key: `${sessionId} ${JSON.stringify(filter)}`, store, at: performance.now() };
+}
+
+/** The timeline's first request, sent as soon as the bundle runs (before React renders the app) when
+ * the page's URL is a timeline: its answer arrives while the app renders. A deep link to a row of an
+ * unfiltered timeline asks for that row's page (with the total) instead of the first. */
+export function primeTimeline(path: string, search: string): void {
+  const m = /^\/sessions\/(\d+)(?:\/messages\/(\d+))?\/?$/.exec(path);
+  if (!m) return;
+  const filter = parseFilter(new URLSearchParams(search));
+  prime(Number(m[1]), filter, m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
+}
+
+function takePrimed(sessionId: number, filterKey: string): RowStore | null {
+  const fresh = primed && primed.key === `${sessionId} ${filterKey}` && performance.now() - primed.at < 5000;
+  const found = fresh ? primed!.store : null;
+  primed = null;
+  return found;
+}
+
+export function Timeline({
+  sessionId,
+  session,
+  onFirstRows,
+}: {
+  sessionId: number;
+  session: Session | null;
+  /** Called once the first rows are shown (the page's other requests wait for it). */
+  onFirstRows?: () => void;
+}) {
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const seqParam = useParams().seq;
@@ -116,7 +151,13 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const [lint, setLint] = useState<{ version: number; summary: Record<string, number> | null; bySeq: Map<number, LintBadge[]> }>(
     { version: 0, summary: null, bySeq: new Map() },
   );
+  // The first rows come first: everything else the timeline asks for waits until they are shown
+  // (the findings may lint the session, the conversations read all of it: on a large session they
+  // held the server while the rows waited).
+  const [settled, setSettled] = useState(false);
+  const known = settled && session !== null;
   useEffect(() => {
+    if (!known) return;
     let alive = true;
     api
       .GET("/api/sessions/{session_id}/findings", { params: { path: { session_id: sessionId } } })
@@ -138,9 +179,12 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
       alive = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [sessionId, session?.state]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const store = useMemo(() => new RowStore(sessionId, filter), [sessionId, filterKey, lint.version]);
+  }, [sessionId, session?.state, known]);
+  const store = useMemo(
+    () => takePrimed(sessionId, filterKey) ?? new RowStore(sessionId, filter),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [sessionId, filterKey, lint.version],
+  );
   useSyncExternalStore(store.subscribe, store.getVersion);
   const [selected, setSelected] = useState<number | null>(null);
   const [anchor, setAnchor] = useState<number | null>(null);
@@ -157,17 +201,28 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   const searchBox = useRef<HTMLInputElement>(null);
   const [searchText, setSearchText] = useState(filter.q ?? "");
 
-  useEffect(() => {
-    store.init();
-    return () => store.dispose();
+  // A layout effect: a new filter's request goes out before the browser paints, not after.
+  useLayoutEffect(() => {
+    let alive = true;
+    // An unfiltered deep link starts at its row's page (one request for the row and the total).
+    store.init(openSeq !== null && isEmptyFilter(store.filter) ? openSeq - 1 : 0).then(() => alive && setSettled(true));
+    return () => {
+      alive = false;
+      store.dispose();
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store]);
+  useEffect(() => {
+    if (settled) onFirstRows?.();
+  }, [settled, onFirstRows]);
 
   useEffect(() => {
+    if (!known) return;
     api
       .GET("/api/sessions/{session_id}/methods", { params: { path: { session_id: sessionId } } })
       .then(unwrap)
       .then((m) => setMethods(Object.keys(m)), () => undefined);
-  }, [sessionId, session?.state]);
+  }, [sessionId, session?.state, known]);
 
   // Live: the new rows of this session, and its message count from session updates.
   useEffect(() => {
@@ -193,13 +248,8 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
     };
   }, [store, sessionId]);
 
-  const virtualizer = useVirtualizer({
-    count: store.total,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 30,
-  });
-  const items = virtualizer.getVirtualItems();
+  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30);
+  const items = virtualizer.items;
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
@@ -209,7 +259,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
   // Follow the tail while it grows.
   useEffect(() => {
     if (follow && store.total) virtualizer.scrollToIndex(store.total - 1, { align: "end" });
-  }, [follow, store.total, virtualizer]);
+  }, [follow, store.total, virtualizer.scrollToIndex]);
 
   // A message in the URL (deep link, jump to pair): select it and bring it into view.
   useEffect(() => {
@@ -228,7 +278,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [openSeq, store, store.loaded]);
 
-  const conversations = useConversations(sessionId, session?.message_count);
+  const conversations = useConversations(sessionId, session?.message_count, known);
   const base = `/sessions/${sessionId}`;
   const search = params.toString() ? `?${params.toString()}` : "";
   const open = (seq: number, replace = false) => navigate(`${base}/messages/${seq}${search}`, { replace });
@@ -242,11 +292,17 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
         open(original ? original.seq : seq);
       }, () => open(seq));
   };
+  // A new filter's first page is asked for at once, before React renders the change.
+  const applyParams = (next: URLSearchParams) => {
+    const nextFilter = parseFilter(next);
+    if (JSON.stringify(nextFilter) !== filterKey) prime(sessionId, nextFilter, 0);
+    setParams(next, { replace: true });
+  };
   const setParam = (key: string, value: string) => {
     const next = new URLSearchParams(params);
     if (value) next.set(key, value);
     else next.delete(key);
-    setParams(next, { replace: true });
+    applyParams(next);
   };
 
   // Text search: applied after a pause in typing.
@@ -312,6 +368,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
             placeholder="Search text…  ( / )"
             value={searchText}
             onChange={(e) => setSearchText(e.target.value)}
+            onKeyDown={(e) => e.key === "Enter" && setParam("q", searchText.trim()) /* at once, no typing pause */}
             aria-label="Search message text"
             data-testid="search"
           />
@@ -382,7 +439,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
             interventions only
           </button>
           {!isEmptyFilter(filter) && (
-            <button className="ghost" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
+            <button className="ghost" onClick={() => applyParams(new URLSearchParams())}>
               Clear filters
             </button>
           )}
@@ -418,7 +475,7 @@ export function Timeline({ sessionId, session }: { sessionId: number; session: S
           onWheel={(e) => e.deltaY < 0 && setFollow(false)}
           tabIndex={-1}
         >
-          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          <div style={{ height: virtualizer.totalSize, position: "relative" }}>
             {items.map((item) => {
               const r = store.row(item.index);
               const prev = store.row(item.index - 1);

@@ -1,0 +1,75 @@
+// The rows of a list of equal-height rows that are in view: a window over `count` rows, computed from
+// the scroll offset alone. A general virtualiser (@tanstack/react-virtual, used before) keeps a
+// measurement per row and rebuilds it whenever the count changes: at 100,000 rows that was the
+// biggest script cost of opening a timeline (the profile's getMeasurements/estimateSize), and it
+// grows with the session. Here the work is per visible row, whatever the count.
+import { useCallback, useLayoutEffect, useState, type RefObject } from "react";
+
+export interface WindowRow {
+  index: number;
+  /** Its offset from the top of the list, in px. */
+  start: number;
+  key: number;
+}
+
+export type Align = "start" | "center" | "end" | "auto";
+
+export interface FixedRows {
+  /** The rows to render: those in view and `overscan` more on each side. */
+  items: WindowRow[];
+  /** The height of the whole list, in px (fixed by the count: no layout shift while rows load). */
+  totalSize: number;
+  /** The rows in view (no overscan). */
+  range: { startIndex: number; endIndex: number };
+  scrollToIndex: (index: number, options?: { align?: Align }) => void;
+}
+
+/** The window of rows of height `rowHeight` shown by the scrolling element `scroller`. */
+export function useFixedRows(
+  scroller: RefObject<HTMLElement | null>,
+  count: number,
+  rowHeight: number,
+  overscan: number,
+): FixedRows {
+  const [view, setView] = useState({ top: 0, height: 0 });
+  useLayoutEffect(() => {
+    const node = scroller.current;
+    if (!node) return;
+    const read = () =>
+      setView((v) =>
+        v.top === node.scrollTop && v.height === node.clientHeight ? v : { top: node.scrollTop, height: node.clientHeight },
+      );
+    read();
+    node.addEventListener("scroll", read, { passive: true });
+    const resize = new ResizeObserver(read);
+    resize.observe(node);
+    return () => {
+      node.removeEventListener("scroll", read);
+      resize.disconnect();
+    };
+  }, [scroller]);
+  const last = count - 1;
+  const first = Math.max(0, Math.min(Math.floor(view.top / rowHeight), last));
+  const end = Math.min(last, Math.ceil((view.top + view.height) / rowHeight) - 1);
+  const items: WindowRow[] = [];
+  for (let i = Math.max(0, first - overscan); i <= Math.min(last, end + overscan); i++)
+    items.push({ index: i, start: i * rowHeight, key: i });
+  const scrollToIndex = useCallback(
+    (index: number, { align = "auto" }: { align?: Align } = {}) => {
+      const node = scroller.current;
+      if (!node) return;
+      const top = index * rowHeight;
+      const height = node.clientHeight;
+      let to: number;
+      if (align === "start") to = top;
+      else if (align === "end") to = top + rowHeight - height;
+      else if (align === "center") to = top + rowHeight / 2 - height / 2;
+      else if (top < node.scrollTop) to = top;
+      else if (top + rowHeight > node.scrollTop + height) to = top + rowHeight - height;
+      else return;
+      node.scrollTop = Math.max(0, to);
+    },
+    [scroller, rowHeight],
+  );
+  return { items, totalSize: Math.max(count, 0) * rowHeight, range: { startIndex: first, endIndex: Math.max(end, first) }, scrollToIndex };
+}
