@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import orjson
-from sqlalchemy import Engine, Text, select, type_coerce
+from sqlalchemy import Connection, Engine, Text, select, type_coerce
 
 from inspector.auth.connect import AuthRequest
 from inspector.capture.pause import refuse_metadata_only
@@ -89,21 +89,35 @@ class StoredMessages:
         after = -1
         while True:
             with self.engine.connect() as conn:
-                rows: list[Any] = conn.execute(  # type: ignore[assignment]
-                    select(*_WIRE_COLUMNS, _m.c.body_sha256)
-                    .where(_m.c.session_id == self.session_id, _m.c.seq > after)
-                    .order_by(_m.c.seq)
-                    .limit(self.page)
-                ).all()
-                large = [r.body_sha256 for r in rows if r.body_sha256]
+                rows = _page(conn, self.session_id, after, self.page)
+                large = [r[9] for r in rows if r[9]]
                 whole = bodies.load(conn, large) if large else {}
-            for r in rows:
-                seq, direction, channel, raw, kind, method, rpc_id, answers_seq, meta, sha = r
-                raw = whole[sha] if sha else raw
+            for seq, direction, channel, raw, kind, method, rpc_id, answers_seq, meta, sha in rows:
+                raw = whole[sha] if sha else raw if isinstance(raw, bytes) else bytes(raw)
                 yield WireRecord(seq, direction, channel, raw, kind, method, rpc_id, answers_seq, _meta(meta))
             if len(rows) < self.page:
                 return
-            after = rows[-1].seq
+            after = rows[-1][0]
+
+
+def _page(conn: Connection, session_id: int, after: int, limit: int) -> list[Any]:
+    """One keyset page of the wire columns as the driver's own tuples: SQLAlchemy's per-row result
+    processing was more than half of reading (issue 21); the statement is still SQLAlchemy's."""
+    stmt = (
+        select(*_WIRE_COLUMNS, _m.c.body_sha256)
+        .where(_m.c.session_id == session_id, _m.c.seq > after)
+        .order_by(_m.c.seq)
+        .limit(limit)
+    )
+    compiled = stmt.compile(dialect=conn.dialect)
+    params = compiled.construct_params()
+    args: Any = tuple(params[k] for k in compiled.positiontup or ()) if compiled.positional else params
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(compiled.string, args)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
 
 
 def wire(engine: Engine, session_id: int, *, page: int = 5000) -> list[WireRecord]:
