@@ -33,7 +33,7 @@ from inspector.errors import InspectorError
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
-from inspector.replay.report import wire
+from inspector.replay.report import StoredMessages, wire
 from inspector.store import get_session
 
 __all__ = ["KEPT", "MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
@@ -59,7 +59,10 @@ def diff_report(
 
     `strict_volatile`: volatile values (changed only in clock-like parts) make the sessions differ."""
     result = diff_sessions(
-        wire(engine, a), wire(engine, b), ignore=ignore_set(extra_ignore), strict_volatile=strict_volatile
+        StoredMessages(engine, a),
+        StoredMessages(engine, b),
+        ignore=ignore_set(extra_ignore),
+        strict_volatile=strict_volatile,
     )
     return {"a": a, "b": b, **result.to_json()}
 

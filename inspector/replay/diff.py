@@ -29,9 +29,11 @@ Sans-IO: message lists in, a `SessionDiff` out; no database, no clock.
 from __future__ import annotations
 
 import json
+from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
@@ -192,6 +194,8 @@ class SessionDiff:
     exchanges: list[ExchangeDiff]
     ignored: list[str]
     strict_volatile: bool = False  # volatile values count as changes too
+    # Exchanges per status when `exchanges` leaves out equal ones (`diff_sessions(keep_equal=False)`).
+    totals: dict[str, int] | None = field(default=None, compare=False)
 
     @property
     def changed(self) -> bool:
@@ -206,6 +210,8 @@ class SessionDiff:
 
     def counts(self) -> dict[str, int]:
         """Exchanges per status, every status present."""
+        if self.totals is not None:
+            return dict(self.totals)
         found = Counter(x.status for x in self.exchanges)
         return {**{s: found[s] for s in _STATUSES}, "volatile": sum(x.volatile_only for x in self.exchanges)}
 
@@ -399,6 +405,13 @@ class _Exchange:
     key: str = ""
     interventions: list[str] = field(default_factory=list)
     round: tuple[int, int] | None = None  # (n, of): a round of a multi-round-trip conversation
+    # The streamed diff's bookkeeping (`_Stream`): complete (no more messages will join it), left
+    # out (wholly ignored), its place among its session's kept exchanges, its aligned partner.
+    done: bool = False
+    dropped: bool = False
+    side: int = 0
+    index: int = -1
+    partner: _Exchange | None = None
 
     @property
     def summary(self) -> str:
@@ -463,7 +476,7 @@ class _Part(NamedTuple):
     intervention: str | None = None
 
 
-def _expand(messages: Sequence[MessageRecord]) -> Iterable[_Part]:
+def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
 
     A session recorded with interception is read as the server lived it (`store.interventions`):
@@ -555,18 +568,20 @@ class _Builder:
                 return ex
         return candidates[0] if candidates else None
 
-    def _response(self, m: _Part, payload: dict[str, Any]) -> None:
+    def _response(self, m: _Part, payload: dict[str, Any]) -> _Exchange | None:
+        """Pair a response with its request; returns that request's exchange (None: an orphan)."""
         ex = self._take(m)
         if ex is None:
             orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
             orphan.view = response_view(payload)
             orphan.interventions = [m.intervention] if m.intervention else []
             self.out.append(orphan)
-            return
+            return None
         ex.response = response_view(payload)
         ex.answered = True
         if m.intervention:
             ex.interventions.append(m.intervention)
+        return ex
 
     def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
@@ -611,6 +626,217 @@ def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exch
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
         out.append(ex)
     return out
+
+
+_LATE = 256  # messages a request stays open for progress after its answer (the streamed diff)
+
+
+class _StreamBuilder(_Builder):
+    """A `_Builder` that lets go of what is complete: an answered request stays open for the
+    notifications linked to it for `_LATE` more messages, then is `done` and forgotten here.
+    The caller drains `out` (new exchanges, in order) and `released` (done requests)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fed = 0
+        self.closing: deque[tuple[int, _Exchange]] = deque()
+        self.released: list[_Exchange] = []
+        self.input_required = False  # a conversation may open: `_conversation_rounds` is needed
+
+    def feed(self, m: _Part) -> None:
+        self.fed += 1
+        super().feed(m)
+        while self.closing and self.fed - self.closing[0][0] > _LATE:
+            self._release(self.closing.popleft()[1])
+
+    def _response(self, m: _Part, payload: dict[str, Any]) -> _Exchange | None:
+        ex = super()._response(m, payload)
+        if ex is not None:
+            self.closing.append((self.fed, ex))
+        return ex
+
+    def _release(self, ex: _Exchange) -> None:
+        held = self.by_seq.get(ex.seq)
+        if held is not None:
+            held[:] = [x for x in held if x is not ex]
+            if not held:
+                del self.by_seq[ex.seq]
+        ex.done = True
+        self.released.append(ex)
+
+    def finish(self) -> None:
+        """The session ended: every open request is done."""
+        self.closing.clear()
+        for held in list(self.by_seq.values()):
+            for ex in held:
+                ex.done = True
+                self.released.append(ex)
+        self.by_seq.clear()
+
+
+@dataclass
+class _Tally:
+    """Exchanges per status (every status), counted as the streamed diff decides them."""
+
+    counts: dict[str, int] = field(default_factory=lambda: {s: 0 for s in (*_STATUSES, "volatile")})
+
+    def add(self, x: ExchangeDiff) -> None:
+        self.counts[x.status] += 1
+        self.counts["volatile"] += x.volatile_only
+
+
+class _Stream:
+    """The streamed diff of two sessions (issue 21): both are read together, message by message;
+    an exchange is keyed when it begins and aligned at once (k-th with k-th of equal keys, as
+    `_align`), and a pair is compared as soon as both sides are complete, then let go. What is
+    held is what is not matched yet, the open requests, the results that are not `equal` (and
+    equal ones when `keep_equal`) and one int per replay exchange (its partner: where an extra
+    goes). The report comes out in the original's order, as `diff_sessions` always wrote it."""
+
+    def __init__(
+        self,
+        ignore: PathSet,
+        keep_equal: bool,
+        rounds: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {}),
+    ) -> None:
+        self.ignore = ignore
+        self.keep_equal = keep_equal
+        self.rounds = rounds
+        self.builders = (_StreamBuilder(), _StreamBuilder())
+        self.sizes = [0, 0]
+        self.waiting: dict[str, tuple[int, deque[_Exchange]]] = {}  # key -> (side, unmatched)
+        self.partner_of_b = array("q")
+        self.results: dict[int, ExchangeDiff] = {}
+        self.tally = _Tally()
+
+    def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
+        parts = (_expand(self._watch(0, original)), _expand(self._watch(1, replay)))
+        for pa, pb in zip_longest(*parts):
+            if pa is not None:
+                self._feed(0, pa)
+            if pb is not None:
+                self._feed(1, pb)
+        for side in (0, 1):
+            b = self.builders[side]
+            b.finish()
+            self._drain(side, b)
+
+    def _watch(self, side: int, messages: Iterable[MessageRecord]) -> Iterator[MessageRecord]:
+        """The messages, noting an answer that may open a conversation (`protocol.conversations`:
+        only an `input_required` result does, and its body says so)."""
+        b = self.builders[side]
+        for m in messages:
+            if m.kind == "response" and not b.input_required:
+                raw = m.raw if isinstance(m.raw, bytes | bytearray) else str(m.raw or "").encode()
+                b.input_required = b'"input_required"' in raw
+            yield m
+
+    def _feed(self, side: int, part: _Part) -> None:
+        b = self.builders[side]
+        b.feed(part)
+        if b.out or b.released:
+            self._drain(side, b)
+
+    def _drain(self, side: int, b: _StreamBuilder) -> None:
+        if b.out:
+            fresh, b.out = b.out, []
+            for ex in fresh:
+                self._begin(side, ex)
+        if b.released:
+            done, b.released = b.released, []
+            for ex in done:
+                self._ready(ex)
+
+    def _begin(self, side: int, ex: _Exchange) -> None:
+        """Key a new exchange and align it; non-requests are complete from the start."""
+        cur = self.ignore.cursor(ex.method, ex.subject)
+        if cur.hit:
+            ex.dropped = True
+            return
+        found = self.rounds[side].get(ex.seq) if ex.role == "request" else None
+        if found is not None:
+            ex.round = found
+            subject = [ex.subject.field, ex.subject.value] if ex.subject else None
+            ex.key = _canon([ex.direction, ex.role, ex.method, subject, "round", found[0]])
+        elif ex.params_compared:
+            ex.key = _canon([ex.direction, ex.role, ex.method])
+        else:
+            ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+        ex.side, ex.index = side, self.sizes[side]
+        self.sizes[side] += 1
+        if side == 1:
+            self.partner_of_b.append(-1)
+        held = self.waiting.get(ex.key)
+        if held is not None and held[0] != side:
+            other = held[1].popleft()
+            if not held[1]:
+                del self.waiting[ex.key]
+            ex.partner, other.partner = other, ex
+            a, b = (ex, other) if side == 0 else (other, ex)
+            self.partner_of_b[b.index] = a.index
+        elif held is not None:
+            held[1].append(ex)
+        else:
+            self.waiting[ex.key] = (side, deque([ex]))
+        if ex.role != "request":
+            ex.done = True
+            self._ready(ex)
+
+    def _ready(self, ex: _Exchange) -> None:
+        """A complete exchange: compare it with its partner if that one is complete too."""
+        other = ex.partner
+        if ex.dropped or other is None or not other.done:
+            return
+        a, b = (ex, other) if ex.side == 0 else (other, ex)
+        a.partner = b.partner = None  # compared: nothing holds either any more
+        changes = [d.change() for d in _compare(a, b, self.ignore)]
+        x = ExchangeDiff(
+            "changed" if changes else "equal",
+            a.method,
+            a.summary,
+            a.seq,
+            b.seq,
+            changes,
+            a.direction,
+            [*a.interventions, *b.interventions],
+        )
+        self.tally.add(x)
+        if changes or self.keep_equal or x.interventions:
+            self.results[a.index] = x
+
+    def report(self) -> Iterator[ExchangeDiff]:
+        """The results in the original's order; an extra after the exchange it followed (`_align`)."""
+        missing: dict[int, ExchangeDiff] = {}
+        extras_after: dict[int, list[ExchangeDiff]] = defaultdict(list)
+        extras: list[_Exchange] = []
+        for side, held in self.waiting.values():
+            for ex in held:
+                if side == 0:
+                    missing[ex.index] = _only(ex, "missing")
+                else:
+                    extras.append(ex)
+        if extras:
+            extras.sort(key=lambda ex: ex.index)
+            anchor, at = -1, 0
+            for j, i in enumerate(self.partner_of_b):  # the last paired one before each extra
+                if at < len(extras) and extras[at].index == j:
+                    extras_after[anchor].append(_only(extras[at], "extra"))
+                    at += 1
+                elif i >= 0:
+                    anchor = i
+        self.waiting.clear()
+        for x in (*missing.values(), *(y for ys in extras_after.values() for y in ys)):
+            self.tally.add(x)
+        waiting = extras_after.pop(-1, [])
+        for i in range(self.sizes[0]):
+            if i in missing:
+                yield missing.pop(i)
+                continue
+            yield from waiting
+            if i in self.results:
+                yield self.results.pop(i)
+            waiting = extras_after.pop(i, [])
+        yield from waiting
 
 
 def _conversation_rounds(messages: Sequence[MessageRecord]) -> dict[int, tuple[int, int]]:
@@ -724,53 +950,35 @@ def _only(ex: _Exchange, status: str) -> ExchangeDiff:
 
 
 def diff_sessions(
-    original: Sequence[MessageRecord],
-    replay: Sequence[MessageRecord],
+    original: Iterable[MessageRecord],
+    replay: Iterable[MessageRecord],
     *,
     ignore: PathSet | None = None,
     strict_volatile: bool = False,
+    keep_equal: bool = True,
 ) -> SessionDiff:
     """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None).
 
-    Volatile changes are marked; they make the sessions differ only when `strict_volatile`."""
+    Volatile changes are marked; they make the sessions differ only when `strict_volatile`.
+    The sessions are read once, together (`_Stream`), so they may be streams of records as long
+    as they can be read again (a list, `report.StoredMessages`): a session with a multi-round-trip
+    conversation is read a second time for its rounds. `keep_equal=False` lists only the exchanges
+    that differ or were intervened on (the counts still count every one): what the text report
+    shows, in memory that does not grow with equal exchanges."""
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
-    xa, xb = _exchanges(original, ignore), _exchanges(replay, ignore)
-    match = _align(xa, xb)
-    partner_of_b = {j: i for i, j in enumerate(match) if j is not None}
-    extras_after: dict[int, list[int]] = defaultdict(list)  # original index (-1: before all) -> extras
-    anchor = -1
-    for j in range(len(xb)):
-        if j in partner_of_b:
-            anchor = partner_of_b[j]
-        else:
-            extras_after[anchor].append(j)
-    # Like a unified diff: an extra goes after the exchange it followed in the replay and after the
-    # missing ones that come next, so a replaced exchange reads "missing" then "extra".
-    out: list[ExchangeDiff] = []
-    waiting = extras_after[-1]
-    for i, a in enumerate(xa):
-        partner = match[i]
-        if partner is None:
-            out.append(_only(a, "missing"))
-            continue
-        out.extend(_only(xb[k], "extra") for k in waiting)
-        changes = [d.change() for d in _compare(a, xb[partner], ignore)]
-        status = "changed" if changes else "equal"
-        out.append(
-            ExchangeDiff(
-                status,
-                a.method,
-                a.summary,
-                a.seq,
-                xb[partner].seq,
-                changes,
-                a.direction,
-                [*a.interventions, *xb[partner].interventions],
-            )
+    stream = _Stream(ignore, keep_equal)
+    stream.run(original, replay)
+    a_rounds, b_rounds = (b.input_required for b in stream.builders)
+    if a_rounds or b_rounds:
+        # A conversation's rounds pair round n with round n: known from the whole session only.
+        rounds = (
+            _conversation_rounds(list(original)) if a_rounds else {},
+            _conversation_rounds(list(replay)) if b_rounds else {},
         )
-        waiting = extras_after[i]
-    out.extend(_only(xb[k], "extra") for k in waiting)
-    return SessionDiff(out, list(ignore.patterns), strict_volatile)
+        stream = _Stream(ignore, keep_equal, rounds)
+        stream.run(original, replay)
+    exchanges = list(stream.report())
+    return SessionDiff(exchanges, list(ignore.patterns), strict_volatile, stream.tally.counts)
 
 
 # --- noise calibration --------------------------------------------------------------------------------
@@ -916,7 +1124,7 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
     """
     c = diff.counts()
     lines = [
-        f"{len(diff.exchanges)} exchanges: {c['equal']} equal, {c['changed']} changed, "
+        f"{sum(c[s] for s in _STATUSES)} exchanges: {c['equal']} equal, {c['changed']} changed, "
         f"{c['missing']} missing, {c['extra']} extra"
     ]
     if c["volatile"]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "ANY",
@@ -263,6 +263,9 @@ class _Node:
     hit: bool
     literal: dict[Segment, _State]  # segments some pattern names at this point
     other: _State  # where any other segment leads (through * and **)
+    # The cursors one segment down, built once per segment (issue 21: a diff asks for the same
+    # children of the same node for every exchange); bounded, since keys and indexes are open-ended.
+    kids: dict[Segment, PathCursor] = field(default_factory=dict, compare=False)
 
 
 class PathSet:
@@ -373,7 +376,13 @@ class PathCursor:
         """The cursor one segment further down."""
         if not self._states:
             return self
-        return PathCursor(self._set, self._node.literal.get(seg, self._node.other))
+        kids = self._node.kids
+        kid = kids.get(seg)
+        if kid is None:
+            kid = PathCursor(self._set, self._node.literal.get(seg, self._node.other))
+            if len(kids) < 512:
+                kids[seg] = kid
+        return kid
 
     def __or__(self, other: PathCursor) -> PathCursor:
         """Both cursors at once (the same node reached two ways, e.g. relative and prefixed)."""
