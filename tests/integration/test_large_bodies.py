@@ -219,7 +219,6 @@ def test_thresholds_off_keeps_every_body_in_its_row() -> None:
 def test_a_revision_0003_store_upgrades_and_its_large_rows_still_read(store: Path | str) -> None:
     from alembic import command
 
-    from inspector.store.engine import ALEMBIC_HEAD
     from inspector.store.upgrade import alembic_config
 
     engine = open_engine(store)

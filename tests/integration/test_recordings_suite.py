@@ -77,7 +77,9 @@ def test_changed_and_broken(folder: Path, tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAILED demo.mcp.jsonl" in result.stdout and "ERROR  broken.mcp.jsonl" in result.stdout
     assert "result.structuredContent.temperature_c:" in result.stdout
-    assert max(len(line) for line in result.stdout.splitlines()) <= 80, result.stdout  # long diff lines folded
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80, (
+        result.stdout
+    )  # long diff lines folded
     suite = _valid(junit).find("testsuite")
     assert suite is not None and suite.get("failures") == "1" and suite.get("errors") == "1"
     failure = suite.find("testcase[@name='demo.mcp.jsonl']/failure")

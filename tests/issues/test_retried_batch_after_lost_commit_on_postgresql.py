@@ -43,5 +43,7 @@ def test_a_retry_repeating_committed_rows_goes_in(pg_cluster, pg_url: str) -> No
     more = builder.feed(2000, "c2s", "stdin", LINE % 99)
     writer.on_batch(more, None)
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM message WHERE session_id = :s"), {"s": sid}).scalar() == 7
+        assert (
+            conn.execute(text("SELECT count(*) FROM message WHERE session_id = :s"), {"s": sid}).scalar() == 7
+        )
     engine.dispose()
