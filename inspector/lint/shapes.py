@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+import orjson
 from mcp_types import methods
 from mcp_types.jsonrpc import ErrorData
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
@@ -84,6 +85,8 @@ def _declares_tasks(ctx: RowContext) -> bool:
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
+MEMO_FROM_BYTES = 512  # results whose message is at least this long are validated once per body
+MEMO_SIZE = 256  # distinct large results remembered (oldest forgotten first)
 _OK = ParseStatus.OK
 _MALFORMED = frozenset({ParseStatus.INVALID_JSON, ParseStatus.INVALID_UTF8, ParseStatus.EMPTY})
 _Gate = tuple[tuple[Hit, ...], bool]  # the gate's hits, and whether the frame's shape is checked
@@ -96,6 +99,10 @@ class ShapeCheck:
         # (direction, kind, method, revision) -> the method gate's verdict: the same for every
         # message of a kind and method (a 100k-message session has a few dozen), issue 21.
         self._gates: dict[tuple[str, Kind, str, str | None], _Gate] = {}
+        # (direction, method, revision, result bytes) -> its hits, for results of MEMO_FROM_BYTES
+        # or more: a session repeats its large answers (tools/list, resources/read of one file), and
+        # validating one is far dearer than serialising it. The findings are still per message.
+        self._results: dict[tuple[str, str, str, bytes], tuple[Hit, ...]] = {}
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         msg = ctx.msg
@@ -195,13 +202,33 @@ class ShapeCheck:
         if key not in _RESULTS[ctx.direction]:
             return  # the request's own gate finding covers it
         result = item.payload.get("result") if isinstance(item.payload, dict) else None
+        if (ctx.row.get("size") or 0) < MEMO_FROM_BYTES:
+            yield from _result_hits(ctx.direction, method, revision, result)
+            return
         try:
-            # None on purpose: a response without an object result fails validation (a finding).
-            _result_adapter(ctx.direction, method, revision).validate_python(result, by_name=False)
-        except ValidationError as exc:
-            hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
-            if hints:  # the cache hints are their own rule: one finding, not two
-                named = ", ".join(str(e["loc"][0]) for e in hints)
-                yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
-            if len(hints) < exc.error_count():
-                yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"
+            body = orjson.dumps(result)
+        except TypeError:  # an integer beyond 64 bits: validated, not remembered
+            yield from _result_hits(ctx.direction, method, revision, result)
+            return
+        memo_key = (ctx.direction, method, revision, body)
+        hits = self._results.get(memo_key)
+        if hits is None:
+            hits = tuple(_result_hits(ctx.direction, method, revision, result))
+            if len(self._results) >= MEMO_SIZE:
+                del self._results[next(iter(self._results))]  # the oldest body
+            self._results[memo_key] = hits
+        yield from hits
+
+
+def _result_hits(direction: str, method: str, revision: str, result: Any) -> Iterator[Hit]:
+    """The shape findings of one result."""
+    try:
+        # None on purpose: a response without an object result fails validation (a finding).
+        _result_adapter(direction, method, revision).validate_python(result, by_name=False)
+    except ValidationError as exc:
+        hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
+        if hints:  # the cache hints are their own rule: one finding, not two
+            named = ", ".join(str(e["loc"][0]) for e in hints)
+            yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
+        if len(hints) < exc.error_count():
+            yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"

@@ -100,12 +100,11 @@ def _pages(conn: Connection, where: Any, page: int = PAGE) -> Iterator[StoredRow
         rows = conn.execute(
             select(*_READ_COLUMNS).where(where, _m.c.seq > after).order_by(_m.c.seq).limit(page)
         ).all()
-        dicts: list[Any] = []
-        for r in rows:
-            d = dict(zip(_READ_NAMES, r, strict=True))
+        dicts: list[Any] = [dict(zip(_READ_NAMES, r, strict=True)) for r in rows]
+        for d in dicts:  # most rows have neither (a stdio row's meta is often NULL)
             for name in _JSON_NAMES:
-                d[name] = _json(d[name])
-            dicts.append(d)
+                if (text := d[name]) is not None:
+                    d[name] = _json(text)
         bodies.fill(conn, dicts)
         yield from dicts
         if len(dicts) < page:
