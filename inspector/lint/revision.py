@@ -113,8 +113,12 @@ def _pairing(row: StoredRow, msg: Classified) -> Pairing:
                 if isinstance(i, dict)
             ]
         )
-    answer = msg.kind in (Kind.RESPONSE, Kind.ERROR)
-    return Pairing(answers_seq=row.get("answers_seq"), request_method=row.get("method") if answer else None)
+    if msg.kind is Kind.RESPONSE or msg.kind is Kind.ERROR:
+        return Pairing(answers_seq=row.get("answers_seq"), request_method=row.get("method"))
+    return _UNPAIRED  # `SessionFacts.observe` reads the pairing of answers only (not one per row)
+
+
+_UNPAIRED = Pairing()
 
 
 class SessionWalk:
