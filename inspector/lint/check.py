@@ -37,6 +37,9 @@ PAIRING_RULES = frozenset(
 )
 
 
+_KNOWN = frozenset(KNOWN_PROTOCOL_VERSIONS)
+
+
 def _applies(rule_since: str | None, revision: str | None) -> bool:
     if rule_since is None:
         return True
@@ -86,33 +89,40 @@ class Linter:
         """Every finding of the next row (the rows' seq order)."""
         ctx = self._walk.context(row)
         findings: list[Finding] = []
-        if (unknown := _unknown_revision(ctx, self._reported)) is not None:
+        unknown = _unknown_revision(ctx, self._reported) if ctx.revision not in _KNOWN else None
+        if unknown is not None:
             findings.append(unknown)
+        hits = [hit for check in self._checks for hit in check.check(ctx)]
+        if hits:  # a few rows in a thousand: the per-row work above stays lean
+            self._findings(ctx, hits, findings)
+        self._walk.advance(ctx)
+        return findings
+
+    @staticmethod
+    def _findings(ctx: RowContext, hits: list[tuple[str, str]], findings: list[Finding]) -> None:
+        row = ctx.row
         meta = row.get("meta")
         marked = intervened(meta)
         injected = describe(meta) if is_injected(meta) else None
-        for check in self._checks:
-            for rule_id, explanation in check.check(ctx):
-                if marked and rule_id in PAIRING_RULES:
-                    continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
-                r = rule(rule_id)
-                if _applies(r.since, ctx.revision):
-                    severity = r.severity
-                    if injected is not None:  # bytes neither peer sent: told, never held against them
-                        severity, explanation = "info", f"{explanation} [{injected}, not sent by the peer]"
-                    findings.append(
-                        Finding(
-                            ctx.seq,
-                            row.get("id"),
-                            severity,
-                            r.id,
-                            explanation,
-                            r.section(ctx.revision),
-                            ctx.revision,
-                        )
+        for rule_id, explanation in hits:
+            if marked and rule_id in PAIRING_RULES:
+                continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
+            r = rule(rule_id)
+            if _applies(r.since, ctx.revision):
+                severity = r.severity
+                if injected is not None:  # bytes neither peer sent: told, never held against them
+                    severity, explanation = "info", f"{explanation} [{injected}, not sent by the peer]"
+                findings.append(
+                    Finding(
+                        ctx.seq,
+                        row.get("id"),
+                        severity,
+                        r.id,
+                        explanation,
+                        r.section(ctx.revision),
+                        ctx.revision,
                     )
-        self._walk.advance(ctx)
-        return findings
+                )
 
 
 def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list[Finding]:

@@ -17,7 +17,6 @@ the message. The revision comes from, in this order:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types
@@ -61,29 +60,45 @@ def _exchange(row: StoredRow) -> int | None:
     return number if isinstance(number, int) else None
 
 
-@dataclass
 class RowContext:
-    """One row as the rules see it."""
+    """One row as the rules see it.
 
-    row: StoredRow
-    msg: Classified | None  # None for rows that carry no JSON-RPC (stderr lines, bare HTTP parts)
-    revision: str | None
-    facts: SessionFacts  # before this row
-    init_answered: bool  # the initialize request has been answered (handshake era)
-    request_row: StoredRow | None  # the HTTP request row of this row's exchange
-    items: list[Classified] = field(default_factory=list)  # the message, or a batch's items
+    A plain slotted class with `seq`, `direction` and `stateless` worked out once: the rules read
+    them several times per row (as properties they were a tenth of a 100k-message lint, issue 21)."""
 
-    @property
-    def seq(self) -> int:
-        return int(self.row["seq"])
+    __slots__ = (
+        "direction",
+        "facts",
+        "init_answered",
+        "items",
+        "msg",
+        "request_row",
+        "revision",
+        "row",
+        "seq",
+        "stateless",
+    )
 
-    @property
-    def direction(self) -> str:
-        return str(self.row["direction"])
-
-    @property
-    def stateless(self) -> bool:
-        return self.revision in MODERN_PROTOCOL_VERSIONS if self.revision else False
+    def __init__(
+        self,
+        row: StoredRow,
+        msg: Classified | None,  # None for rows that carry no JSON-RPC (stderr lines, bare HTTP parts)
+        revision: str | None,
+        facts: SessionFacts,  # before this row
+        init_answered: bool,  # the initialize request has been answered (handshake era)
+        request_row: StoredRow | None,  # the HTTP request row of this row's exchange
+        items: list[Classified] | None = None,  # the message, or a batch's items
+    ) -> None:
+        self.row = row
+        self.msg = msg
+        self.revision = revision
+        self.facts = facts
+        self.init_answered = init_answered
+        self.request_row = request_row
+        self.items: list[Classified] = items if items is not None else []
+        self.seq = int(row["seq"])
+        self.direction = str(row["direction"])
+        self.stateless = revision in MODERN_PROTOCOL_VERSIONS if revision else False
 
 
 def _pairing(row: StoredRow, msg: Classified) -> Pairing:
@@ -98,8 +113,12 @@ def _pairing(row: StoredRow, msg: Classified) -> Pairing:
                 if isinstance(i, dict)
             ]
         )
-    answer = msg.kind in (Kind.RESPONSE, Kind.ERROR)
-    return Pairing(answers_seq=row.get("answers_seq"), request_method=row.get("method") if answer else None)
+    if msg.kind is Kind.RESPONSE or msg.kind is Kind.ERROR:
+        return Pairing(answers_seq=row.get("answers_seq"), request_method=row.get("method"))
+    return _UNPAIRED  # `SessionFacts.observe` reads the pairing of answers only (not one per row)
+
+
+_UNPAIRED = Pairing()
 
 
 class SessionWalk:

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+import orjson
 from mcp_types import methods
 from mcp_types.jsonrpc import ErrorData
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from inspector.lint.revision import RowContext
-from inspector.protocol import Classified, Kind, method_allowed
+from inspector.protocol import Classified, Kind, ParseStatus, method_allowed
 
 __all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors"]
 
@@ -84,65 +85,100 @@ def _declares_tasks(ctx: RowContext) -> bool:
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
+MEMO_FROM_BYTES = 512  # results whose message is at least this long are validated once per body
+MEMO_SIZE = 256  # distinct large results remembered (oldest forgotten first)
+_OK = ParseStatus.OK
+_MALFORMED = frozenset({ParseStatus.INVALID_JSON, ParseStatus.INVALID_UTF8, ParseStatus.EMPTY})
+_Gate = tuple[tuple[Hit, ...], bool]  # the gate's hits, and whether the frame's shape is checked
+
+
 class ShapeCheck:
     """Parse status, method gate and schema shape of each message."""
+
+    def __init__(self) -> None:
+        # (direction, kind, method, revision) -> the method gate's verdict: the same for every
+        # message of a kind and method (a 100k-message session has a few dozen), issue 21.
+        self._gates: dict[tuple[str, Kind, str, str | None], _Gate] = {}
+        # (direction, method, revision, result bytes) -> its hits, for results of MEMO_FROM_BYTES
+        # or more: a session repeats its large answers (tools/list, resources/read of one file), and
+        # validating one is far dearer than serialising it. The findings are still per message.
+        self._results: dict[tuple[str, str, str, bytes], tuple[Hit, ...]] = {}
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         msg = ctx.msg
         if msg is None:
             return
-        status = msg.parse_status.value
-        if status in ("invalid-json", "invalid-utf8", "empty"):
-            yield "malformed-json", msg.problem or status
+        status = msg.parse_status
+        if status in _MALFORMED:
+            yield "malformed-json", msg.problem or status.value
             return
-        if status == "not-jsonrpc" and msg.kind is not Kind.BATCH:
+        if status is ParseStatus.NOT_JSONRPC and msg.kind is not Kind.BATCH:
             yield "invalid-jsonrpc", msg.problem or "not JSON-RPC"
             return
         for item in ctx.items:
             yield from self._item(ctx, item)
 
     def _item(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
-        if item.parse_status.value != "ok":
+        if item.parse_status is not _OK:
             yield "invalid-jsonrpc", f"batch item: {item.problem}"
             return
-        direction, revision = ctx.direction, ctx.revision
-        if item.kind in (Kind.REQUEST, Kind.NOTIFICATION):
+        kind = item.kind
+        if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
             assert item.method is not None
-            if item.method not in _KNOWN[direction]:
-                other = "s2c" if direction == "c2s" else "c2s"
-                if item.method.startswith("tasks/") and _declares_tasks(ctx):
-                    return  # a method of the tasks extension the server declared: not an MCP core method
-                if item.method in _KNOWN[other]:
-                    yield (
-                        "method-not-in-revision",
-                        f"{item.method} is a {_SIDE[other]} {item.kind.value} in every revision; "
-                        f"it was sent {_SIDE[direction]}",
-                    )
-                else:
-                    yield "unknown-method", f"{item.method} is not a method of any known MCP revision"
-                return
-            if revision not in KNOWN_PROTOCOL_VERSIONS:
-                return
-            if method_allowed(item.method, revision, direction) is False:
-                if item.method in REMOVED_2026 and revision >= "2026-07-28":
-                    yield "method-removed", f"{item.method} was removed in 2026-07-28 ({revision} is checked)"
-                    return
-                known = ", ".join(_versions_with(item.method, direction))
-                yield (
-                    "method-not-in-revision",
-                    f"{item.method} is not a {_SIDE[direction]} {item.kind.value} in {revision} "
-                    f"(it is in {known})",
-                )
-                return
-            yield from self._frame(item, revision, direction)
-        elif item.kind is Kind.RESPONSE:
+            key = (ctx.direction, kind, item.method, ctx.revision)
+            gate = self._gates.get(key)
+            if gate is None:
+                gate = self._gate(ctx, item)
+                if not item.method.startswith("tasks/"):  # these depend on the declared extension
+                    self._gates[key] = gate
+            hits, shaped = gate
+            yield from hits
+            if shaped:
+                assert ctx.revision is not None
+                yield from self._frame(item, ctx.revision, ctx.direction)
+        elif kind is Kind.RESPONSE:
             yield from self._result(ctx, item)
-        elif item.kind is Kind.ERROR:
+        elif kind is Kind.ERROR:
             error = item.payload.get("error") if isinstance(item.payload, dict) else None
             try:
                 ErrorData.model_validate(error)
             except ValidationError as exc:
                 yield "invalid-shape", f"error object: {describe_errors(exc)}"
+
+    @staticmethod
+    def _gate(ctx: RowContext, item: Classified) -> _Gate:
+        """Whether the method may be sent this way in this revision (the hits when not), and
+        whether its frame's shape is then checked."""
+        direction, revision = ctx.direction, ctx.revision
+        method = str(item.method)
+        if method not in _KNOWN[direction]:
+            other = "s2c" if direction == "c2s" else "c2s"
+            if method.startswith("tasks/") and _declares_tasks(ctx):
+                return (), False  # a method of the tasks extension the server declared: not MCP core
+            if method in _KNOWN[other]:
+                return (
+                    (
+                        "method-not-in-revision",
+                        f"{method} is a {_SIDE[other]} {item.kind.value} in every revision; "
+                        f"it was sent {_SIDE[direction]}",
+                    ),
+                ), False
+            return (("unknown-method", f"{method} is not a method of any known MCP revision"),), False
+        if revision not in KNOWN_PROTOCOL_VERSIONS:
+            return (), False
+        if method_allowed(method, revision, direction) is False:
+            if method in REMOVED_2026 and revision >= "2026-07-28":
+                return (
+                    ("method-removed", f"{method} was removed in 2026-07-28 ({revision} is checked)"),
+                ), False
+            known = ", ".join(_versions_with(method, direction))
+            return (
+                (
+                    "method-not-in-revision",
+                    f"{method} is not a {_SIDE[direction]} {item.kind.value} in {revision} (it is in {known})",
+                ),
+            ), False
+        return (), True
 
     def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
         table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
@@ -166,13 +202,33 @@ class ShapeCheck:
         if key not in _RESULTS[ctx.direction]:
             return  # the request's own gate finding covers it
         result = item.payload.get("result") if isinstance(item.payload, dict) else None
+        if (ctx.row.get("size") or 0) < MEMO_FROM_BYTES:
+            yield from _result_hits(ctx.direction, method, revision, result)
+            return
         try:
-            # None on purpose: a response without an object result fails validation (a finding).
-            _result_adapter(ctx.direction, method, revision).validate_python(result, by_name=False)
-        except ValidationError as exc:
-            hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
-            if hints:  # the cache hints are their own rule: one finding, not two
-                named = ", ".join(str(e["loc"][0]) for e in hints)
-                yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
-            if len(hints) < exc.error_count():
-                yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"
+            body = orjson.dumps(result)
+        except TypeError:  # an integer beyond 64 bits: validated, not remembered
+            yield from _result_hits(ctx.direction, method, revision, result)
+            return
+        memo_key = (ctx.direction, method, revision, body)
+        hits = self._results.get(memo_key)
+        if hits is None:
+            hits = tuple(_result_hits(ctx.direction, method, revision, result))
+            if len(self._results) >= MEMO_SIZE:
+                del self._results[next(iter(self._results))]  # the oldest body
+            self._results[memo_key] = hits
+        yield from hits
+
+
+def _result_hits(direction: str, method: str, revision: str, result: Any) -> Iterator[Hit]:
+    """The shape findings of one result."""
+    try:
+        # None on purpose: a response without an object result fails validation (a finding).
+        _result_adapter(direction, method, revision).validate_python(result, by_name=False)
+    except ValidationError as exc:
+        hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
+        if hints:  # the cache hints are their own rule: one finding, not two
+            named = ", ".join(str(e["loc"][0]) for e in hints)
+            yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
+        if len(hints) < exc.error_count():
+            yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"
