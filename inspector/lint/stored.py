@@ -15,6 +15,7 @@ import contextlib
 import gc
 import hashlib
 import json
+import threading
 import time
 import typing
 from collections import Counter
@@ -145,6 +146,11 @@ def lint_rows(
                     progress(n)
 
 
+_gc_lock = threading.Lock()
+_holders = 0  # lints running now, in any thread
+_was_enabled = True  # whether automatic collection was on when the first of them started
+
+
 @contextlib.contextmanager
 def _young_collections_only() -> Iterator[None]:
     """The cyclic garbage collector's automatic runs held off while a session is linted, the young
@@ -153,13 +159,21 @@ def _young_collections_only() -> Iterator[None]:
     A lint allocates a few dozen objects per row, nearly all freed by reference counting; the
     automatic collections they trigger walk the process's long-lived objects (pydantic, SQLAlchemy,
     mcp-types models) again and again: a fifth of a 100k-message lint (issue 21)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    # Process-wide, and lints overlap in the API server's worker threads: the first one in turns the
+    # automatic runs off, the last one out gives back what the first one found.
+    global _holders, _was_enabled
+    with _gc_lock:
+        if _holders == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _holders += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _gc_lock:
+            _holders -= 1
+            if _holders == 0 and _was_enabled:
+                gc.enable()
 
 
 def lint_session(
