@@ -334,7 +334,9 @@ class LiveFeed:
             state = session_state(s)
             model = SessionUpdated if state == "recording" else SessionEnded
             events.append((None, encode(model.model_validate({"session": session_out(s)}))))
-            if state == "recording":
+            # An interrupted session (its recorder gone, its row still `recording`) stays watched: a
+            # wrap's detached finisher may still write its last rows and end it (transports/wrap_finish).
+            if s.status == "recording":
                 self._watched[s.id] = fp
             else:
                 del self._watched[s.id]

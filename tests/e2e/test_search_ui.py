@@ -84,7 +84,13 @@ def test_the_timeline_text_filter_still_works_with_other_filters(
     page.goto(ui.url(f"/sessions/{first}?q=zanzibar"))
     expect(page.get_by_test_id("total")).to_have_text("1 matching")
     expect(page.locator("[data-testid=row][data-seq='14']")).to_be_visible()
-    page.goto(f"{ui.base_url}/sessions/{first}?q=answer%207&direction=c2s")
+    # The direction filter's URL parameter is `dir` (parseFilter); "answer 7" is the server's answer.
+    page.goto(f"{ui.base_url}/sessions/{first}?q=answer%207&dir=s2c")
+    expect(page.get_by_test_id("total")).to_have_text("1 matching")
+    expect(page.locator("[data-testid=row]")).to_have_count(1)
+    page.goto(f"{ui.base_url}/sessions/{first}?q=answer%207&dir=c2s")
+    # Only once the page has loaded (a store that has not loaded yet also shows 0).
+    expect(page.get_by_text("No message matches these filters.")).to_be_visible()
     expect(page.get_by_test_id("total")).to_have_text("0 matching")
 
 
