@@ -14,8 +14,6 @@ valid capability id (Origin refused), and a guessed or used id is a 404.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import socket
 import threading
 from collections.abc import Iterator
@@ -29,6 +27,7 @@ from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.api.recordings import APPS, record_apps
 from tests.e2e.conftest import ROOT, new_context, shot
+from tests.e2e.foreign import foreign_page_outcome
 
 DOCS_SHOT = ROOT / "docs" / "apps-view.png"
 
@@ -133,11 +132,6 @@ def test_recorded_app_renders_in_a_sandbox_and_is_answered_from_the_recording(
     assert csp and all(f"127.0.0.1:{probe.port}/probe" in c for c in csp), csp
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 def test_foreign_origin_cannot_make_or_load_a_view(
     browser: Browser, apps_ui: tuple[UiServer, int], tmp_path: Path
 ) -> None:
@@ -160,23 +154,8 @@ def test_foreign_origin_cannot_make_or_load_a_view(
       document.getElementById("out").textContent = out.join(", ") + " done";
     }})();
     """
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "index.html").write_text(f"<!doctype html><pre id=out></pre><script>{script}</script>")
-    foreign = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
-    )
-    threading.Thread(target=foreign.serve_forever, daemon=True).start()
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.goto(f"http://127.0.0.1:{foreign.server_address[1]}/index.html")
-        expect(page.locator("#out")).to_contain_text("done")
-        outcome = page.locator("#out").inner_text()
-        assert "create blocked" in outcome and "view blocked" in outcome, outcome
-    finally:
-        context.close()
-        foreign.shutdown()
+    outcome = foreign_page_outcome(browser, tmp_path, script)
+    assert "create blocked" in outcome and "view blocked" in outcome, outcome
     with httpx.Client(base_url=ui.base_url, timeout=30) as c:
         # No token: refused. A guessed id: 404.
         assert c.post(f"/api/sessions/{sid}/apps/views", json={"seq": call}).status_code == 401

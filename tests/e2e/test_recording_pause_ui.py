@@ -10,10 +10,7 @@ A page of another origin that knows the token cannot pause it (the same route, t
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +22,8 @@ from playwright.sync_api import Browser, Page, expect
 from inspector.api import UiServer
 from inspector.store import get_session, list_sessions, open_engine
 from tests.conftest import wrap_argv
-from tests.e2e.conftest import new_context, shot
+from tests.e2e.conftest import shot
+from tests.e2e.foreign import foreign_page_outcome
 from tests.e2e.test_intercept_ui import Client
 from tests.shim_process import ended_session, messages
 
@@ -67,31 +65,9 @@ FOREIGN = """
 """
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 def _foreign_page_tries(browser: Browser, ui: UiServer, sid: int, tmp_path: Path) -> str:
     script = FOREIGN.replace("API", json.dumps(ui.base_url)).replace("TOKEN", json.dumps(ui.token))
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "index.html").write_text(
-        f"<!doctype html><title>elsewhere</title><pre id=out></pre><script>{script.replace('SID', str(sid))}</script>"
-    )
-    foreign = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
-    )
-    threading.Thread(target=foreign.serve_forever, daemon=True).start()
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.goto(f"http://127.0.0.1:{foreign.server_address[1]}/index.html")
-        expect(page.locator("#out")).to_contain_text("done")
-        return page.locator("#out").inner_text()
-    finally:
-        context.close()
-        foreign.shutdown()
+    return foreign_page_outcome(browser, tmp_path, script.replace("SID", str(sid)), title="elsewhere")
 
 
 def test_pause_and_resume_from_the_ui(

@@ -4,11 +4,8 @@ with other filters; a page from another origin cannot read the search route."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.api.test_search_api import search_session
-from tests.e2e.conftest import new_context, shot
+from tests.e2e.conftest import shot
+from tests.e2e.foreign import foreign_page_outcome
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +92,6 @@ def test_the_timeline_text_filter_still_works_with_other_filters(
     expect(page.get_by_test_id("total")).to_have_text("0 matching")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 FOREIGN = """
 (async () => {
   const out = [];
@@ -119,21 +112,6 @@ def test_a_page_from_another_origin_cannot_read_search_results(
     browser: Browser, search_ui: tuple[UiServer, int, int], tmp_path: Path
 ) -> None:
     ui = search_ui[0]
-    site = tmp_path / "site"
-    site.mkdir()
     script = FOREIGN.replace("API", json.dumps(ui.base_url)).replace("TOKEN", json.dumps(ui.token))
-    (site / "index.html").write_text(f"<!doctype html><pre id=out></pre><script>{script}</script>")
-    foreign = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
-    )
-    threading.Thread(target=foreign.serve_forever, daemon=True).start()
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.goto(f"http://127.0.0.1:{foreign.server_address[1]}/index.html")
-        expect(page.locator("#out")).to_contain_text("done")
-        outcome = page.locator("#out").inner_text()
-        assert "header blocked" in outcome and "read blocked" in outcome, outcome
-    finally:
-        context.close()
-        foreign.shutdown()
+    outcome = foreign_page_outcome(browser, tmp_path, script)
+    assert "header blocked" in outcome and "read blocked" in outcome, outcome

@@ -8,11 +8,8 @@ differs from its parent's, so its report has a diff to show.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +23,7 @@ from inspector.capture import MessageBuilder
 from inspector.store import SessionWriter, create_session, open_engine
 from tests.api.recordings import generate_session, http_session
 from tests.e2e.conftest import new_context, shot, watch_console
+from tests.e2e.foreign import foreign_page_outcome
 from tests.har_schema import har_validator
 
 BIG = 20_000
@@ -195,11 +193,6 @@ def test_html_report_renders_offline(browser: Browser, share_ui: UiServer) -> No
     assert not errors, errors
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 # A page on another loopback port that knows the token (the worst case): it tries to import a file
 # (a simple no-cors POST, which needs no preflight, and one with the token header) and to read an
 # export. It reports what the browser let it see.
@@ -234,25 +227,8 @@ def test_a_page_from_another_origin_cannot_import_or_download(
         .replace("TOKEN", json.dumps(share_ui.token))
         .replace("FILE", json.dumps(jsonl))
     )
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "index.html").write_text(
-        f"<!doctype html><title>elsewhere</title><pre id=out></pre><script>{script}</script>"
-    )
-    foreign = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
-    )
-    threading.Thread(target=foreign.serve_forever, daemon=True).start()
-    context = new_context(browser)
-    try:
-        page = context.new_page()
-        page.goto(f"http://127.0.0.1:{foreign.server_address[1]}/index.html")
-        expect(page.locator("#out")).to_contain_text("done")
-        outcome = page.locator("#out").inner_text()
-        assert "header blocked" in outcome and "read blocked" in outcome, outcome
-    finally:
-        context.close()
-        foreign.shutdown()
+    outcome = foreign_page_outcome(browser, tmp_path, script, title="elsewhere")
+    assert "header blocked" in outcome and "read blocked" in outcome, outcome
     # The same upload from the UI's own origin is imported (so the check above can fail).
     with httpx.Client(base_url=share_ui.base_url, timeout=60) as c:
         answer = c.post(
