@@ -6,7 +6,7 @@ for the `findings` filter), each figure beside its baseline measured in the same
 1. A page of 500 at random depths (`after_seq`): over HTTP to a UI server and in-process (the
    store call + orjson), against the same SELECT in plain sqlite3. Target: HTTP within 3x.
 2. Filtered pages at deep offsets (50-90% into the filter's rows), one per filter kind (method,
-   direction, kind, findings, and a combination), over HTTP against the same filtered SQL in plain
+   direction, kind, findings, a combination, the text filter `q` alone and with a kind), over HTTP against the same filtered SQL in plain
    sqlite3. Target: within 5x.
 3. The filter's total (`count=true`, the figure the UI waits for on a filter change), over HTTP
    against `SELECT count(*)` with the same WHERE in plain sqlite3.
@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ import orjson
 from bench.ui_data import generate
 from inspector.store import open_engine
 from inspector.store.pages import _SELECT, _conditions, message_page
-from inspector.store.queries import MessageFilter
+from inspector.store.queries import MessageFilter, fts_query
 
 PAGE = 500
 PLAIN_TARGET = 3.0
@@ -51,6 +52,9 @@ FILTERS: dict[str, tuple[dict[str, Any], MessageFilter]] = {
         {"direction": "c2s", "kind": "request", "method": "tools/*"},
         MessageFilter(direction="c2s", kinds=("request",), methods=("tools/*",)),
     ),
+    # The timeline's text filter (FTS5); the baseline is the plain `id IN (MATCH)` SQL.
+    "text": ({"q": "tool3"}, MessageFilter(text="tool3")),
+    "text+kind": ({"q": "tool3", "kind": "request"}, MessageFilter(text="tool3", kinds=("request",))),
 }
 
 
@@ -148,7 +152,10 @@ def filtered_pages(db: Path, sid: int, reps: int, client: httpx.Client) -> dict[
     url = f"/api/sessions/{sid}/messages"
     out: dict[str, Any] = {}
     for name, (query, flt) in FILTERS.items():
-        where, params = _conditions(sid, flt)
+        where, params = _conditions(sid, replace(flt, text=None))
+        if flt.text:  # the plain SQL of the text filter, written here rather than taken from the API's
+            where.append("message.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)")
+            params.append(fts_query(flt.text))
         cond = " AND ".join(where)
         page_sql = _SELECT + cond + " ORDER BY message.seq LIMIT ? OFFSET ?"
         count_sql = f"SELECT count(*) FROM message WHERE {cond}"

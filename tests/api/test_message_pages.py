@@ -112,6 +112,7 @@ def _flt(q: dict[str, Any]) -> MessageFilter:
         channels=as_tuple(q["channel"]) if "channel" in q else (),
         methods=as_tuple(q["method"]) if "method" in q else (),
         findings=q.get("findings"),
+        text=q.get("q"),
         intervened=bool(q.get("intervened")),
     )
 
@@ -141,6 +142,11 @@ FILTERS: list[dict[str, Any]] = [
     {"direction": "c2s", "kind": "request", "method": "tools/*"},
     {"direction": "s2c", "kind": "response", "findings": "any", "method": ["resources/read", "tools/call"]},
     {"intervened": "true"},  # the SQLAlchemy path, behind the same call
+    {"q": "tools"},  # FTS5 text: its total from the session's own range of ids
+    {"q": "tools call"},
+    {"q": "nowhere-to-be-found"},
+    {"q": "tools", "direction": "c2s", "kind": "request", "method": "tools/*"},
+    {"q": "tools", "findings": "any"},
 ]
 PAGING: list[dict[str, Any]] = [
     {},
@@ -229,5 +235,46 @@ def test_json_text_that_python_wrote_with_nan_reads_as_before(tmp_path: Path) ->
         slow = message_rows(engine, sid)
         assert orjson.dumps(fast) == orjson.dumps(slow)
         assert orjson.loads(orjson.dumps(fast))[0]["lint"] == {"score": None, "n": [None]}
+    finally:
+        engine.dispose()
+
+
+def _interleaved(db: Path) -> tuple[int, int]:
+    """SQLite only: two sessions whose ids interleave (A: seq 1-3 at ids 1, 5, 3; B: seq 1-2 at ids
+    2, 4). A's first and last seq sit at ids 1 and 3, a range as wide as A has rows, yet A's seq 2
+    lies outside it and B's seq 1 inside: the total must not take that range for A's own."""
+    a = generate_session(db, 3, name="a")
+    b = generate_session(db, 2, name="b")
+    remap = {(a, 1): 1, (a, 2): 5, (a, 3): 3, (b, 1): 2, (b, 2): 4}
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE message SET id = id + 1000")
+        for (sid, seq), new_id in remap.items():
+            conn.execute("UPDATE message SET id = ? WHERE session_id = ? AND seq = ?", (new_id, sid, seq))
+        conn.execute("INSERT INTO message_fts (message_fts) VALUES ('delete-all')")
+        conn.execute("INSERT INTO message_fts (rowid, body) SELECT id, CAST(raw AS TEXT) FROM message")
+    return a, b
+
+
+def test_the_text_total_is_exact_whatever_the_ids(tmp_path: Path) -> None:
+    """The FTS5 total within a session's range of ids (store/pages.py `_owned_ids`) is taken only
+    when the range is proven the session's own; interleaved ids get the walk-and-probe count."""
+    from inspector.store.pages import _owned_ids
+
+    db = tmp_path / "ids.db"
+    a, b = _interleaved(db)
+    c = generate_session(db, 40, name="c")  # after both: ids 6..45, its own range
+    engine = open_engine(db)
+    try:
+        with engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            assert _owned_ids(raw, a) is None and _owned_ids(raw, b) is None
+            assert _owned_ids(raw, c) == (6, 45)
+        for sid in (a, b, c):
+            for words in ("jsonrpc", "tools", "tool1", "nowhere"):
+                flt = MessageFilter(text=words)
+                rows, total = message_page(engine, sid, flt, limit=1000, count=True)
+                every = [r for r in message_rows(engine, sid, limit=1000) if words in r["preview"]]
+                assert total == count_messages(engine, sid, flt) == len(rows) == len(every), (sid, words)
+                assert [r["seq"] for r in rows] == [r["seq"] for r in every]
     finally:
         engine.dispose()
