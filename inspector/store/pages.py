@@ -19,7 +19,7 @@ match set (378 ms for a 1,000,000-message session, O(session) whatever the match
 text is the only filter and the session owns a whole range of ids, the total is the FTS5 count of the
 matches in that range (`rowid BETWEEN`, which FTS5 answers from its doclists without touching
 `message`): `_owned_ids` finds the range from the ids of the first and last seq and proves it with
-one walk of the (session_id, seq) index (every row of the session is inside, and the range holds
+one walk of the (session_id, seq) index (no row of the session is outside, and the range holds
 no more ids than the session has rows; seq is gap-free). A session whose ids interleave with
 another's (two recordings at once) gets the walk-and-probe count, exact as before. No assumption on
 the order of ids within a session is made, so no insert path has to keep one.
@@ -131,9 +131,11 @@ def _owned_ids(db: Any, session_id: int) -> tuple[int, int] | None:
     """(lo, hi) when the message ids from lo to hi are exactly the session's rows, else None.
 
     lo and hi are the ids of the first and the last seq, in either order. The range is the
-    session's own when it holds as many ids as the session has rows (seq is gap-free: the highest
-    seq) and every row of the session lies in it (one walk of the session's (session_id, seq)
-    index, `+id` keeping SQLite on that index rather than on a rowid range of the table)."""
+    session's own when it holds as many ids as the session has rows (seq is gap-free from 1, as the
+    model says: the highest seq) and no row of the session lies outside it (one walk of the
+    session's (session_id, seq) index that stops at the first such row; `+id` keeps SQLite on that
+    index rather than on a rowid range of the table). A `NOT BETWEEN ... LIMIT 1` probe, not a
+    `count(*)` of the rows inside: 72 against 133 ms of CPU at 1,000,000 rows (loaded machine)."""
     ends = db.execute(
         "SELECT (SELECT id FROM message WHERE session_id = ?1 AND seq = 1), "
         "(SELECT id FROM message WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1), "
@@ -145,12 +147,12 @@ def _owned_ids(db: Any, session_id: int) -> tuple[int, int] | None:
     lo, hi, rows = min(ends[0], ends[1]), max(ends[0], ends[1]), ends[2]
     if hi - lo + 1 != rows:
         return None
-    inside = db.execute(
-        "SELECT count(*) FROM message INDEXED BY ix_message_session_seq "
-        "WHERE session_id = ? AND +id BETWEEN ? AND ?",
+    outside = db.execute(
+        "SELECT 1 FROM message INDEXED BY ix_message_session_seq "
+        "WHERE session_id = ? AND +id NOT BETWEEN ? AND ? LIMIT 1",
         (session_id, lo, hi),
-    ).fetchone()[0]
-    return (lo, hi) if inside == rows else None
+    ).fetchone()
+    return (lo, hi) if outside is None else None
 
 
 def _json_text(text: str | bytes) -> Any:
