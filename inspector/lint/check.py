@@ -17,6 +17,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from inspector.lint.auth import AuthCheck
 from inspector.lint.capabilities import CapabilityCheck
+from inspector.lint.fast import FastLane
 from inspector.lint.findings import Finding, at_least
 from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
 from inspector.lint.revision import RowContext, SessionWalk
@@ -71,22 +72,43 @@ class Linter:
     Holds only what the rules need to remember (pending requests, ids used, capabilities,
     the revision in force), never the rows: a stored session is checked page by page."""
 
-    def __init__(self, scan: SessionScan) -> None:
+    def __init__(self, scan: SessionScan, *, fast: bool = True) -> None:
+        shapes, ids, caps = ShapeCheck(), IdCheck(), CapabilityCheck()
         self._checks: list[_Check] = [
-            ShapeCheck(),
-            IdCheck(),
+            shapes,
+            ids,
             InitializationCheck(scan),
             BatchCheck(),
-            CapabilityCheck(),
+            caps,
             HttpCheck(scan),
             AuthCheck(scan.revision),
             WireCheck(scan),
         ]
         self._walk = SessionWalk()
         self._reported: set[str | None] = set()
+        # The common rows of a settled session, without the general walk (`lint.fast`); `fast=False`
+        # checks every row the full way (the tests compare both).
+        self._lane = FastLane(self._walk, shapes, ids, caps) if fast else None
 
     def feed(self, row: StoredRow) -> list[Finding]:
         """Every finding of the next row (the rows' seq order)."""
+        lane = self._lane
+        if lane is not None:
+            done = lane.hits(row)
+            if done is not None:
+                lane.taken += 1
+            if type(done) is tuple:
+                ctx, hits = done
+                if not hits:
+                    return []
+                findings: list[Finding] = []
+                self._findings(ctx, hits, findings)
+                return findings
+            if done is not None:
+                return []
+        return self._feed(row)
+
+    def _feed(self, row: StoredRow) -> list[Finding]:
         ctx = self._walk.context(row)
         findings: list[Finding] = []
         unknown = _unknown_revision(ctx, self._reported) if ctx.revision not in _KNOWN else None
