@@ -178,6 +178,12 @@ class ShapeCheck:
                     f"{method} is not a {_SIDE[direction]} {item.kind.value} in {revision} (it is in {known})",
                 ),
             ), False
+        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+        if (method, revision) not in table:  # a notification sent with an id, or a request without
+            meant, sent = ("notification", "with") if item.kind is Kind.REQUEST else ("request", "without")
+            return (
+                ("invalid-shape", f"{method} ({revision}) is a {meant}; it was sent {sent} an id"),
+            ), False
         return (), True
 
     def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
