@@ -98,11 +98,11 @@ class Linter:
             if done is not None:
                 lane.taken += 1
             if type(done) is tuple:
-                ctx, hits = done
+                row, revision, hits = done
                 if not hits:
                     return []
                 findings: list[Finding] = []
-                self._findings(ctx, hits, findings)
+                self._findings(row, int(row["seq"]), revision, hits, findings)
                 return findings
             if done is not None:
                 return []
@@ -116,13 +116,14 @@ class Linter:
             findings.append(unknown)
         hits = [hit for check in self._checks for hit in check.check(ctx)]
         if hits:  # a few rows in a thousand: the per-row work above stays lean
-            self._findings(ctx, hits, findings)
+            self._findings(ctx.row, ctx.seq, ctx.revision, hits, findings)
         self._walk.advance(ctx)
         return findings
 
     @staticmethod
-    def _findings(ctx: RowContext, hits: list[tuple[str, str]], findings: list[Finding]) -> None:
-        row = ctx.row
+    def _findings(
+        row: StoredRow, seq: int, revision: str | None, hits: list[tuple[str, str]], findings: list[Finding]
+    ) -> None:
         meta = row.get("meta")
         marked = intervened(meta)
         injected = describe(meta) if is_injected(meta) else None
@@ -130,20 +131,12 @@ class Linter:
             if marked and rule_id in PAIRING_RULES:
                 continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
             r = rule(rule_id)
-            if _applies(r.since, ctx.revision):
+            if _applies(r.since, revision):
                 severity = r.severity
                 if injected is not None:  # bytes neither peer sent: told, never held against them
                     severity, explanation = "info", f"{explanation} [{injected}, not sent by the peer]"
                 findings.append(
-                    Finding(
-                        ctx.seq,
-                        row.get("id"),
-                        severity,
-                        r.id,
-                        explanation,
-                        r.section(ctx.revision),
-                        ctx.revision,
-                    )
+                    Finding(seq, row.get("id"), severity, r.id, explanation, r.section(revision), revision)
                 )
 
 

@@ -29,6 +29,7 @@ import orjson
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from inspector.lint.revision import RowContext
+from inspector.lint.shapes import frame_hits
 from inspector.protocol import Classified, Kind, ParseStatus
 from inspector.protocol.sse import stored_body
 from inspector.store.models import StoredRow
@@ -62,9 +63,12 @@ class FastLane:
         self._ids = ids
         self._caps = caps
         self.taken = 0  # rows this lane checked (`check.Linter.feed` counts them)
+        self._caps_of: dict[str, Any] | None = None  # the server capabilities `_cap_hits` holds for
+        self._cap_hits: dict[tuple[Kind, str, str], tuple[Hit, ...]] = {}
 
-    def hits(self, row: StoredRow) -> tuple[RowContext, list[Hit]] | list[Any] | None:
-        """The row's context and rule hits; `[]` for a row nothing applies to; None: not for this lane."""
+    def hits(self, row: StoredRow) -> tuple[StoredRow, str, list[Hit]] | list[Any] | None:
+        """The row, its revision and its rule hits; `[]` for a row nothing applies to; None: not
+        for this lane (nothing was changed)."""
         channel = row.get("channel")
         if channel in _HTTP_CHANNELS:
             return None
@@ -84,6 +88,7 @@ class FastLane:
         revision = facts.protocol_version or facts.offered_version
         if revision not in _SETTLED:
             return None
+        assert revision is not None
         try:
             value = orjson.loads(stored_body(channel, bytes(raw)))
         except orjson.JSONDecodeError:
@@ -93,39 +98,37 @@ class FastLane:
         raw_id = value.get("id", None)
         method = value.get("method")
         direction = row["direction"]
+        if facts.server_capabilities is not self._caps_of:  # the memo below holds for these only
+            self._caps_of = facts.server_capabilities
+            self._cap_hits.clear()
         if method is not None:
             if type(method) is not str or "result" in value or "error" in value:
                 return None
             if raw_id is None:
                 if "id" in value or direction != "s2c":
                     return None
-                return self._notification(
-                    row, Classified(_OK, _NOTIFICATION, method, None, None, value), revision
-                )
+                return self._notification(row, method, value, revision)
             if type(raw_id) is not int or direction != "c2s" or method == "initialize":
                 return None
-            return self._request(row, Classified(_OK, _REQUEST, method, str(raw_id), None, value), revision)
+            return self._request(row, method, str(raw_id), value, revision)
         if type(raw_id) is not int or "result" not in value or "error" in value or direction != "s2c":
             return None
-        return self._result(row, Classified(_OK, _RESPONSE, None, str(raw_id), None, value), revision)
+        return self._result(row, str(raw_id), value, revision, meta)
 
-    def _gate(self, direction: str, kind: Kind, item: Classified, revision: str) -> Any:
-        return self._shapes._gates.get((direction, kind, str(item.method), revision))
-
-    def _request(self, row: StoredRow, item: Classified, revision: str) -> Any:
-        params = item.params
-        meta = params.get("_meta")
-        if isinstance(meta, dict) and _PV in meta:
+    def _request(self, row: StoredRow, method: str, rpc_id: str, value: dict[str, Any], revision: str) -> Any:
+        params = value.get("params")
+        meta = params.get("_meta") if type(params) is dict else None
+        if type(meta) is dict and _PV in meta:
             return None  # a per-request version: the full path (revision and facts follow it)
-        gate = self._gate("c2s", _REQUEST, item, revision)
+        gate = self._shapes._gates.get(("c2s", _REQUEST, method, revision))
         if gate is None:
             return None  # the first of its kind (or a tasks/ method): the full path works it out
-        ctx = RowContext(row, item, revision, self._walk.facts, True, None, [item])
-        hits: list[Hit] = list(gate[0])
-        if gate[1]:
-            hits.extend(self._shapes._frame(item, revision, "c2s"))
+        gate_hits, shaped = gate
+        hits: list[Hit] = list(gate_hits) if gate_hits else []
+        if shaped and (found := frame_hits(_REQUEST, method, value, revision, "c2s")):
+            hits.extend(found)
         # IdCheck, as `_check` and `_note_sent` do for one request (never stateless here).
-        seq, rpc_id = ctx.seq, str(item.rpc_id)
+        seq = int(row["seq"])
         ids = self._ids
         seen = ids._seen["c2s"]
         if rpc_id in seen:
@@ -136,37 +139,58 @@ class FastLane:
         answered = row.get("answers_seq")
         if isinstance(answered, int):
             ids._pending["s2c"].pop(answered, None)
-        hits.extend(self._caps._client_request(ctx, item))
+        if cap := self._capability(row, _REQUEST, method, value, revision):
+            hits.extend(cap)
         # SessionWalk.advance: the request's revision (facts: no change without a `_meta` version).
         self._walk._revision_of[seq] = revision
-        return ctx, hits
+        return row, revision, hits
 
-    def _notification(self, row: StoredRow, item: Classified, revision: str) -> Any:
-        gate = self._gate("s2c", _NOTIFICATION, item, revision)
+    def _notification(self, row: StoredRow, method: str, value: dict[str, Any], revision: str) -> Any:
+        gate = self._shapes._gates.get(("s2c", _NOTIFICATION, method, revision))
         if gate is None:
             return None
-        ctx = RowContext(row, item, revision, self._walk.facts, True, None, [item])
-        hits: list[Hit] = list(gate[0])
-        if gate[1]:
-            hits.extend(self._shapes._frame(item, revision, "s2c"))
+        gate_hits, shaped = gate
+        hits: list[Hit] = list(gate_hits) if gate_hits else []
+        if shaped and (found := frame_hits(_NOTIFICATION, method, value, revision, "s2c")):
+            hits.extend(found)
         self._sent_by_server(row)
-        hits.extend(self._caps._notification(ctx, item))
-        return ctx, hits
+        if cap := self._capability(row, _NOTIFICATION, method, value, revision):
+            hits.extend(cap)
+        return row, revision, hits
 
-    def _result(self, row: StoredRow, item: Classified, revision: str) -> Any:
+    def _capability(
+        self, row: StoredRow, kind: Kind, method: str, value: dict[str, Any], revision: str
+    ) -> tuple[Hit, ...]:
+        """`CapabilityCheck`'s hits for a client request or a server notification: they depend on
+        the method, the revision and the server's capabilities only (remembered while those last)."""
+        key = (kind, method, revision)
+        found = self._cap_hits.get(key)
+        if found is None:
+            item = Classified(_OK, kind, method, None, None, value)
+            ctx = RowContext(row, item, revision, self._walk.facts, True, None, [item])
+            if kind is _REQUEST:
+                found = tuple(self._caps._client_request(ctx, item))
+            else:
+                found = tuple(self._caps._notification(ctx, item))
+            self._cap_hits[key] = found
+        return found
+
+    def _result(
+        self, row: StoredRow, rpc_id: str, value: dict[str, Any], revision: str, meta: dict[str, Any] | None
+    ) -> Any:
         answers = row.get("answers_seq")
-        if row.get("method") in _FACT_ANSWERS:
+        method = row.get("method")
+        if method in _FACT_ANSWERS:
             return None
         if answers is not None and self._walk._revision_of.get(answers, revision) != revision:
             return None  # answers a request checked under another revision
-        ctx = RowContext(row, item, revision, self._walk.facts, True, None, [item])
-        hits: list[Hit] = list(self._shapes._result(ctx, item))
-        meta = row.get("meta")
+        found = self._shapes.result_hits("s2c", method, revision, row.get("size"), value)
+        hits: list[Hit] = list(found) if found else []
         flags = list(meta.get("flags") or []) if meta is not None else []
         if "orphan-response" in flags:
-            hits.append(("unknown-response-id", f"no request with id {item.rpc_id} is waiting for an answer"))
+            hits.append(("unknown-response-id", f"no request with id {rpc_id} is waiting for an answer"))
         self._sent_by_server(row)
-        return ctx, hits
+        return row, revision, hits
 
     def _sent_by_server(self, row: StoredRow) -> None:
         """IdCheck's `_note_sent` for a server message that is no request."""

@@ -124,7 +124,8 @@ def _pages(conn: Connection, where: Any, page: int = PAGE) -> Iterator[StoredRow
                         d[name] = _json(text)
                 if type(raw := d["raw"]) is not bytes and raw is not None:
                     d["raw"] = bytes(raw)  # a memoryview from some drivers
-            bodies.fill(conn, dicts)
+            if any(d["body_sha256"] for d in dicts):  # a large body in this page
+                bodies.fill(conn, dicts)
             yield from dicts
             if len(dicts) < page:
                 return
