@@ -17,6 +17,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from inspector.lint.auth import AuthCheck
 from inspector.lint.capabilities import CapabilityCheck
+from inspector.lint.fast import FastLane
 from inspector.lint.findings import Finding, at_least
 from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
 from inspector.lint.revision import RowContext, SessionWalk
@@ -71,22 +72,43 @@ class Linter:
     Holds only what the rules need to remember (pending requests, ids used, capabilities,
     the revision in force), never the rows: a stored session is checked page by page."""
 
-    def __init__(self, scan: SessionScan) -> None:
+    def __init__(self, scan: SessionScan, *, fast: bool = True) -> None:
+        shapes, ids, caps = ShapeCheck(), IdCheck(), CapabilityCheck()
         self._checks: list[_Check] = [
-            ShapeCheck(),
-            IdCheck(),
+            shapes,
+            ids,
             InitializationCheck(scan),
             BatchCheck(),
-            CapabilityCheck(),
+            caps,
             HttpCheck(scan),
             AuthCheck(scan.revision),
             WireCheck(scan),
         ]
         self._walk = SessionWalk()
         self._reported: set[str | None] = set()
+        # The common rows of a settled session, without the general walk (`lint.fast`); `fast=False`
+        # checks every row the full way (the tests compare both).
+        self._lane = FastLane(self._walk, shapes, ids, caps) if fast else None
 
     def feed(self, row: StoredRow) -> list[Finding]:
         """Every finding of the next row (the rows' seq order)."""
+        lane = self._lane
+        if lane is not None:
+            done = lane.hits(row)
+            if done is not None:
+                lane.taken += 1
+            if type(done) is tuple:
+                row, revision, hits = done
+                if not hits:
+                    return []
+                findings: list[Finding] = []
+                self._findings(row, int(row["seq"]), revision, hits, findings)
+                return findings
+            if done is not None:
+                return []
+        return self._feed(row)
+
+    def _feed(self, row: StoredRow) -> list[Finding]:
         ctx = self._walk.context(row)
         findings: list[Finding] = []
         unknown = _unknown_revision(ctx, self._reported) if ctx.revision not in _KNOWN else None
@@ -94,13 +116,14 @@ class Linter:
             findings.append(unknown)
         hits = [hit for check in self._checks for hit in check.check(ctx)]
         if hits:  # a few rows in a thousand: the per-row work above stays lean
-            self._findings(ctx, hits, findings)
+            self._findings(ctx.row, ctx.seq, ctx.revision, hits, findings)
         self._walk.advance(ctx)
         return findings
 
     @staticmethod
-    def _findings(ctx: RowContext, hits: list[tuple[str, str]], findings: list[Finding]) -> None:
-        row = ctx.row
+    def _findings(
+        row: StoredRow, seq: int, revision: str | None, hits: list[tuple[str, str]], findings: list[Finding]
+    ) -> None:
         meta = row.get("meta")
         marked = intervened(meta)
         injected = describe(meta) if is_injected(meta) else None
@@ -108,20 +131,12 @@ class Linter:
             if marked and rule_id in PAIRING_RULES:
                 continue  # the inspector's doing (an edited copy, a made-up answer), not the peers'
             r = rule(rule_id)
-            if _applies(r.since, ctx.revision):
+            if _applies(r.since, revision):
                 severity = r.severity
                 if injected is not None:  # bytes neither peer sent: told, never held against them
                     severity, explanation = "info", f"{explanation} [{injected}, not sent by the peer]"
                 findings.append(
-                    Finding(
-                        ctx.seq,
-                        row.get("id"),
-                        severity,
-                        r.id,
-                        explanation,
-                        r.section(ctx.revision),
-                        ctx.revision,
-                    )
+                    Finding(seq, row.get("id"), severity, r.id, explanation, r.section(revision), revision)
                 )
 
 

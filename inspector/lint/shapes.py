@@ -18,11 +18,12 @@ from mcp_types import methods
 from mcp_types.jsonrpc import ErrorData
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import SchemaValidator
 
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, ParseStatus, method_allowed
 
-__all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors"]
+__all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors", "frame_hits"]
 
 # Methods 2026-07-28 removed (changelog, major change 5 and minor change 11): reported as removed.
 REMOVED_2026 = frozenset(
@@ -43,10 +44,11 @@ _RESULTS = {"s2c": methods.SERVER_RESULTS, "c2s": methods.CLIENT_RESULTS}
 
 
 @cache
-def _result_adapter(direction: str, method: str, revision: str) -> TypeAdapter[Any]:
+def _result_adapter(direction: str, method: str, revision: str) -> SchemaValidator:
     """The validator of one result shape. What `mcp_types.methods.validate_server_result` checks,
-    without the dump it makes after validating (a sixth of a 100k-message lint, issue 21)."""
-    return TypeAdapter(_RESULTS[direction][(method, revision)])  # type: ignore[arg-type]
+    without the dump it makes after validating (a sixth of a 100k-message lint, issue 21), nor
+    `TypeAdapter.validate_python`'s Python wrapper."""
+    return TypeAdapter(_RESULTS[direction][(method, revision)]).validator  # type: ignore[arg-type, return-value]
 
 
 _SIDE = {"c2s": "client-to-server", "s2c": "server-to-client"}
@@ -178,57 +180,79 @@ class ShapeCheck:
                     f"{method} is not a {_SIDE[direction]} {item.kind.value} in {revision} (it is in {known})",
                 ),
             ), False
+        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+        if (method, revision) not in table:  # a notification sent with an id, or a request without
+            meant, sent = ("notification", "with") if item.kind is Kind.REQUEST else ("request", "without")
+            return (
+                ("invalid-shape", f"{method} ({revision}) is a {meant}; it was sent {sent} an id"),
+            ), False
         return (), True
 
     def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
-        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
-        body: dict[str, Any] = {"jsonrpc": "2.0", "method": item.method}
-        if item.kind is Kind.REQUEST:
-            body["id"] = 0  # the id was checked by classification; the model checks the rest
-        if isinstance(item.payload, dict) and "params" in item.payload:
-            body["params"] = item.payload["params"]
-        try:
-            table[(item.method, revision)].model_validate(body, by_name=False)  # type: ignore[index]
-        except ValidationError as exc:
-            yield "invalid-shape", f"{item.method} ({revision}): {describe_errors(exc)}"
+        yield from frame_hits(item.kind, str(item.method), item.payload, revision, direction)
 
     def _result(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
-        method, revision = ctx.row.get("method"), ctx.revision
         if ctx.msg is not None and ctx.msg.kind is Kind.BATCH:
             return  # a batch's responses each answer their own request; the row names only the first
+        method = ctx.row.get("method")
+        yield from self.result_hits(ctx.direction, method, ctx.revision, ctx.row.get("size"), item.payload)
+
+    def result_hits(
+        self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
+    ) -> tuple[Hit, ...]:
+        """The shape findings of a result answering `method` (the row's `method` column)."""
         if not method or revision not in KNOWN_PROTOCOL_VERSIONS:
-            return
-        key = (method, revision)
-        if key not in _RESULTS[ctx.direction]:
-            return  # the request's own gate finding covers it
-        result = item.payload.get("result") if isinstance(item.payload, dict) else None
-        if (ctx.row.get("size") or 0) < MEMO_FROM_BYTES:
-            yield from _result_hits(ctx.direction, method, revision, result)
-            return
+            return ()
+        assert revision is not None
+        if (method, revision) not in _RESULTS[direction]:
+            return ()  # the request's own gate finding covers it
+        result = payload.get("result") if isinstance(payload, dict) else None
+        if (size or 0) < MEMO_FROM_BYTES:
+            return _result_hits(direction, method, revision, result)
         try:
             body = orjson.dumps(result)
         except TypeError:  # an integer beyond 64 bits: validated, not remembered
-            yield from _result_hits(ctx.direction, method, revision, result)
-            return
-        memo_key = (ctx.direction, method, revision, body)
+            return _result_hits(direction, method, revision, result)
+        memo_key = (direction, method, revision, body)
         hits = self._results.get(memo_key)
         if hits is None:
-            hits = tuple(_result_hits(ctx.direction, method, revision, result))
+            hits = _result_hits(direction, method, revision, result)
             if len(self._results) >= MEMO_SIZE:
                 del self._results[next(iter(self._results))]  # the oldest body
             self._results[memo_key] = hits
-        yield from hits
+        return hits
 
 
-def _result_hits(direction: str, method: str, revision: str, result: Any) -> Iterator[Hit]:
+def frame_hits(kind: Kind, method: str, payload: Any, revision: str, direction: str) -> tuple[Hit, ...]:
+    """The shape findings of a request or notification whose method passed the gate."""
+    table = _REQUESTS[direction] if kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if kind is Kind.REQUEST:
+        body["id"] = 0  # the id was checked by classification; the model checks the rest
+    if isinstance(payload, dict) and "params" in payload:
+        body["params"] = payload["params"]
+    try:
+        # The model's own validator: what `model_validate` calls, without its Python wrapper.
+        table[(method, revision)].__pydantic_validator__.validate_python(body, by_name=False)
+    except ValidationError as exc:
+        return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
+    return ()
+
+
+def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:
     """The shape findings of one result."""
     try:
         # None on purpose: a response without an object result fails validation (a finding).
         _result_adapter(direction, method, revision).validate_python(result, by_name=False)
     except ValidationError as exc:
-        hints = [e for e in exc.errors() if _is_cache_hint(method, e)]
-        if hints:  # the cache hints are their own rule: one finding, not two
-            named = ", ".join(str(e["loc"][0]) for e in hints)
-            yield "cache-hints-missing", f"result of {method} ({revision}) without {named}"
-        if len(hints) < exc.error_count():
-            yield "invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=hints)}"
+        hits: list[Hit] = []
+        cache = [e for e in exc.errors() if _is_cache_hint(method, e)]
+        if cache:  # the cache hints are their own rule: one finding, not two
+            named = ", ".join(str(e["loc"][0]) for e in cache)
+            hits.append(("cache-hints-missing", f"result of {method} ({revision}) without {named}"))
+        if len(cache) < exc.error_count():
+            hits.append(
+                ("invalid-shape", f"result of {method} ({revision}): {describe_errors(exc, skip=cache)}")
+            )
+        return tuple(hits)
+    return ()

@@ -1,51 +1,26 @@
-"""The streamed lint holds the cyclic garbage collector's automatic runs off while it works
-(stored._young_collections_only). Lints overlap in the API server's worker threads: each keeps them
-off until it ends, and the last one out gives back what the first one in found.
-"""
+"""The streamed lint leaves the cyclic garbage collector alone: it is process-wide, and the API
+server's other threads (live feed, pages) must keep their automatic collections while a session is
+linted. The first streamed lint held it off; the fast lane (`lint.fast`) made that unnecessary."""
 
 from __future__ import annotations
 
 import gc
-import threading
+from pathlib import Path
 
-from inspector.lint import stored
+from bench.scale_lint import generate_session
+from inspector.lint.stored import lint_rows
+from inspector.store import open_engine
 
 
-def test_lints_that_overlap_keep_collection_off_until_the_last_ends() -> None:
-    assert gc.isenabled()
-    seen: dict[str, bool] = {}
-    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
-
-    def lint_a() -> None:
-        with stored._young_collections_only():
-            a_in.set()
-            b_in.wait(10)
-        a_out.set()
-
-    def lint_b() -> None:
-        a_in.wait(10)
-        with stored._young_collections_only():
-            b_in.set()
-            a_out.wait(10)  # A finishes while B still runs
-            seen["b after a ended"] = gc.isenabled()
-
-    threads = [threading.Thread(target=lint_a), threading.Thread(target=lint_b)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(20)
+def test_collection_stays_on_while_a_session_is_linted(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    sid = generate_session(db, 3_000, name="gc")
+    engine = open_engine(db)
+    seen: list[bool] = []
     try:
-        assert seen == {"b after a ended": False}, "the second lint ran with automatic collection on"
-        assert gc.isenabled(), "the collector was left off after two overlapping lints"
+        assert gc.isenabled()
+        found = list(lint_rows(engine, sid, page=500, progress=lambda n: seen.append(gc.isenabled())))
     finally:
-        gc.enable()
-
-
-def test_a_collector_that_was_off_stays_off() -> None:
-    gc.disable()
-    try:
-        with stored._young_collections_only():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+        engine.dispose()
+    assert found and len(seen) >= 5
+    assert all(seen) and gc.isenabled()

@@ -3,7 +3,6 @@ message that carries it still gets its own findings, stored or from a list, what
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from inspector.lint import check_rows
@@ -52,25 +51,3 @@ def test_more_distinct_results_than_the_memo_holds(tmp_path: Path) -> None:
         if i % 2 == 0:
             bad.append(seq)
     assert [f.seq for f in check_rows(s.rows) if f.rule == "invalid-shape"] == bad
-
-
-def test_the_garbage_collector_is_given_back_as_it_was(tmp_path: Path) -> None:
-    """lint_rows holds off the automatic collections while it runs (issue 21), and only then."""
-    s = Stdio().handshake(server={"tools": {}})
-    for i in range(1, 6):
-        s.send("c2s", request(i, "tools/list"))
-        s.send("s2c", result(i, _BAD))
-    sid = _stored(tmp_path / "g.db", s.rows, "gc")
-    engine = open_engine(tmp_path / "g.db")
-    assert gc.isenabled()
-    rows = lint_rows(engine, sid, page=2)
-    next(rows)
-    assert not gc.isenabled()
-    assert len([next(rows), *rows]) == 4
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        assert len(list(lint_rows(engine, sid))) == 5
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
