@@ -130,6 +130,15 @@ for (const type of ['longtask', 'long-animation-frame']) {
         const k = type === 'longtask' ? 'longtask' : 'loaf';
         window.__longest[k] = Math.max(window.__longest[k], e.duration);
         if (type === 'longtask') window.__longest.tasks++;
+        // The longest frames' scripts (what ran in them), for --json.
+        if (k === 'loaf' && e.duration >= 50) {
+          const top = window.__longest.frames || (window.__longest.frames = []);
+          top.push({ms: Math.round(e.duration), render_ms: Math.round(e.duration - (e.renderStart ?
+            e.renderStart - e.startTime : e.duration)), scripts: (e.scripts || []).map((x) =>
+            `${x.invoker} ${x.sourceFunctionName || ''} ${Math.round(x.duration)} ms`)});
+          top.sort((a, b) => b.ms - a.ms);
+          top.length = Math.min(top.length, 5);
+        }
       }
     }).observe({type, buffered: true});
   } catch (e) {}
@@ -159,6 +168,25 @@ def _top_js(profile: dict[str, Any], n: int = 12) -> list[tuple[str, float]]:
         key = f"{frame['functionName'] or '(anon)'} {url}:{frame['lineNumber']}"
         self_ms[key] = self_ms.get(key, 0.0) + dt / 1000
     return sorted(self_ms.items(), key=lambda kv: -kv[1])[:n]
+
+
+def _top_trace(trace: bytes, n: int = 12) -> dict[str, Any]:
+    """The main-thread trace events with the most total time (ms), and the longest layouts."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    total: dict[str, float] = {}
+    layouts: list[tuple[float, Any]] = []
+    for e in events:
+        if e.get("ph") != "X" or "dur" not in e:
+            continue
+        total[e["name"]] = total.get(e["name"], 0.0) + e["dur"] / 1000
+        if e["name"] in ("Layout", "UpdateLayoutTree"):
+            layouts.append((e["dur"] / 1000, e.get("args", {}).get("beginData", e.get("args"))))
+    layouts.sort(key=lambda x: -x[0])
+    return {
+        "by_name": sorted(((k, round(v, 1)) for k, v in total.items()), key=lambda kv: -kv[1])[:n],
+        "longest_layouts": [(round(ms, 1), str(data)[:200]) for ms, data in layouts[:4]],
+    }
 
 
 def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any]:
@@ -214,6 +242,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
             ui_cpu = cpu_s(ui.pid)
             cdp = None
             if profile:
+                browser.start_tracing(page=page, categories=["devtools.timeline"])
                 cdp = page.context.new_cdp_session(page)
                 cdp.send("Profiler.enable")
                 cdp.send("Profiler.start")
@@ -246,6 +275,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
             ui_cpu = cpu_s(ui.pid) - ui_cpu
             if cdp is not None:
                 figures["js_self_ms"] = _top_js(cdp.send("Profiler.stop")["profile"])
+                figures["trace_ms"] = _top_trace(browser.stop_tracing())
             streaming = False
             final = raw.execute("SELECT max(seq) FROM message WHERE session_id = ?", (sid,)).fetchone()[0]
             t = time.monotonic()
@@ -289,6 +319,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
         longest_task_ms=round(longest["longtask"], 1),
         longest_frame_ms=round(longest["loaf"], 1),
         long_tasks=longest["tasks"],
+        longest_frames=longest.get("frames", []),
         rss_start_mb=round(rss[0], 1),
         rss_peak_mb=round(max(rss), 1),
         rss_end_mb=round(rss[-1], 1),

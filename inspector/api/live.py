@@ -15,7 +15,9 @@ Each client's queue is bounded by bytes (`Listener`): when it reads slower than
 rows come, the rows that do not fit are dropped from its queue and one `behind`
 marker per session tells the session's message count; the client fetches what it
 shows through the REST API. A poll that finds more than `MAX_ROWS_PER_POLL` new
-rows reads none and marks every subscriber behind the same way. A client that
+rows reads only the newest `TAIL_ROWS` of each subscribed session that grew and sends them as
+a `truncated` `messages` event: a timeline at the tail shows them at once, and fetches the rows
+in between through the REST API only if they scroll into view. A client that
 leaves `MAX_QUEUED_EVENTS` other events unread is disconnected; it reconnects and
 catches up through the REST API, like any late subscriber.
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +43,8 @@ from typing import Any
 import anyio
 import orjson
 from pydantic import TypeAdapter, ValidationError
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
+from sqlalchemy import select as sa_select
 
 from inspector.api.live_notify import wakeups_for
 from inspector.api.schemas import (
@@ -57,14 +61,17 @@ from inspector.api.schemas import (
 from inspector.api.schemas_live import LiveStatus
 from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
+from inspector.errors import NotFoundError
 from inspector.store import Session, session_state
+from inspector.store.models import Message
 from inspector.store.notify import Notice
+from inspector.store.pages import message_page
 from inspector.store.queries import (
+    MessageFilter,
     SessionFilter,
     find_sessions,
     max_ids,
     message_rows,
-    rows_after_id,
     sessions_after_id,
     sessions_by_ids,
 )
@@ -72,6 +79,14 @@ from inspector.store.queries import (
 __all__ = ["LiveFeed", "Listener"]
 
 MAX_ROWS_PER_POLL = 1000
+SPAN_SCAN_LIMIT = 50 * MAX_ROWS_PER_POLL  # new ids a look scans for which sessions grew (else: counts)
+TAIL_ROWS = 200  # a poll that finds more new rows than it sends sends each session's newest ones
+# While rows flow, the next look comes after `BUSY_INTERVAL` (smaller, more frequent pushes: the
+# browser applies each in one frame); an idle feed looks every `interval`.
+BUSY_INTERVAL = 0.04
+# A session's message count alone changes every poll while it records: its `session_updated`
+# goes out at most every COUNT_EVERY s (the timeline counts from the rows); other changes at once.
+COUNT_EVERY = 1.0
 SAFETY_INTERVAL = float(os.environ.get("MCP_INSPECTOR_LIVE_SAFETY_POLL", "2"))
 
 
@@ -186,7 +201,8 @@ class LiveFeed:
         self._row_seq: dict[int, int] = {}  # session -> highest seq the feed has seen (its `behind` count)
         self.rows_events = 0
         self.skips = 0  # polls that found more rows than they send (markers instead)
-        self._behind_now: dict[int, int] = {}  # session -> count: a poll found too many rows to send
+        self._busy = False  # the last look found rows: the next one comes sooner
+        self._count_sent: dict[int, float] = {}  # session -> when its count alone was last sent
         self.markers_sent = 0  # `behind` markers of listeners gone (the current ones count theirs)
 
     def status(self) -> LiveStatus:
@@ -221,7 +237,10 @@ class LiveFeed:
 
     async def _next_tick(self) -> None:
         """Sleep until the next poll: a notice (listening) or the interval (polling)."""
-        await asyncio.sleep(self.min_gap if self._listening else self.interval)
+        if self._listening:
+            await asyncio.sleep(self.min_gap)
+        else:
+            await asyncio.sleep(min(BUSY_INTERVAL, self.interval) if self._busy else self.interval)
         if self._listening and not self._kick.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._kick.wait(), self.safety_interval)
@@ -275,11 +294,6 @@ class LiveFeed:
                     elif targets & listener.sessions:  # rows of one session: coalesced when behind
                         sid = next(iter(targets))
                         listener.push_rows(sid, data, self._row_seq.get(sid, 0))
-            behind, self._behind_now = self._behind_now, {}
-            for sid, count in behind.items():
-                for listener in list(self.listeners):
-                    if sid in listener.sessions:
-                        listener.mark_behind(sid, count)
             await self._next_tick()
 
     def add(self, listener: Listener) -> None:
@@ -326,11 +340,16 @@ class LiveFeed:
             events.append((None, encode(SessionCreated.model_validate({"session": session_out(s)}))))
             if s.status == "recording":
                 self._watched[s.id] = _fingerprint(s)
+        now = time.monotonic()
         for s in sessions_by_ids(self.engine, sorted(self._watched)):
             assert s.id is not None
             fp = _fingerprint(s)
-            if fp == self._watched[s.id]:
+            old = self._watched[s.id]
+            if fp == old:
                 continue
+            if fp[1:] == old[1:] and now - self._count_sent.get(s.id, 0.0) < COUNT_EVERY:
+                continue  # only the count grew, and it was sent just now: the next one tells it
+            self._count_sent[s.id] = now
             state = session_state(s)
             model = SessionUpdated if state == "recording" else SessionEnded
             events.append((None, encode(model.model_validate({"session": session_out(s)}))))
@@ -340,7 +359,10 @@ class LiveFeed:
                 self._watched[s.id] = fp
             else:
                 del self._watched[s.id]
-        events.extend(self._new_rows(subscribed))
+                self._count_sent.pop(s.id, None)
+        rows = self._new_rows(subscribed)
+        self._busy = bool(rows)
+        events.extend(rows)
         return events
 
     def _new_rows(self, subscribed: list[int]) -> list[tuple[set[int] | None, bytes]]:
@@ -348,29 +370,49 @@ class LiveFeed:
         if newest <= self._last_message or not subscribed:
             self._last_message = max(self._last_message, newest)
             return []
-        if newest - self._last_message > MAX_ROWS_PER_POLL:
-            # More rows came than a poll sends (ids count every session's rows: maybe fewer are
-            # ours): none are read. Each subscribed session that grew gets a `behind` marker with
-            # its message count, and clients fetch what they show through the REST API.
-            self._last_message = newest
-            for s in sessions_by_ids(self.engine, subscribed):
-                assert s.id is not None
-                if s.message_count > self._row_seq.get(s.id, 0):
-                    self._row_seq[s.id] = s.message_count
-                    self._behind_now[s.id] = s.message_count
-            self.skips += 1
-            return []
-        rows = rows_after_id(self.engine, self._last_message, subscribed, MAX_ROWS_PER_POLL)
-        truncated = len(rows) == MAX_ROWS_PER_POLL
-        # When more arrived than one poll sends, skip ahead: clients fetch the gap through the REST API.
-        self._last_message = newest if truncated or not rows else rows[-1]["id"]
-        by_session: dict[int, list[dict[str, Any]]] = {}
-        for row in rows:
-            by_session.setdefault(row["session_id"], []).append(row)
-        for sid, items in by_session.items():
-            self._row_seq[sid] = max(self._row_seq.get(sid, 0), max(r["seq"] for r in items))
-        self.rows_events += len(by_session)
-        return [({sid}, encode(_messages(sid, items, truncated))) for sid, items in by_session.items()]
+        if newest - self._last_message > SPAN_SCAN_LIMIT:
+            # Far more rows came than a poll sends: the sessions' counts say which grew, to where.
+            spans = {
+                s.id: (self._row_seq.get(s.id, 0) + 1, s.message_count)
+                for s in sessions_by_ids(self.engine, subscribed)
+                if s.id is not None and s.message_count > self._row_seq.get(s.id, 0)
+            }
+        else:
+            spans = _grown(self.engine, self._last_message, newest, subscribed)
+        self._last_message = newest
+        out: list[tuple[set[int] | None, bytes]] = []
+        for sid, (first, last) in spans.items():
+            # Rows by seq from the store's page path (on SQLite its JSON columns are embedded as
+            # stored, not parsed: a third of a poll's time went to reading rows by id before).
+            truncated = last - first + 1 > MAX_ROWS_PER_POLL
+            # More rows came than a poll sends: only the newest TAIL_ROWS, as a `truncated` event.
+            # A timeline at the tail shows them at once; the rows in between are fetched through
+            # the REST API only if they scroll into view.
+            after = last - TAIL_ROWS if truncated else first - 1
+            try:
+                rows, _ = message_page(self.engine, sid, MessageFilter(), after_seq=after, limit=last - after)
+            except NotFoundError:  # deleted meanwhile (its `session_deleted` tells the clients)
+                continue
+            if truncated:
+                self.skips += 1
+            if not rows:
+                continue
+            self._row_seq[sid] = max(self._row_seq.get(sid, 0), rows[-1]["seq"])
+            self.rows_events += 1
+            out.append(({sid}, encode(_messages(sid, rows, truncated))))
+        return out
+
+
+def _grown(engine: Engine, after_id: int, upto_id: int, sessions: list[int]) -> dict[int, tuple[int, int]]:
+    """The subscribed sessions with rows of ids in (after_id, upto_id]: session -> (first, last) seq."""
+    m = Message.__table__  # type: ignore[attr-defined]
+    stmt = (
+        sa_select(m.c.session_id, func.min(m.c.seq), func.max(m.c.seq))
+        .where(m.c.id > after_id, m.c.id <= upto_id, m.c.session_id.in_(sessions))
+        .group_by(m.c.session_id)
+    )
+    with engine.connect() as conn:
+        return {int(row[0]): (int(row[1]), int(row[2])) for row in conn.execute(stmt)}
 
 
 def _messages(session_id: int, rows: list[dict[str, Any]], truncated: bool) -> NewMessages:

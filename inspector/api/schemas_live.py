@@ -29,7 +29,9 @@ class LiveStatus(BaseModel):
     queued_bytes: int = Field(0, description="bytes waiting in their queues now (bounded per websocket)")
     rows_events: int = Field(0, description="`messages` events the feed made so far (one per session a poll)")
     skipped_polls: int = Field(
-        0, description="looks that found more new rows than one sends: subscribers got `behind` markers"
+        0,
+        description="looks that found more new rows than one sends: subscribers got each session's "
+        "newest rows (a `truncated` `messages` event) and fetch the ones in between when shown",
     )
     behind_markers: int = Field(
         0, description="`behind` markers sent in place of rows to websockets that fell behind, so far"

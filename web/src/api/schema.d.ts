@@ -2685,7 +2685,7 @@ export interface components {
             rows_events: number;
             /**
              * Skipped Polls
-             * @description looks that found more new rows than one sends: subscribers got `behind` markers
+             * @description looks that found more new rows than one sends: subscribers got each session's newest rows (a `truncated` `messages` event) and fetch the ones in between when shown
              * @default 0
              */
             skipped_polls: number;

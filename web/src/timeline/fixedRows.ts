@@ -3,7 +3,7 @@
 // measurement per row and rebuilds it whenever the count changes: at 100,000 rows that was the
 // biggest script cost of opening a timeline (the profile's getMeasurements/estimateSize), and it
 // grows with the session. Here the work is per visible row, whatever the count.
-import { useCallback, useLayoutEffect, useState, type RefObject } from "react";
+import { useCallback, useLayoutEffect, useRef, useState, type RefObject } from "react";
 
 export interface WindowRow {
   index: number;
@@ -11,6 +11,8 @@ export interface WindowRow {
   start: number;
   key: number;
 }
+
+const PINNED_OVERSCAN = 4;
 
 export type Align = "start" | "center" | "end" | "auto";
 
@@ -24,12 +26,16 @@ export interface FixedRows {
   scrollToIndex: (index: number, options?: { align?: Align }) => void;
 }
 
-/** The window of rows of height `rowHeight` shown by the scrolling element `scroller`. */
+/** The window of rows of height `rowHeight` shown by the scrolling element `scroller`. `pinEnd`: the
+ * window is the last rows (a live tail being followed), rendered at once and scrolled to before
+ * paint, instead of scrolling there after a render and rendering the new window again on the scroll
+ * event (which also read the layout while it was dirty: two layouts and two renders per update). */
 export function useFixedRows(
   scroller: RefObject<HTMLElement | null>,
   count: number,
   rowHeight: number,
   overscan: number,
+  pinEnd = false,
 ): FixedRows {
   const [view, setView] = useState({ top: 0, height: 0 });
   useLayoutEffect(() => {
@@ -48,11 +54,25 @@ export function useFixedRows(
       resize.disconnect();
     };
   }, [scroller]);
+  // Pinned while the view is where the last pin left it; rows coming pin it again (as following
+  // did before: it scrolled back to the end on every new row), a scroll away alone does not.
+  const pin = useRef({ count: -1, top: -1 });
+  const atTail = pinEnd && (count !== pin.current.count || view.top >= pin.current.top - 1);
+  const top = atTail ? Math.max(0, count * rowHeight - view.height) : view.top;
+  useLayoutEffect(() => {
+    const node = scroller.current;
+    if (!atTail || !node) return;
+    pin.current = { count, top };
+    if (Math.abs(node.scrollTop - top) >= 1) node.scrollTop = top;
+  }, [atTail, count, top, scroller]);
   const last = count - 1;
-  const first = Math.max(0, Math.min(Math.floor(view.top / rowHeight), last));
-  const end = Math.min(last, Math.ceil((view.top + view.height) / rowHeight) - 1);
+  const first = Math.max(0, Math.min(Math.floor(top / rowHeight), last));
+  const end = Math.min(last, Math.ceil((top + view.height) / rowHeight) - 1);
   const items: WindowRow[] = [];
-  for (let i = Math.max(0, first - overscan); i <= Math.min(last, end + overscan); i++)
+  // Pinned, every update of a fast tail brings new rows into the whole window: a few rows of
+  // overscan instead of `overscan` halve what each frame renders, lays out and paints.
+  const extra = atTail ? Math.min(overscan, PINNED_OVERSCAN) : overscan;
+  for (let i = Math.max(0, first - extra); i <= Math.min(last, end + extra); i++)
     items.push({ index: i, start: i * rowHeight, key: i });
   const scrollToIndex = useCallback(
     (index: number, { align = "auto" }: { align?: Align } = {}) => {

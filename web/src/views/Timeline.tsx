@@ -248,18 +248,14 @@ export function Timeline({
     };
   }, [store, sessionId]);
 
-  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30);
+  // Follow: the window is the tail, rendered there at once (no scroll, then render again).
+  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30, follow);
   const items = virtualizer.items;
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
   useEffect(() => {
     if (store.total) store.ensure(first, last);
   });
-
-  // Follow the tail while it grows.
-  useEffect(() => {
-    if (follow && store.total) virtualizer.scrollToIndex(store.total - 1, { align: "end" });
-  }, [follow, store.total, virtualizer.scrollToIndex]);
 
   // A message in the URL (deep link, jump to pair): select it and bring it into view.
   useEffect(() => {
