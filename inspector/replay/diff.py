@@ -390,7 +390,7 @@ class _Note:
     view: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Exchange:
     role: str  # request | notification | response (an orphan) | invalid
     direction: str
@@ -412,6 +412,7 @@ class _Exchange:
     side: int = 0
     index: int = -1
     partner: _Exchange | None = None
+    cursor: PathCursor | None = None  # its ignore cursor, once keyed
 
     @property
     def summary(self) -> str:
@@ -482,12 +483,28 @@ def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
     A session recorded with interception is read as the server lived it (`store.interventions`):
     what it received (not what the inspector kept from it) and what it sent (not what the
     inspector made up); the marks of what is read go along as `intervention`."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for m in messages:
-        meta = m.meta if isinstance(m.meta, dict) else {}
-        if meta and not server_side(m.direction, meta):
+        kind = m.kind
+        meta = m.meta if isinstance(m.meta, dict) else None
+        if not meta:
+            # The common row (no interception, no link, no batch): read straight through.
+            if kind in _SKIPPED_KINDS:
+                payload = None
+            else:
+                try:
+                    payload = loads(m.raw if m.channel != "sse" else stored_body(m.channel, m.raw))
+                except (decode_error, TypeError):
+                    payload = None
+            if kind != "batch" or not isinstance(payload, list):
+                yield _Part(m.seq, m.direction, kind, m.method, m.rpc_id, payload, m.answers_seq, None, None)
+                continue
+            meta = {}
+        elif not server_side(m.direction, meta):
             continue
+        else:
+            payload = _payload(m) if kind not in _SKIPPED_KINDS else None
         note = describe(meta) if meta else None
-        payload = _payload(m) if m.kind not in _SKIPPED_KINDS else None
         if m.kind == "batch" and isinstance(payload, list):
             items = meta.get("items")
             items = items if isinstance(items, list) and len(items) == len(payload) else [{}] * len(payload)
@@ -762,6 +779,7 @@ class _Stream:
             ex.key = _canon([ex.direction, ex.role, ex.method])
         else:
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+        ex.cursor = cur
         ex.side, ex.index = side, self.sizes[side]
         self.sizes[side] += 1
         if side == 1:
@@ -790,6 +808,9 @@ class _Stream:
         a, b = (ex, other) if ex.side == 0 else (other, ex)
         a.partner = b.partner = None  # compared: nothing holds either any more
         changes = [d.change() for d in _compare(a, b, self.ignore)]
+        if not changes and not self.keep_equal and not a.interventions and not b.interventions:
+            self.tally.counts["equal"] += 1  # counted, not listed: no report entry to build
+            return
         x = ExchangeDiff(
             "changed" if changes else "equal",
             a.method,
@@ -907,7 +928,7 @@ def _unmatched(mine: list[_Prepared], theirs: list[_Prepared]) -> list[_Prepared
 
 def _compare(a: _Exchange, b: _Exchange, ignore: PathSet) -> list[_Delta]:
     """The differences inside two paired exchanges: params (when aligned by method), response, notes."""
-    cur = ignore.cursor(a.method, a.subject)
+    cur = a.cursor if a.cursor is not None else ignore.cursor(a.method, a.subject)
     out: list[_Delta] = []
     if (a.params_compared or a.key != b.key) and not _identical(a.view, b.view):
         _walk(a.view, b.view, (), cur, out)
