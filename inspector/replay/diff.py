@@ -165,9 +165,13 @@ class ExchangeDiff:
     # What the inspector did to this exchange's messages when it was recorded (issue 17), e.g.
     # "dropped by rule slow (not delivered)": the client saw that, the server did not do it.
     interventions: list[str] = field(default_factory=list)
+    # Its place in the whole report (equal exchanges included, whether listed or only counted): a
+    # stable handle for a report that lists only what differs, or one page of it.
+    index: int = -1
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "index": self.index,
             "status": self.status,
             "method": self.method,
             "summary": self.summary,
@@ -196,6 +200,8 @@ class SessionDiff:
     strict_volatile: bool = False  # volatile values count as changes too
     # Exchanges per status when `exchanges` leaves out equal ones (`diff_sessions(keep_equal=False)`).
     totals: dict[str, int] | None = field(default=None, compare=False)
+    # What `exchanges` holds: "all" of them, or the "differing" ones (and those intervened on).
+    listed: str = "all"
 
     @property
     def changed(self) -> bool:
@@ -222,6 +228,7 @@ class SessionDiff:
             "counts": self.counts(),
             "ignored": list(self.ignored),
             "strict_volatile": self.strict_volatile,
+            "listed": self.listed,
             "exchanges": [x.to_json() for x in self.exchanges],
         }
 
@@ -242,11 +249,14 @@ class SessionDiff:
                     ],
                     direction=x.get("direction", "c2s"),
                     interventions=list(x.get("interventions") or []),
+                    index=int(x.get("index", -1)),
                 )
                 for x in data["exchanges"]
             ],
             ignored=list(data["ignored"]),
             strict_volatile=bool(data.get("strict_volatile", False)),
+            totals=dict(data["counts"]) if data.get("listed") == "differing" else None,
+            listed=str(data.get("listed", "all")),
         )
 
 
@@ -848,16 +858,27 @@ class _Stream:
         self.waiting.clear()
         for x in (*missing.values(), *(y for ys in extras_after.values() for y in ys)):
             self.tally.add(x)
+        at = 0  # the place in the whole report: an equal exchange only counted takes one too
+
+        def placed(x: ExchangeDiff) -> ExchangeDiff:
+            nonlocal at
+            x.index, at = at, at + 1
+            return x
+
         waiting = extras_after.pop(-1, [])
         for i in range(self.sizes[0]):
             if i in missing:
-                yield missing.pop(i)
+                yield placed(missing.pop(i))
                 continue
-            yield from waiting
+            for x in waiting:
+                yield placed(x)
             if i in self.results:
-                yield self.results.pop(i)
+                yield placed(self.results.pop(i))
+            else:
+                at += 1  # paired, equal, counted and not listed (`keep_equal=False`)
             waiting = extras_after.pop(i, [])
-        yield from waiting
+        for x in waiting:
+            yield placed(x)
 
 
 def _conversation_rounds(messages: Sequence[MessageRecord]) -> dict[int, tuple[int, int]]:
@@ -999,7 +1020,8 @@ def diff_sessions(
         stream = _Stream(ignore, keep_equal, rounds)
         stream.run(original, replay)
     exchanges = list(stream.report())
-    return SessionDiff(exchanges, list(ignore.patterns), strict_volatile, stream.tally.counts)
+    listed = "all" if keep_equal else "differing"
+    return SessionDiff(exchanges, list(ignore.patterns), strict_volatile, stream.tally.counts, listed)
 
 
 # --- noise calibration --------------------------------------------------------------------------------

@@ -137,12 +137,13 @@ def _print(
     json_out: bool,
     extra: dict | None = None,
     verbose: bool = False,
+    show_equal: bool = False,
 ) -> None:
     if json_out:
         doc = {**diff.to_json(), **(extra or {})}
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(render_text(diff, verbose=verbose) + "\n")
+        sys.stdout.write(render_text(diff, verbose=verbose, show_equal=show_equal) + "\n")
 
 
 def _paths(patterns: Sequence[str]) -> PathSet:
@@ -161,7 +162,11 @@ def diff_recorded(
     json_out: bool = False,
     verbose: bool = False,
     strict_volatile: bool = False,
+    all_exchanges: bool = False,
 ) -> int:
+    """`mcp-inspect diff`: the counts and the exchanges that differ (or were intervened on), each
+    with its `index` in the whole report; `all_exchanges` (`--all`) lists the equal ones too. Only
+    what differs is held, so a long session that mostly agrees diffs in flat memory."""
     a, b = get_session(engine, ref_a), get_session(engine, ref_b)
     assert a.id is not None and b.id is not None
     result = diff_sessions(
@@ -169,9 +174,9 @@ def diff_recorded(
         StoredMessages(engine, b.id),
         ignore=_paths([*DEFAULT_IGNORE, *ignore]),
         strict_volatile=strict_volatile,
-        keep_equal=json_out,  # the text report lists what differs and counts the rest
+        keep_equal=all_exchanges,
     )
-    _print(result, json_out, {"a": a.id, "b": b.id}, verbose)
+    _print(result, json_out, {"a": a.id, "b": b.id}, verbose, show_equal=all_exchanges)
     return EXIT_CHANGED if result.changed else EXIT_SAME
 
 
