@@ -423,6 +423,7 @@ class _Exchange:
     index: int = -1
     partner: _Exchange | None = None
     cursor: PathCursor | None = None  # its ignore cursor, once keyed
+    raw: bytes | None = None  # the stored bytes it began with, when a whole row (the key's memo)
 
     @property
     def summary(self) -> str:
@@ -485,6 +486,7 @@ class _Part(NamedTuple):
     answers_seq: int | None
     related_seq: int | None
     intervention: str | None = None
+    raw: bytes | None = None  # the stored bytes of a whole-row message (not a batch's item)
 
 
 def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
@@ -507,7 +509,9 @@ def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
                 except (decode_error, TypeError):
                     payload = None
             if kind != "batch" or not isinstance(payload, list):
-                yield _Part(m.seq, m.direction, kind, m.method, m.rpc_id, payload, m.answers_seq, None, None)
+                yield _Part(
+                    m.seq, m.direction, kind, m.method, m.rpc_id, payload, m.answers_seq, None, None, m.raw
+                )
                 continue
             meta = {}
         elif not server_side(m.direction, meta):
@@ -577,7 +581,7 @@ class _Builder:
         ex = _Exchange(
             "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
         )
-        ex.rpc_id = m.rpc_id
+        ex.rpc_id, ex.raw = m.rpc_id, m.raw
         ex.interventions = [m.intervention] if m.intervention else []
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
@@ -626,6 +630,7 @@ class _Builder:
                     ex.interventions.append(m.intervention)
                 return
         alone = _Exchange("notification", m.direction, method, note.subject, m.seq, note.view)
+        alone.raw = m.raw
         alone.interventions = [m.intervention] if m.intervention else []
         self.out.append(alone)
 
@@ -655,6 +660,7 @@ def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exch
     return out
 
 
+_MEMO, _MEMO_BYTES = 512, 4096  # keys remembered by stored bytes (`_Stream.memo`), bodies up to
 _LATE = 256  # messages a request stays open for progress after its answer (the streamed diff)
 
 
@@ -735,6 +741,11 @@ class _Stream:
         self.partner_of_b = array("q")
         self.results: dict[int, ExchangeDiff] = {}
         self.tally = _Tally()
+        self.cursors: dict[tuple[str, Item | None], PathCursor] = {}
+        # Keys of the last exchanges begun, by their stored bytes: the other session's identical
+        # message takes its key from here instead of normalising its params again. Lockstep reading
+        # finds it within a few messages; what finds no twin is let go past _MEMO entries.
+        self.memo: dict[tuple[str, str, str, bytes], tuple[int, str]] = {}
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         parts = (_expand(self._watch(0, original)), _expand(self._watch(1, replay)))
@@ -776,7 +787,11 @@ class _Stream:
 
     def _begin(self, side: int, ex: _Exchange) -> None:
         """Key a new exchange and align it; non-requests are complete from the start."""
-        cur = self.ignore.cursor(ex.method, ex.subject)
+        cur = self.cursors.get((ex.method, ex.subject))
+        if cur is None:
+            if len(self.cursors) > 4096:  # subjects are open-ended (uris)
+                self.cursors.clear()
+            cur = self.cursors[(ex.method, ex.subject)] = self.ignore.cursor(ex.method, ex.subject)
         if cur.hit:
             ex.dropped = True
             return
@@ -787,6 +802,18 @@ class _Stream:
             ex.key = _canon([ex.direction, ex.role, ex.method, subject, "round", found[0]])
         elif ex.params_compared:
             ex.key = _canon([ex.direction, ex.role, ex.method])
+        elif ex.raw is not None and len(ex.raw) <= _MEMO_BYTES:
+            memo = (ex.direction, ex.role, ex.method, ex.raw)
+            hit = self.memo.get(memo)
+            if hit is not None and hit[0] != side:
+                del self.memo[memo]
+                ex.key = hit[1]
+            else:
+                ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+                if hit is None:
+                    self.memo[memo] = (side, ex.key)
+                    if len(self.memo) > _MEMO:
+                        del self.memo[next(iter(self.memo))]
         else:
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
         ex.cursor = cur
