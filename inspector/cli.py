@@ -990,9 +990,22 @@ def diff(
             "volatile) as changes too.",
         ),
     ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the report as one JSON document: the counts, then the exchanges that "
+            "differ (or were intervened on), each with its index in the whole report.",
+        ),
+    ] = False,
+    all_exchanges: Annotated[
+        bool, typer.Option("--all", help="List the equal exchanges too (text and --json).")
+    ] = False,
 ) -> None:
-    """Semantic diff of two recorded sessions (exit 1 when their behaviour differs)."""
+    """Semantic diff of two recorded sessions (exit 1 when their behaviour differs).
+
+    The report counts every exchange and lists those that differ: a long session that mostly
+    agrees gives a short report. --all lists every exchange."""
     from inspector.replay.report import diff_recorded
 
     engine = _engine(db, create=False)
@@ -1005,6 +1018,7 @@ def diff(
             json_out=json_out,
             verbose=verbose,
             strict_volatile=strict_volatile,
+            all_exchanges=all_exchanges,
         )
     )
 

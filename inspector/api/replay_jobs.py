@@ -53,18 +53,35 @@ def ignore_set(extra: Sequence[str]) -> PathSet:
 
 
 def diff_report(
-    engine: Engine, a: int, b: int, extra_ignore: Sequence[str], strict_volatile: bool = False
+    engine: Engine,
+    a: int,
+    b: int,
+    extra_ignore: Sequence[str],
+    strict_volatile: bool = False,
+    *,
+    equal: bool = True,
+    start: int = 0,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """The diff of two recorded sessions as the API's `DiffReport` dict (blocking: call off the loop).
 
-    `strict_volatile`: volatile values (changed only in clock-like parts) make the sessions differ."""
+    `strict_volatile`: volatile values (changed only in clock-like parts) make the sessions differ.
+    `equal`: list equal exchanges too (else only those that differ or were intervened on; the
+    counts count all). One page: the listed exchanges from index `start`, at most `limit`, and
+    `next_cursor` (the index to start the next page at) when more are listed."""
     result = diff_sessions(
         StoredMessages(engine, a),
         StoredMessages(engine, b),
         ignore=ignore_set(extra_ignore),
         strict_volatile=strict_volatile,
+        keep_equal=equal,
     )
-    return {"a": a, "b": b, **result.to_json()}
+    doc = result.to_json()
+    listed = [x for x in doc["exchanges"] if x["index"] >= start] if start else doc["exchanges"]
+    more = limit is not None and len(listed) > limit
+    doc["exchanges"] = listed[:limit] if more else listed
+    doc["next_cursor"] = str(listed[limit]["index"]) if more and limit is not None else None
+    return {"a": a, "b": b, **doc}
 
 
 @dataclass

@@ -91,6 +91,10 @@ async def replay_job_route(
     return await ReplayJobs.follow(job, wait)
 
 
+DIFF_PAGE = 500  # exchanges listed per page of `/api/diff` unless `limit` says otherwise
+MAX_DIFF_PAGE = 5000
+
+
 @router.get(
     "/api/diff",
     response_model=DiffReport,
@@ -111,11 +115,38 @@ async def diff_route(
             "counters) as changes, like `diff --strict-volatile`"
         ),
     ] = False,
+    equal: Annotated[
+        bool,
+        Query(
+            description="list the equal exchanges too (by default only those that differ or were "
+            "intervened on are listed; `counts` counts every one)"
+        ),
+    ] = False,
+    limit: Annotated[int, Query(ge=1, le=MAX_DIFF_PAGE, description="exchanges listed per page")] = DIFF_PAGE,
+    cursor: Annotated[
+        str | None,
+        Query(max_length=20, description="`next_cursor` of the previous page (the first page without it)"),
+    ] = None,
 ) -> Response:
     engine = state_of(request).engine
+    start = 0
+    if cursor is not None:
+        if not cursor.isdecimal() or not cursor.isascii():
+            raise HTTPException(400, "bad cursor: give the next_cursor of a previous page")
+        start = int(cursor)
     first = await run_query(get_session, engine, a)
     second = await run_query(get_session, engine, b)
-    report = await run_query(diff_report, engine, first.id, second.id, list(ignore or ()), strict_volatile)
+    report = await run_query(
+        diff_report,
+        engine,
+        first.id,
+        second.id,
+        list(ignore or ()),
+        strict_volatile,
+        equal=equal,
+        start=start,
+        limit=limit,
+    )
     return json_response(report)
 
 

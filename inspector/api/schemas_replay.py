@@ -103,6 +103,10 @@ class ChangeOut(BaseModel):
 class ExchangeDiffOut(BaseModel):
     """One exchange: `equal`, `changed`, `missing` (original / a only) or `extra` (replay / b only)."""
 
+    index: int = Field(
+        description="the exchange's place in the whole report (equal exchanges included, listed or "
+        "not): a stable handle, e.g. for a link to it"
+    )
     status: Literal["equal", "changed", "missing", "extra"]
     method: str
     summary: str
@@ -118,7 +122,8 @@ class ExchangeDiffOut(BaseModel):
 
 
 class DiffReport(BaseModel):
-    """The semantic diff of session `a` (original) and `b` (replay), exchange by exchange."""
+    """The semantic diff of session `a` (original) and `b` (replay): the counts of every exchange,
+    and the exchanges listed (`listed`), one page at a time (`next_cursor`)."""
 
     a: int
     b: int
@@ -130,7 +135,14 @@ class DiffReport(BaseModel):
     )
     strict_volatile: bool = Field(default=False, description="volatile values counted as changes")
     ignored: list[str] = Field(description="every ignore pattern applied (defaults included)")
+    listed: Literal["all", "differing"] = Field(
+        description="what `exchanges` holds: `all` of them, or the `differing` ones (changed, missing, "
+        "extra, and any intervened on); `counts` counts every exchange either way"
+    )
     exchanges: list[ExchangeDiffOut]
+    next_cursor: str | None = Field(
+        default=None, description="more exchanges are listed: pass this as `cursor` for the next page"
+    )
 
 
 class DiffSide(BaseModel):

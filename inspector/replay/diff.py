@@ -165,9 +165,13 @@ class ExchangeDiff:
     # What the inspector did to this exchange's messages when it was recorded (issue 17), e.g.
     # "dropped by rule slow (not delivered)": the client saw that, the server did not do it.
     interventions: list[str] = field(default_factory=list)
+    # Its place in the whole report (equal exchanges included, whether listed or only counted): a
+    # stable handle for a report that lists only what differs, or one page of it.
+    index: int = -1
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "index": self.index,
             "status": self.status,
             "method": self.method,
             "summary": self.summary,
@@ -196,6 +200,8 @@ class SessionDiff:
     strict_volatile: bool = False  # volatile values count as changes too
     # Exchanges per status when `exchanges` leaves out equal ones (`diff_sessions(keep_equal=False)`).
     totals: dict[str, int] | None = field(default=None, compare=False)
+    # What `exchanges` holds: "all" of them, or the "differing" ones (and those intervened on).
+    listed: str = "all"
 
     @property
     def changed(self) -> bool:
@@ -222,6 +228,7 @@ class SessionDiff:
             "counts": self.counts(),
             "ignored": list(self.ignored),
             "strict_volatile": self.strict_volatile,
+            "listed": self.listed,
             "exchanges": [x.to_json() for x in self.exchanges],
         }
 
@@ -242,11 +249,14 @@ class SessionDiff:
                     ],
                     direction=x.get("direction", "c2s"),
                     interventions=list(x.get("interventions") or []),
+                    index=int(x.get("index", -1)),
                 )
                 for x in data["exchanges"]
             ],
             ignored=list(data["ignored"]),
             strict_volatile=bool(data.get("strict_volatile", False)),
+            totals=dict(data["counts"]) if data.get("listed") == "differing" else None,
+            listed=str(data.get("listed", "all")),
         )
 
 
@@ -390,7 +400,7 @@ class _Note:
     view: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Exchange:
     role: str  # request | notification | response (an orphan) | invalid
     direction: str
@@ -412,6 +422,8 @@ class _Exchange:
     side: int = 0
     index: int = -1
     partner: _Exchange | None = None
+    cursor: PathCursor | None = None  # its ignore cursor, once keyed
+    raw: bytes | None = None  # the stored bytes it began with, when a whole row (the key's memo)
 
     @property
     def summary(self) -> str:
@@ -474,6 +486,7 @@ class _Part(NamedTuple):
     answers_seq: int | None
     related_seq: int | None
     intervention: str | None = None
+    raw: bytes | None = None  # the stored bytes of a whole-row message (not a batch's item)
 
 
 def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
@@ -482,12 +495,30 @@ def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
     A session recorded with interception is read as the server lived it (`store.interventions`):
     what it received (not what the inspector kept from it) and what it sent (not what the
     inspector made up); the marks of what is read go along as `intervention`."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for m in messages:
-        meta = m.meta if isinstance(m.meta, dict) else {}
-        if meta and not server_side(m.direction, meta):
+        kind = m.kind
+        meta = m.meta if isinstance(m.meta, dict) else None
+        if not meta:
+            # The common row (no interception, no link, no batch): read straight through.
+            if kind in _SKIPPED_KINDS:
+                payload = None
+            else:
+                try:
+                    payload = loads(m.raw if m.channel != "sse" else stored_body(m.channel, m.raw))
+                except (decode_error, TypeError):
+                    payload = None
+            if kind != "batch" or not isinstance(payload, list):
+                yield _Part(
+                    m.seq, m.direction, kind, m.method, m.rpc_id, payload, m.answers_seq, None, None, m.raw
+                )
+                continue
+            meta = {}
+        elif not server_side(m.direction, meta):
             continue
+        else:
+            payload = _payload(m) if kind not in _SKIPPED_KINDS else None
         note = describe(meta) if meta else None
-        payload = _payload(m) if m.kind not in _SKIPPED_KINDS else None
         if m.kind == "batch" and isinstance(payload, list):
             items = meta.get("items")
             items = items if isinstance(items, list) and len(items) == len(payload) else [{}] * len(payload)
@@ -550,7 +581,7 @@ class _Builder:
         ex = _Exchange(
             "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
         )
-        ex.rpc_id = m.rpc_id
+        ex.rpc_id, ex.raw = m.rpc_id, m.raw
         ex.interventions = [m.intervention] if m.intervention else []
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
@@ -599,6 +630,7 @@ class _Builder:
                     ex.interventions.append(m.intervention)
                 return
         alone = _Exchange("notification", m.direction, method, note.subject, m.seq, note.view)
+        alone.raw = m.raw
         alone.interventions = [m.intervention] if m.intervention else []
         self.out.append(alone)
 
@@ -628,6 +660,7 @@ def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exch
     return out
 
 
+_MEMO, _MEMO_BYTES = 512, 4096  # keys remembered by stored bytes (`_Stream.memo`), bodies up to
 _LATE = 256  # messages a request stays open for progress after its answer (the streamed diff)
 
 
@@ -708,6 +741,11 @@ class _Stream:
         self.partner_of_b = array("q")
         self.results: dict[int, ExchangeDiff] = {}
         self.tally = _Tally()
+        self.cursors: dict[tuple[str, Item | None], PathCursor] = {}
+        # Keys of the last exchanges begun, by their stored bytes: the other session's identical
+        # message takes its key from here instead of normalising its params again. Lockstep reading
+        # finds it within a few messages; what finds no twin is let go past _MEMO entries.
+        self.memo: dict[tuple[str, str, str, bytes], tuple[int, str]] = {}
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         parts = (_expand(self._watch(0, original)), _expand(self._watch(1, replay)))
@@ -749,7 +787,11 @@ class _Stream:
 
     def _begin(self, side: int, ex: _Exchange) -> None:
         """Key a new exchange and align it; non-requests are complete from the start."""
-        cur = self.ignore.cursor(ex.method, ex.subject)
+        cur = self.cursors.get((ex.method, ex.subject))
+        if cur is None:
+            if len(self.cursors) > 4096:  # subjects are open-ended (uris)
+                self.cursors.clear()
+            cur = self.cursors[(ex.method, ex.subject)] = self.ignore.cursor(ex.method, ex.subject)
         if cur.hit:
             ex.dropped = True
             return
@@ -760,8 +802,21 @@ class _Stream:
             ex.key = _canon([ex.direction, ex.role, ex.method, subject, "round", found[0]])
         elif ex.params_compared:
             ex.key = _canon([ex.direction, ex.role, ex.method])
+        elif ex.raw is not None and len(ex.raw) <= _MEMO_BYTES:
+            memo = (ex.direction, ex.role, ex.method, ex.raw)
+            hit = self.memo.get(memo)
+            if hit is not None and hit[0] != side:
+                del self.memo[memo]
+                ex.key = hit[1]
+            else:
+                ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+                if hit is None:
+                    self.memo[memo] = (side, ex.key)
+                    if len(self.memo) > _MEMO:
+                        del self.memo[next(iter(self.memo))]
         else:
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+        ex.cursor = cur
         ex.side, ex.index = side, self.sizes[side]
         self.sizes[side] += 1
         if side == 1:
@@ -790,6 +845,9 @@ class _Stream:
         a, b = (ex, other) if ex.side == 0 else (other, ex)
         a.partner = b.partner = None  # compared: nothing holds either any more
         changes = [d.change() for d in _compare(a, b, self.ignore)]
+        if not changes and not self.keep_equal and not a.interventions and not b.interventions:
+            self.tally.counts["equal"] += 1  # counted, not listed: no report entry to build
+            return
         x = ExchangeDiff(
             "changed" if changes else "equal",
             a.method,
@@ -827,16 +885,27 @@ class _Stream:
         self.waiting.clear()
         for x in (*missing.values(), *(y for ys in extras_after.values() for y in ys)):
             self.tally.add(x)
+        at = 0  # the place in the whole report: an equal exchange only counted takes one too
+
+        def placed(x: ExchangeDiff) -> ExchangeDiff:
+            nonlocal at
+            x.index, at = at, at + 1
+            return x
+
         waiting = extras_after.pop(-1, [])
         for i in range(self.sizes[0]):
             if i in missing:
-                yield missing.pop(i)
+                yield placed(missing.pop(i))
                 continue
-            yield from waiting
+            for x in waiting:
+                yield placed(x)
             if i in self.results:
-                yield self.results.pop(i)
+                yield placed(self.results.pop(i))
+            else:
+                at += 1  # paired, equal, counted and not listed (`keep_equal=False`)
             waiting = extras_after.pop(i, [])
-        yield from waiting
+        for x in waiting:
+            yield placed(x)
 
 
 def _conversation_rounds(messages: Sequence[MessageRecord]) -> dict[int, tuple[int, int]]:
@@ -907,7 +976,7 @@ def _unmatched(mine: list[_Prepared], theirs: list[_Prepared]) -> list[_Prepared
 
 def _compare(a: _Exchange, b: _Exchange, ignore: PathSet) -> list[_Delta]:
     """The differences inside two paired exchanges: params (when aligned by method), response, notes."""
-    cur = ignore.cursor(a.method, a.subject)
+    cur = a.cursor if a.cursor is not None else ignore.cursor(a.method, a.subject)
     out: list[_Delta] = []
     if (a.params_compared or a.key != b.key) and not _identical(a.view, b.view):
         _walk(a.view, b.view, (), cur, out)
@@ -978,7 +1047,8 @@ def diff_sessions(
         stream = _Stream(ignore, keep_equal, rounds)
         stream.run(original, replay)
     exchanges = list(stream.report())
-    return SessionDiff(exchanges, list(ignore.patterns), strict_volatile, stream.tally.counts)
+    listed = "all" if keep_equal else "differing"
+    return SessionDiff(exchanges, list(ignore.patterns), strict_volatile, stream.tally.counts, listed)
 
 
 # --- noise calibration --------------------------------------------------------------------------------

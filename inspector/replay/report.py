@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import orjson
@@ -45,9 +45,10 @@ __all__ = [
 EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
 
 
-@dataclass(frozen=True, slots=True)
-class WireRecord:
-    """The columns the diff reads of one stored message (`store.models.MessageRecord`)."""
+class WireRecord(NamedTuple):
+    """The columns the diff reads of one stored message (`store.models.MessageRecord`). A named
+    tuple: a frozen dataclass set each field through `object.__setattr__`, a tenth of a streamed
+    diff's time (issue 21)."""
 
     seq: int
     direction: str
@@ -64,7 +65,7 @@ _m = Message.__table__  # type: ignore[attr-defined]
 # `meta` as its text, parsed with orjson below (SQLAlchemy's JSON type runs the json module on each
 # row: a sixth of a streamed diff's time); PostgreSQL's driver hands over the parsed value itself.
 _WIRE_COLUMNS = [
-    type_coerce(_m.c[name], Text) if name == "meta" else _m.c[name] for name in WireRecord.__slots__
+    type_coerce(_m.c[name], Text) if name == "meta" else _m.c[name] for name in WireRecord._fields
 ]
 
 
@@ -92,9 +93,13 @@ class StoredMessages:
                 rows = _page(conn, self.session_id, after, self.page)
                 large = [r[9] for r in rows if r[9]]
                 whole = bodies.load(conn, large) if large else {}
-            for seq, direction, channel, raw, kind, method, rpc_id, answers_seq, meta, sha in rows:
-                raw = whole[sha] if sha else raw if isinstance(raw, bytes) else bytes(raw)
-                yield WireRecord(seq, direction, channel, raw, kind, method, rpc_id, answers_seq, _meta(meta))
+            make = WireRecord._make
+            for row in rows:
+                sha, meta, raw = row[9], row[8], row[3]
+                if sha or meta is not None or not isinstance(raw, bytes):
+                    raw = whole[sha] if sha else raw if isinstance(raw, bytes) else bytes(raw)
+                    row = (*row[:3], raw, *row[4:8], _meta(meta))
+                yield make(row[:9])
             if len(rows) < self.page:
                 return
             after = rows[-1][0]
@@ -132,12 +137,13 @@ def _print(
     json_out: bool,
     extra: dict | None = None,
     verbose: bool = False,
+    show_equal: bool = False,
 ) -> None:
     if json_out:
         doc = {**diff.to_json(), **(extra or {})}
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        sys.stdout.write(render_text(diff, verbose=verbose) + "\n")
+        sys.stdout.write(render_text(diff, verbose=verbose, show_equal=show_equal) + "\n")
 
 
 def _paths(patterns: Sequence[str]) -> PathSet:
@@ -156,7 +162,11 @@ def diff_recorded(
     json_out: bool = False,
     verbose: bool = False,
     strict_volatile: bool = False,
+    all_exchanges: bool = False,
 ) -> int:
+    """`mcp-inspect diff`: the counts and the exchanges that differ (or were intervened on), each
+    with its `index` in the whole report; `all_exchanges` (`--all`) lists the equal ones too. Only
+    what differs is held, so a long session that mostly agrees diffs in flat memory."""
     a, b = get_session(engine, ref_a), get_session(engine, ref_b)
     assert a.id is not None and b.id is not None
     result = diff_sessions(
@@ -164,9 +174,9 @@ def diff_recorded(
         StoredMessages(engine, b.id),
         ignore=_paths([*DEFAULT_IGNORE, *ignore]),
         strict_volatile=strict_volatile,
-        keep_equal=json_out,  # the text report lists what differs and counts the rest
+        keep_equal=all_exchanges,
     )
-    _print(result, json_out, {"a": a.id, "b": b.id}, verbose)
+    _print(result, json_out, {"a": a.id, "b": b.id}, verbose, show_equal=all_exchanges)
     return EXIT_CHANGED if result.changed else EXIT_SAME
 
 

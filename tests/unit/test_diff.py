@@ -805,6 +805,7 @@ def test_to_json_round_trip() -> None:
     assert doc["ignored"] == list(DEFAULT_IGNORE)
     first_changed = next(x for x in doc["exchanges"] if x["status"] == "changed")
     assert set(first_changed) == {
+        "index",
         "status",
         "method",
         "summary",

@@ -1935,7 +1935,8 @@ export interface components {
         };
         /**
          * DiffReport
-         * @description The semantic diff of session `a` (original) and `b` (replay), exchange by exchange.
+         * @description The semantic diff of session `a` (original) and `b` (replay): the counts of every exchange,
+         *     and the exchanges listed (`listed`), one page at a time (`next_cursor`).
          */
         DiffReport: {
             /** A */
@@ -1958,6 +1959,17 @@ export interface components {
              * @description every ignore pattern applied (defaults included)
              */
             ignored: string[];
+            /**
+             * Listed
+             * @description what `exchanges` holds: `all` of them, or the `differing` ones (changed, missing, extra, and any intervened on); `counts` counts every exchange either way
+             * @enum {string}
+             */
+            listed: "all" | "differing";
+            /**
+             * Next Cursor
+             * @description more exchanges are listed: pass this as `cursor` for the next page
+             */
+            next_cursor?: string | null;
             /**
              * Strict Volatile
              * @description volatile values counted as changes
@@ -2057,6 +2069,11 @@ export interface components {
             changes: components["schemas"]["ChangeOut"][];
             /** Direction */
             direction: string;
+            /**
+             * Index
+             * @description the exchange's place in the whole report (equal exchanges included, listed or not): a stable handle, e.g. for a link to it
+             */
+            index: number;
             /**
              * Interventions
              * @description what the inspector did to this exchange's messages when it was recorded (e.g. 'dropped by rule slow (not delivered)'): seen by the client, not the server's doing
@@ -3355,6 +3372,17 @@ export interface components {
              * @description every ignore pattern applied (defaults included)
              */
             ignored: string[];
+            /**
+             * Listed
+             * @description what `exchanges` holds: `all` of them, or the `differing` ones (changed, missing, extra, and any intervened on); `counts` counts every exchange either way
+             * @enum {string}
+             */
+            listed: "all" | "differing";
+            /**
+             * Next Cursor
+             * @description more exchanges are listed: pass this as `cursor` for the next page
+             */
+            next_cursor?: string | null;
             /** Original */
             original: number;
             /**
@@ -5814,6 +5842,12 @@ export interface operations {
                 ignore?: string[] | null;
                 /** @description count values that changed only in clock-like parts (times, dates, ids, counters) as changes, like `diff --strict-volatile` */
                 strict_volatile?: boolean;
+                /** @description list the equal exchanges too (by default only those that differ or were intervened on are listed; `counts` counts every one) */
+                equal?: boolean;
+                /** @description exchanges listed per page */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (the first page without it) */
+                cursor?: string | null;
             };
             header?: never;
             path?: never;

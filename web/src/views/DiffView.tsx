@@ -66,21 +66,23 @@ export function DiffView() {
     }
     setError(null);
     let current = true; // a toggle while a diff is on its way: only the last answer is shown
-    api
-      .GET("/api/diff", {
-        params: {
-          query: { a, b, ignore: ignoreKey ? ignoreKey.split("\n") : undefined, strict_volatile: strict },
-        },
-      })
-      .then(unwrap)
-      .then(
-        (r) => current && setReport(r),
-        (e: Error) => current && setError(e.message),
-      );
+    // The API lists a page of exchanges: the equal ones too unless only differences are shown.
+    fetchPage(a, b, ignoreKey, strict, only, null).then(
+      (r) => current && setReport(r),
+      (e: Error) => current && setError(e.message),
+    );
     return () => {
       current = false;
     };
-  }, [a, b, ignoreKey, strict]);
+  }, [a, b, ignoreKey, strict, only]);
+  const more = () => {
+    if (!report?.next_cursor) return;
+    const shownReport = report;
+    fetchPage(a, b, ignoreKey, strict, only, report.next_cursor).then(
+      (r) => setReport((now) => (now === shownReport ? { ...r, exchanges: [...now.exchanges, ...r.exchanges] } : now)),
+      (e: Error) => setError(e.message),
+    );
+  };
   // Until the answer for these two sessions comes, show none (a strict toggle keeps the old one up).
   useEffect(() => setReport(null), [a, b, ignoreKey]);
 
@@ -89,7 +91,7 @@ export function DiffView() {
   const matching = useMemo(
     () =>
       (report?.exchanges ?? [])
-        .map((x, index) => ({ x, index }))
+        .map((x) => ({ x, index: x.index }))
         // Intervened exchanges stay listed: what the client saw differs from what the server did.
         .filter(({ x }) => !only || x.status !== "equal" || (x.interventions ?? []).length > 0),
     [report, only],
@@ -289,10 +291,29 @@ export function DiffView() {
             </button>
           </div>
         )}
+        {matching.length <= rows.length && report.next_cursor && (
+          <div className="pager">
+            <button
+              onClick={() => {
+                setShown(upTo + PAGE);
+                more();
+              }}
+            >
+              Show more
+            </button>
+          </div>
+        )}
         {!rows.length && <p className="empty">{only ? "No differences." : "No exchanges."}</p>}
       </div>
     </section>
   );
+}
+
+/** One page of the diff report (`next_cursor` of the last page, or null for the first). */
+function fetchPage(a: string, b: string, ignoreKey: string, strict: boolean, only: boolean, cursor: string | null) {
+  const ignore = ignoreKey ? ignoreKey.split("\n") : undefined;
+  const query = { a, b, ignore, strict_volatile: strict, equal: !only, limit: PAGE, cursor: cursor ?? undefined };
+  return api.GET("/api/diff", { params: { query } }).then(unwrap);
 }
 
 function swapped(params: URLSearchParams): string {

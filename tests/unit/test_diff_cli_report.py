@@ -1,0 +1,37 @@
+"""Issue 21 (second round): `mcp-inspect diff --json` prints the counts and the exchanges that differ
+(each with its index in the whole report); `--all` lists the equal ones too, in JSON and text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.scale_lint import generate_session
+
+CLI = [sys.executable, "-m", "inspector"]
+
+
+def _diff(db: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "diff", "a", "b", "--db", str(db), *flags], capture_output=True, text=True)
+
+
+def test_json_lists_what_differs_and_all_lists_everything(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    generate_session(db, 600, name="a")
+    generate_session(db, 600, name="b", changes=frozenset({20, 150}))
+    short, whole = _diff(db, "--json"), _diff(db, "--json", "--all")
+    assert short.returncode == whole.returncode == 1, short.stderr
+    doc, full = json.loads(short.stdout), json.loads(whole.stdout)
+    assert doc["listed"] == "differing" and full["listed"] == "all"
+    assert doc["counts"] == full["counts"] and doc["counts"]["changed"] == 2
+    assert [x["status"] for x in doc["exchanges"]] == ["changed", "changed"]
+    assert len(full["exchanges"]) == sum(full["counts"][s] for s in ("equal", "changed", "missing", "extra"))
+    assert doc["exchanges"] == [full["exchanges"][x["index"]] for x in doc["exchanges"]]
+    text, text_all = _diff(db), _diff(db, "--all")
+    assert (
+        text.stdout.count("\n= equal") == 0 and text_all.stdout.count("\n= equal") == doc["counts"]["equal"]
+    )
+    help_text = subprocess.run([*CLI, "diff", "--help"], capture_output=True, text=True).stdout
+    assert "--all" in help_text and "differ" in help_text
