@@ -170,15 +170,32 @@ def browser_times(
     return {"cold": cold, "warm": {k: _stats(v) for k, v in runs.items()}}
 
 
-def run(quick: bool) -> dict[str, Any]:
-    """Generate the session, measure the API and the browser; the figures."""
+def _reuse(db: Path, total: int) -> int | None:
+    """The generated session of `total` messages in `db`, if it holds one (`--db`)."""
+    if not db.exists():
+        return None
+    engine = open_engine(db)
+    try:
+        with engine.connect() as conn:
+            found = conn.exec_driver_sql(
+                "SELECT id FROM session WHERE name = ? ORDER BY id DESC LIMIT 1", (f"{total} messages",)
+            ).first()
+    finally:
+        engine.dispose()
+    return int(found[0]) if found else None
+
+
+def run(quick: bool, db: Path | None = None) -> dict[str, Any]:
+    """Generate the session (or reuse the one in `db`), measure the API and the browser; the figures."""
     total = 100_000 if quick else 1_000_000
     with tempfile.TemporaryDirectory(prefix="scale-ui-") as tmp:
-        db = Path(tmp) / "bench.db"
         t = time.perf_counter()
-        sid = generate(db, total, name=f"{total} messages")
+        path = db or Path(tmp) / "bench.db"
+        sid = _reuse(path, total) if db is not None else None
+        if sid is None:
+            sid = generate(path, total, name=f"{total} messages")
         generated_s = time.perf_counter() - t
-        engine = open_engine(db)
+        engine = open_engine(path)
         server = UiServer(engine, port=0).start()
         try:
             api, first_seq = api_times(server, sid, total, reps=5)
@@ -218,8 +235,14 @@ def print_figures(figures: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.scale_ui", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a 100,000-message session (1,000,000 without)")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help="keep the generated session in this file and reuse it on later runs (generating 1M"
+        " messages takes about a minute); its cold figures are then those of a new server process",
+    )
     args = parser.parse_args(argv)
-    print_figures(run(args.quick))
+    print_figures(run(args.quick, args.db))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Scope
 
 __all__ = ["STATIC_DIR", "mount_pages"]
 
@@ -31,12 +32,23 @@ _DOCS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mcp
 <script src="/swagger/swagger-ui-bundle.js"></script><script src="/docs.js"></script></body></html>"""
 
 
+class _HashedAssets(StaticFiles):
+    """The build's assets: their names carry a hash of their content, so a browser keeps them
+    without asking again (a page load then waits for no revalidation of its scripts)."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        if response.status_code == 200:
+            response.headers["cache-control"] = "public, max-age=31536000, immutable"
+        return response
+
+
 def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Serve the UI from `static_dir` (as `make web` builds it) and the API docs at /docs."""
     router = APIRouter(include_in_schema=False)
     index = static_dir / "index.html"
     if (static_dir / "assets").is_dir():
-        app.mount("/assets", StaticFiles(directory=static_dir / "assets"), name="assets")
+        app.mount("/assets", _HashedAssets(directory=static_dir / "assets"), name="assets")
     if (static_dir / "swagger").is_dir():
         app.mount("/swagger", StaticFiles(directory=static_dir / "swagger"), name="swagger")
 

@@ -1,23 +1,26 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
 import { PinToggle } from "./PinToggle";
-import { useCallback, useState } from "react";
+import { lazy, Suspense, useCallback, useState } from "react";
 import { DownloadMenu } from "./Share";
 import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
-import { Info } from "./Info";
 import { groupingWords } from "./Conversations";
-import { Lanes } from "./Lanes";
-import { Network } from "./Network";
 import { Timeline } from "./Timeline";
-import { DiffWithDialog } from "./DiffWithDialog";
-import { MockServerDialog } from "./MockServerDialog";
 import { diffUrl, ReplayDialog } from "./ReplayDialog";
 import { useKeys } from "./hooks";
 import { InterceptPanel, useIntercept } from "./InterceptPanel";
 import { AppsTab, useApps } from "../apps/AppsTab";
 import { PauseButton } from "./RecordingPause";
+
+// The timeline is what a session's link opens (on a large session, its first rows are what the page
+// waits for): the other tabs and dialogs are loaded when first opened.
+const Lanes = lazy(() => import("./Lanes").then((m) => ({ default: m.Lanes })));
+const Network = lazy(() => import("./Network").then((m) => ({ default: m.Network })));
+const Info = lazy(() => import("./Info").then((m) => ({ default: m.Info })));
+const DiffWithDialog = lazy(() => import("./DiffWithDialog").then((m) => ({ default: m.DiffWithDialog })));
+const MockServerDialog = lazy(() => import("./MockServerDialog").then((m) => ({ default: m.MockServerDialog })));
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
@@ -69,10 +72,10 @@ export function SessionPage() {
       <Routes>
         <Route index element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
         <Route path="messages/:seq" element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
-        <Route path="lanes" element={session && <Lanes session={session} />} />
-        <Route path="network" element={session && <Network session={session} />} />
-        <Route path="network/:exchange" element={session && <Network session={session} />} />
-        <Route path="info" element={session && <Info session={session} />} />
+        <Route path="lanes" element={session && <Suspense><Lanes session={session} /></Suspense>} />
+        <Route path="network" element={session && <Suspense><Network session={session} /></Suspense>} />
+        <Route path="network/:exchange" element={session && <Suspense><Network session={session} /></Suspense>} />
+        <Route path="info" element={session && <Suspense><Info session={session} /></Suspense>} />
         <Route path="apps" element={<AppsTab sessionId={id} apps={apps} />} />
         <Route path="apps/:seq" element={<AppsTab sessionId={id} apps={apps} />} />
         <Route path="intercept" element={<InterceptPanel sessionId={id} intercept={intercept} />} />
@@ -181,8 +184,10 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
         )}
       </div>
       {dialog === "replay" && <ReplayDialog session={s} onClose={() => setDialog(null)} />}
-      {dialog === "diff" && <DiffWithDialog session={s} onClose={() => setDialog(null)} />}
-      {dialog === "mock" && <MockServerDialog session={s} onClose={() => setDialog(null)} />}
+      <Suspense>
+        {dialog === "diff" && <DiffWithDialog session={s} onClose={() => setDialog(null)} />}
+        {dialog === "mock" && <MockServerDialog session={s} onClose={() => setDialog(null)} />}
+      </Suspense>
       <dl className="facts">
         <dt>kind</dt>
         <dd>{s.kind}</dd>

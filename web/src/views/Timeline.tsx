@@ -1,6 +1,6 @@
 // The session timeline: a virtualised list of every message (100,000 scroll smoothly), filters and
 // text search in the URL, live tail with auto-scroll, the message detail beside it, j/k/Enter and "/".
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { lazy, Suspense, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router";
 import {
   api,
@@ -19,9 +19,11 @@ import { interventionClass, interventionOf, interventionText, type Intervention 
 import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
 import { useKeys } from "./hooks";
-import { MessageDetail } from "./MessageDetail";
 import { PausesPanel, pauseBefore, pausesOf } from "./RecordingPause";
 import { ConversationBadge, ConversationsPanel, markOf, useConversations } from "./Conversations";
+
+// The detail (JSON viewer, findings, app links) is loaded when a message is first opened.
+const MessageDetail = lazy(() => import("./MessageDetail").then((m) => ({ default: m.MessageDetail })));
 
 const ROW_HEIGHT = 26;
 const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
@@ -106,20 +108,22 @@ function methodText(r: Row): string {
 /** A store started before React renders it (see `primeTimeline`, `applyFilter`), taken by the Timeline. */
 let primed: { key: string; store: RowStore; at: number } | null = null;
 
-function prime(sessionId: number, filter: Filter, startIndex: number): void {
+function prime(sessionId: number, filter: Filter, startIndex: number): Promise<void> {
   const store = new RowStore(sessionId, filter);
-  store.init(startIndex);
+  const loaded = store.init(startIndex);
   primed = { key: `${sessionId} ${JSON.stringify(filter)}`, store, at: performance.now() };
+  return loaded;
 }
 
 /** The timeline's first request, sent as soon as the bundle runs (before React renders the app) when
  * the page's URL is a timeline: its answer arrives while the app renders. A deep link to a row of an
- * unfiltered timeline asks for that row's page (with the total) instead of the first. */
-export function primeTimeline(path: string, search: string): void {
+ * unfiltered timeline asks for that row's page (with the total) instead of the first. Resolves once
+ * that page is in. */
+export function primeTimeline(path: string, search: string): Promise<void> | null {
   const m = /^\/sessions\/(\d+)(?:\/messages\/(\d+))?\/?$/.exec(path);
-  if (!m) return;
+  if (!m) return null;
   const filter = parseFilter(new URLSearchParams(search));
-  prime(Number(m[1]), filter, m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
+  return prime(Number(m[1]), filter, m[2] && isEmptyFilter(filter) ? Number(m[2]) - 1 : 0);
 }
 
 function takePrimed(sessionId: number, filterKey: string): RowStore | null {
@@ -568,12 +572,14 @@ export function Timeline({
         )}
       </div>
       {openSeq !== null && (
+        <Suspense>
         <MessageDetail
           sessionId={sessionId}
           seq={openSeq}
           onOpen={(seq) => open(seq)}
           onClose={() => navigate(`${base}${search}`)}
         />
+        </Suspense>
       )}
     </div>
   );
