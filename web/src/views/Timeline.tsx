@@ -305,11 +305,14 @@ export function Timeline({
     applyParams(next);
   };
 
-  // Text search: applied after a pause in typing.
+  // Text search: applied after a pause in typing. Enter and "Clear filters" cancel the pending
+  // pause: its timer holds the parameters of the moment it was set, and would put a cleared
+  // search (or an older filter) back.
+  const searchPause = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
     if ((filter.q ?? "") === searchText) return;
-    const t = setTimeout(() => setParam("q", searchText.trim()), 300);
-    return () => clearTimeout(t);
+    searchPause.current = setTimeout(() => setParam("q", searchText.trim()), 300);
+    return () => clearTimeout(searchPause.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [searchText]);
 
@@ -368,7 +371,11 @@ export function Timeline({
             placeholder="Search text…  ( / )"
             value={searchText}
             onChange={(e) => setSearchText(e.target.value)}
-            onKeyDown={(e) => e.key === "Enter" && setParam("q", searchText.trim()) /* at once, no typing pause */}
+            onKeyDown={(e) => {
+              if (e.key !== "Enter") return;
+              clearTimeout(searchPause.current);
+              setParam("q", searchText.trim()); // at once, no typing pause
+            }}
             aria-label="Search message text"
             data-testid="search"
           />
@@ -439,7 +446,14 @@ export function Timeline({
             interventions only
           </button>
           {!isEmptyFilter(filter) && (
-            <button className="ghost" onClick={() => applyParams(new URLSearchParams())}>
+            <button
+              className="ghost"
+              onClick={() => {
+                clearTimeout(searchPause.current);
+                setSearchText("");
+                applyParams(new URLSearchParams());
+              }}
+            >
               Clear filters
             </button>
           )}
