@@ -829,31 +829,32 @@ class _Stream:
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         shared, (a, b) = self.shared, self.builders
         parts = (_expand(original, shared, a), _expand(replay, shared, b))
+        drain = self._drain
         for pa, pb in zip_longest(*parts):
             if pa is not None:
-                self._feed(0, pa)
+                a.feed(pa)
+                if a.out or a.released:
+                    drain(0, a)
             if pb is not None:
-                self._feed(1, pb)
+                b.feed(pb)
+                if b.out or b.released:
+                    drain(1, b)
         for side in (0, 1):
             b = self.builders[side]
             b.finish()
             self._drain(side, b)
 
-    def _feed(self, side: int, part: _Part) -> None:
-        b = self.builders[side]
-        b.feed(part)
-        if b.out or b.released:
-            self._drain(side, b)
-
     def _drain(self, side: int, b: _StreamBuilder) -> None:
+        """Key and align the builder's new exchanges, compare the ones it completed (neither step
+        feeds the builder, so its lists are emptied in place)."""
         if b.out:
-            fresh, b.out = b.out, []
-            for ex in fresh:
+            for ex in b.out:
                 self._begin(side, ex)
+            b.out.clear()
         if b.released:
-            done, b.released = b.released, []
-            for ex in done:
+            for ex in b.released:
                 self._ready(ex)
+            b.released.clear()
 
     def _begin(self, side: int, ex: _Exchange) -> None:
         """Key a new exchange and align it; non-requests are complete from the start."""
@@ -865,7 +866,8 @@ class _Stream:
         if cur.hit:
             ex.dropped = True
             return
-        found = self.rounds[side].get(ex.seq) if ex.role == "request" else None
+        rounds = self.rounds[side]
+        found = rounds.get(ex.seq) if rounds and ex.role == "request" else None
         if found is not None:
             ex.round = found
             subject = [ex.subject.field, ex.subject.value] if ex.subject else None
