@@ -473,6 +473,39 @@ def response_view(payload: dict[str, Any]) -> dict[str, Any]:
     return {"result": payload.get("result")}
 
 
+class _Parsed:
+    """A message body parsed once for both sessions (`_Stream`): identical stored bytes give the same
+    objects, and what the builder derives from them (subject and params view, response view) is
+    worked out once. Nothing in the diff changes a payload or a view, so sharing them is safe, and
+    `_identical` knows two shared views at once (`is`) without serialising them."""
+
+    __slots__ = ("payload", "request", "response")
+
+    def __init__(self, payload: Any) -> None:
+        self.payload = payload
+        self.request: tuple[Item | None, dict[str, Any]] | None = None  # subject, params view
+        self.response: dict[str, Any] | None = None  # response view
+
+
+def _request_view(m: _Part, payload: dict[str, Any]) -> tuple[Item | None, dict[str, Any]]:
+    """A request's or notification's subject and params view (once per shared body)."""
+    p = m.parsed
+    if p is None:
+        return _subject(payload.get("params")), params_view(payload)
+    if p.request is None:
+        p.request = (_subject(payload.get("params")), params_view(payload))
+    return p.request
+
+
+def _response_view(m: _Part, payload: dict[str, Any]) -> dict[str, Any]:
+    p = m.parsed
+    if p is None:
+        return response_view(payload)
+    if p.response is None:
+        p.response = response_view(payload)
+    return p.response
+
+
 class _Part(NamedTuple):
     """One message for the builder: a record, or one item of a batch record (which shares its seq),
     with the recorder's pairing of it (`answers_seq`, and `related_seq` for progress/cancel)."""
@@ -487,30 +520,74 @@ class _Part(NamedTuple):
     related_seq: int | None
     intervention: str | None = None
     raw: bytes | None = None  # the stored bytes of a whole-row message (not a batch's item)
+    parsed: _Parsed | None = None  # its body as both sessions share it (`_Stream`)
 
 
-def _expand(messages: Iterable[MessageRecord]) -> Iterable[_Part]:
+_SHARE, _SHARE_BYTES = 64, 4096  # bodies parsed once for both sessions (`_expand`'s `shared`)
+
+
+def _expand(
+    messages: Iterable[MessageRecord],
+    shared: dict[bytes, _Parsed] | None = None,
+    watch: _StreamBuilder | None = None,
+) -> Iterable[_Part]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
 
     A session recorded with interception is read as the server lived it (`store.interventions`):
     what it received (not what the inspector kept from it) and what it sent (not what the
-    inspector made up); the marks of what is read go along as `intervention`."""
+    inspector made up); the marks of what is read go along as `intervention`.
+
+    `shared` (the streamed diff's, one for both sessions): the common row's body, when small, is
+    parsed once for two messages with the same bytes (`_Parsed`): the first one parses it and leaves
+    it here, the next one takes it away, so a replay that agrees with its original reuses the
+    original's parse. What finds no twin is let go past `_SHARE` entries: parsed bodies held longer
+    survive into the collector's older generations (with 512 held, a 100k diff ran ~500 collections,
+    1 s of CPU). `watch`: the builder to tell when a response may open
+    a conversation (`protocol.conversations`: only an `input_required` result does, and its body
+    says so)."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for m in messages:
         kind = m.kind
+        if watch is not None and kind == "response" and not watch.input_required:
+            raw = m.raw if isinstance(m.raw, bytes | bytearray) else str(m.raw or "").encode()
+            watch.input_required = b'"input_required"' in raw
         meta = m.meta if isinstance(m.meta, dict) else None
         if not meta:
             # The common row (no interception, no link, no batch): read straight through.
+            parsed = None
             if kind in _SKIPPED_KINDS:
                 payload = None
             else:
-                try:
-                    payload = loads(m.raw if m.channel != "sse" else stored_body(m.channel, m.raw))
-                except (decode_error, TypeError):
-                    payload = None
+                body = m.raw if m.channel != "sse" else stored_body(m.channel, m.raw)
+                if shared is not None and type(body) is bytes and len(body) <= _SHARE_BYTES:
+                    parsed = shared.pop(body, None)
+                    if parsed is None:
+                        try:
+                            payload = loads(body)
+                        except decode_error:
+                            payload = None
+                        parsed = shared[body] = _Parsed(payload)  # for its twin
+                        if len(shared) > _SHARE:  # let go at once: dropping the oldest one by one
+                            shared.clear()  # walks the dict's freed slots each time
+                    payload = parsed.payload
+                else:
+                    try:
+                        payload = loads(body)
+                    except (decode_error, TypeError):
+                        payload = None
             if kind != "batch" or not isinstance(payload, list):
                 yield _Part(
-                    m.seq, m.direction, kind, m.method, m.rpc_id, payload, m.answers_seq, None, None, m.raw
+                    m.seq,
+                    m.direction,
+                    kind,
+                    m.method,
+                    m.rpc_id,
+                    payload,
+                    m.answers_seq,
+                    None,
+                    None,
+                    m.raw,
+                    parsed,
                 )
                 continue
             meta = {}
@@ -578,9 +655,8 @@ class _Builder:
 
     def _request(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
-        ex = _Exchange(
-            "request", m.direction, method, _subject(payload.get("params")), m.seq, params_view(payload)
-        )
+        subject, view = _request_view(m, payload)
+        ex = _Exchange("request", m.direction, method, subject, m.seq, view)
         ex.rpc_id, ex.raw = m.rpc_id, m.raw
         ex.interventions = [m.intervention] if m.intervention else []
         self.out.append(ex)
@@ -604,11 +680,11 @@ class _Builder:
         ex = self._take(m)
         if ex is None:
             orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
-            orphan.view = response_view(payload)
+            orphan.view = _response_view(m, payload)
             orphan.interventions = [m.intervention] if m.intervention else []
             self.out.append(orphan)
             return None
-        ex.response = response_view(payload)
+        ex.response = _response_view(m, payload)
         ex.answered = True
         if m.intervention:
             ex.interventions.append(m.intervention)
@@ -616,7 +692,7 @@ class _Builder:
 
     def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
-        note = _Note(method, _subject(payload.get("params")), params_view(payload))
+        note = _Note(method, *_request_view(m, payload))
         # Only the recorder's link (a progress token) ties a notification to a request. Arrival while
         # a request is in flight is timing: a server's timer log, or one sent on the GET stream
         # over HTTP, lands inside or outside a call from run to run, and stdio and HTTP recordings
@@ -731,6 +807,7 @@ class _Stream:
         ignore: PathSet,
         keep_equal: bool,
         rounds: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {}),
+        share: bool = True,
     ) -> None:
         self.ignore = ignore
         self.keep_equal = keep_equal
@@ -746,44 +823,38 @@ class _Stream:
         # message takes its key from here instead of normalising its params again. Lockstep reading
         # finds it within a few messages; what finds no twin is let go past _MEMO entries.
         self.memo: dict[tuple[str, str, str, bytes], tuple[int, str]] = {}
+        # Bodies parsed once for both sessions (`_expand`); None: each session parses its own.
+        self.shared: dict[bytes, _Parsed] | None = {} if share else None
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
-        parts = (_expand(self._watch(0, original)), _expand(self._watch(1, replay)))
+        shared, (a, b) = self.shared, self.builders
+        parts = (_expand(original, shared, a), _expand(replay, shared, b))
+        drain = self._drain
         for pa, pb in zip_longest(*parts):
             if pa is not None:
-                self._feed(0, pa)
+                a.feed(pa)
+                if a.out or a.released:
+                    drain(0, a)
             if pb is not None:
-                self._feed(1, pb)
+                b.feed(pb)
+                if b.out or b.released:
+                    drain(1, b)
         for side in (0, 1):
             b = self.builders[side]
             b.finish()
             self._drain(side, b)
 
-    def _watch(self, side: int, messages: Iterable[MessageRecord]) -> Iterator[MessageRecord]:
-        """The messages, noting an answer that may open a conversation (`protocol.conversations`:
-        only an `input_required` result does, and its body says so)."""
-        b = self.builders[side]
-        for m in messages:
-            if m.kind == "response" and not b.input_required:
-                raw = m.raw if isinstance(m.raw, bytes | bytearray) else str(m.raw or "").encode()
-                b.input_required = b'"input_required"' in raw
-            yield m
-
-    def _feed(self, side: int, part: _Part) -> None:
-        b = self.builders[side]
-        b.feed(part)
-        if b.out or b.released:
-            self._drain(side, b)
-
     def _drain(self, side: int, b: _StreamBuilder) -> None:
+        """Key and align the builder's new exchanges, compare the ones it completed (neither step
+        feeds the builder, so its lists are emptied in place)."""
         if b.out:
-            fresh, b.out = b.out, []
-            for ex in fresh:
+            for ex in b.out:
                 self._begin(side, ex)
+            b.out.clear()
         if b.released:
-            done, b.released = b.released, []
-            for ex in done:
+            for ex in b.released:
                 self._ready(ex)
+            b.released.clear()
 
     def _begin(self, side: int, ex: _Exchange) -> None:
         """Key a new exchange and align it; non-requests are complete from the start."""
@@ -795,7 +866,8 @@ class _Stream:
         if cur.hit:
             ex.dropped = True
             return
-        found = self.rounds[side].get(ex.seq) if ex.role == "request" else None
+        rounds = self.rounds[side]
+        found = rounds.get(ex.seq) if rounds and ex.role == "request" else None
         if found is not None:
             ex.round = found
             subject = [ex.subject.field, ex.subject.value] if ex.subject else None
@@ -813,7 +885,7 @@ class _Stream:
                 if hit is None:
                     self.memo[memo] = (side, ex.key)
                     if len(self.memo) > _MEMO:
-                        del self.memo[next(iter(self.memo))]
+                        self.memo.clear()  # as `shared`: dropping the oldest walks freed slots
         else:
             ex.key = _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
         ex.cursor = cur
@@ -996,9 +1068,12 @@ def _same_notes(a: list[_Note], b: list[_Note]) -> bool:
 
 def _identical(a: Any, b: Any) -> bool:
     """The same JSON, byte for byte (types and key order included), so `_walk` would find nothing:
-    most pairs of a long session are, and walking them was most of a 100k diff (issue 21)."""
+    most pairs of a long session are, and walking them was most of a 100k diff (issue 21). The same
+    object (a body both sessions share, `_Parsed`) is identical without serialising it."""
+    if a is b:
+        return True
     if a is None or b is None:
-        return a is b
+        return False
     try:
         return orjson.dumps(a) == orjson.dumps(b)
     except TypeError:  # an integer beyond 64 bits: walk it
@@ -1025,6 +1100,7 @@ def diff_sessions(
     ignore: PathSet | None = None,
     strict_volatile: bool = False,
     keep_equal: bool = True,
+    share: bool = True,
 ) -> SessionDiff:
     """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None).
 
@@ -1033,9 +1109,10 @@ def diff_sessions(
     as they can be read again (a list, `report.StoredMessages`): a session with a multi-round-trip
     conversation is read a second time for its rounds. `keep_equal=False` lists only the exchanges
     that differ or were intervened on (the counts still count every one): what the text report
-    shows, in memory that does not grow with equal exchanges."""
+    shows, in memory that does not grow with equal exchanges. `share=False`: each session parses its
+    own bodies (the same report, slower: the reference the shared parse is tested against)."""
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
-    stream = _Stream(ignore, keep_equal)
+    stream = _Stream(ignore, keep_equal, share=share)
     stream.run(original, replay)
     a_rounds, b_rounds = (b.input_required for b in stream.builders)
     if a_rounds or b_rounds:
@@ -1044,7 +1121,7 @@ def diff_sessions(
             _conversation_rounds(list(original)) if a_rounds else {},
             _conversation_rounds(list(replay)) if b_rounds else {},
         )
-        stream = _Stream(ignore, keep_equal, rounds)
+        stream = _Stream(ignore, keep_equal, rounds, share)
         stream.run(original, replay)
     exchanges = list(stream.report())
     listed = "all" if keep_equal else "differing"
