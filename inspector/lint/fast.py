@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from inspector.lint.revision import SessionWalk
     from inspector.lint.shapes import ShapeCheck
 
-__all__ = ["FastLane"]
+__all__ = ["VALUES", "FastLane"]
+
+# The columns `FastLane.take` reads, first in a row's tuple and in this order (`meta` as JSON text).
+VALUES = ("seq", "direction", "channel", "raw", "size", "kind", "method", "answers_seq", "meta")
 
 Hit = tuple[str, str]
 
@@ -69,16 +72,52 @@ class FastLane:
     def hits(self, row: StoredRow) -> tuple[StoredRow, str, list[Hit]] | list[Any] | None:
         """The row, its revision and its rule hits; `[]` for a row nothing applies to; None: not
         for this lane (nothing was changed)."""
-        channel = row.get("channel")
+        done = self._take(
+            row.get("seq"),
+            row.get("direction"),
+            row.get("channel"),
+            row.get("raw"),
+            row.get("size"),
+            row.get("kind"),
+            row.get("method"),
+            row.get("answers_seq"),
+            row.get("meta"),
+        )
+        if type(done) is tuple:
+            return row, done[0], done[1]
+        return done  # type: ignore[return-value]  # [] or None
+
+    def take(self, values: tuple[Any, ...]) -> tuple[str, list[Hit]] | list[Any] | None:
+        """`hits` for a row as the store's cursor gives it: a tuple whose first values are
+        `VALUES` (the `meta` column still JSON text). The revision and the rule hits; `[]` for a
+        row nothing applies to; None: not for this lane (nothing was changed)."""
+        meta = values[8]
+        if meta is not None:
+            try:
+                meta = orjson.loads(meta)
+            except orjson.JSONDecodeError:
+                return None  # the full path parses it its own way
+        seq, direction, channel, raw, size, kind, method, answers = values[:8]
+        return self._take(seq, direction, channel, raw, size, kind, method, answers, meta)
+
+    def _take(
+        self,
+        seq: Any,
+        direction: Any,
+        channel: Any,
+        raw: Any,
+        size: Any,
+        kind: Any,
+        method_column: Any,
+        answers: Any,
+        meta: Any,
+    ) -> tuple[str, list[Hit]] | list[Any] | None:
         if channel in _HTTP_CHANNELS:
             return None
-        raw = row.get("raw")
-        kind = row.get("kind")
         if kind in _NOT_JSONRPC or raw is None:
             return _NONE  # no message: no rule reads it, nothing is learnt (see `SessionWalk`)
         if kind == "batch":
             return None  # `IdCheck` reads a batch row's flags per item
-        meta = row.get("meta")
         if meta is not None and (type(meta) is not dict or "exchange" in meta):
             return None
         walk = self._walk
@@ -97,7 +136,6 @@ class FastLane:
             return None
         raw_id = value.get("id", None)
         method = value.get("method")
-        direction = row["direction"]
         if facts.server_capabilities is not self._caps_of:  # the memo below holds for these only
             self._caps_of = facts.server_capabilities
             self._cap_hits.clear()
@@ -107,15 +145,17 @@ class FastLane:
             if raw_id is None:
                 if "id" in value or direction != "s2c":
                     return None
-                return self._notification(row, method, value, revision)
+                return self._notification(seq, answers, method, value, revision)
             if type(raw_id) is not int or direction != "c2s" or method == "initialize":
                 return None
-            return self._request(row, method, str(raw_id), value, revision)
+            return self._request(seq, answers, method, str(raw_id), value, revision)
         if type(raw_id) is not int or "result" not in value or "error" in value or direction != "s2c":
             return None
-        return self._result(row, str(raw_id), value, revision, meta)
+        return self._result(answers, method_column, size, str(raw_id), value, revision, meta)
 
-    def _request(self, row: StoredRow, method: str, rpc_id: str, value: dict[str, Any], revision: str) -> Any:
+    def _request(
+        self, seq: Any, answered: Any, method: str, rpc_id: str, value: dict[str, Any], revision: str
+    ) -> Any:
         params = value.get("params")
         meta = params.get("_meta") if type(params) is dict else None
         if type(meta) is dict and _PV in meta:
@@ -128,7 +168,7 @@ class FastLane:
         if shaped and (found := frame_hits(_REQUEST, method, value, revision, "c2s")):
             hits.extend(found)
         # IdCheck, as `_check` and `_note_sent` do for one request (never stateless here).
-        seq = int(row["seq"])
+        seq = int(seq)
         ids = self._ids
         seen = ids._seen["c2s"]
         if rpc_id in seen:
@@ -136,16 +176,17 @@ class FastLane:
         seen.add(rpc_id)
         ids._pending["c2s"][seq] = rpc_id
         ids._last_readable["c2s"] = seq
-        answered = row.get("answers_seq")
         if isinstance(answered, int):
             ids._pending["s2c"].pop(answered, None)
-        if cap := self._capability(row, _REQUEST, method, value, revision):
+        if cap := self._capability(seq, "c2s", _REQUEST, method, value, revision):
             hits.extend(cap)
         # SessionWalk.advance: the request's revision (facts: no change without a `_meta` version).
         self._walk._revision_of[seq] = revision
-        return row, revision, hits
+        return revision, hits
 
-    def _notification(self, row: StoredRow, method: str, value: dict[str, Any], revision: str) -> Any:
+    def _notification(
+        self, seq: Any, answered: Any, method: str, value: dict[str, Any], revision: str
+    ) -> Any:
         gate = self._shapes._gates.get(("s2c", _NOTIFICATION, method, revision))
         if gate is None:
             return None
@@ -153,13 +194,13 @@ class FastLane:
         hits: list[Hit] = list(gate_hits) if gate_hits else []
         if shaped and (found := frame_hits(_NOTIFICATION, method, value, revision, "s2c")):
             hits.extend(found)
-        self._sent_by_server(row)
-        if cap := self._capability(row, _NOTIFICATION, method, value, revision):
+        self._sent_by_server(answered)
+        if cap := self._capability(seq, "s2c", _NOTIFICATION, method, value, revision):
             hits.extend(cap)
-        return row, revision, hits
+        return revision, hits
 
     def _capability(
-        self, row: StoredRow, kind: Kind, method: str, value: dict[str, Any], revision: str
+        self, seq: Any, direction: str, kind: Kind, method: str, value: dict[str, Any], revision: str
     ) -> tuple[Hit, ...]:
         """`CapabilityCheck`'s hits for a client request or a server notification: they depend on
         the method, the revision and the server's capabilities only (remembered while those last)."""
@@ -167,6 +208,7 @@ class FastLane:
         found = self._cap_hits.get(key)
         if found is None:
             item = Classified(_OK, kind, method, None, None, value)
+            row: Any = {"seq": seq, "direction": direction}  # all `RowContext` reads of a row
             ctx = RowContext(row, item, revision, self._walk.facts, True, None, [item])
             if kind is _REQUEST:
                 found = tuple(self._caps._client_request(ctx, item))
@@ -176,26 +218,30 @@ class FastLane:
         return found
 
     def _result(
-        self, row: StoredRow, rpc_id: str, value: dict[str, Any], revision: str, meta: dict[str, Any] | None
+        self,
+        answers: Any,
+        method: Any,
+        size: Any,
+        rpc_id: str,
+        value: dict[str, Any],
+        revision: str,
+        meta: dict[str, Any] | None,
     ) -> Any:
-        answers = row.get("answers_seq")
-        method = row.get("method")
         if method in _FACT_ANSWERS:
             return None
         if answers is not None and self._walk._revision_of.get(answers, revision) != revision:
             return None  # answers a request checked under another revision
-        found = self._shapes.result_hits("s2c", method, revision, row.get("size"), value)
+        found = self._shapes.result_hits("s2c", method, revision, size, value)
         hits: list[Hit] = list(found) if found else []
         flags = list(meta.get("flags") or []) if meta is not None else []
         if "orphan-response" in flags:
             hits.append(("unknown-response-id", f"no request with id {rpc_id} is waiting for an answer"))
-        self._sent_by_server(row)
-        return row, revision, hits
+        self._sent_by_server(answers)
+        return revision, hits
 
-    def _sent_by_server(self, row: StoredRow) -> None:
+    def _sent_by_server(self, answered: Any) -> None:
         """IdCheck's `_note_sent` for a server message that is no request."""
         ids = self._ids
         ids._last_readable["s2c"] = None
-        answered = row.get("answers_seq")
         if isinstance(answered, int):
             ids._pending["c2s"].pop(answered, None)
