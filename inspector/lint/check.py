@@ -139,6 +139,8 @@ class Linter:
         if hits:  # a few rows in a thousand: the per-row work above stays lean
             self._findings(ctx.row, ctx.seq, ctx.revision, hits, findings)
         self._walk.advance(ctx)
+        if self._lane is not None:
+            self._lane.settle()  # the walk's facts may have moved
         return findings
 
     @staticmethod

@@ -55,6 +55,7 @@ _OK, _REQUEST, _NOTIFICATION, _RESPONSE = ParseStatus.OK, Kind.REQUEST, Kind.NOT
 # Answers that change the session's facts (`SessionFacts.observe`): the full path takes them.
 _FACT_ANSWERS = frozenset({"initialize", "server/discover"})
 _NONE: list[Any] = []  # no findings (never appended to)
+_UNSETTLED = "(not worked out)"  # `FastLane._revision` before `_settled` runs
 
 
 class FastLane:
@@ -68,21 +69,12 @@ class FastLane:
         self.taken = 0  # rows this lane checked (`check.Linter.feed` counts them)
         self._caps_of: dict[str, Any] | None = None  # the server capabilities `_cap_hits` holds for
         self._cap_hits: dict[tuple[Kind, str, str], tuple[Hit, ...]] = {}
+        self._revision: str | None = _UNSETTLED  # `_settled`'s answer until the next full-path row
 
     def hits(self, row: StoredRow) -> tuple[StoredRow, str, list[Hit]] | list[Any] | None:
         """The row, its revision and its rule hits; `[]` for a row nothing applies to; None: not
         for this lane (nothing was changed)."""
-        done = self._take(
-            row.get("seq"),
-            row.get("direction"),
-            row.get("channel"),
-            row.get("raw"),
-            row.get("size"),
-            row.get("kind"),
-            row.get("method"),
-            row.get("answers_seq"),
-            row.get("meta"),
-        )
+        done = self._take(tuple(row.get(n) for n in VALUES), row.get("meta"))
         if type(done) is tuple:
             return row, done[0], done[1]
         return done  # type: ignore[return-value]  # [] or None
@@ -97,61 +89,69 @@ class FastLane:
                 meta = orjson.loads(meta)
             except orjson.JSONDecodeError:
                 return None  # the full path parses it its own way
-        seq, direction, channel, raw, size, kind, method, answers = values[:8]
-        return self._take(seq, direction, channel, raw, size, kind, method, answers, meta)
+        return self._take(values, meta)
 
-    def _take(
-        self,
-        seq: Any,
-        direction: Any,
-        channel: Any,
-        raw: Any,
-        size: Any,
-        kind: Any,
-        method_column: Any,
-        answers: Any,
-        meta: Any,
-    ) -> tuple[str, list[Hit]] | list[Any] | None:
+    def settle(self) -> None:
+        """Work out again whether the session is settled (`Linter` calls it after each full-path
+        row: only those change the walk's facts)."""
+        self._revision = _UNSETTLED
+
+    def _settled(self) -> str | None:
+        """The settled handshake-era revision, or None (the lane takes nothing then)."""
+        walk = self._walk
+        facts = walk.facts
+        revision = None
+        if facts.era == "handshake" and walk.init_answered and facts.initialized:
+            found = facts.protocol_version or facts.offered_version
+            revision = found if found in _SETTLED else None
+        if facts.server_capabilities is not self._caps_of:  # the memo `_cap_hits` holds for these only
+            self._caps_of = facts.server_capabilities
+            self._cap_hits.clear()
+        self._revision = revision
+        return revision
+
+    def _take(self, values: tuple[Any, ...], meta: Any) -> tuple[str, list[Hit]] | list[Any] | None:
+        """The lane's work on a row's `VALUES` (`meta` parsed)."""
+        channel = values[2]
         if channel in _HTTP_CHANNELS:
             return None
+        raw = values[3]
+        kind = values[5]
         if kind in _NOT_JSONRPC or raw is None:
             return _NONE  # no message: no rule reads it, nothing is learnt (see `SessionWalk`)
         if kind == "batch":
             return None  # `IdCheck` reads a batch row's flags per item
         if meta is not None and (type(meta) is not dict or "exchange" in meta):
             return None
-        walk = self._walk
-        facts = walk.facts
-        if facts.era != "handshake" or not walk.init_answered or not facts.initialized:
+        revision = self._revision
+        if revision is _UNSETTLED:
+            revision = self._settled()
+        if revision is None:
             return None
-        revision = facts.protocol_version or facts.offered_version
-        if revision not in _SETTLED:
-            return None
-        assert revision is not None
+        if channel == "sse":
+            raw = stored_body(channel, bytes(raw))
         try:
-            value = orjson.loads(stored_body(channel, bytes(raw)))
+            value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return None
         if type(value) is not dict or value.get("jsonrpc") != "2.0":
             return None
         raw_id = value.get("id", None)
         method = value.get("method")
-        if facts.server_capabilities is not self._caps_of:  # the memo below holds for these only
-            self._caps_of = facts.server_capabilities
-            self._cap_hits.clear()
+        direction = values[1]
         if method is not None:
             if type(method) is not str or "result" in value or "error" in value:
                 return None
             if raw_id is None:
                 if "id" in value or direction != "s2c":
                     return None
-                return self._notification(seq, answers, method, value, revision)
+                return self._notification(values[0], values[7], method, value, revision)
             if type(raw_id) is not int or direction != "c2s" or method == "initialize":
                 return None
-            return self._request(seq, answers, method, str(raw_id), value, revision)
+            return self._request(values[0], values[7], method, str(raw_id), value, revision)
         if type(raw_id) is not int or "result" not in value or "error" in value or direction != "s2c":
             return None
-        return self._result(answers, method_column, size, str(raw_id), value, revision, meta)
+        return self._result(values[7], values[6], values[4], str(raw_id), value, revision, meta)
 
     def _request(
         self, seq: Any, answered: Any, method: str, rpc_id: str, value: dict[str, Any], revision: str
