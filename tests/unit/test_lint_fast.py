@@ -17,12 +17,16 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_types import methods
+from pydantic import ValidationError
 
 from bench.scale_lint import generate_session
 from inspector.lint.check import Linter, check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.scan import SessionScan
+from inspector.lint.shapes import _PARAMS_ONLY, describe_errors, frame_hits
 from inspector.lint.stored import _JSON_NAMES, _READ_NAMES, _row_of, lint_rows
+from inspector.protocol import Kind
 from inspector.store import SessionWriter, create_session, open_engine
 from inspector.store.models import StoredRow
 from inspector.store.queries import iter_rows
@@ -272,3 +276,67 @@ def test_stored_large_bodies_are_read_whole_by_the_tuple_path(any_store: Path | 
         engine.dispose()
     broken_at = {f.seq for f in whole if f.rule == "invalid-shape"}
     assert len(broken_at) == 6
+
+
+def _whole_frame(kind: Kind, method: str, payload: Any, revision: str, direction: str) -> tuple[Any, ...]:
+    """What `frame_hits` found before it validated params alone: the whole frame, every time."""
+    table = (
+        (methods.CLIENT_REQUESTS if direction == "c2s" else methods.SERVER_REQUESTS)
+        if kind is Kind.REQUEST
+        else (methods.CLIENT_NOTIFICATIONS if direction == "c2s" else methods.SERVER_NOTIFICATIONS)
+    )
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if kind is Kind.REQUEST:
+        body["id"] = 0
+    if isinstance(payload, dict) and "params" in payload:
+        body["params"] = payload["params"]
+    try:
+        table[(method, revision)].model_validate(body, by_name=False)
+    except ValidationError as exc:
+        return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
+    return ()
+
+
+_FRAME_PARAMS: list[Any] = [
+    {},
+    None,
+    5,
+    "x",
+    [],
+    {"name": "echo", "arguments": {"m": 1}, "_meta": {"progressToken": 3}},
+    {"name": 5},
+    {"uri": "file:///a"},
+    {"uri": 3},
+    {"level": "info", "data": "x"},
+    {"level": "loud"},
+    {"progressToken": 1, "progress": 1, "total": 2},
+    {"progressToken": None, "progress": "x"},
+    {"requestId": 1},
+    {"cursor": "c"},
+    {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}},
+    {"messages": [], "maxTokens": 5},
+    {"_meta": {"progressToken": 1}},
+]
+
+
+def test_frames_validated_by_their_params_alone_find_what_the_whole_frame_finds() -> None:
+    """`shapes.frame_hits` validates only the params once a frame of that method passed (and its
+    model has nothing but fields): for every method and revision, valid and broken params, the
+    same findings as validating the whole frame each time, in either order of arrival."""
+    tables = [
+        (Kind.REQUEST, "c2s", methods.CLIENT_REQUESTS),
+        (Kind.REQUEST, "s2c", methods.SERVER_REQUESTS),
+        (Kind.NOTIFICATION, "c2s", methods.CLIENT_NOTIFICATIONS),
+        (Kind.NOTIFICATION, "s2c", methods.SERVER_NOTIFICATIONS),
+    ]
+    payloads = [{"params": p} for p in _FRAME_PARAMS] + [{}]
+    shortcut = 0
+    for kind, direction, table in tables:
+        for method, revision in table:
+            for ordered in (payloads, payloads[::-1]):
+                _PARAMS_ONLY.clear()
+                for payload in ordered:
+                    want = _whole_frame(kind, method, payload, revision, direction)
+                    assert frame_hits(kind, method, payload, revision, direction) == want, (method, payload)
+                shortcut += _PARAMS_ONLY.get((kind, method, revision, direction)) is not None
+    assert shortcut > 50  # most methods' frames take the shortcut once one has passed
