@@ -10,8 +10,8 @@ bytes it injected itself are `info`, their explanation naming the rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
@@ -108,6 +108,27 @@ class Linter:
                 return []
         return self._feed(row)
 
+    def feed_values(
+        self, values: tuple[Any, ...], row_of: Callable[[tuple[Any, ...]], StoredRow]
+    ) -> list[Finding]:
+        """`feed` for a row as the store's cursor gives it (`lint.fast.VALUES` first): the lane reads
+        the tuple; `row_of` makes the row's dict only for the full path or a row with findings."""
+        lane = self._lane
+        if lane is not None:
+            done = lane.take(values)
+            if done is not None:
+                lane.taken += 1
+                if type(done) is tuple:
+                    revision, hits = done
+                    if not hits:
+                        return []
+                    row = row_of(values)
+                    findings: list[Finding] = []
+                    self._findings(row, int(row["seq"]), revision, hits, findings)
+                    return findings
+                return []
+        return self._feed(row_of(values))
+
     def _feed(self, row: StoredRow) -> list[Finding]:
         ctx = self._walk.context(row)
         findings: list[Finding] = []
@@ -118,6 +139,8 @@ class Linter:
         if hits:  # a few rows in a thousand: the per-row work above stays lean
             self._findings(ctx.row, ctx.seq, ctx.revision, hits, findings)
         self._walk.advance(ctx)
+        if self._lane is not None:
+            self._lane.settle()  # the walk's facts may have moved
         return findings
 
     @staticmethod

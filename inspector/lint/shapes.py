@@ -17,7 +17,7 @@ import orjson
 from mcp_types import methods
 from mcp_types.jsonrpc import ErrorData
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 from inspector.lint.revision import RowContext
@@ -223,9 +223,26 @@ class ShapeCheck:
         return hits
 
 
+# (kind, method, revision, direction) -> the validator of the frame's params alone, once a frame of
+# that key has passed (its fixed fields, the same in every frame of the key, are then valid) and
+# its model validates nothing beyond its fields (`_params_only`); None: always the whole frame.
+# Bounded by the methods of the known revisions.
+_PARAMS_ONLY: dict[tuple[Kind, str, str, str], SchemaValidator | None] = {}
+_FRAME_FIELDS = frozenset({"jsonrpc", "method", "id", "params"})
+
+
 def frame_hits(kind: Kind, method: str, payload: Any, revision: str, direction: str) -> tuple[Hit, ...]:
     """The shape findings of a request or notification whose method passed the gate."""
+    key = (kind, method, revision, direction)
+    params_only = _PARAMS_ONLY.get(key)
+    if params_only is not None and type(payload) is dict and "params" in payload:
+        try:
+            params_only.validate_python(payload["params"], by_name=False)
+            return ()  # the frame passes as well (`_params_only`)
+        except ValidationError:
+            pass  # the whole frame's validation words the finding
     table = _REQUESTS[direction] if kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+    model = table[(method, revision)]
     body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if kind is Kind.REQUEST:
         body["id"] = 0  # the id was checked by classification; the model checks the rest
@@ -233,10 +250,36 @@ def frame_hits(kind: Kind, method: str, payload: Any, revision: str, direction: 
         body["params"] = payload["params"]
     try:
         # The model's own validator: what `model_validate` calls, without its Python wrapper.
-        table[(method, revision)].__pydantic_validator__.validate_python(body, by_name=False)
+        model.__pydantic_validator__.validate_python(body, by_name=False)
     except ValidationError as exc:
         return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
+    if key not in _PARAMS_ONLY:
+        _PARAMS_ONLY[key] = _params_only(model)
     return ()
+
+
+def _params_only(model: Any) -> SchemaValidator | None:
+    """The validator of `model`'s params, when validating them alone decides the whole frame: its
+    fields are the frame's (the others, fixed per method, proven valid by a frame that passed),
+    `params` is a plain model field (no constraints, not optional), and the frame model has no
+    validators of its own. Else None."""
+    decorators = model.__pydantic_decorators__
+    if (
+        decorators.model_validators
+        or decorators.field_validators
+        or decorators.validators
+        or decorators.root_validators
+        or getattr(model, "__pydantic_post_init__", None)
+        or not set(model.model_fields) <= _FRAME_FIELDS
+    ):
+        return None
+    field = model.model_fields.get("params")
+    if field is None or field.metadata or not field.is_required():
+        return None
+    annotation = field.annotation
+    if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        return None
+    return annotation.__pydantic_validator__  # type: ignore[return-value]
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:

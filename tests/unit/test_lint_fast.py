@@ -17,12 +17,17 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_types import methods
+from pydantic import ValidationError
 
 from bench.scale_lint import generate_session
-from inspector.lint.check import Linter
+from inspector.lint.check import Linter, check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.scan import SessionScan
-from inspector.store import open_engine
+from inspector.lint.shapes import _PARAMS_ONLY, describe_errors, frame_hits
+from inspector.lint.stored import _JSON_NAMES, _READ_NAMES, _row_of, lint_rows
+from inspector.protocol import Kind
+from inspector.store import SessionWriter, create_session, open_engine
 from inspector.store.models import StoredRow
 from inspector.store.queries import iter_rows
 from tests.lint_recordings import Stdio, initialize, initialized_result, notification, request, result
@@ -35,11 +40,32 @@ def _lint(rows: Sequence[Any], *, fast: bool) -> tuple[list[Finding], Linter]:
     return [f for row in stored for f in linter.feed(row)], linter
 
 
+def _as_values(row: Any) -> tuple[Any, ...]:
+    """A row as the store's cursor gives it to `lint_rows` (`stored._values`): a tuple of
+    `_READ_NAMES`, the JSON columns as text."""
+    return tuple(
+        None if row.get(n) is None else orjson.dumps(row[n]).decode() if n in _JSON_NAMES else row[n]
+        for n in _READ_NAMES
+    )
+
+
+def _lint_values(rows: Sequence[Any]) -> tuple[list[Finding], Linter]:
+    """The lane's tuple path (`Linter.feed_values`), as `lint_rows` runs it."""
+    stored: list[StoredRow] = copy.deepcopy(list(rows))
+    linter = Linter(SessionScan.of_rows(stored))
+    return [f for row in stored for f in linter.feed_values(_as_values(row), _row_of)], linter
+
+
 def _same(rows: Sequence[Any]) -> tuple[list[Finding], int]:
-    """The findings (equal both ways) and how many rows the lane took."""
+    """The findings (equal all three ways: dict rows, cursor tuples, full path) and how many rows
+    the lane took."""
     fast, linter = _lint(rows, fast=True)
     full, _ = _lint(rows, fast=False)
+    values, by_values = _lint_values(rows)
     assert fast == full
+    assert values == full
+    assert by_values._lane is not None and linter._lane is not None
+    assert by_values._lane.taken == linter._lane.taken
     assert linter._lane is not None
     return full, linter._lane.taken
 
@@ -57,9 +83,11 @@ def test_the_benchmark_session_goes_the_fast_lane_with_the_same_findings(tmp_pat
     engine = open_engine(db)
     try:
         rows = list(iter_rows(engine, sid))
+        streamed = list(lint_rows(engine, sid, page=250))  # the cursor's tuples, several pages
     finally:
         engine.dispose()
     found, taken = _same(rows)
+    assert streamed == found
     rules = {f.rule for f in found}
     assert {"duplicate-request-id", "logging-not-declared"} <= rules
     assert taken > 0.95 * len(rows)  # nearly every row: the lane is what makes the lint fast
@@ -220,3 +248,95 @@ def test_a_session_long_after_its_handshake_is_mostly_the_fast_lane() -> None:
     found, taken = _same(s.rows)
     assert [f.rule for f in found] == ["unknown-response-id"]
     assert taken >= len(s.rows) - 10
+
+
+def test_stored_large_bodies_are_read_whole_by_the_tuple_path(any_store: Path | str) -> None:
+    """`lint_rows` reads rows as cursor tuples and puts a large body (kept in `blob`, a head in
+    `raw`) back into the tuple: a shape error at the end of a 5 KB result is found, as
+    `check_rows` finds it over the whole rows, on either store."""
+    s = Stdio().handshake("2025-06-18", server={"tools": {}})
+    for i in range(1, 40):
+        s.send("c2s", request(i, "tools/call", {"name": "echo", "arguments": {"m": i}}))
+        text = ("y" * 5000) if i % 3 == 0 else str(i)
+        broken: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": {"x": 1}}
+        s.send("s2c", result(i, broken if i % 6 == 0 else {"content": [{"type": "text", "text": text}]}))
+    engine = open_engine(any_store)
+    try:
+        sid = create_session(engine, kind="stdio-wrap", target=["server"], name="large")
+        rows = copy.deepcopy(s.rows)
+        for row in rows:
+            row["session_id"] = sid
+        SessionWriter(engine, sid).on_batch(rows, None)
+        stored = list(iter_rows(engine, sid))
+        assert sum(1 for r in stored if r.get("body_sha256")) >= 10  # kept in `blob`
+        whole = check_rows(stored)
+        for page in (7, 2000):
+            assert list(lint_rows(engine, sid, page=page)) == whole
+    finally:
+        engine.dispose()
+    broken_at = {f.seq for f in whole if f.rule == "invalid-shape"}
+    assert len(broken_at) == 6
+
+
+def _whole_frame(kind: Kind, method: str, payload: Any, revision: str, direction: str) -> tuple[Any, ...]:
+    """What `frame_hits` found before it validated params alone: the whole frame, every time."""
+    table = (
+        (methods.CLIENT_REQUESTS if direction == "c2s" else methods.SERVER_REQUESTS)
+        if kind is Kind.REQUEST
+        else (methods.CLIENT_NOTIFICATIONS if direction == "c2s" else methods.SERVER_NOTIFICATIONS)
+    )
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if kind is Kind.REQUEST:
+        body["id"] = 0
+    if isinstance(payload, dict) and "params" in payload:
+        body["params"] = payload["params"]
+    try:
+        table[(method, revision)].model_validate(body, by_name=False)
+    except ValidationError as exc:
+        return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
+    return ()
+
+
+_FRAME_PARAMS: list[Any] = [
+    {},
+    None,
+    5,
+    "x",
+    [],
+    {"name": "echo", "arguments": {"m": 1}, "_meta": {"progressToken": 3}},
+    {"name": 5},
+    {"uri": "file:///a"},
+    {"uri": 3},
+    {"level": "info", "data": "x"},
+    {"level": "loud"},
+    {"progressToken": 1, "progress": 1, "total": 2},
+    {"progressToken": None, "progress": "x"},
+    {"requestId": 1},
+    {"cursor": "c"},
+    {"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}},
+    {"messages": [], "maxTokens": 5},
+    {"_meta": {"progressToken": 1}},
+]
+
+
+def test_frames_validated_by_their_params_alone_find_what_the_whole_frame_finds() -> None:
+    """`shapes.frame_hits` validates only the params once a frame of that method passed (and its
+    model has nothing but fields): for every method and revision, valid and broken params, the
+    same findings as validating the whole frame each time, in either order of arrival."""
+    tables = [
+        (Kind.REQUEST, "c2s", methods.CLIENT_REQUESTS),
+        (Kind.REQUEST, "s2c", methods.SERVER_REQUESTS),
+        (Kind.NOTIFICATION, "c2s", methods.CLIENT_NOTIFICATIONS),
+        (Kind.NOTIFICATION, "s2c", methods.SERVER_NOTIFICATIONS),
+    ]
+    payloads = [{"params": p} for p in _FRAME_PARAMS] + [{}]
+    shortcut = 0
+    for kind, direction, table in tables:
+        for method, revision in table:
+            for ordered in (payloads, payloads[::-1]):
+                _PARAMS_ONLY.clear()
+                for payload in ordered:
+                    want = _whole_frame(kind, method, payload, revision, direction)
+                    assert frame_hits(kind, method, payload, revision, direction) == want, (method, payload)
+                shortcut += _PARAMS_ONLY.get((kind, method, revision, direction)) is not None
+    assert shortcut > 50  # most methods' frames take the shortcut once one has passed
