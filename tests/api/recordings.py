@@ -21,7 +21,7 @@ from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import active
 from inspector.demo.driver import drive_demo
-from inspector.store import SessionWriter, create_session, list_sessions, open_engine
+from inspector.store import SessionWriter, create_session, open_engine
 from tests.shim_process import ended_count, ended_named
 
 
@@ -191,6 +191,7 @@ def record_apps(db: Path, probe: str = "", name: str = "apps") -> int:
     `probe`, a URL the view will try to fetch) and `forecast` for Paris; returns the session id."""
     wrapped = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", name, "--"]
     params = mcp.StdioServerParameters(command=wrapped[0], args=[*wrapped[1:], *APPS])
+    before = ended_count(db, name)
 
     async def drive() -> None:
         with anyio.fail_after(90):
@@ -203,4 +204,5 @@ def record_apps(db: Path, probe: str = "", name: str = "apps") -> int:
 
     with ThreadPoolExecutor(1) as pool:
         pool.submit(anyio.run, drive).result()
-    return max(s.id for s in list_sessions(open_engine(db)) if s.name == name and s.id is not None)
+    # Recorded, even when a finishing process does it after the client is gone.
+    return int(ended_named(db, name, count=before + 1).id)
