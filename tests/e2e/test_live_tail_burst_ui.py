@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocket, expect
+from playwright.sync_api import Page, WebSocket, expect
 
 from bench.scale_live import REQ, RESP
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
 from inspector.store import create_session, open_engine
 from inspector.store.writer import StoreWriter
-from tests.e2e.conftest import new_context
 
 BURST = 3000
 BURSTS = 3
@@ -46,13 +45,6 @@ def streaming(tmp_path: Path) -> Iterator[tuple[UiServer, Path, int]]:
     finally:
         server.stop()
         engine.dispose()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def test_bursts_past_one_look_show_their_last_row_at_once_and_the_page_stays_usable(

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, Route, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context, watch_console
+from tests.e2e.conftest import watch_console
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +37,6 @@ def ui(db: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def _slow_bundle(page: Page) -> None:
