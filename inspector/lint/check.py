@@ -99,11 +99,7 @@ class Linter:
                 lane.taken += 1
             if type(done) is tuple:
                 row, revision, hits = done
-                if not hits:
-                    return []
-                findings: list[Finding] = []
-                self._findings(row, int(row["seq"]), revision, hits, findings)
-                return findings
+                return self._lane_findings(row, revision, hits) if hits else []
             if done is not None:
                 return []
         return self._feed(row)
@@ -120,14 +116,17 @@ class Linter:
                 lane.taken += 1
                 if type(done) is tuple:
                     revision, hits = done
-                    if not hits:
-                        return []
-                    row = row_of(values)
-                    findings: list[Finding] = []
-                    self._findings(row, int(row["seq"]), revision, hits, findings)
-                    return findings
+                    return self._lane_findings(row_of(values), revision, hits) if hits else []
                 return []
         return self._feed(row_of(values))
+
+    def _lane_findings(
+        self, row: StoredRow, revision: str | None, hits: list[tuple[str, str]]
+    ) -> list[Finding]:
+        """The findings of a row the fast lane took, from the rule hits it found."""
+        findings: list[Finding] = []
+        self._findings(row, int(row["seq"]), revision, hits, findings)
+        return findings
 
     def _feed(self, row: StoredRow) -> list[Finding]:
         ctx = self._walk.context(row)
