@@ -66,7 +66,6 @@ __all__ = [
     "message_rows",
     "method_counts",
     "pair_of",
-    "rows_after_id",
     "rows_by_seq",
     "search_messages",
     "session_state",
@@ -749,28 +748,6 @@ def method_counts(engine: Engine, session_id: int) -> dict[str, int]:
     with engine.connect() as conn:
         # The table's columns are untyped (`__table__`); COUNT(*) is an int.
         return {str(m): cast(int, n) for m, n in conn.execute(stmt).all()}
-
-
-def rows_after_id(engine: Engine, after_id: int, session_ids: list[int], limit: int) -> list[dict[str, Any]]:
-    """New rows of some sessions, by message id (the live feed's tail), oldest first."""
-    stmt = (
-        sa_select(*_ROW_COLUMNS)
-        .where(_m.c.id > after_id, _m.c.session_id.in_(session_ids))
-        .order_by(_m.c.id)
-        .limit(limit)
-    )
-    with engine.connect() as conn:
-        result = conn.execute(stmt)
-        keys = list(result.keys())
-        rows = result.all()
-    # As `_row_dict` gives, with the keys looked up once (per row they were half the feed's poll time).
-    out = []
-    for values in rows:
-        doc = dict(zip(keys, values, strict=True))
-        head = doc.pop("head") or b""
-        doc["preview"] = bytes(head).decode("utf-8", errors="replace")
-        out.append(doc)
-    return out
 
 
 def max_ids(engine: Engine) -> tuple[int, int]:
