@@ -305,13 +305,16 @@ export function Timeline({
     applyParams(next);
   };
 
-  // Text search: applied after a pause in typing. Enter and "Clear filters" cancel the pending
-  // pause: its timer holds the parameters of the moment it was set, and would put a cleared
-  // search (or an older filter) back.
+  // Text search: applied after a pause in typing. The pause's timer applies it to the parameters
+  // of the moment it ends (`latestSetParam`), not of the moment it began: a filter chosen meanwhile
+  // stays. Enter cancels it (the search is applied at once); "Clear filters" empties the box, whose
+  // change cancels it too (the effect's cleanup), so a cleared search does not come back.
   const searchPause = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latestSetParam = useRef(setParam);
+  latestSetParam.current = setParam;
   useEffect(() => {
     if ((filter.q ?? "") === searchText) return;
-    searchPause.current = setTimeout(() => setParam("q", searchText.trim()), 300);
+    searchPause.current = setTimeout(() => latestSetParam.current("q", searchText.trim()), 300);
     return () => clearTimeout(searchPause.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [searchText]);
@@ -449,7 +452,6 @@ export function Timeline({
             <button
               className="ghost"
               onClick={() => {
-                clearTimeout(searchPause.current);
                 setSearchText("");
                 applyParams(new URLSearchParams());
               }}
