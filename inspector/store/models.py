@@ -96,6 +96,9 @@ class Message(SQLModel, table=True):
         Index("ix_message_session_method_seq", "session_id", "method", "seq"),
         Index("ix_message_session_direction_seq", "session_id", "direction", "seq"),
         Index("ix_message_session_kind_seq", "session_id", "kind", "seq"),
+        # A session's lowest and highest id in one lookup each: the proof that a range of ids is
+        # the session's own, behind a text search's total (revision 0007, store/pages.py).
+        Index("ix_message_session_id", "session_id", "id"),
         Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
         Index("ix_message_session_answers", "session_id", "answers_seq"),
         {"sqlite_autoincrement": True},  # ids never reused: see Session

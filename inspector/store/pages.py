@@ -18,11 +18,13 @@ on a filter change) is where the time went: SQLite walked every row of the sessi
 match set (378 ms for a 1,000,000-message session, O(session) whatever the match count). When the
 text is the only filter and the session owns a whole range of ids, the total is the FTS5 count of the
 matches in that range (`rowid BETWEEN`, which FTS5 answers from its doclists without touching
-`message`): `_owned_ids` finds the range from the ids of the first and last seq and proves it with
-one walk of the (session_id, seq) index (no row of the session is outside, and the range holds
-no more ids than the session has rows; seq is gap-free). A session whose ids interleave with
-another's (two recordings at once) gets the walk-and-probe count, exact as before. No assumption on
-the order of ids within a session is made, so no insert path has to keep one.
+`message`): `_owned_ids` takes the session's lowest and highest id from the (session_id, id) index
+(revision 0007) and proves the range its own when it holds no more ids than the session has rows
+(seq is gap-free): three index lookups. (Before that index, the proof walked the session's
+(session_id, seq) index: 72-100 ms of CPU at 1,000,000 rows, most of a search's time.) A session
+whose ids interleave with another's (two recordings at once) gets the walk-and-probe count, exact
+as before. No assumption on the order of ids within a session is made, so no insert path has to
+keep one.
 
 Everything else (PostgreSQL, whose driver hands back parsed JSON; the `intervened` filter on
 `meta`) goes through `queries.message_rows` / `count_messages`, the SQLAlchemy path, which gives the
@@ -130,29 +132,22 @@ def _total(db: Any, session_id: int, flt: MessageFilter, where: list[str], param
 def _owned_ids(db: Any, session_id: int) -> tuple[int, int] | None:
     """(lo, hi) when the message ids from lo to hi are exactly the session's rows, else None.
 
-    lo and hi are the ids of the first and the last seq, in either order. The range is the
-    session's own when it holds as many ids as the session has rows (seq is gap-free from 1, as the
-    model says: the highest seq) and no row of the session lies outside it (one walk of the
-    session's (session_id, seq) index that stops at the first such row; `+id` keeps SQLite on that
-    index rather than on a rowid range of the table). A `NOT BETWEEN ... LIMIT 1` probe, not a
-    `count(*)` of the rows inside: 72 against 133 ms of CPU at 1,000,000 rows (loaded machine)."""
+    lo and hi are the session's lowest and highest id, so none of its rows lies outside the range;
+    the range is the session's own when it holds no more ids than the session has rows (seq is
+    gap-free from 1, as the model says: the highest seq). Each of the three is one lookup in an
+    index: (session_id, id) for the ids (revision 0007), (session_id, seq) for the count. Before that
+    index, the proof walked the session's (session_id, seq) index for a row outside the range: 72-100
+    ms of CPU per text search at 1,000,000 rows, most of the search's time."""
     ends = db.execute(
-        "SELECT (SELECT id FROM message WHERE session_id = ?1 AND seq = 1), "
-        "(SELECT id FROM message WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1), "
+        "SELECT (SELECT min(id) FROM message WHERE session_id = ?1), "
+        "(SELECT max(id) FROM message WHERE session_id = ?1), "
         "(SELECT max(seq) FROM message WHERE session_id = ?1)",
         (session_id,),
     ).fetchone()
     if ends is None or None in ends:
         return None
-    lo, hi, rows = min(ends[0], ends[1]), max(ends[0], ends[1]), ends[2]
-    if hi - lo + 1 != rows:
-        return None
-    outside = db.execute(
-        "SELECT 1 FROM message INDEXED BY ix_message_session_seq "
-        "WHERE session_id = ? AND +id NOT BETWEEN ? AND ? LIMIT 1",
-        (session_id, lo, hi),
-    ).fetchone()
-    return (lo, hi) if outside is None else None
+    lo, hi, rows = ends
+    return (lo, hi) if hi - lo + 1 == rows else None
 
 
 def _json_text(text: str | bytes) -> Any:
