@@ -122,3 +122,48 @@ def test_hashed_assets_are_kept_without_revalidation(ui: UiServer) -> None:
     assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert httpx.get(ui.base_url + "/assets/nothing-here.js").headers.get("cache-control") is None
     assert "no-store" in httpx.get(ui.base_url + "/").headers["cache-control"]
+
+
+# Installed before the page's scripts: what the page does before row 1 is in the DOM.
+_BEFORE_FIRST_ROW = """
+window.__before = { intl: 0, layoutReads: 0 };
+let shown = false;
+new MutationObserver((_, obs) => {
+  if (document.querySelector("[data-testid=row][data-seq='1']")) {
+    shown = true;
+    window.__rowsAtFirst = document.querySelectorAll("[data-testid=row]").length;
+    obs.disconnect();
+  }
+}).observe(document, { subtree: true, childList: true });
+const toLocale = Number.prototype.toLocaleString;
+Number.prototype.toLocaleString = function (...a) { if (!shown) window.__before.intl++; return toLocale.apply(this, a); };
+const NumberFormat = Intl.NumberFormat;
+Intl.NumberFormat = function (...a) { if (!shown) window.__before.intl++; return new NumberFormat(...a); };
+for (const name of ["clientHeight", "scrollTop"]) {
+  const d = Object.getOwnPropertyDescriptor(Element.prototype, name);
+  Object.defineProperty(Element.prototype, name, { ...d, get() {
+    if (!shown && this.dataset && this.dataset.testid === "rows") window.__before.layoutReads++;
+    return d.get.call(this);
+  } });
+}
+"""
+
+
+def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: Page, ui: UiServer) -> None:
+    """The trace of a timeline's open: its first rows' task also forced the page's first style and
+    layout (the row list's height read at mount, then a second render) and loaded the locale data of
+    Intl for the total (`toLocaleString`, 40-110 ms in a fresh page). The first render now shows the
+    rows in view of the window's height; the ResizeObserver measures the list afterwards, and the
+    overscan rows follow."""
+    page.add_init_script(_BEFORE_FIRST_ROW)
+    page.goto(ui.url("/sessions/1"))
+    expect(page.locator("[data-testid=row][data-seq='1']")).to_be_attached()
+    assert page.evaluate("window.__before") == {"intl": 0, "layoutReads": 0}
+    first = page.evaluate("window.__rowsAtFirst")
+    viewport = page.viewport_size
+    assert viewport is not None and 0 < first <= viewport["height"] // 26 + 1
+    expect(page.get_by_test_id("total")).to_have_text("1,000 messages")
+    # Measured, the list renders its overscan (30 rows below the view) and scrolls as before.
+    expect(page.locator("[data-testid=row][data-index='45']")).to_be_attached()
+    page.get_by_test_id("rows").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
+    expect(page.locator("[data-testid=row][data-seq='1000']")).to_be_visible()

@@ -37,15 +37,23 @@ export function useFixedRows(
   overscan: number,
   pinEnd = false,
 ): FixedRows {
-  const [view, setView] = useState({ top: 0, height: 0 });
+  // Until the list is measured, its height is taken as the window's and no overscan is rendered: the
+  // first render shows the rows in view without reading the layout. Reading it at mount (as before)
+  // forced the page's first style and layout inside React's commit, before the rows could even be
+  // painted, and then rendered the list a second time (the profile of a timeline's open: the biggest
+  // piece of its main-thread task after React itself). The ResizeObserver's first callback, which
+  // comes after the browser's own layout, measures it. A followed tail (`pinEnd`) reads it at once:
+  // its scroll position depends on the height.
+  const [view, setView] = useState({ top: 0, height: 0, measured: false });
   useLayoutEffect(() => {
     const node = scroller.current;
     if (!node) return;
     const read = () =>
       setView((v) =>
-        v.top === node.scrollTop && v.height === node.clientHeight ? v : { top: node.scrollTop, height: node.clientHeight },
+        v.measured && v.top === node.scrollTop && v.height === node.clientHeight
+          ? v
+          : { top: node.scrollTop, height: node.clientHeight, measured: true },
       );
-    read();
     node.addEventListener("scroll", read, { passive: true });
     const resize = new ResizeObserver(read);
     resize.observe(node);
@@ -54,11 +62,18 @@ export function useFixedRows(
       resize.disconnect();
     };
   }, [scroller]);
+  useLayoutEffect(() => {
+    if (pinEnd && !view.measured && scroller.current) {
+      const node = scroller.current;
+      setView({ top: node.scrollTop, height: node.clientHeight, measured: true });
+    }
+  }, [pinEnd, view.measured, scroller]);
+  const height = view.measured ? view.height : typeof window === "undefined" ? 0 : window.innerHeight;
   // Pinned while the view is where the last pin left it; rows coming pin it again (as following
   // did before: it scrolled back to the end on every new row), a scroll away alone does not.
   const pin = useRef({ count: -1, top: -1 });
   const atTail = pinEnd && (count !== pin.current.count || view.top >= pin.current.top - 1);
-  const top = atTail ? Math.max(0, count * rowHeight - view.height) : view.top;
+  const top = atTail ? Math.max(0, count * rowHeight - height) : view.top;
   useLayoutEffect(() => {
     const node = scroller.current;
     if (!atTail || !node) return;
@@ -67,11 +82,11 @@ export function useFixedRows(
   }, [atTail, count, top, scroller]);
   const last = count - 1;
   const first = Math.max(0, Math.min(Math.floor(top / rowHeight), last));
-  const end = Math.min(last, Math.ceil((top + view.height) / rowHeight) - 1);
+  const end = Math.min(last, Math.ceil((top + height) / rowHeight) - 1);
   const items: WindowRow[] = [];
   // Pinned, every update of a fast tail brings new rows into the whole window: a few rows of
   // overscan instead of `overscan` halve what each frame renders, lays out and paints.
-  const extra = atTail ? Math.min(overscan, PINNED_OVERSCAN) : overscan;
+  const extra = !view.measured ? 0 : atTail ? Math.min(overscan, PINNED_OVERSCAN) : overscan;
   for (let i = Math.max(0, first - extra); i <= Math.min(last, end + extra); i++)
     items.push({ index: i, start: i * rowHeight, key: i });
   const scrollToIndex = useCallback(

@@ -14,7 +14,7 @@ import {
   type Session,
 } from "../api/client";
 import { live } from "../api/live";
-import { arrows, clock, delta, duration, rowLabel, size } from "../format";
+import { arrows, clock, delta, duration, grouped, rowLabel, size } from "../format";
 import { interventionClass, interventionOf, interventionText, type Intervention } from "../timeline/interventions";
 import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
@@ -467,7 +467,7 @@ export function Timeline({
             <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} data-testid="follow" /> Follow
           </label>
           <span className="muted" data-testid="total">
-            {store.total.toLocaleString()} {isEmptyFilter(filter) ? "messages" : "matching"}
+            {grouped(store.total)} {isEmptyFilter(filter) ? "messages" : "matching"}
           </span>
         </div>
         {store.error && <p className="error">{store.error}</p>}
