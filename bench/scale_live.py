@@ -183,7 +183,60 @@ def _top_trace(trace: bytes, n: int = 12) -> dict[str, Any]:
         if e["name"] in ("Layout", "UpdateLayoutTree"):
             layouts.append((e["dur"] / 1000, e.get("args", {}).get("beginData", e.get("args"))))
     layouts.sort(key=lambda x: -x[0])
+
+    # The longest main-thread tasks by thread time (CPU: what a frame costs whatever the load), each
+    # with the thread time of what ran in it (self time by name).
+    def cpu(e: dict[str, Any]) -> float:
+        return float(e.get("tdur", e["dur"]))
+
+    timed = [e for e in events if e.get("ph") == "X" and "dur" in e]
+    main = [e for e in timed if e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask")]
+    renderers = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    tid = max(
+        {(e["pid"], e["tid"]) for e in main} & renderers,
+        key=lambda k: sum(cpu(e) for e in main if (e["pid"], e["tid"]) == k),
+        default=None,
+    )
+    mine = [e for e in main if (e["pid"], e["tid"]) == tid]
+    tasks = sorted(mine, key=lambda e: -cpu(e))[:3]
+    inner = sorted(
+        (e for e in timed if (e.get("pid"), e.get("tid")) == tid), key=lambda e: (e["ts"], -e["dur"])
+    )
+    longest: list[dict[str, Any]] = []
+    for task in tasks:
+        t0, t1 = task["ts"], task["ts"] + task["dur"]
+        self_ms: dict[str, float] = {}
+        stack: list[dict[str, Any]] = []
+        for e in inner:  # self time: an event's thread time less its direct children's
+            if (
+                not (t0 <= e["ts"] and e["ts"] + e["dur"] <= t1)
+                or e is task
+                or e["name"] in ("RunTask", "ThreadControllerImpl::RunTask")
+            ):
+                continue
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+                stack.pop()
+            if stack:
+                self_ms[stack[-1]["name"]] = self_ms.get(stack[-1]["name"], 0.0) - cpu(e) / 1000
+            self_ms[e["name"]] = self_ms.get(e["name"], 0.0) + cpu(e) / 1000
+            stack.append(e)
+        top = sorted(self_ms.items(), key=lambda kv: -kv[1])[:8]
+        longest.append(
+            {
+                "wall_ms": round(task["dur"] / 1000, 1),
+                "cpu_ms": round(cpu(task) / 1000, 1),
+                "self_cpu_ms": [(k, round(v, 1)) for k, v in top],
+            }
+        )
+    cpus = sorted((cpu(e) / 1000 for e in mine), reverse=True)
     return {
+        "longest_tasks": longest,
+        "tasks_over_50ms_cpu": sum(1 for c in cpus if c >= 50),
+        "task_cpu_p99_ms": round(cpus[len(cpus) // 100], 1) if cpus else None,
         "by_name": sorted(((k, round(v, 1)) for k, v in total.items()), key=lambda kv: -kv[1])[:n],
         "longest_layouts": [(round(ms, 1), str(data)[:200]) for ms, data in layouts[:4]],
     }
@@ -242,7 +295,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
             ui_cpu = cpu_s(ui.pid)
             cdp = None
             if profile:
-                browser.start_tracing(page=page, categories=["devtools.timeline"])
+                browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
                 cdp = page.context.new_cdp_session(page)
                 cdp.send("Profiler.enable")
                 cdp.send("Profiler.start")
