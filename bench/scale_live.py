@@ -36,6 +36,7 @@ RATE = 5000
 TARGET_TASK_MS = 50.0
 TARGET_LAG_MS = 1000.0
 TARGET_RSS_MB = 30.0
+SETTLE_S = 8.0
 CHROMIUM = "/usr/bin/chromium"
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
@@ -339,6 +340,10 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
                     break
                 time.sleep(0.05)
             rss.append(rss_mb(ui.pid))
+            # After the session ended the page asks for its findings (the whole session linted):
+            # the RSS once that is done and the server is idle again.
+            time.sleep(SETTLE_S)
+            rss_settled = rss_mb(ui.pid)
             longest = page.evaluate("window.__longest")
             status = httpx.get(
                 url.split("/#")[0] + "/api/live/status",
@@ -376,6 +381,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
         rss_start_mb=round(rss[0], 1),
         rss_peak_mb=round(max(rss), 1),
         rss_end_mb=round(rss[-1], 1),
+        rss_settled_mb=round(rss_settled, 1),
         rss_series_mb=[round(rss[int(k * (len(rss) - 1) / 7)]) for k in range(8)],
         pushes_per_s=round(pushes / span, 1) if span else None,
         rows_per_push=round(rows_pushed / pushes, 1) if pushes else None,
@@ -418,6 +424,14 @@ def print_figures(figures: dict[str, Any]) -> None:
         f"  {_mark(growth < TARGET_RSS_MB)}"
     )
     print(f"  RSS over the run {' '.join(str(v) for v in f['rss_series_mb'])} MB")
+    print(
+        f"  RSS {SETTLE_S:.0f} s after the end {f['rss_settled_mb']:.0f} MB"
+        f" (+{f['rss_settled_mb'] - f['rss_start_mb']:.0f}; the session's findings asked meanwhile)"
+    )
+    if "trace_ms" in f:
+        for task in f["trace_ms"]["longest_tasks"]:
+            parts = ", ".join(f"{k} {v}" for k, v in task["self_cpu_ms"][:4])
+            print(f"  task {task['wall_ms']:>6} ms wall {task['cpu_ms']:>5} ms CPU: {parts}"[:80])
     print(
         f"  pushes           {f['pushes_per_s']}/s, {f['rows_per_push']} rows each;"
         f" behind markers {f['behind_markers']}"
