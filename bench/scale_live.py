@@ -7,12 +7,15 @@ server runs in a process of its own, so its RSS is its own. Sampled every 250 ms
 
 - how far behind the last rendered row is: the session's newest seq in the database minus
   the highest `data-seq` in the DOM (messages, and ms at the feed's rate);
-- the UI server's RSS (start, peak, end);
+- the UI server's RSS (start, peak, end; and 8 s after the session ended, once the page asked
+  for its findings);
 - after the feed stops: how long until the last row is shown.
 
 From the page: the longest main-thread task (PerformanceObserver `longtask` and
 `long-animation-frame`) against the 50 ms long-task threshold; from the websocket frames: the
 events pushed per second and rows per push; from `/api/live/status`: behind markers sent.
+`--profile` adds the three longest main-thread tasks by thread time (CPU), each broken down by
+trace event: what a frame costs whatever the machine's load.
 Targets (the issue's, absolute): longest task < 50 ms, lag p95 < 1 s, RSS growth < 30 MB.
 """
 
