@@ -7,12 +7,15 @@ server runs in a process of its own, so its RSS is its own. Sampled every 250 ms
 
 - how far behind the last rendered row is: the session's newest seq in the database minus
   the highest `data-seq` in the DOM (messages, and ms at the feed's rate);
-- the UI server's RSS (start, peak, end);
+- the UI server's RSS (start, peak, end; and 8 s after the session ended, once the page asked
+  for its findings);
 - after the feed stops: how long until the last row is shown.
 
 From the page: the longest main-thread task (PerformanceObserver `longtask` and
 `long-animation-frame`) against the 50 ms long-task threshold; from the websocket frames: the
 events pushed per second and rows per push; from `/api/live/status`: behind markers sent.
+`--profile` adds the three longest main-thread tasks by thread time (CPU), each broken down by
+trace event: what a frame costs whatever the machine's load.
 Targets (the issue's, absolute): longest task < 50 ms, lag p95 < 1 s, RSS growth < 30 MB.
 """
 
@@ -36,6 +39,7 @@ RATE = 5000
 TARGET_TASK_MS = 50.0
 TARGET_LAG_MS = 1000.0
 TARGET_RSS_MB = 30.0
+SETTLE_S = 8.0
 CHROMIUM = "/usr/bin/chromium"
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
@@ -183,7 +187,60 @@ def _top_trace(trace: bytes, n: int = 12) -> dict[str, Any]:
         if e["name"] in ("Layout", "UpdateLayoutTree"):
             layouts.append((e["dur"] / 1000, e.get("args", {}).get("beginData", e.get("args"))))
     layouts.sort(key=lambda x: -x[0])
+
+    # The longest main-thread tasks by thread time (CPU: what a frame costs whatever the load), each
+    # with the thread time of what ran in it (self time by name).
+    def cpu(e: dict[str, Any]) -> float:
+        return float(e.get("tdur", e["dur"]))
+
+    timed = [e for e in events if e.get("ph") == "X" and "dur" in e]
+    main = [e for e in timed if e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask")]
+    renderers = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    tid = max(
+        {(e["pid"], e["tid"]) for e in main} & renderers,
+        key=lambda k: sum(cpu(e) for e in main if (e["pid"], e["tid"]) == k),
+        default=None,
+    )
+    mine = [e for e in main if (e["pid"], e["tid"]) == tid]
+    tasks = sorted(mine, key=lambda e: -cpu(e))[:3]
+    inner = sorted(
+        (e for e in timed if (e.get("pid"), e.get("tid")) == tid), key=lambda e: (e["ts"], -e["dur"])
+    )
+    longest: list[dict[str, Any]] = []
+    for task in tasks:
+        t0, t1 = task["ts"], task["ts"] + task["dur"]
+        self_ms: dict[str, float] = {}
+        stack: list[dict[str, Any]] = []
+        for e in inner:  # self time: an event's thread time less its direct children's
+            if (
+                not (t0 <= e["ts"] and e["ts"] + e["dur"] <= t1)
+                or e is task
+                or e["name"] in ("RunTask", "ThreadControllerImpl::RunTask")
+            ):
+                continue
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+                stack.pop()
+            if stack:
+                self_ms[stack[-1]["name"]] = self_ms.get(stack[-1]["name"], 0.0) - cpu(e) / 1000
+            self_ms[e["name"]] = self_ms.get(e["name"], 0.0) + cpu(e) / 1000
+            stack.append(e)
+        top = sorted(self_ms.items(), key=lambda kv: -kv[1])[:8]
+        longest.append(
+            {
+                "wall_ms": round(task["dur"] / 1000, 1),
+                "cpu_ms": round(cpu(task) / 1000, 1),
+                "self_cpu_ms": [(k, round(v, 1)) for k, v in top],
+            }
+        )
+    cpus = sorted((cpu(e) / 1000 for e in mine), reverse=True)
     return {
+        "longest_tasks": longest,
+        "tasks_over_50ms_cpu": sum(1 for c in cpus if c >= 50),
+        "task_cpu_p99_ms": round(cpus[len(cpus) // 100], 1) if cpus else None,
         "by_name": sorted(((k, round(v, 1)) for k, v in total.items()), key=lambda kv: -kv[1])[:n],
         "longest_layouts": [(round(ms, 1), str(data)[:200]) for ms, data in layouts[:4]],
     }
@@ -242,7 +299,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
             ui_cpu = cpu_s(ui.pid)
             cdp = None
             if profile:
-                browser.start_tracing(page=page, categories=["devtools.timeline"])
+                browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
                 cdp = page.context.new_cdp_session(page)
                 cdp.send("Profiler.enable")
                 cdp.send("Profiler.start")
@@ -286,6 +343,10 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
                     break
                 time.sleep(0.05)
             rss.append(rss_mb(ui.pid))
+            # After the session ended the page asks for its findings (the whole session linted):
+            # the RSS once that is done and the server is idle again.
+            time.sleep(SETTLE_S)
+            rss_settled = rss_mb(ui.pid)
             longest = page.evaluate("window.__longest")
             status = httpx.get(
                 url.split("/#")[0] + "/api/live/status",
@@ -323,6 +384,7 @@ def stream(rate: int, seconds: float, *, profile: bool = False) -> dict[str, Any
         rss_start_mb=round(rss[0], 1),
         rss_peak_mb=round(max(rss), 1),
         rss_end_mb=round(rss[-1], 1),
+        rss_settled_mb=round(rss_settled, 1),
         rss_series_mb=[round(rss[int(k * (len(rss) - 1) / 7)]) for k in range(8)],
         pushes_per_s=round(pushes / span, 1) if span else None,
         rows_per_push=round(rows_pushed / pushes, 1) if pushes else None,
@@ -365,6 +427,14 @@ def print_figures(figures: dict[str, Any]) -> None:
         f"  {_mark(growth < TARGET_RSS_MB)}"
     )
     print(f"  RSS over the run {' '.join(str(v) for v in f['rss_series_mb'])} MB")
+    print(
+        f"  RSS {SETTLE_S:.0f} s after the end {f['rss_settled_mb']:.0f} MB"
+        f" (+{f['rss_settled_mb'] - f['rss_start_mb']:.0f}; the session's findings asked meanwhile)"
+    )
+    if "trace_ms" in f:
+        for task in f["trace_ms"]["longest_tasks"]:
+            parts = ", ".join(f"{k} {v}" for k, v in task["self_cpu_ms"][:4])
+            print(f"  task {task['wall_ms']:>6} ms wall {task['cpu_ms']:>5} ms CPU: {parts}"[:80])
     print(
         f"  pushes           {f['pushes_per_s']}/s, {f['rows_per_push']} rows each;"
         f" behind markers {f['behind_markers']}"

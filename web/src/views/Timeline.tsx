@@ -5,7 +5,6 @@ import { useNavigate, useParams, useSearchParams } from "react-router";
 import {
   api,
   isEmptyFilter,
-  lintOf,
   unwrap,
   type Filter,
   type FindingsFilter,
@@ -14,26 +13,20 @@ import {
   type Session,
 } from "../api/client";
 import { live } from "../api/live";
-import { arrows, clock, delta, duration, grouped, rowLabel, size } from "../format";
-import { interventionClass, interventionOf, interventionText, type Intervention } from "../timeline/interventions";
+import { grouped } from "../format";
+import { interventionOf } from "../timeline/interventions";
 import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
+import { ROW_HEIGHT, TimelineRow, type RowActions } from "../timeline/TimelineRow";
 import { useKeys } from "./hooks";
 import { PausesPanel, pauseBefore, pausesOf } from "./RecordingPause";
-import { ConversationBadge, ConversationsPanel, markOf, useConversations } from "./Conversations";
+import { ConversationsPanel, markOf, useConversations } from "./Conversations";
 
 // The detail (JSON viewer, findings, app links) is loaded when a message is first opened.
 const MessageDetail = lazy(() => import("./MessageDetail").then((m) => ({ default: m.MessageDetail })));
 
-const ROW_HEIGHT = 26;
 const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
 const FINDINGS: FindingsFilter[] = ["any", "warning", "error"];
-const SEVERITIES = ["error", "warning", "info"] as const;
-const DETAIL_PARAM: Record<string, RegExp> = {
-  "tools/call": /"name"\s*:\s*"([^"]{1,60})"/,
-  "prompts/get": /"name"\s*:\s*"([^"]{1,60})"/,
-  "resources/read": /"uri"\s*:\s*"([^"]{1,80})"/,
-};
 
 function list(v: string | null): string[] {
   return v ? v.split(",").filter(Boolean) : [];
@@ -50,59 +43,6 @@ export function parseFilter(params: URLSearchParams): Filter {
     findings: FINDINGS.find((f) => f === params.get("findings")),
     intervened: params.get("iv") === "1" || undefined,
   };
-}
-
-/** The timeline's mark of an intervention: "not delivered" (struck), "injected" (links to its original), "delayed". */
-function InterventionBadge({ row, onOriginal }: { row: Row; onOriginal: (n: Intervention) => void }) {
-  const iv = interventionOf(row);
-  if (!iv) return null;
-  const text = interventionText(iv);
-  if (iv.kind === "injected")
-    return (
-      <a
-        className="iv-badge iv-injected"
-        data-testid="iv-badge"
-        data-iv="injected"
-        title={`${text}: sent by the inspector, not by the peer. Click for the original.`}
-        onClick={(e) => {
-          e.stopPropagation();
-          onOriginal(iv);
-        }}
-      >
-        injected
-      </a>
-    );
-  const label = iv.delivered ? (iv.action === "delay" && iv.delayMs !== null ? `delayed ${iv.delayMs} ms` : text.split(" by ")[0]) : "not delivered";
-  return (
-    <span className={`iv-badge ${iv.delivered ? "iv-changed" : "iv-undelivered"}`} data-testid="iv-badge" data-iv={iv.delivered ? "changed" : "undelivered"} title={text}>
-      {label} · {iv.delivered ? iv.who : `${iv.action} by ${iv.who}`}
-    </span>
-  );
-}
-
-/** One badge per severity of a row's lint findings, the rules in its tooltip. */
-function LintBadges({ row, known }: { row: Row; known?: LintBadge[] }) {
-  const badges = lintOf(row).length ? lintOf(row) : known ?? [];
-  return (
-    <>
-      {SEVERITIES.map((sev) => {
-        const rules = badges.filter((b) => b.severity === sev).map((b) => b.rule);
-        if (!rules.length) return null;
-        return (
-          <span key={sev} className={`lint-badge lint-${sev}`} title={rules.join(", ")} data-testid="lint-badge" data-severity={sev}>
-            {sev === "error" ? "✖" : sev === "warning" ? "▲" : "i"} {rules.length > 1 ? rules.length : rules[0]}
-          </span>
-        );
-      })}
-    </>
-  );
-}
-
-function methodText(r: Row): string {
-  const label = rowLabel(r);
-  const re = r.kind === "request" && r.method ? DETAIL_PARAM[r.method] : undefined;
-  const m = re?.exec(r.preview);
-  return m ? `${label} ${m[1]}` : label;
 }
 
 /** A store started before React renders it (see `primeTimeline`, `applyFilter`), taken by the Timeline. */
@@ -260,6 +200,14 @@ export function Timeline({
   useEffect(() => {
     if (store.total) store.ensure(first, last);
   });
+  // Rows are keyed by their index less `keyBase`. Following a fast tail, each update brings a new
+  // window: new rows set `keyBase` to its first row, so the rows are keyed by their place in the
+  // window, and their elements are kept and given the new rows' text (not removed and made again).
+  // Otherwise (a scroll, no new rows) it stays: a row keeps its element while it is in the window,
+  // and a scroll renders only the rows that come into view.
+  const keyAnchor = useRef({ total: -1, first: 0 });
+  if (follow && keyAnchor.current.total !== store.total) keyAnchor.current = { total: store.total, first };
+  const keyBase = keyAnchor.current.first;
 
   // A message in the URL (deep link, jump to pair): select it and bring it into view.
   useEffect(() => {
@@ -357,6 +305,29 @@ export function Timeline({
     const to = range?.[1] ?? store.row(last)?.seq ?? from + 100;
     navigate(`${base}/lanes?from=${from}&to=${Math.min(to, from + 499)}`);
   };
+
+  // The rows' clicks, through one object kept across renders (a memoised row is not rendered again
+  // because the timeline's handlers are new closures each render).
+  const latest = useRef({ open, openOriginal, selected });
+  latest.current = { open, openOriginal, selected };
+  const rowActions = useMemo<RowActions>(
+    () => ({
+      click: (index, seq, shift) => {
+        setFollow(false);
+        if (shift) {
+          setAnchor(latest.current.selected ?? index);
+          setSelected(index);
+          return;
+        }
+        setAnchor(null);
+        setSelected(index);
+        latest.current.open(seq);
+      },
+      open: (seq) => latest.current.open(seq),
+      openOriginal: (seq) => latest.current.openOriginal(seq),
+    }),
+    [],
+  );
 
   const toggleKind = (k: string) => {
     const kinds = filter.kind.includes(k) ? filter.kind.filter((x) => x !== k) : [...filter.kind, k];
@@ -492,95 +463,32 @@ export function Timeline({
           tabIndex={-1}
         >
           <div style={{ height: virtualizer.totalSize, position: "relative" }}>
+            {/* The rows flow in one block moved to the window's first row: no transform, layer and
+                position per row (each frame of a fast tail painted and laid out ~40 of them). */}
+            <div className="rows-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
             {items.map((item) => {
               const r = store.row(item.index);
               const prev = store.row(item.index - 1);
-              const inRange =
-                anchor !== null && selected !== null && item.index >= Math.min(anchor, selected) && item.index <= Math.max(anchor, selected);
-              const style = { transform: `translateY(${item.start}px)`, height: ROW_HEIGHT };
-              if (!r)
-                return (
-                  <div key={item.key} className="row loading" style={style}>
-                    <span className="c-seq muted">…</span>
-                  </div>
-                );
-              const flags = (r.meta?.flags as string[] | undefined) ?? [];
-              const mark = markOf(conversations, r.seq);
-              const pause = pauseBefore(pauses, r, prev);
+              const key = item.index - keyBase;
               return (
-                <div
-                  key={item.key}
-                  role="row"
-                  data-testid="row"
-                  data-seq={r.seq}
-                  data-index={item.index}
-                  className={[
-                    "row",
-                    `dir-${r.direction}`,
-                    `rk-${r.kind}`,
-                    r.channel === "stderr" ? "stderr" : "",
-                    item.index === selected ? "selected" : "",
-                    r.seq === openSeq ? "open" : "",
-                    inRange ? "in-range" : "",
-                    interventionClass(r),
-                    mark?.conversation ? `in-conv conv-${mark.conversation.role}` : "",
-                    pause ? "after-pause" : "",
-                  ].join(" ")}
-                  data-conv={mark?.conversation?.id}
-                  style={style}
-                  onMouseDown={(e) => e.shiftKey && e.preventDefault() /* no text selection on shift-click */}
-                  onClick={(e) => {
-                    setFollow(false);
-                    if (e.shiftKey) {
-                      setAnchor(selected ?? item.index);
-                      setSelected(item.index);
-                      return;
-                    }
-                    setAnchor(null);
-                    setSelected(item.index);
-                    open(r.seq);
-                  }}
-                >
-                  <span className="c-seq">{r.seq}</span>
-                  <span className="c-time">{clock(r.ts_ns)}</span>
-                  <span className="c-delta">{prev ? delta(r.ts_ns - prev.ts_ns) : ""}</span>
-                  <span className="c-dir">{arrows[r.direction] ?? r.direction}</span>
-                  <span className={`c-kind kind-${r.kind}`}>{r.kind}</span>
-                  <span className="c-method" title={methodText(r)}>
-                    {r.answers_seq !== null && (
-                      <a
-                        className="pair-link"
-                        title={`answers #${r.answers_seq}`}
-                        onClick={(e) => {
-                          e.stopPropagation();
-                          open(r.answers_seq!);
-                        }}
-                      >
-                        ↳#{r.answers_seq}
-                      </a>
-                    )}
-                    {pause && (
-                      <span className="flag paused" data-testid="row-after-pause" title="recording was paused before this row">
-                        ⏸ {pause.messages_not_recorded} not recorded
-                      </span>
-                    )}
-                    {methodText(r)}
-                    {flags.map((f) => (
-                      <span key={f} className="flag">
-                        {f}
-                      </span>
-                    ))}
-                    {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
-                    <ConversationBadge mark={mark} onOpen={(seq) => open(seq)} />
-                    <InterventionBadge row={r} onOriginal={() => openOriginal(r.seq)} />
-                    <LintBadges row={r} known={lint.bySeq.get(r.seq)} />
-                  </span>
-                  <span className="c-id">{r.rpc_id ?? ""}</span>
-                  <span className="c-lat">{duration(r.latency_ns)}</span>
-                  <span className="c-size">{size(r.size)}</span>
-                </div>
+                <TimelineRow
+                  key={key}
+                  index={item.index}
+                  row={r}
+                  prevTs={prev ? prev.ts_ns : null}
+                  selected={item.index === selected}
+                  open={r !== undefined && r.seq === openSeq}
+                  inRange={
+                    anchor !== null && selected !== null && item.index >= Math.min(anchor, selected) && item.index <= Math.max(anchor, selected)
+                  }
+                  mark={r && markOf(conversations, r.seq)}
+                  pause={r && pauseBefore(pauses, r, prev)}
+                  lint={r && lint.bySeq.get(r.seq)}
+                  actions={rowActions}
+                />
               );
             })}
+            </div>
           </div>
         </div>
         {store.loaded && store.total === 0 && (

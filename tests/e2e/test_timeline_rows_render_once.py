@@ -1,0 +1,116 @@
+"""The timeline renders only the rows that change (issue #21, live tail at 5,000 msg/s).
+
+A live push that adds rows out of view renders no row again (the rows are memoised; the page
+counts row renders when `window.__countRowRenders` is set), and keeps their elements; a timeline
+following a fast tail keeps its row elements and gives them the new rows' text instead of
+removing them and making new ones (each frame of a fast tail replaces the whole window).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from bench.scale_live import REQ, RESP
+from inspector.api import UiServer
+from inspector.capture import MessageBuilder
+from inspector.store import create_session, open_engine
+from inspector.store.writer import StoreWriter
+
+COUNT_RENDERS = "window.__countRowRenders = true;"
+
+
+class Feed:
+    """A recorder writing into the session, as a `wrap`'s writer does."""
+
+    def __init__(self, db: Path, sid: int) -> None:
+        self.engine = open_engine(db)
+        self.writer = StoreWriter(self.engine)
+        self.builder = MessageBuilder(sid)
+
+    def write(self, n: int) -> int:
+        rows: list[Any] = []
+        target = self.builder.seq + n
+        while self.builder.seq < target:
+            i = self.builder.seq
+            rows += self.builder.feed(time.time_ns(), "c2s", "stdin", REQ % (i, i % 7, i))
+            rows += self.builder.feed(time.time_ns(), "s2c", "stdout", RESP % (i, i))
+        self.writer.on_batch(rows, {})
+        return self.builder.seq
+
+    def close(self) -> None:
+        self.writer.close()
+        self.engine.dispose()
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[UiServer, Feed, int]]:
+    db = tmp_path / "live.db"
+    engine = open_engine(db)
+    sid = create_session(engine, kind="stdio-wrap", target=["server"], name="rows")
+    feed = Feed(db, sid)
+    server = UiServer(engine, port=0, live_interval=0.1).start()
+    try:
+        yield server, feed, sid
+    finally:
+        server.stop()
+        feed.close()
+        engine.dispose()
+
+
+TAG_ROWS = "() => { for (const el of document.querySelectorAll('[data-testid=row]')) el.__tagged = true; }"
+ROWS = """() => [...document.querySelectorAll('[data-testid=row]')].map(
+  (el) => [Number(el.dataset.seq), Number(el.dataset.index), el.__tagged === true])"""
+
+
+def test_rows_pushed_out_of_view_render_no_row_again(page: Page, live: tuple[UiServer, Feed, int]) -> None:
+    ui, feed, sid = live
+    feed.write(200)
+    page.add_init_script(COUNT_RENDERS)
+    page.goto(ui.url(f"/sessions/{sid}/messages/1"))  # at the first row: not following
+    expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
+    expect(page.get_by_test_id("follow")).not_to_be_checked()
+    expect(page.locator(".row.loading")).to_have_count(0)
+    time.sleep(0.5)  # the websocket subscribes; the findings and conversations come in
+    page.evaluate(TAG_ROWS)
+    before = page.evaluate(ROWS)
+    assert before and max(seq for seq, _, _ in before) < 150
+    assert page.evaluate("window.__rowRenders") >= len(before)  # the rows' first renders counted
+    page.evaluate("window.__rowRenders = 0")
+    for k in range(1, 4):  # three pushes: the count changes, the rows in view do not
+        feed.write(50)
+        expect(page.get_by_test_id("total")).to_have_text(f"{200 + 50 * k:,} messages")
+    assert page.evaluate("window.__rowRenders") == 0
+    # The same elements, still showing the same messages.
+    assert page.evaluate(ROWS) == before
+
+
+def test_a_followed_fast_tail_keeps_its_row_elements(page: Page, live: tuple[UiServer, Feed, int]) -> None:
+    ui, feed, sid = live
+    feed.write(300)
+    page.goto(ui.url(f"/sessions/{sid}"))
+    expect(page.get_by_test_id("follow")).to_be_checked()
+    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
+    time.sleep(0.5)  # the websocket subscribes
+    page.evaluate(TAG_ROWS)
+    shown = len(page.evaluate(ROWS))
+    last = 300
+    for _ in range(3):  # each burst moves the whole window past the rows shown
+        last = feed.write(500)
+        expect(page.locator(f"[data-testid=row][data-seq='{last}']")).to_be_visible()
+    rows = page.evaluate(ROWS)
+    # The tail, in order, each row at its index ...
+    assert [seq for seq, _, _ in rows] == list(range(last - len(rows) + 1, last + 1))
+    assert all(index == seq - 1 for seq, index, _ in rows)
+    # ... in the elements that showed the rows before the bursts.
+    assert len(rows) == shown
+    assert all(tagged for _, _, tagged in rows)
+    # A click on one of them still opens its message.
+    page.locator(f"[data-testid=row][data-seq='{last - 3}']").click()
+    expect(page.get_by_test_id("follow")).not_to_be_checked()
+    expect(page.get_by_test_id("detail").locator("h2")).to_contain_text(f"#{last - 3}")
