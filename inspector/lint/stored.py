@@ -98,6 +98,12 @@ def _pages(conn: Connection, where: Any, page: int = PAGE) -> Iterator[StoredRow
 
 
 def _values(conn: Connection, where: Any, page: int = PAGE) -> Iterator[tuple[Any, ...]]:
+    """The rows of `_value_pages` one by one."""
+    for rows in _value_pages(conn, where, page):
+        yield from rows
+
+
+def _value_pages(conn: Connection, where: Any, page: int = PAGE) -> Iterator[list[tuple[Any, ...]]]:
     """The rows `where` selects in seq order, `page` at a time, as the cursor gives them: tuples of
     `_READ_NAMES` (the lane's `fast.VALUES` first), JSON columns as text, whole bodies in `raw`
     (keyset pages on the (session_id, seq) index: memory is one page, whatever the length).
@@ -131,7 +137,8 @@ def _values(conn: Connection, where: Any, page: int = PAGE) -> Iterator[tuple[An
             if any(r[_SHA] for r in rows):  # a large body in this page
                 whole = bodies.load(conn, [r[_SHA] for r in rows if r[_SHA]])
                 rows = [(*r[:_RAW], whole[r[_SHA]], *r[_RAW + 1 :]) if r[_SHA] else r for r in rows]
-            yield from rows
+            if rows:
+                yield rows
             if len(rows) < page:
                 return
             after = rows[-1][_SEQ]
@@ -181,11 +188,11 @@ def lint_rows(
     server's other threads without it for ~0.1 s of collections saved per 100,000 rows."""
     with engine.connect() as conn:
         linter = Linter(_scan(conn, session_id))
-        feed, row_of = linter.feed_values, _row_of
-        for n, values in enumerate(_values(conn, _m.c.session_id == session_id, page), 1):
-            if found := feed(values, row_of):  # a row in a hundred
-                yield from found
-            if progress is not None and n % page == 0:
+        n = 0
+        for rows in _value_pages(conn, _m.c.session_id == session_id, page):
+            yield from linter.feed_page(rows, _row_of)  # findings on a row in a hundred
+            n += len(rows)
+            if progress is not None and len(rows) == page:
                 progress(n)
 
 
