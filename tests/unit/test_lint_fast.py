@@ -385,3 +385,12 @@ def test_frames_validated_by_their_params_alone_find_what_the_whole_frame_finds(
                     assert frame_hits(kind, method, payload, revision, direction) == want, (method, payload)
                 shortcut += _PARAMS_ONLY.get((kind, method, revision, direction)) is not None
     assert shortcut > 50  # most methods' frames take the shortcut once one has passed
+
+
+def test_a_finding_as_json_is_every_field() -> None:
+    """`Finding.to_json` writes its fields by hand (no `asdict` deep copy): the same dict."""
+    import dataclasses
+
+    f = Finding(7, 70, "error", "invalid-shape", "why", "Schema (https://x)", "2025-06-18")
+    assert f.to_json() == dataclasses.asdict(f)
+    assert list(f.to_json()) == [x.name for x in dataclasses.fields(Finding)]
