@@ -3,12 +3,12 @@
 Sans-IO. Most rows of a long session are the same few things once the handshake is over: a
 client request, the server's result, a progress or log notification, a stderr line. For each
 of them only a few of the eight checks can say anything, and the session's facts do not move.
-`FastLane.feed` recognises such a row from its stored columns and its parsed body (the same
+`FastLane.run` recognises such a row from its stored columns and its parsed body (the same
 classification `protocol.jsonrpc.classify` makes, for these shapes only), runs the rules that
 can fire on it (the same rule code: `ShapeCheck`'s gate and validators, `IdCheck`'s id
 bookkeeping, `CapabilityCheck`) and makes the same state changes the full path would
 (`SessionWalk` revisions, `IdCheck`'s pending requests). Any other row, or any row while the
-session is not in a settled handshake era, returns None: the full path checks it.
+session is not in a settled handshake era, goes to the full path.
 
 The rows it takes (all of them, or the full path is used):
 - a row without JSON-RPC (a stderr line, kind `log`/`http` or no bytes) outside HTTP channels;
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["VALUES", "FastLane"]
 
-# The columns `FastLane.take` reads, first in a row's tuple and in this order (`meta` as JSON text).
+# The columns `FastLane.run` reads, first in a row's tuple and in this order (`meta` as JSON text).
 VALUES = ("seq", "direction", "channel", "raw", "size", "kind", "method", "answers_seq", "meta")
 
 Hit = tuple[str, str]
@@ -69,7 +69,7 @@ class FastLane:
         self._shapes = shapes
         self._ids = ids
         self._caps = caps
-        self.taken = 0  # rows this lane checked (`check.Linter.feed` counts them)
+        self.taken = 0  # rows this lane checked
         self._caps_of: dict[str, Any] | None = None  # the server capabilities `_cap_hits` holds for
         self._cap_hits: dict[tuple[Kind, str, str], tuple[Hit, ...]] = {}
         self._revision: str | None = _UNSETTLED  # `_settled`'s answer until the next full-path row
