@@ -17,7 +17,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from inspector.lint.auth import AuthCheck
 from inspector.lint.capabilities import CapabilityCheck
-from inspector.lint.fast import FastLane
+from inspector.lint.fast import VALUES, FastLane
 from inspector.lint.findings import Finding, at_least
 from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck
 from inspector.lint.revision import RowContext, SessionWalk
@@ -92,40 +92,45 @@ class Linter:
 
     def feed(self, row: StoredRow) -> list[Finding]:
         """Every finding of the next row (the rows' seq order)."""
-        lane = self._lane
-        if lane is not None:
-            done = lane.hits(row)
-            if done is not None:
-                lane.taken += 1
-            if type(done) is tuple:
-                row, revision, hits = done
-                return self._lane_findings(row, revision, hits) if hits else []
-            if done is not None:
-                return []
-        return self._feed(row)
+        if self._lane is None:
+            return self._feed(row)
+        values = tuple(row.get(n) for n in VALUES)
+        return self._run([values], lambda _: row, meta_parsed=True)
 
     def feed_values(
         self, values: tuple[Any, ...], row_of: Callable[[tuple[Any, ...]], StoredRow]
     ) -> list[Finding]:
-        """`feed` for a row as the store's cursor gives it (`lint.fast.VALUES` first): the lane reads
-        the tuple; `row_of` makes the row's dict only for the full path or a row with findings."""
-        lane = self._lane
-        if lane is not None:
-            done = lane.take(values)
-            if done is not None:
-                lane.taken += 1
-                if type(done) is tuple:
-                    revision, hits = done
-                    return self._lane_findings(row_of(values), revision, hits) if hits else []
-                return []
-        return self._feed(row_of(values))
+        """`feed` for a row as the store's cursor gives it (`lint.fast.VALUES` first)."""
+        return self.feed_page([values], row_of)
 
-    def _lane_findings(
-        self, row: StoredRow, revision: str | None, hits: list[tuple[str, str]]
+    def feed_page(
+        self, rows: Sequence[tuple[Any, ...]], row_of: Callable[[tuple[Any, ...]], StoredRow]
     ) -> list[Finding]:
-        """The findings of a row the fast lane took, from the rule hits it found."""
+        """Every finding of the next rows, as the store's cursor gives them (`lint.fast.VALUES`
+        first, JSON columns as text): the lane reads the tuples; `row_of` makes a row's dict only
+        for the full path or a row with findings."""
+        if self._lane is None:
+            return [f for values in rows for f in self._feed(row_of(values))]
+        return self._run(rows, row_of, meta_parsed=False)
+
+    def _run(
+        self,
+        rows: Iterable[tuple[Any, ...]],
+        row_of: Callable[[tuple[Any, ...]], StoredRow],
+        *,
+        meta_parsed: bool,
+    ) -> list[Finding]:
         findings: list[Finding] = []
-        self._findings(row, int(row["seq"]), revision, hits, findings)
+
+        def full(values: tuple[Any, ...]) -> None:
+            findings.extend(self._feed(row_of(values)))
+
+        def found(values: tuple[Any, ...], revision: str, hits: list[tuple[str, str]]) -> None:
+            row = row_of(values)
+            self._findings(row, int(row["seq"]), revision, hits, findings)
+
+        assert self._lane is not None
+        self._lane.run(rows, full, found, meta_parsed=meta_parsed)
         return findings
 
     def _feed(self, row: StoredRow) -> list[Finding]:

@@ -20,6 +20,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
+from inspector.lint.lean import lean_validator
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, ParseStatus, method_allowed
 
@@ -49,6 +50,19 @@ def _result_adapter(direction: str, method: str, revision: str) -> SchemaValidat
     without the dump it makes after validating (a sixth of a 100k-message lint, issue 21), nor
     `TypeAdapter.validate_python`'s Python wrapper."""
     return TypeAdapter(_RESULTS[direction][(method, revision)]).validator  # type: ignore[arg-type, return-value]
+
+
+@cache
+def _lean_result(direction: str, method: str, revision: str) -> SchemaValidator | None:
+    """The lean first pass of `_result_adapter`'s shape (`lint.lean`): a `tools/call` result in
+    2.2 us instead of 6-9 us (its content union tried left to right, no model instances)."""
+    return lean_validator(TypeAdapter(_RESULTS[direction][(method, revision)]).core_schema)  # type: ignore[arg-type]
+
+
+@cache
+def _lean_model(model: Any) -> SchemaValidator | None:
+    """The lean first pass of a frame or params model (`lint.lean`)."""
+    return lean_validator(model.__pydantic_core_schema__)
 
 
 _SIDE = {"c2s": "client-to-server", "s2c": "server-to-client"}
@@ -248,11 +262,12 @@ def frame_hits(kind: Kind, method: str, payload: Any, revision: str, direction: 
         body["id"] = 0  # the id was checked by classification; the model checks the rest
     if isinstance(payload, dict) and "params" in payload:
         body["params"] = payload["params"]
-    try:
-        # The model's own validator: what `model_validate` calls, without its Python wrapper.
-        model.__pydantic_validator__.validate_python(body, by_name=False)
-    except ValidationError as exc:
-        return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
+    if not _passes(_lean_model(model), body):
+        try:
+            # The model's own validator: what `model_validate` calls, without its Python wrapper.
+            model.__pydantic_validator__.validate_python(body, by_name=False)
+        except ValidationError as exc:
+            return (("invalid-shape", f"{method} ({revision}): {describe_errors(exc)}"),)
     if key not in _PARAMS_ONLY:
         _PARAMS_ONLY[key] = _params_only(model)
     return ()
@@ -279,11 +294,26 @@ def _params_only(model: Any) -> SchemaValidator | None:
     annotation = field.annotation
     if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
         return None
-    return annotation.__pydantic_validator__  # type: ignore[return-value]
+    # The lean one when there is one: its pass is the params model's pass; a failure goes to the
+    # whole frame's validation, which decides.
+    return _lean_model(annotation) or annotation.__pydantic_validator__  # type: ignore[return-value]
+
+
+def _passes(lean: SchemaValidator | None, value: Any) -> bool:
+    """Whether the lean validator passes `value` (then the original does too); False: ask the original."""
+    if lean is None:
+        return False
+    try:
+        lean.validate_python(value, by_name=False)
+    except ValidationError:
+        return False
+    return True
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:
     """The shape findings of one result."""
+    if _passes(_lean_result(direction, method, revision), result):
+        return ()
     try:
         # None on purpose: a response without an object result fails validation (a finding).
         _result_adapter(direction, method, revision).validate_python(result, by_name=False)

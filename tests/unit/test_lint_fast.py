@@ -56,16 +56,27 @@ def _lint_values(rows: Sequence[Any]) -> tuple[list[Finding], Linter]:
     return [f for row in stored for f in linter.feed_values(_as_values(row), _row_of)], linter
 
 
+def _lint_pages(rows: Sequence[Any], size: int) -> tuple[list[Finding], Linter]:
+    """The lane's page loop (`Linter.feed_page`), as `lint_rows` runs it, `size` rows a page."""
+    stored: list[StoredRow] = copy.deepcopy(list(rows))
+    linter = Linter(SessionScan.of_rows(stored))
+    values = [_as_values(row) for row in stored]
+    pages = [values[i : i + size] for i in range(0, len(values), size)]
+    return [f for page in pages for f in linter.feed_page(page, _row_of)], linter
+
+
 def _same(rows: Sequence[Any]) -> tuple[list[Finding], int]:
-    """The findings (equal all three ways: dict rows, cursor tuples, full path) and how many rows
-    the lane took."""
+    """The findings (equal all four ways: dict rows, cursor tuples one by one and in pages, full
+    path) and how many rows the lane took."""
     fast, linter = _lint(rows, fast=True)
     full, _ = _lint(rows, fast=False)
     values, by_values = _lint_values(rows)
+    paged, by_pages = _lint_pages(rows, 5)
     assert fast == full
     assert values == full
-    assert by_values._lane is not None and linter._lane is not None
-    assert by_values._lane.taken == linter._lane.taken
+    assert paged == full
+    assert by_values._lane is not None and linter._lane is not None and by_pages._lane is not None
+    assert by_values._lane.taken == linter._lane.taken == by_pages._lane.taken
     assert linter._lane is not None
     return full, linter._lane.taken
 
@@ -250,6 +261,40 @@ def test_a_session_long_after_its_handshake_is_mostly_the_fast_lane() -> None:
     assert taken >= len(s.rows) - 10
 
 
+def test_an_answered_request_is_no_longer_the_one_a_null_id_error_could_answer() -> None:
+    """The lane's result rows drop the request they answer from the client's pending ones: an
+    error with id null after it cannot name that request (only the revision's rule applies)."""
+    s = Stdio().handshake("2025-06-18", server={"tools": {}})
+    for i in range(1, 4):
+        s.send("c2s", request(i, "tools/call", {"name": "echo", "arguments": {"m": i}}))
+        s.send("s2c", result(i, {"content": [{"type": "text", "text": str(i)}]}))
+    s.send("s2c", {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "bad"}})
+    found, taken = _same(s.rows)
+    assert [f.rule for f in found] == ["error-id-null-in-revision"]
+    assert taken >= 5
+
+
+def test_a_second_handshake_with_other_capabilities_is_checked_by_its_own() -> None:
+    """What the lane remembers per method (gate, params validator, capability hits) lasts only
+    while the revision and the server's capabilities do: after a second handshake that declares
+    logging, a log notification is no longer a finding, nor checked under the old revision."""
+    s = Stdio().handshake("2025-06-18", server={"tools": {}})
+    for i in range(1, 4):
+        s.send("c2s", request(i, "tools/call", {"name": "echo", "arguments": {"m": i}}))
+        s.send("s2c", notification("notifications/message", {"level": "info", "data": i}))
+        s.send("s2c", result(i, {"content": [{"type": "text", "text": str(i)}]}))
+    s.handshake("2025-03-26", server={"tools": {}, "logging": {}})
+    for i in range(4, 7):
+        s.send("c2s", request(i, "tools/call", {"name": "echo", "arguments": {"m": i}}))
+        s.send("s2c", notification("notifications/message", {"level": "info", "data": i}))
+        s.send("s2c", result(i, {"content": [{"type": "text", "text": str(i)}]}))
+    found, taken = _same(s.rows)
+    second = s.rows[14]["seq"]  # the second notifications/initialized
+    assert [f.seq for f in found if f.rule == "logging-not-declared"] == [5, 8, 11]
+    assert {f.revision for f in found if f.seq > second} <= {"2025-03-26"}
+    assert taken >= 12
+
+
 def test_stored_large_bodies_are_read_whole_by_the_tuple_path(any_store: Path | str) -> None:
     """`lint_rows` reads rows as cursor tuples and puts a large body (kept in `blob`, a head in
     `raw`) back into the tuple: a shape error at the end of a 5 KB result is found, as
@@ -340,3 +385,12 @@ def test_frames_validated_by_their_params_alone_find_what_the_whole_frame_finds(
                     assert frame_hits(kind, method, payload, revision, direction) == want, (method, payload)
                 shortcut += _PARAMS_ONLY.get((kind, method, revision, direction)) is not None
     assert shortcut > 50  # most methods' frames take the shortcut once one has passed
+
+
+def test_a_finding_as_json_is_every_field() -> None:
+    """`Finding.to_json` writes its fields by hand (no `asdict` deep copy): the same dict."""
+    import dataclasses
+
+    f = Finding(7, 70, "error", "invalid-shape", "why", "Schema (https://x)", "2025-06-18")
+    assert f.to_json() == dataclasses.asdict(f)
+    assert list(f.to_json()) == [x.name for x in dataclasses.fields(Finding)]
