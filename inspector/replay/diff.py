@@ -544,6 +544,8 @@ def _expand(
     messages: Iterable[MessageRecord],
     shared: dict[bytes, _Parsed] | None = None,
     watch: _StreamBuilder | None = None,
+    lane: _Stream | None = None,
+    side: int = 0,
 ) -> Iterable[_Part]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
 
@@ -558,13 +560,21 @@ def _expand(
     survive into the collector's older generations (with 512 held, a 100k diff ran ~500 collections,
     1 s of CPU). `watch`: the builder to tell when a response may open
     a conversation (`protocol.conversations`: only an `input_required` result does, and its body
-    says so)."""
+    says so). `lane` (the streamed diff's, `_Stream`): the original's side (`side` 0) leaves each
+    record there as `lane.last`; in the lane, the replay's side yields a row that is the twin of
+    that one (`_twin_records`) unread, as a `_TWIN` part holding the record."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for m in messages:
         kind = m.kind
         if watch is not None and kind == "response" and not watch.input_required:
             raw = m.raw if isinstance(m.raw, bytes | bytearray) else str(m.raw or "").encode()
             watch.input_required = b'"input_required"' in raw
+        if lane is not None:
+            if side == 0:
+                lane.last = m
+            elif lane.mirror and (twin := lane.last) is not None and _twin_records(twin, m, lane.offset):
+                yield _Part(m.seq, m.direction, _TWIN, None, None, m, None, None)
+                continue
         meta = m.meta if isinstance(m.meta, dict) else None
         if not meta:
             # The common row (no interception, no link, no batch): read straight through.
@@ -659,6 +669,25 @@ def _expand(
                 _int_or_none(meta.get("related_seq")),
                 note,
             )
+    if lane is not None and side == 0:
+        lane.last = None  # the original ended: nothing more is a twin
+
+
+_TWIN = "(twin)"  # the kind of a replay part the lane did not read (`_expand`'s `lane`)
+
+
+def _twin_records(a: MessageRecord, b: MessageRecord, offset: int) -> bool:
+    """Two common rows (no meta, not a batch) that `_expand` would make twin parts (`_twin_parts`)
+    at `offset`: the same bytes on the same channel, the same columns, the answer's link shifted."""
+    raw = b.raw
+    if type(raw) is not bytes or raw != a.raw or a.meta or b.meta or b.seq - a.seq != offset:
+        return False
+    if b.kind != a.kind or b.kind == "batch" or b.channel != a.channel or b.direction != a.direction:
+        return False
+    if b.method != a.method or b.rpc_id != a.rpc_id:
+        return False
+    x, y = a.answers_seq, b.answers_seq
+    return x is None and y is None or (x is not None and y is not None and y - x == offset)
 
 
 class _Builder:
@@ -871,14 +900,21 @@ class _Stream:
         self.fed_offset = 0  # the replay builder's `fed` - the original's, in the lane
         self.retry = 0
         self.entered = 0  # times the lane was entered (a figure for tests and profiles)
+        self.last: MessageRecord | None = None  # the original's record read last (`_expand`)
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         shared, (a, b) = self.shared, self.builders
-        parts = (_expand(original, shared, a), _expand(replay, shared, b))
-        drain, lane = self._drain, self.lane
+        lane = self.lane
+        parts = (
+            _expand(original, shared, a, self if lane else None, 0),
+            _expand(replay, shared, b, self if lane else None, 1),
+        )
+        drain = self._drain
         for pa, pb in zip_longest(*parts):
             if lane:
-                if pa is not None and pb is not None and _twin_parts(pa, pb):
+                if pb is not None and pb.kind is _TWIN:
+                    pass  # in the lane, the twin of `pa` (`_expand` checked it from the records)
+                elif pa is not None and pb is not None and _twin_parts(pa, pb):
                     if not self.mirror:
                         self.retry -= 1
                         if self.retry <= 0:
@@ -895,6 +931,8 @@ class _Stream:
                 if self.mirror:  # its twin stands for what it would begin or complete
                     b.fed += 1
                     continue
+                if pb.kind is _TWIN:  # the lane was left while the original's builder drained
+                    pb = next(iter(_expand([pb.payload], shared)))
                 b.feed(pb)
                 if b.out or b.released:
                     drain(1, b)
