@@ -26,12 +26,13 @@ from typing import Any
 
 import orjson
 
+from inspector.api.diff_pages import DiffReports
 from inspector.capture import MessageBuilder
 from inspector.lint import lint_session
 from inspector.lint.stored import lint_rows
 from inspector.replay.diff import diff_sessions
 from inspector.replay.report import StoredMessages, wire
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, create_session, get_session, open_engine
 
 _INIT = (
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -166,9 +167,19 @@ def _lint_only(engine: Any, sid: int) -> int:
     return sum(1 for _ in lint_rows(engine, sid))
 
 
-def _streamed(engine: Any, a: int, b: int) -> Any:
-    """The CLI's diff: both sessions streamed, equal exchanges counted, not listed."""
-    return diff_sessions(StoredMessages(engine, a), StoredMessages(engine, b), keep_equal=False)
+def _streamed(engine: Any, a: int, b: int, lane: bool = True) -> Any:
+    """The CLI's diff: both sessions streamed, equal exchanges counted, not listed (`lane=False`:
+    the replay's builder fed every message, as before diff24: the same-run reference)."""
+    return diff_sessions(StoredMessages(engine, a), StoredMessages(engine, b), keep_equal=False, lane=lane)
+
+
+def _pages(engine: Any, a: int, b: int) -> tuple[float, float]:
+    """`GET /api/diff`'s work for the first page of every exchange (500) and for the next one."""
+    reports = DiffReports()
+    sa, sb = get_session(engine, a), get_session(engine, b)
+    first, _ = _timed(lambda: reports.page(engine, sa, sb, [], False, equal=True, start=0, limit=500))
+    second, _ = _timed(lambda: reports.page(engine, sa, sb, [], False, equal=True, start=500, limit=500))
+    return first, second
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -200,8 +211,11 @@ def measure(sizes: tuple[int, int]) -> dict[str, Any]:
                 wire_s, _ = _timed(lambda a=a, b=b: (wire(engine, a), wire(engine, b)))
                 listed_s, _ = _timed(lambda a=a, b=b: diff_sessions(wire(engine, a), wire(engine, b)))
                 listed_cpu = _CPU["last"]
+                nolane_s, _ = _timed(lambda a=a, b=b: _streamed(engine, a, b, lane=False))
+                nolane_cpu = _CPU["last"]
                 diff_s, diff = _timed(lambda a=a, b=b: _streamed(engine, a, b))
                 diff_cpu = _CPU["last"]
+                page_s, next_page_s = _pages(engine, a, b)
                 out[str(n)] = {
                     "messages": rows,
                     "read_parse_s": round(read_s, 3),
@@ -216,6 +230,10 @@ def measure(sizes: tuple[int, int]) -> dict[str, Any]:
                     "diff_s": round(diff_s, 3),
                     "diff_cpu_s": round(diff_cpu, 3),
                     "diff_counts": diff.counts(),
+                    "nolane_s": round(nolane_s, 3),
+                    "nolane_cpu_s": round(nolane_cpu, 3),
+                    "page_s": round(page_s, 3),
+                    "next_page_s": round(next_page_s, 4),
                     "listed_s": round(listed_s, 3),
                     "listed_cpu_s": round(listed_cpu, 3),
                     "listed_peak_mb": round(
@@ -261,6 +279,14 @@ def print_figures(figures: dict[str, Any]) -> None:
     print(
         f"  CPU time: diff {large['diff_cpu_s']:.2f} s, read+parse both {large['read_both_cpu_s']:.2f} s;"
         f" reading both (wire) {large['wire_both_s']:.2f} s wall"
+    )
+    print(
+        f"  same run without the lane (every replay message built):"
+        f" {large['nolane_s']:.2f} s, CPU {large['nolane_cpu_s']:.2f} s"
+    )
+    print(
+        f"  GET /api/diff (equal listed too): first page {large['page_s']:.2f} s,"
+        f" next page {large['next_page_s'] * 1000:.1f} ms"
     )
     print(
         f"  listed (whole sessions in lists, every exchange kept: the API's report)"

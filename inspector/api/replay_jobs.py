@@ -28,9 +28,10 @@ from fastapi import HTTPException, Response
 from sqlalchemy import Engine
 
 from inspector.api.deps import json_response
+from inspector.api.diff_pages import ignore_set, page_of
 from inspector.capture.redact import secret_env_var
 from inspector.errors import InspectorError
-from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, noise_patterns
+from inspector.replay.diff import diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.report import StoredMessages, wire
@@ -40,16 +41,6 @@ __all__ = ["KEPT", "MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ign
 
 MAX_RUNNING = 4
 KEPT = 50  # finished jobs kept (with their reports); older ones are forgotten
-
-
-def ignore_set(extra: Sequence[str]) -> PathSet:
-    """`DEFAULT_IGNORE` plus `extra`; a bad pattern raises `InspectorError` naming it."""
-    for pattern in extra:
-        try:
-            PathSet([pattern])
-        except ValueError as exc:
-            raise InspectorError(f"bad ignore pattern {pattern!r}: {exc}") from None
-    return PathSet([*DEFAULT_IGNORE, *extra])
 
 
 def diff_report(
@@ -76,12 +67,7 @@ def diff_report(
         strict_volatile=strict_volatile,
         keep_equal=equal,
     )
-    doc = result.to_json()
-    listed = [x for x in doc["exchanges"] if x["index"] >= start] if start else doc["exchanges"]
-    more = limit is not None and len(listed) > limit
-    doc["exchanges"] = listed[:limit] if more else listed
-    doc["next_cursor"] = str(listed[limit]["index"]) if more and limit is not None else None
-    return {"a": a, "b": b, **doc}
+    return page_of(result, a, b, start, limit)
 
 
 @dataclass

@@ -14,10 +14,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from inspector.api.deps import check_program, json_response, run_query, state_of
+from inspector.api.diff_pages import DiffReports
 from inspector.api.exchange_view import exchange_view
 from inspector.api.mock_commands import free_port, mock_commands
 from inspector.api.params import SqlInt
-from inspector.api.replay_jobs import ReplayJobs, diff_report, ignore_set
+from inspector.api.replay_jobs import ReplayJobs, ignore_set
 from inspector.api.schemas_replay import (
     DiffReport,
     DiffSide,
@@ -137,10 +138,10 @@ async def diff_route(
     first = await run_query(get_session, engine, a)
     second = await run_query(get_session, engine, b)
     report = await run_query(
-        diff_report,
+        reports_of(request).page,
         engine,
-        first.id,
-        second.id,
+        first,
+        second,
         list(ignore or ()),
         strict_volatile,
         equal=equal,
@@ -148,6 +149,14 @@ async def diff_route(
         limit=limit,
     )
     return json_response(report)
+
+
+def reports_of(request: Request) -> DiffReports:
+    """The app's kept diff reports (made on first use)."""
+    found: DiffReports | None = getattr(request.app.state, "diff_reports", None)
+    if found is None:
+        found = request.app.state.diff_reports = DiffReports()
+    return found
 
 
 @router.get(

@@ -98,6 +98,10 @@ DEFAULT_IGNORE: tuple[str, ...] = (
     "!sampling/createMessage:params.tools.**",
 )
 
+# Diffs run by `diff_sessions` in this process (a seam for tests: the API's report cache pages a
+# diff without running it again).
+runs = 0
+
 _HANDSHAKE = frozenset({"initialize", "server/discover"})
 _SKIPPED_KINDS = frozenset({"log", "http"})
 _KEY_FIELDS = ("uri", "uriTemplate", "name")
@@ -223,13 +227,17 @@ class SessionDiff:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the `--json` report)."""
+        return self.to_json_page(0, len(self.exchanges))
+
+    def to_json_page(self, start: int, end: int) -> dict[str, Any]:
+        """`to_json` listing only `exchanges[start:end]` (a page of the API's report)."""
         return {
             "changed": self.changed,
             "counts": self.counts(),
             "ignored": list(self.ignored),
             "strict_volatile": self.strict_volatile,
             "listed": self.listed,
-            "exchanges": [x.to_json() for x in self.exchanges],
+            "exchanges": [x.to_json() for x in self.exchanges[start:end]],
         }
 
     @classmethod
@@ -424,6 +432,9 @@ class _Exchange:
     partner: _Exchange | None = None
     cursor: PathCursor | None = None  # its ignore cursor, once keyed
     raw: bytes | None = None  # the stored bytes it began with, when a whole row (the key's memo)
+    # The lane (`_Stream`): the replay index of its twin, the replay exchange the lane did not build
+    # because it would be this one at seq + offset; _NO_TWIN none, _DROPPED_TWIN a dropped one's.
+    twin: int = -1
 
     @property
     def summary(self) -> str:
@@ -521,6 +532,9 @@ class _Part(NamedTuple):
     intervention: str | None = None
     raw: bytes | None = None  # the stored bytes of a whole-row message (not a batch's item)
     parsed: _Parsed | None = None  # its body as both sessions share it (`_Stream`)
+    # The body its payload was parsed from, for a whole row read as stored (no intervention, not a
+    # batch): two such parts with equal `body` and columns feed a builder alike (`_Stream`'s lane).
+    body: bytes | None = None
 
 
 _SHARE, _SHARE_BYTES = 64, 4096  # bodies parsed once for both sessions (`_expand`'s `shared`)
@@ -530,6 +544,8 @@ def _expand(
     messages: Iterable[MessageRecord],
     shared: dict[bytes, _Parsed] | None = None,
     watch: _StreamBuilder | None = None,
+    lane: _Stream | None = None,
+    side: int = 0,
 ) -> Iterable[_Part]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
 
@@ -544,19 +560,27 @@ def _expand(
     survive into the collector's older generations (with 512 held, a 100k diff ran ~500 collections,
     1 s of CPU). `watch`: the builder to tell when a response may open
     a conversation (`protocol.conversations`: only an `input_required` result does, and its body
-    says so)."""
+    says so). `lane` (the streamed diff's, `_Stream`): the original's side (`side` 0) leaves each
+    record there as `lane.last`; in the lane, the replay's side yields a row that is the twin of
+    that one (`_twin_records`) unread, as a `_TWIN` part holding the record."""
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for m in messages:
         kind = m.kind
         if watch is not None and kind == "response" and not watch.input_required:
             raw = m.raw if isinstance(m.raw, bytes | bytearray) else str(m.raw or "").encode()
             watch.input_required = b'"input_required"' in raw
+        if lane is not None:
+            if side == 0:
+                lane.last = m
+            elif lane.mirror and (twin := lane.last) is not None and _twin_records(twin, m, lane.offset):
+                yield _Part(m.seq, m.direction, _TWIN, None, None, m, None, None)
+                continue
         meta = m.meta if isinstance(m.meta, dict) else None
         if not meta:
             # The common row (no interception, no link, no batch): read straight through.
             parsed = None
             if kind in _SKIPPED_KINDS:
-                payload = None
+                payload, body = None, b""
             else:
                 body = m.raw if m.channel != "sse" else stored_body(m.channel, m.raw)
                 if shared is not None and type(body) is bytes and len(body) <= _SHARE_BYTES:
@@ -588,6 +612,7 @@ def _expand(
                     None,
                     m.raw,
                     parsed,
+                    body if type(body) is bytes else None,
                 )
                 continue
             meta = {}
@@ -596,6 +621,25 @@ def _expand(
         else:
             payload = _payload(m) if kind not in _SKIPPED_KINDS else None
         note = describe(meta) if meta else None
+        if note is None and kind != "batch" and type(m.raw) is bytes:
+            # Read as stored, one message: its columns and bytes say all the builder will do with it.
+            body = b"" if kind in _SKIPPED_KINDS else stored_body(m.channel, m.raw)
+            related = _int_or_none(meta.get("related_seq"))
+            yield _Part(
+                m.seq,
+                m.direction,
+                kind,
+                m.method,
+                m.rpc_id,
+                payload,
+                m.answers_seq,
+                related,
+                None,
+                None,
+                None,
+                body,
+            )
+            continue
         if m.kind == "batch" and isinstance(payload, list):
             items = meta.get("items")
             items = items if isinstance(items, list) and len(items) == len(payload) else [{}] * len(payload)
@@ -625,6 +669,25 @@ def _expand(
                 _int_or_none(meta.get("related_seq")),
                 note,
             )
+    if lane is not None and side == 0:
+        lane.last = None  # the original ended: nothing more is a twin
+
+
+_TWIN = "(twin)"  # the kind of a replay part the lane did not read (`_expand`'s `lane`)
+
+
+def _twin_records(a: MessageRecord, b: MessageRecord, offset: int) -> bool:
+    """Two common rows (no meta, not a batch) that `_expand` would make twin parts (`_twin_parts`)
+    at `offset`: the same bytes on the same channel, the same columns, the answer's link shifted."""
+    raw = b.raw
+    if type(raw) is not bytes or raw != a.raw or a.meta or b.meta or b.seq - a.seq != offset:
+        return False
+    if b.kind != a.kind or b.kind == "batch" or b.channel != a.channel or b.direction != a.direction:
+        return False
+    if b.method != a.method or b.rpc_id != a.rpc_id:
+        return False
+    x, y = a.answers_seq, b.answers_seq
+    return x is None and y is None or (x is not None and y is not None and y - x == offset)
 
 
 class _Builder:
@@ -736,6 +799,8 @@ def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exch
     return out
 
 
+_NO_TWIN, _DROPPED_TWIN = -1, -2  # `_Exchange.twin`: none; a dropped exchange's (no index)
+_RETRY = 64  # twin steps out of the lane before trying to enter it again (`_Stream._enter`)
 _MEMO, _MEMO_BYTES = 512, 4096  # keys remembered by stored bytes (`_Stream.memo`), bodies up to
 _LATE = 256  # messages a request stays open for progress after its answer (the streamed diff)
 
@@ -808,6 +873,7 @@ class _Stream:
         keep_equal: bool,
         rounds: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {}),
         share: bool = True,
+        lane: bool = True,
     ) -> None:
         self.ignore = ignore
         self.keep_equal = keep_equal
@@ -825,20 +891,53 @@ class _Stream:
         self.memo: dict[tuple[str, str, str, bytes], tuple[int, str]] = {}
         # Bodies parsed once for both sessions (`_expand`); None: each session parses its own.
         self.shared: dict[bytes, _Parsed] | None = {} if share else None
+        # The lane: while the replay mirrors the original (`_enter`), its builder is not fed, and
+        # the original's exchanges stand for their twins (`_Exchange.twin`) until `_leave` makes
+        # them. Not with conversation rounds (a round is looked up by each session's own seq).
+        self.lane = lane and not (rounds[0] or rounds[1])
+        self.mirror = False
+        self.offset = 0  # replay seq - original seq of twins, in the lane
+        self.fed_offset = 0  # the replay builder's `fed` - the original's, in the lane
+        self.retry = 0
+        self.entered = 0  # times the lane was entered (a figure for tests and profiles)
+        self.last: MessageRecord | None = None  # the original's record read last (`_expand`)
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         shared, (a, b) = self.shared, self.builders
-        parts = (_expand(original, shared, a), _expand(replay, shared, b))
+        lane = self.lane
+        parts = (
+            _expand(original, shared, a, self if lane else None, 0),
+            _expand(replay, shared, b, self if lane else None, 1),
+        )
         drain = self._drain
         for pa, pb in zip_longest(*parts):
+            if lane:
+                if pb is not None and pb.kind is _TWIN:
+                    pass  # in the lane, the twin of `pa` (`_expand` checked it from the records)
+                elif pa is not None and pb is not None and _twin_parts(pa, pb):
+                    if not self.mirror:
+                        self.retry -= 1
+                        if self.retry <= 0:
+                            self._enter(pb.seq - pa.seq)
+                    elif pb.seq - pa.seq != self.offset:
+                        self._leave()
+                elif self.mirror:
+                    self._leave()
             if pa is not None:
                 a.feed(pa)
                 if a.out or a.released:
                     drain(0, a)
             if pb is not None:
+                if self.mirror:  # its twin stands for what it would begin or complete
+                    b.fed += 1
+                    continue
+                if pb.kind is _TWIN:  # the lane was left while the original's builder drained
+                    pb = next(iter(_expand([pb.payload], shared)))
                 b.feed(pb)
                 if b.out or b.released:
                     drain(1, b)
+        if self.mirror:
+            self._leave()
         for side in (0, 1):
             b = self.builders[side]
             b.finish()
@@ -865,7 +964,30 @@ class _Stream:
             cur = self.cursors[(ex.method, ex.subject)] = self.ignore.cursor(ex.method, ex.subject)
         if cur.hit:
             ex.dropped = True
+            if self.mirror:
+                ex.twin = _DROPPED_TWIN
             return
+        if self.mirror:  # side 0: the replay is not fed in the lane
+            # The key only says whom it pairs with: nothing waits, so its twin (and an exchange of
+            # the lane is only ever compared with its twin: same key either way, `_compare`).
+            if self.waiting:
+                ex.key = (
+                    _canon([ex.direction, ex.role, ex.method, _normal(ex.view, cur)])
+                    if not ex.params_compared
+                    else _canon([ex.direction, ex.role, ex.method])
+                )
+            if not self.waiting or ex.key not in self.waiting:
+                # Its twin would take it from `waiting` at once: paired, nothing else changes.
+                ex.cursor, ex.index = cur, self.sizes[0]
+                ex.twin = self.sizes[1]
+                self.sizes[0] += 1
+                self.sizes[1] += 1
+                self.partner_of_b.append(ex.index)
+                if ex.role != "request":
+                    ex.done = True
+                    self._twin_ready(ex)
+                return
+            self._leave()  # an unmatched exchange of the same key would pair with one of them
         rounds = self.rounds[side]
         found = rounds.get(ex.seq) if rounds and ex.role == "request" else None
         if found is not None:
@@ -911,6 +1033,9 @@ class _Stream:
 
     def _ready(self, ex: _Exchange) -> None:
         """A complete exchange: compare it with its partner if that one is complete too."""
+        if ex.twin >= 0:
+            self._twin_ready(ex)
+            return
         other = ex.partner
         if ex.dropped or other is None or not other.done:
             return
@@ -933,6 +1058,98 @@ class _Stream:
         self.tally.add(x)
         if changes or self.keep_equal or x.interventions:
             self.results[a.index] = x
+
+    def _twin_ready(self, a: _Exchange) -> None:
+        """A complete exchange of the lane: its twin is complete at the same step with the same
+        content, so `_compare` would find nothing; the result `_ready` would give."""
+        a.twin = _NO_TWIN
+        if not self.keep_equal and not a.interventions:
+            self.tally.counts["equal"] += 1
+            return
+        x = ExchangeDiff(
+            "equal",
+            a.method,
+            a.summary,
+            a.seq,
+            a.seq + self.offset,
+            [],
+            a.direction,
+            [*a.interventions, *a.interventions],
+        )
+        self.tally.add(x)
+        self.results[a.index] = x
+
+    def _enter(self, offset: int) -> None:
+        """Enter the lane if the replay's builder mirrors the original's at `offset` (seq) right now:
+        every open request on one side has its twin open on the other (seq + offset, one request
+        per seq), as its aligned partner, with the same content so far and the same place in
+        `closing`. Twin parts then change both alike, so only the original's builder is fed."""
+        a, b = self.builders
+        self.retry = _RETRY
+        if len(a.by_seq) != len(b.by_seq) or len(a.closing) != len(b.closing) or a.released or b.released:
+            return
+        mirror: dict[int, _Exchange] = {}
+        for seq, held in a.by_seq.items():
+            other = b.by_seq.get(seq + offset)
+            if other is None or len(held) != 1 or len(other) != 1 or not _mirrors(held[0], other[0]):
+                return
+            mirror[id(held[0])] = other[0]
+        fed = b.fed - a.fed
+        for (fa, xa), (fb, xb) in zip(a.closing, b.closing, strict=True):
+            if fb - fa != fed or mirror.get(id(xa)) is not xb:
+                return
+        for held in a.by_seq.values():
+            xa = held[0]
+            xa.twin = _DROPPED_TWIN if xa.dropped else mirror[id(xa)].index
+            xa.partner = None
+        b.by_seq.clear()
+        b.closing.clear()
+        self.mirror, self.offset, self.fed_offset = True, offset, fed
+        self.entered += 1
+
+    def _leave(self) -> None:
+        """Leave the lane: make the twins of the original's open exchanges in the replay's builder
+        (paired, with the `closing` places they would have), as if it had been fed all along. Also
+        those the original's builder released at this step (the lane left while draining it): the
+        replay's releases them at its next message, as it would have."""
+        a, b = self.builders
+        offset, fed = self.offset, self.fed_offset
+        made: dict[int, _Exchange] = {}
+        for held in a.by_seq.values():
+            for xa in held:
+                if xa.twin != _NO_TWIN:
+                    made[id(xa)] = self._make_twin(xa, offset)
+        due = [self._make_twin(xa, offset) for xa in a.released if xa.twin != _NO_TWIN]
+        b.closing = deque(
+            [*((b.fed - _LATE, xb) for xb in due), *((fa + fed, made[id(xa)]) for fa, xa in a.closing)]
+        )
+        self.mirror = False
+        self.retry = _RETRY
+
+    def _make_twin(self, xa: _Exchange, offset: int) -> _Exchange:
+        xb = _Exchange(
+            xa.role,
+            xa.direction,
+            xa.method,
+            xa.subject,
+            xa.seq + offset,
+            xa.view,
+            xa.rpc_id,
+            xa.response,
+            xa.answered,
+            list(xa.notes),
+            xa.key,
+            list(xa.interventions),
+        )
+        xb.side, xb.cursor, xb.raw = 1, xa.cursor, xa.raw
+        if xa.twin == _DROPPED_TWIN:
+            xb.dropped = True
+        else:
+            xb.index = xa.twin
+            xa.partner, xb.partner = xb, xa
+        xa.twin = _NO_TWIN
+        self.builders[1].by_seq[xb.seq].append(xb)
+        return xb
 
     def report(self) -> Iterator[ExchangeDiff]:
         """The results in the original's order; an extra after the exchange it followed (`_align`)."""
@@ -978,6 +1195,48 @@ class _Stream:
             waiting = extras_after.pop(i, [])
         for x in waiting:
             yield placed(x)
+
+
+def _twin_parts(pa: _Part, pb: _Part) -> bool:
+    """Two messages a builder takes alike (seqs and their links shifted by one offset): the same
+    body read as stored (no intervention, not a batch's item) and the same columns."""
+    body = pa.body
+    if body is None or pb.body != body:
+        return False
+    if pa.kind != pb.kind or pa.direction != pb.direction or pa.method != pb.method or pa.rpc_id != pb.rpc_id:
+        return False
+    offset = pb.seq - pa.seq
+    for x, y in ((pa.answers_seq, pb.answers_seq), (pa.related_seq, pb.related_seq)):
+        if (x is None) != (y is None) or (x is not None and y is not None and y - x != offset):
+            return False
+    return True
+
+
+def _mirrors(xa: _Exchange, xb: _Exchange) -> bool:
+    """Two open requests that are twins so far: paired with each other (or both dropped), the same
+    content, so the same messages complete them alike and `_compare` would find nothing."""
+    if xa.dropped or xb.dropped:
+        paired = xa.dropped and xb.dropped and xa.partner is None and xb.partner is None
+    else:
+        paired = xa.partner is xb and xb.partner is xa
+    return (
+        paired
+        and not xa.done
+        and not xb.done
+        and xa.round is None
+        and xb.round is None
+        and xa.role == xb.role
+        and xa.direction == xb.direction
+        and xa.method == xb.method
+        and xa.rpc_id == xb.rpc_id
+        and xa.answered == xb.answered
+        and xa.subject == xb.subject
+        and xa.key == xb.key
+        and xa.interventions == xb.interventions
+        and _identical(xa.view, xb.view)
+        and _identical(xa.response, xb.response)
+        and _same_notes(xa.notes, xb.notes)
+    )
 
 
 def _conversation_rounds(messages: Sequence[MessageRecord]) -> dict[int, tuple[int, int]]:
@@ -1101,6 +1360,7 @@ def diff_sessions(
     strict_volatile: bool = False,
     keep_equal: bool = True,
     share: bool = True,
+    lane: bool = True,
 ) -> SessionDiff:
     """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None).
 
@@ -1110,9 +1370,13 @@ def diff_sessions(
     conversation is read a second time for its rounds. `keep_equal=False` lists only the exchanges
     that differ or were intervened on (the counts still count every one): what the text report
     shows, in memory that does not grow with equal exchanges. `share=False`: each session parses its
-    own bodies (the same report, slower: the reference the shared parse is tested against)."""
+    own bodies (the same report, slower: the reference the shared parse is tested against).
+    `lane=False`: the replay's builder takes every message, also while it mirrors the original's
+    (the reference the lane is tested against)."""
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
-    stream = _Stream(ignore, keep_equal, share=share)
+    global runs
+    runs += 1
+    stream = _Stream(ignore, keep_equal, share=share, lane=lane)
     stream.run(original, replay)
     a_rounds, b_rounds = (b.input_required for b in stream.builders)
     if a_rounds or b_rounds:
@@ -1121,7 +1385,7 @@ def diff_sessions(
             _conversation_rounds(list(original)) if a_rounds else {},
             _conversation_rounds(list(replay)) if b_rounds else {},
         )
-        stream = _Stream(ignore, keep_equal, rounds, share)
+        stream = _Stream(ignore, keep_equal, rounds, share, lane)
         stream.run(original, replay)
     exchanges = list(stream.report())
     listed = "all" if keep_equal else "differing"
