@@ -1,4 +1,4 @@
-""""Clear filters" right after a text search must stay cleared (issue #21, found by the benchmark).
+""" "Clear filters" right after a text search must stay cleared (issue #21, found by the benchmark).
 
 The timeline applies a typed search after a 300 ms pause, and Enter applies it at once. Enter did not
 cancel the pending pause, whose timer held the URL parameters of the moment it was set: when the
@@ -31,7 +31,9 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, int
     server.stop()
 
 
-def test_clear_filters_within_the_typing_pause_stays_cleared(browser: Browser, ui: tuple[UiServer, int]) -> None:
+def test_clear_filters_within_the_typing_pause_stays_cleared(
+    browser: Browser, ui: tuple[UiServer, int]
+) -> None:
     server, sid = ui
     context = new_context(browser)
     page = context.new_page()
