@@ -16,6 +16,7 @@ A URL's password is never printed (`masked_url`).
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event
@@ -29,7 +30,7 @@ from inspector.store import (
     fts,
     models,  # noqa: F401  (registers the tables)
 )
-from inspector.store.files import prepare_sqlite_file
+from inspector.store.files import NEW_FILE_PRAGMAS, prepare_sqlite_file
 
 __all__ = [
     "ALEMBIC_HEAD",
@@ -110,14 +111,31 @@ def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
     # A new file keeps a map of its free pages so that retention can give them back to the disk
     # (`PRAGMA incremental_vacuum`, store/retention.py). Only takes effect on a file without tables
     # yet, and only before WAL is set (a no-op on every other file; `prune` converts old ones once).
-    cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
-    cur.execute("PRAGMA journal_mode=WAL")
+    # A file we created already has both (store/files.py). An empty file made by anyone else has to
+    # write page 1 for them: racing another process at that, SQLite refuses one of the two at once
+    # ("database is locked", without calling the busy handler), so that one tries again.
+    for pragma in NEW_FILE_PRAGMAS:
+        _until_unlocked(cur, pragma)
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
     # Let SQLAlchemy's "begin" event emit BEGIN (see _begin) instead of pysqlite,
     # so writers can take the write lock up front with BEGIN IMMEDIATE.
     dbapi_conn.isolation_level = None
+
+
+def _until_unlocked(cur: sqlite3.Cursor, sql: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        try:
+            cur.execute(sql)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
 
 
 def _begin(conn) -> None:

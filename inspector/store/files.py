@@ -7,6 +7,14 @@ Recordings are whole conversations, tokens included, so whatever the umask:
 - a new database file is created 0600 by us before SQLite opens it: SQLite
   gives the `-wal` and `-shm` files it creates the database file's
   permissions, so they are 0600 too;
+- a new database file appears at its name already a WAL database (written
+  under a temporary name, then hard-linked into place): two processes opening
+  a database that does not exist yet (a `show --follow` started before its
+  `wrap`, a host starting several wrapped servers on one `--db`) never both
+  find an empty file. On an empty file each connection's switch to WAL has to
+  write page 1; when two race, SQLite refuses one at once with "database is
+  locked" (its busy handler would deadlock), and a wrap that got it could not
+  record at all;
 - an existing database (or its `-wal`/`-shm`) open to group or others is
   tightened to 0600 when the user owns it, and stderr says so (once: the
   next open finds it tight). One owned by someone else is left alone with a
@@ -15,14 +23,17 @@ Recordings are whole conversations, tokens included, so whatever the umask:
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import sys
+import threading
 from pathlib import Path
 
 from inspector.errors import StoreError
 from inspector.private_files import OTHERS, create_private_file, make_private_dirs, mode_text
 
-__all__ = ["SIDE_FILES", "prepare_sqlite_file"]
+__all__ = ["NEW_FILE_PRAGMAS", "SIDE_FILES", "prepare_sqlite_file"]
 
 SIDE_FILES = ("-wal", "-shm")
 
@@ -64,12 +75,46 @@ def prepare_sqlite_file(path: Path, *, private_folder: Path | None = None) -> No
         raise StoreError(f"cannot create the folder {path.parent} for the database: {exc.strerror}") from None
     if private_folder is not None and path.parent == private_folder:
         _tighten(path.parent, 0o700)
-    try:
-        os.close(create_private_file(path))
-        return  # new and empty: SQLite will make it a database, its -wal/-shm inherit 0600
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise StoreError(f"cannot create the database {path}: {exc.strerror}") from None
+    if not path.exists():
+        try:
+            _create_database(path)
+            return  # new: its -wal/-shm inherit its 0600
+        except FileExistsError:
+            pass  # another process made it first
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(
+                f"cannot create the database {path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
     for file in (path, *(Path(f"{path}{side}") for side in SIDE_FILES)):
         _tighten(file, 0o600)
+
+
+# What a new database file is given before it gets its name; store/engine.py's connections set the
+# same (both are no-ops on a file that already is a WAL database).
+NEW_FILE_PRAGMAS = ("PRAGMA auto_vacuum=INCREMENTAL", "PRAGMA journal_mode=WAL")
+
+
+def _create_database(path: Path) -> None:
+    """Create `path` as an empty WAL database, 0600, which no other process can see half made: it
+    is written under a temporary name in the same folder and hard-linked into place (a link, unlike a
+    rename, never replaces a database another process created meanwhile: FileExistsError then).
+    Where the file system has no hard links, the empty file is created in place (the old way)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.new")
+    os.close(create_private_file(temporary))
+    try:
+        conn = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            for pragma in NEW_FILE_PRAGMAS:
+                conn.execute(pragma)
+        finally:
+            conn.close()  # the last connection: SQLite checkpoints and removes the -wal
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            raise
+        except OSError:
+            os.close(create_private_file(path))
+    finally:
+        for name in (temporary, *(Path(f"{temporary}{side}") for side in SIDE_FILES)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)

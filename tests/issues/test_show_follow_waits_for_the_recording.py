@@ -3,19 +3,35 @@ for them, as `tail -F` waits for a file, instead of exiting with "no recording d
 
 The recorder creates the database and the session off its forwarding path, so a follower started
 right after the first answer came back could find neither: `show --follow` exited 2 with nothing on
-stdout. Here the follower starts first, deterministically before anything is recorded."""
+stdout. Here the follower starts first, deterministically before anything is recorded.
+
+Once (CI of stop 29) the follower printed nothing for 120 s: it and the wrap had opened the new,
+empty database file at the same moment, and SQLite refused the wrap's switch to WAL ("database is
+locked"), so the wrap could not record. See test_a_new_database_is_never_an_empty_file.py."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess
 
 CLI = [sys.executable, "-m", "inspector"]
+
+
+def _first_line(process: subprocess.Popen[str], within: float) -> str:
+    """The process's next stdout line, or "" if none came within `within` s (then the test says
+    what the wrap printed instead of hanging until the suite's timeout)."""
+    got: list[str] = []
+    assert process.stdout is not None
+    reader = threading.Thread(target=lambda: got.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    reader.join(within)
+    return got[0] if got else ""
 
 
 def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> None:
@@ -33,7 +49,9 @@ def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> 
     shim = ShimProcess(wrap_argv(db, *SCRIPTED))
     shim.request(1, "first-call")
     shim.read_line()
-    first = json.loads(follower.stdout.readline())
+    line = _first_line(follower, within=90)
+    assert line, f"the follower printed nothing; the wrap said: {bytes(shim.stderr_bytes).decode()!r}"
+    first = json.loads(line)
     assert first["method"] == "first-call" and first["kind"] == "request"
     shim.close_stdin()
     assert shim.wait() == 0
