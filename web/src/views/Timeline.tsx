@@ -203,10 +203,14 @@ export function Timeline({
   // Rows are keyed by their index less `keyBase`. Following a fast tail, each update brings a new
   // window: new rows set `keyBase` to its first row, so the rows are keyed by their place in the
   // window, and their elements are kept and given the new rows' text (not removed and made again).
-  // Otherwise (a scroll, no new rows) it stays: a row keeps its element while it is in the window,
-  // and a scroll renders only the rows that come into view.
-  const keyAnchor = useRef({ total: -1, first: 0 });
-  if (follow && keyAnchor.current.total !== store.total) keyAnchor.current = { total: store.total, first };
+  // A render of a new total whose window is not yet the tail (the scroll to the end comes in the
+  // next render on a loaded machine) does not settle the base: the tail's own render sets it again,
+  // else every key shifted and every element was made again. Otherwise (a scroll, no new rows) it
+  // stays: a row keeps its element while it is in the window, and a scroll renders only the rows
+  // that come into view.
+  const keyAnchor = useRef({ total: -1, first: 0, settled: true });
+  if (follow && (keyAnchor.current.total !== store.total || (!keyAnchor.current.settled && keyAnchor.current.first !== first)))
+    keyAnchor.current = { total: store.total, first, settled: last >= store.total - 1 };
   const keyBase = keyAnchor.current.first;
 
   // A message in the URL (deep link, jump to pair): select it and bring it into view.
