@@ -165,3 +165,17 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     if request.param == "postgresql":
         return str(request.getfixturevalue("pg_url"))
     return tmp_path / "rec.db"
+
+
+def message_indexes(store: Path | str) -> dict[str, list[str]]:
+    """The `message` table's indexes in `store` (opened, and so created or upgraded), by name, with
+    their columns."""
+    from sqlalchemy import inspect
+
+    from inspector.store import open_engine
+
+    engine = open_engine(store)
+    try:
+        return {str(i["name"]): list(i["column_names"]) for i in inspect(engine).get_indexes("message")}
+    finally:
+        engine.dispose()

@@ -14,6 +14,7 @@ from inspector.store import open_engine
 from inspector.store.pages import _SELECT, _conditions
 from inspector.store.queries import MessageFilter
 from inspector.store.upgrade import alembic_config
+from tests.postgres import message_indexes
 
 NEW = {
     "ix_message_session_method_seq": ["session_id", "method", "seq"],
@@ -22,16 +23,8 @@ NEW = {
 }
 
 
-def _indexes(store: Path | str) -> dict[str, list[str]]:
-    engine = open_engine(store)
-    try:
-        return {str(i["name"]): list(i["column_names"]) for i in inspect(engine).get_indexes("message")}
-    finally:
-        engine.dispose()
-
-
 def test_an_upgraded_store_has_the_indexes_of_a_fresh_one(any_store: Path | str) -> None:
-    fresh = _indexes(any_store)
+    fresh = message_indexes(any_store)
     assert {k: fresh[k] for k in NEW} == NEW and "ix_message_session_method" not in fresh
     engine = open_engine(any_store)
     with engine.begin() as conn:
@@ -40,7 +33,7 @@ def test_an_upgraded_store_has_the_indexes_of_a_fresh_one(any_store: Path | str)
         before = {str(i["name"]) for i in inspect(conn).get_indexes("message")}
     engine.dispose()
     assert "ix_message_session_method" in before and not NEW.keys() & before
-    assert _indexes(any_store) == fresh  # opening upgrades
+    assert message_indexes(any_store) == fresh  # opening upgrades
 
 
 def test_sqlite_serves_filtered_pages_and_counts_from_the_filter_indexes(tmp_path: Path) -> None:

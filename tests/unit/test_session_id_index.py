@@ -15,20 +15,13 @@ from inspector.store.pages import _owned_ids, message_page
 from inspector.store.queries import MessageFilter, count_messages
 from inspector.store.upgrade import alembic_config
 from tests.api.recordings import generate_session
+from tests.postgres import message_indexes
 
 NAME, COLUMNS = "ix_message_session_id", ["session_id", "id"]
 
 
-def _indexes(store: Path | str) -> dict[str, list[str]]:
-    engine = open_engine(store)
-    try:
-        return {str(i["name"]): list(i["column_names"]) for i in inspect(engine).get_indexes("message")}
-    finally:
-        engine.dispose()
-
-
 def test_an_upgraded_store_has_the_index_of_a_fresh_one(any_store: Path | str) -> None:
-    fresh = _indexes(any_store)
+    fresh = message_indexes(any_store)
     assert fresh[NAME] == COLUMNS
     engine = open_engine(any_store)
     with engine.begin() as conn:
@@ -37,7 +30,7 @@ def test_an_upgraded_store_has_the_index_of_a_fresh_one(any_store: Path | str) -
         before = {str(i["name"]) for i in inspect(conn).get_indexes("message")}
     engine.dispose()
     assert NAME not in before
-    assert _indexes(any_store) == fresh  # opening upgrades
+    assert message_indexes(any_store) == fresh  # opening upgrades
 
 
 def test_the_proof_of_a_sessions_own_ids_is_index_lookups(tmp_path: Path) -> None:
