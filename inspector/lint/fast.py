@@ -159,16 +159,10 @@ class FastLane:
                                 continue
                         gate_hits, shaped, params_only, cap = plan
                         hits = list(gate_hits) if gate_hits else _NONE
-                        if shaped:
-                            ok = False
-                            if params_only is not None and "params" in value:
-                                try:
-                                    params_only.validate_python(value["params"], by_name=False)
-                                    ok = True  # the frame passes as well (`shapes.frame_hits`)
-                                except ValidationError:
-                                    pass
-                            if not ok and (more := frame_hits(_NOTIFICATION, method, value, revision, "s2c")):
-                                hits = [*hits, *more]
+                        if shaped and (
+                            more := _shape_hits(params_only, _NOTIFICATION, method, value, revision, "s2c")
+                        ):
+                            hits = [*hits, *more]
                         # IdCheck's `_note_sent` for a server message that is no request.
                         last_readable["s2c"] = None
                         answered = values[7]
@@ -198,16 +192,10 @@ class FastLane:
                             continue
                     gate_hits, shaped, params_only, cap = plan
                     hits = list(gate_hits) if gate_hits else _NONE
-                    if shaped:
-                        ok = False
-                        if params_only is not None and "params" in value:
-                            try:
-                                params_only.validate_python(value["params"], by_name=False)
-                                ok = True  # the frame passes as well (`shapes.frame_hits`)
-                            except ValidationError:
-                                pass
-                        if not ok and (more := frame_hits(_REQUEST, method, value, revision, "c2s")):
-                            hits = [*hits, *more]
+                    if shaped and (
+                        more := _shape_hits(params_only, _REQUEST, method, value, revision, "c2s")
+                    ):
+                        hits = [*hits, *more]
                     # IdCheck, as `_check` and `_note_sent` do for one request (never stateless here).
                     seq = int(values[0])
                     rpc_id = str(raw_id)
@@ -345,3 +333,22 @@ def _lean_result_of(method: Any, revision: str) -> SchemaValidator | None:
     if not method or (method, revision) not in _RESULTS["s2c"]:
         return None
     return _lean_result("s2c", method, revision)
+
+
+def _shape_hits(
+    params_only: SchemaValidator | None,
+    kind: Kind,
+    method: str,
+    value: dict[str, Any],
+    revision: str,
+    direction: str,
+) -> tuple[Hit, ...]:
+    """A request's or notification's shape findings: none when its params pass the method's
+    params-only validator (the frame then passes as well, `shapes.frame_hits`), else the frame's."""
+    if params_only is not None and "params" in value:
+        try:
+            params_only.validate_python(value["params"], by_name=False)
+            return ()
+        except ValidationError:
+            pass
+    return frame_hits(kind, method, value, revision, direction)
