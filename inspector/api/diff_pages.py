@@ -6,7 +6,7 @@ sessions it was computed from (message count, status, end time: what changes whi
 recorded, `store.writer`); a request that finds either session changed diffs them again. At most
 `KEPT` reports and `HELD` listed exchanges are kept (the oldest used go first; a report listing
 more than `HELD` is not kept), so memory is bounded whatever is asked. Two requests for the same
-report wait for one diff (a lock per key)."""
+report wait for one diff (a lock per key, dropped when its last request is done, failed or not)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ class DiffReports:
         self.kept, self.held = kept, held
         self._reports: OrderedDict[_Key, _Kept] = OrderedDict()
         self._lock = threading.Lock()
-        self._computing: dict[_Key, threading.Lock] = {}
+        # Per report being asked for: its lock and how many requests hold or wait for it.
+        self._computing: dict[_Key, list[Any]] = {}
 
     def page(
         self,
@@ -91,21 +92,32 @@ class DiffReports:
         key: _Key = (a.id, b.id, tuple(extra_ignore), strict_volatile, equal)
         stamp: _Stamp = (_stamp(a), _stamp(b))
         with self._lock:
-            computing = self._computing.setdefault(key, threading.Lock())
-        with computing:  # one diff for requests that ask at once
-            result = self._get(key, stamp)
-            if result is None:
-                result = diff_sessions(
-                    StoredMessages(engine, a.id),
-                    StoredMessages(engine, b.id),
-                    ignore=ignore_set(extra_ignore),
-                    strict_volatile=strict_volatile,
-                    keep_equal=equal,
-                )
-                self._put(key, stamp, result)
-        with self._lock:
-            self._computing.pop(key, None)
+            entry = self._computing.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:  # one diff for requests that ask at once
+                result = self._get(key, stamp)
+                if result is None:
+                    result = diff_sessions(
+                        StoredMessages(engine, a.id),
+                        StoredMessages(engine, b.id),
+                        ignore=ignore_set(extra_ignore),
+                        strict_volatile=strict_volatile,
+                        keep_equal=equal,
+                    )
+                    self._put(key, stamp, result)
+        finally:  # also when the diff failed (a bad ignore pattern): no entry outlives its requests
+            with self._lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._computing[key]
         return page_of(result, a.id, b.id, start, limit)
+
+    @property
+    def computing(self) -> int:
+        """How many reports requests are computing or waiting for now (0 when idle)."""
+        with self._lock:
+            return len(self._computing)
 
     def _get(self, key: _Key, stamp: _Stamp) -> SessionDiff | None:
         with self._lock:
