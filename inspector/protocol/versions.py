@@ -1,7 +1,9 @@
 """Protocol-revision knowledge and the session facts learned from the wire.
 
-Sans-IO. The list of revisions and the per-version method gates come from
-`mcp-types` (the SDK team's package), not from tables written here.
+Sans-IO. The list of revisions and the per-version method gates are those of
+`mcp-types` (the SDK team's package), through its snapshot `protocol.mcp_tables`
+(checked against it by a test): importing `mcp_types` itself would put its
+pydantic models on the recorder's start-up path.
 
 Two eras are recognised:
 - handshake (2024-11-05 .. 2025-11-25): `initialize` offers a version, the
@@ -16,12 +18,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-import mcp_types
-from mcp_types import methods as _methods
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
+from inspector.protocol import mcp_tables as _tables
 from inspector.protocol.correlate import Pairing
 from inspector.protocol.jsonrpc import Classified, Kind
+from inspector.protocol.mcp_tables import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    KNOWN_PROTOCOL_VERSIONS,
+    MODERN_PROTOCOL_VERSIONS,
+)
 
 __all__ = [
     "HANDSHAKE_PROTOCOL_VERSIONS",
@@ -31,10 +35,10 @@ __all__ = [
     "method_allowed",
 ]
 
-_PV = mcp_types.PROTOCOL_VERSION_META_KEY
-_CLIENT_INFO = mcp_types.CLIENT_INFO_META_KEY
-_CLIENT_CAPS = mcp_types.CLIENT_CAPABILITIES_META_KEY
-_SERVER_INFO = mcp_types.SERVER_INFO_META_KEY
+_PV = _tables.PROTOCOL_VERSION_META_KEY
+_CLIENT_INFO = _tables.CLIENT_INFO_META_KEY
+_CLIENT_CAPS = _tables.CLIENT_CAPABILITIES_META_KEY
+_SERVER_INFO = _tables.SERVER_INFO_META_KEY
 
 _UNSET = object()
 # Module-level members: `Kind.X` is an attribute lookup on the enum class, ~50 ns each time.
@@ -45,8 +49,8 @@ _REQUEST, _RESPONSE, _ERROR, _NOTIFICATION, _BATCH = (
     Kind.NOTIFICATION,
     Kind.BATCH,
 )
-_C2S = (_methods.CLIENT_REQUESTS, _methods.CLIENT_NOTIFICATIONS)
-_S2C = (_methods.SERVER_REQUESTS, _methods.SERVER_NOTIFICATIONS)
+_C2S = (_tables.CLIENT_REQUESTS, _tables.CLIENT_NOTIFICATIONS)
+_S2C = (_tables.SERVER_REQUESTS, _tables.SERVER_NOTIFICATIONS)
 
 
 def method_allowed(method: str, version: str, direction: str) -> bool | None:
