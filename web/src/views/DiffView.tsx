@@ -83,6 +83,15 @@ export function DiffView() {
       (e: Error) => setError(e.message),
     );
   };
+  // A deep link (?open=N) to an exchange beyond the pages loaded so far: load the next page until
+  // the exchange is among them (or the report ends), so the link opens it wherever it is.
+  useEffect(() => {
+    if (report === null || openIndex === null || !report.next_cursor) return;
+    const last = report.exchanges[report.exchanges.length - 1];
+    if (last !== undefined && last.index >= openIndex) return;
+    more();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `more` reads this very report
+  }, [report, openIndex]);
   // Until the answer for these two sessions comes, show none (a strict toggle keeps the old one up).
   useEffect(() => setReport(null), [a, b, ignoreKey]);
 
