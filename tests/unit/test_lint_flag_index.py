@@ -55,8 +55,6 @@ def test_a_relint_clears_every_earlier_flag(any_store: Path | str) -> None:
     """Flags a lint no longer gives (a rule set's change, an imported session's own `lint`
     values) are cleared; the findings' flags stay, the other sessions' flags too. On PostgreSQL the
     clearing reads the partial index (the table's scan forbidden, the index is the cheapest way)."""
-    if isinstance(any_store, Path):
-        any_store.parent.mkdir(parents=True, exist_ok=True)
     sid, seqs = violations(any_store, name="a")
     other, _ = violations(any_store, name="b")
     engine = open_engine(any_store)
