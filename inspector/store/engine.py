@@ -50,7 +50,7 @@ __all__ = [
 SCHEMA_VERSION = 4
 # Alembic's revisions in order (store/migrations/versions; a test checks they agree). A stored
 # revision not listed here was written by a newer mcp-inspector.
-ALEMBIC_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+ALEMBIC_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
 ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
 _PG_LOCK = 0x6D63_7069  # pg_advisory_xact_lock key: one process migrates a database at a time
 

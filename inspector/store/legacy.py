@@ -30,6 +30,7 @@ INDEXES_AFTER_BASELINE: dict[str, tuple[str, ...]] = {
         "ix_message_session_direction_seq",
         "ix_message_session_kind_seq",
         "ix_message_session_id",  # revision 0007
+        "ix_message_session_linted",  # revision 0008
     )
 }
 BASELINE_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Literal, Protocol, TypedDict
 
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false, text
 from sqlmodel import Field, SQLModel
 
 from inspector.protocol.sse import stored_body
@@ -99,6 +99,15 @@ class Message(SQLModel, table=True):
         # A session's lowest and highest id in one lookup each: the proof that a range of ids is
         # the session's own, behind a text search's total (revision 0007, store/pages.py).
         Index("ix_message_session_id", "session_id", "id"),
+        # A session's flagged messages, for a re-lint to clear without walking the session: partial,
+        # only rows whose `lint` is set (a row is written with none: no cost to the recorder).
+        Index(
+            "ix_message_session_linted",
+            "session_id",
+            "seq",
+            sqlite_where=text("lint IS NOT NULL"),
+            postgresql_where=text("lint IS NOT NULL"),
+        ),
         Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
         Index("ix_message_session_answers", "session_id", "answers_seq"),
         {"sqlite_autoincrement": True},  # ids never reused: see Session

@@ -73,6 +73,7 @@ def test_a_schema_v1_database_gains_the_lint_tables(db_path: Path) -> None:
             conn.execute(f"DROP INDEX ix_message_session_{name}_seq")
         conn.execute("CREATE INDEX ix_message_session_method ON message (session_id, method)")
         conn.execute("DROP INDEX ix_message_session_id")  # revision 0007's
+        conn.execute("DROP INDEX ix_message_session_linted")  # revision 0008's
         conn.execute("UPDATE schema_info SET version = 1")
     engine = open_engine(db_path)
     assert {"lint_finding", "lint_run"} <= set(inspect(engine).get_table_names())
