@@ -185,7 +185,7 @@ def _reuse(db: Path, total: int) -> int | None:
     return int(found[0]) if found else None
 
 
-def run(quick: bool, db: Path | None = None) -> dict[str, Any]:
+def run(quick: bool, db: Path | None = None, static: Path | None = None) -> dict[str, Any]:
     """Generate the session (or reuse the one in `db`), measure the API and the browser; the figures."""
     total = 100_000 if quick else 1_000_000
     with tempfile.TemporaryDirectory(prefix="scale-ui-") as tmp:
@@ -196,7 +196,7 @@ def run(quick: bool, db: Path | None = None) -> dict[str, Any]:
             sid = generate(path, total, name=f"{total} messages")
         generated_s = time.perf_counter() - t
         engine = open_engine(path)
-        server = UiServer(engine, port=0).start()
+        server = (UiServer(engine, port=0, static_dir=static) if static else UiServer(engine, port=0)).start()
         try:
             api, first_seq = api_times(server, sid, total, reps=5)
             browser = browser_times(server, sid, total, reps=3 if quick else 5, first_seq=first_seq)
@@ -241,8 +241,14 @@ def main(argv: list[str] | None = None) -> None:
         help="keep the generated session in this file and reuse it on later runs (generating 1M"
         " messages takes about a minute); its cold figures are then those of a new server process",
     )
+    parser.add_argument(
+        "--static",
+        type=Path,
+        help="serve the UI built in this directory (a copy of an older `make web` output, to compare"
+        " builds on the same data and load); the checkout's build without it",
+    )
     args = parser.parse_args(argv)
-    print_figures(run(args.quick, args.db))
+    print_figures(run(args.quick, args.db, args.static))
 
 
 if __name__ == "__main__":
