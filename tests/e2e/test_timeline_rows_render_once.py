@@ -118,3 +118,74 @@ def test_a_followed_fast_tail_keeps_its_row_elements(page: Page, live: tuple[UiS
     page.locator(f"[data-testid=row][data-seq='{last - 3}']").click()
     expect(page.get_by_test_id("follow")).not_to_be_checked()
     expect(page.get_by_test_id("detail").locator("h2")).to_contain_text(f"#{last - 3}")
+
+
+# The changes of the rows made in an animation frame's task (taken by a microtask queued after the
+# frame's callback: after React's render of what the callback changed, which runs in a microtask
+# the callback queued) and those made in any other task (the MutationObserver's callback).
+MARK_FRAMES = """
+window.__rowChanges = {inFrame: 0, after: 0};
+const rowsOf = (records) => records.filter((r) => (r.target.parentElement ?? r.target).closest?.('.rows-window')).length;
+const observer = new MutationObserver((records) => { window.__rowChanges.after += rowsOf(records); });
+observer.observe(document, {childList: true, subtree: true, characterData: true, attributes: true});
+const raf = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (cb) => raf((t) => {
+  cb(t);
+  queueMicrotask(() => { window.__rowChanges.inFrame += rowsOf(observer.takeRecords()); });
+});
+"""
+
+
+def test_a_followed_tail_renders_its_pushes_after_the_frame(
+    page: Page, live: tuple[UiServer, Feed, int]
+) -> None:
+    """A frame's pushed rows are rendered in a task of their own after the animation frame, not in
+    the frame's task (where the frame's style, layout and paint of every changed row follow in the
+    same long task)."""
+    ui, feed, sid = live
+    feed.write(300)
+    page.add_init_script(MARK_FRAMES)
+    page.goto(ui.url(f"/sessions/{sid}"))
+    expect(page.get_by_test_id("follow")).to_be_checked()
+    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
+    time.sleep(0.5)  # the websocket subscribes
+    page.evaluate("window.__rowChanges = {inFrame: 0, after: 0}")
+    last = 300
+    for _ in range(3):
+        last = feed.write(100)
+        expect(page.locator(f"[data-testid=row][data-seq='{last}']")).to_be_visible()
+    changes = page.evaluate("window.__rowChanges")
+    assert changes["inFrame"] == 0
+    assert changes["after"] > 0
+
+
+IN_VIEW = """() => {
+  const view = document.querySelector('[data-testid=rows]').getBoundingClientRect();
+  const rows = [...document.querySelectorAll('[data-testid=row]')].map((el) => el.getBoundingClientRect());
+  return {above: rows.filter((r) => r.bottom <= view.top).length, below: rows.filter((r) => r.top >= view.bottom).length,
+          shown: rows.length, fit: Math.ceil(view.height / 26) + 1};
+}"""
+
+
+def test_a_followed_tail_renders_only_the_rows_in_view(page: Page, live: tuple[UiServer, Feed, int]) -> None:
+    """Following, every push gives each rendered row new text: no row out of view is rendered."""
+    ui, feed, sid = live
+    feed.write(300)
+    page.goto(ui.url(f"/sessions/{sid}"))
+    expect(page.get_by_test_id("follow")).to_be_checked()
+    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
+    time.sleep(0.5)  # the websocket subscribes
+    last = feed.write(500)
+    expect(page.locator(f"[data-testid=row][data-seq='{last}']")).to_be_visible()
+    rows = page.evaluate(IN_VIEW)
+    assert rows["above"] == 0 and rows["below"] == 0
+    assert 0 < rows["shown"] <= rows["fit"]
+    # Scrolled up by the wheel (not following), the rows around the view come again.
+    page.get_by_test_id("rows").hover()
+    page.mouse.wheel(0, -260)
+    expect(page.get_by_test_id("follow")).not_to_be_checked()
+    page.wait_for_function(
+        "() => { const v = document.querySelector('[data-testid=rows]').getBoundingClientRect();"
+        " return [...document.querySelectorAll('[data-testid=row]')]"
+        ".some((el) => el.getBoundingClientRect().bottom <= v.top); }"
+    )

@@ -1,21 +1,44 @@
 // The websocket live feed: one connection per page, reconnecting, with per-session subscriptions.
-// Events are handed to the listeners in batches, at most once per animation frame: a session
-// streaming thousands of messages a second makes one render a frame, not one per event.
+// Events are handed to the listeners in batches, at most once per animation frame (in a task right
+// after it): a session streaming thousands of messages a second makes one render a frame, not one
+// per event.
 import { token } from "./auth";
 import type { LiveEvent } from "./client";
 
 type Handler = (event: LiveEvent) => void;
 type BatchHandler = (events: LiveEvent[]) => void;
 
-/** Run `fn` at the next animation frame, or after `ms` when frames do not come (a hidden tab). */
-function nextFrame(fn: () => void, ms = 100): void {
+// One channel for the task after a frame (a MessageChannel message is a task of its own, with no
+// timer clamp); the callbacks waiting for it.
+let afterFrame: (() => void)[] = [];
+let channel: MessageChannel | null = null;
+
+function postTask(fn: () => void): void {
+  if (!channel) {
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      const due = afterFrame;
+      afterFrame = [];
+      for (const f of due) f();
+    };
+  }
+  afterFrame.push(fn);
+  if (afterFrame.length === 1) channel.port2.postMessage(null);
+}
+
+/** Run `fn` in a task of its own right after the next animation frame, or after `ms` when frames
+ * do not come (a hidden tab). Not in the frame itself: a render there is followed in the same task
+ * by the frame's style, layout and paint of everything it changed (a followed fast tail replaces
+ * every row in view each frame), one long task; after it, the render (with the layout its scroll
+ * forces) is one task and the next frame's paint another. */
+function afterNextFrame(fn: () => void, ms = 100): void {
   let done = false;
   const once = () => {
     if (done) return;
     done = true;
     fn();
   };
-  requestAnimationFrame(once);
+  requestAnimationFrame(() => postTask(once));
   setTimeout(once, ms);
 }
 
@@ -50,7 +73,7 @@ class LiveFeed {
       this.inbox.push(JSON.parse(msg.data as string) as LiveEvent);
       if (!this.flushing) {
         this.flushing = true;
-        nextFrame(() => this.flush());
+        afterNextFrame(() => this.flush());
       }
     };
     ws.onclose = () => {
