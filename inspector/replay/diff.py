@@ -694,6 +694,8 @@ def _plain_link(m: MessageRecord) -> Any:
     meta = m.meta if isinstance(m.meta, dict) else None
     if not meta:
         return None
+    if len(meta) == 1 and "related_seq" in meta and m.direction in ("c2s", "s2c"):
+        return _int_or_none(meta["related_seq"])  # the recorder's link alone: no mark to read
     if not server_side(m.direction, meta) or describe(meta) is not None:
         return _NOT_PLAIN
     return _int_or_none(meta.get("related_seq"))
