@@ -673,6 +673,47 @@ def _expand(
         lane.last = None  # the original ended: nothing more is a twin
 
 
+def _pull(records: Iterator[MessageRecord], back: list[MessageRecord]) -> Iterator[MessageRecord]:
+    """`records`, after what was handed back to `back` (the record lane's, `_Stream._fast`)."""
+    while True:
+        if back:
+            yield back.pop()
+            continue
+        m = next(records, None)
+        if m is None:
+            return
+        yield m
+
+
+_NOT_PLAIN: Any = object()
+
+
+def _plain_link(m: MessageRecord) -> Any:
+    """A row's `related_seq` (None: none) when `_expand` reads it as stored, one whole message (no
+    intervention; the server's own side); else _NOT_PLAIN."""
+    meta = m.meta if isinstance(m.meta, dict) else None
+    if not meta:
+        return None
+    if len(meta) == 1 and "related_seq" in meta and m.direction in ("c2s", "s2c"):
+        return _int_or_none(meta["related_seq"])  # the recorder's link alone: no mark to read
+    if not server_side(m.direction, meta) or describe(meta) is not None:
+        return _NOT_PLAIN
+    return _int_or_none(meta.get("related_seq"))
+
+
+class _Lite:
+    """A request of the record lane (`_Stream._fast`): its records only, until it is counted equal
+    with its twin or becomes an `_Exchange` (`_Stream._materialise`)."""
+
+    __slots__ = ("answer", "direction", "index", "key", "notes", "record", "twin")
+
+    def __init__(self, record: MessageRecord, index: int, twin: int, direction: str, key: str) -> None:
+        self.record, self.index, self.twin, self.direction = record, index, twin, direction
+        self.key = key  # "" unless something waited to be aligned (`_begin` keys it then)
+        self.answer: MessageRecord | None = None
+        self.notes: list[MessageRecord] = []
+
+
 _TWIN = "(twin)"  # the kind of a replay part the lane did not read (`_expand`'s `lane`)
 
 
@@ -900,14 +941,21 @@ class _Stream:
         self.fed_offset = 0  # the replay builder's `fed` - the original's, in the lane
         self.retry = 0
         self.entered = 0  # times the lane was entered (a figure for tests and profiles)
+        self.taken = 0  # pairs of records the record lane took (`_fast`; the same)
         self.last: MessageRecord | None = None  # the original's record read last (`_expand`)
+        self.plain: dict[str, bool] = {}  # `_plain`, by method
 
     def run(self, original: Iterable[MessageRecord], replay: Iterable[MessageRecord]) -> None:
         shared, (a, b) = self.shared, self.builders
         lane = self.lane
+        # The record lane (`_fast`) reads both sessions' records itself between two steps of the
+        # parts; the records it does not take go back (`backs`), read first by `_pull`.
+        fast = lane and not self.keep_equal
+        ita, itb = iter(original), iter(replay)
+        backs: tuple[list[MessageRecord], list[MessageRecord]] = ([], [])
         parts = (
-            _expand(original, shared, a, self if lane else None, 0),
-            _expand(replay, shared, b, self if lane else None, 1),
+            _expand(_pull(ita, backs[0]) if fast else ita, shared, a, self if lane else None, 0),
+            _expand(_pull(itb, backs[1]) if fast else itb, shared, b, self if lane else None, 1),
         )
         drain = self._drain
         for pa, pb in zip_longest(*parts):
@@ -930,6 +978,14 @@ class _Stream:
             if pb is not None:
                 if self.mirror:  # its twin stands for what it would begin or complete
                     b.fed += 1
+                    if (
+                        fast
+                        and pa is not None
+                        and pa.body is not None
+                        and (pb.kind is _TWIN or pb.body is not None)
+                    ):
+                        # A twin step of two whole records: both readers stand between records.
+                        self._fast(ita, itb, backs)
                     continue
                 if pb.kind is _TWIN:  # the lane was left while the original's builder drained
                     pb = next(iter(_expand([pb.payload], shared)))
@@ -942,6 +998,156 @@ class _Stream:
             b = self.builders[side]
             b.finish()
             self._drain(side, b)
+
+    def _fast(
+        self,
+        ita: Iterator[MessageRecord],
+        itb: Iterator[MessageRecord],
+        backs: tuple[list[MessageRecord], list[MessageRecord]],
+    ) -> None:
+        """The record lane: in the lane (`mirror`), with nothing waiting to be aligned and only
+        equal exchanges counted, twin records (`_twin_records`, also with a `related_seq` link at
+        the offset) are taken straight from both readers: no parse, no `_Part`, no `_Exchange`.
+        A request is a `_Lite` (its record, the records that join it, its index and its twin's);
+        its answer moves it to `closing` as the builder's would, and `_LATE` messages later it is
+        counted equal, as `_twin_ready` would count it. The first pair this does not cover (not
+        twins, a message for an exchange begun before, an orphan, a batch, an ignored method, the
+        end) goes back to the readers, and the open lites become the original builder's exchanges
+        (`_materialise`), as if it had been fed them: the lane goes on from there as before."""
+        a, b = self.builders
+        offset, counts = self.offset, self.tally.counts
+        a_open, a_closing = a.by_seq, a.closing
+        lites: dict[int, _Lite] = {}
+        closing: deque[tuple[int, _Lite]] = deque()
+        sizes, partner_of_b, plain, waiting = self.sizes, self.partner_of_b, self._plain, self.waiting
+        late, taken = _LATE, 0
+        while True:
+            ra, rb = next(ita, None), next(itb, None)
+            if ra is None or rb is None:
+                break
+            raw = ra.raw
+            if type(raw) is not bytes or rb.raw != raw or rb.seq - ra.seq != offset:
+                break
+            kind = ra.kind
+            if rb.kind != kind or rb.channel != ra.channel or rb.direction != ra.direction:
+                break
+            if rb.method != ra.method or rb.rpc_id != ra.rpc_id:
+                break
+            x, y = ra.answers_seq, rb.answers_seq
+            if (x is None) != (y is None) or (x is not None and y - x != offset):  # type: ignore[operator]
+                break
+            related = None
+            if ra.meta or rb.meta:  # read as stored (no intervention), the links at the offset
+                related, other = _plain_link(ra), _plain_link(rb)
+                if related is _NOT_PLAIN or other is _NOT_PLAIN or (related is None) != (other is None):
+                    break
+                if related is not None and other - related != offset:
+                    break
+            if kind == "request":
+                method = ra.method
+                if method is None or not plain(method):
+                    break
+                key = ""
+                if waiting and (key := self._lane_key(ra, "request")) in waiting:
+                    break  # it would pair with what waits, not with its twin
+                lites[ra.seq] = _Lite(ra, sizes[0], sizes[1], ra.direction, key)
+                partner_of_b.append(sizes[0])
+                sizes[0] += 1
+                sizes[1] += 1
+            elif kind == "response" or kind == "error":
+                lite = lites.get(x) if x is not None else None
+                if lite is None or lite.answer is not None or lite.direction == ra.direction:
+                    break  # an orphan, or an answer to an exchange begun before the record lane
+                if not a.input_required and b'"input_required"' in raw:
+                    a.input_required = True
+                if not b.input_required and b'"input_required"' in raw:
+                    b.input_required = True
+                lite.answer = ra
+                closing.append((a.fed + 1, lite))
+            elif kind == "notification":
+                lite = None
+                if related is not None:
+                    if related in a_open:
+                        break
+                    lite = lites.get(related)
+                    if lite is not None and lite.direction != ra.direction:
+                        lite.notes.append(ra)  # linked to its request, as the builder links it
+                    else:
+                        lite = None
+                if lite is None:  # an exchange of its own, complete: equal to its twin
+                    method = ra.method
+                    if method is None or not plain(method):
+                        break
+                    if waiting and self._lane_key(ra, "notification") in waiting:
+                        break
+                    partner_of_b.append(sizes[0])
+                    sizes[0] += 1
+                    sizes[1] += 1
+                    counts["equal"] += 1
+            elif kind not in _SKIPPED_KINDS:
+                break
+            fed = a.fed = a.fed + 1
+            b.fed += 1
+            if a_closing and fed - a_closing[0][0] > late:
+                while a_closing and fed - a_closing[0][0] > late:
+                    a._release(a_closing.popleft()[1])
+                self._drain(0, a)
+            while closing and fed - closing[0][0] > late:
+                del lites[closing.popleft()[1].record.seq]
+                counts["equal"] += 1
+            taken += 1
+        self.taken += taken
+        if ra is not None:
+            backs[0].append(ra)
+        if rb is not None:
+            backs[1].append(rb)
+        self._materialise(lites, closing)
+
+    def _lane_key(self, m: MessageRecord, role: str) -> str:
+        """The key `_begin` gives a new exchange of the lane while something waits (a request or a
+        notification of its own, read as stored, of a `_plain` method)."""
+        method, direction = str(m.method), m.direction
+        if role == "request" and (direction == "s2c" or method in _HANDSHAKE):
+            return _canon([direction, role, method])
+        payload = _payload(m)
+        cur = self._cursor(method, _subject(payload.get("params")))
+        return _canon([direction, role, method, _normal(params_view(payload), cur)])
+
+    def _plain(self, method: str) -> bool:
+        """No ignore pattern drops a whole `method` exchange, whatever its subject (so the record
+        lane needs no parse to know it is kept)."""
+        known = self.plain.get(method)
+        if known is None:
+            known = not self.ignore.cursor(method, None).hit and not any(
+                p.subject is not None and p.method in (None, method)
+                for p in self.ignore._compiled  # noqa: SLF001
+            )
+            self.plain[method] = known
+        return known
+
+    def _materialise(self, lites: dict[int, _Lite], closing: deque[tuple[int, _Lite]]) -> None:
+        """The record lane's open requests as the original builder's exchanges (each as the lane's
+        `_begin` leaves it: its cursor, index and twin), answered and noted from their records, and
+        the answered ones in `closing` after the builder's own (answered earlier)."""
+        if not lites:
+            return
+        a, shared = self.builders[0], self.shared
+        made: dict[int, _Exchange] = {}
+        for seq, lite in lites.items():
+            (p,) = _expand([lite.record], shared)
+            a._request(p, p.payload)
+            ex = a.out.pop()
+            ex.cursor = self._cursor(ex.method, ex.subject)
+            ex.index, ex.twin, ex.key = lite.index, lite.twin, lite.key
+            for record in lite.notes:
+                (q,) = _expand([record], shared)
+                a._notification(q, q.payload)
+            if lite.answer is not None:
+                (r,) = _expand([lite.answer], shared)
+                ex.response = _response_view(r, r.payload)
+                ex.answered = True
+            made[seq] = ex
+        a.closing.extend((fed, made[lite.record.seq]) for fed, lite in closing)
 
     def _drain(self, side: int, b: _StreamBuilder) -> None:
         """Key and align the builder's new exchanges, compare the ones it completed (neither step
@@ -959,9 +1165,7 @@ class _Stream:
         """Key a new exchange and align it; non-requests are complete from the start."""
         cur = self.cursors.get((ex.method, ex.subject))
         if cur is None:
-            if len(self.cursors) > 4096:  # subjects are open-ended (uris)
-                self.cursors.clear()
-            cur = self.cursors[(ex.method, ex.subject)] = self.ignore.cursor(ex.method, ex.subject)
+            cur = self._cursor(ex.method, ex.subject)
         if cur.hit:
             ex.dropped = True
             if self.mirror:
@@ -1030,6 +1234,14 @@ class _Stream:
         if ex.role != "request":
             ex.done = True
             self._ready(ex)
+
+    def _cursor(self, method: str, subject: Item | None) -> PathCursor:
+        cur = self.cursors.get((method, subject))
+        if cur is None:
+            if len(self.cursors) > 4096:  # subjects are open-ended (uris)
+                self.cursors.clear()
+            cur = self.cursors[(method, subject)] = self.ignore.cursor(method, subject)
+        return cur
 
     def _ready(self, ex: _Exchange) -> None:
         """A complete exchange: compare it with its partner if that one is complete too."""

@@ -93,16 +93,25 @@ class StoredMessages:
                 rows = _page(conn, self.session_id, after, self.page)
                 large = [r[9] for r in rows if r[9]]
                 whole = bodies.load(conn, large) if large else {}
-            make = WireRecord._make
-            for row in rows:
-                sha, meta, raw = row[9], row[8], row[3]
-                if sha or meta is not None or not isinstance(raw, bytes):
-                    raw = whole[sha] if sha else raw if isinstance(raw, bytes) else bytes(raw)
-                    row = (*row[:3], raw, *row[4:8], _meta(meta))
-                yield make(row[:9])
+            # A page at a time, the common row (no blob, no meta, bytes already) made in C
+            # (`tuple.__new__`, what `_make` does): a per-row generator step was a fifth of reading.
+            new, fix = tuple.__new__, _fixed
+            yield from [
+                new(WireRecord, row[:9])
+                if row[9] is None and row[8] is None and type(row[3]) is bytes
+                else fix(row, whole)
+                for row in rows
+            ]
             if len(rows) < self.page:
                 return
             after = rows[-1][0]
+
+
+def _fixed(row: Any, whole: dict[str, bytes]) -> WireRecord:
+    """A row with its blob's bytes, its `meta` parsed, its `raw` as bytes."""
+    sha, meta, raw = row[9], row[8], row[3]
+    raw = whole[sha] if sha else raw if isinstance(raw, bytes) else bytes(raw)
+    return WireRecord._make((*row[:3], raw, *row[4:8], _meta(meta)))
 
 
 def _page(conn: Connection, session_id: int, after: int, limit: int) -> list[Any]:
