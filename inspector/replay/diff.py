@@ -1118,10 +1118,7 @@ class _Stream:
         lane needs no parse to know it is kept)."""
         known = self.plain.get(method)
         if known is None:
-            known = not self.ignore.cursor(method, None).hit and not any(
-                p.subject is not None and p.method in (None, method)
-                for p in self.ignore._compiled  # noqa: SLF001
-            )
+            known = not self.ignore.cursor(method, None).hit and not self.ignore.scoped_by_subject(method)
             self.plain[method] = known
         return known
 

@@ -302,6 +302,11 @@ class PathSet:
             )
         return PathCursor(self, states)
 
+    def scoped_by_subject(self, method: str) -> bool:
+        """Whether a pattern applies to some messages of `method` only by their subject (`[name=..]`):
+        then what is ignored in one of them depends on its body."""
+        return any(p.subject is not None and p.method in (None, method) for p in self._compiled)
+
     def matches(
         self, path: Sequence[Segment], method: str | None = None, subject: Item | None = None
     ) -> bool:
