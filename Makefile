@@ -27,7 +27,7 @@ run: install web
 # rules for parallel-safe tests are in tests/conftest.py), then the tests marked `serial`, if
 # any, alone. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-test: install peers web chromium postgresql
+test: install peers web chromium postgresql socat
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"

@@ -275,6 +275,10 @@ def main() -> None:
     if args.fault:
         app = Faults(app, set(args.fault))  # type: ignore[assignment]
     config = uvicorn.Config(WrongIssuer(app) if args.wrong_issuer else app, log_level="warning")
+    # Listening before saying so: connections made before uvicorn has started wait in the backlog
+    # (it used to be only bound here: a client quick enough, or a loaded machine, got "connection
+    # refused"; tests/issues/test_oauth_peer_listens_before_it_says_so.py).
+    sock.listen(128)
     print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
