@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -32,30 +32,6 @@ _DOCS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mcp
 <script src="/swagger/swagger-ui-bundle.js"></script><script src="/docs.js"></script></body></html>"""
 
 
-# The theme chosen in the page (web/src/theme.tsx) is kept in this cookie; the page's <html> carries it, so
-# no script reads storage for it before the first paint (public/prime.js). Only these values are written.
-_THEMES = frozenset({"dark", "light", "system"})
-
-
-class _Index:
-    """index.html as built, read again only when the file changes (`make web` under a running server),
-    with the theme cookie's value in its <html data-theme>."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._stamp: tuple[int, int] | None = None
-        self._text = ""
-
-    def page(self, theme: str | None) -> str:
-        st = self.path.stat()
-        if (st.st_mtime_ns, st.st_size) != self._stamp:
-            self._text = self.path.read_text(encoding="utf-8")
-            self._stamp = (st.st_mtime_ns, st.st_size)
-        if theme not in _THEMES:
-            return self._text
-        return self._text.replace("<html ", f'<html data-theme="{theme}" ', 1)
-
-
 class _HashedAssets(StaticFiles):
     """The build's assets: their names carry a hash of their content, so a browser keeps them
     without asking again (a page load then waits for no revalidation of its scripts)."""
@@ -71,7 +47,6 @@ def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
     """Serve the UI from `static_dir` (as `make web` builds it) and the API docs at /docs."""
     router = APIRouter(include_in_schema=False)
     index = static_dir / "index.html"
-    built = _Index(index)
     if (static_dir / "assets").is_dir():
         app.mount("/assets", _HashedAssets(directory=static_dir / "assets"), name="assets")
     if (static_dir / "swagger").is_dir():
@@ -88,7 +63,7 @@ def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
         return HTMLResponse(_DOCS, headers={"cache-control": "no-store"})
 
     @router.get("/{path:path}")
-    async def page(path: str, request: Request) -> Response:
+    async def page(path: str) -> Response:
         if path.startswith("api/"):
             raise HTTPException(404, f"no API route /{path}")
         asset = (static_dir / path).resolve()
@@ -96,6 +71,6 @@ def mount_pages(app: FastAPI, static_dir: Path = STATIC_DIR) -> None:
             return FileResponse(asset)
         if not index.is_file():
             return HTMLResponse(_NOT_BUILT, status_code=503)
-        return HTMLResponse(built.page(request.cookies.get("theme")), headers={"cache-control": "no-store"})
+        return FileResponse(index, headers={"cache-control": "no-store"})
 
     app.include_router(router)

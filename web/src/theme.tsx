@@ -1,6 +1,4 @@
-// Light and dark themes: the choice is kept in the `theme` cookie, which the server writes into the page's
-// <html data-theme> (no storage read before the first paint: public/prime.js), and in localStorage (as
-// before); the default follows the system.
+// Light and dark themes: the choice is kept in localStorage, the default follows the system.
 import { useState } from "react";
 
 export function ThemeToggle() {
@@ -15,7 +13,6 @@ export function ThemeToggle() {
       onClick={() => {
         document.documentElement.dataset.theme = next;
         localStorage.setItem("theme", next);
-        document.cookie = `theme=${next}; path=/; max-age=31536000; samesite=strict`;
         setTheme(next);
       }}
     >

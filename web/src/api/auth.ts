@@ -5,25 +5,13 @@
 const KEY = "mcp-inspector-token";
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(KEY) : null;
 
-// The token once read or given (a page's first sessionStorage use is a synchronous round trip to the
-// browser process: 10-30 ms measured before a timeline's first row), so a token from the URL is written
-// there once the page is idle, or when it is left, whichever comes first; this tab's reloads and next
-// pages read it from there.
-let held: string | null = null;
-
 /** The token of this tab, if it has one. */
 export function token(): string | null {
-  return held ?? (held = sessionStorage.getItem(KEY));
+  return sessionStorage.getItem(KEY);
 }
 
 export function setToken(value: string) {
-  held = value;
-  const keep = () => {
-    if (held === value) sessionStorage.setItem(KEY, value);
-  };
-  if (typeof requestIdleCallback === "function") requestIdleCallback(keep, { timeout: 1000 });
-  else setTimeout(keep, 0);
-  addEventListener("pagehide", keep, { once: true }); // a navigation or reload before then
+  sessionStorage.setItem(KEY, value);
 }
 
 /** The headers that authorise an API call. */
