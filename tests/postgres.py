@@ -179,3 +179,22 @@ def message_indexes(store: Path | str) -> dict[str, list[str]]:
         return {str(i["name"]): list(i["column_names"]) for i in inspect(engine).get_indexes("message")}
     finally:
         engine.dispose()
+
+
+def message_index_names_at(store: Path | str, revision: str) -> set[str]:
+    """The names of the `message` table's indexes once `store` is downgraded to Alembic `revision`
+    (without opening it again: the next `open_engine` upgrades it back)."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from inspector.store import open_engine
+    from inspector.store.upgrade import alembic_config
+
+    engine = open_engine(store)
+    try:
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), revision)
+        with engine.connect() as conn:
+            return {str(i["name"]) for i in inspect(conn).get_indexes("message")}
+    finally:
+        engine.dispose()
