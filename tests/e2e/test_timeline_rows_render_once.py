@@ -68,6 +68,15 @@ ROWS = """() => [...document.querySelectorAll('[data-testid=row]')].map(
   (el) => [Number(el.dataset.seq), Number(el.dataset.index), el.__tagged === true])"""
 
 
+def _follow_300(page: Page, ui: UiServer, feed: Feed, sid: int) -> None:
+    """300 messages recorded, the timeline open on them and following its tail, subscribed live."""
+    feed.write(300)
+    page.goto(ui.url(f"/sessions/{sid}"))
+    expect(page.get_by_test_id("follow")).to_be_checked()
+    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
+    time.sleep(0.5)  # the websocket subscribes
+
+
 def test_rows_pushed_out_of_view_render_no_row_again(page: Page, live: tuple[UiServer, Feed, int]) -> None:
     ui, feed, sid = live
     feed.write(200)
@@ -92,11 +101,7 @@ def test_rows_pushed_out_of_view_render_no_row_again(page: Page, live: tuple[UiS
 
 def test_a_followed_fast_tail_keeps_its_row_elements(page: Page, live: tuple[UiServer, Feed, int]) -> None:
     ui, feed, sid = live
-    feed.write(300)
-    page.goto(ui.url(f"/sessions/{sid}"))
-    expect(page.get_by_test_id("follow")).to_be_checked()
-    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
-    time.sleep(0.5)  # the websocket subscribes
+    _follow_300(page, ui, feed, sid)
     shown = len(page.evaluate(ROWS))
     last = 300
     for _ in range(3):  # each burst moves the whole window past the rows shown
@@ -143,12 +148,8 @@ def test_a_followed_tail_renders_its_pushes_after_the_frame(
     the frame's task (where the frame's style, layout and paint of every changed row follow in the
     same long task)."""
     ui, feed, sid = live
-    feed.write(300)
     page.add_init_script(MARK_FRAMES)
-    page.goto(ui.url(f"/sessions/{sid}"))
-    expect(page.get_by_test_id("follow")).to_be_checked()
-    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
-    time.sleep(0.5)  # the websocket subscribes
+    _follow_300(page, ui, feed, sid)
     page.evaluate("window.__rowChanges = {inFrame: 0, after: 0}")
     last = 300
     for _ in range(3):
@@ -170,11 +171,7 @@ IN_VIEW = """() => {
 def test_a_followed_tail_renders_only_the_rows_in_view(page: Page, live: tuple[UiServer, Feed, int]) -> None:
     """Following, every push gives each rendered row new text: no row out of view is rendered."""
     ui, feed, sid = live
-    feed.write(300)
-    page.goto(ui.url(f"/sessions/{sid}"))
-    expect(page.get_by_test_id("follow")).to_be_checked()
-    expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
-    time.sleep(0.5)  # the websocket subscribes
+    _follow_300(page, ui, feed, sid)
     last = feed.write(500)
     expect(page.locator(f"[data-testid=row][data-seq='{last}']")).to_be_visible()
     rows = page.evaluate(IN_VIEW)
