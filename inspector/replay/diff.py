@@ -1058,10 +1058,8 @@ class _Stream:
                 lite = lites.get(x) if x is not None else None
                 if lite is None or lite.answer is not None or lite.direction == ra.direction:
                     break  # an orphan, or an answer to an exchange begun before the record lane
-                if not a.input_required and b'"input_required"' in raw:
-                    a.input_required = True
-                if not b.input_required and b'"input_required"' in raw:
-                    b.input_required = True
+                if not (a.input_required and b.input_required) and b'"input_required"' in raw:
+                    a.input_required = b.input_required = True  # the same bytes on both sides
                 lite.answer = ra
                 closing.append((a.fed + 1, lite))
             elif kind == "notification":
