@@ -11,11 +11,18 @@ in headless Chromium against a running UI server:
   search entered) until the first matching row is in the DOM (target < 200 ms).
 
 Times are taken inside the page (`performance.now()` and a MutationObserver),
-each on a fresh tab after one warm-up open that waits until the page's deferred
-requests (lint, conversations, apps) are done; median and max of the runs.
-Beside each figure: the API's own time for the same request over HTTP (what the
-browser cannot beat), and the issue's target. The cold figures are those of the
-very first open (the session is linted and its conversations derived then).
+each on a fresh tab after one warm-up open; every tab is closed only once its
+requests are done (the first open's lint and conversations, each tab's deferred
+requests), so no tab's first row waits on the one before. Median and max of the
+runs. Beside each figure: the API's own time for the same request over HTTP
+(what the browser cannot beat), and the issue's target. The cold figures are
+those of the very first open (the session is linted and its conversations
+derived then).
+
+The first row's floor, measured in the same run on alternate tabs: the same
+server (token, guard, headers) serving a page that already holds row 1 and no
+script. What the browser takes for a new tab and a document; the app cannot
+show its row sooner.
 """
 
 from __future__ import annotations
@@ -51,6 +58,14 @@ new MutationObserver((_, obs) => {
     obs.disconnect();
   }
 }).observe(document, { subtree: true, childList: true });
+"""
+
+# The floor's page: row 1 in the HTML, nothing to load or run.
+FLOOR_PAGE = """<!doctype html>
+<html lang="en">
+  <head><meta charset="UTF-8" /><title>floor</title></head>
+  <body><div data-testid="rows"><div data-testid="row" data-seq="1">1 initialize</div></div></body>
+</html>
 """
 
 # Runs an action inside the page and times it until `selector` is in the DOM.
@@ -122,21 +137,53 @@ def api_times(server: UiServer, sid: int, total: int, reps: int) -> tuple[dict[s
     return out, first_seq
 
 
-def browser_times(
-    server: UiServer, sid: int, total: int, reps: int, first_seq: dict[str, int]
-) -> dict[str, Any]:
-    """First row, jump to last and each filter change in Chromium: cold (first open), then `reps` warm runs."""
+def _settle(page: Any, what: str) -> None:
+    """Wait until the tab's requests are done (a first open lints: minutes on 1M rows)."""
     from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        page.wait_for_load_state("networkidle", timeout=600_000)
+    except PlaywrightError:
+        print(f"scale_ui: {what}'s requests were still going after 10 minutes")
+
+
+def floor_first_row(context: Any, floor: UiServer, sid: int) -> float:
+    """One new tab of the floor's page (row 1 in its HTML): the time row 1 is in the DOM."""
+    page = context.new_page()
+    page.goto(floor.url(f"/sessions/{sid}"))
+    page.wait_for_selector("[data-testid=row][data-seq='1']", timeout=60_000)
+    at = float(page.evaluate("window.__firstRow"))
+    _settle(page, "the floor page")
+    page.close()
+    return at
+
+
+def browser_times(
+    server: UiServer,
+    sid: int,
+    total: int,
+    reps: int,
+    first_seq: dict[str, int],
+    floor: UiServer | None = None,
+) -> dict[str, Any]:
+    """First row, jump to last and each filter change in Chromium: cold (first open), then `reps` warm runs.
+
+    With `floor`, each warm run first opens the floor's page in a tab of its own (`first_row_floor`)."""
     from playwright.sync_api import sync_playwright
 
     runs: dict[str, list[float]] = {"first_row": [], "jump_to_last": []}
     runs.update({label: [] for label, _, _ in FILTERS})
+    floors: list[float] = []
     cold: dict[str, float] = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 860})
         context.add_init_script(FIRST_ROW_PROBE)
         for i in range(reps + 1):
+            if floor is not None:
+                at = floor_first_row(context, floor, sid)
+                if i > 0:
+                    floors.append(at)
             page = context.new_page()
             # As `mcp-inspect ui` opens it: the token in the fragment.
             page.goto(server.url(f"/sessions/{sid}"))
@@ -153,13 +200,11 @@ def browser_times(
                 page.get_by_role("button", name="Clear filters").click()
                 page.wait_for_selector("[data-testid=row][data-index='0'][data-seq='1']", timeout=600_000)
                 page.evaluate("document.querySelector('[data-testid=search]').blur()")
+            # The first open lints the session and derives its conversations: let that finish, and
+            # every later tab's deferred requests, before the next tab opens.
+            _settle(page, "the first open" if i == 0 else "a tab")
             if i == 0:
                 cold = {k: round(v, 1) if v is not None else float("nan") for k, v in got.items()}
-                # The first open lints the session and derives its conversations: let that finish.
-                try:
-                    page.wait_for_load_state("networkidle", timeout=600_000)
-                except PlaywrightError:
-                    print("scale_ui: the first open's requests were still going after 10 minutes")
             else:
                 for k, v in got.items():
                     if v is None:
@@ -167,7 +212,10 @@ def browser_times(
                     runs[k].append(v)
             page.close()
         browser.close()
-    return {"cold": cold, "warm": {k: _stats(v) for k, v in runs.items()}}
+    out: dict[str, Any] = {"cold": cold, "warm": {k: _stats(v) for k, v in runs.items()}}
+    if floors:
+        out["first_row_floor"] = _stats(floors)
+    return out
 
 
 def _reuse(db: Path, total: int) -> int | None:
@@ -196,11 +244,18 @@ def run(quick: bool, db: Path | None = None, static: Path | None = None) -> dict
             sid = generate(path, total, name=f"{total} messages")
         generated_s = time.perf_counter() - t
         engine = open_engine(path)
+        floor_dir = Path(tmp) / "floor"
+        floor_dir.mkdir()
+        (floor_dir / "index.html").write_text(FLOOR_PAGE)
         server = (UiServer(engine, port=0, static_dir=static) if static else UiServer(engine, port=0)).start()
+        floor = UiServer(engine, port=0, static_dir=floor_dir).start()
         try:
             api, first_seq = api_times(server, sid, total, reps=5)
-            browser = browser_times(server, sid, total, reps=3 if quick else 5, first_seq=first_seq)
+            browser = browser_times(
+                server, sid, total, reps=3 if quick else 5, first_seq=first_seq, floor=floor
+            )
         finally:
+            floor.stop()
             server.stop()
             engine.dispose()
     return {
@@ -228,6 +283,13 @@ def print_figures(figures: dict[str, Any]) -> None:
         print(
             f"  {name:<20}{s['median_ms']:>8.0f}{s['max_ms']:>8.0f}{api[label]['median_ms']:>8.0f}"
             f"{b['cold'].get(label, 0):>8.0f}{target:>8.0f}  {verdict}"
+        )
+    floor = b.get("first_row_floor")
+    if floor:
+        app = b["warm"]["first_row"]["median_ms"]
+        print(
+            f"  first row floor{floor['median_ms']:>13.0f}{floor['max_ms']:>8.0f}"
+            f"  (a page holding row 1, no script: the app's is {app / max(floor['median_ms'], 0.1):.1f}x)"
         )
     print("  API: the same request over HTTP; cold: the very first open (lint, conversations)")
 
