@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { Link } from "react-router";
 import { download } from "../api/auth";
 import { api, unwrap, type Detail, type Row } from "../api/client";
-import { arrows, dateTime, duration, size } from "../format";
+import { arrows, dateTime, duration, grouped, size } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
@@ -197,7 +197,7 @@ export function MessageDetail({
       </div>
       {m.meta?.body === "not recorded (metadata only)" ? (
         <p className="muted" data-testid="body-not-recorded">
-          body not recorded (metadata only): {m.size.toLocaleString()} bytes on the wire
+          body not recorded (metadata only): {grouped(m.size)} bytes on the wire
         </p>
       ) : tab === "pretty" ? (
         parsed !== undefined ? (
