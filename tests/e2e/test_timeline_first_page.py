@@ -167,3 +167,26 @@ def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: 
     expect(page.locator("[data-testid=row][data-index='45']")).to_be_attached()
     page.get_by_test_id("rows").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
     expect(page.locator("[data-testid=row][data-seq='1000']")).to_be_visible()
+
+
+# What only a view the first render does not show holds (its test ids and texts: strings the minifier
+# keeps): the entry that runs before a timeline's first rows must not hold them.
+_LATER_VIEWS = {
+    "the Intercept panel": "intercept-panel",
+    "the replay dialog": "replay-dialog",
+    "the Apps tab": "Recorded calls with a view",
+    "a session's Info tab": "Session facts",
+}
+
+
+def test_the_entry_holds_no_view_the_first_render_does_not_need(ui: UiServer) -> None:
+    """The session page's tabs and dialogs are loaded when first opened: their hooks (the intercept
+    state, the session's Apps, the diff link) live in modules of their own, so the entry keeps only
+    what the session page and its timeline render."""
+    index = httpx.get(ui.base_url + "/").text
+    entry = re.search(r'<script type="module"[^>]* src="(/assets/index-[^"]+\.js)"', index)
+    assert entry, index
+    code = httpx.get(ui.base_url + entry.group(1)).text
+    assert re.search(r"\"data-testid\":[`\"]rows[`\"]", code), "the timeline is not in the entry"
+    held = [view for view, mark in _LATER_VIEWS.items() if mark in code]
+    assert held == [], f"the entry holds {held}"

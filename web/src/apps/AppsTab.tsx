@@ -1,34 +1,12 @@
 // MCP Apps of a recorded session: the tools that declare a view, the recorded ui:// resources and the
 // recorded calls of view tools; opening a call renders its view (AppView) as a host would.
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense } from "react";
 import { Link, useParams } from "react-router";
-import { api, unwrap } from "../api/client";
-import type { components } from "../api/schema";
 import { JsonBlock } from "../views/Info";
 // The view host brings the MCP SDK and zod (most of the bundle): loaded when a view is opened.
 const AppView = lazy(() => import("./AppView").then((m) => ({ default: m.AppView })));
 import "./apps.css";
-
-export type AppsOut = components["schemas"]["AppsOut"];
-
-/** The session's Apps (null while loading); `error` when the API refused. */
-export function useApps(sessionId: number, enabled = true): { apps: AppsOut | null; error: string | null } {
-  const [apps, setApps] = useState<AppsOut | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!enabled) return;
-    let live = true;
-    api
-      .GET("/api/sessions/{session_id}/apps", { params: { path: { session_id: sessionId } } })
-      .then(unwrap)
-      .then((a) => live && setApps(a))
-      .catch((e: Error) => live && setError(e.message));
-    return () => {
-      live = false;
-    };
-  }, [sessionId, enabled]);
-  return { apps, error };
-}
+import { useApps, type AppsOut } from "./useApps";
 
 /** In a tools/call's detail: a link to its App view, when the tool declares one (nothing otherwise). */
 export function AppViewLink({ sessionId, seq }: { sessionId: number; seq: number | null | undefined }) {

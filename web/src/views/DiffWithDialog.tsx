@@ -4,7 +4,7 @@ import { useNavigate } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, shortTarget } from "../format";
 import { Dialog } from "./Dialog";
-import { diffUrl } from "./ReplayDialog";
+import { diffUrl } from "./diffUrl";
 
 export function DiffWithDialog({ session, onClose }: { session: Session; onClose: () => void }) {
   const navigate = useNavigate();

@@ -3,62 +3,16 @@
 // with a live countdown, an editor with JSON validation, and Forward / Drop / Respond.
 // Keys (outside text fields): f forward, e edit, d drop, r respond, j/k select.
 import { useEffect, useMemo, useRef, useState } from "react";
-import { ApiError, api, unwrap } from "../api/client";
+import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { useKeys } from "./hooks";
+import type { InterceptState, useIntercept } from "./interceptState";
 import "./intercept.css";
 
-export type InterceptState = components["schemas"]["InterceptState"];
 type Paused = components["schemas"]["PausedMessage"];
 type RuleOut = components["schemas"]["InterceptRule"];
 
 const ARROW: Record<string, string> = { c2s: "C→S", s2c: "S→C" };
-
-/** The intercept state of the process recording `sessionId`, long-polled while the session records.
- * `null`: no intercepting process records it (or not yet: checked again every few seconds). */
-export function useIntercept(sessionId: number, recording: boolean) {
-  const [state, setState] = useState<InterceptState | null>(null);
-  const [received, setReceived] = useState(0);
-  const [gone, setGone] = useState<string | null>(null);
-  useEffect(() => {
-    if (!recording) {
-      setState(null);
-      return;
-    }
-    let alive = true;
-    let timer: number | undefined;
-    let version: number | null = null;
-    const poll = async () => {
-      try {
-        const query = version === null ? {} : { version, wait: 20 };
-        const next = unwrap(
-          await api.GET("/api/intercept/sessions/{session_id}", {
-            params: { path: { session_id: sessionId }, query },
-          }),
-        );
-        if (!alive) return;
-        version = next.version;
-        setState(next);
-        setReceived(performance.now());
-        setGone(null);
-        timer = window.setTimeout(poll, 0);
-      } catch (e) {
-        if (!alive) return;
-        const status = e instanceof ApiError ? e.status : 0;
-        if (version !== null && (status === 404 || status === 410)) setGone((e as Error).message);
-        version = null;
-        setState(null);
-        timer = window.setTimeout(poll, status === 404 ? 2000 : 1000);
-      }
-    };
-    poll();
-    return () => {
-      alive = false;
-      window.clearTimeout(timer);
-    };
-  }, [sessionId, recording]);
-  return { state, received, gone, setState, setReceived };
-}
 
 function pretty(raw: string): string {
   try {

@@ -5,16 +5,8 @@ import { Link, useNavigate } from "react-router";
 import { api, unwrap, type ReplayJob, type Session } from "../api/client";
 import { formTarget, joinShell } from "../shell";
 import { Dialog } from "./Dialog";
+import { diffUrl } from "./diffUrl";
 import { useJob } from "./hooks";
-
-/** The diff view's URL for two sessions and the extra ignore patterns (`strict`: volatile values
- * count as changes). */
-export function diffUrl(a: number, b: number, ignore: string[] = [], strict = false): string {
-  const q = new URLSearchParams({ a: String(a), b: String(b) });
-  for (const p of ignore) q.append("ignore", p);
-  if (strict) q.set("strict", "1");
-  return `/diff?${q}`;
-}
 
 function initialTarget(s: Session): { mode: "command" | "url"; command: string; url: string } {
   if (Array.isArray(s.target)) return { mode: "command", command: joinShell(s.target), url: "" };

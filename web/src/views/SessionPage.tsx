@@ -8,10 +8,10 @@ import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
 import { groupingWords } from "./Conversations";
 import { Timeline } from "./Timeline";
-import { diffUrl, ReplayDialog } from "./ReplayDialog";
+import { diffUrl } from "./diffUrl";
 import { useKeys } from "./hooks";
-import { InterceptPanel, useIntercept } from "./InterceptPanel";
-import { AppsTab, useApps } from "../apps/AppsTab";
+import { useIntercept } from "./interceptState";
+import { useApps } from "../apps/useApps";
 import { PauseButton } from "./RecordingPause";
 
 // The timeline is what a session's link opens (on a large session, its first rows are what the page
@@ -21,6 +21,9 @@ const Network = lazy(() => import("./Network").then((m) => ({ default: m.Network
 const Info = lazy(() => import("./Info").then((m) => ({ default: m.Info })));
 const DiffWithDialog = lazy(() => import("./DiffWithDialog").then((m) => ({ default: m.DiffWithDialog })));
 const MockServerDialog = lazy(() => import("./MockServerDialog").then((m) => ({ default: m.MockServerDialog })));
+const ReplayDialog = lazy(() => import("./ReplayDialog").then((m) => ({ default: m.ReplayDialog })));
+const InterceptPanel = lazy(() => import("./InterceptPanel").then((m) => ({ default: m.InterceptPanel })));
+const AppsTab = lazy(() => import("../apps/AppsTab").then((m) => ({ default: m.AppsTab })));
 
 export function SessionPage() {
   const id = Number(useParams().sessionId);
@@ -76,9 +79,9 @@ export function SessionPage() {
         <Route path="network" element={session && <Suspense><Network session={session} /></Suspense>} />
         <Route path="network/:exchange" element={session && <Suspense><Network session={session} /></Suspense>} />
         <Route path="info" element={session && <Suspense><Info session={session} /></Suspense>} />
-        <Route path="apps" element={<AppsTab sessionId={id} apps={apps} />} />
-        <Route path="apps/:seq" element={<AppsTab sessionId={id} apps={apps} />} />
-        <Route path="intercept" element={<InterceptPanel sessionId={id} intercept={intercept} />} />
+        <Route path="apps" element={<Suspense><AppsTab sessionId={id} apps={apps} /></Suspense>} />
+        <Route path="apps/:seq" element={<Suspense><AppsTab sessionId={id} apps={apps} /></Suspense>} />
+        <Route path="intercept" element={<Suspense><InterceptPanel sessionId={id} intercept={intercept} /></Suspense>} />
       </Routes>
     </section>
   );
@@ -183,8 +186,8 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
           </>
         )}
       </div>
-      {dialog === "replay" && <ReplayDialog session={s} onClose={() => setDialog(null)} />}
       <Suspense>
+        {dialog === "replay" && <ReplayDialog session={s} onClose={() => setDialog(null)} />}
         {dialog === "diff" && <DiffWithDialog session={s} onClose={() => setDialog(null)} />}
         {dialog === "mock" && <MockServerDialog session={s} onClose={() => setDialog(null)} />}
       </Suspense>
