@@ -19,16 +19,22 @@ runs. Beside each figure: the API's own time for the same request over HTTP
 those of the very first open (the session is linted and its conversations
 derived then).
 
-The first row's floor, measured in the same run on alternate tabs: the same
-server (token, guard, headers) serving a page that already holds row 1 and no
-script. What the browser takes for a new tab and a document; the app cannot
-show its row sooner.
+The first row's floors, measured in the same run on tabs alternating with the
+app's, each served by the same server code (token, guard, headers):
+- a page that already holds row 1 and no script: what the browser takes for a
+  new tab and a document;
+- the React floor (web/floor/, built here with the app's own React and
+  react-dom): a page that asks for the same first page and renders its rows
+  with the app's row markup, and nothing else. What the framework costs; the
+  app's first row less this is the app's own cost.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -43,6 +49,7 @@ from inspector.store import open_engine
 
 TARGETS_MS = {"first_row": 300.0, "jump_to_last": 150.0, "filter": 200.0}
 PAGE = 200  # the timeline's page (web/src/timeline/rowStore.ts)
+WEB = Path(__file__).resolve().parent.parent / "web"
 # (label, query of the filter, how the page applies it); the generated session's first match is not row 1.
 FILTERS: list[tuple[str, dict[str, str], str]] = [
     ("method tools/call", {"method": "tools/call"}, "method"),
@@ -147,8 +154,37 @@ def _settle(page: Any, what: str) -> None:
         print(f"scale_ui: {what}'s requests were still going after 10 minutes")
 
 
+def build_react_floor(out: Path) -> Path | None:
+    """web/floor/ built into `out` with the app's node_modules; None (and why) when it cannot be."""
+    npx = shutil.which("npx")
+    if npx is None or not (WEB / "node_modules" / "react-dom").is_dir():
+        print("scale_ui: no React floor (run `make web` first: it installs web/node_modules)")
+        return None
+    done = subprocess.run(
+        [
+            npx,
+            "vite",
+            "build",
+            "--config",
+            "floor/vite.config.ts",
+            "--outDir",
+            str(out),
+            "--logLevel",
+            "error",
+        ],
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        print(f"scale_ui: no React floor, its build failed:\n{done.stderr[-2000:]}")
+        return None
+    return out
+
+
 def floor_first_row(context: Any, floor: UiServer, sid: int) -> float:
-    """One new tab of the floor's page (row 1 in its HTML): the time row 1 is in the DOM."""
+    """One new tab of a floor's page: the time row 1 is in the DOM."""
     page = context.new_page()
     page.goto(floor.url(f"/sessions/{sid}"))
     page.wait_for_selector("[data-testid=row][data-seq='1']", timeout=60_000)
@@ -164,26 +200,27 @@ def browser_times(
     total: int,
     reps: int,
     first_seq: dict[str, int],
-    floor: UiServer | None = None,
+    floors: dict[str, UiServer] | None = None,
 ) -> dict[str, Any]:
     """First row, jump to last and each filter change in Chromium: cold (first open), then `reps` warm runs.
 
-    With `floor`, each warm run first opens the floor's page in a tab of its own (`first_row_floor`)."""
+    Each run first opens each of `floors` (label: its server) in a tab of its own (`floors` in the
+    result: their first rows' times)."""
     from playwright.sync_api import sync_playwright
 
     runs: dict[str, list[float]] = {"first_row": [], "jump_to_last": []}
     runs.update({label: [] for label, _, _ in FILTERS})
-    floors: list[float] = []
+    floor_runs: dict[str, list[float]] = {label: [] for label in floors or {}}
     cold: dict[str, float] = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 860})
         context.add_init_script(FIRST_ROW_PROBE)
         for i in range(reps + 1):
-            if floor is not None:
+            for label, floor in (floors or {}).items():
                 at = floor_first_row(context, floor, sid)
                 if i > 0:
-                    floors.append(at)
+                    floor_runs[label].append(at)
             page = context.new_page()
             # As `mcp-inspect ui` opens it: the token in the fragment.
             page.goto(server.url(f"/sessions/{sid}"))
@@ -213,8 +250,7 @@ def browser_times(
             page.close()
         browser.close()
     out: dict[str, Any] = {"cold": cold, "warm": {k: _stats(v) for k, v in runs.items()}}
-    if floors:
-        out["first_row_floor"] = _stats(floors)
+    out["floors"] = {label: _stats(v) for label, v in floor_runs.items() if v}
     return out
 
 
@@ -247,15 +283,20 @@ def run(quick: bool, db: Path | None = None, static: Path | None = None) -> dict
         floor_dir = Path(tmp) / "floor"
         floor_dir.mkdir()
         (floor_dir / "index.html").write_text(FLOOR_PAGE)
+        floor_dirs = {"no script": floor_dir}
+        react_floor = build_react_floor(Path(tmp) / "react-floor")
+        if react_floor is not None:
+            floor_dirs["React"] = react_floor
         server = (UiServer(engine, port=0, static_dir=static) if static else UiServer(engine, port=0)).start()
-        floor = UiServer(engine, port=0, static_dir=floor_dir).start()
+        floors = {label: UiServer(engine, port=0, static_dir=d).start() for label, d in floor_dirs.items()}
         try:
             api, first_seq = api_times(server, sid, total, reps=5)
             browser = browser_times(
-                server, sid, total, reps=3 if quick else 5, first_seq=first_seq, floor=floor
+                server, sid, total, reps=3 if quick else 5, first_seq=first_seq, floors=floors
             )
         finally:
-            floor.stop()
+            for floor in floors.values():
+                floor.stop()
             server.stop()
             engine.dispose()
     return {
@@ -284,13 +325,14 @@ def print_figures(figures: dict[str, Any]) -> None:
             f"  {name:<20}{s['median_ms']:>8.0f}{s['max_ms']:>8.0f}{api[label]['median_ms']:>8.0f}"
             f"{b['cold'].get(label, 0):>8.0f}{target:>8.0f}  {verdict}"
         )
-    floor = b.get("first_row_floor")
-    if floor:
-        app = b["warm"]["first_row"]["median_ms"]
+    app = b["warm"]["first_row"]["median_ms"]
+    for label, floor in b.get("floors", {}).items():
+        name = f"floor: {label}"
+        ratio = app / max(floor["median_ms"], 0.1)
         print(
-            f"  first row floor{floor['median_ms']:>13.0f}{floor['max_ms']:>8.0f}"
-            f"  (a page holding row 1, no script: the app's is {app / max(floor['median_ms'], 0.1):.1f}x)"
+            f"  {name:<20}{floor['median_ms']:>8.0f}{floor['max_ms']:>8.0f}  (the app's first row: {ratio:.1f}x)"
         )
+    print("  floor: no script, a page holding row 1; React, web/floor/ (the rows alone)")
     print("  API: the same request over HTTP; cold: the very first open (lint, conversations)")
 
 
