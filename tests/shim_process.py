@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -133,3 +134,43 @@ def ended_count(db: Any, name: str) -> int:
 
 def messages(engine: Engine, session_id: int) -> list[Message]:
     return list(iter_messages(engine, session_id))
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of process `pid` (zombies included), read from each of its threads'
+    `/proc/PID/task/TID/children`. A thread that ends while it is read is skipped, not the whole
+    process. An empty answer proves nothing: a child of an ending thread moves to another thread's
+    list, and may be in neither when read (wait for a known child with `reaped` instead)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except (FileNotFoundError, ProcessLookupError):
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found.extend(int(c) for c in listing.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # the thread ended
+    return found
+
+
+def first_child(pid: int, timeout: float = 30.0) -> int:
+    """The pid of the first child process `pid` starts (a shim's server), once it exists."""
+    deadline = time.monotonic() + timeout
+    while not (children := child_pids(pid)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"process {pid} started no child within {timeout:.0f} s")
+        time.sleep(0.002)
+    return children[0]
+
+
+def reaped(child: int, parent: int) -> bool:
+    """True once `child` of `parent` has exited and been waited for (no zombie left): its /proc
+    entry is gone, or belongs to another process (a reused pid)."""
+    try:
+        with open(f"/proc/{child}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return int(fields[1]) != parent  # fields[0] is the state, fields[1] the parent's pid

@@ -116,7 +116,7 @@ class StdioShim:
         previous = {}
         if install_signal_handlers:
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                previous[sig] = signal.signal(sig, self._on_signal)
+                previous[sig] = signal.signal(sig, self.on_signal)
         try:
             for t in pumps:
                 t.start()
@@ -197,7 +197,15 @@ class StdioShim:
         except subprocess.TimeoutExpired:
             self._send(signal.SIGKILL)
 
-    def _on_signal(self, signum: int, _frame: object) -> None:
+    @property
+    def server_running(self) -> bool:
+        """The server was spawned and has not been waited for yet."""
+        child = self._child
+        return child is not None and child.returncode is None
+
+    def on_signal(self, signum: int, _frame: object) -> None:
+        """The shim's SIGINT/SIGTERM/SIGHUP handler: the first is passed to the server, a second
+        kills it (`run` installs it, unless its caller's own handler calls it)."""
         self._signals += 1
         name = signal.Signals(signum).name
         if self._signals == 1:

@@ -429,9 +429,12 @@ def run_wrap(opts: WrapOptions) -> int:
 
     opener = threading.Thread(target=open_store, name="mcp-inspect-store-open", daemon=True)
     opener.start()
-    result = shim.run()
-    early.server_spoke.set()  # the server is gone: open the store now to record what it sent
-    with _Leaving() as leaving:
+    # One handler for the whole run (not the shim's, then ours): while the server runs, a signal
+    # goes to it; once it has exited, a signal says "leave now". Between the shim putting back the
+    # default action and `_Leaving` setting its own, a host's SIGTERM killed the wrap with all it held.
+    with _Leaving(shim) as leaving:
+        result = shim.run(install_signal_handlers=False)
+        early.server_spoke.set()  # the server is gone: open the store now to record what it sent
         while opener.is_alive():
             opener.join(0.05)
             if leaving.asked and opener.is_alive() and (held := early.hand_off()) is not None:
@@ -447,11 +450,12 @@ def run_wrap(opts: WrapOptions) -> int:
 
 
 class _Leaving:
-    """While the recording is finished after the server ended, SIGTERM/SIGINT/SIGHUP say "leave
-    now" (`asked` names the signal) instead of killing the process with what it holds; a second
-    one exits at once."""
+    """SIGTERM/SIGINT/SIGHUP while a wrap runs: passed to the server while it runs (the shim's
+    handler); once it has exited, while the recording is finished, they say "leave now" (`asked`
+    names the signal) instead of killing the process with what it holds; a second one exits at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, shim: StdioShim) -> None:
+        self.shim = shim
         self.asked: str | None = None
         self._previous: dict[int, object] = {}
 
@@ -467,6 +471,9 @@ class _Leaving:
         import os
         import signal
 
+        if self.shim.server_running:
+            self.shim.on_signal(signum, _frame)
+            return
         if self.asked is not None:
             os._exit(128 + signum)
         self.asked = signal.Signals(signum).name

@@ -14,33 +14,33 @@ with the server's status, as the host asked.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from inspector.store import list_sessions, open_engine
-from tests.shim_process import messages
+from tests.shim_process import first_child, messages, reaped
 
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
 
 
-def _children(pid: int) -> list[str]:
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-        return [c for t in tasks for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
-    except (FileNotFoundError, ProcessLookupError):
-        return []
+# `wrap` as an MCP client starts it, or with a slow interpreter start-up (a loaded machine): the
+# server is spawned only after the client has written its request.
+SLOW_START = "import time; time.sleep(0.5); from inspector.entry import main; main()"
 
 
-def test_sigterm_after_the_server_ended_still_records_the_session(tmp_path: Path) -> None:
+@pytest.mark.parametrize("start", ["at-once", "slow"])
+def test_sigterm_after_the_server_ended_still_records_the_session(tmp_path: Path, start: str) -> None:
     db = tmp_path / "rec.db"
     # A server that says nothing and exits when its stdin closes: the store opens late (after
     # OPEN_AFTER_S or the server's end), so the signal below lands before it exists.
+    python = [sys.executable, "-m", "inspector"] if start == "at-once" else [sys.executable, "-c", SLOW_START]
     wrap = subprocess.Popen(
-        [sys.executable, "-m", "inspector", "wrap", "--db", str(db), "--", "sh", "-c", "cat >/dev/null"],
+        [*python, "wrap", "--db", str(db), "--", "sh", "-c", "cat >/dev/null"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -48,12 +48,16 @@ def test_sigterm_after_the_server_ended_still_records_the_session(tmp_path: Path
     assert wrap.stdin is not None
     wrap.stdin.write(PING)
     wrap.stdin.flush()
-    time.sleep(0.2)
+    # Wait for the server itself: "wrap has no child" is not "the server has exited" when the
+    # wrap has not spawned it yet (the SIGTERM below then killed the wrap starting up), nor when
+    # one of the wrap's threads ended while its children were listed (the old helper read that as
+    # "no child", and its assertion, reading again, found the server there).
+    server = first_child(wrap.pid)
     wrap.stdin.close()  # the client is done: wrap closes the server's stdin and it exits
     deadline = time.monotonic() + 30
-    while _children(wrap.pid) and time.monotonic() < deadline:
+    while not reaped(server, wrap.pid) and time.monotonic() < deadline:
         time.sleep(0.005)
-    assert not _children(wrap.pid), "the server did not exit when its stdin closed"
+    assert reaped(server, wrap.pid), "the server did not exit when its stdin closed"
     time.sleep(0.05)  # the shim has returned from its forwarding loop
     wrap.send_signal(signal.SIGTERM)  # as the SDK client does 2 s after closing stdin
     assert wrap.wait(timeout=30) == 0  # the server's status, not death by SIGTERM (-15)
