@@ -27,8 +27,16 @@ from inspector.errors import SpawnError
 # Neither `typing` nor `dataclasses` (with `inspect`, 10 ms) is imported on wrap's start-up path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the capture package is not imported on wrap's start-up path (transports/wrap.py)
-    from inspector.capture import Tap
-    from inspector.transports.wrap import EarlyTap
+    from typing import Protocol
+
+    class StreamTap(Protocol):
+        """What the shim hands its bytes to: a recorder's `Tap`, or wrap's `EarlyTap` (which holds
+        them until the store is open)."""
+
+        def submit(self, direction: str, channel: str, data: bytes) -> None: ...
+        def submit_durable(self, direction: str, channel: str, data: bytes) -> None: ...
+        def end_stream(self, direction: str, channel: str) -> None: ...
+
 
 __all__ = ["StdioShim", "WrapResult", "exit_code_of"]
 
@@ -64,7 +72,7 @@ class StdioShim:
     def __init__(
         self,
         argv: Sequence[str],
-        tap: Tap | EarlyTap,
+        tap: StreamTap,
         *,
         durable: bool = False,
         grace: float = 2.0,

@@ -388,7 +388,7 @@ def run_wrap(opts: WrapOptions) -> int:
             switch.attach(store.tap)
             return store
 
-        return run_intercepted(opts, opened_for_intercept)
+        return run_intercepted(opts, opened_for_intercept, _spawn_failed)
     if opts.durable:
         store = _Store(opts, announce=False)
         switch.attach(store.tap)

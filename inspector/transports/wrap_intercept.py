@@ -379,8 +379,13 @@ def _say(quiet: bool, text: str) -> None:
         print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True)
 
 
-def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
-    """`run_wrap` with --faults/--intercept: the store opens first, then the server starts."""
+def run_intercepted(
+    opts: Any, open_store: Callable[[], Any], spawn_failed: Callable[[Any, SpawnError], int]
+) -> int:
+    """`run_wrap` with --faults/--intercept: the store opens first, then the server starts.
+
+    `open_store()` gives wrap's store; `spawn_failed(store, exc)` records a server that could not
+    start and gives the exit status (both wrap's: this module does not import it back)."""
     if opts.durable:
         raise InspectorError("--durable cannot be combined with --faults or --intercept")
     ic = build_interceptor(
@@ -417,11 +422,9 @@ def run_intercepted(opts: Any, open_store: Callable[[], Any]) -> int:
     try:
         shim.spawn()
     except SpawnError as exc:
-        from inspector.transports.wrap import _spawn_failed
-
         if control is not None:
             control.close()
-        return int(_spawn_failed(store, exc))
+        return spawn_failed(store, exc)
     store.announce(opts)
     if idle:
         _say(opts.quiet, f"no rule is active ({len(ic.rules())} in the file): forwarding as a plain wrap")
