@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, WebSocketRoute, expect
+from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.conftest import SCRIPTED, wrap_argv
-from tests.e2e.conftest import new_context
 from tests.shim_process import ShimProcess
 
 
@@ -41,13 +40,6 @@ def ui(tmp_path: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def _wait_for(page: Page, condition: Callable[[], bool], timeout_ms: int = 20_000) -> None:

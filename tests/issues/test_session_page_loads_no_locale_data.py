@@ -14,12 +14,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context
 
 # Installed before the page's scripts: every locale-dependent formatting call, counted by name.
 _COUNT_LOCALE_USE = """
@@ -48,13 +47,6 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def test_a_session_page_formats_its_dates_and_counts_without_intl(page: Page, ui: UiServer) -> None:

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 from sqlalchemy import event
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.apps.store import catalog_of
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context
 
 HEAVY = ("/findings", "/conversations", "/apps", "/methods")
 
@@ -42,13 +41,6 @@ def ui(db: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def test_the_rows_are_asked_for_first_and_the_heavy_requests_after_them(page: Page, ui: UiServer) -> None:
