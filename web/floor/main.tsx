@@ -3,6 +3,7 @@
 // nothing else (no router, no store, no header, no filters). What a timeline's first row costs in
 // this framework; the app's own cost is the rest. Built by the benchmark, never shipped.
 import { createRoot } from "react-dom/client";
+import { clock } from "../src/format";
 
 interface Row {
   seq: number;
@@ -14,12 +15,6 @@ interface Row {
   latency_ns: number | null;
   size: number;
 }
-
-const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-const clock = (ns: number) => {
-  const d = new Date(ns / 1e6);
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
-};
 
 function Rows({ items }: { items: Row[] }) {
   return (
