@@ -190,3 +190,64 @@ def test_the_entry_holds_no_view_the_first_render_does_not_need(ui: UiServer) ->
     assert re.search(r"\"data-testid\":[`\"]rows[`\"]", code), "the timeline is not in the entry"
     held = [view for view, mark in _LATER_VIEWS.items() if mark in code]
     assert held == [], f"the entry holds {held}"
+
+
+def _loaded_at_start(html: str) -> tuple[list[str], list[str]]:
+    """The module scripts (entry and preloads) and the stylesheets a built page names."""
+    scripts = re.findall(r'<script type="module"[^>]* src="(/assets/[^"]+)"', html)
+    scripts += re.findall(r'<link rel="modulepreload"[^>]* href="(/assets/[^"]+)"', html)
+    return scripts, re.findall(r'<link rel="stylesheet"[^>]* href="(/assets/[^"]+)"', html)
+
+
+def test_the_page_names_its_scripts_in_its_headers_and_each_is_fetched_once(page: Page, ui: UiServer) -> None:
+    """The page's response names what it loads in a `Link` header, so the browser asks for the entry
+    as the headers come instead of once the page's body is in and parsed; the browser uses those
+    preloads (same URL, same CORS mode) rather than fetching the scripts a second time."""
+    answer = httpx.get(ui.base_url + "/sessions/1")
+    scripts, styles = _loaded_at_start(answer.text)
+    assert scripts and styles, answer.text
+    link = answer.headers["link"]
+    for url in scripts:
+        assert f"<{url}>; rel=modulepreload; crossorigin" in link
+    for url in styles:
+        assert f"<{url}>; rel=preload; as=style; crossorigin" in link
+    assert answer.headers["cache-control"] == "no-store"
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.removeprefix(ui.base_url)))
+    warnings: list[str] = []
+    page.on("console", lambda m: warnings.append(m.text) if "preload" in m.text else None)
+    page.goto(ui.url("/sessions/1"))
+    expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert {url: fetched.count(url) for url in scripts + styles} == {url: 1 for url in scripts + styles}
+    assert warnings == []
+
+
+def test_a_page_without_a_build_is_a_clear_503(tmp_path: Path) -> None:
+    server = UiServer(open_engine(tmp_path / "empty.db"), port=0, static_dir=tmp_path / "no-build").start()
+    try:
+        answer = httpx.get(server.base_url + "/sessions/1")
+    finally:
+        server.stop()
+    assert answer.status_code == 503
+    assert "make web" in answer.text
+
+
+def test_the_scripts_run_at_start_carry_the_compile_hint_and_no_other_does(ui: UiServer) -> None:
+    """V8 compiles every function of a script whose first line is `//# allFunctionsCalledOnLoad` as
+    it streams it in (web/compileHints.ts): the entry and the chunks it imports, not the views loaded
+    on first use."""
+    scripts, _ = _loaded_at_start(httpx.get(ui.base_url + "/").text)
+    first_lines = {url: httpx.get(ui.base_url + url).text.split("\n", 1)[0] for url in scripts}
+    assert first_lines == {url: "//# allFunctionsCalledOnLoad" for url in scripts}
+    entry = httpx.get(ui.base_url + scripts[0]).text
+    later = sorted(
+        set(re.findall(r'"assets/([\w-]+\.js)"', entry)) - {url.removeprefix("/assets/") for url in scripts}
+    )
+    assert len(later) >= 5, later  # the lazily loaded views
+    hinted = [
+        name
+        for name in later
+        if httpx.get(f"{ui.base_url}/assets/{name}").text.startswith("//# allFunctions")
+    ]
+    assert hinted == []

@@ -7,6 +7,7 @@ import "./styles.css";
 import { Shell } from "./views/Shell";
 import { SessionPage } from "./views/SessionPage";
 import { primeTimeline } from "./views/Timeline";
+import { primeSession } from "./views/hooks";
 import { startAuth } from "./api/auth";
 
 // Every view but the session page (whose timeline is what a link to a large session waits for) is
@@ -26,10 +27,11 @@ const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ defau
 // at once, before the app renders (unless public/prime.js asked already).
 // The app's first render waits a moment for that page (public/prime.js asked for it while the bundle
 // loaded, so it is usually in already): the rows are then in the first render, not in a second one.
+// The same for the session's header.
 startAuth().then(() => {
-  const rows = primeTimeline(location.pathname, location.search);
+  const asked = [primeTimeline(location.pathname, location.search), primeSession(location.pathname)].filter((p) => p !== null);
   const moment = new Promise<void>((resolve) => setTimeout(resolve, 80));
-  (rows ? Promise.race([rows, moment]) : Promise.resolve()).then(render);
+  (asked.length ? Promise.race([Promise.all(asked), moment]) : Promise.resolve()).then(render);
 });
 
 /** A view loaded on first use: "Loading…" meanwhile. */

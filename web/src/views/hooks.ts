@@ -25,11 +25,45 @@ export function useKeys(handler: (e: KeyboardEvent) => void, deps: unknown[]) {
   }, deps);
 }
 
+/** A session asked for before the app rendered (`primeSession`): the first `useSession(id)` starts from it. */
+let primed: Session | null = null;
+let priming = false; // until the first useSession has started (an answer after that is not kept)
+
+/** The session a `/sessions/N...` page shows, asked for before the app renders: public/prime.js's
+ * request if it made one, else one now. Resolves once it is in (or failed: `useSession` asks again).
+ * With it in, the page's first render holds the session's header above the timeline's first rows,
+ * instead of a "Loading" line that the rows moved down from when the session came. */
+export function primeSession(path: string): Promise<void> | null {
+  const m = /^\/sessions\/(\d+)(?:\/|$)/.exec(path);
+  if (!m) return null;
+  const id = Number(m[1]);
+  const w = window as { __earlySession?: { session: number; answer: Promise<Session | null> } };
+  const early = w.__earlySession?.session === id ? w.__earlySession.answer : null;
+  delete w.__earlySession;
+  const answer =
+    early ??
+    api.GET("/api/sessions/{session_id}", { params: { path: { session_id: String(id) } } }).then(
+      (r) => r.data ?? null,
+      () => null,
+    );
+  priming = true;
+  return answer.then((s) => {
+    if (priming) primed = s && s.id === id ? s : null;
+  });
+}
+
+function primedAs(id: number): Session | null {
+  return primed?.id === id ? primed : null;
+}
+
 /** A session, kept current by the live feed. */
 export function useSession(id: number): { session: Session | null; error: string | null; setSession: (s: Session) => void } {
-  const [session, setSession] = useState<Session | null>(null);
+  // (asked for again below all the same: it may have changed before the live feed listens)
+  const [session, setSession] = useState<Session | null>(() => primedAs(id));
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
+    primed = null; // (once: a later page of the same session starts from its own request)
+    priming = false;
     let alive = true;
     const load = () =>
       api
