@@ -10,6 +10,7 @@ kept by the browser without revalidation (a load no longer waits on the server f
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -17,12 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import watch_console
+from tests.e2e.conftest import new_context, watch_console
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +168,31 @@ def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: 
     expect(page.locator("[data-testid=row][data-index='45']")).to_be_attached()
     page.get_by_test_id("rows").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
     expect(page.locator("[data-testid=row][data-seq='1000']")).to_be_visible()
+
+
+def test_a_later_tab_renders_first_only_the_rows_in_view(browser: Browser, ui: UiServer) -> None:
+    """The first render cannot read the layout (above); a timeline's list starts ~280 px down the
+    window, so taking the window's height rendered a third more rows than are in view. The height the
+    page around the list took is kept (localStorage) when the list is measured: a later tab's first
+    render holds the rows in view, neither more nor fewer."""
+    context = new_context(browser)
+    try:
+        first = context.new_page()
+        first.goto(ui.url("/sessions/1"))
+        expect(first.get_by_test_id("total")).to_have_text("1,000 messages")
+        in_view = first.get_by_test_id("rows").evaluate("(el) => el.clientHeight") / 26
+        first.close()
+        later = context.new_page()
+        later.add_init_script(_BEFORE_FIRST_ROW)
+        later.goto(ui.url("/sessions/1"))
+        expect(later.locator("[data-testid=row][data-seq='1']")).to_be_attached()
+        rendered = later.evaluate("window.__rowsAtFirst")
+        assert math.ceil(in_view) <= rendered <= math.ceil(in_view) + 1, (rendered, in_view)
+        viewport = later.viewport_size
+        assert viewport is not None and rendered < viewport["height"] // 26
+        expect(later.locator("[data-testid=row][data-index='45']")).to_be_attached()  # then the overscan
+    finally:
+        context.close()
 
 
 # What only a view the first render does not show holds (its test ids and texts: strings the minifier

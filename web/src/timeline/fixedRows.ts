@@ -38,6 +38,7 @@ export function useFixedRows(
   rowHeight: number,
   overscan: number,
   pinEnd = false,
+  rememberAs?: string,
 ): FixedRows {
   // Until the list is measured, its height is taken as the window's and no overscan is rendered: the
   // first render shows the rows in view without reading the layout. Reading it at mount (as before)
@@ -46,16 +47,25 @@ export function useFixedRows(
   // piece of its main-thread task after React itself). The ResizeObserver's first callback, which
   // comes after the browser's own layout, measures it. A followed tail (`pinEnd`) reads it at once:
   // its scroll position depends on the height.
+  // With `rememberAs`, the first render takes the list's height as the window's less what the page
+  // around the list took when it was last measured (kept in localStorage under that name): a
+  // timeline's list starts below the session's header and toolbar (~280 px of an 860 px window), so
+  // the window's height rendered a third more rows than are in view, in the render a new tab's first
+  // row waits for. If the page is laid out otherwise this time, the rows it lacks come with the
+  // measurement, one frame later, like the overscan.
+  const [around] = useState(() => (rememberAs ? aroundOf(rememberAs) : 0));
   const [view, setView] = useState({ top: 0, height: 0, measured: false });
   useLayoutEffect(() => {
     const node = scroller.current;
     if (!node) return;
-    const read = () =>
+    const read = () => {
+      if (rememberAs) remember(rememberAs, window.innerHeight - node.clientHeight);
       setView((v) =>
         v.measured && v.top === node.scrollTop && v.height === node.clientHeight
           ? v
           : { top: node.scrollTop, height: node.clientHeight, measured: true },
       );
+    };
     node.addEventListener("scroll", read, { passive: true });
     const resize = new ResizeObserver(read);
     resize.observe(node);
@@ -63,14 +73,14 @@ export function useFixedRows(
       node.removeEventListener("scroll", read);
       resize.disconnect();
     };
-  }, [scroller]);
+  }, [scroller, rememberAs]);
   useLayoutEffect(() => {
     if (pinEnd && !view.measured && scroller.current) {
       const node = scroller.current;
       setView({ top: node.scrollTop, height: node.clientHeight, measured: true });
     }
   }, [pinEnd, view.measured, scroller]);
-  const height = view.measured ? view.height : typeof window === "undefined" ? 0 : window.innerHeight;
+  const height = view.measured ? view.height : typeof window === "undefined" ? 0 : Math.max(rowHeight, window.innerHeight - around);
   // Pinned while the view is where the last pin left it; rows coming pin it again (as following
   // did before: it scrolled back to the end on every new row), a scroll away alone does not.
   const pin = useRef({ count: -1, top: -1 });
@@ -110,4 +120,25 @@ export function useFixedRows(
     [scroller, rowHeight],
   );
   return { items, totalSize: Math.max(count, 0) * rowHeight, range: { startIndex: first, endIndex: Math.max(end, first) }, scrollToIndex };
+}
+
+const AROUND_KEY = "mcp-inspector-around-";
+
+/** The height the page around list `name` took when last measured (0 if never, or unreadable). */
+function aroundOf(name: string): number {
+  try {
+    const px = Number(localStorage.getItem(AROUND_KEY + name));
+    return Number.isFinite(px) && px > 0 ? px : 0;
+  } catch {
+    return 0; // storage refused (a sandboxed frame, a browser's privacy setting)
+  }
+}
+
+function remember(name: string, px: number): void {
+  const kept = Math.max(0, Math.round(px));
+  try {
+    if (localStorage.getItem(AROUND_KEY + name) !== String(kept)) localStorage.setItem(AROUND_KEY + name, String(kept));
+  } catch {
+    /* not kept: the next first render takes the window's height */
+  }
 }

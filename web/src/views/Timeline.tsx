@@ -193,7 +193,7 @@ export function Timeline({
   }, [store, sessionId]);
 
   // Follow: the window is the tail, rendered there at once (no scroll, then render again).
-  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30, follow);
+  const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30, follow, "timeline");
   const items = virtualizer.items;
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
