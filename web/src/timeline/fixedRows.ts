@@ -58,16 +58,17 @@ export function useFixedRows(
   useLayoutEffect(() => {
     const node = scroller.current;
     if (!node) return;
-    const read = () => {
-      if (rememberAs) remember(rememberAs, window.innerHeight - node.clientHeight);
+    const read = () =>
       setView((v) =>
         v.measured && v.top === node.scrollTop && v.height === node.clientHeight
           ? v
           : { top: node.scrollTop, height: node.clientHeight, measured: true },
       );
-    };
     node.addEventListener("scroll", read, { passive: true });
-    const resize = new ResizeObserver(read);
+    const resize = new ResizeObserver(() => {
+      if (rememberAs) remember(rememberAs, window.innerHeight - node.clientHeight);
+      read();
+    });
     resize.observe(node);
     return () => {
       node.removeEventListener("scroll", read);
