@@ -14,7 +14,7 @@ Times are taken inside the page (`performance.now()` and a MutationObserver),
 each on a fresh tab after one warm-up open; every tab is closed only once its
 requests are done (the first open's lint and conversations, each tab's deferred
 requests), so no tab's first row waits on the one before. Median and max of the
-runs. Beside each figure: the API's own time for the same request over HTTP
+runs (7 warm runs; 3 with --quick). Beside each figure: the API's own time for the same request over HTTP
 (what the browser cannot beat), and the issue's target. The cold figures are
 those of the very first open (the session is linted and its conversations
 derived then).
@@ -292,7 +292,7 @@ def run(quick: bool, db: Path | None = None, static: Path | None = None) -> dict
         try:
             api, first_seq = api_times(server, sid, total, reps=5)
             browser = browser_times(
-                server, sid, total, reps=3 if quick else 5, first_seq=first_seq, floors=floors
+                server, sid, total, reps=3 if quick else 7, first_seq=first_seq, floors=floors
             )
         finally:
             for floor in floors.values():
