@@ -191,8 +191,8 @@ def _steady(n: int = 120) -> list[Call]:
     ]
 
 
-def _taken(a: list[WireRecord], b: list[WireRecord], ignore: PathSet) -> tuple[int, int]:
-    stream = diff._Stream(ignore, False)
+def _taken(a: list[WireRecord], b: list[WireRecord], ignore: PathSet, keep: bool = False) -> tuple[int, int]:
+    stream = diff._Stream(ignore, keep)
     stream.run(a, b)
     return stream.entered, stream.taken
 
@@ -225,6 +225,45 @@ def test_each_way_out_hands_back_and_takes_again(fallout: str, monkeypatch: pyte
         assert entered >= 4 and taken > 140, (entered, taken)
     else:
         assert entered >= 2 and taken > len(a) - 60, (entered, taken)
+
+
+def _shifted(records: list[WireRecord], by: int) -> list[WireRecord]:
+    """The same session recorded `by` messages later (every seq and link shifted)."""
+
+    def later(seq: int | None) -> int | None:
+        return None if seq is None else seq + by
+
+    return [
+        r._replace(
+            seq=r.seq + by,
+            answers_seq=later(r.answers_seq),
+            meta={**r.meta, "related_seq": later(r.meta["related_seq"])} if r.meta else r.meta,
+        )
+        for r in records
+    ]
+
+
+@pytest.mark.parametrize("fallout", ["changed", "extra", "batch", "all", "shifted"])
+def test_a_report_listing_every_exchange_takes_the_record_lane(
+    fallout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lint27: with `keep_equal` (`GET /api/diff`'s report, the diff view's default) the record lane
+    takes the same records as for a report of differences only, and lists each equal exchange it
+    counts (method and subject from its record, both seqs) as the replay's own builder does."""
+    monkeypatch.setattr(diff, "_LATE", 6)
+    monkeypatch.setattr(diff, "_RETRY", 2)
+    fx: dict[str, int | None] = (
+        {"changed": 10, "marked": 25, "batch": 40, "unlinked": 57, "late": 71, "missing": 105, "orphan": 110}
+        if fallout == "all"
+        else {fallout: 42}
+    )
+    a = _records(_steady(), {})
+    b = _shifted(a, 3) if fallout == "shifted" else _records(_steady(), fx)
+    listed = diff_sessions(a, b, keep_equal=True)
+    assert listed.to_json() == diff_sessions(a, b, keep_equal=True, lane=False).to_json()
+    assert sum(x.status == "equal" for x in listed.exchanges) > 100
+    assert {x.summary for x in listed.exchanges} >= {"tools/call name=echo", "notifications/message"}
+    assert _taken(a, b, PathSet(DEFAULT_IGNORE), keep=True) == _taken(a, b, PathSet(DEFAULT_IGNORE))
 
 
 def test_identical_sessions_stay_in_the_record_lane() -> None:
