@@ -157,6 +157,7 @@ def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: 
     rows in view of the window's height; the ResizeObserver measures the list afterwards, and the
     overscan rows follow."""
     page.add_init_script(_BEFORE_FIRST_ROW)
+    _slow_bundle(page)  # (as below: the rows are in the app's first render, not after a measurement)
     page.goto(ui.url("/sessions/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_attached()
     assert page.evaluate("window.__before") == {"intl": 0, "layoutReads": 0}
@@ -184,6 +185,7 @@ def test_a_later_tab_renders_first_only_the_rows_in_view(browser: Browser, ui: U
         first.close()
         later = context.new_page()
         later.add_init_script(_BEFORE_FIRST_ROW)
+        _slow_bundle(later)  # the first page is in before the app renders, however loaded the machine
         later.goto(ui.url("/sessions/1"))
         expect(later.locator("[data-testid=row][data-seq='1']")).to_be_attached()
         rendered = later.evaluate("window.__rowsAtFirst")

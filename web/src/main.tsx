@@ -5,7 +5,7 @@ import { BrowserRouter, Route, Routes } from "react-router";
 import "react-json-view-lite/dist/index.css";
 import "./styles.css";
 import { Shell } from "./views/Shell";
-import { SessionPage } from "./views/SessionPage";
+import { SessionPage, sessionRoutes } from "./views/SessionPage";
 import { primeTimeline } from "./views/Timeline";
 import { primeSession } from "./views/hooks";
 import { startAuth } from "./api/auth";
@@ -47,7 +47,9 @@ createRoot(document.getElementById("root")!).render(
       <Routes>
         <Route element={<Shell />}>
           <Route index element={<Later><SessionsList /></Later>} />
-          <Route path="sessions/:sessionId/*" element={<SessionPage />} />
+          <Route path="sessions/:sessionId" element={<SessionPage />}>
+            {sessionRoutes}
+          </Route>
           <Route
             path="client/:clientId?"
             element={

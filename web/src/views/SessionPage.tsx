@@ -1,8 +1,8 @@
 // One session: its header (facts, rename, labels, delete) and its views as tabs with their own URLs.
 import { PinToggle } from "./PinToggle";
-import { lazy, Suspense, useCallback, useState } from "react";
+import { lazy, Suspense, useCallback, useState, type ReactNode } from "react";
 import { DownloadMenu } from "./Share";
-import { Link, NavLink, Route, Routes, useNavigate, useParams } from "react-router";
+import { Link, NavLink, Outlet, Route, useLocation, useNavigate, useOutletContext, useParams } from "react-router";
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
@@ -25,13 +25,69 @@ const ReplayDialog = lazy(() => import("./ReplayDialog").then((m) => ({ default:
 const InterceptPanel = lazy(() => import("./InterceptPanel").then((m) => ({ default: m.InterceptPanel })));
 const AppsTab = lazy(() => import("../apps/AppsTab").then((m) => ({ default: m.AppsTab })));
 
+/** What a session's tab gets from the page around it (the tabs are nested routes: `sessionRoutes`). */
+interface SessionTab {
+  id: number;
+  session: Session | null;
+  firstRows: () => void;
+  apps: ReturnType<typeof useApps>["apps"];
+  intercept: ReturnType<typeof useIntercept>;
+}
+
+function TimelineTab() {
+  const { id, session, firstRows } = useOutletContext<SessionTab>();
+  return <Timeline sessionId={id} session={session} onFirstRows={firstRows} />;
+}
+
+/** A tab that shows once the session is in. */
+function WithSession({ view }: { view: (session: Session) => ReactNode }) {
+  const { session } = useOutletContext<SessionTab>();
+  return session && <Suspense>{view(session)}</Suspense>;
+}
+
+function AppsTabView() {
+  const { id, apps } = useOutletContext<SessionTab>();
+  return (
+    <Suspense>
+      <AppsTab sessionId={id} apps={apps} />
+    </Suspense>
+  );
+}
+
+function InterceptTab() {
+  const { id, intercept } = useOutletContext<SessionTab>();
+  return (
+    <Suspense>
+      <InterceptPanel sessionId={id} intercept={intercept} />
+    </Suspense>
+  );
+}
+
+/** A session's tabs, as routes nested in `sessions/:sessionId` (main.tsx): matched with the app's
+ * other routes in one pass. (A `<Routes>` of its own in the page matched them again, flattening
+ * and ranking its routes anew, on every render of the page: three before a timeline's first rows.) */
+export const sessionRoutes = (
+  <>
+    <Route index element={<TimelineTab />} />
+    <Route path="messages/:seq" element={<TimelineTab />} />
+    <Route path="lanes" element={<WithSession view={(s) => <Lanes session={s} />} />} />
+    <Route path="network" element={<WithSession view={(s) => <Network session={s} />} />} />
+    <Route path="network/:exchange" element={<WithSession view={(s) => <Network session={s} />} />} />
+    <Route path="info" element={<WithSession view={(s) => <Info session={s} />} />} />
+    <Route path="apps" element={<AppsTabView />} />
+    <Route path="apps/:seq" element={<AppsTabView />} />
+    <Route path="intercept" element={<InterceptTab />} />
+    <Route path="*" element={null} />
+  </>
+);
+
 export function SessionPage() {
   const id = Number(useParams().sessionId);
   const { session, error, setSession } = useSession(id);
   // A live session recorded by a process with --intercept/--faults gets the Intercept tab.
   const intercept = useIntercept(id, session?.state === "recording");
   // On the timeline, the Apps tab's request waits for the first rows (it reads the session's calls).
-  const rest = useParams()["*"] ?? "";
+  const rest = useLocation().pathname.replace(/^\/sessions\/[^/]+\/?/, "");
   const onTimeline = rest === "" || rest.startsWith("messages/");
   const [rowsShown, setRowsShown] = useState(false);
   const firstRows = useCallback(() => setRowsShown(true), []);
@@ -72,17 +128,7 @@ export function SessionPage() {
           </NavLink>
         )}
       </nav>
-      <Routes>
-        <Route index element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
-        <Route path="messages/:seq" element={<Timeline sessionId={id} session={session} onFirstRows={firstRows} />} />
-        <Route path="lanes" element={session && <Suspense><Lanes session={session} /></Suspense>} />
-        <Route path="network" element={session && <Suspense><Network session={session} /></Suspense>} />
-        <Route path="network/:exchange" element={session && <Suspense><Network session={session} /></Suspense>} />
-        <Route path="info" element={session && <Suspense><Info session={session} /></Suspense>} />
-        <Route path="apps" element={<Suspense><AppsTab sessionId={id} apps={apps} /></Suspense>} />
-        <Route path="apps/:seq" element={<Suspense><AppsTab sessionId={id} apps={apps} /></Suspense>} />
-        <Route path="intercept" element={<Suspense><InterceptPanel sessionId={id} intercept={intercept} /></Suspense>} />
-      </Routes>
+      <Outlet context={{ id, session, firstRows, apps, intercept } satisfies SessionTab} />
     </section>
   );
 }
