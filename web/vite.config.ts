@@ -5,7 +5,6 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
-import { compileHints } from "./compileHints";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outDir = resolve(here, "../inspector/api/static");
@@ -25,6 +24,6 @@ function swaggerAssets(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), compileHints(), swaggerAssets()],
+  plugins: [react(), swaggerAssets()],
   build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
 });

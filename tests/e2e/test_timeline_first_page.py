@@ -259,23 +259,3 @@ def test_a_page_without_a_build_is_a_clear_503(tmp_path: Path) -> None:
         server.stop()
     assert answer.status_code == 503
     assert "make web" in answer.text
-
-
-def test_the_scripts_run_at_start_carry_the_compile_hint_and_no_other_does(ui: UiServer) -> None:
-    """V8 compiles every function of a script whose first line is `//# allFunctionsCalledOnLoad` as
-    it streams it in (web/compileHints.ts): the entry and the chunks it imports, not the views loaded
-    on first use."""
-    scripts, _ = _loaded_at_start(httpx.get(ui.base_url + "/").text)
-    first_lines = {url: httpx.get(ui.base_url + url).text.split("\n", 1)[0] for url in scripts}
-    assert first_lines == {url: "//# allFunctionsCalledOnLoad" for url in scripts}
-    entry = httpx.get(ui.base_url + scripts[0]).text
-    later = sorted(
-        set(re.findall(r'"assets/([\w-]+\.js)"', entry)) - {url.removeprefix("/assets/") for url in scripts}
-    )
-    assert len(later) >= 5, later  # the lazily loaded views
-    hinted = [
-        name
-        for name in later
-        if httpx.get(f"{ui.base_url}/assets/{name}").text.startswith("//# allFunctions")
-    ]
-    assert hinted == []

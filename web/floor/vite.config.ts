@@ -4,11 +4,9 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
-import { compileHints } from "../compileHints";
 
 export default defineConfig({
   root: dirname(fileURLToPath(import.meta.url)),
-  // Built as the app is (compileHints: the same V8 hint on its one chunk).
-  plugins: [react(), compileHints()],
+  plugins: [react()],
   build: { emptyOutDir: true },
 });
