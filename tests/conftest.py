@@ -14,6 +14,21 @@ from pyproject). The rules that keep a test parallel-safe, which hold by default
   a short fixed sleep or timeout; a timeout that a test is about (a fault's own timing) is kept
   short on purpose but the test must not depend on how fast the machine is.
 
+Order (under xdist only). Each worker orders the files longest first, from the per-file seconds
+of a past run in tests/file_seconds.txt (files not listed go last, in collection order; refresh
+it with `.venv/bin/pytest -n 2 -m "not serial" --file-seconds tests/file_seconds.txt`), and
+pyproject turns off xdist's own reordering (by test count, which put one-test files of 30-110 s
+at the end): the files that remain when a worker runs dry are then short ones, so the two workers
+end close together. The order of the tests inside a file never changes.
+
+Bytecode. Tests start Python processes (`python -m inspector ...`, the demo, peers) by the
+thousand. Where $PYTHONDONTWRITEBYTECODE is set (this machine sets it), each of them compiled the
+checkout's modules (inspector/, tests/peers) from source again: ~0.1-0.3 s of CPU a process. The
+run takes the variable out of its environment (restored at the end), so its processes write and
+reuse `__pycache__` as Python does by default (git ignores it; the installed packages' bytecode
+was compiled by `uv sync --compile-bytecode`). ($PYTHONPYCACHEPREFIX, tried first, makes Python
+ignore that bytecode too and compile the standard library and every package again per run.)
+
 A test that cannot share the machine (it measures time, or needs a resource of which there is
 one) takes `@pytest.mark.serial`: `make test` leaves it out of the parallel run and runs it after,
 alone, in one process. (Not `xdist_group`: pytest-xdist 3.8's loadgroup does not group under
@@ -63,6 +78,9 @@ def everything_cmd() -> list[str]:
 
 _RUNTIME_ENV = "MCP_INSPECTOR_RUNTIME"
 _RUNTIME_KEY = pytest.StashKey[tuple[str, "str | None"]]()
+_NO_PYC_ENV = "PYTHONDONTWRITEBYTECODE"
+_NO_PYC_KEY = pytest.StashKey["str | None"]()
+FILE_SECONDS = Path(__file__).with_name("file_seconds.txt")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -76,6 +94,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # The developer's own config file (retention, per-server rules, `db`) must not change what the
     # tests see: every process they start looks for one that does not exist, unless a test says.
     os.environ["MCP_INSPECTOR_CONFIG"] = os.path.join(directory, "no-config.toml")
+    # The processes the tests start keep their bytecode (see the module's docstring).
+    config.stash[_NO_PYC_KEY] = os.environ.pop(_NO_PYC_ENV, None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -88,3 +108,61 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     else:
         os.environ[_RUNTIME_ENV] = before
     shutil.rmtree(directory, ignore_errors=True)
+    no_pyc = config.stash.get(_NO_PYC_KEY, None)
+    if no_pyc is not None:
+        os.environ[_NO_PYC_ENV] = no_pyc
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--file-seconds",
+        metavar="PATH",
+        help="write each test file's seconds (its tests' setup, call and teardown) to PATH, longest first",
+    )
+
+
+_SPENT: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = report.nodeid.split("::", 1)[0]
+    _SPENT[path] = _SPENT.get(path, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    target = session.config.getoption("--file-seconds")
+    if target and not hasattr(session.config, "workerinput"):
+        lines = [f"{seconds:7.1f} {path}" for path, seconds in sorted(_SPENT.items(), key=lambda kv: -kv[1])]
+        header = "# seconds per test file in one run (--file-seconds); tests/conftest.py orders by it\n"
+        Path(target).write_text(header + "\n".join(lines) + "\n")
+
+
+def _file_seconds() -> dict[str, float]:
+    """`seconds path` per line (tests/file_seconds.txt); `#` starts a comment."""
+    seconds: dict[str, float] = {}
+    if not FILE_SECONDS.exists():
+        return seconds
+    for line in FILE_SECONDS.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            value, path = line.split(None, 1)
+            seconds[path] = float(value)
+    return seconds
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the files longest first (see the module's docstring); a file's tests keep
+    their order. Every worker collects the same items and orders them the same way."""
+    if not hasattr(config, "workerinput"):
+        return
+    seconds = _file_seconds()
+    first_seen: dict[str, int] = {}
+    for item in items:
+        first_seen.setdefault(item.nodeid.split("::", 1)[0], len(first_seen))
+
+    def rank(item: pytest.Item) -> tuple[int, float, int]:
+        path = item.nodeid.split("::", 1)[0]
+        known = path in seconds
+        return (0 if known else 1, -seconds.get(path, 0.0), first_seen[path])
+
+    items.sort(key=rank)  # stable: a file's tests stay in their order

@@ -41,24 +41,47 @@ def store_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
+def read_only_dbs() -> dict[tuple[str, str], Any]:
+    """`demo_db` and `mixed_db` by (name, backend), each made once a pytest process.
+
+    `store_backend` is a session fixture with params: pytest tears it down, with the fixtures that
+    depend on it, whenever the next test has the other backend. A serial run groups a whole run's
+    tests by backend, so that happened once; under xdist a worker runs file by file, each file its
+    sqlite tests then its postgresql ones, which recorded both databases again for every file. They
+    are read-only for tests, so the second time is the first one's database."""
+    return {}
+
+
+@pytest.fixture(scope="session")
 def demo_db(
-    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    store_backend: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    read_only_dbs: dict[tuple[str, str], Any],
 ) -> Any:
     """A database with the demo session recorded through the real shim (read-only for tests)."""
-    db = new_store(request, store_backend, tmp_path_factory.mktemp("demo") / "demo.db")
-    record_demo(db)
-    return db
+    if ("demo", store_backend) not in read_only_dbs:
+        db = new_store(request, store_backend, tmp_path_factory.mktemp("demo") / "demo.db")
+        record_demo(db)
+        read_only_dbs["demo", store_backend] = db
+    return read_only_dbs["demo", store_backend]
 
 
 @pytest.fixture(scope="session")
 def mixed_db(
-    request: pytest.FixtureRequest, store_backend: str, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    store_backend: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    read_only_dbs: dict[tuple[str, str], Any],
 ) -> Any:
-    """A database with a generated 2,000-message session (id 1) and a hand-made HTTP session (id 2)."""
-    db = new_store(request, store_backend, tmp_path_factory.mktemp("mixed") / "mixed.db")
-    generate_session(db, 2000, name="two thousand")
-    http_session(db)
-    return db
+    """A database with a generated 2,000-message session (id 1) and a hand-made HTTP session (id 2)
+    (read-only for tests)."""
+    if ("mixed", store_backend) not in read_only_dbs:
+        db = new_store(request, store_backend, tmp_path_factory.mktemp("mixed") / "mixed.db")
+        generate_session(db, 2000, name="two thousand")
+        http_session(db)
+        read_only_dbs["mixed", store_backend] = db
+    return read_only_dbs["mixed", store_backend]
 
 
 class Api:
