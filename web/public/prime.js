@@ -1,8 +1,9 @@
 // The first page of a timeline and its session, asked for before the app's bundle has loaded (a
-// classic script file: the CSP allows no inline script). On a large session the bundle's loading and evaluation took as
-// long as the request itself; the app takes this answer (web/src/timeline/rowStore.ts `takeEarly`)
-// when it asks for the same page. Only an unfiltered timeline (or its deep link to a row) is asked
-// for here: a filtered one starts from the bundle, as before.
+// classic script file: the CSP allows no inline script). On a large session the bundle's loading
+// and evaluation took as long as the request itself; the app takes these answers
+// (web/src/timeline/rowStore.ts `takeEarly`, web/src/views/hooks.ts `primeSession`) when it asks for
+// the same. Only an unfiltered timeline (or its deep link to a row) is asked for here: a filtered one
+// starts from the bundle, as before.
 (function () {
   var m = /^\/sessions\/(\d+)(?:\/messages\/(\d+))?\/?$/.exec(location.pathname);
   if (!m || location.search.replace(/^\?/, "") !== "") return;
