@@ -8,11 +8,13 @@ launched through `executable_path` ($CHROMIUM, default /usr/bin/chromium;
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
 
 from bench.ui_bench import CHROMIUM_ARGS
 from inspector.api import UiServer
@@ -76,6 +78,17 @@ def new_context(browser: Browser, theme: str = "light") -> BrowserContext:
     context = browser.new_context(viewport={"width": 1400, "height": 860}, color_scheme=theme)  # type: ignore[arg-type]
     context.set_default_timeout(20_000)
     return context
+
+
+def hold_the_entry(page: Page) -> None:
+    """Hold the app's entry script back half a second (as a slow load of a large bundle would): the
+    answers public/prime.js asked for are in before the app renders, however loaded the machine."""
+
+    def hold(route: Route) -> None:
+        time.sleep(0.5)
+        route.continue_()
+
+    page.route(re.compile(r"/assets/index-[^/]+\.js$"), hold)
 
 
 def watch_console(page: Page, errors: list[str]) -> None:

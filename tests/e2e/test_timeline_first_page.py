@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Page, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context, watch_console
+from tests.e2e.conftest import hold_the_entry, new_context, watch_console
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +37,6 @@ def ui(db: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-def _slow_bundle(page: Page) -> None:
-    """Hold the app's entry script back half a second (as a slow load of a large bundle would)."""
-
-    def hold(route: Route) -> None:
-        time.sleep(0.5)
-        route.continue_()
-
-    page.route(re.compile(r"/assets/index-[^/]+\.js$"), hold)
 
 
 def _messages_requests(page: Page, events: list[tuple[str, str]]) -> None:
@@ -68,7 +57,7 @@ def test_the_first_page_is_asked_for_while_the_bundle_loads_and_only_once(page: 
     watch_console(page, errors)
     events: list[tuple[str, str]] = []
     _messages_requests(page, events)
-    _slow_bundle(page)
+    hold_the_entry(page)
     page.goto(ui.url("/sessions/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
     expect(page.get_by_test_id("total")).to_have_text("1,000 messages")
@@ -86,7 +75,7 @@ def test_the_first_page_is_asked_for_while_the_bundle_loads_and_only_once(page: 
 def test_a_deep_link_asks_early_for_its_rows_page(page: Page, ui: UiServer) -> None:
     events: list[tuple[str, str]] = []
     _messages_requests(page, events)
-    _slow_bundle(page)
+    hold_the_entry(page)
     page.goto(ui.url("/sessions/1/messages/450"))
     expect(page.locator("[data-testid=row][data-seq='450']")).to_have_class(re.compile(r"\bselected\b"))
     at = [i for i, (kind, url) in enumerate(events) if kind == "sent" and "/api/sessions/1/messages?" in url]
@@ -157,7 +146,7 @@ def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: 
     rows in view of the window's height; the ResizeObserver measures the list afterwards, and the
     overscan rows follow."""
     page.add_init_script(_BEFORE_FIRST_ROW)
-    _slow_bundle(page)  # (as below: the rows are in the app's first render, not after a measurement)
+    hold_the_entry(page)  # (as below: the rows are in the app's first render, not after a measurement)
     page.goto(ui.url("/sessions/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_attached()
     assert page.evaluate("window.__before") == {"intl": 0, "layoutReads": 0}
@@ -185,7 +174,7 @@ def test_a_later_tab_renders_first_only_the_rows_in_view(browser: Browser, ui: U
         first.close()
         later = context.new_page()
         later.add_init_script(_BEFORE_FIRST_ROW)
-        _slow_bundle(later)  # the first page is in before the app renders, however loaded the machine
+        hold_the_entry(later)  # the first page is in before the app renders, however loaded the machine
         later.goto(ui.url("/sessions/1"))
         expect(later.locator("[data-testid=row][data-seq='1']")).to_be_attached()
         rendered = later.evaluate("window.__rowsAtFirst")

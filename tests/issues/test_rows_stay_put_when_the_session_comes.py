@@ -13,17 +13,16 @@ in before the app runs: with the fix the header is in the first render every tim
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
+from tests.e2e.conftest import hold_the_entry
 
 # Installed before the page's scripts: where row 1 was when it first showed, and whether the
 # session's header was there with it.
@@ -50,17 +49,9 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     server.stop()
 
 
-def _hold_the_bundle(page: Page) -> None:
-    def hold(route: Route) -> None:
-        time.sleep(0.4)
-        route.continue_()
-
-    page.route(re.compile(r"/assets/index-[^/]+\.js$"), hold)
-
-
 def test_the_header_is_in_the_first_render_and_the_rows_do_not_move(page: Page, ui: UiServer) -> None:
     page.add_init_script(_FIRST_SIGHT)
-    _hold_the_bundle(page)
+    hold_the_entry(page)
     page.goto(ui.url("/sessions/1"))
     row = page.locator("[data-testid=row][data-seq='1']")
     expect(row).to_be_visible()
