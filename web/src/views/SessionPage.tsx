@@ -39,28 +39,9 @@ function TimelineTab() {
   return <Timeline sessionId={id} session={session} onFirstRows={firstRows} />;
 }
 
-/** A tab that shows once the session is in. */
-function WithSession({ view }: { view: (session: Session) => ReactNode }) {
-  const { session } = useOutletContext<SessionTab>();
-  return session && <Suspense>{view(session)}</Suspense>;
-}
-
-function AppsTabView() {
-  const { id, apps } = useOutletContext<SessionTab>();
-  return (
-    <Suspense>
-      <AppsTab sessionId={id} apps={apps} />
-    </Suspense>
-  );
-}
-
-function InterceptTab() {
-  const { id, intercept } = useOutletContext<SessionTab>();
-  return (
-    <Suspense>
-      <InterceptPanel sessionId={id} intercept={intercept} />
-    </Suspense>
-  );
+/** A tab's view, given the page's context and loaded when first opened. */
+function Tab({ view }: { view: (tab: SessionTab) => ReactNode }) {
+  return <Suspense>{view(useOutletContext<SessionTab>())}</Suspense>;
 }
 
 /** A session's tabs, as routes nested in `sessions/:sessionId` (main.tsx): matched with the app's
@@ -70,13 +51,13 @@ export const sessionRoutes = (
   <>
     <Route index element={<TimelineTab />} />
     <Route path="messages/:seq" element={<TimelineTab />} />
-    <Route path="lanes" element={<WithSession view={(s) => <Lanes session={s} />} />} />
-    <Route path="network" element={<WithSession view={(s) => <Network session={s} />} />} />
-    <Route path="network/:exchange" element={<WithSession view={(s) => <Network session={s} />} />} />
-    <Route path="info" element={<WithSession view={(s) => <Info session={s} />} />} />
-    <Route path="apps" element={<AppsTabView />} />
-    <Route path="apps/:seq" element={<AppsTabView />} />
-    <Route path="intercept" element={<InterceptTab />} />
+    <Route path="lanes" element={<Tab view={(t) => t.session && <Lanes session={t.session} />} />} />
+    <Route path="network" element={<Tab view={(t) => t.session && <Network session={t.session} />} />} />
+    <Route path="network/:exchange" element={<Tab view={(t) => t.session && <Network session={t.session} />} />} />
+    <Route path="info" element={<Tab view={(t) => t.session && <Info session={t.session} />} />} />
+    <Route path="apps" element={<Tab view={(t) => <AppsTab sessionId={t.id} apps={t.apps} />} />} />
+    <Route path="apps/:seq" element={<Tab view={(t) => <AppsTab sessionId={t.id} apps={t.apps} />} />} />
+    <Route path="intercept" element={<Tab view={(t) => <InterceptPanel sessionId={t.id} intercept={t.intercept} />} />} />
     <Route path="*" element={null} />
   </>
 );
