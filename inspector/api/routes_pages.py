@@ -33,10 +33,12 @@ _DOCS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mcp
 <script src="/swagger/swagger-ui-bundle.js"></script><script src="/docs.js"></script></body></html>"""
 
 
-# What the built page loads before it can render: its module scripts (the entry and the chunks it
-# preloads) and its stylesheets, as Vite writes them into index.html.
+# What the built page loads before it can render: its head script (a classic script: web/src/first/
+# prime.ts), its module scripts (the entry and the chunks it preloads) and its stylesheets, as Vite
+# writes them into index.html.
 _LOADS = re.compile(
-    r'<script type="module"[^>]*\ssrc="(?P<module>/assets/[^"]+)"'
+    r'<script src="(?P<classic>/assets/[^"]+)"'
+    r'|<script type="module"[^>]*\ssrc="(?P<module>/assets/[^"]+)"'
     r'|<link rel="modulepreload"[^>]*\shref="(?P<preload>/assets/[^"]+)"'
     r'|<link rel="stylesheet"[^>]*\shref="(?P<style>/assets/[^"]+)"'
 )
@@ -47,7 +49,9 @@ def preload_links(html: str) -> str:
     response's headers rather than once it has the page and has parsed up to it."""
     links = []
     for m in _LOADS.finditer(html):
-        if m["style"]:
+        if m["classic"]:  # fetched without CORS, as the <script> tag will ask for it
+            links.append(f"<{m['classic']}>; rel=preload; as=script")
+        elif m["style"]:
             links.append(f"<{m['style']}>; rel=preload; as=style; crossorigin")
         else:
             links.append(f"<{m['module'] or m['preload']}>; rel=modulepreload; crossorigin")

@@ -82,7 +82,7 @@ def new_context(browser: Browser, theme: str = "light") -> BrowserContext:
 
 def hold_the_entry(page: Page) -> None:
     """Hold the app's entry script back half a second (as a slow load of a large bundle would): the
-    answers public/prime.js asked for are in before the app renders, however loaded the machine."""
+    answers the head script (web/src/first/prime.ts) asked for are in before the app renders, however loaded the machine."""
 
     def hold(route: Route) -> None:
         time.sleep(0.5)

@@ -2,8 +2,8 @@
 
 Measured on a 1,000,000-message session: the page's own request took 6 ms, the first row came
 after ~600 ms, most of it the bundle's loading and evaluation, then two React renders (the first
-one without rows). public/prime.js (a classic script before the bundle: the CSP allows no inline
-script) now asks for the first page of an unfiltered timeline while the bundle loads; the app takes
+one without rows). The head script (web/src/first/prime.ts, a classic script before the bundle:
+the CSP allows no inline script) now asks for the first page of an unfiltered timeline while the bundle loads; the app takes
 that answer instead of asking again, and renders once with the rows. The build's hashed assets are
 kept by the browser without revalidation (a load no longer waits on the server for each script).
 """
@@ -95,7 +95,7 @@ def test_a_filtered_timeline_is_not_asked_for_early_unfiltered(page: Page, ui: U
 
 
 def test_a_refused_early_page_falls_back_to_the_apps_own_request(page: Page, ui: UiServer) -> None:
-    # A stale token in the tab: prime.js's request is refused; the app asks for the token.
+    # A stale token in the tab: the head script's request is refused; the app asks for the token.
     page.goto(ui.url("/sessions/1").split("#")[0] + "#token=wrong")
     expect(page.get_by_role("heading", name="Access token needed")).to_be_visible()
     page.get_by_placeholder("token").fill(ui.token)
@@ -209,11 +209,13 @@ def test_the_entry_holds_no_view_the_first_render_does_not_need(ui: UiServer) ->
     assert held == [], f"the entry holds {held}"
 
 
-def _loaded_at_start(html: str) -> tuple[list[str], list[str]]:
-    """The module scripts (entry and preloads) and the stylesheets a built page names."""
+def _loaded_at_start(html: str) -> tuple[list[str], list[str], list[str]]:
+    """The module scripts (entry and preloads), the stylesheets and the classic scripts (the head
+    script, web/src/first/prime.ts) a built page names."""
     scripts = re.findall(r'<script type="module"[^>]* src="(/assets/[^"]+)"', html)
     scripts += re.findall(r'<link rel="modulepreload"[^>]* href="(/assets/[^"]+)"', html)
-    return scripts, re.findall(r'<link rel="stylesheet"[^>]* href="(/assets/[^"]+)"', html)
+    classic = re.findall(r'<script src="(/assets/[^"]+)"', html)
+    return scripts, re.findall(r'<link rel="stylesheet"[^>]* href="(/assets/[^"]+)"', html), classic
 
 
 def test_the_page_names_its_scripts_in_its_headers_and_each_is_fetched_once(page: Page, ui: UiServer) -> None:
@@ -221,13 +223,17 @@ def test_the_page_names_its_scripts_in_its_headers_and_each_is_fetched_once(page
     as the headers come instead of once the page's body is in and parsed; the browser uses those
     preloads (same URL, same CORS mode) rather than fetching the scripts a second time."""
     answer = httpx.get(ui.base_url + "/sessions/1")
-    scripts, styles = _loaded_at_start(answer.text)
-    assert scripts and styles, answer.text
+    scripts, styles, classic = _loaded_at_start(answer.text)
+    assert scripts and styles and len(classic) == 1, answer.text
     link = answer.headers["link"]
     for url in scripts:
         assert f"<{url}>; rel=modulepreload; crossorigin" in link
     for url in styles:
         assert f"<{url}>; rel=preload; as=style; crossorigin" in link
+    assert f"<{classic[0]}>; rel=preload; as=script" in link
+    # The head script has a hashed name: the browser keeps it without asking again.
+    kept = httpx.get(ui.base_url + classic[0])
+    assert kept.status_code == 200 and "immutable" in kept.headers["cache-control"]
     assert answer.headers["cache-control"] == "no-store"
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url.removeprefix(ui.base_url)))
@@ -236,7 +242,8 @@ def test_the_page_names_its_scripts_in_its_headers_and_each_is_fetched_once(page
     page.goto(ui.url("/sessions/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
     page.wait_for_load_state("networkidle")
-    assert {url: fetched.count(url) for url in scripts + styles} == {url: 1 for url in scripts + styles}
+    loaded = scripts + styles + classic
+    assert {url: fetched.count(url) for url in loaded} == {url: 1 for url in loaded}
     assert warnings == []
 
 

@@ -3,8 +3,8 @@
 Seen while profiling a large session's first row: the page asked for the session (its header: name,
 state, facts) only once the app had rendered, so the first render showed a "Loading session" line
 and the timeline's rows under it; some 100 ms later the session came, the header took its ~190 px,
-and every row moved down. public/prime.js now asks for the session beside the timeline's first page
-while the bundle loads, and the app's first render waits for both (up to 80 ms, as it did for the
+and every row moved down. The page's head script (web/src/first/prime.ts) now asks for the session
+beside the timeline's first page while the bundle loads, and the app's first render waits for both (up to 80 ms, as it did for the
 rows): the header is in the same render as the rows.
 
 The entry script is held back here (as a large bundle on a slow load would be), so both answers are
@@ -65,6 +65,6 @@ def test_the_header_is_in_the_first_render_and_the_rows_do_not_move(page: Page, 
 
 
 def test_a_session_that_is_not_there_still_says_so(page: Page, ui: UiServer) -> None:
-    # prime.js's request for it is refused (404): the page's own request says why, as before.
+    # The head script's request for it is refused (404): the page's own request says why, as before.
     page.goto(ui.url("/sessions/99"))
     expect(page.get_by_test_id("error")).to_contain_text("99")

@@ -24,8 +24,8 @@ const ServePage = lazy(() => import("./serve/ServePage").then((m) => ({ default:
 const ResendPage = lazy(() => import("./client/ResendPage").then((m) => ({ default: m.ResendPage })));
 
 // The token leaves the address bar before the router reads it; a timeline's first rows are asked for
-// at once, before the app renders (unless public/prime.js asked already).
-// The app's first render waits a moment for that page (public/prime.js asked for it while the bundle
+// at once, before the app renders (unless first/prime.ts asked already).
+// The app's first render waits a moment for that page (first/prime.ts asked for it while the bundle
 // loaded, so it is usually in already): the rows are then in the first render, not in a second one.
 // The same for the session's header.
 startAuth().then(() => {

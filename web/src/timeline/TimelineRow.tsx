@@ -3,19 +3,12 @@
 // row's own values and objects the timeline keeps stable (the row objects of the store, the
 // conversations' marks, the pauses, the lint badges of a seq, one `RowActions`).
 import { memo } from "react";
-import { lintOf, type LintBadge, type Row } from "../api/client";
-import { arrows, clock, delta, duration, rowLabel, size } from "../format";
+import type { LintBadge, Row } from "../api/client";
 import { ConversationBadge, type SeqMark } from "../views/Conversations";
 import type { RecordingPause } from "../views/RecordingPause";
-import { interventionClass, interventionOf, interventionText } from "./interventions";
+import { interventionCell, lintCells, ROW_HEIGHT, rowCells } from "./rowCells";
 
-export const ROW_HEIGHT = 26;
-const SEVERITIES = ["error", "warning", "info"] as const;
-const DETAIL_PARAM: Record<string, RegExp> = {
-  "tools/call": /"name"\s*:\s*"([^"]{1,60})"/,
-  "prompts/get": /"name"\s*:\s*"([^"]{1,60})"/,
-  "resources/read": /"uri"\s*:\s*"([^"]{1,80})"/,
-};
+export { ROW_HEIGHT };
 
 /** What a click in a row does (one object for every row, kept across renders: the timeline's
  * handlers are read through it at click time, so they are not props that change every render). */
@@ -34,55 +27,41 @@ function counted(): void {
 
 /** The timeline's mark of an intervention: "not delivered" (struck), "injected" (links to its original), "delayed". */
 function InterventionBadge({ row, onOriginal }: { row: Row; onOriginal: () => void }) {
-  const iv = interventionOf(row);
+  const iv = interventionCell(row);
   if (!iv) return null;
-  const text = interventionText(iv);
-  if (iv.kind === "injected")
+  if (iv.injected)
     return (
       <a
-        className="iv-badge iv-injected"
+        className={iv.className}
         data-testid="iv-badge"
-        data-iv="injected"
-        title={`${text}: sent by the inspector, not by the peer. Click for the original.`}
+        data-iv={iv.iv}
+        title={iv.title}
         onClick={(e) => {
           e.stopPropagation();
           onOriginal();
         }}
       >
-        injected
+        {iv.text}
       </a>
     );
-  const label = iv.delivered ? (iv.action === "delay" && iv.delayMs !== null ? `delayed ${iv.delayMs} ms` : text.split(" by ")[0]) : "not delivered";
   return (
-    <span className={`iv-badge ${iv.delivered ? "iv-changed" : "iv-undelivered"}`} data-testid="iv-badge" data-iv={iv.delivered ? "changed" : "undelivered"} title={text}>
-      {label} · {iv.delivered ? iv.who : `${iv.action} by ${iv.who}`}
+    <span className={iv.className} data-testid="iv-badge" data-iv={iv.iv} title={iv.title}>
+      {iv.text}
     </span>
   );
 }
 
 /** One badge per severity of a row's lint findings, the rules in its tooltip. */
 function LintBadges({ row, known }: { row: Row; known?: LintBadge[] }) {
-  const badges = lintOf(row).length ? lintOf(row) : known ?? [];
   return (
     <>
-      {SEVERITIES.map((sev) => {
-        const rules = badges.filter((b) => b.severity === sev).map((b) => b.rule);
-        if (!rules.length) return null;
-        return (
-          <span key={sev} className={`lint-badge lint-${sev}`} title={rules.join(", ")} data-testid="lint-badge" data-severity={sev}>
-            {sev === "error" ? "✖" : sev === "warning" ? "▲" : "i"} {rules.length > 1 ? rules.length : rules[0]}
-          </span>
-        );
-      })}
+      {lintCells(row, known).map((b) => (
+        <span key={b.severity} className={`lint-badge lint-${b.severity}`} title={b.title} data-testid="lint-badge" data-severity={b.severity}>
+          {b.text}
+        </span>
+      ))}
     </>
   );
-}
-
-function methodText(r: Row): string {
-  const label = rowLabel(r);
-  const re = r.kind === "request" && r.method ? DETAIL_PARAM[r.method] : undefined;
-  const m = re?.exec(r.preview);
-  return m ? `${label} ${m[1]}` : label;
 }
 
 export interface TimelineRowProps {
@@ -109,8 +88,10 @@ function TimelineRowView({ index, row: r, prevTs, selected, open, inRange, mark,
         <span className="c-seq muted">…</span>
       </div>
     );
-  const flags = (r.meta?.flags as string[] | undefined) ?? [];
-  const text = methodText(r);
+  // The cells come from `rowCells`, which the first rows drawn before the app (first/firstRows.ts)
+  // read too: what is added here (selection, conversation, pause, intervention badge, the session's
+  // findings) is what those rows cannot know yet.
+  const c = rowCells(r, prevTs);
   return (
     <div
       role="row"
@@ -118,29 +99,27 @@ function TimelineRowView({ index, row: r, prevTs, selected, open, inRange, mark,
       data-seq={r.seq}
       data-index={index}
       className={[
-        "row",
-        `dir-${r.direction}`,
-        `rk-${r.kind}`,
-        r.channel === "stderr" ? "stderr" : "",
+        c.className,
         selected ? "selected" : "",
         open ? "open" : "",
         inRange ? "in-range" : "",
-        interventionClass(r),
         mark?.conversation ? `in-conv conv-${mark.conversation.role}` : "",
         pause ? "after-pause" : "",
-      ].join(" ")}
+      ]
+        .filter(Boolean)
+        .join(" ")}
       data-conv={mark?.conversation?.id}
       style={style}
       onMouseDown={(e) => e.shiftKey && e.preventDefault() /* no text selection on shift-click */}
       onClick={(e) => actions.click(index, r.seq, e.shiftKey)}
     >
-      <span className="c-seq">{r.seq}</span>
-      <span className="c-time">{clock(r.ts_ns)}</span>
-      <span className="c-delta">{prevTs !== null ? delta(r.ts_ns - prevTs) : ""}</span>
-      <span className="c-dir">{arrows[r.direction] ?? r.direction}</span>
-      <span className={`c-kind kind-${r.kind}`}>{r.kind}</span>
-      <span className="c-method" title={text}>
-        {r.answers_seq !== null && (
+      <span className="c-seq">{c.seq}</span>
+      <span className="c-time">{c.time}</span>
+      <span className="c-delta">{c.delta}</span>
+      <span className="c-dir">{c.dir}</span>
+      <span className={`c-kind kind-${c.kind}`}>{c.kind}</span>
+      <span className="c-method" title={c.method}>
+        {c.pair !== null && (
           <a
             className="pair-link"
             title={`answers #${r.answers_seq}`}
@@ -149,7 +128,7 @@ function TimelineRowView({ index, row: r, prevTs, selected, open, inRange, mark,
               actions.open(r.answers_seq!);
             }}
           >
-            ↳#{r.answers_seq}
+            {c.pair}
           </a>
         )}
         {pause && (
@@ -157,20 +136,20 @@ function TimelineRowView({ index, row: r, prevTs, selected, open, inRange, mark,
             ⏸ {pause.messages_not_recorded} not recorded
           </span>
         )}
-        {text}
-        {flags.map((f) => (
+        {c.method}
+        {c.flags.map((f) => (
           <span key={f} className="flag">
             {f}
           </span>
         ))}
-        {r.error_code !== null && <span className="flag err">code {r.error_code}</span>}
+        {c.errorCode !== null && <span className="flag err">{c.errorCode}</span>}
         {mark && <ConversationBadge mark={mark} onOpen={actions.open} />}
         <InterventionBadge row={r} onOriginal={() => actions.openOriginal(r.seq)} />
         <LintBadges row={r} known={lint} />
       </span>
-      <span className="c-id">{r.rpc_id ?? ""}</span>
-      <span className="c-lat">{duration(r.latency_ns)}</span>
-      <span className="c-size">{size(r.size)}</span>
+      <span className="c-id">{c.id}</span>
+      <span className="c-lat">{c.latency}</span>
+      <span className="c-size">{c.size}</span>
     </div>
   );
 }

@@ -9,7 +9,7 @@ export const PAGE = 200;
 
 type Page = { items: Row[]; total?: number | null };
 
-/** The page public/prime.js asked for before the bundle ran, if it is this one (taken once). */
+/** The page first/prime.ts asked for before the bundle ran, if it is this one (taken once). */
 async function takeEarly(sessionId: number, afterSeq: number): Promise<Page | null> {
   const w = window as { __earlyPage?: { session: number; afterSeq: number; limit: number; answer: Promise<Page | null> } };
   const early = w.__earlyPage;

@@ -15,6 +15,7 @@ import {
 import { live } from "../api/live";
 import { grouped } from "../format";
 import { interventionOf } from "../timeline/interventions";
+import { dropFirstRows, rememberRowsAt } from "../first/firstRows";
 import { useFixedRows } from "../timeline/fixedRows";
 import { RowStore } from "../timeline/rowStore";
 import { ROW_HEIGHT, TimelineRow, type RowActions } from "../timeline/TimelineRow";
@@ -195,6 +196,26 @@ export function Timeline({
   // Follow: the window is the tail, rendered there at once (no scroll, then render again).
   const virtualizer = useFixedRows(scroller, store.total, ROW_HEIGHT, 30, follow, "timeline");
   const items = virtualizer.items;
+  // The first rows the page's head script drew before the app loaded (first/firstRows.ts): gone in
+  // the commit that shows this list's own (or an error instead), and where this list is first laid
+  // out is kept for the next page load, when it is the plain timeline the head script draws for (a
+  // filter can wrap the toolbar, an open message narrows the list).
+  const firstIn = items.length > 0 && store.row(items[0].index) !== undefined;
+  useLayoutEffect(() => {
+    if (firstIn || store.error) dropFirstRows();
+  }, [firstIn, store.error]);
+  useLayoutEffect(() => dropFirstRows, []);
+  const plain = openSeq === null && isEmptyFilter(filter);
+  useEffect(() => {
+    const node = scroller.current;
+    if (!node || !plain) return;
+    const first = new ResizeObserver(() => {
+      rememberRowsAt(node); // after the browser's own layout: no forced one
+      first.disconnect();
+    });
+    first.observe(node);
+    return () => first.disconnect();
+  }, [plain]);
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
   useEffect(() => {

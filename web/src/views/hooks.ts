@@ -29,7 +29,7 @@ export function useKeys(handler: (e: KeyboardEvent) => void, deps: unknown[]) {
 let primed: Session | null = null;
 let priming = false; // until the first useSession has started (an answer after that is not kept)
 
-/** The session a `/sessions/N...` page shows, asked for before the app renders: public/prime.js's
+/** The session a `/sessions/N...` page shows, asked for before the app renders: first/prime.ts's
  * request if it made one, else one now. Resolves once it is in (or failed: `useSession` asks again).
  * With it in, the page's first render holds the session's header above the timeline's first rows,
  * instead of a "Loading" line that the rows moved down from when the session came. */
