@@ -28,6 +28,10 @@ from tests.shim_process import ShimProcess, ended_named
 CLI = [sys.executable, "-m", "inspector"]
 DAY = 86_400 * 10**9
 DEMO = [sys.executable, "-m", "inspector.demo"]
+# The wraps whose exit status a test checks give their server 30 s to leave once its stdin closes (2 s
+# by default, then SIGTERM: the wrap then exits 143). A Python server's exit took longer than 2 s
+# once in CI, with the machine's load at 7 and the retention thread writing beside it.
+PATIENT = ("--grace", "30")
 
 
 def _noise(size: int) -> str:
@@ -248,7 +252,7 @@ def test_pruning_while_a_wrap_records_loses_none_of_the_live_sessions_rows(
     db = tmp_path / "live.db"
     for i in range(2):  # ended sessions for the pruner to remove meanwhile
         _stored(db, f"old-{i}", 1, 50_000)
-    shim = ShimProcess(wrap_argv(db, *everything_cmd_module, extra=("--quiet", "--name", "live")))
+    shim = ShimProcess(wrap_argv(db, *everything_cmd_module, extra=("--quiet", "--name", "live", *PATIENT)))
     _handshake(shim)
     results: list[subprocess.CompletedProcess[str]] = []
 
@@ -299,7 +303,7 @@ def test_a_wrap_applies_the_policy_once_per_interval(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir(mode=0o700)
 
     def wrap_once(name: str, *, prunes: bool) -> str:
-        shim = ShimProcess(wrap_argv(db, *DEMO, extra=("--name", name)), env=env)
+        shim = ShimProcess(wrap_argv(db, *DEMO, extra=("--name", name, *PATIENT)), env=env)
         _handshake(shim)  # forwarding works while the pruning thread runs beside it
         deadline = time.monotonic() + (60 if prunes else 1.5)
         while time.monotonic() < deadline and b"retention removed" not in shim.stderr_bytes:
