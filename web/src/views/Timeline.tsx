@@ -209,12 +209,12 @@ export function Timeline({
   useEffect(() => {
     const node = scroller.current;
     if (!node || !plain) return;
-    const first = new ResizeObserver(() => {
+    const once = new ResizeObserver(() => {
       rememberRowsAt(node); // after the browser's own layout: no forced one
-      first.disconnect();
+      once.disconnect();
     });
-    first.observe(node);
-    return () => first.disconnect();
+    once.observe(node);
+    return () => once.disconnect();
   }, [plain]);
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
