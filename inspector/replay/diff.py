@@ -1037,7 +1037,8 @@ class _Stream:
         # when the lite is counted (`_listed`), as `_twin_ready` lists it.
         keep = self.keep_equal
         # `report.TwinRows`: `same` takes the replay's row when SQL found it the twin of `ra` (every
-        # check below holds: the same columns, `answers_seq` at the offset, no meta on either side).
+        # check below holds: the same columns, `answers_seq` at the offset, no meta on either side
+        # or, at offset 0, the same).
         same, marked = getattr(itb, "same", None), 0
         while True:
             ra = next(ita, None)
@@ -1048,6 +1049,10 @@ class _Stream:
                 rb, kind, x, related = _SQL_TWIN, ra.kind, ra.answers_seq, None
                 raw = ra.raw
                 marked += 1
+                if ra.meta:  # the same meta on both sides (offset 0): the same link
+                    related = _plain_link(ra)
+                    if related is _NOT_PLAIN:
+                        break
             else:
                 rb = next(itb, None)
                 if rb is None:

@@ -11,7 +11,20 @@ from typing import Any, NamedTuple
 
 import anyio
 import orjson
-from sqlalchemy import Connection, Dialect, Engine, Integer, Text, and_, bindparam, case, select, type_coerce
+from sqlalchemy import (
+    Connection,
+    Dialect,
+    Engine,
+    Integer,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    or_,
+    select,
+    type_coerce,
+)
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from inspector.auth.connect import AuthRequest
@@ -219,7 +232,8 @@ def _records(conn: Connection, rows: list[Any], marked: bool = False) -> list[An
 
 
 def _shifted(r: WireRecord, k: int) -> WireRecord:
-    """The replay's record of a marker: its twin's columns, seq and `answers_seq` at the offset."""
+    """The replay's record of a marker: its twin's columns, seq and `answers_seq` at the offset (a
+    `meta` only at offset 0: the same value)."""
     x = r.answers_seq
     return WireRecord(
         r.seq + k,
@@ -230,7 +244,7 @@ def _shifted(r: WireRecord, k: int) -> WireRecord:
         r.method,
         r.rpc_id,
         None if x is None else x + k,
-        None,
+        r.meta,
     )
 
 
@@ -287,8 +301,12 @@ def _joined(dialect: Dialect, limit: int) -> SQLCompiler:
         a.c.method.is_not_distinct_from(b.c.method),
         a.c.rpc_id.is_not_distinct_from(b.c.rpc_id),
         (a.c.answers_seq + offset).is_not_distinct_from(b.c.answers_seq),
-        a.c.meta.is_(None),
-        b.c.meta.is_(None),
+        # No meta on either side, or (at offset 0 only: a link in it would be shifted) the same
+        # text, which parses to the same value.
+        or_(
+            and_(a.c.meta.is_(None), b.c.meta.is_(None)),
+            and_(offset == 0, cast(a.c.meta, Text) == cast(b.c.meta, Text)),
+        ),
         a.c.body_sha256.is_(None),
         b.c.body_sha256.is_(None),
     )

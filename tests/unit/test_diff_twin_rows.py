@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -191,5 +192,70 @@ def test_a_marker_read_outside_the_lane_is_the_replay_record(tmp_path: Path) -> 
         assert next(rows, None) is None
         assert len(taken) > len(a) // 2
         assert all(by_seq[seq].meta is None for seq in taken)
+    finally:
+        engine.dispose()
+
+
+def test_an_answer_to_the_other_request_is_not_a_twin(
+    any_store: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two requests with the same id and bytes, one answer with the same bytes: the recorder paired
+    it with the first in the original and with the second in the replay (`answers_seq`). The rows
+    of the answer are not twins (the SQL compares `answers_seq` at the offset): the replay's second
+    request is answered, the original's is not."""
+    monkeypatch.setattr(diff, "_LATE", 6)
+    monkeypatch.setattr(diff, "_RETRY", 2)
+    engine = open_engine(any_store)
+    try:
+        head = _records(_steady(30), {})
+        n = len(head)
+        call = b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"echo"}}\n'
+        answer = b'{"jsonrpc":"2.0","id":77,"result":{"content":[]}}\n'
+
+        def twice(answers: int) -> list[WireRecord]:
+            return [
+                WireRecord(n + 1, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
+                WireRecord(n + 2, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
+                WireRecord(n + 3, "s2c", "stdout", answer, "response", "tools/call", "77", n + answers, None),
+            ]
+
+        tail = _later(_records(_steady(30), {}), n + 3)
+        a, b = head + twice(1) + tail, head + twice(2) + tail
+        _same_stored(engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
+        assert diff_sessions(a, b, lane=False).counts()["changed"] >= 1
+    finally:
+        engine.dispose()
+
+
+def _note(seq: int, text: str) -> WireRecord:
+    body = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"%s"}}\n' % text.encode()
+    return WireRecord(seq, "s2c", "stdout", body, "notification", "notifications/message", None, None, None)
+
+
+def test_a_marker_joined_at_the_old_offset_is_read_whole(
+    any_store: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lane's offset changes inside a page joined at the old one: two notifications are one
+    batch in the replay, so from there the replay's rows come one seq earlier. The page read after
+    the drift was joined at the old offset, where the replay's ticks, and its second "X", are twins
+    of the original's rows. At the new offset the second "X" stands where the original has a tick:
+    it is read whole and compared (not taken as a twin), and the difference shows."""
+    monkeypatch.setattr(diff, "_LATE", 6)
+    monkeypatch.setattr(diff, "_RETRY", 2)
+    engine = open_engine(any_store)
+    try:
+        head = _records(_steady(30), {})
+        n = len(head)
+        one, two = _note(n + 1, "one"), _note(n + 2, "two")
+        items = orjson.dumps([orjson.loads(one.raw), orjson.loads(two.raw)]) + b"\n"
+        batch = WireRecord(n + 1, "s2c", "stdout", items, "batch", None, None, None, {"items": [{}, {}]})
+        # Distinct rows first (the lane enters at the new offset through whole records), then ticks.
+        texts = [f"d{k}" for k in range(6)] + ["tick"] * 15 + ["X"] + ["tick"] * 15
+        again = [*texts[:22], "X", *texts[23:]]
+        a = [*head, one, two, *(_note(n + 3 + k, t) for k, t in enumerate(texts))]
+        b = [*head, batch, *(_note(n + 2 + k, t) for k, t in enumerate(again))]
+        _same_stored(engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
+        counts = diff_sessions(a, b, lane=False).counts()
+        assert counts["extra"] == counts["missing"] == 1, counts  # the second "X", the tick
     finally:
         engine.dispose()
