@@ -104,11 +104,21 @@ class StoredMessages:
 
     def __iter__(self) -> Iterator[WireRecord]:
         after = -1
+        new, fix = tuple.__new__, _fixed
         while True:
             with self.engine.connect() as conn:
                 rows = _page(conn, _statement(conn.dialect, self.page), self.session_id, after)
-                records = _records(conn, rows)
-            yield from records
+                large = [r[9] for r in rows if r[9]]
+                whole = bodies.load(conn, large) if large else {}
+            # A record made as it is read, not a page of them at once (`_records`): the collector
+            # never untracks a `WireRecord` (a tuple subclass), so 2,000 held at once were promoted
+            # through its generations and brought full collections; made one by one, each dies
+            # young (diff28: a 100k diff's CPU median 1.40 vs 1.73 s, same process, 10 rounds).
+            for row in rows:
+                if row[9] is None and row[8] is None and type(row[3]) is bytes:
+                    yield new(WireRecord, row[:9])
+                else:
+                    yield fix(row, whole)
             if len(rows) < self.page:
                 return
             after = rows[-1][0]
