@@ -280,7 +280,8 @@ def print_figures(figures: dict[str, Any]) -> None:
         f"   target < {DIFF_TARGET_S:.0f} s: {mark(figures['diff_met'])}"
     )
     print(
-        f"  CPU time: diff {large['diff_cpu_s']:.2f} s, read+parse both {large['read_both_cpu_s']:.2f} s;"
+        f"  CPU time: diff {large['diff_cpu_s']:.2f} s, read+parse both {large['read_both_cpu_s']:.2f} s"
+        f" ({large['diff_cpu_s'] / max(large['read_both_cpu_s'], 1e-9):.2f}x);"
         f" reading both (wire) {large['wire_both_s']:.2f} s wall"
     )
     print(

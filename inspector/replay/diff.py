@@ -718,6 +718,7 @@ class _Lite:
 
 
 _TWIN = "(twin)"  # the kind of a replay part the lane did not read (`_expand`'s `lane`)
+_SQL_TWIN: Any = object()  # `_Stream._fast`'s replay row when SQL found it the twin (`report.TwinRows`)
 
 
 def _twin_records(a: MessageRecord, b: MessageRecord, offset: int) -> bool:
@@ -945,6 +946,7 @@ class _Stream:
         self.retry = 0
         self.entered = 0  # times the lane was entered (a figure for tests and profiles)
         self.taken = 0  # pairs of records the record lane took (`_fast`; the same)
+        self.marked = 0  # of those, the replay's rows SQL found twins (`report.TwinRows`)
         self.last: MessageRecord | None = None  # the original's record read last (`_expand`)
         self.plain: dict[str, bool] = {}  # `_plain`, by method
 
@@ -956,6 +958,11 @@ class _Stream:
         # `keep_equal` (the API's report: its first page of two 100k sessions took 5-6 s without).
         fast = lane
         ita, itb = iter(original), iter(replay)
+        beside = getattr(replay, "beside", None) if fast else None
+        if beside is not None:
+            # The replay's rows compared with their twins in SQL (`report.TwinRows`): pages read
+            # in the record lane fetch only the seq of a row equal to the original's at the offset.
+            itb = beside(original, self._hint, self._known) or itb
         backs: tuple[list[MessageRecord], list[MessageRecord]] = ([], [])
         parts = (
             _expand(_pull(ita, backs[0]) if fast else ita, shared, a, self if lane else None, 0),
@@ -1029,23 +1036,40 @@ class _Stream:
         # With `keep_equal` every equal exchange is listed: the record is parsed for its summary
         # when the lite is counted (`_listed`), as `_twin_ready` lists it.
         keep = self.keep_equal
+        # `report.TwinRows`: `same` takes the replay's row when SQL found it the twin of `ra` (every
+        # check below holds: the same columns, `answers_seq` at the offset, no meta on either side
+        # or, at offset 0, the same).
+        same, marked = getattr(itb, "same", None), 0
         while True:
-            ra, rb = next(ita, None), next(itb, None)
-            if ra is None or rb is None:
+            ra = next(ita, None)
+            if ra is None:
+                rb = next(itb, None)
                 break
-            raw = ra.raw
-            if type(raw) is not bytes or rb.raw != raw or rb.seq - ra.seq != offset:
-                break
-            kind = ra.kind
-            if rb.kind != kind or rb.channel != ra.channel or rb.direction != ra.direction:
-                break
-            if rb.method != ra.method or rb.rpc_id != ra.rpc_id:
-                break
-            x, y = ra.answers_seq, rb.answers_seq
-            if (x is None) != (y is None) or (x is not None and y - x != offset):  # type: ignore[operator]
-                break
-            related = None
-            if ra.meta or rb.meta:  # read as stored (no intervention), the links at the offset
+            if same is not None and same(ra.seq + offset, offset):
+                rb, kind, x, related = _SQL_TWIN, ra.kind, ra.answers_seq, None
+                raw = ra.raw
+                marked += 1
+                if ra.meta:  # the same meta on both sides (offset 0): the same link
+                    related = _plain_link(ra)
+                    if related is _NOT_PLAIN:
+                        break
+            else:
+                rb = next(itb, None)
+                if rb is None:
+                    break
+                raw = ra.raw
+                if type(raw) is not bytes or rb.raw != raw or rb.seq - ra.seq != offset:
+                    break
+                kind = ra.kind
+                if rb.kind != kind or rb.channel != ra.channel or rb.direction != ra.direction:
+                    break
+                if rb.method != ra.method or rb.rpc_id != ra.rpc_id:
+                    break
+                x, y = ra.answers_seq, rb.answers_seq
+                if (x is None) != (y is None) or (x is not None and y - x != offset):  # type: ignore[operator]
+                    break
+                related = None
+            if rb is not _SQL_TWIN and (ra.meta or rb.meta):  # read as stored, the links at the offset
                 related, other = _plain_link(ra), _plain_link(rb)
                 if related is _NOT_PLAIN or other is _NOT_PLAIN or (related is None) != (other is None):
                     break
@@ -1109,11 +1133,24 @@ class _Stream:
                     counts["equal"] += 1
             taken += 1
         self.taken += taken
+        self.marked += marked - (rb is _SQL_TWIN)
         if ra is not None:
             backs[0].append(ra)
-        if rb is not None:
+        if rb is _SQL_TWIN:
+            itb.unread()  # type: ignore[attr-defined]
+        elif rb is not None:
             backs[1].append(rb)
         self._materialise(lites, closing)
+
+    def _hint(self) -> int | None:
+        """The offset `report.TwinRows` joins a page of the replay at: the lane's, None outside it."""
+        return self.offset if self.mirror else None
+
+    def _known(self, seq: int) -> MessageRecord | None:
+        """The original's record `_expand` read last, when it is `seq` (`report.TwinRows` makes a
+        marker the replay's record from it)."""
+        last = self.last
+        return last if last is not None and last.seq == seq else None
 
     def _listed(self, m: MessageRecord, index: int) -> None:
         """A record lane's exchange (a request's or a notification's own record) listed equal with
