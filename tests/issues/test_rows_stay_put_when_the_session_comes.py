@@ -14,15 +14,13 @@ in before the app runs: with the fix the header is in the first render every tim
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.ui_data import generate
 from inspector.api import UiServer
-from inspector.store import open_engine
 from tests.e2e.conftest import hold_the_entry
+from tests.issues.conftest import five_hundred_ui
 
 # Installed before the page's scripts: where row 1 was when it first showed, and whether the
 # session's header was there with it.
@@ -42,11 +40,7 @@ new MutationObserver((_, obs) => {
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
-    path: Path = tmp_path_factory.mktemp("rows-stay") / "rows.db"
-    generate(path, 500, name="five hundred")
-    server = UiServer(open_engine(path), port=0).start()
-    yield server
-    server.stop()
+    yield from five_hundred_ui(tmp_path_factory, "rows-stay")
 
 
 def test_the_header_is_in_the_first_render_and_the_rows_do_not_move(page: Page, ui: UiServer) -> None:

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.ui_data import generate
 from inspector.api import UiServer
-from inspector.store import open_engine
+from tests.issues.conftest import five_hundred_ui
 
 # Installed before the page's scripts: every locale-dependent formatting call, counted by name.
 _COUNT_LOCALE_USE = """
@@ -42,11 +41,7 @@ for (const name of ["DateTimeFormat", "NumberFormat", "RelativeTimeFormat", "Plu
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
-    db = tmp_path_factory.mktemp("locale") / "rows.db"
-    generate(db, 500, name="five hundred")
-    server = UiServer(open_engine(db), port=0).start()
-    yield server
-    server.stop()
+    yield from five_hundred_ui(tmp_path_factory, "locale")
 
 
 def test_a_session_page_formats_its_dates_and_counts_without_intl(page: Page, ui: UiServer) -> None:
