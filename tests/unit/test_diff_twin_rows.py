@@ -11,6 +11,7 @@ a lane's offset changes inside a page (markers joined at another offset) and at 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,17 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     engine.dispose()
 
 
+@pytest.fixture
+def store_engine(any_store: Path | str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
+    """An engine on `any_store` (SQLite and PostgreSQL), the lane's windows small (late 6, retry
+    2: fall-outs within a few dozen rows)."""
+    monkeypatch.setattr(diff, "_LATE", 6)
+    monkeypatch.setattr(diff, "_RETRY", 2)
+    engine = open_engine(any_store)
+    yield engine
+    engine.dispose()
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls=st.lists(_call, min_size=1, max_size=30), data=st.data())
 def test_twin_rows_write_the_same_report(engine: Engine, calls: list[Call], data: st.DataObject) -> None:
@@ -136,36 +148,28 @@ def test_twin_rows_write_the_same_report(engine: Engine, calls: list[Call], data
 
 
 @pytest.mark.parametrize("fallout", [*_FALLOUTS, "all", "shifted", "none"])
-def test_twin_rows_are_read_as_seqs_and_the_report_is_the_same(
-    any_store: Path | str, fallout: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_twin_rows_are_read_as_seqs_and_the_report_is_the_same(store_engine: Engine, fallout: str) -> None:
     """On both dialects: the lane takes most rows as markers, and a fall-out (each of the record
     lane's, a replay recorded later, two in a row) hands the marker back whole."""
-    monkeypatch.setattr(diff, "_LATE", 6)
-    monkeypatch.setattr(diff, "_RETRY", 2)
-    engine = open_engine(any_store)
-    try:
-        fx: dict[str, int | None] = (
-            {
-                "changed": 10,
-                "marked": 25,
-                "batch": 40,
-                "unlinked": 57,
-                "late": 71,
-                "missing": 105,
-                "orphan": 110,
-            }
-            if fallout == "all"
-            else {fallout: 42}
-        )
-        a = _records(_steady(), {})
-        b = _later(a, 3) if fallout == "shifted" else _records(_steady(), fx)
-        taken, marked = _same_stored(engine, a, b, PathSet(DEFAULT_IGNORE), page=37)
-        # Four diffs: the record lane takes most pairs, most of those as markers (a page read
-        # before the lane has an offset, and rows with meta, are read whole).
-        assert taken > 4 * 100 and marked > taken // 3, (taken, marked)
-    finally:
-        engine.dispose()
+    fx: dict[str, int | None] = (
+        {
+            "changed": 10,
+            "marked": 25,
+            "batch": 40,
+            "unlinked": 57,
+            "late": 71,
+            "missing": 105,
+            "orphan": 110,
+        }
+        if fallout == "all"
+        else {fallout: 42}
+    )
+    a = _records(_steady(), {})
+    b = _later(a, 3) if fallout == "shifted" else _records(_steady(), fx)
+    taken, marked = _same_stored(store_engine, a, b, PathSet(DEFAULT_IGNORE), page=37)
+    # Four diffs: the record lane takes most pairs, most of those as markers (a page read
+    # before the lane has an offset, and rows with meta, are read whole).
+    assert taken > 4 * 100 and marked > taken // 3, (taken, marked)
 
 
 def test_a_marker_read_outside_the_lane_is_the_replay_record(tmp_path: Path) -> None:
@@ -196,35 +200,27 @@ def test_a_marker_read_outside_the_lane_is_the_replay_record(tmp_path: Path) -> 
         engine.dispose()
 
 
-def test_an_answer_to_the_other_request_is_not_a_twin(
-    any_store: Path | str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_answer_to_the_other_request_is_not_a_twin(store_engine: Engine) -> None:
     """Two requests with the same id and bytes, one answer with the same bytes: the recorder paired
     it with the first in the original and with the second in the replay (`answers_seq`). The rows
     of the answer are not twins (the SQL compares `answers_seq` at the offset): the replay's second
     request is answered, the original's is not."""
-    monkeypatch.setattr(diff, "_LATE", 6)
-    monkeypatch.setattr(diff, "_RETRY", 2)
-    engine = open_engine(any_store)
-    try:
-        head = _records(_steady(30), {})
-        n = len(head)
-        call = b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"echo"}}\n'
-        answer = b'{"jsonrpc":"2.0","id":77,"result":{"content":[]}}\n'
+    head = _records(_steady(30), {})
+    n = len(head)
+    call = b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"echo"}}\n'
+    answer = b'{"jsonrpc":"2.0","id":77,"result":{"content":[]}}\n'
 
-        def twice(answers: int) -> list[WireRecord]:
-            return [
-                WireRecord(n + 1, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
-                WireRecord(n + 2, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
-                WireRecord(n + 3, "s2c", "stdout", answer, "response", "tools/call", "77", n + answers, None),
-            ]
+    def twice(answers: int) -> list[WireRecord]:
+        return [
+            WireRecord(n + 1, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
+            WireRecord(n + 2, "c2s", "stdin", call, "request", "tools/call", "77", None, None),
+            WireRecord(n + 3, "s2c", "stdout", answer, "response", "tools/call", "77", n + answers, None),
+        ]
 
-        tail = _later(_records(_steady(30), {}), n + 3)
-        a, b = head + twice(1) + tail, head + twice(2) + tail
-        _same_stored(engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
-        assert diff_sessions(a, b, lane=False).counts()["changed"] >= 1
-    finally:
-        engine.dispose()
+    tail = _later(_records(_steady(30), {}), n + 3)
+    a, b = head + twice(1) + tail, head + twice(2) + tail
+    _same_stored(store_engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
+    assert diff_sessions(a, b, lane=False).counts()["changed"] >= 1
 
 
 def _note(seq: int, text: str) -> WireRecord:
@@ -232,30 +228,22 @@ def _note(seq: int, text: str) -> WireRecord:
     return WireRecord(seq, "s2c", "stdout", body, "notification", "notifications/message", None, None, None)
 
 
-def test_a_marker_joined_at_the_old_offset_is_read_whole(
-    any_store: Path | str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_marker_joined_at_the_old_offset_is_read_whole(store_engine: Engine) -> None:
     """The lane's offset changes inside a page joined at the old one: two notifications are one
     batch in the replay, so from there the replay's rows come one seq earlier. The page read after
     the drift was joined at the old offset, where the replay's ticks, and its second "X", are twins
     of the original's rows. At the new offset the second "X" stands where the original has a tick:
     it is read whole and compared (not taken as a twin), and the difference shows."""
-    monkeypatch.setattr(diff, "_LATE", 6)
-    monkeypatch.setattr(diff, "_RETRY", 2)
-    engine = open_engine(any_store)
-    try:
-        head = _records(_steady(30), {})
-        n = len(head)
-        one, two = _note(n + 1, "one"), _note(n + 2, "two")
-        items = orjson.dumps([orjson.loads(one.raw), orjson.loads(two.raw)]) + b"\n"
-        batch = WireRecord(n + 1, "s2c", "stdout", items, "batch", None, None, None, {"items": [{}, {}]})
-        # Distinct rows first (the lane enters at the new offset through whole records), then ticks.
-        texts = [f"d{k}" for k in range(6)] + ["tick"] * 15 + ["X"] + ["tick"] * 15
-        again = [*texts[:22], "X", *texts[23:]]
-        a = [*head, one, two, *(_note(n + 3 + k, t) for k, t in enumerate(texts))]
-        b = [*head, batch, *(_note(n + 2 + k, t) for k, t in enumerate(again))]
-        _same_stored(engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
-        counts = diff_sessions(a, b, lane=False).counts()
-        assert counts["extra"] == counts["missing"] == 1, counts  # the second "X", the tick
-    finally:
-        engine.dispose()
+    head = _records(_steady(30), {})
+    n = len(head)
+    one, two = _note(n + 1, "one"), _note(n + 2, "two")
+    items = orjson.dumps([orjson.loads(one.raw), orjson.loads(two.raw)]) + b"\n"
+    batch = WireRecord(n + 1, "s2c", "stdout", items, "batch", None, None, None, {"items": [{}, {}]})
+    # Distinct rows first (the lane enters at the new offset through whole records), then ticks.
+    texts = [f"d{k}" for k in range(6)] + ["tick"] * 15 + ["X"] + ["tick"] * 15
+    again = [*texts[:22], "X", *texts[23:]]
+    a = [*head, one, two, *(_note(n + 3 + k, t) for k, t in enumerate(texts))]
+    b = [*head, batch, *(_note(n + 2 + k, t) for k, t in enumerate(again))]
+    _same_stored(store_engine, a, b, PathSet(DEFAULT_IGNORE), page=n - 5)
+    counts = diff_sessions(a, b, lane=False).counts()
+    assert counts["extra"] == counts["missing"] == 1, counts  # the second "X", the tick
