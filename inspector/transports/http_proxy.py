@@ -35,9 +35,10 @@ from urllib.parse import urlsplit
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import header_pairs
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
-from inspector.protocol.client_identity import client_identity
+from inspector.protocol.client_identity import client_identity, opens_session, peer_key
 from inspector.protocol.http_exchange import (
     CLIENT_GRACE,
+    PEER_GAP,
     SessionRouter,
     decoded_body,
     forward_headers,
@@ -70,6 +71,7 @@ class HttpProxy:
         *,
         client: UpstreamClient | None = None,
         idle_after: float | None = DEFAULT_IDLE_AFTER,
+        peer_gap: float = PEER_GAP,
         rewrite_auth_metadata: bool = False,
         mount: str = "",
         session_facts: dict[str, Any] | None = None,
@@ -93,7 +95,7 @@ class HttpProxy:
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
-        self.router = SessionRouter(self._open_session, idle_after)
+        self.router = SessionRouter(self._open_session, idle_after, peer_gap=peer_gap)
         self._sweeper: asyncio.TimerHandle | None = None
         self._grouped: dict[int, dict[str, Any]] = {}  # the `grouping` fact last given per session
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
@@ -140,6 +142,8 @@ class HttpProxy:
         for sid in self.router.idle(now):
             gone = self.router.grouping(sid) is not None and not self.router.connections_open(sid)
             why = f"no client connection open for {CLIENT_GRACE:g} s" if gone else None
+            if self.router.is_peer_keyed(sid) and not self.router.connections_open(sid):
+                why = f"no client connection open for {self.router.peer_gap:g} s"
             self.end_session(sid, why or f"no traffic for {idle or 0:g} s")
         if self.taps:
             self._schedule_sweep()
@@ -188,17 +192,27 @@ class HttpProxy:
         mcp_sid = header(headers, b"mcp-session-id")
         client_addr = scope.get("client") or ("?", 0)
         identity = None
-        if mcp_sid is None and method == "POST" and legacy_session_param(query) is None:
-            # No session id: the client identity its body declares groups its requests (2026-07-28).
-            first = await receive()
-            receive = _replayed(first, receive)
-            if not first.get("more_body"):
-                identity = client_identity(first.get("body", b""), header(headers, b"authorization"))
+        peer: str | None = None
+        opening = False
+        if mcp_sid is None and legacy_session_param(query) is None:
+            authorization = header(headers, b"authorization")
+            if method == "POST" or header(headers, b"mcp-protocol-version") is not None:
+                # A Streamable HTTP client's request (not a legacy client's GET of its stream).
+                peer = peer_key(str(client_addr[0]), header(headers, b"user-agent"), authorization)
+            if method == "POST":
+                # No session id: the client identity its body declares groups its requests (2026-07-28).
+                first = await receive()
+                receive = _replayed(first, receive)
+                if not first.get("more_body"):
+                    identity = client_identity(first.get("body", b""), authorization)
+                    opening = opens_session(first.get("body", b""))
         sid, key = self.router.route(
             mcp_sid.decode("latin-1") if mcp_sid else None,
             query,
             f"{client_addr[0]}:{client_addr[1]}",
             identity,
+            peer=peer,
+            opening=opening,
         )
         if (grouping := self.router.grouping(sid)) is not None and grouping != self._grouped.get(sid):
             self._grouped[sid] = grouping
