@@ -62,7 +62,11 @@ async def quirky(request: Request) -> Response:
     if msg.get("method") == "tools/call":
         error = b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": "boom"}}'
         return Response(error, 500, {"x-quirk": "yes"}, media_type="application/json")
-    result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "quirky", "version": "1"}}
+    result = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "serverInfo": {"name": "quirky", "version": "1"},
+    }
     body = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}, indent=1).encode()
     return Response(body, media_type="application/json")
 
