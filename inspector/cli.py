@@ -1441,12 +1441,12 @@ def sessions(
     """List recorded sessions, newest first."""
     from inspector.console import sessions_table
     from inspector.store import session_state
-    from inspector.store.queries import SessionFilter, find_sessions
+    from inspector.store.queries import SessionFilter, find_sessions, session_idle
 
     engine = _engine(db, create=False)
     found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
     if json_out:
-        docs = [{**s.to_json(), "state": session_state(s)} for s in found]
+        docs = [{**s.to_json(), "state": session_state(s), "idle": session_idle(s)} for s in found]
         sys.stdout.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if not found:

@@ -396,6 +396,20 @@ class SessionRouter:
         reason = self.close(sid, "the client closed its connection")
         return (sid, reason) if reason else None
 
+    def quiet(self, sid: int, now: float) -> tuple[float, float | None] | None:
+        """How long a session with nothing under way has been quiet, and when (the caller's clock)
+        it will be ended if it stays so (None: never on its own); None while an exchange is under way."""
+        a = self._activity.get(sid)
+        if a is None or a.in_flight > 0:
+            return None
+        if sid in self._peer_conns and not self._peer_conns[sid]:
+            ends: float | None = a.last + self.peer_gap
+        elif sid in self._client_conns and not self._client_conns[sid]:
+            ends = a.last + CLIENT_GRACE
+        else:
+            ends = a.last + self.idle_after if self.idle_after is not None else None
+        return now - a.last, ends
+
     def idle(self, now: float) -> list[int]:
         """Sessions with nothing under way for `idle_after` seconds."""
         gone = [

@@ -58,6 +58,9 @@ __all__ = ["HttpProxy"]
 
 # Sessions with no traffic and no open stream for this long are ended (`proxy --idle-end`).
 DEFAULT_IDLE_AFTER = 300.0
+# A session quiet for this long gets the `idle` fact (since when, when it will be ended), so that
+# `sessions`, `show` and the API say "idle" rather than "recording" for a client that left.
+IDLE_SHOWN = 10.0
 
 
 class HttpProxy:
@@ -75,6 +78,7 @@ class HttpProxy:
         rewrite_auth_metadata: bool = False,
         mount: str = "",
         session_facts: dict[str, Any] | None = None,
+        idle_shown: float = IDLE_SHOWN,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -98,6 +102,8 @@ class HttpProxy:
         self.router = SessionRouter(self._open_session, idle_after, peer_gap=peer_gap)
         self._sweeper: asyncio.TimerHandle | None = None
         self._grouped: dict[int, dict[str, Any]] = {}  # the `grouping` fact last given per session
+        self.idle_shown = idle_shown
+        self._idle: dict[int, float | None] = {}  # sessions with the `idle` fact: when they end (monotonic)
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
         self.client = client or UpstreamClient(connect_timeout=10.0)
 
@@ -116,6 +122,8 @@ class HttpProxy:
         self.router.forget(sid)
         self._grouped.pop(sid, None)
         if tap is not None:
+            if self._idle.pop(sid, False) is not False:
+                tap.add_facts({"idle": None})
             tap.end(status, reason)
 
     def connection_closed(self, client: tuple[str, int]) -> None:
@@ -145,8 +153,26 @@ class HttpProxy:
             if self.router.is_peer_keyed(sid) and not self.router.connections_open(sid):
                 why = f"no client connection open for {self.router.peer_gap:g} s"
             self.end_session(sid, why or f"no traffic for {idle or 0:g} s")
+        self._mark_idle(now)
         if self.taps:
             self._schedule_sweep()
+
+    def _mark_idle(self, now: float) -> None:
+        """Give the `idle` fact to sessions quiet for `idle_shown` seconds (again when their end moved)."""
+        wall = time.time()
+        for sid, tap in self.taps.items():
+            quiet = self.router.quiet(sid, now)
+            if quiet is None or quiet[0] < self.idle_shown:
+                if self._idle.pop(sid, False) is not False:
+                    tap.add_facts({"idle": None})
+                continue
+            quiet_s, ends = quiet
+            if sid in self._idle and self._idle[sid] == ends:
+                continue
+            self._idle[sid] = ends
+            since_ns = int((wall - quiet_s) * 1e9)
+            ends_ns = int((wall + ends - now) * 1e9) if ends is not None else None
+            tap.add_facts({"idle": {"since_ns": since_ns, "ends_ns": ends_ns}})
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -220,6 +246,8 @@ class HttpProxy:
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
         proxy_origin = _proxy_origin(scope, headers) + self.mount if self.rewrite_auth_metadata else None
         self.router.begin(sid, time.monotonic())
+        if self._idle.pop(sid, False) is not False:  # the client is back
+            self.taps[sid].add_facts({"idle": None})
         try:
             await self._forward(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin)
         finally:
