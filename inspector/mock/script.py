@@ -93,8 +93,12 @@ class RecordedAnswer(dict):
 
 def _wire(response: Message, request_id: Any) -> dict[str, Any] | None:
     """The HTTP wire of a response recorded as one body (None for an SSE event or no HTTP)."""
-    if response.channel != "http-response" or response.http_status is None:
-        return None
+    if (
+        response.channel != "http-response"
+        or response.http_status is None
+        or _meta(response).get("truncated")
+    ):
+        return None  # an event, no HTTP, or only a prefix recorded
     payload = _payload(response)
     if payload is None:
         return None

@@ -29,8 +29,8 @@ PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 def _facts(db: Path) -> dict:  # type: ignore[type-arg]
     engine = open_engine(db)
     try:
-        (session,) = list_sessions(engine)
-        return dict(session.facts or {})
+        sessions = list_sessions(engine)  # the row is created on the recorder's thread: maybe not yet
+        return dict(sessions[0].facts or {}) if sessions else {}
     finally:
         engine.dispose()
 
