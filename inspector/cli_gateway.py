@@ -13,6 +13,7 @@ serves one proxy; `--faults` works, per route or for all).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -72,13 +73,14 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.store import StoreWriter, create_session, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
     from inspector.transports.http_intercept import proxy_class, proxy_interceptor
-    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
     from inspector.transports.upstream_proxied import choose_upstream
 
     config = load_gateway_config(config_path)
+    header_timeout = header_timeout_from_env()  # a bad value is refused before anything is opened
     cli_access: Access = flags.access
     access = Access(
         cli_access.allow_remote or config.allow_remote,
@@ -163,7 +165,11 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
         lines.append(fit(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop"))
         print("\n".join(lines), file=sys.stderr, flush=True)
 
-    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = (
+        serve
+        if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn"
+        else functools.partial(serve_proxy, header_timeout=header_timeout)
+    )
     gc.freeze()  # as the single proxy: start-up's objects out of the collector's sight
     try:
         with contextlib.suppress(KeyboardInterrupt):
