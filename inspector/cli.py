@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -528,13 +529,14 @@ def proxy(
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, create_session
     from inspector.store.engine import store_name
-    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
     from inspector.transports.upstream_proxied import choose_upstream
 
     access = _access(allow_remote, allow_host, allow_origin)
+    header_timeout = header_timeout_from_env()  # a bad value is refused before anything is opened
     _redaction(redact, redact_path, keep_secrets)
     interceptor = None
     if faults or intercept:  # a bad rules file is refused before anything is opened
@@ -618,7 +620,11 @@ def proxy(
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
     # seam as the library fallback, should the own listener misbehave with some client.
-    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = (
+        serve
+        if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn"
+        else functools.partial(serve_proxy, header_timeout=header_timeout)
+    )
     # Start-up's ~110,000 objects live as long as the process: out of the collector's sight, full
     # collections (set off by rows waiting for the writer) no longer walk them with the GIL held.
     gc.freeze()

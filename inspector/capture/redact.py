@@ -96,6 +96,7 @@ _QUERY_NAMES = frozenset(
         "api-key",
         "key",
         "token",
+        "inspector_token",  # the gateway's client token (taken off before recording; in case)
         "access_token",
         "refresh_token",
         "id_token",
