@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 from inspector.capture.pause import refuse_metadata_only
 from inspector.errors import InspectorError
+from inspector.private_files import make_private_dirs
 from inspector.share.export import jsonl_lines, other_format
 from inspector.share.importer import file_kind, import_har, import_jsonl
 from inspector.store.models import Session
@@ -68,11 +69,16 @@ def _write(lines: Iterable[bytes], output: str | None) -> int:
         return written
     target = Path(output)
     folder = target.parent if str(target.parent) else Path(".")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
+    try:  # a folder the export creates is the user's only (0700), as recordings/ is; existing ones stay
+        make_private_dirs(folder)
     except OSError as exc:
         raise InspectorError(f"-o {output}: cannot create the folder {folder}: {exc.strerror}") from None
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    if not folder.is_dir():
+        raise InspectorError(f"-o {output}: {folder} is not a folder")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    except OSError as exc:
+        raise InspectorError(f"-o {output}: cannot write in {folder}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             for line in lines:
