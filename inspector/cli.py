@@ -20,6 +20,7 @@ from inspector.cli_db import app as db_app
 from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
+from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
     from inspector.auth.connect import AuthRequest
@@ -1366,7 +1367,7 @@ def call(
 
     async def log_progress(kind: str, payload: dict) -> None:
         if kind == "notification":
-            sys.stderr.write(orjson.dumps(payload).decode() + "\n")
+            sys.stderr.write(visible_json(orjson.dumps(payload).decode()) + "\n")
 
     async def run() -> dict:
         client = MockClient(engine, config, listener=log_progress if progress else None)
@@ -1395,14 +1396,20 @@ def call(
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
         if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
-            _err().print(f"[red]error:[/red] {cause}")
+            _err().print(f"[red]error:[/red] {markup_safe(cause)}")
             raise typer.Exit(2) from None
-        _err().print(f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {cause}")
+        _err().print(
+            f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
+        )
         raise typer.Exit(2) from None
     if "error" in answer:
-        sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(
+            visible_json(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode()) + "\n"
+        )
         raise typer.Exit(1)
-    sys.stdout.write(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.write(
+        visible_json(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    )
 
 
 def _auth_request(
@@ -1441,7 +1448,7 @@ def sessions(
     found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
     if json_out:
         docs = [{**s.to_json(), "state": session_state(s)} for s in found]
-        sys.stdout.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(visible_json(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode()) + "\n")
         return
     if not found:
         _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
@@ -1490,7 +1497,7 @@ def pin(
     """Pin a session: retention (`prune`, recorders) never removes it."""
     from inspector.cli_prune import pin as set_pin
 
-    print(set_pin(_engine(db, create=False), session, True))
+    print(visible(set_pin(_engine(db, create=False), session, True)))
 
 
 @app.command()
@@ -1501,7 +1508,7 @@ def unpin(
     """Unpin a session: retention may remove it again."""
     from inspector.cli_prune import pin as set_pin
 
-    print(set_pin(_engine(db, create=False), session, False))
+    print(visible(set_pin(_engine(db, create=False), session, False)))
 
 
 def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):
@@ -1533,7 +1540,7 @@ def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float)
         else:
             reason = f"no recording database at {path} yet"
         if not told:
-            _err().print(f"[dim]{reason}; waiting for it (Ctrl-C to stop) ...[/dim]")
+            _err().print(f"[dim]{markup_safe(reason)}; waiting for it (Ctrl-C to stop) ...[/dim]")
             told = True
         time.sleep(poll)
 
@@ -1567,7 +1574,7 @@ def show(
         for m in iter_messages(engine, found.id, after_seq=last):
             last = m.seq
             if json_out:
-                out.write(orjson.dumps(m.to_json()).decode() + "\n")
+                out.write(visible_json(orjson.dumps(m.to_json()).decode()) + "\n")
             else:
                 console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
         out.flush()
@@ -1576,7 +1583,9 @@ def show(
         current = get_session(engine, found.id)
         if session_state(current) != "recording" and current.message_count <= last:
             if not json_out:
-                console.print(f"[dim]session ended: {current.end_reason or current.status}[/dim]")
+                console.print(
+                    f"[dim]session ended: {markup_safe(current.end_reason or current.status)}[/dim]"
+                )
             break
         time.sleep(poll)
 
@@ -1606,13 +1615,13 @@ def search(
     width = method_width(console)
     for m in found:
         if json_out:
-            sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
+            sys.stdout.write(visible_json(orjson.dumps(m.to_json()).decode()) + "\n")
         else:
             line = message_line(m, width, clock=console.width >= WIDE)
             line.append(f"  session {m.session_id}", style="dim")
             console.print(line, no_wrap=True, overflow="ellipsis")
     if not found and not json_out:
-        _err().print(f"No message contains {words!r}.")
+        _err().print(f"No message contains {markup_safe(repr(words))}.")
 
 
 @app.command()
@@ -1743,10 +1752,9 @@ def doctor(
 
 def print_error(exc: InspectorError) -> None:
     """A user error as one red line on stderr (its text is never read as Rich markup: a path or a
-    TOML table name in brackets is printed as it is)."""
-    from rich.markup import escape
-
-    _err().print(f"[red]error:[/red] {escape(str(exc))}")
+    TOML table name in brackets is printed as it is), and a recorded name in it is shown with its
+    control characters escaped."""
+    _err().print(f"[red]error:[/red] {markup_safe(str(exc))}")
 
 
 def main() -> None:

@@ -208,6 +208,9 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from inspector.terminal_text import visible
 
     effective = load_with_flags(db, redact)
     path = effective.looked_at
@@ -227,7 +230,10 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     widest = max(len(_short(r["source"])) for r in rows)
     table.add_column("from", overflow="fold", width=min(31, widest))
     for row in rows:
-        table.add_row(row["key"], _shown(row), _short(row["source"]))
+        # The config file's values as they are: never read as markup, controls shown.
+        table.add_row(
+            Text(visible(row["key"])), Text(visible(_shown(row))), Text(visible(_short(row["source"])))
+        )
     console.print(table, markup=False)
     state = (
         "found"
@@ -235,7 +241,7 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
         else "not found (defaults; `mcp-inspect config init` writes one)"
     )
     console.print(f"\nconfig file: {state}", markup=False)
-    console.print(f"  {path}", markup=False, soft_wrap=True)  # a path stays whole, to copy it
+    console.print(f"  {visible(path)}", markup=False, soft_wrap=True)  # a path stays whole, to copy it
 
 
 @app.command("path")

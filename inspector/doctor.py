@@ -475,14 +475,14 @@ def run_doctor(home: Path, project: Path, db: str | None = None) -> Report:
 
 def render(report: Report, console: Any, home: Path) -> None:
     """The report for a terminal (80 columns)."""
-    from rich.markup import escape
+    from inspector.terminal_text import markup_safe, visible
 
     marks = {"ok": "[green]ok[/green]  ", "note": "[cyan]note[/cyan]", "action": "[red]fix[/red] "}
 
     def say(f: Finding) -> None:
-        console.print(f"  {marks[f.status]} {escape(f.text)}")
+        console.print(f"  {marks[f.status]} {markup_safe(f.text)}")
         if f.hint:
-            console.print(f"         {escape(f.hint)}", style="dim")
+            console.print(f"         {markup_safe(f.hint)}", style="dim")
 
     console.print("[bold]Config file[/bold]")
     for f in report.config:
@@ -493,34 +493,39 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print("[bold]Hosts[/bold]")
     if not report.hosts:
         console.print(
-            f"  [cyan]note[/cyan] no host config file found under {escape(str(home))} or the project"
+            f"  [cyan]note[/cyan] no host config file found under {markup_safe(str(home))} or the project"
         )
     for h in report.hosts:
         shown = _tilde(h.path, home)
         if h.status == "broken":
             console.print(
-                f"  [red]fix[/red]  {escape(h.host)}: {escape(shown)}: not valid JSON (the host cannot"
+                f"  [red]fix[/red]  {markup_safe(h.host)}: {markup_safe(shown)}: not valid JSON (the host cannot"
             )
             console.print("       read it either):", style="dim")
-            console.print(f"       {h.error or ''}", style="dim", markup=False, overflow="fold")
+            console.print(f"       {visible(h.error or '')}", style="dim", markup=False, overflow="fold")
             continue
         wrapped = sum(s.wrapped for s in h.servers)
-        console.print(f"  {escape(h.host)}: {escape(shown)} ({wrapped} of {len(h.servers)} wrapped)")
+        console.print(
+            f"  {markup_safe(h.host)}: {markup_safe(shown)} ({wrapped} of {len(h.servers)} wrapped)"
+        )
         for s in h.servers:
-            where = "" if s.scope in ("user", "project") else f" \\[{escape(_tilde(s.scope, home))}]"
+            where = "" if s.scope in ("user", "project") else f" \\[{markup_safe(_tilde(s.scope, home))}]"
             if s.wrapped:
-                console.print(f"    [green]ok[/green]   {escape(s.name)}{where}: wrapped", overflow="fold")
+                console.print(
+                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped", overflow="fold"
+                )
                 continue
             console.print(
-                f"    [red]fix[/red]  {escape(s.name)}{where} ({s.transport}): not recorded", overflow="fold"
+                f"    [red]fix[/red]  {markup_safe(s.name)}{where} ({s.transport}): not recorded",
+                overflow="fold",
             )
             if s.proxy_command:
                 console.print("         run (and keep running):", style="dim")
                 for line in _command_lines(s.proxy_command):
-                    console.print(f"         {line}", overflow="fold", markup=False)
+                    console.print(f"         {visible(line)}", overflow="fold", markup=False)
             console.print("         change these keys of its entry (the others stay):", style="dim")
             for line in _json_lines(s.fix or {}):
-                console.print(f"         {line}", overflow="fold", markup=False)
+                console.print(f"         {visible(line)}", overflow="fold", markup=False)
     console.print(
         "all well"
         if report.ok

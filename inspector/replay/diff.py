@@ -44,6 +44,7 @@ from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
 from inspector.replay.volatile import is_volatile
 from inspector.store.interventions import describe, server_side
+from inspector.terminal_text import visible
 
 if TYPE_CHECKING:
     from inspector.store.models import MessageRecord
@@ -1835,4 +1836,5 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
         lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
     lines.append(_ignored_text(diff.ignored, verbose))
     lines.append("behaviour changed" if diff.changed else "behaviour unchanged")
-    return "\n".join(lines)
+    # Summaries and paths hold recorded names: each line with its control characters shown.
+    return "\n".join(map(visible, lines))
