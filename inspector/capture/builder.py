@@ -123,8 +123,8 @@ class MessageBuilder:
         content = raw if body is None else body
         meta = http.pop("meta", None)
         cut = meta.get("truncated") if meta else None
-        if isinstance(cut, Cut):
-            meta = {k: v for k, v in meta.items() if k != "truncated"}  # the transport kept only the first bytes (`http_proxy.BodyCopy`)
+        if isinstance(cut, Cut):  # the transport kept only the body's first bytes (`framing.Capped`)
+            meta = {k: v for k, v in meta.items() if k != "truncated"}
             row = self.cut_row(ts_ns, direction, channel, raw, cut)
         elif content and jsonrpc:
             row = self._line_row(ts_ns, direction, channel, raw, content)

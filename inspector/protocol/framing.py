@@ -122,9 +122,7 @@ class LineFramer:
         raws = self.split(data)
         cuts = self.cuts or {}
         return [
-            Line(raw, b"", cuts[i])
-            if i in cuts
-            else Line(raw, b"\r\n" if raw.endswith(b"\r\n") else b"\n")
+            Line(raw, b"", cuts[i]) if i in cuts else Line(raw, b"\r\n" if raw.endswith(b"\r\n") else b"\n")
             for i, raw in enumerate(raws)
         ]
 
