@@ -22,7 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from typer.testing import CliRunner
 
+from inspector.cli import app
 from inspector.store import open_engine
 from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess, inspector_proxy
@@ -186,6 +188,9 @@ def test_a_200_mb_line_through_wrap(db_path: Path) -> None:
     big = [m for m in messages(engine, only_session(engine).id) if m.direction == "s2c"][-1]
     assert (big.parse_status, big.kind) == ("truncated", "invalid")
     _check_row(big.raw, big.size, big.meta, expected)
+    # Its recorded prefix does not parse; the message did: lint does not call it malformed.
+    linted = CliRunner().invoke(app, ["lint", str(only_session(engine).id), "--db", str(db_path)])
+    assert linted.exit_code == 0 and "malformed-json" not in linted.output, linted.output
 
 
 @contextmanager
