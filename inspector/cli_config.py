@@ -51,7 +51,7 @@ TEMPLATE = """\
 # [storage]
 # compress_above = "4KiB"  # larger bodies are stored zstd-compressed
 # dedup_above = "4KiB"     # identical larger bodies are stored once
-# max_record_bytes = "32MiB"  # a longer message keeps this much, its size and SHA-256
+# max_record_bytes = "32MiB"  # longer messages: this much, size and SHA-256
 
 # Per-server rules, the first match wins: a glob on the session's name (wrap
 # --name), its command line or its URL.
