@@ -141,6 +141,15 @@ OtlpOption = Annotated[
         show_default=False,
     ),
 ]
+MaxRecordBytesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-record-bytes",
+        help="Record at most this much of one message (e.g. 32MiB, the default: storage.max_record_bytes);"
+        " a longer one is forwarded whole and recorded as its first bytes, its size and SHA-256.",
+        show_default=False,
+    ),
+]
 MetadataOnlyOption = Annotated[
     bool,
     typer.Option(
@@ -374,6 +383,7 @@ def wrap(
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
     metadata_only: MetadataOnlyOption = False,
+    max_record_bytes: MaxRecordBytesOption = None,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -402,6 +412,7 @@ def wrap(
         otlp=otlp,
         otlp_content=otlp_content,
         metadata_only=metadata_only,
+        max_record_bytes=max_record_bytes,
     )
     if command and command[0] == "--":
         options.command = command[1:]
@@ -473,6 +484,7 @@ def proxy(
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
     metadata_only: MetadataOnlyOption = False,
+    max_record_bytes: MaxRecordBytesOption = None,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -494,6 +506,9 @@ def proxy(
     With --faults or --intercept, rules may delay, drop, alter or answer messages, answer
     with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
+    from inspector.capture.recorder import record_cap
+
+    cap = record_cap(max_record_bytes)  # a bad value is refused before anything is opened
     if config is not None:  # a gateway: the body is inspector/cli_gateway.py
         if metadata_only:
             raise InspectorError(
@@ -517,7 +532,7 @@ def proxy(
             needs_url=None,
         )
         flags = GatewayFlags(
-            listen, db, access, idle_end, faults, seed, pause_timeout, pause_default, otlp, otlp_content
+            listen, db, access, idle_end, faults, seed, pause_timeout, pause_default, otlp, otlp_content, cap
         )
         run_gateway(config, flags)
         return
@@ -561,7 +576,9 @@ def proxy(
     from inspector.store.autoprune import start as start_retention
 
     record = record_mode(metadata_only=metadata_only, name=name, url=target)
-    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01, record=record).start()
+    recorder = Recorder(
+        subscribers, flush_interval=0.05, drain_interval=0.01, record=record, max_record_bytes=cap
+    ).start()
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     pausable = pause_signals(recorder, engine, "proxy")
     try:

@@ -51,6 +51,7 @@ TEMPLATE = """\
 # [storage]
 # compress_above = "4KiB"  # larger bodies are stored zstd-compressed
 # dedup_above = "4KiB"     # identical larger bodies are stored once
+# max_record_bytes = "32MiB"  # longer messages: this much, size and SHA-256
 
 # Per-server rules, the first match wins: a glob on the session's name (wrap
 # --name), its command line or its URL.
@@ -153,6 +154,7 @@ def effective_rows(effective: Effective, redact: list[str] | None = None) -> lis
     for key, value in (
         ("storage.compress_above", storage.compress_above),
         ("storage.dedup_above", storage.dedup_above),
+        ("storage.max_record_bytes", storage.max_record_bytes),
     ):
         rows.append({"key": key, "value": value, "shown": format_size(value), "source": source(key)})
     for i, rule in enumerate(s.servers):

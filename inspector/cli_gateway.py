@@ -41,6 +41,7 @@ class GatewayFlags:
     pause_default: str | None
     otlp: str | None = None  # spans to an OpenTelemetry collector, as the single proxy's --otlp
     otlp_content: bool = False
+    max_record_bytes: int | None = None  # --max-record-bytes (None: the setting)
 
 
 def refused_flags(
@@ -114,7 +115,9 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     engine = open_engine(flags.db or default_db())
     # One recorder for every route: no server.address on client spans (it differs per route).
     subscribers = [StoreWriter(engine), *otel_for(flags.otlp, transport="tcp", content=flags.otlp_content)]
-    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    recorder = Recorder(
+        subscribers, flush_interval=0.05, drain_interval=0.01, max_record_bytes=flags.max_record_bytes
+    ).start()
     from inspector.recording_control import pause_signals, record_mode, withdraw
     from inspector.store.autoprune import start as start_retention
 

@@ -290,7 +290,8 @@ class Redaction:
                     done.append(name)
             if new is not raw:
                 row["raw"] = new
-                row["size"] = len(new)
+                if row["parse_status"] != "truncated":  # a cut row's size is the whole message's
+                    row["size"] = len(new)
         if done:
             meta = row["meta"] or {}
             row["meta"] = {**meta, "redacted": sorted({*meta.get("redacted", ()), *done})}

@@ -81,7 +81,7 @@ class Session(SQLModel, table=True):
 Direction = Literal["c2s", "s2c"]
 Channel = Literal["stdin", "stdout", "stderr", "http-request", "http-response", "sse"]
 KindName = Literal["request", "notification", "response", "error", "batch", "invalid", "log", "http"]
-ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc"]
+ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc", "truncated"]
 
 
 class Message(SQLModel, table=True):

@@ -2889,7 +2889,7 @@ export interface components {
              * Parse Status
              * @enum {string}
              */
-            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc" | "truncated";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)
@@ -2987,7 +2987,7 @@ export interface components {
              * Parse Status
              * @enum {string}
              */
-            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc" | "truncated";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)
