@@ -184,7 +184,9 @@ def test_an_endpoint_that_is_not_https_or_loopback_is_refused_before_anything_op
     assert field in said and bad in said and "Traceback" not in said
     assert opened == []
     # Nothing was registered, asked or exchanged: the check comes before any of it.
-    assert not [r for r in hostile.requests if r.startswith(("POST /register", "GET /authorize", "POST /token"))]
+    assert not [
+        r for r in hostile.requests if r.startswith(("POST /register", "GET /authorize", "POST /token"))
+    ]
 
 
 @pytest.mark.parametrize("bad", [*BAD_URLS, "http://127.0.0.1:1/\x1b]52;c;aGk=\x07"])
