@@ -8,10 +8,15 @@ token. At most `MAX_AUTHORIZATIONS` authorizations per request (a server whose
 step-up never succeeds is not asked forever). An expired token is refreshed
 first. Tokens and registrations go to the user-only `store.AuthStore`.
 
-The authorization request: with `non_interactive` the runner follows the
-AS's redirects itself until one points at the redirect URI (an AS that
-approves without a person); otherwise it opens the system browser (or prints
-the URL) and waits, bounded, for the loopback listener (`callback`).
+The authorization request (its URL, like every URL the server names, checked
+by the flow with `urls.check_url` first): with `non_interactive` the runner
+follows the AS's redirects itself while they stay on the authorization
+endpoint's origin, until one points at the redirect URI, which it does not
+fetch (an AS that approves without a person); a redirect elsewhere is an
+`off-origin-redirect` failure. Otherwise it prints the URL (escaped), opens
+the system browser and waits, bounded, for the loopback listener
+(`callback`), told the request's state (`expect`). A leg on another origin
+than the MCP server's is said once per origin (`note: ...`).
 """
 
 from __future__ import annotations

@@ -303,3 +303,17 @@ def test_the_guided_flow_fails_the_step_instead_of_showing_the_link(
     assert "authorization_endpoint" in flow["failure"]["message"] and bad in flow["failure"]["message"]
     assert api.http.get("/api/auth/pending").json() == {"items": []}
     assert not [r for r in hostile.requests if r.startswith(("POST /register", "GET /authorize"))]
+
+
+def test_the_guided_flow_notes_an_authorization_server_on_another_origin(
+    api: Api, hostile: HostileServer
+) -> None:
+    port = urlsplit(hostile.url).port
+    hostile.metadata["issuer"] = f"http://localhost:{port}"
+    hostile.prm["authorization_servers"] = [f"http://localhost:{port}"]
+    flow = api.http.post("/api/auth/flows", json={"url": hostile.mcp}).json()
+    flow = api.http.post(f"/api/auth/flows/{flow['id']}/run").json()
+    assert flow["state"] == "waiting-browser", flow
+    notes = {s["name"]: s["note"] or "" for s in flow["steps"]}
+    assert f"http://localhost:{port}" in notes["as-metadata"]
+    assert "not on the MCP server's origin" in notes["as-metadata"]
