@@ -40,6 +40,7 @@ from inspector.auth.tokens import (
     select_scope,
 )
 from inspector.auth.urls import check_url
+from inspector.terminal_text import visible
 
 __all__ = ["Authorized", "FlowInput", "authorize", "refresh"]
 
@@ -320,8 +321,8 @@ def authorize(inp: FlowInput) -> Flow:
         raise AuthFailure(
             "authorization-response",
             "authorization-denied",
-            f"the authorization server answered error={answer['error']}"
-            + (f" ({answer['error_description']})" if answer.get("error_description") else ""),
+            f"the authorization server answered error={visible(answer['error'])}"
+            + (f" ({visible(answer['error_description'])})" if answer.get("error_description") else ""),
         )
     if answer.get("state") != state:
         raise AuthFailure(

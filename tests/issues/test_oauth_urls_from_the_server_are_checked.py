@@ -61,6 +61,7 @@ class HostileServer:
         }
         self.challenge = f'Bearer resource_metadata="{self.url}/.well-known/oauth-protected-resource/mcp"'
         self.authorize_to: str | None = None
+        self.answer = {"code": "c0de"}  # the authorization response's parameters besides state
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> HostileServer:
@@ -95,7 +96,7 @@ class HostileServer:
                     self._send(200, peer.metadata)
                 elif path == "/authorize":
                     asked = {k: v[0] for k, v in parse_qs(query).items()}
-                    back = asked["redirect_uri"] + "?" + urlencode({"code": "c0de", "state": asked["state"]})
+                    back = asked["redirect_uri"] + "?" + urlencode({**peer.answer, "state": asked["state"]})
                     self._send(302, headers={"location": peer.authorize_to or back})
                 else:
                     self._send(404 if path != "/mcp" else 405)
@@ -317,3 +318,13 @@ def test_the_guided_flow_notes_an_authorization_server_on_another_origin(
     notes = {s["name"]: s["note"] or "" for s in flow["steps"]}
     assert f"http://localhost:{port}" in notes["as-metadata"]
     assert "not on the MCP server's origin" in notes["as-metadata"]
+
+
+def test_an_error_description_from_the_authorization_server_is_printed_escaped(
+    tmp_path: Path, hostile: HostileServer
+) -> None:
+    hostile.answer = {"error": "access_denied", "error_description": "\x1b]52;c;aGk=\x07\x1b[2Jdenied"}
+    result = _call(tmp_path, hostile.mcp, "--auth-non-interactive")
+    assert result.exit_code == 2
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\\x1b]52;c;aGk=\\x07\\x1b[2Jdenied" in result.output
