@@ -1413,7 +1413,7 @@ def call(
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
         if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
-            _err().print(f"[red]error:[/red] {markup_safe(cause)}")
+            print_error(cause)
             raise typer.Exit(2) from None
         _err().print(
             f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
