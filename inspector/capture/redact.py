@@ -5,12 +5,25 @@ replay, serve, mock-server) through `Redaction.row` before a subscriber (the
 store, the live feed) sees it, and `create_session` passes the session's
 target through `Redaction.target`. What is redacted:
 
-- headers by name: Authorization and Proxy-Authorization (the scheme stays:
+- names are judged by ONE rule, `secret_name`, wherever names are looked at
+  (headers, query parameters, form and JSON fields of OAuth exchanges, command
+  lines, log lines): the name is split into tokens (camelCase, `-`, `_`, `.`)
+  and is a secret when a whole token is auth, authentication, token, secret,
+  key, apikey, pass, passwd, password, pwd, credential(s), signature, sig,
+  session, jwt or cookie, or ends with a compound (`accesstoken`, `x-apikey`,
+  `jsessionid`), unless its last token says what kind or where (`token_type`,
+  `token_endpoint`, `--token-file`, `max_tokens`, identifiers: `key_id`,
+  `Mcp-Session-Id`, the legacy transport's `sessionId`) or its first token
+  switches something (`--no-auth`); "author", "keyboard", "passage" are not
+  secrets. Each place adds its own exact names (below);
+- headers: Authorization and Proxy-Authorization (the scheme stays:
   `Bearer [secret:authorization]`), Cookie, Set-Cookie (cookie name and
-  attributes stay), and any name containing token, secret, api-key/apikey,
-  password;
-- query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
-  token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
+  attributes stay), and the rule's names; a 2026-07-28 `Mcp-Param-*` header
+  mirroring a redacted `tools/call` argument gets the argument's placeholder
+  (decoded first: the `=?base64?...?=` form too), and one named for a
+  `--redact` name or `--redact-path` leaf `[secret:mcp-param-NAME]`;
+- query parameters (in `http_path`, URL targets and Location/Referer headers): the rule's names
+  and api_key, key, token, code, state, ...: `[secret:query.NAME]`;
   a URL's userinfo password: `[secret:url.password]`;
 - a command line (a stdio target's argv): the word after `--api-key`-like flags,
   `--token=V` and `GITHUB_TOKEN=V` words' values, `Name: value` header words:
@@ -18,8 +31,8 @@ target through `Redaction.target`. What is redacted:
 - a server's stderr lines (free text): credentials after `Bearer`/`Basic`,
   `NAME=VALUE` / `NAME: VALUE` where NAME names a secret, URLs' secrets
   (`redact_text.py`): `[secret:log.NAME]`;
-- OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
-  client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
+- OAuth exchanges: the rule's names and code, code_verifier, assertion, ... in
+  form or JSON bodies (string values) of HTTP rows that are not JSON-RPC
   (token endpoint requests and responses, registration responses):
   `[secret:body.NAME]`;
 - what the user adds: names (`--redact NAME`, a header, query parameter or body
@@ -400,7 +413,7 @@ class Redaction:
                 out[i] = word[: len(word) - len(value)] + placeholder("arg." + key)
             elif "://" in word:
                 out[i] = self.url(word)
-            elif (header := _ARG_HEADER.fullmatch(word)) and self._secret_header(header[1].lower()):
+            elif (header := _ARG_HEADER.fullmatch(word)) and self._secret_header(header[1]):
                 out[i] = (
                     f"{header[1]}: {_header_value(header[1].lower(), header[2])}"  # --header 'Authorization: ...'
                 )
@@ -426,8 +439,10 @@ class Redaction:
 
     # -- the parts ----------------------------------------------------------------------------------
 
-    def _secret_header(self, lower: str) -> bool:
-        return lower in _HEADER_NAMES or lower in self.names or secret_name(lower)
+    def _secret_header(self, name: str) -> bool:
+        """`name` as sent: an HTTP/1.1 `X-AccessToken`'s capitals split it (HTTP/2 sends lower case)."""
+        lower = name.lower()
+        return lower in _HEADER_NAMES or lower in self.names or secret_name(name)
 
     def _headers(self, headers: Any, done: list[str], mirrored: Mapping[str, str]) -> list[list[str]]:
         out = []
@@ -439,7 +454,7 @@ class Redaction:
                     out.append([name, placeholder(secret)])
                     done.append(secret)
                     continue
-            if self._secret_header(lower) and "[secret:" not in value:
+            if self._secret_header(name) and "[secret:" not in value:
                 value = _header_value(lower, value)
                 done.append(f"header.{lower}")
             elif lower in _URL_HEADERS and "?" in value:

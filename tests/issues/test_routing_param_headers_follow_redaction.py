@@ -87,14 +87,16 @@ def test_param_headers_of_redacted_arguments_are_stored_and_exported_redacted(tm
     writer.on_batch(rows)
     writer.on_end(0, "test")
 
-    stored = [dict(r) for r in iter_rows(engine, session_id)]
+    stored = list(iter_rows(engine, session_id))
     for row in stored[:2]:
         headers = dict(row["http_headers"])
         assert headers["Mcp-Param-One-Time"] == "[secret:body.params.arguments.otp]"
         assert headers["Mcp-Param-Ssn"] == "[secret:body.ssn]"
         assert headers["Mcp-Param-Region"] == "north" and headers["Mcp-Name"] == "login"
         # Header and body hold the same placeholder: the routing check still sees them agree.
-        checks = {c.name.lower(): c.status for c in routing_of_row(row, {"login": SCHEMA}).headers}
+        routing = routing_of_row(row, {"login": SCHEMA})
+        assert routing is not None
+        checks = {c.name.lower(): c.status for c in routing.headers}
         assert checks["mcp-param-one-time"] == checks["mcp-param-ssn"] == "agrees", checks
     odd_headers = dict(stored[2]["http_headers"])
     assert odd_headers["Mcp-Param-Ssn"] == "[secret:mcp-param-ssn]"
