@@ -162,6 +162,7 @@ def secret_name(name: str) -> bool:
     tokens = name_tokens(name)
     hit = (
         bool(tokens)
+        and tokens[:2] != ["access", "control"]  # CORS policy (`...-Allow-Credentials: true`), no credential
         and tokens[-1] not in _NOT_SECRET_LAST
         and not (len(tokens) > 1 and tokens[0] in _NOT_SECRET_FIRST)
         and any(t in _SECRET_TOKENS or t.endswith(_SECRET_COMPOUNDS) for t in tokens)

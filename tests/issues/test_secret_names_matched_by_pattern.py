@@ -51,7 +51,7 @@ SECRET_HEADERS = [
 PLAIN_HEADERS = [
     "Mcp-Session-Id", "Mcp-Protocol-Version", "Content-Type", "Accept", "Last-Event-ID", "Author",
     "WWW-Authenticate", "X-OAuth-Scopes", "Keep-Alive", "Mcp-Method", "Mcp-Name", "User-Agent",
-    "Access-Control-Allow-Headers", "X-Request-Id",
+    "Access-Control-Allow-Headers", "Access-Control-Allow-Credentials", "X-Request-Id",
 ]  # fmt: skip
 
 
