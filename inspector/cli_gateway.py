@@ -63,6 +63,13 @@ def fit(line: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def route_line(route: Any, hide: Any) -> str:
+    """A route's start-up line: its name, the path a client uses and the target, their secrets
+    (a token in the target's query) shown as placeholders by `hide` (the recording's rules)."""
+    shown = hide.target(route.target)
+    return fit(f"  {route.name}  {route.client_path(shown)} -> {shown}")
+
+
 def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
     from inspector.capture import Recorder
@@ -162,8 +169,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     def ready() -> None:
         lines = [f"[mcp-inspect] gateway on {base}: {len(mounted)} route{'s' * (len(mounted) != 1)}"]
         for route in config.route:
-            shown = hide.target(route.target)  # a token in the target's query is not printed
-            lines.append(fit(f"  {route.name}  {route.client_path(shown)} -> {shown}"))
+            lines.append(route_line(route, hide))
             if route.name in interceptors:
                 rules = interceptors[route.name].rules()
                 lines.append(

@@ -66,6 +66,7 @@ class ServerCheck:
     detail: str  # the command line or URL
     fix: dict[str, Any] | None = None  # the keys of the entry to change (env, headers, ... stay)
     proxy_command: str | None = None  # for an HTTP server: run this first
+    masked: bool = False  # secrets of the entry are shown as [secret:NAME] in detail, fix and command
 
 
 @dataclass
@@ -225,6 +226,11 @@ def check_servers(
     """Each server of one host's servers object: wrapped or not, and the entry to put instead.
     `db_args`: `--db PATH` for the wrap line when the config file does not name the database;
     `next_port`: the next free proxy port to suggest (advanced per HTTP server)."""
+    from inspector.capture.redact import Redaction
+
+    hide = (
+        Redaction()
+    )  # the recording's built-in rules: what a recording would not store, doctor does not print
     checks = []
     for name, entry in servers.items():
         if not isinstance(entry, dict):
@@ -232,9 +238,10 @@ def check_servers(
         url_key = next((k for k in _URL_KEYS if isinstance(entry.get(k), str)), None)
         if isinstance(entry.get("command"), str):
             args = [str(a) for a in entry.get("args") or [] if isinstance(a, str | int | float)]
-            argv = [entry["command"], *args]
+            argv = hide.argv([entry["command"], *args])
             wrapped = is_wrapped_command(argv)
             check = ServerCheck(str(name), scope, "stdio", wrapped, shlex.join(argv))
+            check.masked = argv != [entry["command"], *args]
             if not wrapped:
                 inspector = _inspector_argv()
                 check.fix = {
@@ -243,9 +250,9 @@ def check_servers(
                 }
             checks.append(check)
         elif url_key is not None:
-            url = entry[url_key]
+            url = hide.url(entry[url_key])
             wrapped = _is_local_proxy(url)
-            check = ServerCheck(str(name), scope, "http", wrapped, url)
+            check = ServerCheck(str(name), scope, "http", wrapped, url, masked=url != entry[url_key])
             if not wrapped:
                 port = next_port[0]
                 next_port[0] += 1
@@ -526,6 +533,11 @@ def render(report: Report, console: Any, home: Path) -> None:
             console.print("         change these keys of its entry (the others stay):", style="dim")
             for line in _json_lines(s.fix or {}):
                 console.print(f"         {visible(line)}", overflow="fold", markup=False)
+            if s.masked:
+                console.print(
+                    "         (a \\[secret:NAME] stands for the entry's secret: keep its value there)",
+                    style="dim",
+                )
     console.print(
         "all well"
         if report.ok
