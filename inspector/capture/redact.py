@@ -381,7 +381,7 @@ class Redaction:
                     done.append(name)
             if new is not raw:
                 row["raw"] = new
-                if row["parse_status"] != "truncated":  # a cut row's size is the whole message's
+                if row.get("parse_status") != "truncated":  # a cut row's size is the whole message's
                     row["size"] = len(new)
         if done:
             meta = row["meta"] or {}
