@@ -32,7 +32,13 @@ def session_file(depth: int) -> list[bytes]:
     for ref, leaf in ((1, "a"), (2, "b")):
         request = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}\n'
         response = '{"jsonrpc":"2.0","id":1,"result":{"v":' + _deep(depth, leaf) + "}}\n"
-        common = {"type": "message", "session": ref, "parse_status": "ok", "method": "tools/call", "rpc_id": "1"}
+        common = {
+            "type": "message",
+            "session": ref,
+            "parse_status": "ok",
+            "method": "tools/call",
+            "rpc_id": "1",
+        }
         lines += [
             orjson.dumps({"type": "session", "ref": ref, "kind": "stdio-wrap", "started_ns": 10**18, "name": f"s{ref}"}),
             orjson.dumps(
@@ -63,7 +69,9 @@ def test_loads_keeps_deep_levels_as_their_text() -> None:
     level = value["v"]  # level 2 (the object is level 1)
     for _ in range(MAX_DEPTH - 1):
         level = level[0]
-    assert isinstance(level, str) and level.startswith(DEEP_NOTE + "[[[") and level.endswith('"a"' + "]" * 801)
+    assert (
+        isinstance(level, str) and level.startswith(DEEP_NOTE + "[[[") and level.endswith('"a"' + "]" * 801)
+    )
     assert loads(b'["[[[[", {"a": 1}]') == ["[[[[", {"a": 1}]  # brackets in strings do not count
     with pytest.raises(orjson.JSONDecodeError):
         loads(b"[" * 5000)
@@ -100,7 +108,9 @@ def test_api_diff_and_html_export_of_a_deep_result(deep_db: Path) -> None:
                 assert diff.status_code == 200, diff.text[:300]
                 assert diff.json()["counts"]["changed"] == 1
                 exported = await client.get("/api/sessions/2/export", params={"format": "html"})
-                assert exported.status_code == 200 and exported.text.endswith("</html>\n"), exported.text[-200:]
+                assert exported.status_code == 200 and exported.text.endswith("</html>\n"), exported.text[
+                    -200:
+                ]
                 report = await client.get("/api/diff/report", params={"a": "1", "b": "2"})
                 assert report.status_code == 200 and report.text.endswith("</html>\n"), report.text[-200:]
 
