@@ -188,7 +188,10 @@ def _http_summary(m: Message) -> str:
     if m.channel == "sse":
         event = (m.meta or {}).get("event", "event") if isinstance(m.meta, dict) else "event"
         return f"sse {event} {m.body.decode('utf-8', 'replace').strip()}"
-    content_type = next((v for k, v in (m.http_headers or []) if k.lower() == "content-type"), "")
+    from inspector.protocol.http_groups import header_dict  # only HTTP sessions need it
+
+    headers = header_dict(m.http_headers)  # whatever shape an older or imported row holds
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
     return f"{m.http_status} {content_type.split(';')[0]}".strip()
 
 
