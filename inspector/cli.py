@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -19,6 +20,7 @@ from inspector.cli_db import app as db_app
 from inspector.cli_intercept import app as intercept_app
 from inspector.errors import InspectorError
 from inspector.help_text import unwrap_commands
+from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
     from inspector.auth.connect import AuthRequest
@@ -136,6 +138,15 @@ OtlpOption = Annotated[
         help="Export each request as an OpenTelemetry span, with the duration histograms, to this "
         "OTLP/HTTP collector (base URL, e.g. http://localhost:4318). Without it the standard "
         "OTEL_EXPORTER_OTLP_* variables are honoured (README, Export to OpenTelemetry).",
+        show_default=False,
+    ),
+]
+MaxRecordBytesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-record-bytes",
+        help="Record at most this much of one message (e.g. 32MiB, the default: storage.max_record_bytes);"
+        " a longer one is forwarded whole and recorded as its first bytes, its size and SHA-256.",
         show_default=False,
     ),
 ]
@@ -372,6 +383,7 @@ def wrap(
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
     metadata_only: MetadataOnlyOption = False,
+    max_record_bytes: MaxRecordBytesOption = None,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 
@@ -400,6 +412,7 @@ def wrap(
         otlp=otlp,
         otlp_content=otlp_content,
         metadata_only=metadata_only,
+        max_record_bytes=max_record_bytes,
     )
     if command and command[0] == "--":
         options.command = command[1:]
@@ -480,6 +493,7 @@ def proxy(
     otlp: OtlpOption = None,
     otlp_content: OtlpContentOption = False,
     metadata_only: MetadataOnlyOption = False,
+    max_record_bytes: MaxRecordBytesOption = None,
 ) -> None:
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
@@ -503,6 +517,9 @@ def proxy(
     With --faults or --intercept, rules may delay, drop, alter or answer messages, answer
     with HTTP errors, drip or cut event streams; what each peer saw is recorded.
     """
+    from inspector.capture.recorder import record_cap
+
+    cap = record_cap(max_record_bytes)  # a bad value is refused before anything is opened
     if config is not None:  # a gateway: the body is inspector/cli_gateway.py
         if metadata_only:
             raise InspectorError(
@@ -526,7 +543,7 @@ def proxy(
             needs_url=None,
         )
         flags = GatewayFlags(
-            listen, db, access, idle_end, faults, seed, pause_timeout, pause_default, otlp, otlp_content
+            listen, db, access, idle_end, faults, seed, pause_timeout, pause_default, otlp, otlp_content, cap
         )
         run_gateway(config, flags)
         return
@@ -539,13 +556,14 @@ def proxy(
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, create_session
     from inspector.store.engine import store_name
-    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
     from inspector.transports.upstream_proxied import choose_upstream
 
     access = _access(allow_remote, allow_host, allow_origin)
+    header_timeout = header_timeout_from_env()  # a bad value is refused before anything is opened
     _redaction(redact, redact_path, keep_secrets)
     interceptor = None
     if faults or intercept:  # a bad rules file is refused before anything is opened
@@ -569,7 +587,9 @@ def proxy(
     from inspector.store.autoprune import start as start_retention
 
     record = record_mode(metadata_only=metadata_only, name=name, url=target)
-    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01, record=record).start()
+    recorder = Recorder(
+        subscribers, flush_interval=0.05, drain_interval=0.01, record=record, max_record_bytes=cap
+    ).start()
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     pausable = pause_signals(recorder, engine, "proxy")
     try:
@@ -630,7 +650,11 @@ def proxy(
 
     # The proxy's own listener is faster than uvicorn (bench/http_bench.py); uvicorn stays behind the
     # seam as the library fallback, should the own listener misbehave with some client.
-    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = (
+        serve
+        if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn"
+        else functools.partial(serve_proxy, header_timeout=header_timeout)
+    )
     # Start-up's ~110,000 objects live as long as the process: out of the collector's sight, full
     # collections (set off by rows waiting for the writer) no longer walk them with the GIL held.
     gc.freeze()
@@ -1372,7 +1396,7 @@ def call(
 
     async def log_progress(kind: str, payload: dict) -> None:
         if kind == "notification":
-            sys.stderr.write(orjson.dumps(payload).decode() + "\n")
+            sys.stderr.write(visible_json(orjson.dumps(payload).decode()) + "\n")
 
     async def run() -> dict:
         client = MockClient(engine, config, listener=log_progress if progress else None)
@@ -1401,14 +1425,20 @@ def call(
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
         if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
-            _err().print(f"[red]error:[/red] {cause}")
+            print_error(cause)
             raise typer.Exit(2) from None
-        _err().print(f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {cause}")
+        _err().print(
+            f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
+        )
         raise typer.Exit(2) from None
     if "error" in answer:
-        sys.stdout.write(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(
+            visible_json(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode()) + "\n"
+        )
         raise typer.Exit(1)
-    sys.stdout.write(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.write(
+        visible_json(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    )
 
 
 def _auth_request(
@@ -1447,7 +1477,7 @@ def sessions(
     found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
     if json_out:
         docs = [{**s.to_json(), "state": session_state(s), "idle": session_idle(s)} for s in found]
-        sys.stdout.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(visible_json(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode()) + "\n")
         return
     if not found:
         _err().print("No recorded sessions yet. Record one with: mcp-inspect wrap -- COMMAND")
@@ -1496,7 +1526,7 @@ def pin(
     """Pin a session: retention (`prune`, recorders) never removes it."""
     from inspector.cli_prune import pin as set_pin
 
-    print(set_pin(_engine(db, create=False), session, True))
+    print(visible(set_pin(_engine(db, create=False), session, True)))
 
 
 @app.command()
@@ -1507,7 +1537,7 @@ def unpin(
     """Unpin a session: retention may remove it again."""
     from inspector.cli_prune import pin as set_pin
 
-    print(set_pin(_engine(db, create=False), session, False))
+    print(visible(set_pin(_engine(db, create=False), session, False)))
 
 
 def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):
@@ -1539,7 +1569,7 @@ def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float)
         else:
             reason = f"no recording database at {path} yet"
         if not told:
-            _err().print(f"[dim]{reason}; waiting for it (Ctrl-C to stop) ...[/dim]")
+            _err().print(f"[dim]{markup_safe(reason)}; waiting for it (Ctrl-C to stop) ...[/dim]")
             told = True
         time.sleep(poll)
 
@@ -1573,7 +1603,7 @@ def show(
         for m in iter_messages(engine, found.id, after_seq=last):
             last = m.seq
             if json_out:
-                out.write(orjson.dumps(m.to_json()).decode() + "\n")
+                out.write(visible_json(orjson.dumps(m.to_json()).decode()) + "\n")
             else:
                 console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
         out.flush()
@@ -1582,7 +1612,9 @@ def show(
         current = get_session(engine, found.id)
         if session_state(current) != "recording" and current.message_count <= last:
             if not json_out:
-                console.print(f"[dim]session ended: {current.end_reason or current.status}[/dim]")
+                console.print(
+                    f"[dim]session ended: {markup_safe(current.end_reason or current.status)}[/dim]"
+                )
             break
         time.sleep(poll)
 
@@ -1612,13 +1644,13 @@ def search(
     width = method_width(console)
     for m in found:
         if json_out:
-            sys.stdout.write(orjson.dumps(m.to_json()).decode() + "\n")
+            sys.stdout.write(visible_json(orjson.dumps(m.to_json()).decode()) + "\n")
         else:
             line = message_line(m, width, clock=console.width >= WIDE)
             line.append(f"  session {m.session_id}", style="dim")
             console.print(line, no_wrap=True, overflow="ellipsis")
     if not found and not json_out:
-        _err().print(f"No message contains {words!r}.")
+        _err().print(f"No message contains {markup_safe(repr(words))}.")
 
 
 @app.command()
@@ -1749,10 +1781,9 @@ def doctor(
 
 def print_error(exc: InspectorError) -> None:
     """A user error as one red line on stderr (its text is never read as Rich markup: a path or a
-    TOML table name in brackets is printed as it is)."""
-    from rich.markup import escape
-
-    _err().print(f"[red]error:[/red] {escape(str(exc))}")
+    TOML table name in brackets is printed as it is), and a recorded name in it is shown with its
+    control characters escaped."""
+    _err().print(f"[red]error:[/red] {markup_safe(str(exc))}")
 
 
 def main() -> None:

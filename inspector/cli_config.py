@@ -51,6 +51,7 @@ TEMPLATE = """\
 # [storage]
 # compress_above = "4KiB"  # larger bodies are stored zstd-compressed
 # dedup_above = "4KiB"     # identical larger bodies are stored once
+# max_record_bytes = "32MiB"  # longer messages: this much, size and SHA-256
 
 # Per-server rules, the first match wins: a glob on the session's name (wrap
 # --name), its command line or its URL.
@@ -153,6 +154,7 @@ def effective_rows(effective: Effective, redact: list[str] | None = None) -> lis
     for key, value in (
         ("storage.compress_above", storage.compress_above),
         ("storage.dedup_above", storage.dedup_above),
+        ("storage.max_record_bytes", storage.max_record_bytes),
     ):
         rows.append({"key": key, "value": value, "shown": format_size(value), "source": source(key)})
     for i, rule in enumerate(s.servers):
@@ -208,6 +210,9 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     """
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from inspector.terminal_text import visible
 
     effective = load_with_flags(db, redact)
     path = effective.looked_at
@@ -227,7 +232,10 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     widest = max(len(_short(r["source"])) for r in rows)
     table.add_column("from", overflow="fold", width=min(31, widest))
     for row in rows:
-        table.add_row(row["key"], _shown(row), _short(row["source"]))
+        # The config file's values as they are: never read as markup, controls shown.
+        table.add_row(
+            Text(visible(row["key"])), Text(visible(_shown(row))), Text(visible(_short(row["source"])))
+        )
     console.print(table, markup=False)
     state = (
         "found"
@@ -235,7 +243,7 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
         else "not found (defaults; `mcp-inspect config init` writes one)"
     )
     console.print(f"\nconfig file: {state}", markup=False)
-    console.print(f"  {path}", markup=False, soft_wrap=True)  # a path stays whole, to copy it
+    console.print(f"  {visible(path)}", markup=False, soft_wrap=True)  # a path stays whole, to copy it
 
 
 @app.command("path")

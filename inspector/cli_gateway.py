@@ -13,6 +13,7 @@ serves one proxy; `--faults` works, per route or for all).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -40,6 +41,7 @@ class GatewayFlags:
     pause_default: str | None
     otlp: str | None = None  # spans to an OpenTelemetry collector, as the single proxy's --otlp
     otlp_content: bool = False
+    max_record_bytes: int | None = None  # --max-record-bytes (None: the setting)
 
 
 def refused_flags(
@@ -61,6 +63,13 @@ def fit(line: str, width: int = 80) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def route_line(route: Any, hide: Any) -> str:
+    """A route's start-up line: its name, the path a client uses and the target, their secrets
+    (a token in the target's query) shown as placeholders by `hide` (the recording's rules)."""
+    shown = hide.target(route.target)
+    return fit(f"  {route.name}  {route.client_path(shown)} -> {shown}")
+
+
 def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
     from inspector.capture import Recorder
@@ -72,13 +81,14 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.store import StoreWriter, create_session, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
     from inspector.transports.http_intercept import proxy_class, proxy_interceptor
-    from inspector.transports.http_listener import PROXY_LISTENER_ENV, serve_proxy
+    from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
     from inspector.transports.serve import bind, parse_listen, serve
     from inspector.transports.upstream_proxied import choose_upstream
 
     config = load_gateway_config(config_path)
+    header_timeout = header_timeout_from_env()  # a bad value is refused before anything is opened
     cli_access: Access = flags.access
     access = Access(
         cli_access.allow_remote or config.allow_remote,
@@ -99,6 +109,12 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
                 )
             except InspectorError as exc:
                 raise InspectorError(f"{config_path}: route {route.name!r}: faults: {exc}") from None
+    keyed = [route.name for route in config.route if route.headers]
+    token: tuple[str, Any, bool] | None = None
+    if keyed and not config.allow_shared_credentials:
+        from inspector.gateway_token import client_token
+
+        token = client_token(config_path)  # an unsafe token file is refused before anything is opened
     host, port = parse_listen(flags.listen or config.listen or DEFAULT_LISTEN)
     option = "--listen" if flags.listen else f"{config_path}: listen"
     # Refused before anything else is opened.
@@ -106,7 +122,9 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     engine = open_engine(flags.db or default_db())
     # One recorder for every route: no server.address on client spans (it differs per route).
     subscribers = [StoreWriter(engine), *otel_for(flags.otlp, transport="tcp", content=flags.otlp_content)]
-    recorder = Recorder(subscribers, flush_interval=0.05, drain_interval=0.01).start()
+    recorder = Recorder(
+        subscribers, flush_interval=0.05, drain_interval=0.01, max_record_bytes=flags.max_record_bytes
+    ).start()
     from inspector.recording_control import pause_signals, record_mode, withdraw
     from inspector.store.autoprune import start as start_retention
 
@@ -139,7 +157,8 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             **more,
         )
         proxy.record = record_mode(metadata_only=False, name=route.name, url=route.target)
-        mounted.append(Mounted(route.name, route.prefix, proxy))
+        asked = token[0].encode() if token is not None and route.headers else None
+        mounted.append(Mounted(route.name, route.prefix, proxy, asked))
     gateway = Gateway(mounted)
     bound_port = sock.getsockname()[1]
     guarded = access.guard(gateway, host, bound_port, json_paths=gateway.json_paths)
@@ -150,8 +169,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     def ready() -> None:
         lines = [f"[mcp-inspect] gateway on {base}: {len(mounted)} route{'s' * (len(mounted) != 1)}"]
         for route in config.route:
-            shown = hide.target(route.target)  # a token in the target's query is not printed
-            lines.append(fit(f"  {route.name}  {route.client_path(shown)} -> {shown}"))
+            lines.append(route_line(route, hide))
             if route.name in interceptors:
                 rules = interceptors[route.name].rules()
                 lines.append(
@@ -160,10 +178,15 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
                     )
                 )
         lines += [fit(f"[mcp-inspect] {line}") for line in clients]
+        lines += _credential_lines(keyed, token)
         lines.append(fit(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop"))
         print("\n".join(lines), file=sys.stderr, flush=True)
 
-    serve_with = serve if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn" else serve_proxy
+    serve_with = (
+        serve
+        if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn"
+        else functools.partial(serve_proxy, header_timeout=header_timeout)
+    )
     gc.freeze()  # as the single proxy: start-up's objects out of the collector's sight
     try:
         with contextlib.suppress(KeyboardInterrupt):
@@ -173,6 +196,27 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
         recorder.stop("proxy stopped")
         close_otel(subscribers)
         print("[mcp-inspect] gateway stopped; sessions saved", file=sys.stderr)
+
+
+def _credential_lines(keyed: list[str], token: tuple[str, Any, bool] | None) -> list[str]:
+    """What the start-up says about routes that add headers: the client token they ask for (printed
+    when it is new, else where it is kept), or that every local user can use them."""
+    from inspector.gateway_token import TOKEN_HEADER
+
+    if not keyed:
+        return []
+    names = ", ".join(keyed)
+    if token is None:
+        return [
+            fit(f"[mcp-inspect] allow_shared_credentials: the headers of {names} are added"),
+            "  for every local user (and with allow_remote, the network)",
+        ]
+    value, path, made = token
+    lines = [fit(f"[mcp-inspect] {names}: requests need the gateway's client token")]
+    # The token once, when it is made; the file's path is never cut (it says where the token is).
+    lines.append(f"  {TOKEN_HEADER}: {value if made else '(the value kept in the file below)'}")
+    lines.append(f"  {'new, kept' if made else 'kept'} in {path}")
+    return lines
 
 
 def _creator(create_session: Any, engine: Any, target: str, name: str) -> Any:

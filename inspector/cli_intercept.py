@@ -4,7 +4,8 @@ The commands talk to the control channels of the running `wrap`/`proxy`
 processes started with `--intercept` (or `--faults`), found in the runtime
 directory (`inspector.intercept.remote`). This module imports only Typer at
 load time (`mcp-inspect --help` stays fast); each command imports what it
-uses. Output fits 80 columns; every failure is one red line and exit status 2.
+uses. Recorded names are shown through `inspector.terminal_text` (controls escaped, markup
+escaped). Output fits 80 columns; every failure is one red line and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from inspector.help_text import unwrap_commands
+from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,6 +71,8 @@ def _target(value: Any) -> str:
 
 
 def _cut(text: str, width: int) -> str:
+    """`text` as shown (a recorded name's control characters escaped), cut to `width` columns."""
+    text = visible(text)
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
@@ -85,15 +89,13 @@ def _pending_id(process: Process, p: dict[str, Any], several: bool) -> str:
 
 
 def _print_process(console: Console, process: Process, several: bool, *, rules: bool) -> None:
-    from rich.markup import escape
-
     state = process.state
     sessions = ", ".join(str(s) for s in state.get("sessions") or []) or "none yet"
     console.print(
-        f"[bold]{escape(str(state.get('kind', '?')))}[/bold] pid {process.pid} · sessions {sessions} · "
+        f"[bold]{markup_safe(str(state.get('kind', '?')))}[/bold] pid {process.pid} · sessions {sessions} · "
         f"breakpoints {'on' if state.get('breakpoints') else 'off'} · seed {state.get('seed')}"
     )
-    console.print(f"  [dim]{escape(_cut(_target(state.get('target')), WIDTH - 2))}[/dim]")
+    console.print(f"  [dim]{markup_safe(_cut(_target(state.get('target')), WIDTH - 2))}[/dim]")
     if rules:
         _print_rules(console, state)
     pending = state.get("pending") or []
@@ -105,13 +107,11 @@ def _print_process(console: Console, process: Process, several: bool, *, rules: 
         left = f"{p.get('seconds_left', 0):4.0f}s"
         room = WIDTH - 4 - len(ident) - 1 - len(left) - 1
         console.print(
-            f"  [bold cyan]{escape(ident)}[/bold cyan] {escape(_cut(_label(p), room))} [yellow]{left}[/yellow]"
+            f"  [bold cyan]{markup_safe(ident)}[/bold cyan] {markup_safe(_cut(_label(p), room))} [yellow]{left}[/yellow]"
         )
 
 
 def _print_rules(console: Console, state: dict[str, Any]) -> None:
-    from rich.markup import escape
-
     rules = state.get("rules") or []
     if not rules:
         console.print("  [dim]no rules[/dim]")
@@ -121,7 +121,7 @@ def _print_rules(console: Console, state: dict[str, Any]) -> None:
         hits = f"{r.get('hits', 0)} hit{'s' if r.get('hits', 0) != 1 else ''}"
         match = _match_text(r.get("match") or {})
         line = f"{r.get('name')}: {r.get('action')} {match}"
-        console.print(f"  {mark} {escape(_cut(line, WIDTH - 6 - len(hits) - 2))}  [dim]{hits}[/dim]")
+        console.print(f"  {mark} {markup_safe(_cut(line, WIDTH - 6 - len(hits) - 2))}  [dim]{hits}[/dim]")
 
 
 def _match_text(match: dict[str, Any]) -> str:
@@ -176,13 +176,13 @@ def show(
         process, p = remote.find_pending(message)
     console = _console()
     console.print(
-        f"[bold]{p['id']}[/bold] {_label(p)} · rule {p.get('rule')} · {p.get('seconds_left', 0):.0f}s left"
-        f" · pid {process.pid}"
+        f"[bold]{markup_safe(p['id'])}[/bold] {markup_safe(_label(p))} · rule {markup_safe(p.get('rule'))}"
+        f" · {p.get('seconds_left', 0):.0f}s left · pid {process.pid}"
     )
     try:
-        text = orjson.dumps(orjson.loads(p["raw"]), option=orjson.OPT_INDENT_2).decode()
+        text = visible_json(orjson.dumps(orjson.loads(p["raw"]), option=orjson.OPT_INDENT_2).decode())
     except orjson.JSONDecodeError:
-        text = p["raw"]
+        text = visible(p["raw"], keep_layout=True)
     sys.stdout.write(text.rstrip("\n") + "\n")
 
 
@@ -191,7 +191,7 @@ def _resolve(message: str, body: dict[str, Any], pid: int | None) -> None:
         process, p = remote.find_pending(message)
         done = remote.resolve(process, p["id"], body)
     verb = {"forward": "forwarded", "drop": "dropped", "edit": "edited and forwarded", "respond": "answered"}
-    _console().print(f"{p['id']} ({_cut(_label(p), 50)}): {verb[done['action']]}")
+    _console().print(f"{markup_safe(p['id'])} ({markup_safe(_cut(_label(p), 50))}): {verb[done['action']]}")
 
 
 @app.command()
@@ -321,7 +321,7 @@ def rules_list(ctx: typer.Context, pid: PidOption = None, session: SessionOption
             _fail(remote._none())
     console = _console()
     for process in found:
-        console.print(f"[bold]{process.state.get('kind')}[/bold] pid {process.pid}")
+        console.print(f"[bold]{markup_safe(process.state.get('kind'))}[/bold] pid {process.pid}")
         _print_rules(console, process.state)
 
 
@@ -373,7 +373,7 @@ def rules_add(
         process = remote.one()
         for rule in ruleset.rules:
             remote.call(process.reg, "POST", "/rules", rule.model_dump(mode="json", exclude_unset=True))
-            _console().print(f"added rule {rule.name} ({rule.action}) to pid {process.pid}")
+            _console().print(f"added rule {markup_safe(rule.name)} ({rule.action}) to pid {process.pid}")
 
 
 @rules_app.command("enable")
@@ -395,7 +395,7 @@ def _switch(ctx: typer.Context, name: str, on: bool, pid: int | None, session: i
     with _remote(pid, session) as remote:
         process = remote.one()
         remote.rule(process, "PATCH", name, {"enabled": on})
-    _console().print(f"rule {name} {'enabled' if on else 'disabled'} (pid {process.pid})")
+    _console().print(f"rule {markup_safe(name)} {'enabled' if on else 'disabled'} (pid {process.pid})")
 
 
 @rules_app.command("remove")
@@ -405,7 +405,7 @@ def rules_remove(ctx: typer.Context, name: str, pid: PidOption = None, session: 
     with _remote(pid, session) as remote:
         process = remote.one()
         remote.rule(process, "DELETE", name)
-    _console().print(f"rule {name} removed (pid {process.pid})")
+    _console().print(f"rule {markup_safe(name)} removed (pid {process.pid})")
 
 
 @app.command()

@@ -71,6 +71,8 @@ def _plan_table(planned: Plan, width: int) -> object:
     from rich.table import Table
     from rich.text import Text
 
+    from inspector.terminal_text import visible
+
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True, expand=False)
     rows = [
         [
@@ -78,7 +80,7 @@ def _plan_table(planned: Plan, width: int) -> object:
             time.strftime("%Y-%m-%d %H:%M", time.localtime(c.started_ns / 1e9)),
             human_size(c.bytes),
             c.reason,
-            c.name or "",
+            visible(c.name or ""),  # an imported session's name: its controls shown, not run
         ]
         for c in planned.remove
     ]

@@ -4,6 +4,9 @@ Every line fits the terminal: a timeline row is one line (the method column
 shrinks, long text ends with an ellipsis), and below `WIDE` columns the
 less important columns go (the timeline's clock, the sessions' protocol
 version) so that what is left stays readable at 80.
+
+Every recorded or imported string (names, targets, methods, stderr lines, flags) goes through
+`inspector.terminal_text.visible` here: a hostile server's escape sequences are shown, not run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from inspector.protocol.client_identity import grouping_words
 from inspector.store import Message, Session, session_state
 from inspector.store.interventions import describe, is_injected
 from inspector.store.queries import idle_words, session_idle
+from inspector.terminal_text import visible
 
 __all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
 
@@ -89,12 +93,12 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
         cells: dict[str, str | Text] = {
             "id": f"{s.id}*" if s.pinned else str(s.id),  # * pinned: kept by retention
             "started": time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
-            "kind": s.kind,
-            "status": Text(state, style=style),
-            "version": s.protocol_version or "",
+            "kind": visible(s.kind),
+            "status": Text(visible(state), style=style),
+            "version": visible(s.protocol_version or ""),
             "msgs": str(s.message_count),
             "exit": "" if s.exit_status is None else str(s.exit_status),
-            "name or target": s.name or short_target(s.target),
+            "name or target": visible(s.name or short_target(s.target)),
         }
         rows.append([cells[c] for c in columns])
     # Every column but the last as wide as its widest cell; the name gets what is left (at least 12)
@@ -133,14 +137,16 @@ def timeline_header(console: Console, session: Session) -> None:
     server = (session.server_info or {}).get("name", "?") if isinstance(session.server_info, dict) else "?"
     client = (session.client_info or {}).get("name", "?") if isinstance(session.client_info, dict) else "?"
     first = Text(f"session {session.id}", style="bold")
-    first.append(f" {session.kind} ")
-    first.append(target, style="dim")
+    first.append(f" {visible(session.kind)} ")
+    first.append(visible(target), style="dim")
     console.print(first, no_wrap=True, overflow="ellipsis")  # a long command line is cut, not folded
     console.print(
         Text(
-            f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
-            f" ({session.era or 'unknown era'}), status "
-            + ("idle" if (idle := session_idle(session)) is not None else session_state(session))
+            visible(
+                f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
+                f" ({session.era or 'unknown era'}), status "
+                + ("idle" if (idle := session_idle(session)) is not None else session_state(session))
+            )
         ),
         no_wrap=True,
         overflow="ellipsis",
@@ -149,13 +155,13 @@ def timeline_header(console: Console, session: Session) -> None:
         console.print(Text(idle_words(idle)), no_wrap=True, overflow="ellipsis")
     facts = session.facts if isinstance(session.facts, dict) else {}
     if (grouped := grouping_words(facts.get("grouping"))) is not None:  # issue 18: no session id
-        console.print(Text(grouped, style="dim"), overflow="fold")
+        console.print(Text(visible(grouped), style="dim"), overflow="fold")
     intercept = facts.get("intercept")
     if isinstance(intercept, dict):  # issue 17: how to repeat the run's faults
         rules = intercept.get("rules") or []
         names = ", ".join(str(r) for r in rules) if isinstance(rules, list) and rules else "none"
         console.print(
-            Text(f"intercepted: seed {intercept.get('seed')}, rules {names}", style="magenta"),
+            Text(visible(f"intercepted: seed {intercept.get('seed')}, rules {names}"), style="magenta"),
             no_wrap=True,
             overflow="ellipsis",
         )
@@ -188,7 +194,10 @@ def _http_summary(m: Message) -> str:
     if m.channel == "sse":
         event = (m.meta or {}).get("event", "event") if isinstance(m.meta, dict) else "event"
         return f"sse {event} {m.body.decode('utf-8', 'replace').strip()}"
-    content_type = next((v for k, v in (m.http_headers or []) if k.lower() == "content-type"), "")
+    from inspector.protocol.http_groups import header_dict  # only HTTP sessions need it
+
+    headers = header_dict(m.http_headers)  # whatever shape an older or imported row holds
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
     return f"{m.http_status} {content_type.split(';')[0]}".strip()
 
 
@@ -226,9 +235,10 @@ def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
         line.append(f"{_clock(m.ts_ns):12} ")
     line.append(f"{_ARROWS.get(m.direction, m.direction):3} ", style="bold")
     line.append(f"{_KIND_LABEL.get(m.kind, m.kind):6} ", style=kind_style)
+    method = visible(method)  # a server's method, a stderr line: shown, never run by the terminal
     if len(method) > width:
         method = method[: width - 1] + "…"
-    rpc_id = m.rpc_id or ""
+    rpc_id = visible(m.rpc_id or "")
     if len(rpc_id) > 4:  # string ids (uuids, "mock-12") keep the columns aligned
         rpc_id = rpc_id[:3] + "…"
     line.append(f"{method:{width}} ")
@@ -239,8 +249,8 @@ def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
     if m.error_code is not None:
         line.append(f" code {m.error_code}", style="red")
     if isinstance(m.meta, dict) and (done := describe(m.meta)) is not None:  # issue 17
-        line.append(f" {done}", style="magenta" if is_injected(m.meta) else "red")
+        line.append(f" {visible(done)}", style="magenta" if is_injected(m.meta) else "red")
     flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
     if flags:
-        line.append(" " + " ".join(flags), style="yellow")
+        line.append(visible(" " + " ".join(map(str, flags))), style="yellow")
     return line

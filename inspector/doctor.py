@@ -66,6 +66,7 @@ class ServerCheck:
     detail: str  # the command line or URL
     fix: dict[str, Any] | None = None  # the keys of the entry to change (env, headers, ... stay)
     proxy_command: str | None = None  # for an HTTP server: run this first
+    masked: bool = False  # secrets of the entry are shown as [secret:NAME] in detail, fix and command
 
 
 @dataclass
@@ -225,6 +226,11 @@ def check_servers(
     """Each server of one host's servers object: wrapped or not, and the entry to put instead.
     `db_args`: `--db PATH` for the wrap line when the config file does not name the database;
     `next_port`: the next free proxy port to suggest (advanced per HTTP server)."""
+    from inspector.capture.redact import Redaction
+
+    hide = (
+        Redaction()
+    )  # the recording's built-in rules: what a recording would not store, doctor does not print
     checks = []
     for name, entry in servers.items():
         if not isinstance(entry, dict):
@@ -232,9 +238,10 @@ def check_servers(
         url_key = next((k for k in _URL_KEYS if isinstance(entry.get(k), str)), None)
         if isinstance(entry.get("command"), str):
             args = [str(a) for a in entry.get("args") or [] if isinstance(a, str | int | float)]
-            argv = [entry["command"], *args]
+            argv = hide.argv([entry["command"], *args])
             wrapped = is_wrapped_command(argv)
             check = ServerCheck(str(name), scope, "stdio", wrapped, shlex.join(argv))
+            check.masked = argv != [entry["command"], *args]
             if not wrapped:
                 inspector = _inspector_argv()
                 check.fix = {
@@ -243,9 +250,9 @@ def check_servers(
                 }
             checks.append(check)
         elif url_key is not None:
-            url = entry[url_key]
+            url = hide.url(entry[url_key])
             wrapped = _is_local_proxy(url)
-            check = ServerCheck(str(name), scope, "http", wrapped, url)
+            check = ServerCheck(str(name), scope, "http", wrapped, url, masked=url != entry[url_key])
             if not wrapped:
                 port = next_port[0]
                 next_port[0] += 1
@@ -475,14 +482,14 @@ def run_doctor(home: Path, project: Path, db: str | None = None) -> Report:
 
 def render(report: Report, console: Any, home: Path) -> None:
     """The report for a terminal (80 columns)."""
-    from rich.markup import escape
+    from inspector.terminal_text import markup_safe, visible
 
     marks = {"ok": "[green]ok[/green]  ", "note": "[cyan]note[/cyan]", "action": "[red]fix[/red] "}
 
     def say(f: Finding) -> None:
-        console.print(f"  {marks[f.status]} {escape(f.text)}")
+        console.print(f"  {marks[f.status]} {markup_safe(f.text)}")
         if f.hint:
-            console.print(f"         {escape(f.hint)}", style="dim")
+            console.print(f"         {markup_safe(f.hint)}", style="dim")
 
     console.print("[bold]Config file[/bold]")
     for f in report.config:
@@ -493,34 +500,44 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print("[bold]Hosts[/bold]")
     if not report.hosts:
         console.print(
-            f"  [cyan]note[/cyan] no host config file found under {escape(str(home))} or the project"
+            f"  [cyan]note[/cyan] no host config file found under {markup_safe(str(home))} or the project"
         )
     for h in report.hosts:
         shown = _tilde(h.path, home)
         if h.status == "broken":
             console.print(
-                f"  [red]fix[/red]  {escape(h.host)}: {escape(shown)}: not valid JSON (the host cannot"
+                f"  [red]fix[/red]  {markup_safe(h.host)}: {markup_safe(shown)}: not valid JSON (the host cannot"
             )
             console.print("       read it either):", style="dim")
-            console.print(f"       {h.error or ''}", style="dim", markup=False, overflow="fold")
+            console.print(f"       {visible(h.error or '')}", style="dim", markup=False, overflow="fold")
             continue
         wrapped = sum(s.wrapped for s in h.servers)
-        console.print(f"  {escape(h.host)}: {escape(shown)} ({wrapped} of {len(h.servers)} wrapped)")
+        console.print(
+            f"  {markup_safe(h.host)}: {markup_safe(shown)} ({wrapped} of {len(h.servers)} wrapped)"
+        )
         for s in h.servers:
-            where = "" if s.scope in ("user", "project") else f" \\[{escape(_tilde(s.scope, home))}]"
+            where = "" if s.scope in ("user", "project") else f" \\[{markup_safe(_tilde(s.scope, home))}]"
             if s.wrapped:
-                console.print(f"    [green]ok[/green]   {escape(s.name)}{where}: wrapped", overflow="fold")
+                console.print(
+                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped", overflow="fold"
+                )
                 continue
             console.print(
-                f"    [red]fix[/red]  {escape(s.name)}{where} ({s.transport}): not recorded", overflow="fold"
+                f"    [red]fix[/red]  {markup_safe(s.name)}{where} ({s.transport}): not recorded",
+                overflow="fold",
             )
             if s.proxy_command:
                 console.print("         run (and keep running):", style="dim")
                 for line in _command_lines(s.proxy_command):
-                    console.print(f"         {line}", overflow="fold", markup=False)
+                    console.print(f"         {visible(line)}", overflow="fold", markup=False)
             console.print("         change these keys of its entry (the others stay):", style="dim")
             for line in _json_lines(s.fix or {}):
-                console.print(f"         {line}", overflow="fold", markup=False)
+                console.print(f"         {visible(line)}", overflow="fold", markup=False)
+            if s.masked:
+                console.print(
+                    "         (a \\[secret:NAME] stands for the entry's secret: keep its value there)",
+                    style="dim",
+                )
     console.print(
         "all well"
         if report.ok

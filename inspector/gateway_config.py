@@ -5,6 +5,7 @@ checked by pydantic.
     allow_remote = false              # optional; --allow-remote also counts
     allow_hosts = ["gw.example"]      # optional; added to --allow-host
     allow_origins = []                # optional; added to --allow-origin
+    allow_shared_credentials = false  # optional; see below
 
     [[route]]
     name = "github"                   # the recorded sessions' name
@@ -13,6 +14,11 @@ checked by pydantic.
     rewrite_auth_metadata = false     # optional (as --rewrite-auth-metadata)
     faults = "faults.yaml"            # optional; relative to this file (else --faults)
     headers = { "X-Api-Key" = "${DOCS_KEY}" }   # optional; added upstream, ${VAR} from the environment
+
+A route with `headers` (usually credentials) answers only requests carrying the gateway's client
+token (`gateway_token.py`: made once, kept 0600 in `FILE.token`, sent as `X-MCP-Inspector-Token`).
+`allow_shared_credentials = true` drops that check: every local user (and with allow_remote, the
+network) can then use these credentials.
 
 Every mistake is one `InspectorError` line naming the file, the route and the field; the CLI
 prints it and exits 2 (no traceback). Pure: reads the file and the environment, opens nothing.
@@ -126,6 +132,8 @@ class GatewayConfig(BaseModel):
     allow_remote: bool = False
     allow_hosts: list[str] = Field(default_factory=list)
     allow_origins: list[str] = Field(default_factory=list)
+    # Every local user (and with allow_remote, the network) can use the routes' added headers.
+    allow_shared_credentials: bool = False
     route: list[RouteConfig] = Field(min_length=1)
 
     @field_validator("listen")

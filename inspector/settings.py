@@ -21,6 +21,7 @@ file is no error; a bad one is one line naming the file and the key.
     [storage]
     compress_above = "4KiB"                   # larger bodies are stored zstd-compressed
     dedup_above = "4KiB"                      # identical larger bodies are stored once
+    max_record_bytes = "32MiB"                # a longer message keeps this much, its size and SHA-256
 
     [[servers]]                               # per-server rules, the first match wins
     match = "*github*"                        # glob on the session name, command line or URL
@@ -44,12 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from inspector.errors import InspectorError
 
 __all__ = [
     "ENV",
+    "MAX_RECORD_BYTES",
     "Effective",
     "Retention",
     "ServerRule",
@@ -119,12 +121,26 @@ class Retention(BaseModel):
         return any(v is not None for v in (self.max_age, self.max_total_size, self.max_session_size))
 
 
+def _at_least_a_kibibyte(value: int) -> int:
+    if value < 1024:
+        raise ValueError(f"must be at least 1KiB, got {value}")
+    return value
+
+
+# The default cap of one recorded message: above the tens of MB that are recorded whole (DESIGN.md,
+# principle 1), and half the recorder's 64 MiB budget of unwritten rows (`max_pending_bytes`), which
+# a row larger than it never fitted into: such a message was dropped from the record altogether.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+
 class Storage(BaseModel):
-    """How message bodies are stored: compressed above a size, identical ones once."""
+    """How message bodies are stored: compressed above a size, identical ones once, none longer than
+    `max_record_bytes` (the rest of a longer message is forwarded, counted and hashed, not kept)."""
 
     model_config = _STRICT
     compress_above: Size = 4096
     dedup_above: Size = 4096
+    max_record_bytes: Annotated[Size, AfterValidator(_at_least_a_kibibyte)] = MAX_RECORD_BYTES
 
 
 class ServerRule(BaseModel):
@@ -164,6 +180,7 @@ ENV: dict[str, str] = {
     "retention.max_session_size": "MCP_INSPECTOR_MAX_SESSION_SIZE",
     "storage.compress_above": "MCP_INSPECTOR_COMPRESS_ABOVE",
     "storage.dedup_above": "MCP_INSPECTOR_DEDUP_ABOVE",
+    "storage.max_record_bytes": "MCP_INSPECTOR_MAX_RECORD_BYTES",
 }
 
 

@@ -7,6 +7,8 @@ window. Every such string passes through :func:`visible` on its way to a termina
 control characters and DEL become visible escapes (``\\x1b``, ``\\x9b``, ``\\x7f``), so what the
 server sent is still readable and nothing is executed. :func:`markup_safe` also escapes Rich's
 markup brackets, for the places that build markup strings around recorded values.
+:func:`visible_json` is the JSON output modes' part: JSON escaping already shows C0 controls,
+and it writes DEL and C1 as ``\\u`` escapes too (the same document, still valid JSON).
 
 Pure functions over ``str``: no IO.
 """
@@ -15,11 +17,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["markup_safe", "visible"]
+__all__ = ["markup_safe", "visible", "visible_json"]
 
 # C0 (0x00-0x1f), DEL (0x7f) and C1 (0x80-0x9f). Tab and newline are kept only when asked.
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CONTROLS_BUT_LAYOUT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_DEL_AND_C1 = re.compile(r"[\x7f-\x9f]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -47,3 +50,12 @@ def markup_safe(text: object, *, keep_layout: bool = False) -> str:
     from rich.markup import escape  # Rich's own rule for what reads as a tag
 
     return escape(visible(text, keep_layout=keep_layout))
+
+
+def visible_json(document: str) -> str:
+    """A JSON document (as orjson or json.dumps wrote it) with DEL and C1 characters as `\\u`
+    escapes. JSON escapes C0 controls itself; DEL and C1 may appear raw, and only inside strings,
+    where `\\u009b` means the same character: the document decodes to the same value."""
+    if _DEL_AND_C1.search(document) is None:
+        return document
+    return _DEL_AND_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", document)

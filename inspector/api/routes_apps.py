@@ -31,8 +31,9 @@ from pydantic import BaseModel, Field
 from inspector.api.deps import run_query, state_of
 from inspector.api.headers import OWN_POLICY_PREFIX
 from inspector.api.params import SqlInt
-from inspector.apps import APP_MIME_TYPE, ViewGrant, ViewGrants, allow_attribute, view_csp
+from inspector.apps import APP_MIME_TYPE, ViewGrant, ViewGrants
 from inspector.apps.catalog import AppCatalog, Exchange, ui_meta
+from inspector.apps.policy import view_policy
 from inspector.apps.store import catalog_of
 from inspector.store import get_session
 
@@ -75,8 +76,35 @@ class AppsOut(BaseModel):
     calls: list[AppCall]
 
 
-class AppViewIn(BaseModel):
+class ViewGrantsIn(BaseModel):
+    """What the user allowed for this one view (nothing by default)."""
+
+    grant_sources: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description="declared CSP sources held back (loopback, private network, not https) to keep anyway",
+    )
+    grant_permissions: list[str] = Field(
+        default_factory=list,
+        max_length=10,
+        description="declared permissions (camera, microphone, geolocation, clipboardWrite) to pass into `allow`",
+    )
+
+
+class AppViewIn(ViewGrantsIn):
     seq: SqlInt = Field(description="seq of a recorded tools/call of a tool that declares a view")
+
+
+class AppAskOut(BaseModel):
+    """One thing the view's `_meta.ui` asks for, and what the inspector did with it."""
+
+    key: Literal["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains", "permissions"]
+    value: str
+    status: Literal["kept", "held", "granted", "dropped"] = Field(
+        description="kept: in the policy; held: left out until the user grants it for this view "
+        "(`reason`); granted: the user allowed it; dropped: malformed, never kept"
+    )
+    reason: str | None = None
 
 
 class AppViewOut(BaseModel):
@@ -91,6 +119,9 @@ class AppViewOut(BaseModel):
     allow: str = Field(description="the iframe allow attribute ('' when no permission is declared)")
     csp: str = Field(description="the view document's Content-Security-Policy")
     dropped_sources: list[str] = Field(description="declared CSP domains refused as malformed")
+    asks: list[AppAskOut] = Field(
+        description="what the view asked for (sources, permissions) and what was kept"
+    )
     ui: dict[str, Any] = Field(description="the resource's `_meta.ui`")
 
 
@@ -200,7 +231,7 @@ async def view_route(request: Request, session_id: SqlInt, body: AppViewIn) -> A
             f"the recording has no resources/read answer with the HTML of {uri}: the view cannot be shown",
         )
     listed = cat.resources.get(uri, {}).get("listed") or {}
-    view = _grant(request, item, uri, ui_meta(listed))
+    view = _grant(request, item, uri, ui_meta(listed), body)
     args = call.params.get("arguments")
     return AppViewOut(
         seq=call.seq,
@@ -212,7 +243,7 @@ async def view_route(request: Request, session_id: SqlInt, body: AppViewIn) -> A
     )
 
 
-class LiveViewIn(BaseModel):
+class LiveViewIn(ViewGrantsIn):
     uri: str = Field(
         max_length=2000, description="the view's ui:// resource (the tool's _meta.ui.resourceUri)"
     )
@@ -225,10 +256,13 @@ class LiveViewOut(BaseModel):
     allow: str
     csp: str
     dropped_sources: list[str]
+    asks: list[AppAskOut]
     ui: dict[str, Any]
 
 
-def _grant(request: Request, item: dict[str, Any], uri: str, listed_ui: dict[str, Any]) -> LiveViewOut:
+def _grant(
+    request: Request, item: dict[str, Any], uri: str, listed_ui: dict[str, Any], grants: ViewGrantsIn
+) -> LiveViewOut:
     """A single-use view of `item` (a resources/read content item of `uri`)."""
     if not isinstance(item.get("text"), str):
         raise HTTPException(400, f"{uri} has no text content: a host renders no such view")
@@ -238,15 +272,21 @@ def _grant(request: Request, item: dict[str, Any], uri: str, listed_ui: dict[str
             400, f"{uri} was read as {mime!r}, not {APP_MIME_TYPE!r}: a host renders no such view"
         )
     ui = ui_meta(item) or listed_ui
-    csp, dropped = view_csp(ui, f"http://{request.headers.get('host', '127.0.0.1')}")
-    cap = grants_of(request).add(ViewGrant(html=item["text"], csp=csp))
+    policy = view_policy(
+        ui,
+        f"http://{request.headers.get('host', '127.0.0.1')}",
+        granted_sources=set(grants.grant_sources),
+        granted_permissions=set(grants.grant_permissions),
+    )
+    cap = grants_of(request).add(ViewGrant(html=item["text"], csp=policy.csp))
     return LiveViewOut(
         resource_uri=uri,
         view_url=VIEW_PREFIX + cap,
         sandbox="allow-scripts",
-        allow=allow_attribute(ui),
-        csp=csp,
-        dropped_sources=dropped,
+        allow=policy.allow,
+        csp=policy.csp,
+        dropped_sources=policy.dropped,
+        asks=[AppAskOut.model_validate(a, from_attributes=True) for a in policy.asks],
         ui=ui,
     )
 
@@ -276,7 +316,7 @@ async def live_view_route(request: Request, client_id: str, body: LiveViewIn) ->
     ]
     if not items:
         raise HTTPException(502, f"the server's resources/read answer holds no content of {body.uri}")
-    return _grant(request, items[0], body.uri, {})
+    return _grant(request, items[0], body.uri, {}, body)
 
 
 @router.post(

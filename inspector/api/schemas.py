@@ -35,18 +35,7 @@ __all__ = [
     "SessionPatch",
 ]
 
-_SHARPER: dict[str, Any] = {
-    "target": list[str] | str | None,
-    "labels": list[str] | None,
-    "meta": dict[str, Any] | None,
-    "lint": list[Any] | dict[str, Any] | None,
-    "http_headers": dict[str, str] | list[list[str]] | None,
-    "client_info": dict[str, Any] | None,
-    "server_info": dict[str, Any] | None,
-    "client_capabilities": dict[str, Any] | None,
-    "server_capabilities": dict[str, Any] | None,
-    "facts": dict[str, Any] | None,
-}
+_SHARPER: dict[str, Any] = store_models.JSON_COLUMN_TYPES
 
 
 def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -80,7 +80,9 @@ class Guard:
             await _send_json(send, 401, {"detail": "wrong access token: open the URL printed at start"})
             return
         rest = {k: v for k, v in query.items() if k != "token"}
-        location = scope["path"] + (f"?{urlencode(rest)}" if rest else "") + f"#token={quote(self.token)}"
+        location = (
+            _local(scope["path"]) + (f"?{urlencode(rest)}" if rest else "") + f"#token={quote(self.token)}"
+        )
         await send(
             {
                 "type": "http.response.start",
@@ -93,6 +95,13 @@ class Guard:
             }
         )
         await send({"type": "http.response.body", "body": b""})
+
+
+def _local(path: str) -> str:
+    """`path` as a path on this server, for a `Location`: one leading slash (`//host`, `/\\host` and
+    `///host` are other sites to a browser, and the token would go with them) and percent-encoded
+    (a decoded `%23` or `%3F` would otherwise start a fragment or a query)."""
+    return quote("/" + path.lstrip("/\\"), safe="/:@!$&'()*+,;=~")
 
 
 def _same(given: str, token: str) -> bool:

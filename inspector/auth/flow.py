@@ -39,6 +39,8 @@ from inspector.auth.tokens import (
     refresh_request,
     select_scope,
 )
+from inspector.auth.urls import check_url
+from inspector.terminal_text import visible
 
 __all__ = ["Authorized", "FlowInput", "authorize", "refresh"]
 
@@ -80,6 +82,15 @@ def _resource_metadata(
 ) -> Generator[Step, HttpResponse | None, dict[str, Any] | None]:
     rev = inp.revision
     from_header = challenge.params.get("resource_metadata") if challenge else None
+    if from_header is not None:
+        # Named by the server: on its own origin when it is on this machine (urls.py).
+        check_url(
+            from_header,
+            "the WWW-Authenticate resource_metadata",
+            "resource-metadata",
+            server_url=inp.server_url,
+            origins=[inp.server_url],
+        )
     for url in discovery.prm_urls(inp.server_url, from_header):
         response = yield _get(
             "resource-metadata",
@@ -169,6 +180,33 @@ def _legacy_metadata(inp: FlowInput) -> Generator[Step, HttpResponse | None, dic
     return discovery.legacy_endpoints(inp.server_url)
 
 
+_ENDPOINTS = ("authorization_endpoint", "token_endpoint", "registration_endpoint")
+
+
+def _check_endpoints(metadata: dict[str, Any], server_url: str, origins: list[str], rev: Revision) -> None:
+    """Every endpoint the flow may open or fetch, checked before the first of them is used
+    (urls.py): a loopback endpoint must be on the MCP server's or the authorization server's
+    origin. The authorization and token endpoints are required (RFC 8414 2)."""
+    for name in _ENDPOINTS:
+        value = metadata.get(name)
+        if value is None and name == "registration_endpoint":
+            continue
+        if value is None:
+            raise AuthFailure(
+                "as-metadata",
+                "missing-field",
+                f"the authorization server metadata has no {name}",
+                rev.section("authorization-server-metadata-discovery"),
+            )
+        check_url(
+            value,
+            f"the authorization server metadata's {name}",
+            "as-metadata",
+            server_url=server_url,
+            origins=origins,
+        )
+
+
 def authorize(inp: FlowInput) -> Flow:
     """From the 401/403 to tokens (see the module docstring)."""
     rev = inp.revision
@@ -187,13 +225,21 @@ def authorize(inp: FlowInput) -> Flow:
                 "the resource metadata lists no authorization_servers",
                 rev.section("authorization-server-location"),
             )
-        issuer = servers[0]
+        issuer = check_url(
+            servers[0],
+            "the resource metadata's authorization_servers[0]",
+            "resource-metadata",
+            server_url=inp.server_url,
+            plain=True,
+        )
         metadata = yield from _as_metadata(issuer, rev)
+        _check_endpoints(metadata, inp.server_url, [inp.server_url, issuer], rev)
     else:
         # No resource metadata: the server follows 2025-03-26 (the client learns the revision only
         # after initialize, the request that got the 401), so use that revision's discovery.
         metadata = yield from _legacy_metadata(inp)
         issuer = str(metadata.get("issuer") or discovery.origin(inp.server_url))
+        _check_endpoints(metadata, inp.server_url, [inp.server_url], rev)
     # RFC 8707 `resource`: the canonical URI of the MCP server the token is for (checked above
     # against the metadata's); 2025-03-26 servers have no resource metadata and get none.
     resource = discovery.canonical_resource(inp.server_url) if resource and rev.resource_indicator else None
@@ -275,8 +321,8 @@ def authorize(inp: FlowInput) -> Flow:
         raise AuthFailure(
             "authorization-response",
             "authorization-denied",
-            f"the authorization server answered error={answer['error']}"
-            + (f" ({answer['error_description']})" if answer.get("error_description") else ""),
+            f"the authorization server answered error={visible(answer['error'])}"
+            + (f" ({visible(answer['error_description'])})" if answer.get("error_description") else ""),
         )
     if answer.get("state") != state:
         raise AuthFailure(

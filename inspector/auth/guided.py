@@ -128,6 +128,7 @@ class GuidedFlow:
             open_browser=False,
             wait=BROWSER_WAIT,
             show_url=self._show_url,
+            say=self._note,
         )
         self.oauth = OAuth(settings, server_url, self.revision.name, self._tap, self.listener)
         self.state = "ready"  # ready | paused | running | waiting-browser | done | failed
@@ -195,6 +196,12 @@ class GuidedFlow:
             await self._go.wait()
         self._go = anyio.Event()
         self.state = "running"
+
+    def _note(self, text: str) -> None:
+        """What the runner says during a step (a leg on another origin) goes into that step's note."""
+        if self.steps:
+            last = self.steps[-1]
+            last["note"] = f"{last['note']} {text}" if last["note"] else text
 
     def _show_url(self, url: str) -> None:
         self.listener.announce(url)

@@ -8,10 +8,15 @@ token. At most `MAX_AUTHORIZATIONS` authorizations per request (a server whose
 step-up never succeeds is not asked forever). An expired token is refreshed
 first. Tokens and registrations go to the user-only `store.AuthStore`.
 
-The authorization request: with `non_interactive` the runner follows the
-AS's redirects itself until one points at the redirect URI (an AS that
-approves without a person); otherwise it opens the system browser (or prints
-the URL) and waits, bounded, for the loopback listener (`callback`).
+The authorization request (its URL, like every URL the server names, checked
+by the flow with `urls.check_url` first): with `non_interactive` the runner
+follows the AS's redirects itself while they stay on the authorization
+endpoint's origin, until one points at the redirect URI, which it does not
+fetch (an AS that approves without a person); a redirect elsewhere is an
+`off-origin-redirect` failure. Otherwise it prints the URL (escaped), opens
+the system browser and waits, bounded, for the loopback listener
+(`callback`), told the request's state (`expect`). A leg on another origin
+than the MCP server's is said once per origin (`note: ...`).
 """
 
 from __future__ import annotations
@@ -34,8 +39,10 @@ from inspector.auth.registration import ClientOptions
 from inspector.auth.revisions import revision_for
 from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
 from inspector.auth.store import AuthStore
+from inspector.auth.urls import origin_of, same_origin
 from inspector.capture import Tap
 from inspector.capture.redact import header_pairs
+from inspector.terminal_text import visible
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.outbound import active, proxy_for
 
@@ -91,6 +98,7 @@ class OAuth(httpx.Auth):
         self.listener = listener
         self.grant: Authorized | None = settings.store.grant_for(server_url)
         self.steps: list[tuple[Step, HttpResponse | None]] = []  # what ran, for a debugger
+        self._origins_said: set[str] = set()  # origins other than the server's, said once each
         self._lock = anyio.Lock()
         tls = active()
         self._client = httpx.AsyncClient(
@@ -193,8 +201,21 @@ class OAuth(httpx.Auth):
         except StopIteration as done:
             return done.value
 
+    def _say_origin(self, step: Step, url: str) -> None:
+        """Tell the person once per origin when a leg goes off the MCP server's origin: legitimate
+        (an identity provider elsewhere), but theirs to see."""
+        there = origin_of(url)
+        if there is None or same_origin(url, self.server_url) or there in self._origins_said:
+            return
+        self._origins_said.add(there)
+        self.settings.say(
+            f"note: {step.name} is on {visible(there)}, not on the MCP server's origin "
+            f"{visible(origin_of(self.server_url) or self.server_url)}"
+        )
+
     async def _send(self, step: Step, req: HttpRequest) -> HttpResponse:
         """Make one leg's request and record it (request and response) with its step name."""
+        self._say_origin(step, req.url)
         url = httpx.URL(req.url)
         ex = HttpExchange(
             self.tap, -(1 << 40) - next(_numbers), req.method, url.path, url.query.decode("latin-1")
@@ -230,29 +251,21 @@ class OAuth(httpx.Auth):
         )
 
     async def _authorization(self, step: Step) -> HttpResponse:
+        """The authorization request (its URL checked by the flow, `urls.check_url`): followed here
+        with --auth-non-interactive, else handed to the person's browser."""
         assert step.request is not None
         redirect_uri = self.listener.redirect_uri if self.listener else "http://127.0.0.1/callback"
+        self._say_origin(step, step.request.url)
         if self.settings.non_interactive:
-            url = step.request.url
-            for _ in range(MAX_REDIRECTS):
-                response = await self._send(step, HttpRequest("GET", url))
-                location = response.header("location")
-                if response.status not in (301, 302, 303, 307, 308) or not location:
-                    raise AuthFailure(
-                        step.name,
-                        "needs-a-person",
-                        f"the authorization endpoint answered {response.status} instead of redirecting "
-                        "back: it wants a person; run without --auth-non-interactive",
-                    )
-                url = urljoin(url, location)
-                if _same_endpoint(url, redirect_uri):
-                    return HttpResponse(302, {"location": url})
-            raise AuthFailure(step.name, "too-many-redirects", f"more than {MAX_REDIRECTS} redirects")
+            return await self._follow(step, redirect_uri)
         assert self.listener is not None
+        self.listener.expect(step.request.url)
         if self.settings.show_url is not None:
             self.settings.show_url(step.request.url)
         else:
-            self.settings.say("Authorize in your browser; if it does not open, visit:\n  " + step.request.url)
+            self.settings.say(
+                "Authorize in your browser; if it does not open, visit:\n  " + visible(step.request.url)
+            )
         if self.settings.open_browser and self.settings.show_url is None:
             # In a thread: some browser commands ($BROWSER) only return when the page is done,
             # and the listener must answer the redirect meanwhile.
@@ -266,6 +279,33 @@ class OAuth(httpx.Auth):
             )
         self._record_browser_leg(step, received)
         return HttpResponse(302, {"location": received})
+
+    async def _follow(self, step: Step, redirect_uri: str) -> HttpResponse:
+        """--auth-non-interactive: follow the AS's redirects while they stay on the authorization
+        endpoint's origin, and stop at (never fetch) the redirect URI."""
+        assert step.request is not None
+        url = step.request.url
+        for _ in range(MAX_REDIRECTS):
+            response = await self._send(step, HttpRequest("GET", url))
+            location = response.header("location")
+            if response.status not in (301, 302, 303, 307, 308) or not location:
+                raise AuthFailure(
+                    step.name,
+                    "needs-a-person",
+                    f"the authorization endpoint answered {response.status} instead of redirecting "
+                    "back: it wants a person; run without --auth-non-interactive",
+                )
+            url = urljoin(url, location)
+            if _same_endpoint(url, redirect_uri):
+                return HttpResponse(302, {"location": url})
+            if not same_origin(url, step.request.url):
+                raise AuthFailure(
+                    step.name,
+                    "off-origin-redirect",
+                    f"the authorization server redirected to '{visible(url)}', neither the redirect "
+                    f"URI nor its own origin {visible(origin_of(step.request.url) or '')}; not followed",
+                )
+        raise AuthFailure(step.name, "too-many-redirects", f"more than {MAX_REDIRECTS} redirects")
 
     def _record_browser_leg(self, step: Step, received: str) -> None:
         """The authorization request the browser made and the redirect it came back with (as a

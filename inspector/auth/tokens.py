@@ -12,6 +12,7 @@ from urllib.parse import quote, urlencode
 from inspector.auth.registration import ClientIdentity
 from inspector.auth.revisions import Revision
 from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse
+from inspector.terminal_text import visible
 
 __all__ = [
     "Tokens",
@@ -150,8 +151,8 @@ def parse_tokens(response: HttpResponse, step: str, revision: Revision, now: flo
     if response.status != 200 or doc is None or not isinstance(doc.get("access_token"), str):
         said = ""
         if doc is not None and doc.get("error"):
-            said = f": {doc.get('error')}" + (
-                f" ({doc['error_description']})" if doc.get("error_description") else ""
+            said = f": {visible(doc.get('error'))}" + (
+                f" ({visible(doc['error_description'])})" if doc.get("error_description") else ""
             )
         raise AuthFailure(
             step,

@@ -21,22 +21,16 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import anyio
 
-from inspector.auth.callback import CallbackListener
+from inspector.auth.callback import CallbackListener, state_of
 
 __all__ = ["CALLBACK_PATH", "Pending", "PendingAuthorizations", "UiListener", "state_of"]
 
 CALLBACK_PATH = "/oauth/callback"
 _ids = itertools.count(1)
-
-
-def state_of(url: str) -> str | None:
-    """The `state` parameter of an authorization request (or redirect) URL."""
-    values = parse_qs(urlsplit(url).query).get("state")
-    return values[0] if values else None
 
 
 @dataclass(eq=False)
@@ -100,6 +94,7 @@ class UiListener(CallbackListener):
         self.redirect_uri = redirect_uri
         self.received = None
         self.arrived = anyio.Event()
+        self.expected_state = None
         self.registry = registry
         self.server_url = server_url
         self.purpose = purpose

@@ -16,6 +16,7 @@ from typing import Any
 from inspector.protocol import (
     Classified,
     Correlator,
+    Cut,
     Kind,
     LineFramer,
     Pairing,
@@ -43,8 +44,11 @@ def _is_n(n: Any) -> bool:
 class MessageBuilder:
     """Frames, classifies and correlates the traffic of one session into message rows."""
 
-    def __init__(self, session_id: int) -> None:
+    def __init__(self, session_id: int, max_record_bytes: int | None = None) -> None:
         self.session_id = session_id
+        # What a row keeps of one message at most (`storage.max_record_bytes`): a longer line is cut
+        # by its framer as it arrives, never held whole (`protocol/framing.py`).
+        self.max_record_bytes = max_record_bytes
         self.seq = 0
         self.correlator = Correlator()
         self.facts = SessionFacts()
@@ -60,9 +64,18 @@ class MessageBuilder:
         """Bytes read from one stream; return the rows for the lines they completed."""
         framer = self._framers.get((direction, channel))
         if framer is None:
-            framer = self._framers[(direction, channel)] = LineFramer()
+            framer = self._framers[(direction, channel)] = LineFramer(self.max_record_bytes)
         line_row = self._line_row
-        return [line_row(ts_ns, direction, channel, raw) for raw in framer.split(data)]
+        raws = framer.split(data)
+        cuts = framer.cuts
+        if cuts is not None:  # a line past the cap (rare): one test a chunk, not a line
+            return [
+                self.cut_row(ts_ns, direction, channel, raw, cuts[i])
+                if i in cuts
+                else line_row(ts_ns, direction, channel, raw)
+                for i, raw in enumerate(raws)
+            ]
+        return [line_row(ts_ns, direction, channel, raw) for raw in raws]
 
     def close_stream(self, ts_ns: int, direction: Direction, channel: Channel) -> list[MessageRow]:
         """End of one stream: a partial last line becomes a row of its own."""
@@ -71,7 +84,10 @@ class MessageBuilder:
             return []
         rows = []
         for line in framer.close():
-            row = self._line_row(ts_ns, direction, channel, line.raw, line.body)
+            if line.cut is not None:
+                row = self.cut_row(ts_ns, direction, channel, line.raw, line.cut)
+            else:
+                row = self._line_row(ts_ns, direction, channel, line.raw, line.body)
             row["meta"] = {
                 **(row["meta"] or {}),
                 "flags": [*((row["meta"] or {}).get("flags", [])), "no-newline"],
@@ -105,13 +121,17 @@ class MessageBuilder:
         event), is recorded as kind `http`.
         """
         content = raw if body is None else body
-        if content and jsonrpc:
+        meta = http.pop("meta", None)
+        cut = meta.get("truncated") if meta else None
+        if isinstance(cut, Cut):  # the transport kept only the body's first bytes (`framing.Capped`)
+            meta = {k: v for k, v in meta.items() if k != "truncated"}
+            row = self.cut_row(ts_ns, direction, channel, raw, cut)
+        elif content and jsonrpc:
             row = self._line_row(ts_ns, direction, channel, raw, content)
         else:
             self.seq += 1
             status = ParseStatus.OK if raw else ParseStatus.EMPTY
             row = self._row(ts_ns, direction, channel, raw, Classified(status, Kind.HTTP), None)
-        meta = http.pop("meta", None)
         if meta:
             row["meta"] = {**(row["meta"] or {}), **meta}
             if "exchange" in meta:
@@ -184,6 +204,18 @@ class MessageBuilder:
         meta = row["meta"] or {}
         flags = [f for f in meta.get("flags", []) if f != "orphan-response"]
         row["meta"] = {**meta, "flags": [*flags, "paired-by-http-exchange"]}
+
+    def cut_row(self, ts_ns: int, direction: Direction, channel: Channel, raw: bytes, cut: Cut) -> MessageRow:
+        """A message longer than the cap: its first bytes (`raw`), its size and digest; parse status
+        `truncated`, kind `invalid` (a log line stays `log`). It is not parsed (a prefix of JSON is
+        not JSON), so it pairs with nothing: its request stays unanswered in the record."""
+        self.seq += 1
+        kind = Kind.LOG if channel in _LOG_CHANNELS else Kind.INVALID
+        problem = f"{cut.size:,} bytes: only the first {len(raw):,} were recorded (max_record_bytes)"
+        meta = {"truncated": cut.meta(len(raw)), "problem": problem}
+        row = self._row(ts_ns, direction, channel, raw, Classified(ParseStatus.TRUNCATED, kind), meta)
+        row["size"] = cut.size  # the message's size, as for a body stored out of line
+        return row
 
     def _line_row(
         self, ts_ns: int, direction: Direction, channel: Channel, raw: bytes, body: bytes | None = None

@@ -64,7 +64,7 @@ from inspector.capture.pause import Pauses, drop_body
 from inspector.capture.redact import Redaction, active, forget_session, header_pairs, session_rules
 from inspector.store.models import MessageRow
 
-__all__ = ["Recorder", "Subscriber", "Tap"]
+__all__ = ["Recorder", "Subscriber", "Tap", "record_cap"]
 
 
 class Subscriber(Protocol):
@@ -84,6 +84,28 @@ _ROW_OVERHEAD = 600  # a row dict's own size, roughly
 _RETRY_FIRST = 0.05  # seconds before retrying a failed batch, doubling up to _RETRY_MAX
 _RETRY_MAX = 2.0
 _CREATE_ATTEMPTS = 5
+
+
+def record_cap(flag: str | int | None = None) -> int:
+    """What a row keeps of one message at most: a `--max-record-bytes` value, else the setting
+    `storage.max_record_bytes` (`MCP_INSPECTOR_MAX_RECORD_BYTES`). A bad flag value is the user's
+    error (InspectorError); a config file that cannot be read gives the default (recording goes on,
+    `mcp-inspect config` reports it)."""
+    from inspector.errors import InspectorError
+    from inspector.settings import MAX_RECORD_BYTES, load, parse_size
+
+    if flag is not None:
+        try:
+            cap = parse_size(flag)
+        except ValueError as exc:
+            raise InspectorError(f"--max-record-bytes: {exc}") from None
+        if cap < 1024:
+            raise InspectorError(f"--max-record-bytes: must be at least 1KiB, got {flag}")
+        return cap
+    try:
+        return int(load().settings.storage.max_record_bytes)
+    except (InspectorError, OSError):
+        return MAX_RECORD_BYTES
 
 
 @dataclass(slots=True, eq=False)
@@ -160,8 +182,11 @@ class Recorder:
         max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
         redaction: Redaction | None = None,
         record: str = "full",
+        max_record_bytes: int | None = None,
     ) -> None:
         self.subscribers = subscribers
+        # Read by the transports too (the HTTP proxy keeps at most this much of a body it forwards).
+        self.max_record_bytes = max_record_bytes if max_record_bytes is not None else record_cap()
         self.record = record  # how sessions are recorded unless `open` says (capture/pause.py)
         self._all_paused = False  # `pause_all`: sessions opened from now on start paused
         self._facts_dirty = False  # facts changed with no row to carry them (a paused session)
@@ -372,7 +397,7 @@ class Recorder:
         self._facts_dirty = True
 
     def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
-        builder = MessageBuilder(session_id)
+        builder = MessageBuilder(session_id, self.max_record_bytes)
         if record == "metadata":
             builder.metadata_only = True
             builder.extra_facts["record"] = "metadata"

@@ -5,12 +5,25 @@ replay, serve, mock-server) through `Redaction.row` before a subscriber (the
 store, the live feed) sees it, and `create_session` passes the session's
 target through `Redaction.target`. What is redacted:
 
-- headers by name: Authorization and Proxy-Authorization (the scheme stays:
+- names are judged by ONE rule, `secret_name`, wherever names are looked at
+  (headers, query parameters, form and JSON fields of OAuth exchanges, command
+  lines, log lines): the name is split into tokens (camelCase, `-`, `_`, `.`)
+  and is a secret when a whole token is auth, authentication, token, secret,
+  key, apikey, pass, passwd, password, pwd, credential(s), signature, sig,
+  session, jwt or cookie, or ends with a compound (`accesstoken`, `x-apikey`,
+  `jsessionid`), unless its last token says what kind or where (`token_type`,
+  `token_endpoint`, `--token-file`, `max_tokens`, identifiers: `key_id`,
+  `Mcp-Session-Id`, the legacy transport's `sessionId`) or its first token
+  switches something (`--no-auth`); "author", "keyboard", "passage" are not
+  secrets. Each place adds its own exact names (below);
+- headers: Authorization and Proxy-Authorization (the scheme stays:
   `Bearer [secret:authorization]`), Cookie, Set-Cookie (cookie name and
-  attributes stay), and any name containing token, secret, api-key/apikey,
-  password;
-- query parameters (in `http_path`, URL targets and Location/Referer headers) such as api_key, key,
-  token, access_token, code, state, client_secret, sig: `[secret:query.NAME]`;
+  attributes stay), and the rule's names; a 2026-07-28 `Mcp-Param-*` header
+  mirroring a redacted `tools/call` argument gets the argument's placeholder
+  (decoded first: the `=?base64?...?=` form too), and one named for a
+  `--redact` name or `--redact-path` leaf `[secret:mcp-param-NAME]`;
+- query parameters (in `http_path`, URL targets and Location/Referer headers): the rule's names
+  and api_key, key, token, code, state, ...: `[secret:query.NAME]`;
   a URL's userinfo password: `[secret:url.password]`;
 - a command line (a stdio target's argv): the word after `--api-key`-like flags,
   `--token=V` and `GITHUB_TOKEN=V` words' values, `Name: value` header words:
@@ -18,8 +31,8 @@ target through `Redaction.target`. What is redacted:
 - a server's stderr lines (free text): credentials after `Bearer`/`Basic`,
   `NAME=VALUE` / `NAME: VALUE` where NAME names a secret, URLs' secrets
   (`redact_text.py`): `[secret:log.NAME]`;
-- OAuth exchanges: access_token, refresh_token, id_token, code, code_verifier,
-  client_secret, ... in form or JSON bodies of HTTP rows that are not JSON-RPC
+- OAuth exchanges: the rule's names and code, code_verifier, assertion, ... in
+  form or JSON bodies (string values) of HTTP rows that are not JSON-RPC
   (token endpoint requests and responses, registration responses):
   `[secret:body.NAME]`;
 - what the user adds: names (`--redact NAME`, a header, query parameter or body
@@ -56,6 +69,7 @@ import orjson
 
 from inspector.capture.json_spans import value_spans
 from inspector.capture.redact_text import redact_line
+from inspector.protocol.routing_headers import PARAM_PREFIX, decode_value, header_string
 from inspector.protocol.sse import stored_body
 
 if TYPE_CHECKING:
@@ -83,12 +97,81 @@ __all__ = [
 REDACT_ENV = "MCP_INSPECTOR_REDACT"
 
 _HEADER_NAMES = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_PARAM_PREFIX = PARAM_PREFIX.lower()  # 2026-07-28: a tools/call argument mirrored into a header
 _URL_HEADERS = frozenset({"location", "content-location", "referer"})  # their URL's query may carry a code
-_HEADER_PATTERN = re.compile(r"token|secret|api-?key|apikey|api_key|password|passwd")
-# Header names seen, lower case -> whether `_HEADER_PATTERN` finds a secret in them: a proxy sees
-# the same dozen names on every exchange, and the search was most of a header's redaction cost.
+# The one name rule (`secret_name`): a name is split into tokens (camelCase, `-`, `_`, `.`, digits);
+# it names a secret when a token is one of these, whole ("author", "keyboard", "passage" are not) ...
+_SECRET_TOKENS = frozenset(
+    {
+        "auth", "authentication", "token", "secret", "secrets", "key", "apikey", "pass", "passwd",
+        "password", "passwords", "passphrase", "passcode", "pwd", "credential", "credentials",
+        "signature", "sig", "session", "jwt", "cookie",
+    }
+)  # fmt: skip
+# ... or ends with one of these (`accesstoken`, `x-apikey`, `JSESSIONID`, `mysecretkey`: header names
+# come in lower case, HTTP/2 always) but not "key" ("monkey"), "pass" ("compass"), "auth" ("oauth") ...
+_SECRET_COMPOUNDS = (
+    "token", "secret", "apikey", "accesskey", "secretkey", "privatekey", "signingkey", "sessionkey",
+    "authkey", "masterkey", "clientkey", "subscriptionkey", "functionkey", "password", "passwd",
+    "passphrase", "jsessionid", "phpsessid", "sessid", "credentials", "credential", "signature",
+)  # fmt: skip
+# ... unless the name says where a secret is, what kind, how many, or switches something: its last
+# token is one of these (`token_endpoint`, `token_type`, `--token-file`, `max_tokens`, `key_id`,
+# `Mcp-Session-Id`, the legacy transport's `sessionId`: identifiers, not credentials) ...
+_NOT_SECRET_LAST = frozenset(
+    {
+        "file", "path", "dir", "env", "var", "url", "uri", "endpoint", "endpoints", "type", "types",
+        "name", "names", "id", "ids", "length", "count", "tokens", "supported", "method", "methods",
+        "server", "servers", "header", "headers", "expires", "at", "in", "alg", "required",
+    }
+)  # fmt: skip
+# ... or its first token one of these (`--no-auth`, `--keep-secrets`, `use_session`).
+_NOT_SECRET_FIRST = frozenset(
+    {
+        "max", "min", "num", "no", "keep", "use", "with", "without", "skip", "show", "hide", "print",
+        "require", "allow", "enable", "disable",
+    }
+)  # fmt: skip
+_NAME_TOKENS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORDS_WHOLE = frozenset({"oauth"})  # not split at its capitals: `OAuth` is no `auth`
+# Names seen -> whether `secret_name` says secret: a proxy sees the same dozen header names on every
+# exchange, and the rule was most of a header's redaction cost.
 _PATTERN_HITS: dict[str, bool] = {}
-_PATTERN_HITS_MAX = 4096  # names are the client's to choose: past this many, searched each time
+_PATTERN_HITS_MAX = 4096  # names are the client's to choose: past this many, worked out each time
+
+
+def name_tokens(name: str) -> list[str]:
+    """`name`'s tokens, lower case: `X-Amz-Credential` -> x, amz, credential; `sessionToken` ->
+    session, token; `APIKey` -> api, key; `OAuth` -> oauth."""
+    out: list[str] = []
+    for word in re.split(r"[^A-Za-z0-9]+", name):
+        if word.lower() in _WORDS_WHOLE:
+            out.append(word.lower())
+        else:
+            out += [t.lower() for t in _NAME_TOKENS.findall(word)]
+    return out
+
+
+def secret_name(name: str) -> bool:
+    """Whether a header, query parameter, form or JSON key, command-line flag or log name names a
+    secret: the one rule of every place names are looked at (each place adds its own exact names,
+    e.g. a query's `code` and `state`). Case-insensitive; whole tokens only."""
+    hit = _PATTERN_HITS.get(name)
+    if hit is not None:
+        return hit
+    tokens = name_tokens(name)
+    hit = (
+        bool(tokens)
+        and tokens[:2] != ["access", "control"]  # CORS policy (`...-Allow-Credentials: true`), no credential
+        and tokens[-1] not in _NOT_SECRET_LAST
+        and not (len(tokens) > 1 and tokens[0] in _NOT_SECRET_FIRST)
+        and any(t in _SECRET_TOKENS or t.endswith(_SECRET_COMPOUNDS) for t in tokens)
+    )
+    if len(_PATTERN_HITS) < _PATTERN_HITS_MAX:
+        _PATTERN_HITS[name] = hit
+    return hit
+
+
 _QUERY_NAMES = frozenset(
     {
         "api_key",
@@ -96,6 +179,7 @@ _QUERY_NAMES = frozenset(
         "api-key",
         "key",
         "token",
+        "inspector_token",  # the gateway's client token (taken off before recording; in case)
         "access_token",
         "refresh_token",
         "id_token",
@@ -132,7 +216,9 @@ _BODY_NAMES = frozenset(
         "actor_token",
     }
 )
-_BODY_NEEDLES = tuple(n.encode() for n in _BODY_NAMES)
+# A body of an HTTP row that is not JSON-RPC is parsed when one of these occurs in it: they are in
+# every `_BODY_NAMES` name and every name `secret_name` says is secret.
+_BODY_NEEDLE = re.compile(rb"(?i)auth|token|secret|key|pass|pwd|cred|sig|session|jwt|cookie|code|assertion")
 _JSONRPC_KINDS = frozenset({"request", "notification", "response", "error", "batch"})
 _HTTP_CHANNELS = frozenset({"http-request", "http-response", "sse"})
 _SSE_LINES = re.compile(rb"\r\n|\r|\n")
@@ -142,11 +228,7 @@ _PLACEHOLDER_BYTES = re.compile(rb"\[secret:([a-z0-9_.-]+)\]")
 _UNSAFE = re.compile(r"[^a-z0-9_.-]")
 # Command-line words: `--NAME`/`-NAME` flags and `NAME=VALUE` (environment-style) words.
 _ARG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
-_ARG_NAMES = frozenset({"key", "pat", "auth", "credential", "credentials", "access-key", "private-key"})
-_ARG_NOT_SECRET = re.compile(
-    r"(?:file|path|dir|env|var|url|endpoint|type|name|id|length|count|tokens)$"
-    r"|^(?:max|min|num|no|keep|use|with|without|skip|show|hide|print|require|allow|enable|disable)[-_]"
-)
+_ARG_NAMES = frozenset({"pat"})  # a command line's own exact names (GitHub's `--pat`)
 _ARG_HEADER = re.compile(r"([A-Za-z0-9_-]+):\s*(\S.*)", re.DOTALL)
 
 
@@ -177,6 +259,7 @@ class Redaction:
     # Per-server rules of the config file, in order: (glob, names as typed); the first match wins.
     servers: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _needles: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+    _leaves: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # paths' last keys
 
     def __post_init__(self) -> None:
         needles = {n.encode() for n in (*self.names, *self.spellings)}
@@ -187,6 +270,7 @@ class Redaction:
             else:
                 needles.add(leaf.encode())
         object.__setattr__(self, "_needles", tuple(sorted(needles)))
+        object.__setattr__(self, "_leaves", frozenset(p[-1].lower() for p in self.paths if p[-1] != "*"))
 
     @classmethod
     def from_config(
@@ -276,20 +360,29 @@ class Redaction:
         # A redirect's body often repeats its Location (Express: "Found. Redirecting to URL", an
         # HTML link): the secret `name=value` pairs of URL headers are replaced there too.
         echoed = self._url_header_pairs(headers) if headers else []
+        # The values redacted from a request's body, as header strings -> their placeholder names:
+        # a 2026-07-28 `Mcp-Param-*` header mirroring one of them is the same secret.
+        mirrored: dict[str, str] = {}
+        raw = row["raw"]
+        new = raw
+        if raw:
+            if row["channel"] == "sse":
+                new = self._sse(raw, row, done)
+            else:
+                new = self._body(raw, row, done, mirrored if row["channel"] == "http-request" else None)
         if headers:
-            row["http_headers"] = self._headers(headers, done)
+            row["http_headers"] = self._headers(headers, done, mirrored)
         if path is not None and "?" in path:
             row["http_path"] = self._url_query(path, done)
-        raw = row["raw"]
         if raw:
-            new = self._sse(raw, row, done) if row["channel"] == "sse" else self._body(raw, row, done)
             for pair, replacement, name in echoed:
                 if pair in new:
                     new = new.replace(pair, replacement)
                     done.append(name)
             if new is not raw:
                 row["raw"] = new
-                row["size"] = len(new)
+                if row.get("parse_status") != "truncated":  # a cut row's size is the whole message's
+                    row["size"] = len(new)
         if done:
             meta = row["meta"] or {}
             row["meta"] = {**meta, "redacted": sorted({*meta.get("redacted", ()), *done})}
@@ -323,7 +416,7 @@ class Redaction:
                 out[i] = word[: len(word) - len(value)] + placeholder("arg." + key)
             elif "://" in word:
                 out[i] = self.url(word)
-            elif (header := _ARG_HEADER.fullmatch(word)) and self._secret_header(header[1].lower()):
+            elif (header := _ARG_HEADER.fullmatch(word)) and self._secret_header(header[1]):
                 out[i] = (
                     f"{header[1]}: {_header_value(header[1].lower(), header[2])}"  # --header 'Authorization: ...'
                 )
@@ -333,9 +426,7 @@ class Redaction:
 
     def _secret_arg(self, lower: str) -> bool:
         """A flag or NAME=VALUE name that names a secret (and not where to find one: `--token-file`)."""
-        if _ARG_NOT_SECRET.search(lower):
-            return False
-        return lower in self.names or _HEADER_PATTERN.search(lower) is not None or lower in _ARG_NAMES
+        return lower in self.names or lower in _ARG_NAMES or secret_name(lower)
 
     def url(self, url: str) -> str:
         """A URL with its query secrets and userinfo password redacted."""
@@ -351,21 +442,22 @@ class Redaction:
 
     # -- the parts ----------------------------------------------------------------------------------
 
-    def _secret_header(self, lower: str) -> bool:
-        if lower in _HEADER_NAMES or lower in self.names:
-            return True
-        hit = _PATTERN_HITS.get(lower)
-        if hit is None:
-            hit = _HEADER_PATTERN.search(lower) is not None
-            if len(_PATTERN_HITS) < _PATTERN_HITS_MAX:
-                _PATTERN_HITS[lower] = hit
-        return hit
+    def _secret_header(self, name: str) -> bool:
+        """`name` as sent: an HTTP/1.1 `X-AccessToken`'s capitals split it (HTTP/2 sends lower case)."""
+        lower = name.lower()
+        return lower in _HEADER_NAMES or lower in self.names or secret_name(name)
 
-    def _headers(self, headers: Any, done: list[str]) -> list[list[str]]:
+    def _headers(self, headers: Any, done: list[str], mirrored: Mapping[str, str]) -> list[list[str]]:
         out = []
         for name, value in headers.items() if isinstance(headers, dict) else headers:
             lower = name.lower()
-            if self._secret_header(lower) and "[secret:" not in value:
+            if lower.startswith(_PARAM_PREFIX) and "[secret:" not in value:
+                secret = self._param_header(lower, value, mirrored)
+                if secret is not None:
+                    out.append([name, placeholder(secret)])
+                    done.append(secret)
+                    continue
+            if self._secret_header(name) and "[secret:" not in value:
                 value = _header_value(lower, value)
                 done.append(f"header.{lower}")
             elif lower in _URL_HEADERS and "?" in value:
@@ -375,17 +467,31 @@ class Redaction:
             out.append([name, value])
         return out
 
+    def _param_header(self, lower: str, value: str, mirrored: Mapping[str, str]) -> str | None:
+        """The placeholder name for a tools/call argument's `Mcp-Param-NAME` header that mirrors a
+        secret: the body value's own (header and body then still agree) when the header, decoded,
+        is a value redacted from the body; else `mcp-param-NAME` when NAME is a `--redact` name or
+        a `--redact-path` leaf; None when it is no secret of the user's."""
+        if mirrored:
+            decoded = decode_value(value)[0]
+            found = mirrored.get(decoded if decoded is not None else value)
+            if found is not None:
+                return found
+        suffix = lower[len(_PARAM_PREFIX) :]
+        if suffix in self.names or suffix in self._leaves:
+            return lower
+        return None
+
     def _url_header_pairs(self, headers: Any) -> list[tuple[bytes, bytes, str]]:
         """(`name=value`, `name=[secret:query.name]`, placeholder name) for each secret query
         parameter of a Location-like header."""
         out = []
-        names = _QUERY_NAMES | self.names
         for name, value in headers.items() if isinstance(headers, dict) else headers:
             if name.lower() not in _URL_HEADERS or "?" not in value:
                 continue
             query = value.partition("?")[2].partition("#")[0].encode("latin-1", "replace")
             for start, end, key in _form_spans(query):
-                if key.lower() in names:
+                if self._secret_query(key):
                     pair = query[query.rfind(b"&", 0, start) + 1 : end]
                     label = f"query.{key.lower()}"
                     kept = pair[: len(pair) - (end - start)]  # `name=`
@@ -397,16 +503,19 @@ class Redaction:
         if not sep:
             return self._literal(url, done) if self.values else url
         query, hash_, fragment = rest.partition("#")
-        names = _QUERY_NAMES | self.names
         spans = [
             (s, e, f"query.{key.lower()}")
             for s, e, key in _form_spans(query.encode("latin-1", "replace"))
-            if key.lower() in names
+            if self._secret_query(key)
         ]
         if spans:
             query = _splice(query.encode("latin-1", "replace"), spans, done).decode("latin-1")
         out = f"{head}?{query}{hash_}{fragment}"
         return self._literal(out, done) if self.values else out
+
+    def _secret_query(self, key: str) -> bool:
+        lower = key.lower()
+        return lower in _QUERY_NAMES or lower in self.names or secret_name(key)
 
     def _sse(self, raw: bytes, row: MessageRow, done: list[str]) -> bytes:
         """An SSE event's bytes: its data redacted as a body, the framing around it kept."""
@@ -422,7 +531,9 @@ class Redaction:
         fields = [line for line in _SSE_LINES.split(raw) if line and not line.startswith(b"data")]
         return b"\n".join([*fields, *(b"data: " + line for line in new.split(b"\n"))]) + b"\n\n"
 
-    def _body(self, raw: bytes, row: MessageRow, done: list[str]) -> bytes:
+    def _body(
+        self, raw: bytes, row: MessageRow, done: list[str], mirrored: dict[str, str] | None = None
+    ) -> bytes:
         if row["channel"] == "stderr":  # a server's log line: free text (redact_text.py)
             out = redact_line(raw, self._secret_arg, self.url, done)
             return self._literal_bytes(out, done) if self.values else out
@@ -431,20 +542,27 @@ class Redaction:
             # JSON-RPC and stdio rows: only what the user asked for.
             if not self._needles or not any(n in raw for n in self._needles):
                 return self._literal_bytes(raw, done) if self.values else raw
-            out = self._json(raw, False, done)
-        elif any(n in raw for n in _BODY_NEEDLES) or (self._needles and any(n in raw for n in self._needles)):
+            out = self._json(raw, False, done, mirrored)
+        elif _BODY_NEEDLE.search(raw) is not None or (self._needles and any(n in raw for n in self._needles)):
             out = self._json(raw, True, done) if raw.lstrip()[:1] in (b"{", b"[") else self._form(raw, done)
         else:
             out = raw
         return self._literal_bytes(out, done) if self.values else out
 
-    def _json(self, raw: bytes, oauth: bool, done: list[str]) -> bytes:
+    def _json(
+        self, raw: bytes, oauth: bool, done: list[str], mirrored: dict[str, str] | None = None
+    ) -> bytes:
         try:
             orjson.loads(raw)
         except orjson.JSONDecodeError:
             return raw  # not JSON: nothing to find keys in
         start = len(raw) - len(raw.lstrip())
         spans = value_spans(raw, lambda path: self._want(path, oauth), start)
+        if mirrored is not None:
+            for s, e, name in spans:
+                shown = header_string(orjson.loads(raw[s:e]))
+                if shown:
+                    mirrored.setdefault(shown, name)
         return _splice(raw, spans, done, quote=True) if spans else raw
 
     def _want(self, path: tuple[str, ...], oauth: bool) -> tuple[str, bool] | None:
@@ -454,7 +572,7 @@ class Redaction:
                 return "body." + ".".join(path), False
         if key in self.names:
             return f"body.{key}", False
-        if oauth and key in _BODY_NAMES:
+        if oauth and (key in _BODY_NAMES or secret_name(path[-1])):
             return f"body.{key}", True
         return None
 
@@ -462,7 +580,11 @@ class Redaction:
         if _FORM.fullmatch(raw.strip()) is None:
             return raw
         names = _BODY_NAMES | self.names
-        spans = [(s, e, f"body.{k.lower()}") for s, e, k in _form_spans(raw) if k.lower() in names]
+        spans = [
+            (s, e, f"body.{k.lower()}")
+            for s, e, k in _form_spans(raw)
+            if k.lower() in names or secret_name(k)
+        ]
         return _splice(raw, spans, done) if spans else raw
 
     def _literal(self, text: str, done: list[str]) -> str:

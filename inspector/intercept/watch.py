@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 from rich.console import Console
-from rich.markup import escape
 
 from inspector.intercept.remote import InterceptRemoteError, Process, Remote
+from inspector.terminal_text import markup_safe, visible
 
 __all__ = ["Watch", "parse_answer"]
 
@@ -101,7 +101,7 @@ class Watch:
         s = self.state
         elapsed = time.monotonic() - self.received
         c.print(
-            f"[bold]intercept watch[/bold] · {escape(str(s.get('kind')))} pid {self.process.pid} · "
+            f"[bold]intercept watch[/bold] · {markup_safe(str(s.get('kind')))} pid {self.process.pid} · "
             f"breakpoints {'[green]on[/green]' if s.get('breakpoints') else '[dim]off[/dim]'} · "
             f"rules {sum(1 for r in s.get('rules') or [] if r.get('enabled'))}/{len(s.get('rules') or [])}"
         )
@@ -115,10 +115,10 @@ class Watch:
             what = (
                 f"{p.get('direction')} {p.get('kind')} {p.get('method') or ''} {p.get('name') or ''}".strip()
             )
-            line = f"{mark} {p['id']:<5} {what}"
+            line = visible(f"{mark} {p['id']:<5} {what}")  # the server's names: shown, not run
             line = line if len(line) <= 70 else line[:69] + "…"
             style = "bold" if i == self.selected else ""
-            c.print(f"[{style or 'default'}]{escape(line)}[/] [yellow]{left:4.0f}s[/yellow]")
+            c.print(f"[{style or 'default'}]{markup_safe(line)}[/] [yellow]{left:4.0f}s[/yellow]")
         if pending:
             raw = pending[self.selected].get("raw", "")
             try:
@@ -127,13 +127,13 @@ class Watch:
                 text = raw
             lines = text.splitlines()
             c.rule(style="dim")
-            for line in lines[:PREVIEW_LINES]:
-                c.print(escape(line if len(line) <= 80 else line[:79] + "…"), highlight=False)
+            for line in map(visible, lines[:PREVIEW_LINES]):
+                c.print(markup_safe(line if len(line) <= 80 else line[:79] + "…"), highlight=False)
             if len(lines) > PREVIEW_LINES:
                 c.print(f"[dim]… {len(lines) - PREVIEW_LINES} more lines[/dim]")
         c.rule(style="dim")
         if self.note:
-            c.print(escape(self.note))
+            c.print(markup_safe(self.note))
         c.print(f"[dim]{KEYS}[/dim]")
 
     # ---- keys
@@ -224,7 +224,7 @@ class Watch:
                     self.draw()
                     last = time.monotonic()
                 if self.gone:
-                    self.console.print(f"[red]{escape(self.gone)}[/red]")
+                    self.console.print(f"[red]{markup_safe(self.gone)}[/red]")
                     break
                 if self.changed.is_set() or time.monotonic() - last >= 1:
                     self.changed.clear()

@@ -24,6 +24,7 @@ from inspector.errors import InspectorError
 from inspector.lint.findings import SEVERITIES, SPEC_BASE, Finding, at_least
 from inspector.lint.stored import lint_session
 from inspector.store import get_session
+from inspector.terminal_text import markup_safe, visible, visible_json
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERRORS", "lint_command", "summary"]
 
@@ -43,9 +44,15 @@ def _table(findings: list[Finding]) -> Table:
         table.add_column(name, style=style, no_wrap=True, justify="right" if name == "seq" else "left")
     table.add_column("explanation and spec section", overflow="fold")
     for f in findings:
-        text = Text(f.explanation)
-        text.append(f"\n{_section(f)}", style="dim")
-        table.add_row(str(f.seq), Text(f.severity, style=_STYLE[f.severity]), f.rule, f.revision or "-", text)
+        text = Text(visible(f.explanation))  # it quotes recorded methods and names
+        text.append(f"\n{visible(_section(f))}", style="dim")
+        table.add_row(
+            str(f.seq),
+            Text(f.severity, style=_STYLE[f.severity]),
+            Text(visible(f.rule)),
+            Text(visible(f.revision or "-")),
+            text,
+        )
     return table
 
 
@@ -60,11 +67,11 @@ def _blocks(console: Console, findings: list[Finding]) -> None:
     for f in findings:
         head = Text(f"{f.seq:>5}  ", style="dim")
         head.append(f.severity, style=_STYLE[f.severity])
-        head.append(f"  {f.rule}", style="bold")
-        head.append(f"  {f.revision or '-'}", style="dim")
+        head.append(f"  {visible(f.rule)}", style="bold")
+        head.append(f"  {visible(f.revision or '-')}", style="dim")
         console.print(head, no_wrap=True, overflow="ellipsis")
-        console.print(Padding(Text(f.explanation), (0, 0, 0, 7)))
-        section = Text(_section(f), style="dim")
+        console.print(Padding(Text(visible(f.explanation)), (0, 0, 0, 7)))
+        section = Text(visible(_section(f)), style="dim")
         console.print(Padding(section, (0, 0, 0, 7)), no_wrap=True, overflow="ellipsis")
 
 
@@ -90,12 +97,12 @@ def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severi
     counts = summary(findings)
     if json_out:
         doc = {"session": session.id, "summary": counts, "findings": [f.to_json() for f in shown]}
-        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(visible_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()) + "\n")
     else:
         console = Console(highlight=False)
-        name = f" ({session.name})" if session.name else ""
+        name = f" ({markup_safe(session.name)})" if session.name else ""
         console.print(
-            f"[bold]session {session.id}{name}[/bold], protocol {session.protocol_version or 'unknown'}"
+            f"[bold]session {session.id}{name}[/bold], protocol {markup_safe(session.protocol_version or 'unknown')}"
         )
         if shown and console.width >= WIDE:
             console.print(_table(shown))

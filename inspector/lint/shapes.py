@@ -108,6 +108,12 @@ _MALFORMED = frozenset({ParseStatus.INVALID_JSON, ParseStatus.INVALID_UTF8, Pars
 _Gate = tuple[tuple[Hit, ...], bool]  # the gate's hits, and whether the frame's shape is checked
 
 
+def _truncated(row: Any) -> bool:
+    """The record kept only the message's first bytes: they do not parse, the message may well."""
+    meta = row.get("meta")
+    return row.get("parse_status") == "truncated" or (isinstance(meta, dict) and "truncated" in meta)
+
+
 class ShapeCheck:
     """Parse status, method gate and schema shape of each message."""
 
@@ -126,6 +132,8 @@ class ShapeCheck:
             return
         status = msg.parse_status
         if status in _MALFORMED:
+            if _truncated(ctx.row):  # only its first bytes were recorded (max_record_bytes)
+                return
             yield "malformed-json", msg.problem or status.value
             return
         if status is ParseStatus.NOT_JSONRPC and msg.kind is not Kind.BATCH:

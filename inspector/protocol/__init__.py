@@ -5,7 +5,7 @@ a guard test enforces it.
 """
 
 from inspector.protocol.correlate import Correlator, Pairing, Pending, opposite
-from inspector.protocol.framing import Line, LineFramer
+from inspector.protocol.framing import Cut, Line, LineFramer
 from inspector.protocol.jsonrpc import Classified, Kind, ParseStatus, classify, classify_value, id_key
 from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS, SessionFacts, method_allowed
 
@@ -13,6 +13,7 @@ __all__ = [
     "KNOWN_PROTOCOL_VERSIONS",
     "Classified",
     "Correlator",
+    "Cut",
     "Kind",
     "Line",
     "LineFramer",

@@ -26,6 +26,7 @@ class ParseStatus(StrEnum):
     INVALID_UTF8 = "invalid-utf8"
     INVALID_JSON = "invalid-json"
     NOT_JSONRPC = "not-jsonrpc"
+    TRUNCATED = "truncated"  # longer than the record's cap: only its first bytes were kept (kind invalid)
 
 
 class Kind(StrEnum):

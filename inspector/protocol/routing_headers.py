@@ -40,6 +40,7 @@ __all__ = [
     "Routing",
     "decode_value",
     "encode_value",
+    "header_string",
     "param_header_values",
     "param_headers",
     "recorded_tool_schemas",
@@ -98,7 +99,7 @@ def decode_value(raw: str) -> tuple[str | None, bool, str | None]:
         return None, True, "=?base64?...?= payload does not decode to UTF-8 text"
 
 
-def _render(value: Any) -> str | None:
+def header_string(value: Any) -> str | None:
     """A body value as its header string (Value Encoding's type conversion), None when it has none."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -149,7 +150,7 @@ def param_header_values(input_schema: Any, arguments: Any) -> list[tuple[str, st
     `x-mcp-header` argument that has a value, encoded; one that is null or absent is omitted."""
     out = []
     for token, path in sorted(param_headers(input_schema).values()):
-        rendered = _render(_at(arguments, path))
+        rendered = header_string(_at(arguments, path))
         if rendered is not None:
             out.append((PARAM_PREFIX + token, encode_value(rendered)))
     return out
@@ -299,13 +300,17 @@ def routing_of(
                 NAME,
                 by_name.get(NAME.lower()),
                 f"params.{name_key}",
-                _render(params.get(name_key)),
+                header_string(params.get(name_key)),
                 required=required,
                 encodable=True,
             )
         )
     elif (sent := by_name.get(NAME.lower())) is not None:
-        add(_check(NAME, sent, "params.name", _render(params.get("name")), required=False, encodable=True))
+        add(
+            _check(
+                NAME, sent, "params.name", header_string(params.get("name")), required=False, encodable=True
+            )
+        )
     out.extend(_param_checks(pairs, method, params, tool_schemas, required=required))
     return Routing(method, revision, required, out)
 
@@ -333,14 +338,14 @@ def _param_checks(
         else:
             source = "params.arguments." + ".".join(path)
             found = _check(
-                shown, raw, source, _render(_at(arguments, path)), required=required, encodable=True
+                shown, raw, source, header_string(_at(arguments, path)), required=required, encodable=True
             )
         if found is not None:
             out.append(found)
     for lower, (token, path) in sorted(annotated.items()):
         if f"{PARAM_PREFIX.lower()}{lower}" in sent:
             continue
-        value = _render(_at(arguments, path))
+        value = header_string(_at(arguments, path))
         source = "params.arguments." + ".".join(path)
         found = _check(f"{PARAM_PREFIX}{token}", None, source, value, required=required, encodable=True)
         if found is not None:

@@ -39,11 +39,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from inspector.protocol.conversations import derive
+from inspector.protocol.json_depth import DEEP_NOTE
+from inspector.protocol.json_depth import loads as bounded_loads
 from inspector.protocol.jsonrpc import classify_value
 from inspector.protocol.sse import stored_body
 from inspector.replay.paths import ANY, Item, PathCursor, PathSet, Segment, format_path, format_scope
 from inspector.replay.volatile import is_volatile
 from inspector.store.interventions import describe, server_side
+from inspector.terminal_text import visible
 
 if TYPE_CHECKING:
     from inspector.store.models import MessageRecord
@@ -120,7 +123,7 @@ def default_ignore(*extra: str) -> PathSet:
 def _payload(m: MessageRecord) -> Any:
     """The parsed JSON-RPC object of a record (a list for a batch), None when unparsable."""
     try:
-        return orjson.loads(stored_body(m.channel, m.raw))
+        return bounded_loads(stored_body(m.channel, m.raw))
     except (orjson.JSONDecodeError, TypeError):
         return None
 
@@ -566,7 +569,7 @@ def _expand(
     says so). `lane` (the streamed diff's, `_Stream`): the original's side (`side` 0) leaves each
     record there as `lane.last`; in the lane, the replay's side yields a row that is the twin of
     that one (`_twin_records`) unread, as a `_TWIN` part holding the record."""
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    loads, decode_error = bounded_loads, orjson.JSONDecodeError  # deep levels as text (json_depth)
     for m in messages:
         kind = m.kind
         if watch is not None and kind == "response" and not watch.input_required:
@@ -1783,6 +1786,14 @@ def _change_text(c: Change) -> str:
         return f"{c.path}: added {_value_text(c.after)}"
     if c.kind == "removed":
         return f"{c.path}: removed (was {_value_text(c.before)})"
+    deep = [isinstance(v, str) and v.startswith(DEEP_NOTE) for v in (c.before, c.after)]
+    if any(deep):  # a subtree past the parse depth limit (`json_depth`): compared as its text
+        a, b = (
+            v[len(DEEP_NOTE) :] if d else _value_text(v, 10**9)
+            for v, d in zip((c.before, c.after), deep, strict=True)
+        )
+        at = _first_difference(a, b)
+        return f"{c.path}: {DEEP_NOTE}{_window(a, at, 72)} => {_window(b, at, 72)}"
     before, after = _pair_text(c.before, c.after)
     return f"{c.path}: {before} => {after}" + ("  (volatile)" if c.volatile else "")
 
@@ -1837,4 +1848,5 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
         lines.extend(f"      {_change_text(ch)}" for ch in x.changes)
     lines.append(_ignored_text(diff.ignored, verbose))
     lines.append("behaviour changed" if diff.changed else "behaviour unchanged")
-    return "\n".join(lines)
+    # Summaries and paths hold recorded names: each line with its control characters shown.
+    return "\n".join(map(visible, lines))

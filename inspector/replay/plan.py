@@ -26,6 +26,7 @@ import orjson
 
 from inspector.capture.redact import Secrets
 from inspector.protocol import Kind, classify
+from inspector.protocol.json_depth import loads as bounded_loads
 from inspector.replay.matching import AnswerBook, MatchPolicy
 from inspector.store.interventions import server_side
 from inspector.store.models import Message
@@ -120,7 +121,7 @@ def recorded_secret_headers(
 
 def _payload(m: Message) -> Any:
     try:
-        return orjson.loads(m.body)
+        return bounded_loads(m.body)  # `Substitutions.learn` recurses: deep levels as text
     except orjson.JSONDecodeError:
         return None
 

@@ -43,6 +43,7 @@ from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
 from inspector.store import bodies, get_session
 from inspector.store.models import Message, Session
+from inspector.terminal_text import visible, visible_json
 
 __all__ = [
     "EXIT_CHANGED",
@@ -347,7 +348,7 @@ def _print(
 ) -> None:
     if json_out:
         doc = {**diff.to_json(), **(extra or {})}
-        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(visible_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()) + "\n")
     else:
         sys.stdout.write(render_text(diff, verbose=verbose, show_equal=show_equal) + "\n")
 
@@ -518,12 +519,12 @@ def replay_and_diff(
         timeout=timeout,
         strict_volatile=strict_volatile,
         auth=auth,
-        say=lambda text: print(f"[mcp-inspect] {text}", file=sys.stderr, flush=True),
+        say=lambda text: print(f"[mcp-inspect] {visible(text)}", file=sys.stderr, flush=True),
     )
     if verdict.missing_secrets:
         print(f"[mcp-inspect] warning: {missing_secrets_message(verdict.missing_secrets)}", file=sys.stderr)
     if verdict.problem is not None or verdict.diff is None:
-        print(f"[mcp-inspect] the replay could not run: {verdict.problem}", file=sys.stderr)
+        print(f"[mcp-inspect] the replay could not run: {visible(verdict.problem)}", file=sys.stderr)
         print(
             f"[mcp-inspect] replay of session {verdict.original} recorded as session {verdict.replay}",
             file=sys.stderr,
@@ -540,7 +541,7 @@ def replay_and_diff(
     if not json_out:
         if verdict.noise:
             print(
-                f"calibration: ignored {len(verdict.noise)} noisy path(s): {', '.join(verdict.noise)}",
+                f"calibration: ignored {len(verdict.noise)} noisy path(s): {visible(', '.join(verdict.noise))}",
                 file=sys.stderr,
             )
         print(f"[mcp-inspect] replay recorded as session {verdict.replay}", file=sys.stderr)

@@ -15,10 +15,12 @@ from sqlalchemy import Engine
 
 from inspector.capture.pause import refuse_metadata_only
 from inspector.errors import InspectorError
+from inspector.private_files import make_private_dirs
 from inspector.share.export import jsonl_lines, other_format
 from inspector.share.importer import file_kind, import_har, import_jsonl
 from inspector.store.models import Session
 from inspector.store.queries import get_session
+from inspector.terminal_text import markup_safe
 
 __all__ = ["FORMATS", "export_command", "file_kind", "import_command"]
 
@@ -67,11 +69,16 @@ def _write(lines: Iterable[bytes], output: str | None) -> int:
         return written
     target = Path(output)
     folder = target.parent if str(target.parent) else Path(".")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
+    try:  # a folder the export creates is the user's only (0700), as recordings/ is; existing ones stay
+        make_private_dirs(folder)
     except OSError as exc:
         raise InspectorError(f"-o {output}: cannot create the folder {folder}: {exc.strerror}") from None
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    if not folder.is_dir():
+        raise InspectorError(f"-o {output}: {folder} is not a folder")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    except OSError as exc:
+        raise InspectorError(f"-o {output}: cannot write in {folder}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             for line in lines:
@@ -106,7 +113,7 @@ def export_command(engine: Engine, refs: Sequence[str], *, fmt: str, output: str
     where = output if output not in (None, "-") else "stdout"
     ids = ", ".join(f"#{s.id}" for s in sessions)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    err.print(f"exported {ids} ({messages} messages, {size:,} bytes) to {where}")
+    err.print(f"exported {ids} ({messages} messages, {size:,} bytes) to {markup_safe(where)}")
     return 0
 
 
@@ -165,12 +172,13 @@ def import_command(engine: Engine, files: Sequence[str]) -> int:
                 f.close()
         for session_id in done.session_ids:
             session = get_session(engine, session_id)
-            label = f" {session.name!r}" if session.name else ""
+            # The file's own names and kinds: shown with their control characters escaped, never as markup.
+            label = f" {markup_safe(repr(session.name))}" if session.name else ""
             err.print(
-                f"imported session #{session_id}{label} ({session.kind}, "
-                f"{done.messages[session_id]} messages) from {source}"
+                f"imported session #{session_id}{label} ({markup_safe(session.kind)}, "
+                f"{done.messages[session_id]} messages) from {markup_safe(source)}"
             )
         if not done.session_ids:
             what = "no MCP traffic (JSON-RPC bodies, Mcp-Session-Id)" if kind == "har" else "no sessions"
-            err.print(f"{source}: {what} in this file")
+            err.print(f"{markup_safe(source)}: {what} in this file")
     return 0

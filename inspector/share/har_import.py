@@ -35,7 +35,7 @@ from inspector.capture.builder import MessageBuilder
 from inspector.errors import InspectorError
 from inspector.protocol.http_exchange import is_json_body
 from inspector.protocol.sse import SSEFramer
-from inspector.store.models import MessageRow
+from inspector.store.models import SQL_INT_MAX, SQL_INT_MIN, MessageRow
 from inspector.store.writer import FACT_COLUMNS
 
 __all__ = ["HarEntry", "HarSessionRows", "group_sessions", "read_har", "session_rows"]
@@ -93,7 +93,12 @@ def _ns(stamp: Any, where: str) -> int:
         raise HarFormatError(f"{where}: startedDateTime {stamp!r} is not an ISO 8601 date-time") from None
     if parsed.tzinfo is None:
         raise HarFormatError(f"{where}: startedDateTime {stamp!r} has no time zone")
-    return int(parsed.timestamp() * 1_000_000) * 1000
+    ns = int(parsed.timestamp() * 1_000_000) * 1000
+    if not SQL_INT_MIN <= ns <= SQL_INT_MAX:
+        raise HarFormatError(
+            f"{where}: startedDateTime {stamp!r} is outside 1677-2262, what a nanosecond clock holds"
+        )
+    return ns
 
 
 def _ms(value: Any) -> float:
@@ -148,6 +153,8 @@ def _entry(index: int, raw: Any) -> HarEntry:
     timings: dict[str, Any] = raw["timings"] if isinstance(raw.get("timings"), dict) else {}
     head_ms = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")), 0.0)
     total_ms = max(_ms(raw.get("time")), head_ms + _ms(timings.get("receive")))
+    if started + total_ms * 1e6 > SQL_INT_MAX:  # finite (orjson refuses infinities), maybe huge
+        raise HarFormatError(f"{where}: its time and timings ({total_ms:g} ms) end past the year 2262")
     content: dict[str, Any] = response["content"] if isinstance(response.get("content"), dict) else {}
     response_headers = _pairs(response.get("headers"))
     mime = str(content.get("mimeType") or "")

@@ -27,6 +27,7 @@ from inspector import __version__
 from inspector.errors import NotFoundError
 from inspector.lint.check import check_rows
 from inspector.lint.findings import Finding
+from inspector.protocol.json_depth import loads as bounded_loads
 from inspector.protocol.sse import stored_body
 from inspector.replay.diff import SessionDiff, default_ignore, diff_sessions
 from inspector.store.models import Session
@@ -84,7 +85,7 @@ def _body(channel: str, raw: bytes) -> str:
     cut = len(data) - BODY_LIMIT
     shown = data[:BODY_LIMIT]
     try:
-        text = _json_text(orjson.loads(shown)) if cut <= 0 else shown.decode("utf-8", "replace")
+        text = _json_text(bounded_loads(shown)) if cut <= 0 else shown.decode("utf-8", "replace")
     except orjson.JSONDecodeError:
         text = shown.decode("utf-8", "replace")
     if cut > 0:

@@ -28,7 +28,21 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from inspector.errors import InspectorError
-from inspector.store.models import ROW_COLUMNS, Channel, Direction, KindName, MessageRow, ParseStatusName
+from inspector.store.models import (
+    JSON_COLUMN_SHAPES,
+    ROW_COLUMNS,
+    Channel,
+    Direction,
+    HeadersColumn,
+    Int64,
+    KindName,
+    LabelsColumn,
+    LintColumn,
+    MessageRow,
+    ObjectColumn,
+    ParseStatusName,
+    TargetColumn,
+)
 
 __all__ = [
     "FORMAT",
@@ -113,28 +127,28 @@ class SessionLine(_Line):
     """A session line, checked."""
 
     type: Literal["session"]
-    ref: int = Field(ge=1)
-    parent_ref: int | None = Field(default=None, ge=1)
+    ref: Int64 = Field(ge=1)
+    parent_ref: Int64 | None = Field(default=None, ge=1)
     name: str | None = None
     kind: str
-    target: Any = None
+    target: TargetColumn = None
     status: str = "ended"
-    started_ns: int
-    ended_ns: int | None = None
-    exit_status: int | None = None
+    started_ns: Int64
+    ended_ns: Int64 | None = None
+    exit_status: Int64 | None = None
     end_reason: str | None = None
     era: str | None = None
     offered_version: str | None = None
     protocol_version: str | None = None
-    client_info: Any = None
-    server_info: Any = None
-    client_capabilities: Any = None
-    server_capabilities: Any = None
-    facts: Any = None
-    labels: Any = None
-    message_count: int = Field(default=0, ge=0)
+    client_info: ObjectColumn = None
+    server_info: ObjectColumn = None
+    client_capabilities: ObjectColumn = None
+    server_capabilities: ObjectColumn = None
+    facts: ObjectColumn = None
+    labels: LabelsColumn = None
+    message_count: Int64 = Field(default=0, ge=0)
     host: str | None = None
-    pid: int | None = None
+    pid: Int64 | None = None
 
     def columns(self) -> dict[str, Any]:
         """The session's columns for the store (no id, no parent: the importer links those)."""
@@ -145,28 +159,28 @@ class MessageLine(_Line):
     """A message line, checked."""
 
     type: Literal["message"]
-    session: int = Field(ge=1)
-    seq: int = Field(ge=1)
-    ts_ns: int
+    session: Int64 = Field(ge=1)
+    seq: Int64 = Field(ge=1)
+    ts_ns: Int64
     direction: Direction
     channel: Channel
     raw: str | None = None
     raw_base64: str | None = None
-    size: int = Field(ge=0)
+    size: Int64 = Field(ge=0)
     parse_status: ParseStatusName
     kind: KindName
     method: str | None = None
     rpc_id: str | None = None
-    error_code: int | None = None
-    answers_seq: int | None = None
-    latency_ns: int | None = None
+    error_code: Int64 | None = None
+    answers_seq: Int64 | None = None
+    latency_ns: Int64 | None = None
     http_method: str | None = None
     http_path: str | None = None
-    http_status: int | None = None
-    http_headers: Any = None
+    http_status: Int64 | None = None
+    http_headers: HeadersColumn = None
     sse_event_id: str | None = None
-    meta: dict[str, Any] | None = None
-    lint: Any = None
+    meta: ObjectColumn = None
+    lint: LintColumn = None
 
     def row(self, session_id: int) -> MessageRow:
         """The store row of this message in session `session_id`."""
@@ -257,7 +271,14 @@ class Reader:
             return model.model_validate(value)
         except ValidationError as exc:
             first = exc.errors()[0]
+            field = str(first["loc"][0]) if first["loc"] else "line"
+            if field in JSON_COLUMN_SHAPES:  # a union's errors name its members: say the shape instead
+                raise self._fail(f"{field}: not {JSON_COLUMN_SHAPES[field]}") from None
             where = ".".join(str(p) for p in first["loc"]) or "line"
+            given = first.get("input")
+            if first["type"] == "int_type" and isinstance(given, float) and given.is_integer():
+                # orjson reads an integer past 64 bits as a float
+                raise self._fail(f"{where}: {given:.0f} is outside the signed 64-bit range") from None
             raise self._fail(f"{where}: {first['msg']}") from None
 
     def _read_session(self, value: dict[str, Any]) -> SessionLine:

@@ -29,6 +29,7 @@ from inspector.replay.report import replay_verdict
 from inspector.share.importer import import_jsonl
 from inspector.share.jsonl import SUFFIX
 from inspector.store import get_session, open_engine
+from inspector.terminal_text import visible
 
 __all__ = ["CaseResult", "junit_xml", "run_suite"]
 
@@ -164,8 +165,8 @@ def run_suite(
         if result.outcome != "passed":
             # Folded at the terminal's width (80 columns when not a terminal); never read as markup.
             out.print(f"    {result.message}", markup=False, soft_wrap=False)
-            for line in result.details.splitlines()[:40]:
-                out.print(f"    {line}", markup=False, soft_wrap=False)
+            for line in result.details.splitlines()[:40]:  # a server's words: controls shown, not run
+                out.print(f"    {visible(line)}", markup=False, soft_wrap=False)
     seconds = time.monotonic() - started
     counts = {k: sum(r.outcome == k for r in results) for k in ("passed", "failed", "error")}
     out.print(

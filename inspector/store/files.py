@@ -17,8 +17,13 @@ Recordings are whole conversations, tokens included, so whatever the umask:
   record at all;
 - an existing database (or its `-wal`/`-shm`) open to group or others is
   tightened to 0600 when the user owns it, and stderr says so (once: the
-  next open finds it tight). One owned by someone else is left alone with a
-  warning on stderr.
+  next open finds it tight);
+- a database, `-wal` or `-shm` owned by another user, or a folder owned by
+  another user (root aside) or writable by group or others (/tmp included),
+  is refused (`StoreError`, nothing opened), as an unsafe runtime directory
+  is: SQLite would give that user the `-wal`/`-shm` it creates (as root it
+  chowns them to the database's owner), and in a folder others can write
+  they can plant those files, or the database, before us.
 """
 
 from __future__ import annotations
@@ -42,18 +47,40 @@ def _say(text: str) -> None:
     print(f"mcp-inspect: {text}", file=sys.stderr, flush=True)
 
 
-def _tighten(path: Path, private_mode: int) -> None:
+def _refuse(db: Path, path: Path, why: str) -> StoreError:
+    where = "" if path == db else f": {path}"
+    return StoreError(
+        f"refusing the database {db}{where} {why}. Recordings hold whole conversations, so the "
+        "database, its -wal/-shm and its folder must be yours and not writable by others; "
+        "use a folder of your own (e.g. --db ~/mcp-recordings/inspector.db)"
+    )
+
+
+def _check_folder(db: Path) -> None:
+    """The database's folder: this user's (or root's), writable by nobody else."""
+    folder = db.parent
+    try:
+        st = folder.stat()
+    except OSError as exc:
+        raise StoreError(f"cannot use the folder {folder} for the database: {exc.strerror}") from None
+    if st.st_uid not in (os.geteuid(), 0):
+        raise _refuse(db, folder, f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})")
+    if st.st_mode & _WRITABLE_BY_OTHERS:
+        raise _refuse(db, folder, f"has mode {mode_text(st.st_mode)}: other users can write in it")
+
+
+_WRITABLE_BY_OTHERS = 0o022
+
+
+def _tighten(path: Path, private_mode: int, db: Path) -> None:
+    """`path` made `private_mode` when it is open to others; StoreError when another user owns it."""
     try:
         st = path.stat()
     except FileNotFoundError:
         return
-    if not st.st_mode & OTHERS:
-        return
     if st.st_uid != os.geteuid():
-        _say(
-            f"warning: {path} is open to other users (mode {mode_text(st.st_mode)}) and belongs to "
-            f"uid {st.st_uid}, not you: left as it is"
-        )
+        raise _refuse(db, path, f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})")
+    if not st.st_mode & OTHERS:
         return
     try:
         os.chmod(path, private_mode)
@@ -74,7 +101,8 @@ def prepare_sqlite_file(path: Path, *, private_folder: Path | None = None) -> No
     except OSError as exc:
         raise StoreError(f"cannot create the folder {path.parent} for the database: {exc.strerror}") from None
     if private_folder is not None and path.parent == private_folder:
-        _tighten(path.parent, 0o700)
+        _tighten(path.parent, 0o700, path)
+    _check_folder(path)
     if not path.exists():
         try:
             _create_database(path)
@@ -86,7 +114,7 @@ def prepare_sqlite_file(path: Path, *, private_folder: Path | None = None) -> No
                 f"cannot create the database {path}: {getattr(exc, 'strerror', None) or exc}"
             ) from None
     for file in (path, *(Path(f"{path}{side}") for side in SIDE_FILES)):
-        _tighten(file, 0o600)
+        _tighten(file, 0o600, path)
 
 
 # What a new database file is given before it gets its name; store/engine.py's connections set the

@@ -8,8 +8,9 @@ kept exactly as they crossed the wire (terminator included for stdio lines).
 from __future__ import annotations
 
 import base64
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Annotated, Any, Literal, Protocol, TypeAlias, TypedDict
 
+from annotated_types import Ge, Le, Len
 from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false, text
 from sqlmodel import Field, SQLModel
 
@@ -19,7 +20,16 @@ __all__ = [
     "ROW_COLUMNS",
     "STORED_COLUMNS",
     "Blob",
+    "JSON_COLUMN_SHAPES",
+    "JSON_COLUMN_TYPES",
+    "HeadersColumn",
+    "LabelsColumn",
+    "LintColumn",
+    "ObjectColumn",
+    "TargetColumn",
     "SQL_INT_MAX",
+    "SQL_INT_MIN",
+    "Int64",
     "Channel",
     "Direction",
     "KindName",
@@ -36,6 +46,42 @@ __all__ = [
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
 # PostgreSQL: a bigger Python int cannot be bound to a query at all (OverflowError).
 SQL_INT_MAX = 2**63 - 1
+SQL_INT_MIN = -(2**63)
+Int64 = Annotated[int, Ge(SQL_INT_MIN), Le(SQL_INT_MAX)]
+
+# What each JSON column holds (the API's schema types them so, a session file is checked against
+# them, and the API's readers fit an older row to them: `api.views`).
+TargetColumn: TypeAlias = list[str] | str | None  # argv or URL
+LabelsColumn: TypeAlias = list[str] | None
+ObjectColumn: TypeAlias = dict[str, Any] | None
+LintColumn: TypeAlias = list[Any] | dict[str, Any] | None
+# [name, value] pairs as they came (or, in older rows, an object)
+HeadersColumn: TypeAlias = dict[str, str] | list[Annotated[list[str], Len(2, 2)]] | None
+JSON_COLUMN_TYPES: dict[str, Any] = {
+    "target": TargetColumn,
+    "labels": LabelsColumn,
+    "meta": ObjectColumn,
+    "lint": LintColumn,
+    "http_headers": HeadersColumn,
+    "client_info": ObjectColumn,
+    "server_info": ObjectColumn,
+    "client_capabilities": ObjectColumn,
+    "server_capabilities": ObjectColumn,
+    "facts": ObjectColumn,
+}
+# ... and in words, for the one-line errors of an import.
+JSON_COLUMN_SHAPES = {
+    "target": "a list of strings or a string",
+    "labels": "a list of strings",
+    "meta": "an object",
+    "lint": "a list or an object",
+    "http_headers": "a list of [name, value] string pairs",
+    "client_info": "an object",
+    "server_info": "an object",
+    "client_capabilities": "an object",
+    "server_capabilities": "an object",
+    "facts": "an object",
+}
 
 
 class Session(SQLModel, table=True):
@@ -81,7 +127,7 @@ class Session(SQLModel, table=True):
 Direction = Literal["c2s", "s2c"]
 Channel = Literal["stdin", "stdout", "stderr", "http-request", "http-response", "sse"]
 KindName = Literal["request", "notification", "response", "error", "batch", "invalid", "log", "http"]
-ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc"]
+ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc", "truncated"]
 
 
 class Message(SQLModel, table=True):

@@ -11,6 +11,11 @@ OAuth discovery keeps working per route: the RFC 9728 / RFC 8414 path-insertion 
 proxy points upstream URLs at `http://GATEWAY<prefix>` (its `mount`), so a `resource_metadata`
 URL, a `resource`, an issuer and its endpoints all land back on this route.
 
+A route that adds credentials upstream (`headers`) has a `token`: a request must carry it in the
+`X-MCP-Inspector-Token` header or the `inspector_token` query parameter (compared in constant time),
+else 403 and nothing is forwarded; both are taken off before the route's proxy sees the request,
+so the token is neither forwarded nor recorded (`gateway_token.py`).
+
 A path no route serves is answered 404 with a JSON `detail` naming the prefixes there are (never a
 target or a header). The one `guard.ListenerGuard` sits in front of this app; its `json_paths`
 is `JsonPaths`, which asks the route's proxy about the path it will see.
@@ -18,6 +23,7 @@ is `JsonPaths`, which asks the route's proxy about the path it will see.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,21 +31,32 @@ from urllib.parse import quote, unquote
 
 import orjson
 
+from inspector.gateway_token import TOKEN_HEADER, TOKEN_PARAM
+from inspector.guard import refuse
 from inspector.transports.http_proxy import HttpProxy
 from inspector.transports.upstream import UpstreamResponse
 
 __all__ = ["AddedHeaders", "Gateway", "JsonPaths", "Mounted"]
 
 _WELL_KNOWN = "/.well-known/"
+_TOKEN_NAME = TOKEN_HEADER.lower().encode("latin-1")
+_TOKEN_KEY = TOKEN_PARAM.encode("latin-1") + b"="
+_TOKEN_MISSING = (
+    f"this gateway route adds credentials upstream: send the gateway's client token in the "
+    f"{TOKEN_HEADER} header (or the {TOKEN_PARAM} query parameter); the gateway's start-up lines "
+    "say which file keeps it"
+)
 
 
 @dataclass(frozen=True)
 class Mounted:
-    """A route on the gateway: its name, path prefix and proxy."""
+    """A route on the gateway: its name, path prefix and proxy, and the client token its requests
+    must carry (None: no token asked)."""
 
     name: str
     prefix: str
     proxy: HttpProxy
+    token: bytes | None = None
 
 
 class Gateway:
@@ -84,7 +101,11 @@ class Gateway:
             await self._not_found(scope, receive, send)
             return
         route, path = found
-        await route.proxy({**scope, "path": path, "raw_path": _raw(scope, route.prefix, path)}, receive, send)
+        scoped = {**scope, "path": path, "raw_path": _raw(scope, route.prefix, path)}
+        if route.token is not None and not _take_token(scoped, route.token):
+            await refuse(scope, receive, send, 403, _TOKEN_MISSING)
+            return
+        await route.proxy(scoped, receive, send)
 
     async def _lifespan(self, receive: Callable, send: Callable) -> None:
         while True:
@@ -121,6 +142,26 @@ class JsonPaths:
             return False
         found = self.gateway.match(path)
         return found is not None and found[1] in found[0].proxy.mcp_paths
+
+
+def _take_token(scope: dict[str, Any], token: bytes) -> bool:
+    """Whether the request carries `token`; the header and the query parameter are taken off `scope`."""
+    given: list[bytes] = []
+    headers = scope["headers"]
+    if any(name == _TOKEN_NAME for name, _ in headers):
+        given += [value for name, value in headers if name == _TOKEN_NAME]
+        scope["headers"] = [(name, value) for name, value in headers if name != _TOKEN_NAME]
+    query: bytes = scope.get("query_string") or b""
+    if _TOKEN_KEY in query:
+        kept = []
+        for pair in query.split(b"&"):
+            if pair.startswith(_TOKEN_KEY):
+                given.append(unquote(pair[len(_TOKEN_KEY) :].decode("latin-1")).encode("latin-1", "replace"))
+            else:
+                kept.append(pair)
+        scope["query_string"] = b"&".join(kept)
+    # Every value given must be the token (a second, wrong one is refused too), compared in constant time.
+    return bool(given) and all(hmac.compare_digest(value.strip(), token) for value in given)
 
 
 def _raw(scope: dict[str, Any], prefix: str, path: str) -> bytes:

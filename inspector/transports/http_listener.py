@@ -13,6 +13,16 @@ per response. This server does what the proxy needs and no more:
   answered on the first `receive()`, flow control both ways, idle
   connections closed after `keep_alive` seconds, 400 for what llhttp cannot
   parse.
+- A request head must be complete within `header_timeout` seconds (10, or
+  `$MCP_INSPECTOR_HEADER_TIMEOUT`) of its first byte, and a connection's first
+  head within that of the connection's start: else 408 and the connection is
+  closed (a client sending heads slowly, slowloris-style, or nothing at all,
+  would otherwise hold a connection until the keep-alive sweep). No timer on
+  the usual path: a head that arrives whole in one read never arms one; a
+  partial head arms one timer at the end of that read (further bytes do not
+  extend it), cancelled when the head completes. While an earlier request of
+  the connection is in flight (reading may be paused for it) the timer is
+  re-armed rather than fired.
 - One task per connection, not per request: it runs the app for each
   request in turn and waits on a future for the next one.
 - The response head is held until the first body bytes, so head and body go
@@ -41,6 +51,7 @@ import asyncio
 import collections
 import contextlib
 import http
+import os
 import signal
 import socket
 import sys
@@ -51,7 +62,9 @@ from urllib.parse import unquote
 
 import httptools
 
-__all__ = ["ABORT", "PROXY_LISTENER_ENV", "serve_proxy"]
+from inspector.errors import InspectorError
+
+__all__ = ["ABORT", "HEADER_TIMEOUT_ENV", "PROXY_LISTENER_ENV", "serve_proxy"]
 
 # An ASGI message of our own (`send({"type": ABORT})`): cut the client's connection without an answer
 # (`proxy --faults` rules with `action: disconnect`). uvicorn, the fallback, answers it with an error
@@ -60,6 +73,8 @@ ABORT = "mcp-inspect.abort"
 
 # `uvicorn` selects the library fallback (`transports.serve.serve`) instead of this listener.
 PROXY_LISTENER_ENV = "MCP_INSPECTOR_PROXY_LISTENER"
+# Seconds a request head may take to arrive (see the module docstring); 10 when unset.
+HEADER_TIMEOUT_ENV = "MCP_INSPECTOR_HEADER_TIMEOUT"
 
 ASGIApp = Callable[
     [
@@ -73,6 +88,7 @@ ASGIApp = Callable[
 _READ_HIGH = 1 << 20  # pause reading a request body while this much waits for the app
 _KEEP_ALIVE = 75.0  # seconds an idle keep-alive connection is kept (as uvicorn was configured)
 _GRACEFUL = 2.0  # seconds open responses get at shutdown
+_HEADER_TIMEOUT = 10.0  # seconds a request head may take to arrive
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _HEAD_HOLD = 0.001  # seconds a streamed response's head waits for its first bytes, to share their write
 _STATUS_LINES: dict[int, bytes] = {}
@@ -284,6 +300,8 @@ class _Connection(asyncio.Protocol):
         self._next: asyncio.Future[None] | None = None  # the task waits on it for the next request
         self.idle_since = time.monotonic()
         self.upgraded = False
+        self.in_head = False  # a request head has begun and is not complete yet
+        self.head_timer: asyncio.TimerHandle | None = None
 
     # --- asyncio.Protocol -----------------------------------------------------------------------
 
@@ -298,6 +316,8 @@ class _Connection(asyncio.Protocol):
         self.client = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else None
         self.local = (str(local[0]), int(local[1])) if isinstance(local, tuple) else None
         self.server.connections.add(self)
+        # The first head is due within the timeout of the connection's start (it may send nothing).
+        self.head_timer = self.loop.call_later(self.server.header_timeout, self._head_late)
 
     def data_received(self, data: bytes) -> None:
         if self.upgraded:
@@ -312,10 +332,15 @@ class _Connection(asyncio.Protocol):
                 req.close_after = True
         except httptools.HttpParserError as exc:
             self._bad_request(exc)
+        if self.in_head and self.head_timer is None:  # a partial head: it has the timeout from now
+            self.head_timer = self.loop.call_later(self.server.header_timeout, self._head_late)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self.server.connections.discard(self)
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
         for future in (self._drain, self._next):
             if future is not None and not future.done():
                 future.set_result(None)
@@ -341,6 +366,7 @@ class _Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._url = b""
         self._headers = []
+        self.in_head = True
 
     def on_url(self, url: bytes) -> None:
         self._url += url
@@ -349,6 +375,10 @@ class _Connection(asyncio.Protocol):
         self._headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
+        self.in_head = False
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
         parser = self.parser
         url = self._url
         if url[:1] != b"/":  # absolute form (or `*`): the path and query as llhttp splits them
@@ -492,6 +522,22 @@ class _Connection(asyncio.Protocol):
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
 
+    def _head_late(self) -> None:
+        """A request head not complete in time: 408 and close (re-armed while a request is in flight)."""
+        self.head_timer = None
+        if self.lost:
+            return
+        if self.current is not None or self.queue:
+            self.head_timer = self.loop.call_later(self.server.header_timeout, self._head_late)
+            return
+        body = b"the request head was not complete within %gs" % self.server.header_timeout
+        self.write(
+            _status_line(408)
+            + b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%b"
+            % (len(body), body)
+        )
+        self.close()
+
     def _bad_request(self, exc: Exception) -> None:
         if self.current is None and not self.lost:
             body = f"Invalid HTTP request received: {exc}".encode()
@@ -516,10 +562,12 @@ class _Server:
         app: ASGIApp,
         loop: asyncio.AbstractEventLoop,
         on_connection_lost: Callable[[tuple[str, int]], None] | None,
+        header_timeout: float = _HEADER_TIMEOUT,
     ) -> None:
         self.app = app
         self.loop = loop
         self.on_connection_lost = on_connection_lost
+        self.header_timeout = header_timeout
         self.connections: set[_Connection] = set()
 
     def sweep(self) -> None:
@@ -552,9 +600,10 @@ async def _serve(
     on_ready: Callable[[], None] | None,
     on_connection_lost: Callable[[tuple[str, int]], None] | None,
     graceful: float,
+    header_timeout: float,
 ) -> None:
     loop = asyncio.get_running_loop()
-    state = _Server(app, loop, on_connection_lost)
+    state = _Server(app, loop, on_connection_lost, header_timeout)
     inbox, outbox = await _lifespan(app)
     server = await loop.create_server(lambda: _Connection(state), sock=sock, backlog=2048)
     stop = asyncio.Event()
@@ -617,8 +666,27 @@ def serve_proxy(
     on_ready: Callable[[], None] | None = None,
     on_connection_lost: Callable[[tuple[str, int]], None] | None = None,
     graceful: float = _GRACEFUL,
+    header_timeout: float | None = None,
 ) -> None:
-    """Serve `app` on the bound socket `sock` (uvloop) until SIGINT/SIGTERM; see the module docstring."""
+    """Serve `app` on the bound socket `sock` (uvloop) until SIGINT/SIGTERM; see the module docstring.
+
+    `header_timeout`: seconds a request head may take (None: `$MCP_INSPECTOR_HEADER_TIMEOUT`, else 10)."""
     import uvloop
 
-    uvloop.run(_serve(app, sock, on_ready, on_connection_lost, graceful))
+    if header_timeout is None:
+        header_timeout = header_timeout_from_env()
+    uvloop.run(_serve(app, sock, on_ready, on_connection_lost, graceful, header_timeout))
+
+
+def header_timeout_from_env() -> float:
+    """`$MCP_INSPECTOR_HEADER_TIMEOUT` in seconds (10 when unset); InspectorError for a bad value."""
+    text = os.environ.get(HEADER_TIMEOUT_ENV, "").strip()
+    if not text:
+        return _HEADER_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 86400:
+        raise InspectorError(f"{HEADER_TIMEOUT_ENV} wants seconds above 0 (e.g. 10), got {text!r}")
+    return value

@@ -36,6 +36,7 @@ from inspector.capture import Recorder, Tap
 from inspector.capture.redact import header_pairs
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
 from inspector.protocol.client_identity import client_identity, opens_session, peer_key
+from inspector.protocol.framing import Capped
 from inspector.protocol.http_exchange import (
     CLIENT_GRACE,
     PEER_GAP,
@@ -270,21 +271,29 @@ class HttpProxy:
 
         first = await receive()
         body = first.get("body", b"")
-        streamed: list[bytes] | None = None
+        # The recorded copy of a body streamed through: at most the record's cap (the rest is
+        # forwarded, counted and hashed), so a body of any size costs the proxy bounded memory.
+        copy: Capped | None = None
         content: bytes | AsyncIterator[bytes] = body
         if first.get("more_body"):
-            streamed = [body]
-            content = _request_body(body, receive, streamed)
+            copy = Capped(self.recorder.max_record_bytes)
+            copy.add(body)
+            content = _request_body(body, receive, copy)
         if (step := self.auth.step(method, scope["path"], body)) is not None:
             ex.labels["auth_step"] = step
         late: Callable[[], None] | None = None
-        if streamed is None:
+        if copy is None:
             # Record before forwarding, so an answer arriving on another stream is never recorded first.
-            ex.request(body, headers, jsonrpc=step is None)
+            if len(body) > self.recorder.max_record_bytes:  # arrived in one piece, but still past the cap
+                kept, cut = Capped(self.recorder.max_record_bytes).done(body)
+                ex.request(kept, headers, jsonrpc=step is None, cut=cut)
+            else:
+                ex.request(body, headers, jsonrpc=step is None)
         else:
 
             def late() -> None:
-                ex.request(b"".join(streamed), headers, jsonrpc=step is None)
+                kept, cut = copy.done()
+                ex.request(kept, headers, jsonrpc=step is None, cut=cut)
 
         await self._relay(
             scope,
@@ -394,12 +403,12 @@ class HttpProxy:
         await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
         raw_headers = response.headers
         # The end of the body goes out with its last bytes when they are known to be the last.
-        chunks: list[bytes] = []
+        copy = Capped(self.recorder.max_record_bytes)  # what is recorded (the whole body is forwarded)
         broke: str | None = None
         ended = False
         try:
             async for chunk in response.aiter_raw():
-                chunks.append(chunk)
+                copy.add(chunk)
                 ended = response.at_end
                 await send({"type": "http.response.body", "body": chunk, "more_body": not ended})
         except UpstreamError as exc:  # the client sees the response cut short: no end is sent
@@ -408,7 +417,13 @@ class HttpProxy:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         ex.raw_response_headers = raw_headers
         encoding = header(raw_headers, b"content-encoding")
-        body, meta = decoded_body(b"".join(chunks), encoding.decode("latin-1").lower() if encoding else None)
+        wire, cut = copy.done()
+        if cut is None:
+            body, meta = decoded_body(wire, encoding.decode("latin-1").lower() if encoding else None)
+        else:  # a prefix of a compressed body is recorded as sent (it does not decompress whole)
+            body, meta = wire, {"truncated": cut}
+            if encoding:
+                meta["content_encoding"] = encoding.decode("latin-1").lower()
         if broke is not None:
             meta = {**(meta or {}), "problem": broke}
         if rewritten:
@@ -572,14 +587,14 @@ def _proxy_origin(scope: dict[str, Any], headers: list) -> str:
     return f"{scope.get('scheme', 'http')}://{authority}"
 
 
-async def _request_body(first: bytes, receive: Callable, copy: list[bytes]) -> AsyncIterator[bytes]:
+async def _request_body(first: bytes, receive: Callable, copy: Capped) -> AsyncIterator[bytes]:
     yield first
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
         chunk = message.get("body", b"")
-        copy.append(chunk)
+        copy.add(chunk)
         yield chunk
         if not message.get("more_body"):
             return

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from inspector.capture import Tap
+from inspector.protocol.framing import Cut
 
 __all__ = ["HttpExchange"]
 
@@ -36,8 +37,16 @@ class HttpExchange:
         self.started = time.time_ns()
         self.labels: dict[str, Any] = {}  # meta on every row recorded from now on (e.g. `auth_step`)
 
-    def request(self, body: bytes, headers: list[tuple[bytes, bytes]], *, jsonrpc: bool = True) -> None:
-        """The request's body and headers (the recorder redacts secrets, `capture/redact.py`).
+    def request(
+        self,
+        body: bytes,
+        headers: list[tuple[bytes, bytes]],
+        *,
+        jsonrpc: bool = True,
+        cut: Cut | None = None,
+    ) -> None:
+        """The request's body and headers (the recorder redacts secrets, `capture/redact.py`);
+        `cut`: the body is longer than the record's cap and `body` its first bytes (`Capped`).
 
         `headers` are the raw (name, value) byte pairs: the recording thread decodes them (the
         caller must not change the list afterwards), so the forwarding path does not."""
@@ -50,7 +59,7 @@ class HttpExchange:
             http_method=self.method,
             http_path=self.path,
             http_raw_headers=headers,
-            meta={"exchange": self.number, **self.labels},
+            meta={"exchange": self.number, **self.labels, **({"truncated": cut} if cut else {})},
         )
 
     def record(

@@ -78,6 +78,7 @@ __all__ = [
 
 _READ_HIGH = 1 << 20  # pause reading the socket while this many response bytes wait for the reader
 _READ_LOW = 1 << 18  # and resume below this
+_REPLAY_KEPT = 4 << 20  # a streamed request body kept for one retry on a new connection, at most
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -440,7 +441,7 @@ class UpstreamClient:
         except RemoteProtocolError:
             # A reused connection the server closed under us, before any byte of an answer: the
             # server closed it idle and cannot have acted on the request. Once more, on a new one.
-            if not conn.stale_close:
+            if not conn.stale_close or (replay is not None and not replay.replayable):
                 raise
         self.retries += 1
         fresh = await self._connect(origin, new=True)
@@ -636,24 +637,38 @@ class UpstreamClient:
 
 
 class _Replayable:
-    """A streamed request body that keeps what was read from it, to be sent once more (`again()`)."""
+    """A streamed request body that keeps what was read from it, to be sent once more (`again()`).
 
-    __slots__ = ("_source", "_kept")
+    It keeps at most `_REPLAY_KEPT` bytes: a longer body is not held whole for a retry that is
+    almost never needed (the server closes an idle connection as the request starts, not after
+    megabytes of it); past that it cannot go again (`replayable` False) and the error stands."""
+
+    __slots__ = ("_source", "_kept", "_size")
 
     def __init__(self, source: AsyncIterator[bytes]) -> None:
         self._source = source.__aiter__()
-        self._kept: list[bytes] = []
+        self._kept: list[bytes] | None = []
+        self._size = 0
+
+    @property
+    def replayable(self) -> bool:
+        return self._kept is not None
 
     def __aiter__(self) -> _Replayable:
         return self
 
     async def __anext__(self) -> bytes:
         chunk = await self._source.__anext__()
-        self._kept.append(chunk)
+        if self._kept is not None:
+            self._size += len(chunk)
+            if self._size > _REPLAY_KEPT:
+                self._kept = None
+            else:
+                self._kept.append(chunk)
         return chunk
 
     async def again(self) -> AsyncIterator[bytes]:
-        for chunk in self._kept:
+        for chunk in self._kept or ():
             yield chunk
         async for chunk in self._source:
             yield chunk

@@ -69,6 +69,7 @@ class WrapOptions:
         otlp: str | None = None,
         otlp_content: bool = False,
         metadata_only: bool = False,
+        max_record_bytes: str | None = None,
     ) -> None:
         self.command = command
         self.db = db
@@ -90,9 +91,12 @@ class WrapOptions:
         self.otlp = otlp
         self.otlp_content = otlp_content
         self.metadata_only = metadata_only  # or a per-server rule's `record` (read on the store's thread)
+        self.max_record_bytes = max_record_bytes  # read on the store's thread (`capture.record_cap`)
 
 
-_VALUE_OPTIONS = {"--db": "db", "--name": "name", "--grace": "grace", "--otlp": "otlp"}
+_VALUE_OPTIONS = {
+    "--db": "db", "--name": "name", "--grace": "grace", "--otlp": "otlp", "--max-record-bytes": "max_record_bytes",
+}  # fmt: skip
 _LIST_OPTIONS = {"--redact": "redact", "--redact-path": "redact_path"}
 _FLAGS = {
     "--durable": ("durable", True),
@@ -254,6 +258,7 @@ class _Store:
         import gc
 
         from inspector.capture import Recorder
+        from inspector.capture.recorder import record_cap
         from inspector.capture.redact import configure
         from inspector.config import default_db
         from inspector.store import StoreWriter, create_session, open_engine
@@ -263,6 +268,7 @@ class _Store:
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
+        cap = record_cap(opts.max_record_bytes)  # and a bad --max-record-bytes
         self.engine = open_engine(opts.db or default_db(), create=True)
         if claim is not None and not claim():
             self.engine.dispose()
@@ -274,7 +280,7 @@ class _Store:
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
         self.subscribers: list = [StoreWriter(self.engine), *otel]
-        self.recorder = Recorder(self.subscribers).start()
+        self.recorder = Recorder(self.subscribers, max_record_bytes=cap).start()
         self.tap = self.recorder.open(self.session_id, record=record)
         from inspector.recording_control import announce as announce_pausable
         from inspector.runtime_dir import db_key
@@ -500,6 +506,7 @@ def _finish_elsewhere(
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
         "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
         "otlp": opts.otlp, "otlp_content": opts.otlp_content, "metadata_only": opts.metadata_only,
+        "max_record_bytes": opts.max_record_bytes,
     }  # fmt: skip
     fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
     with os.fdopen(fd, "wb") as out:

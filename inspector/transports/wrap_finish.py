@@ -34,6 +34,7 @@ def finish(path: str) -> int:
         otlp=state.get("otlp"),  # the spans of what it held are exported as the wrap would have
         otlp_content=state.get("otlp_content", False),
         metadata_only=state.get("metadata_only", False),
+        max_record_bytes=state.get("max_record_bytes"),
     )
     store = _Store(opts, announce=False)
     for kind, ts_ns, direction, channel, data in state["held"]:

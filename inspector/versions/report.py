@@ -19,6 +19,7 @@ from inspector.auth.connect import AuthRequest
 from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
 from inspector.store import get_session, iter_messages
+from inspector.terminal_text import markup_safe, visible, visible_json
 from inspector.versions.matrix import parse_revisions
 from inspector.versions.probe import run_versions
 from inspector.versions.runs import matrix_of_run
@@ -106,7 +107,7 @@ def versions(
     matrix = matrix_of_run(engine, run.run_id)
     code = exit_status(matrix)
     if json_out:
-        sys.stdout.write(orjson.dumps(matrix, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.write(visible_json(orjson.dumps(matrix, option=orjson.OPT_INDENT_2).decode()) + "\n")
     else:
         out = Console()
         for table in matrix_tables(matrix, width=out.width, show_all=show_all):
@@ -116,14 +117,15 @@ def versions(
         print("[mcp-inspect] compare two revisions' sessions with: mcp-inspect diff A B", file=sys.stderr)
     if code == EXIT_NONE_PROBED:
         first = matrix["columns"][0]["error"] if matrix["columns"] else None
-        err.print(f"[red]error:[/red] no revision could be probed: {first}")
+        err.print(f"[red]error:[/red] no revision could be probed: {markup_safe(first)}")
     return code
 
 
 def _cell(value: Any) -> str:
+    """A matrix value as printed: what the server sent, its control characters shown, not run."""
     if value is None:
         return "—"
-    return str(value)
+    return visible(value)
 
 
 KEY_WIDTH = 28  # the row-name column; longer names fold
@@ -169,7 +171,7 @@ def _table(matrix: dict[str, Any], revs: list[str], title: str, *, show_all: boo
         if row["section"] != section:
             section = row["section"]
             table.add_section()
-            table.add_row(Text(section, style="bold underline"), *[""] * len(revs))
+            table.add_row(Text(visible(section), style="bold underline"), *[""] * len(revs))
         cells = []
         for rev in revs:
             value = row["values"].get(rev)
@@ -178,7 +180,8 @@ def _table(matrix: dict[str, Any], revs: list[str], title: str, *, show_all: boo
                 style = "bold yellow"
             cells.append(Text(_cell(value), style=style))
         key = Text(
-            ("* " if row["differs"] else "  ") + row["key"], style="bold yellow" if row["differs"] else ""
+            ("* " if row["differs"] else "  ") + visible(row["key"]),
+            style="bold yellow" if row["differs"] else "",
         )
         table.add_row(key, *cells)
     if last:

@@ -58,7 +58,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
         beta_target = protected.wait_for(r"listening on (\S+)").group(1)
         with demo_http_server("streamable-http") as alpha_target:
             config = (
-                f'listen = "127.0.0.1:{port}"\n'
+                f'listen = "127.0.0.1:{port}"\nallow_shared_credentials = true\n'
                 + route_table("alpha", "/alpha", alpha_target, 'headers = { "X-Route-Key" = "${GW_KEY}" }')
                 + route_table("beta", "/beta", beta_target, "rewrite_auth_metadata = true")
             )

@@ -93,13 +93,4 @@ def test_an_existing_database_open_to_others_is_tightened_and_said_once(tmp_path
     assert "open to other users" not in second.stderr
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the database to another user (nobody)")
-def test_a_database_of_another_user_is_left_alone_with_a_warning(tmp_path: Path) -> None:
-    db = tmp_path / "theirs.db"
-    db.touch()
-    db.chmod(0o644)
-    os.chown(db, 65534, 65534)
-    done = _sessions(tmp_path, "--db", str(db))
-    assert done.returncode == 0, done.stderr
-    assert _mode(db) == 0o644
-    assert "warning:" in done.stderr and "belongs to uid 65534" in done.stderr, done.stderr
+# A database of another user is refused now (issue 33): tests/issues/test_a_database_open_to_another_user_is_refused.py

@@ -58,11 +58,13 @@ def test_a_declared_source_cannot_inject_a_directive_or_keyword() -> None:
     assert policy.count("script-src") == 1
 
 
-def test_permissions_map_to_allow_only_when_declared() -> None:
+def test_permissions_map_to_allow_only_when_declared_and_granted() -> None:
     assert allow_attribute({}) == ""
     assert allow_attribute({"permissions": {}}) == ""
-    assert allow_attribute({"permissions": {"camera": {}, "clipboardWrite": {}}}) == "camera; clipboard-write"
-    assert allow_attribute({"permissions": {"usb": {}, "microphone": None}}) == ""
+    both = {"permissions": {"camera": {}, "clipboardWrite": {}}}
+    assert allow_attribute(both) == ""  # declared, not granted (issue #33)
+    assert allow_attribute(both, {"camera", "clipboardWrite", "geolocation"}) == "camera; clipboard-write"
+    assert allow_attribute({"permissions": {"usb": {}, "microphone": None}}, {"usb", "microphone"}) == ""
 
 
 def _call(seq: int, name: str, args: dict[str, object], text: str | None) -> Exchange:

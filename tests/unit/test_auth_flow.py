@@ -18,7 +18,7 @@ from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse
 from inspector.auth.tokens import auth_method, check_iss, merge_scopes, select_scope
 
 SERVER = "http://mcp.test/mcp"
-AS = "http://as.test"
+AS = "https://as.test"
 REDIRECT = "http://127.0.0.1:9/callback"
 
 
@@ -240,11 +240,11 @@ def test_basic_auth_is_form_encoded_then_base64() -> None:
 @pytest.mark.parametrize(
     ("version", "iss", "advertised", "failure"),
     [
-        ("2026-07-28", "http://as.test", True, None),
+        ("2026-07-28", "https://as.test", True, None),
         ("2026-07-28", "http://evil.test", False, "issuer-mismatch"),
         ("2026-07-28", None, True, "iss-missing"),
         ("2026-07-28", None, False, None),
-        ("2026-07-28", "http://AS.test", True, "issuer-mismatch"),  # no case folding
+        ("2026-07-28", "https://AS.test", True, "issuer-mismatch"),  # no case folding
         ("2025-11-25", "http://evil.test", True, None),  # not asked by that revision
     ],
 )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.protocol.framing import Line, LineFramer
+from inspector.protocol.framing import Capped, Line, LineFramer
 
 
 def reference_lines(data: bytes) -> list[Line]:
@@ -290,3 +291,55 @@ def test_framing_a_long_line_in_small_chunks_is_not_quadratic() -> None:
     [line] = framer.feed(b"\n")
     assert len(line.raw) == n * 512 + 1
     assert line.raw.count(b"x") == n * 512
+
+
+_LINES = st.lists(st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"") + b"\n"), max_size=6)
+
+
+@given(lines=_LINES, tail=st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"")),
+       cap=st.integers(1, 70), sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8))  # fmt: skip
+@settings(max_examples=300, deadline=None)
+def test_a_cap_keeps_each_lines_prefix_size_and_digest(
+    lines: list[bytes], tail: bytes, cap: int, sizes: list[int]
+) -> None:
+    stream = b"".join(lines) + tail
+    framer = LineFramer(cap)
+    out: list[Line] = []
+    pos = 0
+    for n in itertools.cycle(sizes):
+        if pos >= len(stream):
+            break
+        out += framer.feed(stream[pos : pos + n])
+        pos += n
+    out += framer.close()
+    assert len(out) == len(lines) + bool(tail)
+    for line, whole in zip(out, [*lines, *([tail] if tail else [])], strict=True):
+        if len(whole) > cap:
+            assert line.raw == whole[:cap] and line.cut is not None
+            assert (line.cut.size, line.cut.sha256) == (len(whole), hashlib.sha256(whole).hexdigest())
+        else:
+            assert line.raw == whole and line.cut is None
+
+
+def test_a_line_past_the_cap_holds_the_cap_not_the_line() -> None:
+    framer = LineFramer(1024)
+    chunk = b"x" * 65536
+    for _ in range(64):
+        assert framer.split(chunk) == []
+    assert framer.pending == 64 * 65536  # counted...
+    assert framer._long is not None and framer._long.kept == 1024  # ...but only the cap is kept
+    assert framer.split(b"y\n{}\n") == [b"x" * 1024, b"{}\n"]
+    assert framer.cuts is not None and set(framer.cuts) == {0}
+    assert framer.cuts[0].size == 64 * 65536 + 2
+    assert framer.split(b"[]\n") == [b"[]\n"] and framer.cuts is None
+
+
+def test_capped_keeps_a_body_under_the_cap_whole() -> None:
+    body = Capped(10)
+    body.add(b"12345")
+    assert body.done(b"678") == (b"12345678", None)
+    long = Capped(4)
+    long.add(b"12345")
+    kept, cut = long.done(b"678")
+    assert kept == b"1234" and cut is not None and cut.size == 8
+    assert cut.sha256 == hashlib.sha256(b"12345678").hexdigest()

@@ -317,7 +317,14 @@ def test_classify_value_on_parsed_objects() -> None:
 
 
 def test_enum_values_are_the_stored_strings() -> None:
-    assert [s.value for s in ParseStatus] == ["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc"]
+    assert [s.value for s in ParseStatus] == [
+        "ok",
+        "empty",
+        "invalid-utf8",
+        "invalid-json",
+        "not-jsonrpc",
+        "truncated",
+    ]
     assert {k.value for k in Kind} == {
         "request",
         "notification",

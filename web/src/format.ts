@@ -65,3 +65,40 @@ export function rowLabel(r: {
   if (r.kind === "invalid") return String(r.meta?.problem ?? r.parse_status);
   return r.method ?? "";
 }
+
+/** Deepest a tree view or JSON.stringify is asked to go: both recurse, and a recorded body can nest
+ * 100,000 levels (the browser's stack ends first, and the view with it). Deeper is shown as text. */
+export const TREE_DEPTH_LIMIT = 200;
+
+/** How deep the containers of a JSON text nest (brackets inside strings do not count); stops counting
+ * once past `limit`. A loop, no recursion. */
+export function jsonTextDepth(text: string, limit = TREE_DEPTH_LIMIT): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      depth++;
+      if (depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
+}
+
+/** How deep a parsed value nests, stopping once past `limit` (a loop, no recursion). */
+export function valueDepth(value: unknown, limit = TREE_DEPTH_LIMIT): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (d > deepest && (deepest = d) > limit) return deepest;
+    for (const child of Object.values(v as object)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}

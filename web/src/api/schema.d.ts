@@ -1304,6 +1304,27 @@ export interface components {
              */
             seq?: number | null;
         };
+        /**
+         * AppAskOut
+         * @description One thing the view's `_meta.ui` asks for, and what the inspector did with it.
+         */
+        AppAskOut: {
+            /**
+             * Key
+             * @enum {string}
+             */
+            key: "connectDomains" | "resourceDomains" | "frameDomains" | "baseUriDomains" | "permissions";
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Status
+             * @description kept: in the policy; held: left out until the user grants it for this view (`reason`); granted: the user allowed it; dropped: malformed, never kept
+             * @enum {string}
+             */
+            status: "kept" | "held" | "granted" | "dropped";
+            /** Value */
+            value: string;
+        };
         /** AppCall */
         AppCall: {
             /** Answer Seq */
@@ -1377,6 +1398,16 @@ export interface components {
         /** AppViewIn */
         AppViewIn: {
             /**
+             * Grant Permissions
+             * @description declared permissions (camera, microphone, geolocation, clipboardWrite) to pass into `allow`
+             */
+            grant_permissions?: string[];
+            /**
+             * Grant Sources
+             * @description declared CSP sources held back (loopback, private network, not https) to keep anyway
+             */
+            grant_sources?: string[];
+            /**
              * Seq
              * @description seq of a recorded tools/call of a tool that declares a view
              */
@@ -1396,6 +1427,11 @@ export interface components {
             arguments: {
                 [key: string]: unknown;
             };
+            /**
+             * Asks
+             * @description what the view asked for (sources, permissions) and what was kept
+             */
+            asks: components["schemas"]["AppAskOut"][];
             /**
              * Csp
              * @description the view document's Content-Security-Policy
@@ -2710,6 +2746,16 @@ export interface components {
         /** LiveViewIn */
         LiveViewIn: {
             /**
+             * Grant Permissions
+             * @description declared permissions (camera, microphone, geolocation, clipboardWrite) to pass into `allow`
+             */
+            grant_permissions?: string[];
+            /**
+             * Grant Sources
+             * @description declared CSP sources held back (loopback, private network, not https) to keep anyway
+             */
+            grant_sources?: string[];
+            /**
              * Uri
              * @description the view's ui:// resource (the tool's _meta.ui.resourceUri)
              */
@@ -2719,6 +2765,8 @@ export interface components {
         LiveViewOut: {
             /** Allow */
             allow: string;
+            /** Asks */
+            asks: components["schemas"]["AppAskOut"][];
             /** Csp */
             csp: string;
             /** Dropped Sources */
@@ -2889,7 +2937,7 @@ export interface components {
              * Parse Status
              * @enum {string}
              */
-            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc" | "truncated";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)
@@ -2987,7 +3035,7 @@ export interface components {
              * Parse Status
              * @enum {string}
              */
-            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc";
+            parse_status: "ok" | "empty" | "invalid-utf8" | "invalid-json" | "not-jsonrpc" | "truncated";
             /**
              * Preview
              * @description the first bytes of the raw message as text (invalid UTF-8 replaced)

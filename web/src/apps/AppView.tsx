@@ -15,6 +15,17 @@ import { JsonBlock } from "../views/Info";
 type ViewOut = components["schemas"]["AppViewOut"];
 /** What a view needs from the API, recorded or live. */
 export type Prepared = components["schemas"]["LiveViewOut"];
+type AppAsk = components["schemas"]["AppAskOut"];
+/** What the user allowed for one view: held-back sources and permissions, sent with the view's request. */
+export type Grants = { grant_sources: string[]; grant_permissions: string[] };
+export const NO_GRANTS: Grants = { grant_sources: [], grant_permissions: [] };
+
+/** `grants` plus one held-back ask of the view. */
+export function withGrant(grants: Grants, ask: AppAsk): Grants {
+  return ask.key === "permissions"
+    ? { ...grants, grant_permissions: [...grants.grant_permissions, ask.value] }
+    : { ...grants, grant_sources: [...grants.grant_sources, ask.value] };
+}
 
 /** The host's answer to a request of the view: `outcome` says where it came from. */
 export type HostAnswer = {
@@ -51,17 +62,19 @@ async function fromRecording(sessionId: number, method: string, params: unknown)
 export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) {
   const [view, setView] = useState<ViewOut | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [grants, setGrants] = useState<Grants>(NO_GRANTS);
+  useEffect(() => setGrants(NO_GRANTS), [sessionId, seq]); // a grant holds for this view only
   useEffect(() => {
     let live = true;
     api
-      .POST("/api/sessions/{session_id}/apps/views", { params: { path: { session_id: sessionId } }, body: { seq } })
+      .POST("/api/sessions/{session_id}/apps/views", { params: { path: { session_id: sessionId } }, body: { seq, ...grants } })
       .then(unwrap)
       .then((v) => live && setView(v))
       .catch((e: Error) => live && setError(e.message));
     return () => {
       live = false;
     };
-  }, [sessionId, seq]);
+  }, [sessionId, seq, grants]);
   if (error) return <p className="error" data-testid="app-error">{error}</p>;
   if (!view) return <p className="muted">Preparing the view of #{seq}…</p>;
   const answer = async (method: string, params: unknown): Promise<HostAnswer> => {
@@ -76,6 +89,7 @@ export function AppView({ sessionId, seq }: { sessionId: number; seq: number }) 
       error={view.error}
       answer={answer}
       sessionId={sessionId}
+      onGrant={(ask) => setGrants((g) => withGrant(g, ask))}
       title={
         <>
           <Link to={`/sessions/${sessionId}/apps`}>← Apps</Link>
@@ -100,6 +114,7 @@ export function AppFrame({
   answer,
   sessionId,
   title,
+  onGrant,
 }: {
   view: Prepared;
   input: Record<string, unknown>;
@@ -108,6 +123,8 @@ export function AppFrame({
   answer: (method: string, params: unknown) => Promise<HostAnswer>;
   sessionId?: number;
   title: React.ReactNode;
+  /** Allow one held-back ask for this view (the view is prepared again with it). */
+  onGrant?: (ask: AppAsk) => void;
 }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [error, setError] = useState<string | null>(null);
@@ -210,6 +227,7 @@ export function AppFrame({
           referrerPolicy="no-referrer"
           style={{ height }}
         />
+        <AppAsks asks={view.asks} onGrant={onGrant} />
         <details className="app-csp">
           <summary>Sandbox: sandbox="{view.sandbox}", allow="{view.allow}"; the view's Content-Security-Policy</summary>
           <code data-testid="app-csp">{view.csp}</code>
@@ -238,5 +256,43 @@ export function AppFrame({
         </ol>
       </aside>
     </div>
+  );
+}
+
+const ASK_LABEL: Record<AppAsk["key"], string> = {
+  connectDomains: "connect to",
+  resourceDomains: "load scripts, styles, images from",
+  frameDomains: "frame",
+  baseUriDomains: "use as base URI",
+  permissions: "permission",
+};
+
+/** What the view's `_meta.ui` asks for: kept, held back until the user allows it here, or dropped. */
+function AppAsks({ asks, onGrant }: { asks: AppAsk[]; onGrant?: (ask: AppAsk) => void }) {
+  if (asks.length === 0) return null;
+  const held = asks.filter((a) => a.status === "held");
+  return (
+    <details className="app-asks-policy" open={held.length > 0} data-testid="app-policy">
+      <summary>
+        The view asks for {asks.length} source{asks.length === 1 ? "" : "s"} or permission{asks.length === 1 ? "" : "s"}
+        {held.length > 0 ? `: ${held.length} held back until you allow them for this view` : ""}
+      </summary>
+      <ul>
+        {asks.map((a) => (
+          <li key={`${a.key} ${a.value}`} data-testid="app-policy-ask" data-status={a.status}>
+            <span className="muted">{ASK_LABEL[a.key]}</span> <b className="mono">{a.value}</b>{" "}
+            <span className={a.status === "held" || a.status === "dropped" ? "warn" : "muted"}>
+              {a.status}
+              {a.reason ? ` (${a.reason})` : ""}
+            </span>
+            {a.status === "held" && onGrant && (
+              <button className="ghost small" onClick={() => onGrant(a)}>
+                Allow for this view
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }

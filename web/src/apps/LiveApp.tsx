@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
 import { clientApi, type Json, type Rpc } from "../client/api";
-import { AppFrame, type HostAnswer, type Prepared } from "./AppView";
+import { AppFrame, NO_GRANTS, withGrant, type Grants, type HostAnswer, type Prepared } from "./AppView";
 import "./apps.css";
 
 export function LiveApp({
@@ -22,17 +22,19 @@ export function LiveApp({
 }) {
   const [view, setView] = useState<Prepared | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [grants, setGrants] = useState<Grants>(NO_GRANTS);
+  useEffect(() => setGrants(NO_GRANTS), [clientId, uri]); // a grant holds for this view only
   useEffect(() => {
     let live = true;
     api
-      .POST("/api/clients/{client_id}/apps/views", { params: { path: { client_id: clientId } }, body: { uri } })
+      .POST("/api/clients/{client_id}/apps/views", { params: { path: { client_id: clientId } }, body: { uri, ...grants } })
       .then(unwrap)
       .then((v) => live && setView(v))
       .catch((e: Error) => live && setError(e.message));
     return () => {
       live = false;
     };
-  }, [clientId, uri]);
+  }, [clientId, uri, grants]);
   if (error) return <p className="error" data-testid="app-error">{error}</p>;
   if (!view) return <p className="muted">Reading the view {uri}…</p>;
   const answer = async (method: string, params: unknown): Promise<HostAnswer> => {
@@ -50,6 +52,7 @@ export function LiveApp({
         result={response.result}
         error={response.error}
         answer={answer}
+        onGrant={(ask) => setGrants((g) => withGrant(g, ask))}
         title={
           <span>
             App view of <b className="mono">{tool}</b>: <span className="mono">{uri}</span>

@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { Link } from "react-router";
 import { download } from "../api/auth";
 import { api, unwrap, type Detail, type Row } from "../api/client";
-import { arrows, dateTime, duration, grouped, size } from "../format";
+import { arrows, dateTime, duration, grouped, jsonTextDepth, size, TREE_DEPTH_LIMIT } from "../format";
 import { JsonBlock } from "./Info";
 import { MessageFindings } from "./MessageFindings";
 import { interventionOf, interventionText } from "../timeline/interventions";
@@ -51,7 +51,9 @@ export function MessageDetail({
   // An SSE row's raw bytes are the whole event (field lines, blank line); its JSON is `body`.
   const json = m.body ?? text;
   let parsed: unknown = undefined;
-  if (json !== null && m.size <= PRETTY_LIMIT && m.kind !== "log") {
+  // Past the depth limit the tree view (and JSON.stringify) would overflow the stack: raw text instead.
+  const tooDeep = json !== null && m.size <= PRETTY_LIMIT && jsonTextDepth(json) > TREE_DEPTH_LIMIT;
+  if (json !== null && m.size <= PRETTY_LIMIT && m.kind !== "log" && !tooDeep) {
     try {
       parsed = JSON.parse(json);
     } catch {
@@ -203,7 +205,14 @@ export function MessageDetail({
         parsed !== undefined ? (
           <JsonBlock value={parsed} />
         ) : (
-          <pre className="mono raw-text">{text ?? "(binary: see Raw)"}</pre>
+          <>
+            {tooDeep && (
+              <p className="muted" data-testid="detail-too-deep">
+                nested deeper than {TREE_DEPTH_LIMIT} levels: shown as raw text
+              </p>
+            )}
+            <pre className="mono raw-text">{text ?? "(binary: see Raw)"}</pre>
+          </>
         )
       ) : text !== null ? (
         <Suspense fallback={<p className="muted">Loading editor…</p>}>
