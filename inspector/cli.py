@@ -467,6 +467,15 @@ def proxy(
             help="End a recorded session after this long with no request and no open stream.",
         ),
     ] = 300.0,
+    peer_gap: Annotated[
+        float,
+        typer.Option(
+            min=0.1,
+            metavar="SECONDS",
+            help="A client of a stateless server (no Mcp-Session-Id) is one session across its "
+            "connections: it ends when none of them has been open for this long.",
+        ),
+    ] = 30.0,
     rewrite_auth_metadata: Annotated[
         bool,
         typer.Option(
@@ -492,9 +501,11 @@ def proxy(
     prefix and recorded under its route's name (README 'One gateway for several servers').
 
     Point your client at the printed URL instead of the server's. Every path is forwarded to
-    the target's origin; each MCP session (or connection, for stateless servers) is recorded
-    as its own session. A session ends when the client ends it (DELETE), closes a legacy
-    event stream, closes the connection of a stateless session, or after --idle-end.
+    the target's origin; each MCP session (or client run, for stateless servers: grouped by
+    the client's address, User-Agent and credentials across its connections, a new
+    initialize starting the next) is recorded as its own session. A session ends when the
+    client ends it (DELETE), closes a legacy event stream, has had no connection open for
+    --peer-gap (stateless), or after --idle-end.
 
     Listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, an MCP POST that is not JSON 415
@@ -595,6 +606,7 @@ def proxy(
             lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
+            peer_gap=peer_gap,
             rewrite_auth_metadata=rewrite_auth_metadata,
             **more,
         )
@@ -1459,12 +1471,12 @@ def sessions(
     """List recorded sessions, newest first."""
     from inspector.console import sessions_table
     from inspector.store import session_state
-    from inspector.store.queries import SessionFilter, find_sessions
+    from inspector.store.queries import SessionFilter, find_sessions, session_idle
 
     engine = _engine(db, create=False)
     found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
     if json_out:
-        docs = [{**s.to_json(), "state": session_state(s)} for s in found]
+        docs = [{**s.to_json(), "state": session_state(s), "idle": session_idle(s)} for s in found]
         sys.stdout.write(visible_json(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode()) + "\n")
         return
     if not found:

@@ -23,6 +23,7 @@ from rich.text import Text
 from inspector.protocol.client_identity import grouping_words
 from inspector.store import Message, Session, session_state
 from inspector.store.interventions import describe, is_injected
+from inspector.store.queries import idle_words, session_idle
 from inspector.terminal_text import visible
 
 __all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
@@ -87,6 +88,8 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
     for s in sessions_seen:
         state = session_state(s)
         style = {"recording": "green", "interrupted": "yellow"}.get(state, "")
+        if (idle := session_idle(s)) is not None:  # a proxy session whose client went quiet
+            state, style = idle_words(idle, short=True), "cyan"
         cells: dict[str, str | Text] = {
             "id": f"{s.id}*" if s.pinned else str(s.id),  # * pinned: kept by retention
             "started": time.strftime("%m-%d %H:%M:%S", time.localtime(s.started_ns / 1e9)),
@@ -141,12 +144,15 @@ def timeline_header(console: Console, session: Session) -> None:
         Text(
             visible(
                 f"client {client} ↔ server {server}, protocol {session.protocol_version or '?'}"
-                f" ({session.era or 'unknown era'}), status {session_state(session)}"
+                f" ({session.era or 'unknown era'}), status "
+                + ("idle" if (idle := session_idle(session)) is not None else session_state(session))
             )
         ),
         no_wrap=True,
         overflow="ellipsis",
     )
+    if idle is not None:  # a proxy session whose client went quiet: when it will be ended
+        console.print(Text(idle_words(idle)), no_wrap=True, overflow="ellipsis")
     facts = session.facts if isinstance(session.facts, dict) else {}
     if (grouped := grouping_words(facts.get("grouping"))) is not None:  # issue 18: no session id
         console.print(Text(visible(grouped), style="dim"), overflow="fold")

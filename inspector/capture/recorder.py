@@ -375,6 +375,7 @@ class Recorder:
             elif op == _FACTS:
                 builder.extra_facts.update(extra)
                 builder.facts_changed = True
+                self._mark_facts()  # written even when no row follows (a session gone idle)
             elif op == _END:
                 self._end(sid, ts_ns, a, b)
             elif op == _PAUSE:

@@ -13,6 +13,12 @@ before the answer), the reaction during which that happened ends with an
 `end` action (`recorded_ends`): the mock then plays the close at that point
 instead of leaving the client waiting for an answer that never came.
 
+A response the recorded server sent as one HTTP body (not an SSE event)
+keeps its wire (`Action.wire`: status, the headers that matter, body bytes):
+the HTTP mock serves it as recorded (`RecordedAnswer`, `wire_body`), a 500
+with `"id": null` included; only the id is changed, and only where the
+recorded answer echoed the recorded request's id and the client's differs.
+
 Reactions are looked up with an `AnswerBook` (method + normalised params,
 never the JSON-RPC id; repeated identical requests get the recorded answers
 in order, then the last again). Lifecycle requests (`initialize`,
@@ -22,6 +28,7 @@ describe the client, not the question.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,8 +44,10 @@ __all__ = [
     "SERVER_EXIT",
     "Action",
     "Reaction",
+    "RecordedAnswer",
     "RecordedScript",
     "recorded_ends",
+    "wire_body",
 ]
 
 LIFECYCLE_METHODS = frozenset({"initialize", "server/discover", "ping"})
@@ -56,6 +65,70 @@ class Action:
 
     kind: str
     payload: dict[str, Any]
+    # A `respond` the recorded server sent as one HTTP body: {"status", "headers", "body", "id",
+    # "echoed"} (`_wire`); the HTTP mock serves it as recorded.
+    wire: dict[str, Any] | None = field(default=None, compare=False)
+
+
+# Response headers a mock does not copy from the recording: framing and hop-by-hop ones (the body
+# is served decoded), the date and server, and the session id (the mock's own).
+_NOT_REPLAYED = frozenset(
+    {
+        "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive",
+        "date", "server", "mcp-session-id", "set-cookie",
+    }
+)  # fmt: skip
+
+
+class RecordedAnswer(dict):
+    """A response message (as a dict, for any transport) that also carries the recorded HTTP wire:
+    the status, headers and body bytes an HTTP transport serves instead of its own framing."""
+
+    def __init__(self, message: dict[str, Any], status: int, headers: list[tuple[str, str]], raw: bytes):
+        super().__init__(message)
+        self.status = status
+        self.headers = headers
+        self.raw = raw
+
+
+def _wire(response: Message, request_id: Any) -> dict[str, Any] | None:
+    """The HTTP wire of a response recorded as one body (None for an SSE event or no HTTP)."""
+    if (
+        response.channel != "http-response"
+        or response.http_status is None
+        or _meta(response).get("truncated")
+    ):
+        return None  # an event, no HTTP, or only a prefix recorded
+    payload = _payload(response)
+    if payload is None:
+        return None
+    headers = [
+        (str(h[0]), str(h[1]))
+        for h in response.http_headers or []
+        if isinstance(h, list | tuple) and len(h) >= 2 and str(h[0]).lower() not in _NOT_REPLAYED
+    ]
+    return {
+        "status": response.http_status,
+        "headers": headers,
+        "body": response.body,
+        "id": payload.get("id"),
+        "echoed": "id" in payload and payload.get("id") == request_id,
+    }
+
+
+def wire_body(wire: dict[str, Any], client_id: Any) -> bytes:
+    """The recorded body for a client whose request id is `client_id`: as recorded, except the id
+    where the recorded answer echoed the recorded request's id (a null or other id stays)."""
+    body: bytes = wire["body"]
+    if not wire["echoed"] or client_id == wire["id"]:
+        return body
+    pattern = rb'("id"\s*:\s*)' + re.escape(orjson.dumps(wire["id"]))
+    if len(re.findall(pattern, body)) == 1:  # the recorded bytes, with only the id changed
+        new = orjson.dumps(client_id)
+        return re.sub(pattern, lambda m: m.group(1) + new, body)
+    doc = orjson.loads(body)
+    doc["id"] = client_id
+    return orjson.dumps(doc)
 
 
 @dataclass
@@ -186,7 +259,9 @@ class RecordedScript:
             if end is not None:
                 body = _payload(end)
                 if body is not None:
-                    reaction.actions.append(Action("respond", _without_id(body)))
+                    reaction.actions.append(
+                        Action("respond", _without_id(body), _wire(end, payload.get("id")))
+                    )
             if m.seq in ends:  # after the answer, if there was one: the server ended there
                 reaction.actions.append(ends[m.seq])
             book = script._book(payload.get("method", ""), m.kind)

@@ -35,7 +35,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from inspector.capture import Tap
-from inspector.mock.script import PLAYED_END
+from inspector.mock.script import PLAYED_END, RecordedAnswer
 from inspector.mock.session import MockSession
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.transports.http_record import HttpExchange
@@ -284,8 +284,20 @@ def mock_http_app(
             task = BackgroundTask(_react_later, session, later) if later else None
             return Response(status_code=202, headers=headers, background=task)
         send, receive = anyio.create_memory_object_stream[dict[str, Any] | bytes](100)
-        _head(ex, 200, "text/event-stream", headers)
-        ex.record("s2c", "http-response", b"", head=True)
+        # One request whose recorded answer was one HTTP body: that body is served as recorded
+        # (`_Answer`); otherwise the answer is an event stream, its head recorded before its events.
+        wire_ok = intercept is None and len(messages) == 1
+        headed = False
+
+        def head() -> None:
+            nonlocal headed
+            if not headed:
+                headed = True
+                _head(ex, 200, "text/event-stream", headers)
+                ex.record("s2c", "http-response", b"", head=True)
+
+        if not wire_ok:
+            head()
 
         async def run() -> None:
             async with send, anyio.create_task_group() as tg:
@@ -294,28 +306,41 @@ def mock_http_app(
 
         async def events():
             answer_dropped = False
+            served = False  # the recorded wire went out: nothing more belongs to this response
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
                 async with receive:
                     async for message in receive:
+                        if isinstance(message, RecordedAnswer) and wire_ok and not headed and not served:
+                            served = True
+                            _record_wire(ex, message, headers)
+                            yield message
+                            continue
                         if isinstance(message, _End):
+                            if not served:
+                                head()
                             why = f"{PLAYED_END}: {message.payload.get('reason')}"
                             ex.record("s2c", "sse", b"", jsonrpc=False, problem=why)
                             if message.payload.get("scope") != "exchange":  # the server went away
                                 sessions.end(session, tap, message.payload)
                             tg.cancel_scope.cancel()
                             return
+                        if served:
+                            continue
                         if intercept is None:
+                            head()
                             yield _sse(ex, message)
                             continue
                         sent = await _intercept_event(intercept, ex, message, session)
                         for event in sent:
                             yield event
                         answer_dropped |= not sent and isinstance(message, dict) and "method" not in message
+            if not served:
+                head()
             if answer_dropped:  # as with a server that never answered: silent until the client gives up
                 await anyio.sleep_forever()
 
-        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+        return _Answer(events(), media_type="text/event-stream", headers=headers)
 
     async def get(request: Request) -> Response:
         if gate is not None and (refused := await gate(request, b"", [])) is not None:
@@ -369,6 +394,42 @@ def mock_http_app(
             Route(path, delete, methods=["DELETE"]),
         ]
     )
+
+
+class _Answer(StreamingResponse):
+    """An event stream, unless the first thing its events give is a `RecordedAnswer`: then the
+    recorded status, headers and body bytes are the response (the rest is played, not sent)."""
+
+    async def stream_response(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        events = self.body_iterator.__aiter__()
+        first = await anext(events, None)
+        if isinstance(first, RecordedAnswer):
+            names = {name.lower() for name, _ in first.headers}
+            head = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in first.headers]
+            head += [
+                (n.encode("latin-1"), v.encode("latin-1"))
+                for n, v in self.headers.items()
+                if n.lower() not in names and n.lower() not in ("content-type", "content-length")
+            ]
+            head.append((b"content-length", str(len(first.raw)).encode()))
+            await send({"type": "http.response.start", "status": first.status, "headers": head})
+            await send({"type": "http.response.body", "body": first.raw, "more_body": False})
+            async for _ in events:  # what the reaction does after its answer (a recorded end)
+                pass
+            return
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        if first is not None:
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+            async for chunk in events:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _record_wire(ex: HttpExchange, answer: RecordedAnswer, headers: dict[str, str]) -> None:
+    ex.status = answer.status
+    ex.response_headers = [[n, v] for n, v in answer.headers]
+    ex.response_headers += [[k, v] for k, v in headers.items()]
+    ex.record("s2c", "http-response", answer.raw, head=True)
 
 
 async def _discard(_message: dict[str, Any] | bytes) -> None:

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import anyio
 import orjson
 
-from inspector.mock.script import Action, Reaction
+from inspector.mock.script import Action, Reaction, RecordedAnswer, wire_body
 from inspector.protocol import id_key
 from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, admits, stamp
 from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
@@ -248,7 +248,11 @@ class MockSession:
                 )
             elif action.kind == "respond":
                 if "id" in message and not responded:
-                    await out({"jsonrpc": "2.0", "id": message["id"], **action.payload})
+                    answer = {"jsonrpc": "2.0", "id": message["id"], **action.payload}
+                    if action.wire is not None:  # an HTTP transport serves the recorded wire
+                        raw = wire_body(action.wire, message["id"])
+                        answer = RecordedAnswer(answer, action.wire["status"], action.wire["headers"], raw)
+                    await out(answer)
                     responded = True
             elif action.kind == "raw":
                 data = action.payload.get("data", "")

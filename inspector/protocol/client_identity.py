@@ -6,6 +6,13 @@ groups a client's stateless requests by that identity (plus a fingerprint of
 its `Authorization` header, never the header itself) across the several
 connections an HTTP client pool opens (`SessionRouter`, DESIGN-NOTES
 "Sessions without a session id").
+
+A handshake-era client of a stateless server declares nothing after its
+`initialize` (no session id, no `_meta`): its requests are grouped by the peer
+it is (`peer_key`: the client's address without the ephemeral port, its
+`User-Agent`, the `Authorization` fingerprint) across the connections of its
+pool (the TypeScript SDK's fetch alternates two keep-alive connections), and a
+new `initialize` (`opens_session`) starts the next run.
 """
 
 from __future__ import annotations
@@ -15,7 +22,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CLIENT_INFO_META", "ClientIdentity", "client_identity", "grouping_words"]
+__all__ = [
+    "CLIENT_INFO_META",
+    "ClientIdentity",
+    "client_identity",
+    "grouping_words",
+    "opens_session",
+    "peer_key",
+    "peer_label",
+]
 
 CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
 
@@ -60,6 +75,30 @@ def client_identity(body: bytes, authorization: bytes | None) -> ClientIdentity 
     )
 
 
+def peer_key(host: str, user_agent: bytes | None, authorization: bytes | None) -> str:
+    """Who a request without a session id or identity comes from, whatever its connection."""
+    agent = user_agent.decode("latin-1")[:200] if user_agent else None
+    return json.dumps([host, agent, _fingerprint(authorization) if authorization else None])
+
+
+def peer_label(key: str) -> str:
+    """A `peer_key` in words: `127.0.0.1 node` (the address and the User-Agent)."""
+    host, agent, _auth = json.loads(key)
+    return f"{host} {agent}" if agent else host
+
+
+def opens_session(body: bytes) -> bool:
+    """True for a body that starts a handshake (`initialize`, alone or in a batch)."""
+    if b'"initialize"' not in body:
+        return False
+    try:
+        doc = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    items = doc if isinstance(doc, list) else [doc]
+    return any(isinstance(m, dict) and m.get("method") == "initialize" and "id" in m for m in items)
+
+
 def grouping_words(grouping: Any) -> str | None:
     """The `grouping` session fact in words, for terminal output (the UI says the same)."""
     if not isinstance(grouping, dict):
@@ -73,6 +112,10 @@ def grouping_words(grouping: Any) -> str | None:
         auth = f", authorization {grouping['auth']}" if grouping.get("auth") else ""
         gap = f", idle gap {grouping['idle_gap_s']:g} s" if grouping.get("idle_gap_s") else ""
         return f"grouped by client identity {grouping.get('client')}{auth}, {conn_words}{gap}"
+    if by == "peer":
+        auth = f", authorization {grouping['auth']}" if grouping.get("auth") else ""
+        gap = f", closed gap {grouping['closed_gap_s']:g} s" if grouping.get("closed_gap_s") else ""
+        return f"grouped by peer {grouping.get('peer')}{auth}, {conn_words}{gap}"
     if by == "connection":
         return f"grouped by {conn_words}"
     if by == "session-id":

@@ -14,10 +14,13 @@ The proxy (`transports/http_proxy.py`) does the IO and asks these.
 
 from __future__ import annotations
 
+import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from inspector.protocol.client_identity import peer_label
 
 __all__ = [
     "EndpointRewrite",
@@ -171,6 +174,10 @@ Key = tuple[str, str]
 # An identity-keyed session is over when none of its client's connections has been open for this
 # long (an HTTP client pool closes and opens connections within one run of the client).
 CLIENT_GRACE = 2.0
+# A peer-keyed session (a handshake-era client of a stateless server) is over when none of its
+# connections has been open for this long (`proxy --peer-gap`): a host's pool lets idle keep-alive
+# connections go after a few seconds (Node's fetch after 4 s) while the user reads or types.
+PEER_GAP = 30.0
 
 
 @dataclass(slots=True)
@@ -194,7 +201,12 @@ class SessionRouter:
       `CLIENT_GRACE` seconds, or after `idle_after` seconds without traffic;
     - otherwise the client's connection (address and port): the first request of
       a Streamable HTTP session (initialize has no session id yet) and every
-      request to a stateless server.
+      request to a stateless server. With a `peer` (`client_identity.peer_key`:
+      address without the port, User-Agent, Authorization fingerprint), a
+      request on a new connection joins the open session its peer started last,
+      unless it is an `initialize` (`opening`: the peer's next run); such a
+      session is over when none of its connections has been open for
+      `peer_gap` seconds (a pool drops and reopens connections within a run).
 
     When a response assigns an `Mcp-Session-Id`, the connection's session takes
     that id and the connection key is released, so the next session started on the
@@ -214,12 +226,24 @@ class SessionRouter:
     _conn_numbers: dict[str, int] = field(default_factory=dict)  # connection -> 1, 2, ... (for people)
     _client_conns: dict[int, set[str]] = field(default_factory=dict)  # identity-keyed session -> open conns
     _grouping: dict[int, dict[str, Any]] = field(default_factory=dict)
+    peer_gap: float = PEER_GAP
+    _by_peer: dict[str, int] = field(default_factory=dict)  # peer -> the open session it started last
+    _peer_conns: dict[int, set[str]] = field(default_factory=dict)  # peer-keyed session -> open conns
+    _peer_grouping: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def route(
-        self, mcp_session_id: str | None, query: str, connection: str, identity: Any = None
+        self,
+        mcp_session_id: str | None,
+        query: str,
+        connection: str,
+        identity: Any = None,
+        *,
+        peer: str | None = None,
+        opening: bool = False,
     ) -> tuple[int, Key]:
         """The recorded session for a request, and the key it was found under (`identity`: a
-        `ClientIdentity` the request declares, for requests without a session id)."""
+        `ClientIdentity` the request declares, for requests without a session id; `peer`: who
+        sent it, `opening`: it is an `initialize`)."""
         if mcp_session_id:
             key = ("mcp", mcp_session_id)
         elif (legacy := legacy_session_param(query)) is not None and ("legacy", legacy) in self._by_key:
@@ -234,6 +258,8 @@ class SessionRouter:
                 owner = next((s for s, conns in self._client_conns.items() if connection in conns), None)
                 if owner is not None:
                     self._by_key[key] = owner
+            if peer is not None:
+                self._peer_route(key, connection, peer, opening)
         sid = self._by_key.get(key)
         if sid is None:
             hint = f"client {identity.label}" if key[0] == "client" else f"{key[0]} {key[1]}"
@@ -249,6 +275,16 @@ class SessionRouter:
                     "idle_gap_s": self.idle_after,
                     "closed_gap_s": CLIENT_GRACE,
                 }
+            if peer is not None and key[0] == "conn":
+                self._by_peer[peer] = sid
+                self._peer_conns[sid] = {connection}
+                self._peer_grouping[sid] = {
+                    "by": "peer",
+                    "peer": peer_label(peer),
+                    "auth": json.loads(peer)[2],
+                    "connections": [self._conn_numbers.setdefault(connection, len(self._conn_numbers) + 1)],
+                    "closed_gap_s": self.peer_gap,
+                }
         if key[0] == "client" and connection not in self._client_conns[sid]:
             self._client_conns[sid].add(connection)
             self._activity[sid].closing = None  # a new connection: the client is still there
@@ -256,13 +292,38 @@ class SessionRouter:
             self._grouping[sid]["connections"].append(number)
         return sid, key
 
+    def _peer_route(self, key: Key, connection: str, peer: str, opening: bool) -> None:
+        """A request of `peer` without a session id or identity, on `connection` (`key`)."""
+        sid = self._by_key.get(key)
+        if sid is not None:
+            if opening and sid in self._peer_conns:  # the peer's next run, on a kept-alive connection
+                del self._by_key[key]
+                self._peer_conns[sid].discard(connection)
+            return
+        sid = self._by_peer.get(peer)
+        if opening or sid is None or sid not in self._peer_conns:
+            return
+        self._by_key[key] = sid  # another connection of the peer's pool: the same run
+        self._peer_conns[sid].add(connection)
+        self._activity[sid].closing = None
+        number = self._conn_numbers.setdefault(connection, len(self._conn_numbers) + 1)
+        if number not in self._peer_grouping[sid]["connections"]:
+            self._peer_grouping[sid]["connections"].append(number)
+
     def connections_open(self, sid: int) -> int:
-        """How many of an identity-keyed session's connections are open."""
-        return len(self._client_conns.get(sid, ()))
+        """How many of an identity- or peer-keyed session's connections are open."""
+        return len(self._client_conns.get(sid, ())) + len(self._peer_conns.get(sid, ()))
+
+    def is_peer_keyed(self, sid: int) -> bool:
+        """True for a session grouped by its peer (a handshake-era client of a stateless server)."""
+        return sid in self._peer_conns
 
     def grouping(self, sid: int) -> dict[str, Any] | None:
-        """How an identity-keyed session was grouped (a copy; None for the other sessions)."""
+        """How an identity-keyed session, or a peer-keyed one over more than one connection, was
+        grouped (a copy; None for the other sessions)."""
         g = self._grouping.get(sid)
+        if g is None and len((p := self._peer_grouping.get(sid) or {}).get("connections", ())) > 1:
+            g = p
         return {**g, "connections": list(g["connections"])} if g else None
 
     def begin(self, sid: int, now: float) -> None:
@@ -289,17 +350,25 @@ class SessionRouter:
             return
         sid = self._by_key.pop(key)
         self._by_key[("mcp", mcp_session_id)] = sid
+        self._unpeer(sid)  # a stateful server: the session id groups it
         if sid in self._client_conns:  # an MCP session after all: its id groups it from now on
             for k in [k for k, v in self._by_key.items() if v == sid and k[0] == "client"]:
                 del self._by_key[k]
             del self._client_conns[sid]
             self._grouping.pop(sid, None)
 
+    def _unpeer(self, sid: int) -> None:
+        for peer in [p for p, s in self._by_peer.items() if s == sid]:
+            del self._by_peer[peer]
+        self._peer_conns.pop(sid, None)
+        self._peer_grouping.pop(sid, None)
+
     def bind_legacy(self, sid: int, legacy_id: str) -> None:
         """A legacy `endpoint` event named the message endpoint's session id: its stream is the session's life."""
         if sid in self._activity:
             self._by_key[("legacy", legacy_id)] = sid
             self._legacy_streams.add(sid)
+            self._unpeer(sid)
 
     def is_legacy_stream(self, sid: int) -> bool:
         return sid in self._legacy_streams
@@ -315,6 +384,10 @@ class SessionRouter:
     def connection_closed(self, connection: str) -> tuple[int, str] | None:
         """A client connection closed: its connection-keyed session, and the reason, if it ends now."""
         sid = self._by_key.get(("conn", connection))
+        if sid is not None and sid in self._peer_conns:  # over once none has been open for peer_gap s
+            del self._by_key[("conn", connection)]
+            self._peer_conns[sid].discard(connection)
+            return None
         if sid is None:
             for conns in self._client_conns.values():
                 if connection in conns:  # over once none has been open for CLIENT_GRACE s (`idle`)
@@ -323,12 +396,33 @@ class SessionRouter:
         reason = self.close(sid, "the client closed its connection")
         return (sid, reason) if reason else None
 
+    def quiet(self, sid: int, now: float) -> tuple[float, float | None] | None:
+        """How long a session with nothing under way has been quiet, and when (the caller's clock)
+        it will be ended if it stays so (None: never on its own); None while an exchange is under way."""
+        a = self._activity.get(sid)
+        if a is None or a.in_flight > 0:
+            return None
+        if sid in self._peer_conns and not self._peer_conns[sid]:
+            ends: float | None = a.last + self.peer_gap
+        elif sid in self._client_conns and not self._client_conns[sid]:
+            ends = a.last + CLIENT_GRACE
+        else:
+            ends = a.last + self.idle_after if self.idle_after is not None else None
+        return now - a.last, ends
+
     def idle(self, now: float) -> list[int]:
         """Sessions with nothing under way for `idle_after` seconds."""
         gone = [
             s
             for s, conns in self._client_conns.items()
             if not conns and self._activity[s].in_flight <= 0 and self._activity[s].last <= now - CLIENT_GRACE
+        ]
+        gone += [
+            s
+            for s, conns in self._peer_conns.items()
+            if not conns
+            and self._activity[s].in_flight <= 0
+            and self._activity[s].last <= now - self.peer_gap
         ]
         if self.idle_after is None:
             return gone
@@ -345,6 +439,7 @@ class SessionRouter:
         self._legacy_streams.discard(sid)
         self._client_conns.pop(sid, None)
         self._grouping.pop(sid, None)
+        self._unpeer(sid)
 
     def open_sessions(self) -> set[int]:
         return set(self._activity)

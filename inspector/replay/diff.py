@@ -1822,8 +1822,9 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
     The default ignore patterns are counted, not listed, unless `verbose`.
     """
     c = diff.counts()
+    total = sum(c[s] for s in _STATUSES)
     lines = [
-        f"{sum(c[s] for s in _STATUSES)} exchanges: {c['equal']} equal, {c['changed']} changed, "
+        f"{total} exchange{'' if total == 1 else 's'}: {c['equal']} equal, {c['changed']} changed, "
         f"{c['missing']} missing, {c['extra']} extra"
     ]
     if c["volatile"]:
@@ -1832,7 +1833,8 @@ def render_text(diff: SessionDiff, *, show_equal: bool = False, verbose: bool = 
     touched = sum(bool(x.interventions) for x in diff.exchanges)
     if touched:
         lines.append(
-            f"{touched} exchanges were intervened on when recorded: compared as the server"
+            f"{touched} {'exchange was' if touched == 1 else 'exchanges were'} intervened on when recorded:"
+            " compared as the server"
             " received and sent them, not as the client saw them"
         )
     for x in diff.exchanges:

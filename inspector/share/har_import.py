@@ -126,6 +126,20 @@ def _body(part: Any, where: str) -> bytes:
             return base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
             raise HarFormatError(f"{where}: text says base64 but is not") from None
+    return _text_bytes(text)
+
+
+def _text_bytes(text: str) -> bytes:
+    """A body's bytes from its HAR text. mitmproxy writes a text body without a charset (an event
+    stream) decoded as latin-1: text of latin-1 characters only whose latin-1 bytes are valid UTF-8
+    (and not ASCII) is those bytes; any other text is encoded as UTF-8."""
+    if not text.isascii():
+        try:
+            raw = text.encode("latin-1")
+            raw.decode("utf-8")
+            return raw
+        except UnicodeError:
+            pass
     return text.encode("utf-8", "surrogatepass")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import reduce
@@ -122,6 +123,25 @@ def session_state(session: Session) -> str:
         except PermissionError:
             pass
     return "recording"
+
+
+def session_idle(session: Session) -> dict[str, Any] | None:
+    """For a recording proxy session whose client has gone quiet: {"since_ns", "ends_ns"} (when the
+    proxy will end it if it stays quiet; None: not on its own), from the proxy's `idle` fact."""
+    facts = session.facts if isinstance(session.facts, dict) else {}
+    idle = facts.get("idle")
+    return idle if isinstance(idle, dict) and session_state(session) == "recording" else None
+
+
+def idle_words(idle: dict[str, Any], *, short: bool = False) -> str:
+    """`idle since 10:02:03, ends 10:07:03 unless the client returns` (`short`: `idle, ends
+    10:07:03`), in local time."""
+    since = time.strftime("%H:%M:%S", time.localtime(idle["since_ns"] / 1e9))
+    ends = idle.get("ends_ns")
+    when = time.strftime("%H:%M:%S", time.localtime(ends / 1e9)) if isinstance(ends, int) else None
+    if short:
+        return f"idle, ends {when}" if when else "idle"
+    return f"idle since {since}" + (f", ends {when} unless the client returns" if when else "")
 
 
 def iter_messages(

@@ -35,10 +35,11 @@ from urllib.parse import urlsplit
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import header_pairs
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
-from inspector.protocol.client_identity import client_identity
+from inspector.protocol.client_identity import client_identity, opens_session, peer_key
 from inspector.protocol.framing import Capped
 from inspector.protocol.http_exchange import (
     CLIENT_GRACE,
+    PEER_GAP,
     SessionRouter,
     decoded_body,
     forward_headers,
@@ -58,6 +59,9 @@ __all__ = ["HttpProxy"]
 
 # Sessions with no traffic and no open stream for this long are ended (`proxy --idle-end`).
 DEFAULT_IDLE_AFTER = 300.0
+# A session quiet for this long gets the `idle` fact (since when, when it will be ended), so that
+# `sessions`, `show` and the API say "idle" rather than "recording" for a client that left.
+IDLE_SHOWN = 10.0
 
 
 class HttpProxy:
@@ -71,9 +75,11 @@ class HttpProxy:
         *,
         client: UpstreamClient | None = None,
         idle_after: float | None = DEFAULT_IDLE_AFTER,
+        peer_gap: float = PEER_GAP,
         rewrite_auth_metadata: bool = False,
         mount: str = "",
         session_facts: dict[str, Any] | None = None,
+        idle_shown: float = IDLE_SHOWN,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -94,9 +100,11 @@ class HttpProxy:
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
-        self.router = SessionRouter(self._open_session, idle_after)
+        self.router = SessionRouter(self._open_session, idle_after, peer_gap=peer_gap)
         self._sweeper: asyncio.TimerHandle | None = None
         self._grouped: dict[int, dict[str, Any]] = {}  # the `grouping` fact last given per session
+        self.idle_shown = idle_shown
+        self._idle: dict[int, float | None] = {}  # sessions with the `idle` fact: when they end (monotonic)
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
         self.client = client or UpstreamClient(connect_timeout=10.0)
 
@@ -115,6 +123,8 @@ class HttpProxy:
         self.router.forget(sid)
         self._grouped.pop(sid, None)
         if tap is not None:
+            if self._idle.pop(sid, False) is not False:
+                tap.add_facts({"idle": None})
             tap.end(status, reason)
 
     def connection_closed(self, client: tuple[str, int]) -> None:
@@ -141,9 +151,29 @@ class HttpProxy:
         for sid in self.router.idle(now):
             gone = self.router.grouping(sid) is not None and not self.router.connections_open(sid)
             why = f"no client connection open for {CLIENT_GRACE:g} s" if gone else None
+            if self.router.is_peer_keyed(sid) and not self.router.connections_open(sid):
+                why = f"no client connection open for {self.router.peer_gap:g} s"
             self.end_session(sid, why or f"no traffic for {idle or 0:g} s")
+        self._mark_idle(now)
         if self.taps:
             self._schedule_sweep()
+
+    def _mark_idle(self, now: float) -> None:
+        """Give the `idle` fact to sessions quiet for `idle_shown` seconds (again when their end moved)."""
+        wall = time.time()
+        for sid, tap in self.taps.items():
+            quiet = self.router.quiet(sid, now)
+            if quiet is None or quiet[0] < self.idle_shown:
+                if self._idle.pop(sid, False) is not False:
+                    tap.add_facts({"idle": None})
+                continue
+            quiet_s, ends = quiet
+            if sid in self._idle and self._idle[sid] == ends:
+                continue
+            self._idle[sid] = ends
+            since_ns = int((wall - quiet_s) * 1e9)
+            ends_ns = int((wall + ends - now) * 1e9) if ends is not None else None
+            tap.add_facts({"idle": {"since_ns": since_ns, "ends_ns": ends_ns}})
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -189,17 +219,27 @@ class HttpProxy:
         mcp_sid = header(headers, b"mcp-session-id")
         client_addr = scope.get("client") or ("?", 0)
         identity = None
-        if mcp_sid is None and method == "POST" and legacy_session_param(query) is None:
-            # No session id: the client identity its body declares groups its requests (2026-07-28).
-            first = await receive()
-            receive = _replayed(first, receive)
-            if not first.get("more_body"):
-                identity = client_identity(first.get("body", b""), header(headers, b"authorization"))
+        peer: str | None = None
+        opening = False
+        if mcp_sid is None and legacy_session_param(query) is None:
+            authorization = header(headers, b"authorization")
+            if method == "POST" or header(headers, b"mcp-protocol-version") is not None:
+                # A Streamable HTTP client's request (not a legacy client's GET of its stream).
+                peer = peer_key(str(client_addr[0]), header(headers, b"user-agent"), authorization)
+            if method == "POST":
+                # No session id: the client identity its body declares groups its requests (2026-07-28).
+                first = await receive()
+                receive = _replayed(first, receive)
+                if not first.get("more_body"):
+                    identity = client_identity(first.get("body", b""), authorization)
+                    opening = opens_session(first.get("body", b""))
         sid, key = self.router.route(
             mcp_sid.decode("latin-1") if mcp_sid else None,
             query,
             f"{client_addr[0]}:{client_addr[1]}",
             identity,
+            peer=peer,
+            opening=opening,
         )
         if (grouping := self.router.grouping(sid)) is not None and grouping != self._grouped.get(sid):
             self._grouped[sid] = grouping
@@ -207,6 +247,8 @@ class HttpProxy:
         ex = HttpExchange(self.taps[sid], next(self._exchanges), method, path, query)
         proxy_origin = _proxy_origin(scope, headers) + self.mount if self.rewrite_auth_metadata else None
         self.router.begin(sid, time.monotonic())
+        if self._idle.pop(sid, False) is not False:  # the client is back
+            self.taps[sid].add_facts({"idle": None})
         try:
             await self._forward(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin)
         finally:

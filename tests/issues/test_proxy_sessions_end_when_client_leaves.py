@@ -3,9 +3,10 @@
 What was wrong: a legacy HTTP+SSE session stayed `recording` after the client
 left (until the proxy stopped), and the UI then refused to delete it (409). A
 stateless Streamable HTTP session (one per client connection) never ended
-either. Now a legacy session ends with its event stream, a stateless one with
-its connection, any session after `--idle-end` seconds with no traffic, each
-with a reason, and the UI can delete them.
+either. Now a legacy session ends with its event stream, a stateless one once
+none of its client's connections has been open for `--peer-gap` seconds, any
+session after `--idle-end` seconds with no traffic, each with a reason, and the
+UI can delete them.
 """
 
 from __future__ import annotations
@@ -74,11 +75,12 @@ async def test_legacy_sse_session_ends_with_its_stream(db_path: Path, ui: httpx.
 async def test_stateless_session_ends_with_its_connection(db_path: Path, ui: httpx.Client) -> None:
     with (
         demo_http_server("streamable-http", "--stateless") as target,
-        inspector_proxy(target, db_path) as (url, _proxy),
+        inspector_proxy(target, db_path, "--peer-gap", "0.5") as (url, _proxy),
     ):
         await _use(url)
         sessions = _ended_sessions(db_path)
-    assert {s.end_reason for s in sessions} == {"the client closed its connection"}
+    # One client run over its connections, over once none has been open for --peer-gap.
+    assert [s.end_reason for s in sessions] == ["no client connection open for 0.5 s"]
     _assert_deletable(ui, [s.id for s in sessions])
 
 

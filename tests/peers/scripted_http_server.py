@@ -7,6 +7,8 @@ Routes:
   GET  /slow-stream         an SSE event every 20 ms until the client goes away
   POST /raw-sse             answers a JSON-RPC request with SSE framed by CRLF: the answer (event id
                             not UTF-8), then an event whose data is not UTF-8 (RAW_SSE_TAIL)
+  POST /quirky              MCP-ish, stateless: initialize answered (JSON, spaced as written here);
+                            tools/call answered HTTP 500 with a JSON-RPC error whose id is null
   GET  /stats               {"disconnects": n}: slow-stream clients seen to go away
   GET  /abs-sse             a legacy SSE stream whose endpoint event is an absolute URL
   GET  /.well-known/oauth-authorization-server   a JSON document
@@ -51,6 +53,22 @@ async def mcp(request: Request) -> Response:
     if "id" not in msg:
         return Response(status_code=202)
     return JSONResponse({"jsonrpc": "2.0", "id": msg["id"], "result": {"echo": msg.get("method")}})
+
+
+async def quirky(request: Request) -> Response:
+    msg = json.loads(await request.body())
+    if "id" not in msg:
+        return Response(status_code=202)
+    if msg.get("method") == "tools/call":
+        error = b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": "boom"}}'
+        return Response(error, 500, {"x-quirk": "yes"}, media_type="application/json")
+    result = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "serverInfo": {"name": "quirky", "version": "1"},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}, indent=1).encode()
+    return Response(body, media_type="application/json")
 
 
 CANCELLED: dict[object, asyncio.Event] = {}
@@ -166,6 +184,7 @@ app = Starlette(
         Route("/big", big, methods=["POST"]),
         Route("/raw-sse", raw_sse, methods=["POST"]),
         Route("/cancel-races", cancel_races, methods=["POST"]),
+        Route("/quirky", quirky, methods=["POST"]),
         Route("/stream-then-break", stream_then_break),
         Route("/slow-stream", slow_stream),
         Route("/stats", stats),

@@ -147,6 +147,20 @@ export function groupingWords(grouping: unknown): string | null {
   const connWords = conns.length === 1 ? `connection ${conns[0]}` : `connections ${conns.join(", ")}`;
   if (g.by === "client-identity")
     return `grouped by client identity ${g.client ?? "?"}${g.auth ? `, authorization ${g.auth}` : ""}, ${connWords}${g.idle_gap_s ? `, idle gap ${g.idle_gap_s} s` : ""}`;
+  if (g.by === "peer") {
+    const p = grouping as { peer?: string; closed_gap_s?: number | null };
+    return `grouped by peer ${p.peer ?? "?"}${g.auth ? `, authorization ${g.auth}` : ""}, ${connWords}${p.closed_gap_s ? `, closed gap ${p.closed_gap_s} s` : ""}`;
+  }
   if (g.by === "connection") return `grouped by ${connWords}`;
   return null;
+}
+
+/** A recording proxy session whose client went quiet (the proxy's `idle` fact): the badge's word
+ * and when the proxy will end it, in the terminal's words; null for any other session. */
+export function idleWords(s: { state: string; facts?: unknown }): { badge: string; title: string } | null {
+  const idle = (s.facts as { idle?: { since_ns: number; ends_ns: number | null } } | null)?.idle;
+  if (s.state !== "recording" || !idle) return null;
+  const at = (ns: number) => new Date(ns / 1e6).toLocaleTimeString();
+  const ends = idle.ends_ns !== null ? `, ends ${at(idle.ends_ns)} unless the client returns` : "";
+  return { badge: "idle", title: `idle since ${at(idle.since_ns)}${ends}` };
 }

@@ -6,7 +6,7 @@ import { Link, NavLink, Outlet, Route, useLocation, useNavigate, useOutletContex
 import { api, unwrap, type Session } from "../api/client";
 import { dateTime, duration, shortTarget } from "../format";
 import { useSession } from "./hooks";
-import { groupingWords } from "./Conversations";
+import { groupingWords, idleWords } from "./Conversations";
 import { Timeline } from "./Timeline";
 import { diffUrl } from "./diffUrl";
 import { useKeys } from "./hooks";
@@ -180,8 +180,8 @@ function Header({ session: s, onChange }: { session: Session; onChange: (s: Sess
                 {l}
               </span>
             ))}
-            <span className={`badge state-${s.state}`} data-testid="session-state">
-              {s.state}
+            <span className={`badge state-${idleWords(s)?.badge ?? s.state}`} data-testid="session-state" title={idleWords(s)?.title}>
+              {idleWords(s)?.badge ?? s.state}
             </span>
             <PauseButton session={s} onChange={onChange} />
             {s.parent_id !== null && (

@@ -6,7 +6,7 @@ import { api, unwrap, type Session } from "../api/client";
 import { live } from "../api/live";
 import { dateTime, shortTarget } from "../format";
 import { useKeys } from "./hooks";
-import { groupingWords } from "./Conversations";
+import { groupingWords, idleWords } from "./Conversations";
 import { PinToggle } from "./PinToggle";
 
 const LIMIT = 100;
@@ -155,8 +155,8 @@ export function SessionsList() {
               </td>
               <td>{s.kind}</td>
               <td>
-                <span className={`badge state-${s.state}`} data-testid="state">
-                  {s.state}
+                <span className={`badge state-${idleWords(s)?.badge ?? s.state}`} data-testid="state" title={idleWords(s)?.title}>
+                  {idleWords(s)?.badge ?? s.state}
                 </span>
               </td>
               <td>{dateTime(s.started_ns)}</td>
