@@ -334,6 +334,15 @@ def _startup_table(console: Console, st: dict[str, Any]) -> None:
         f"   imports before wrap forwards: {st['forwarding_imports_ms']:.0f} ms "
         f"(python -X importtime); heavy ones among them: {heavy}"
     )
+    ex = st.get("exit")
+    if ex:
+        ratio = "-" if ex["ratio"] is None else f"{ex['ratio']:.1f}x"
+        lost = ex["sessions_not_recorded"]
+        console.print(
+            f"   wrap exit after server exit (stdin closed -> exit, median of {ex['runs']}): "
+            f"{ex['median_ms']['wrap']:.0f} ms, {ratio} the server's own {ex['median_ms']['direct']:.0f} ms "
+            f"(max {ex['max_ms']['wrap']:.0f} ms); sessions not recorded in full: {lost}"
+        )
 
 
 def _flood_table(console: Console, title: str, run: dict[str, Any]) -> None:

@@ -13,7 +13,9 @@ the order) and the median of each is kept:
 The figures are the milliseconds each relay adds over direct. The same
 section reports the imports on wrap's forwarding path (`python -X importtime
 -c 'import inspector.entry, inspector.transports.wrap'`, cumulative ms of the
-top-level ones): the recorder's heavy imports must not be among them.
+top-level ones): the recorder's heavy imports must not be among them, and
+the exit (bench/wrap_exit.py): from the client closing stdin to wrap's exit,
+as a ratio of the server's own exit time in the same run.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.peer import PROJECT_DIR, WRAP_PREFIX, responder_argv
+from bench.wrap_exit import run_wrap_exit
 
 STARTUP_SETUPS = ("direct", "socat", "wrap")
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
@@ -115,4 +118,6 @@ def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
         "added_ms": {s: med[s] - med["direct"] for s in ("socat", "wrap")},
         "forwarding_imports_ms": round(sum(imports.values()), 1),
         "forwarding_heavy_imports": heavy,
+        # Its end too (bench/wrap_exit.py): stdin closed -> exit, wrap beside the server alone.
+        "exit": run_wrap_exit(workdir, runs),
     }

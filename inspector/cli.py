@@ -763,6 +763,7 @@ def mock_server(
     recorded notifications and server-to-client requests (sampling, roots, elicitation) are
     sent at their recorded points. An unmatched request gets error -32050 naming the nearest
     recorded request and what differed. Every message is recorded as a `mock-server` session.
+    SIGTERM stops it as Ctrl-C does: its sessions are ended ("mock server stopped"), exit status 0.
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, a POST that is not JSON 415 (README, Security).
@@ -1786,9 +1787,26 @@ def print_error(exc: InspectorError) -> None:
     _err().print(f"[red]error:[/red] {markup_safe(str(exc))}")
 
 
+def _terminated(_signum: int, _frame: object) -> None:
+    """SIGTERM stops a command as Ctrl-C does (see `main`): by raising SIGINT, whoever handles it
+    now (Python's KeyboardInterrupt, asyncio's runner cancelling its main task, uvicorn)."""
+    import signal
+
+    signal.raise_signal(signal.SIGINT)
+
+
 def main() -> None:
     """The Typer CLI (`inspector.entry.main` is the console script): user errors are one red line
-    and exit status 2, not a traceback."""
+    and exit status 2, not a traceback.
+
+    SIGTERM is SIGINT here: service managers and CI stop with SIGTERM, and its default action killed
+    a long-running command with its sessions still `recording` (uvicorn re-raises the signal it
+    caught once it has shut down). Every command that runs until stopped (`proxy`, `mock-server`,
+    `serve`, `ui`, `demo`, `intercept watch`, `call`) then ends its sessions and exits as after Ctrl-C.
+    `wrap` passes both to its server (`transports/wrap.py`)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except InspectorError as exc:

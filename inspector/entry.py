@@ -31,6 +31,14 @@ def main() -> None:
 
                 print_error(exc)
                 sys.exit(2)
+            if opts.handed_off:
+                # A finishing process records the session: leave with the server, skipping the
+                # interpreter's teardown (it waited for the store thread's imports, issue #34).
+                import os
+
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
             sys.exit(code)
     from inspector.cli import main as cli_main
 

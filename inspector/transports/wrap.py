@@ -92,6 +92,10 @@ class WrapOptions:
         self.otlp_content = otlp_content
         self.metadata_only = metadata_only  # or a per-server rule's `record` (read on the store's thread)
         self.max_record_bytes = max_record_bytes  # read on the store's thread (`capture.record_cap`)
+        # Set by `run_wrap` when a finishing process records the session: nothing is left to do here,
+        # and the process may leave at once (`entry.py`: the interpreter's teardown waited for the
+        # store thread's imports, ~100 ms).
+        self.handed_off = False
 
 
 _VALUE_OPTIONS = {
@@ -441,6 +445,14 @@ def run_wrap(opts: WrapOptions) -> int:
     with _Leaving(shim) as leaving:
         result = shim.run(install_signal_handlers=False)
         early.server_spoke.set()  # the server is gone: open the store now to record what it sent
+        if opener.is_alive() and (held := early.hand_off()) is not None:
+            # A short session: the server is gone before the store has opened (its imports take
+            # 0.5-1.5 s, several times the server's own exit). Hosts restart servers often and wait
+            # for the old process to go: what was held is recorded by a detached process, and the
+            # wrap leaves with its server (issue #34).
+            _finish_elsewhere(opts, held, result.returncode, result.reason, None)
+            opts.handed_off = True
+            return result.exit_code
         while opener.is_alive():
             opener.join(0.05)
             if leaving.asked and opener.is_alive() and (held := early.hand_off()) is not None:
@@ -448,6 +460,7 @@ def run_wrap(opts: WrapOptions) -> int:
                 # SIGKILL) before the store has even opened (its imports take seconds on a loaded
                 # machine): what was held is recorded by a detached process instead of being lost.
                 _finish_elsewhere(opts, held, result.returncode, result.reason, leaving.asked)
+                opts.handed_off = True
                 return result.exit_code
         if failed:
             raise failed[0]
@@ -492,23 +505,36 @@ class _Leaving:
 
 
 def _finish_elsewhere(
-    opts: WrapOptions, held: list[tuple[int, int, str, str, bytes]], returncode: int, reason: str, signal: str
+    opts: WrapOptions,
+    held: list[tuple[int, int, str, str, bytes]],
+    returncode: int,
+    reason: str,
+    signal: str | None,
 ) -> None:
     """Hand the held copies to `python -m inspector.transports.wrap_finish` in its own session: it
-    records them (the same store, redaction and session end) after this process has exited."""
+    records them (the same store, redaction and session end) after this process has exited. `signal`:
+    the host's signal that made the wrap leave (named in the end reason), None when the server had
+    simply exited first. Its stderr is the wrap's: a host reading that to its end reads it after the
+    session is recorded; one waiting for the process only does not wait for the recording."""
     import marshal
     import os
     import subprocess
-    import tempfile
 
     state = {
         "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
-        "returncode": returncode, "reason": f"{reason}; recorded after {signal} by a finishing process",
+        "returncode": returncode,
+        "reason": reason if signal is None else f"{reason}; recorded after {signal} by a finishing process",
         "otlp": opts.otlp, "otlp_content": opts.otlp_content, "metadata_only": opts.metadata_only,
         "max_record_bytes": opts.max_record_bytes,
+        # Said on the wrap's stderr as the wrap would have ("recording session N", "ended: ..."),
+        # unless a signal made it leave (the host is not listening any more) or --quiet.
+        "quiet": opts.quiet or signal is not None,
     }  # fmt: skip
-    fd, path = tempfile.mkstemp(prefix="mcp-inspect-wrap-", suffix=".held")  # 0600
+    # As tempfile.mkstemp (0600, a new name), without its imports (random, shutil: ~10 ms on this path).
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    path = os.path.join(folder, f"mcp-inspect-wrap-{os.getpid()}-{time.time_ns()}.held")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
         marshal.dump(state, out)
     subprocess.Popen(

@@ -27,7 +27,7 @@ def finish(path: str) -> int:
         state["command"],
         db=state["db"],
         name=state["name"],
-        quiet=True,
+        quiet=state.get("quiet", True),
         redact=state["redact"],
         redact_path=state["redact_path"],
         keep_secrets=state["keep_secrets"],
@@ -36,13 +36,13 @@ def finish(path: str) -> int:
         metadata_only=state.get("metadata_only", False),
         max_record_bytes=state.get("max_record_bytes"),
     )
-    store = _Store(opts, announce=False)
+    store = _Store(opts, announce=not opts.quiet)
     for kind, ts_ns, direction, channel, data in state["held"]:
         if kind == _DATA:
             store.tap.submit(direction, channel, data, ts_ns)
         else:
             store.tap.end_stream(direction, channel, ts_ns)
-    store.end(state["returncode"], state["reason"], quiet=True)
+    store.end(state["returncode"], state["reason"], quiet=opts.quiet)
     return 0
 
 

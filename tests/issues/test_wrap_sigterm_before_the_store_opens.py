@@ -78,5 +78,8 @@ def test_sigterm_after_the_server_ended_still_records_the_session(tmp_path: Path
         time.sleep(0.2)
     assert session is not None, "the held traffic was never recorded"
     assert [r.raw for r in rows if r.direction == "c2s"] == [PING]
-    assert session.end_reason is not None and "SIGTERM" in session.end_reason
+    # Recorded by the finishing process: since issue #34 the wrap hands its rows off and leaves as
+    # soon as its server has exited, usually before the host's SIGTERM (then the reason is the server's).
+    assert session.end_reason is not None
+    assert "SIGTERM" in session.end_reason or session.end_reason == "client-eof", session.end_reason
     assert session.exit_status == 0
