@@ -48,7 +48,7 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(VENV)/.installed: $(UV) pyproject.toml uv.lock
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --compile-bytecode --python $(PY)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --all-extras --compile-bytecode --python $(PY)
 	touch $@
 
 peers: $(PEERS)/node_modules/.installed

@@ -395,10 +395,13 @@ def _check_postgresql(db: str) -> list[Finding]:
         _stored_version,
         database_url,
         mask_secrets,
+        no_driver,
     )
 
     try:
         engine = create_engine(database_url(db), connect_args={"connect_timeout": 10})
+    except ImportError as exc:  # psycopg: the postgres extra
+        return [Finding("database", "action", mask_secrets(str(no_driver(database_url(db), exc)), db))]
     except Exception as exc:
         return [Finding("database", "action", mask_secrets(f"not a usable URL: {_one_line(exc)}", db))]
     try:

@@ -10,6 +10,7 @@ terminal; the CLI prints it and exits non-zero.
     │   └── SchemaTooNewError        written by a newer mcp-inspector
     ├── NotFoundError            a session (or message) that does not exist
     ├── MissingSecretsError      a recorded command's [secret:NAME] placeholders were not given
+    ├── MissingExtraError        a feature whose packages are an extra that is not installed
     └── SpawnError               the wrapped server command could not start
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "CorruptDatabaseError",
     "InspectorError",
+    "MissingExtraError",
     "MissingSecretsError",
     "NotFoundError",
     "SchemaTooNewError",
@@ -60,3 +62,15 @@ class SpawnError(InspectorError):
 
 class MissingSecretsError(InspectorError):
     """A command copied from a recording holds `[secret:NAME]` placeholders that nobody supplied."""
+
+
+class MissingExtraError(InspectorError):
+    """A feature whose packages are an optional extra (pyproject's optional-dependencies) that is
+    not installed: PostgreSQL (`postgres`: psycopg), OpenTelemetry export (`otel`: the SDK)."""
+
+    def __init__(self, feature: str, extra: str) -> None:
+        super().__init__(
+            f"{feature} needs the {extra} extra: pip install 'mcp-inspector[{extra}]' "
+            f"(or uv tool install 'mcp-inspector[{extra}]')"
+        )
+        self.extra = extra

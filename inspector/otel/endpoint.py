@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
-from inspector.otel.options import check_endpoint, otlp_wanted
+from inspector.errors import MissingExtraError
+from inspector.otel.options import (
+    ENDPOINT_VARIABLES,
+    check_endpoint,
+    otel_installed,
+    otlp_wanted,
+    require_otel,
+)
 
 __all__ = ["check_endpoint", "close_otel", "otel_for", "otlp_wanted"]
 
@@ -18,11 +27,22 @@ def otel_for(
     server_url: str | None = None,
 ) -> list[Any]:
     """The recorder subscriber exporting to OpenTelemetry, in a list, when `--otlp URL` or the
-    OTEL_EXPORTER_OTLP_* variables ask for it; else [] (and the SDK is not imported).
+    OTEL_EXPORTER_OTLP_* variables ask for it; else [] (and the SDK is not imported). Without the
+    `otel` extra, `--otlp` is refused (MissingExtraError) and the variables alone are said and ignored.
     `server_url`: an HTTP target, for the client spans' server.address and server.port."""
     if not otlp_wanted(url):
         return []
     check_endpoint(url)
+    if url:
+        require_otel()  # asked for on the command line: refused without the extra
+    elif not otel_installed():
+        # Only the standard variables, which may be set for other programs: said once, and the
+        # recording goes on without the export.
+        if not quiet:
+            var = next(v for v in ENDPOINT_VARIABLES if os.environ.get(v))
+            print(f"[mcp-inspect] {MissingExtraError(f'OpenTelemetry export ({var} is set)', 'otel')}; "
+                  "not exporting", file=sys.stderr, flush=True)  # fmt: skip
+        return []
     from inspector.otel.live import otel_subscribers
 
     return otel_subscribers(url, transport=transport, content=content, quiet=quiet, server_url=server_url)

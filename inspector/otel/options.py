@@ -1,12 +1,19 @@
-"""`--otlp`'s value and the standard variables: whether and where to export (standard library only)."""
+"""`--otlp`'s value and the standard variables: whether and where to export, and whether the `otel`
+extra is installed to do it (standard library only)."""
 
 from __future__ import annotations
 
 import os
 
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, MissingExtraError
 
-__all__ = ["check_endpoint", "otlp_wanted"]
+__all__ = ["ENDPOINT_VARIABLES", "check_endpoint", "otel_installed", "otlp_wanted", "require_otel"]
+
+ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+# The `otel` extra (pyproject): the SDK and its OTLP/HTTP exporter. (opentelemetry-api alone is
+# always there: FastAPI requires it.)
+_EXTRA_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.exporter.otlp.proto.http")
 
 
 def otlp_wanted(url: str | None) -> bool:
@@ -16,9 +23,7 @@ def otlp_wanted(url: str | None) -> bool:
         return True
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
-    return bool(
-        os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-    )
+    return any(os.environ.get(name) for name in ENDPOINT_VARIABLES)
 
 
 def check_endpoint(url: str | None) -> str | None:
@@ -33,3 +38,20 @@ def check_endpoint(url: str | None) -> str | None:
             f"--otlp needs the collector's OTLP/HTTP base URL, e.g. http://localhost:4318, not {url!r}"
         )
     return url.rstrip("/")
+
+
+def otel_installed() -> bool:
+    """Whether the `otel` extra is installed, found without importing it (only its namespace
+    packages are: the SDK itself takes a second to import and is loaded on the exporter's thread)."""
+    from importlib.util import find_spec
+
+    try:
+        return all(find_spec(name) is not None for name in _EXTRA_MODULES)
+    except (ImportError, ValueError):  # a parent package missing
+        return False
+
+
+def require_otel(what: str = "OpenTelemetry export (--otlp)") -> None:
+    """Raise the one-line error naming the `otel` extra when it is not installed."""
+    if not otel_installed():
+        raise MissingExtraError(what, "otel")

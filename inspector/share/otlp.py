@@ -15,7 +15,7 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
-from inspector.otel.options import check_endpoint
+from inspector.otel.options import check_endpoint, require_otel
 from inspector.otel.spans import SpanMapper
 from inspector.store.models import Session
 from inspector.store.queries import get_session, iter_rows
@@ -28,6 +28,7 @@ def otlp_command(engine: Engine, refs: Sequence[str], url: str, *, content: bool
     from inspector.otel.exporter import OtlpExport
 
     endpoint = check_endpoint(url)
+    require_otel()
     sessions: list[Session] = []
     for ref in refs:
         session = get_session(engine, ref)

@@ -1,8 +1,8 @@
 """Opening the recording database: engine, SQLite pragmas, schema versions.
 
 SQLite (WAL, one file under `recordings/`) is the embedded default; PostgreSQL
-(`postgresql://...`, psycopg) is the shared one a team points every recorder at
-(README "Share one store across a team"). The SQLite files are readable by the
+(`postgresql://...`, psycopg: the `postgres` extra) is the shared one a team points
+every recorder at (README "Share one store across a team"). The SQLite files are readable by the
 user only (`store/files.py`). The schema is Alembic's (`store/migrations/`), the
 same on both backends; files from before Alembic (hand-written schema_info
 versions 1..3, `store/legacy.py`) are brought to its baseline and stamped, so old
@@ -25,7 +25,13 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, InterfaceError, Operati
 from sqlmodel import SQLModel
 
 from inspector.config import DEFAULT_DB
-from inspector.errors import CorruptDatabaseError, SchemaTooNewError, StoreError
+from inspector.errors import (
+    CorruptDatabaseError,
+    InspectorError,
+    MissingExtraError,
+    SchemaTooNewError,
+    StoreError,
+)
 from inspector.store import (
     fts,
     models,  # noqa: F401  (registers the tables)
@@ -40,6 +46,7 @@ __all__ = [
     "is_postgresql",
     "mask_secrets",
     "masked_url",
+    "no_driver",
     "open_engine",
     "store_name",
     "write_connection",
@@ -65,6 +72,13 @@ def database_url(db: str | Path) -> str:
             return f"postgresql+psycopg://{rest}"
         return text_db
     return f"sqlite:///{Path(text_db).expanduser().resolve()}"
+
+
+def no_driver(url: str, exc: ImportError) -> InspectorError:
+    """The error for a database URL whose driver does not import: psycopg is the `postgres` extra."""
+    if url.startswith("postgresql+psycopg://"):
+        return MissingExtraError("PostgreSQL", "postgres")
+    return StoreError(f"no driver for {masked_url(url)}: {exc}")
 
 
 def masked_url(db: str | Path) -> str:
@@ -178,7 +192,7 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
             mask_secrets(f"{shown} is not a database URL this inspector can use: {exc}", db)
         ) from None
     except ImportError as exc:
-        raise StoreError(f"no driver for {shown}: {exc}") from None
+        raise no_driver(url, exc) from None
     if is_sqlite:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin)

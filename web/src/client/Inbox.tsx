@@ -1,6 +1,6 @@
 // The inbox: the server's requests waiting for a person, each with a live timer and a form
 // for its kind (sampling reply, roots list, elicitation form or URL consent, any JSON).
-import Form from "@rjsf/core";
+import Form from "@rjsf/core/lib/components/Form.js"; // not "@rjsf/core": its index imports Ajv (see formValidator.ts)
 import type { RJSFSchema } from "@rjsf/utils";
 import { formValidator as validator } from "./formValidator";
 import { useEffect, useState } from "react";

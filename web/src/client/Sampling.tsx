@@ -2,7 +2,7 @@
 // model preferences, tools, toolChoice) and the reply a person writes: text, or tool_use blocks
 // when tools were offered (each tool's input from a form generated from its inputSchema).
 // The API checks the reply against the spec's rules and refuses an invalid one before sending.
-import Form from "@rjsf/core";
+import Form from "@rjsf/core/lib/components/Form.js"; // not "@rjsf/core": its index imports Ajv (see formValidator.ts)
 import type { RJSFSchema } from "@rjsf/utils";
 import { formValidator as validator } from "./formValidator";
 import { useState } from "react";

@@ -1,6 +1,6 @@
 // Tools: the server's list, a form generated from each tool's inputSchema (rjsf, validated with
-// ajv before sending) or the raw JSON arguments, and the result by content type.
-import Form from "@rjsf/core";
+// jsonschema before sending: formValidator.ts) or the raw JSON arguments, and the result by content type.
+import Form from "@rjsf/core/lib/components/Form.js"; // not "@rjsf/core": its index imports Ajv (see formValidator.ts)
 import type { RJSFSchema } from "@rjsf/utils";
 import { formValidator as validator } from "./formValidator";
 import { useEffect, useState } from "react";

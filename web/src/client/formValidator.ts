@@ -4,7 +4,9 @@
 // Content-Security-Policy forbids (no 'unsafe-eval'), and the schemas come from the MCP server being
 // inspected, so they are hostile input. `jsonschema` interprets a schema instead of compiling it; this
 // adapter gives its errors the shape rjsf expects (`property` paths like `.party_size`, `required` errors
-// on the missing field).
+// on the missing field). Ajv is not installed at all (@rjsf/validator-ajv8 is not a dependency): the forms
+// import `@rjsf/core/lib/components/Form.js`, not "@rjsf/core", whose index also exports a test helper
+// that imports it.
 import {
   createErrorHandler,
   getDefaultFormState,
