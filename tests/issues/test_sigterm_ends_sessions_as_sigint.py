@@ -137,13 +137,15 @@ CASES: dict[str, tuple[list[str], Callable[[Command], None], bool]] = {
         _http(r"mock server at (http://[^\s;]+)"),
         True,
     ),
-    # (`mock-server` and `serve` on stdio are left out: with the client's stdin still open they do
-    # not exit on SIGINT either, a hang of their own, reported in issue #34's notes.)
+    # On stdio the client's stdin stays open (the test holds it): the signal must end the session
+    # and the process even while a thread is blocked reading it.
+    "mock-server (stdio)": (["mock-server", "src", "--db", "{db}"], _stdio, True),
     "serve --http": (
         ["serve", "--db", "{db}", "--http", "127.0.0.1:0"],
         _http(r"(http://[^\s;]+/mcp)"),
         True,
     ),
+    "serve (stdio)": (["serve", "--db", "{db}"], _stdio, True),
     "proxy": (
         ["proxy", "--db", "{db}", "--target", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0"],
         _http(r"point your client at (http://[^\s;]+)"),
