@@ -55,7 +55,7 @@ def _get(s: Http, status: int, body: bytes, content_type: str) -> int:
             http_path="/mcp",
             http_headers=[[k, v] for k, v in sent.items()],
             meta=meta,
-        )  # fmt: skip
+        )
     )
     s.rows.append(
         s.builder.message(
@@ -68,7 +68,7 @@ def _get(s: Http, status: int, body: bytes, content_type: str) -> int:
             http_status=status,
             http_headers=[["content-type", content_type]],
             meta=meta,
-        )  # fmt: skip
+        )
     )
     return int(s.rows[-1]["seq"])
 
@@ -79,8 +79,8 @@ def test_202_with_a_null_body_breaks_the_202_rule_not_json_rpc() -> None:
     seq = s.post(progress, Http.headers(SETTLED), answer=b"null", status=202) + 1  # type: ignore[arg-type]
     found = _both(s.rows)
     assert [(f.seq, f.rule, f.severity) for f in found] == [(seq, "http-202-with-body", "error")]
-    assert "basic/transports#sending-messages-to-the-server" in found[0].spec_section
-    assert "Streamable HTTP" in found[0].spec_section or "Sending messages" in found[0].spec_section
+    assert found[0].spec_section.startswith("Transports › Sending messages to the server (")
+    assert "2025-11-25/basic/transports#sending-messages-to-the-server" in found[0].spec_section
 
 
 def test_an_empty_202_is_clean() -> None:
@@ -94,7 +94,8 @@ def test_get_answered_200_json_breaks_the_get_rule_and_its_body_is_not_json_rpc(
     seq = _get(s, 200, b'{"error":"Method not allowed"}', "application/json")
     found = _both(s.rows)
     assert [(f.seq, f.rule, f.severity) for f in found] == [(seq, "http-get-answer", "error")]
-    assert "basic/transports#listening-for-messages-from-the-server" in found[0].spec_section
+    assert found[0].spec_section.startswith("Transports › Listening for messages from the server (")
+    assert "2025-11-25/basic/transports#listening-for-messages-from-the-server" in found[0].spec_section
     assert "application/json" in found[0].explanation
 
 
@@ -111,8 +112,11 @@ def _fallback() -> tuple[Http, int]:
     """server-everything over Streamable HTTP met by a client that probes with server/discover:
     HTTP 400 with an id-null error, then the client's initialize at 2025-11-25."""
     s = Http()
-    refused = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}
-    refused["id"] = None
+    refused = {
+        "jsonrpc": "2.0",
+        "error": {"code": -32000, "message": "Bad Request: Server not initialized"},
+        "id": None,
+    }
     probe = s.post(call(1, "server/discover"), headers("server/discover"), answer=refused, status=400)
     s.handshake(SETTLED)
     s.post(request(2, "tools/list"), Http.headers(SETTLED), answer=result(2, {"tools": []}))

@@ -122,9 +122,9 @@ def _stdio(cmd: Command) -> None:
     cmd.write(INIT_LINE)
 
 
-def _http(pattern: str) -> Callable[[Command], None]:
+def _http(pattern: str, path: str = "") -> Callable[[Command], None]:
     def use(cmd: Command) -> None:
-        _post_initialize(cmd.wait_for(pattern).group(1))
+        _post_initialize(cmd.wait_for(pattern).group(1) + path)
 
     return use
 
@@ -151,7 +151,16 @@ CASES: dict[str, tuple[list[str], Callable[[Command], None], bool]] = {
         _http(r"point your client at (http://[^\s;]+)"),
         True,
     ),
+    # The gateway: its one route's upstream refuses (as `proxy`'s), the session is made all the same.
+    "proxy --config": (
+        ["proxy", "--config", "{config}", "--db", "{db}"],
+        _http(r"gateway on (http://\S+):", "/down/mcp"),
+        True,
+    ),
     "wrap": (["wrap", "--db", "{db}", "--", *SCRIPTED], _stdio, True),
+    # (`demo` is left out: its first session takes 10-15 s to start here. Stopped by hand while its SDK
+    # client drives the demo server through `wrap`, or in its UI phase (`ui`'s), it exits 130 with
+    # the session ended, "client-eof".)
     "ui": (["ui", "--db", "{db}", "--port", "0", "--no-open"], lambda cmd: None, False),
 }
 
@@ -169,8 +178,12 @@ def _recording(db: Path, before: set[int]) -> bool:
 def test_sigterm_ends_the_sessions_as_sigint(name: str, tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
     _source(db)
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        'listen = "127.0.0.1:0"\n[[route]]\nname = "down"\nprefix = "/down"\ntarget = "http://127.0.0.1:9/mcp"\n'
+    )
     argv, use, records = CASES[name]
-    cmd = Command([a.replace("{db}", str(db)) for a in argv])
+    cmd = Command([a.replace("{db}", str(db)).replace("{config}", str(config)) for a in argv])
     try:
         use(cmd)
         if records:

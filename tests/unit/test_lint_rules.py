@@ -217,7 +217,7 @@ def _get_answer() -> tuple[list[dict[str, Any]], int]:
             http_path="/mcp",
             http_headers=[[k, v] for k, v in sent.items()],
             meta=meta,
-        )  # fmt: skip
+        )
     )
     h.rows.append(
         h.builder.message(
@@ -230,7 +230,7 @@ def _get_answer() -> tuple[list[dict[str, Any]], int]:
             http_status=200,
             http_headers=[["content-type", "application/json"]],
             meta=meta,
-        )  # fmt: skip
+        )
     )
     return h.rows, h.rows[-1]["seq"]
 
