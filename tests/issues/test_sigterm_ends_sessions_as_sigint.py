@@ -7,6 +7,10 @@ process boundary is the point here: each command is started, used until a sessio
 ready line read, the database polled; no sleeps), sent SIGTERM, and its sessions must be ended with
 a reason and the process gone as after Ctrl-C (exit status 0, or 130 where Typer sees the
 interrupt; never killed by the signal). `wrap` forwards it to its server and exits as the server did.
+
+`mock-server` and `serve` on stdio did not exit at all, on SIGINT as on SIGTERM, while their client
+kept stdin open: the session was ended, but the anyio worker thread blocked reading stdin was joined
+at the interpreter's exit. The client's stdin is now read by a daemon thread (`mock/serve.py`).
 """
 
 from __future__ import annotations
@@ -239,3 +243,43 @@ def test_sigint_still_ends_them(tmp_path: Path) -> None:
         assert all(s.status == "ended" for s in list_sessions(engine)), os.linesep.join(cmd.output)
     finally:
         engine.dispose()
+
+
+def test_sigterm_leaves_intercept_watch_with_the_terminal_given_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`intercept watch` records nothing: stopped by SIGTERM in its single-key mode, it exits as
+    after Ctrl-C (130, no traceback) and the terminal is line-buffered again."""
+    import termios
+
+    from inspector.intercept import Interceptor, Rule, RuleSet
+    from inspector.intercept.control import start_control
+    from tests.integration.test_intercept_watch import Terminal, _pause
+
+    monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
+    pause = Rule.model_validate({"name": "hold", "match": {"method": ["tools/call"]}, "action": "pause"})
+    interceptor = Interceptor(RuleSet(rules=[pause], pause_timeout_s=120), breakpoints=True)
+    handle = start_control(interceptor, kind="wrap", target=["srv"], sessions=lambda: [1])
+    _pause(interceptor)
+    terminal = Terminal([sys.executable, "-m", "inspector", "intercept", "watch"])
+    try:
+        terminal.wait_for("f forward")
+        assert not termios.tcgetattr(terminal.master)[3] & termios.ICANON  # single keys
+        terminal.proc.send_signal(signal.SIGTERM)
+        status = terminal.proc.wait(60)
+        cooked = termios.tcgetattr(terminal.master)[3] & termios.ICANON
+        rest = b""
+        while True:  # what it printed on the way out (the pty gives EOF/EIO once drained)
+            try:
+                chunk = os.read(terminal.master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            rest += chunk
+    finally:
+        terminal.close()
+        handle.close()
+    assert status == 130, (status, rest)
+    assert cooked, "the terminal was left in single-key mode"
+    assert b"Traceback" not in terminal.seen + rest
