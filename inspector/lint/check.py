@@ -84,7 +84,7 @@ class Linter:
             AuthCheck(scan.revision),
             WireCheck(scan),
         ]
-        self._walk = SessionWalk()
+        self._walk = SessionWalk(scan.revision if scan.handshake else None)
         self._reported: set[str | None] = set()
         # The common rows of a settled session, without the general walk (`lint.fast`); `fast=False`
         # checks every row the full way (the tests compare both).

@@ -13,6 +13,12 @@ the message. The revision comes from, in this order:
    the answer);
 4. the `MCP-Protocol-Version` header of the message's HTTP request;
 5. the last per-request version of a stateless session.
+
+In a session whose client probes with `server/discover` and falls back to `initialize` when the
+server does not take the probe's version, every row from the probe until the `initialize`
+request but the client's own versioned messages (the server's refusal, its HTTP parts) is
+checked against the revision the session settles on (the initialize answer's), not the
+probe's: the server does not speak the offered one (issue #34).
 """
 
 from __future__ import annotations
@@ -58,6 +64,18 @@ def _exchange(row: StoredRow) -> int | None:
     meta = row.get("meta")
     number = meta.get("exchange") if isinstance(meta, dict) else None
     return number if isinstance(number, int) else None
+
+
+def _carries_messages(row: StoredRow, request_row: StoredRow | None) -> bool:
+    """Whether the row's bytes are JSON-RPC on the wire. Not the body of a `202 Accepted` (which
+    has none: `http-202-with-body`) nor that of an answer to a GET, whose messages come as events
+    of a stream (`http-get-answer`): a client reads neither as a message."""
+    if row.get("channel") != "http-response":
+        return True
+    if row.get("http_status") == 202:
+        return False
+    method = row.get("http_method") or (request_row.get("http_method") if request_row is not None else None)
+    return str(method or "").upper() != "GET"
 
 
 class RowContext:
@@ -124,7 +142,11 @@ _UNPAIRED = Pairing()
 class SessionWalk:
     """Walks one session's rows in order, keeping the facts and revisions the rules need."""
 
-    def __init__(self) -> None:
+    def __init__(self, settled: str | None = None) -> None:
+        # The revision a session that falls back from a `server/discover` probe to `initialize`
+        # settles on (`SessionScan.revision` when the session has a handshake): the rows of the
+        # refused probe are the server's answers under that revision, not the one the probe offered.
+        self._settled = settled
         self.facts = SessionFacts()
         self.init_answered = False
         self._revision_of: dict[int, str | None] = {}  # request seq -> its revision
@@ -138,7 +160,11 @@ class SessionWalk:
             self._exchanges[number] = row
         request_row = self._exchanges.get(number) if number is not None else None
         msg = None
-        if row.get("kind") not in _NOT_JSONRPC and row.get("raw") is not None:
+        if (
+            row.get("kind") not in _NOT_JSONRPC
+            and row.get("raw") is not None
+            and _carries_messages(row, request_row)
+        ):
             msg = classify(stored_body(row.get("channel"), bytes(row["raw"])))
         items = (msg.items if msg.kind is Kind.BATCH else [msg]) if msg is not None else []
         revision = self._revision(row, msg, items, request_row)
@@ -178,6 +204,9 @@ class SessionWalk:
             if first.method == "initialize":
                 offered = first.params.get("protocolVersion")
                 return offered if isinstance(offered, str) else None
+        facts = self.facts
+        if self._settled is not None and facts.era == "stateless" and facts.protocol_version is None:
+            return self._settled  # before the fallback completes: the answers to the probe
         answers = row.get("answers_seq")
         if msg is not None and answers is not None and msg.kind in (Kind.RESPONSE, Kind.ERROR):
             if row.get("method") == "initialize" and isinstance(msg.result.get("protocolVersion"), str):

@@ -164,10 +164,27 @@ _ALL = (
     Rule(
         "http-content-type",
         "error",
-        "A POST carrying requests MUST be answered with Content-Type application/json or text/event-stream; "
-        "a GET with text/event-stream (or 405).",
-        "Transports › Streamable HTTP",
-        "basic/transports#streamable-http",
+        "A POST carrying requests MUST be answered with Content-Type application/json or text/event-stream.",
+        "Transports › Sending messages to the server",
+        "basic/transports#sending-messages-to-the-server",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-202-with-body",
+        "error",
+        "A POST the server accepts that carries only responses or notifications MUST be answered "
+        "202 Accepted with no body; the body of a 202 is no JSON-RPC message.",
+        "Transports › Sending messages to the server",
+        "basic/transports#sending-messages-to-the-server",
+        since="2025-03-26",
+    ),
+    Rule(
+        "http-get-answer",
+        "error",
+        "The server MUST answer a GET on the MCP endpoint with Content-Type text/event-stream (an SSE "
+        "stream) or 405 Method Not Allowed; any other answer's body is no JSON-RPC message.",
+        "Transports › Listening for messages from the server",
+        "basic/transports#listening-for-messages-from-the-server",
         since="2025-03-26",
     ),
     Rule(

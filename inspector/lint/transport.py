@@ -1,4 +1,5 @@
-"""Streamable HTTP rules: Accept and Content-Type, Mcp-Session-Id, MCP-Protocol-Version.
+"""Streamable HTTP rules: Accept and Content-Type, 202 without a body, GET answered with an event
+stream, Mcp-Session-Id, MCP-Protocol-Version.
 
 Sans-IO, over the HTTP metadata the proxy keeps on each row (method, status,
 headers, `meta.exchange`). Only Streamable HTTP sessions are judged: a
@@ -101,10 +102,15 @@ class HttpCheck:
             if not sid or any(not 0x21 <= ord(ch) <= 0x7E for ch in sid):
                 yield "http-session-id-invalid", f"Mcp-Session-Id {sid!r} has characters outside 0x21-0x7E"
         status = row["http_status"]
-        if status is None or not 200 <= status < 300 or status == 202:
+        method = str(request.get("http_method")).upper()
+        if status == 202:
+            if row.get("raw"):  # its bytes are not read as a message (`revision.SessionWalk.context`)
+                size = row.get("size") or len(row["raw"])
+                yield "http-202-with-body", f"a {method} answered 202 Accepted with a body of {size} bytes"
+            return
+        if status is None or not 200 <= status < 300:
             return
         media = _media_types(header(row, "content-type"))
-        method = str(request.get("http_method")).upper()
         carries_request = self._carries_request.get(exchange, False) if exchange is not None else False
         if method == "POST" and carries_request and not media & {"application/json", "text/event-stream"}:
             yield (
@@ -113,6 +119,7 @@ class HttpCheck:
             )
         elif method == "GET" and "text/event-stream" not in media:
             yield (
-                "http-content-type",
-                f"a GET answered {status} with Content-Type {sorted(media) or '(none)'}",
+                "http-get-answer",
+                f"a GET answered {status} with Content-Type {sorted(media) or '(none)'}, "
+                "not an event stream (nor 405)",
             )

@@ -20,13 +20,16 @@ exchange broke in the recording (an upstream failure), only its stream closes.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import orjson
+from anyio.from_thread import BlockingPortal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -126,17 +129,15 @@ async def serve_stdio(
             intercept.deliver = {"c2s": _async(lambda raw: take(raw.rstrip(b"\r\n"))), "s2c": write}
             intercept.disconnect = lambda reason: end({"disconnected": reason}, None)
             tg.start_soon(_tick, intercept, ticking)
-        while True:
-            chunk = await anyio.to_thread.run_sync(os.read, stdin_fd, 1 << 16, abandon_on_cancel=True)
-            if not chunk:
-                break
-            if intercept is not None:
+        async with _client_input(stdin_fd) as chunks:
+            while chunk := await chunks.receive():
+                if intercept is not None:
+                    for line in framer.feed(chunk):
+                        await intercept.inbound(line.raw)
+                    continue
+                tap.submit("c2s", "stdin", chunk)
                 for line in framer.feed(chunk):
-                    await intercept.inbound(line.raw)
-                continue
-            tap.submit("c2s", "stdin", chunk)
-            for line in framer.feed(chunk):
-                take(line.body)
+                    take(line.body)
         if intercept is not None:
             for line in framer.close():  # a last line without its newline
                 await intercept.inbound(line.raw)
@@ -146,6 +147,35 @@ async def serve_stdio(
     if intercept is None:
         tap.end_stream("c2s", "stdin")
     return ended[0] if ended else None
+
+
+@contextlib.asynccontextmanager
+async def _client_input(fd: int) -> AsyncIterator[MemoryObjectReceiveStream[bytes]]:
+    """The client's bytes on `fd` as they come (b"" at its end), read by a daemon thread of ours.
+
+    Not an anyio worker thread: one blocked reading a stdin its client keeps open was joined at the
+    interpreter's exit, so SIGINT/SIGTERM ended the session but never the process (issue #34). The
+    thread hands each chunk over through a portal and stops once nobody receives (the stream closed
+    or the event loop gone); one left blocked in its read dies with the process."""
+    send, receive = anyio.create_memory_object_stream[bytes](0)
+    async with BlockingPortal() as portal, receive:
+        threading.Thread(target=_pump, args=(fd, portal, send), name="mcp-inspect-stdin", daemon=True).start()
+        yield receive
+
+
+def _pump(fd: int, portal: BlockingPortal, send: MemoryObjectSendStream[bytes]) -> None:
+    """Read `fd` until its end, each chunk sent to the event loop (`_client_input`)."""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:  # a closed or unreadable stdin: its end
+            chunk = b""
+        try:
+            portal.call(send.send, chunk)
+        except Exception:  # noqa: BLE001  # nobody reads any more (stream closed, portal or loop stopped)
+            return
+        if not chunk:
+            return
 
 
 def _async(fn: Callable[[bytes], None]) -> Callable[[bytes], Awaitable[None]]:

@@ -193,6 +193,48 @@ def _content_type() -> tuple[list[dict[str, Any]], int]:
     return h.rows, h.rows[-1]["seq"]
 
 
+@case("http-202-with-body")
+def _accepted_with_body() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    seq = h.post(
+        notification("notifications/cancelled", {"requestId": 1}), Http.headers(), answer={}, status=202
+    )
+    return h.rows, seq + 1
+
+
+@case("http-get-answer")
+def _get_answer() -> tuple[list[dict[str, Any]], int]:
+    h = Http().handshake()
+    meta = {"exchange": 99}
+    sent = {**Http.headers(), "accept": "text/event-stream"}
+    h.rows.append(
+        h.builder.message(
+            h.t + 1_000_000,
+            "c2s",
+            "http-request",
+            b"",
+            http_method="GET",
+            http_path="/mcp",
+            http_headers=[[k, v] for k, v in sent.items()],
+            meta=meta,
+        )
+    )
+    h.rows.append(
+        h.builder.message(
+            h.t + 2_000_000,
+            "s2c",
+            "http-response",
+            b"{}",
+            http_method="GET",
+            http_path="/mcp",
+            http_status=200,
+            http_headers=[["content-type", "application/json"]],
+            meta=meta,
+        )
+    )
+    return h.rows, h.rows[-1]["seq"]
+
+
 @case("http-session-id-missing")
 def _session_missing() -> tuple[list[dict[str, Any]], int]:
     h = Http().handshake()
