@@ -542,8 +542,10 @@ def proxy(
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
+    from inspector.capture.redact import active as redaction
+    from inspector.capture.sessions import create_session
     from inspector.otel.endpoint import close_otel, otel_for
-    from inspector.store import StoreWriter, create_session
+    from inspector.store import StoreWriter
     from inspector.store.engine import store_name
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
@@ -576,8 +578,14 @@ def proxy(
     from inspector.store.autoprune import start as start_retention
 
     record = record_mode(metadata_only=metadata_only, name=name, url=target)
+    rules = redaction().for_server(name, target)  # every session's (capture/sessions.py)
     recorder = Recorder(
-        subscribers, flush_interval=0.05, drain_interval=0.01, record=record, max_record_bytes=cap
+        subscribers,
+        flush_interval=0.05,
+        drain_interval=0.01,
+        record=record,
+        max_record_bytes=cap,
+        redaction=rules,
     ).start()
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     pausable = pause_signals(recorder, engine, "proxy")
@@ -592,7 +600,9 @@ def proxy(
         app_ = proxy_class(
             target,
             recorder,
-            lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
+            lambda _hint: create_session(
+                engine, kind="http-proxy", target=target, name=name, redaction=rules
+            ),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
             rewrite_auth_metadata=rewrite_auth_metadata,

@@ -116,7 +116,9 @@ class GuidedFlow:
         self.options = options
         self.created = time.time()
         self.session_id = session_id
-        self._tap = recorder.open(session_id)
+        # the session's own rules: the recorder's plus a per-server rule's names (capture/sessions.py)
+        own = recorder.redaction.for_server(session_name(protocol_version), server_url)
+        self._tap = recorder.open(session_id, redaction=own)
         redaction = recorder.redaction
         self._display: Redaction = redaction.with_values(
             {"client_secret": options.client_secret} if options.client_secret else {}

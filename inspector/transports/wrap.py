@@ -260,11 +260,12 @@ class _Store:
         from inspector.capture import Recorder
         from inspector.capture.recorder import record_cap
         from inspector.capture.redact import configure
+        from inspector.capture.sessions import create_session
         from inspector.config import default_db
-        from inspector.store import StoreWriter, create_session, open_engine
+        from inspector.store import StoreWriter, open_engine
 
         try:
-            configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
+            rules = configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
@@ -273,14 +274,17 @@ class _Store:
         if claim is not None and not claim():
             self.engine.dispose()
             raise _HandedOff
-        self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
+        rules = rules.for_server(opts.name, opts.command)  # the session's own (capture/sessions.py)
+        self.session_id = create_session(
+            self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
+        )
         record = _record_mode(opts)
         # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
         self.subscribers: list = [StoreWriter(self.engine), *otel]
-        self.recorder = Recorder(self.subscribers, max_record_bytes=cap).start()
+        self.recorder = Recorder(self.subscribers, max_record_bytes=cap, redaction=rules).start()
         self.tap = self.recorder.open(self.session_id, record=record)
         from inspector.recording_control import announce as announce_pausable
         from inspector.runtime_dir import db_key

@@ -18,7 +18,8 @@ import orjson
 from sqlalchemy import update
 
 from inspector.api.live import LiveFeed
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from inspector.store.models import Session
 
 

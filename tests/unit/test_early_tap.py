@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from inspector.capture import Recorder
-from inspector.store import StoreWriter, create_session, iter_messages, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, iter_messages, open_engine
 from inspector.transports.wrap import EarlyTap
 
 
