@@ -392,7 +392,7 @@ def wrap(
     With --faults or --intercept, rules may delay, drop, alter or answer messages; what each
     peer saw is recorded.
     """
-    from inspector.transports.wrap import WrapOptions, run_wrap
+    from inspector.wrap import WrapOptions, run_wrap
 
     options = WrapOptions(
         command=command,
@@ -558,7 +558,7 @@ def proxy(
     _redaction(redact, redact_path, keep_secrets)
     interceptor = None
     if faults or intercept:  # a bad rules file is refused before anything is opened
-        from inspector.transports.http_intercept import proxy_interceptor
+        from inspector.intercept.proxy import proxy_interceptor
 
         interceptor = proxy_interceptor(
             faults, intercept=intercept, seed=seed, pause_timeout=pause_timeout, pause_default=pause_default
@@ -594,7 +594,7 @@ def proxy(
         proxy_class: type[HttpProxy] = HttpProxy
         more: dict[str, Any] = {}
         if interceptor is not None:
-            from inspector.transports.http_intercept import proxy_class as intercepting
+            from inspector.intercept.proxy import proxy_class as intercepting
 
             proxy_class, more = intercepting(interceptor, intercept), {"interceptor": interceptor}
         app_ = proxy_class(
@@ -623,7 +623,7 @@ def proxy(
 
     control = None
     if intercept and interceptor is not None:
-        from inspector.transports.http_intercept import start_proxy_control
+        from inspector.intercept.proxy import start_proxy_control
 
         try:
             control = start_proxy_control(app_, recorder, target, engine)  # type: ignore[arg-type]
@@ -636,7 +636,7 @@ def proxy(
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
         print(f"[mcp-inspect] {which}", file=sys.stderr)
         if interceptor is not None:
-            from inspector.transports.http_intercept import describe
+            from inspector.intercept.proxy import describe
 
             print(describe(interceptor, intercept), file=sys.stderr)
         if control is not None:

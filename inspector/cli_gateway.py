@@ -78,10 +78,10 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.config import default_db
     from inspector.gateway_config import load_gateway_config
     from inspector.guard import Access, parse_origins
+    from inspector.intercept.proxy import proxy_class, proxy_interceptor
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
-    from inspector.transports.http_intercept import proxy_class, proxy_interceptor
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active

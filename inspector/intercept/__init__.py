@@ -1,8 +1,11 @@
-"""Intercept and fault injection on live connections (sans-IO core).
+"""Intercept and fault injection on live connections: a feature over the transports.
 
-`match` (which messages), `rules` (what to do, rules files), `engine` (the
-`Interceptor` that decides per message). The transports (`wrap`, `proxy`)
-apply its decisions; nothing here is imported unless --faults or
+The sans-IO core: `match` (which messages), `rules` (what to do, rules files),
+`engine` (the `Interceptor` that decides per message). Its edges to the
+outside: `wrap` and `proxy` (the stdio pumps and the HTTP proxy with the
+interceptor on the way, over `inspector.transports`, which import nothing of
+this package), `control` (the control channel's listener), `remote` and
+`watch` (its clients). Nothing here is imported unless --faults or
 --intercept is given.
 """
 

@@ -152,7 +152,7 @@ def mock_interceptor(
                 "--seed, --pause-timeout and --pause-default go with --faults FILE or --intercept"
             )
         return None
-    from inspector.transports.wrap_intercept import build_interceptor
+    from inspector.intercept.wrap import build_interceptor
 
     ic = build_interceptor(
         faults,

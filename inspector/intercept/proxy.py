@@ -869,7 +869,7 @@ def proxy_interceptor(
     pause_default: str | None,
 ) -> Interceptor:
     """The interceptor the flags describe (`RulesError`, an `InspectorError`, for a bad rules file)."""
-    from inspector.transports.wrap_intercept import build_interceptor
+    from inspector.intercept.wrap import build_interceptor
 
     return build_interceptor(
         faults,

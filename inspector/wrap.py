@@ -81,7 +81,7 @@ class WrapOptions:
         self.redact_path = redact_path or []
         self.keep_secrets = keep_secrets
         # Intercept and fault injection: only the full CLI reads these flags (parse_wrap_args
-        # leaves them to it), and `transports/wrap_intercept.py` is imported only when one is given.
+        # leaves them to it), and `intercept/wrap.py` is imported only when one is given.
         self.faults = faults
         self.intercept = intercept
         self.seed = seed
@@ -391,7 +391,7 @@ def run_wrap(opts: WrapOptions) -> int:
     switch = _PauseSwitch()
     switch.install()
     if opts.faults is not None or opts.intercept:
-        from inspector.transports.wrap_intercept import run_intercepted
+        from inspector.intercept.wrap import run_intercepted
 
         def opened_for_intercept() -> _Store:
             store = _Store(opts, announce=False)
@@ -498,7 +498,7 @@ class _Leaving:
 def _finish_elsewhere(
     opts: WrapOptions, held: list[tuple[int, int, str, str, bytes]], returncode: int, reason: str, signal: str
 ) -> None:
-    """Hand the held copies to `python -m inspector.transports.wrap_finish` in its own session: it
+    """Hand the held copies to `python -m inspector.wrap_finish` in its own session: it
     records them (the same store, redaction and session end) after this process has exited."""
     import marshal
     import os
@@ -516,7 +516,7 @@ def _finish_elsewhere(
     with os.fdopen(fd, "wb") as out:
         marshal.dump(state, out)
     subprocess.Popen(
-        [sys.executable, "-m", "inspector.transports.wrap_finish", path],
+        [sys.executable, "-m", "inspector.wrap_finish", path],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         start_new_session=True,  # out of the host's process group: its SIGKILL does not reach it
