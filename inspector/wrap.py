@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-from inspector.errors import InspectorError, SpawnError
+from inspector.errors import HandedOff, InspectorError, SpawnError
 from inspector.transports.stdio import StdioShim
 
 TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
@@ -245,10 +245,6 @@ class EarlyTap:
             self._cond.notify_all()
 
 
-class _HandedOff(Exception):
-    """The copies went to a finishing process before this store created its session."""
-
-
 class _Store:
     """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
 
@@ -273,7 +269,7 @@ class _Store:
         self.engine = open_engine(opts.db or default_db(), create=True)
         if claim is not None and not claim():
             self.engine.dispose()
-            raise _HandedOff
+            raise HandedOff
         rules = rules.for_server(opts.name, opts.command)  # the session's own (capture/sessions.py)
         self.session_id = create_session(
             self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
@@ -426,7 +422,7 @@ def run_wrap(opts: WrapOptions) -> int:
         early.server_spoke.wait(OPEN_AFTER_S)
         try:
             store = _Store(opts, claim=early.claim)
-        except _HandedOff:
+        except HandedOff:
             return
         except BaseException as exc:  # reported by the main thread, once the server has stopped
             failed.append(exc)

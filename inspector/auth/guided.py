@@ -34,11 +34,12 @@ from inspector.auth.flow import Authorized, FlowInput, authorize
 from inspector.auth.registration import ClientOptions
 from inspector.auth.revisions import revision_for
 from inspector.auth.runner import OAuth, OAuthSettings
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
+from inspector.auth.steps import HttpRequest, HttpResponse, Step
 from inspector.auth.store import AuthStore
 from inspector.auth.ui_callback import PendingAuthorizations, UiListener
 from inspector.capture import Recorder
 from inspector.capture.redact import Redaction
+from inspector.errors import AuthFailure
 from inspector.store.models import MessageRow
 
 __all__ = ["GuidedFlow", "session_name"]

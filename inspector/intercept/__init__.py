@@ -9,6 +9,7 @@ this package), `control` (the control channel's listener), `remote` and
 --intercept is given.
 """
 
+from inspector.errors import RulesError
 from inspector.intercept.engine import (
     CloseStream,
     Decision,
@@ -29,7 +30,6 @@ from inspector.intercept.rules import (
     HTTP_ONLY_ACTIONS,
     ErrorSpec,
     Rule,
-    RulesError,
     RuleSet,
     check_transport,
     load_rules,

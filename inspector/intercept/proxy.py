@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.capture import Recorder
+from inspector.errors import UpstreamError
 from inspector.intercept import (
     CloseStream,
     Decision,
@@ -90,7 +91,7 @@ from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_listener import ABORT
 from inspector.transports.http_proxy import HttpProxy, _watch_disconnect
 from inspector.transports.http_record import HttpExchange
-from inspector.transports.upstream import UpstreamError, UpstreamResponse
+from inspector.transports.upstream import UpstreamResponse
 
 __all__ = [
     "InterceptingProxy",

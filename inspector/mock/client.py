@@ -40,8 +40,8 @@ from inspector import __version__
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import Secrets, active, missing_command_secrets_message
 from inspector.capture.sessions import open_session
-from inspector.endpoint import Endpoint, RequestError
-from inspector.errors import MissingSecretsError
+from inspector.endpoint import Endpoint
+from inspector.errors import MissingSecretsError, RequestError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
 from inspector.mock.listen import Listens

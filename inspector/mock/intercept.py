@@ -29,7 +29,8 @@ from typing import Any
 import anyio
 
 from inspector.capture import Tap
-from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, RulesError, Seen
+from inspector.errors import RulesError
+from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, Seen
 
 __all__ = ["TICK_S", "HttpIntercept", "MockIntercept", "Send", "end_reason", "mock_interceptor", "with_facts"]
 

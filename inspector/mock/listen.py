@@ -21,12 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from inspector.endpoint import ResponseTimeout
-from inspector.mock.inflight import RequestCancelled
+from inspector.errors import ConnectionClosed, RequestCancelled, ResponseTimeout
 from inspector.mock.listen_state import ListenStream
 from inspector.protocol import id_key
 from inspector.protocol.listen import LISTEN
-from inspector.transports.connect import ConnectionClosed
 
 if TYPE_CHECKING:
     from inspector.mock.client import MockClient

@@ -28,8 +28,15 @@ from inspector.capture import Recorder, Tap
 from inspector.capture.pause import refuse_metadata_only
 from inspector.capture.redact import active
 from inspector.capture.sessions import open_session
-from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
-from inspector.errors import InspectorError, NotFoundError, SpawnError
+from inspector.endpoint import Endpoint
+from inspector.errors import (
+    ConnectionClosed,
+    InspectorError,
+    NotFoundError,
+    RequestError,
+    ResponseTimeout,
+    SpawnError,
+)
 from inspector.guard import Access
 from inspector.mock.intercept import (
     HttpIntercept,
@@ -45,7 +52,7 @@ from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
 from inspector.protocol import id_key
 from inspector.replay.matching import MatchPolicy
 from inspector.store import StoreWriter, get_session, iter_messages
-from inspector.transports.connect import Connection, ConnectionClosed, StdioConnection, open_connection
+from inspector.transports.connect import Connection, StdioConnection, open_connection
 
 __all__ = ["MockOptions", "prepare_mock", "run_mock"]
 

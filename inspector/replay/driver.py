@@ -22,13 +22,13 @@ from inspector.auth.connect import DEFAULT_REVISION, AuthRequest, authorizer
 from inspector.capture import Recorder
 from inspector.capture.redact import Secrets, active
 from inspector.capture.sessions import open_session
-from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
-from inspector.errors import InspectorError
+from inspector.endpoint import Endpoint
+from inspector.errors import ConnectionClosed, InspectorError, RequestError, ResponseTimeout
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
 from inspector.store import StoreWriter, iter_messages
 from inspector.store.models import Session
-from inspector.transports.connect import ConnectionClosed, StdioConnection, open_connection
+from inspector.transports.connect import StdioConnection, open_connection
 
 __all__ = ["ReplayOutcome", "run_replay"]
 

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import Redaction, header_pairs
+from inspector.errors import UpstreamError
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
 from inspector.protocol.client_identity import client_identity
 from inspector.protocol.framing import Capped
@@ -52,7 +53,7 @@ from inspector.protocol.http_exchange import (
 )
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
-from inspector.transports.upstream import UpstreamClient, UpstreamError, UpstreamResponse
+from inspector.transports.upstream import UpstreamClient, UpstreamResponse
 
 __all__ = ["HttpProxy"]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+@cache
 def _is_module(name: str) -> bool:
     parts = name.split(".")
     if parts[0] != "inspector":
@@ -102,6 +104,7 @@ def node(module: str) -> str | None:
     )
 
 
+@cache
 def edges() -> dict[tuple[str, str], list[str]]:
     """(importer, imported) top-level nodes -> where: 'inspector/x/y.py:12 -> inspector.z.w'."""
     found: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -205,19 +208,41 @@ def test_sans_io_core_opens_nothing(path: Path) -> None:
     assert {m for m in named if m.startswith("inspector") and not m.startswith(pure)} == set()
 
 
+def _exception_classes(trees: dict[Path, ast.Module]) -> list[tuple[Path, ast.ClassDef]]:
+    """The classes deriving (by the names of their bases, transitively) from an exception."""
+    classes = [
+        (path, c) for path, tree in trees.items() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+    ]
+    found: set[str] = set()
+    while True:
+        more = {
+            c.name
+            for _, c in classes
+            if any(
+                name in found or name.endswith(("Error", "Exception", "Warning"))
+                for name in (
+                    base.id if isinstance(base, ast.Name) else getattr(base, "attr", "") for base in c.bases
+                )
+            )
+        }
+        if more <= found:
+            return [(path, c) for path, c in classes if c.name in found]
+        found |= more
+
+
 def test_exceptions_live_in_errors() -> None:
-    outside = []
-    for path in MODULES:
-        if path == ROOT / "errors.py":
-            continue
-        for cls in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(cls, ast.ClassDef) and any(
-                isinstance(base, ast.Name | ast.Attribute)
-                and (base.id if isinstance(base, ast.Name) else base.attr).endswith(("Error", "Exception"))
-                for base in cls.bases
-            ):
-                outside.append(f"{path.relative_to(ROOT.parent)}:{cls.lineno} {cls.name}")
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in MODULES}
+    outside = [
+        f"{path.relative_to(ROOT.parent)}:{cls.lineno} {cls.name}"
+        for path, cls in _exception_classes(trees)
+        if path != ROOT / "errors.py"
+    ]
     assert outside == []
+    names = [cls.name for path, cls in _exception_classes(trees) if path == ROOT / "errors.py"]
+    assert len(names) == len(set(names))  # one class per name
+    assert all(
+        name in (ROOT / "errors.py").read_text(encoding="utf-8").split('"""')[1] for name in names
+    )  # drawn
 
 
 @pytest.mark.parametrize(
