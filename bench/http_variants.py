@@ -50,7 +50,7 @@ class _Response:
         self.status, self.headers, self._chunks, self._close = status, headers, chunks, close
 
     async def aiter_raw(self) -> Any:
-        from inspector.transports.upstream import RemoteProtocolError
+        from inspector.errors import RemoteProtocolError
 
         try:
             async for chunk in self._chunks:
@@ -80,7 +80,7 @@ class HttpxClient:
     async def request(self, method: str, url: str, headers: list, body: Any) -> _Response:  # type: ignore[type-arg]
         import httpx
 
-        from inspector.transports.upstream import ConnectError, RemoteProtocolError
+        from inspector.errors import ConnectError, RemoteProtocolError
 
         request = self.client.build_request(method, url, headers=headers, content=body)
         try:
@@ -106,7 +106,7 @@ class AioClient:
         import multidict
         import yarl
 
-        from inspector.transports.upstream import ConnectError, RemoteProtocolError
+        from inspector.errors import ConnectError, RemoteProtocolError
 
         if self.session is None:
             self.session = aiohttp.ClientSession(
@@ -158,8 +158,8 @@ def apply(variants: set[str]) -> None:
         gc.freeze()
         gc.set_threshold(50_000, 20, 20)
     if "nowatch" in variants:
+        from inspector.errors import UpstreamError
         from inspector.protocol.sse import SSEFramer
-        from inspector.transports.upstream import UpstreamError
 
         async def relay(self: Any, response: Any, send: Any, receive: Any, ex: Any, sid: int) -> None:
             framer = SSEFramer()

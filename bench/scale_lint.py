@@ -28,11 +28,12 @@ import orjson
 
 from inspector.api.diff_pages import DiffReports
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.lint import lint_session
 from inspector.lint.stored import lint_rows
 from inspector.replay.diff import diff_sessions
 from inspector.replay.report import StoredMessages, wire
-from inspector.store import SessionWriter, create_session, get_session, open_engine
+from inspector.store import SessionWriter, get_session, open_engine
 
 _INIT = (
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'

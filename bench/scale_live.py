@@ -265,7 +265,8 @@ def stream(rate: int, seconds: float, *, profile: bool = False, static: Path | N
     from playwright.sync_api import WebSocket, expect, sync_playwright
 
     from bench.ui_bench import CHROMIUM_ARGS
-    from inspector.store import create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import open_engine
 
     tmp = Path(tempfile.mkdtemp(prefix="scale-live-"))
     db = tmp / "live.db"

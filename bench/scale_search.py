@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import fts_query, search_page
 
 __all__ = ["generate", "print_figures", "run"]

@@ -46,8 +46,9 @@ def _us_per(seconds: float, messages: int) -> float:
 def run_stages(requests: int, workdir: Path, repeat: int = 3) -> dict[str, Any]:
     """us/message of each stage: the best of `repeat` runs, each on fresh objects (other load only adds time)."""
     from inspector.capture import MessageBuilder
+    from inspector.capture.sessions import create_session
     from inspector.protocol import Correlator, LineFramer, SessionFacts, classify
-    from inspector.store import SessionWriter, create_session
+    from inspector.store import SessionWriter
     from inspector.store.engine import open_engine
 
     try:  # the recorder's redaction step (absent in older versions of the package)

@@ -12,7 +12,7 @@ the order) and the median of each is kept:
 
 The figures are the milliseconds each relay adds over direct. The same
 section reports the imports on wrap's forwarding path (`python -X importtime
--c 'import inspector.entry, inspector.transports.wrap'`, cumulative ms of the
+-c 'import inspector.entry, inspector.wrap'`, cumulative ms of the
 top-level ones): the recorder's heavy imports must not be among them, and
 the exit (bench/wrap_exit.py): from the client closing stdin to wrap's exit,
 as a ratio of the server's own exit time in the same run.
@@ -79,7 +79,7 @@ def _first_answer_s(argv: list[str]) -> float:
 
 def forwarding_imports() -> dict[str, float]:
     """Top-level modules imported before wrap forwards (cumulative ms each), from `-X importtime`."""
-    code = "import inspector.entry, inspector.transports.wrap"
+    code = "import inspector.entry, inspector.wrap"
     out = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code],
         capture_output=True,

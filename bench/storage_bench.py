@@ -130,7 +130,8 @@ def _measure(db: Path, empty: int) -> dict[str, Any]:
 
 
 def _throughput(source: Path, work: Path, rounds: int, copies: int = 20) -> dict[str, Any]:
-    from inspector.store import StoreWriter, create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import StoreWriter, open_engine
     from inspector.store.bodies import Encoder, Thresholds
     from inspector.store.models import ROW_COLUMNS
     from inspector.store.queries import iter_rows

@@ -46,7 +46,8 @@ def _cluster() -> Any:
 def _throughput(db: str, messages: int) -> float:
     from bench.ui_data import METHODS, REQ, RESP
     from inspector.capture import MessageBuilder
-    from inspector.store import create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import open_engine
     from inspector.store.writer import StoreWriter
 
     engine = open_engine(db)

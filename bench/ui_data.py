@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"name":"tool%d","arguments":{"n":%d}}}\n'
 RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d"}]}}\n'

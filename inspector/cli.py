@@ -392,7 +392,7 @@ def wrap(
     With --faults or --intercept, rules may delay, drop, alter or answer messages; what each
     peer saw is recorded.
     """
-    from inspector.transports.wrap import WrapOptions, run_wrap
+    from inspector.wrap import WrapOptions, run_wrap
 
     options = WrapOptions(
         command=command,
@@ -553,8 +553,10 @@ def proxy(
     from urllib.parse import urlsplit
 
     from inspector.capture import Recorder
+    from inspector.capture.redact import active as redaction
+    from inspector.capture.sessions import create_session
     from inspector.otel.endpoint import close_otel, otel_for
-    from inspector.store import StoreWriter, create_session
+    from inspector.store import StoreWriter
     from inspector.store.engine import store_name
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
@@ -567,7 +569,7 @@ def proxy(
     _redaction(redact, redact_path, keep_secrets)
     interceptor = None
     if faults or intercept:  # a bad rules file is refused before anything is opened
-        from inspector.transports.http_intercept import proxy_interceptor
+        from inspector.intercept.proxy import proxy_interceptor
 
         interceptor = proxy_interceptor(
             faults, intercept=intercept, seed=seed, pause_timeout=pause_timeout, pause_default=pause_default
@@ -587,8 +589,14 @@ def proxy(
     from inspector.store.autoprune import start as start_retention
 
     record = record_mode(metadata_only=metadata_only, name=name, url=target)
+    rules = redaction().for_server(name, target)  # every session's (capture/sessions.py)
     recorder = Recorder(
-        subscribers, flush_interval=0.05, drain_interval=0.01, record=record, max_record_bytes=cap
+        subscribers,
+        flush_interval=0.05,
+        drain_interval=0.01,
+        record=record,
+        max_record_bytes=cap,
+        redaction=rules,
     ).start()
     start_retention(engine, every=600)  # the policy, hourly at most across processes (store/autoprune.py)
     pausable = pause_signals(recorder, engine, "proxy")
@@ -597,13 +605,15 @@ def proxy(
         proxy_class: type[HttpProxy] = HttpProxy
         more: dict[str, Any] = {}
         if interceptor is not None:
-            from inspector.transports.http_intercept import proxy_class as intercepting
+            from inspector.intercept.proxy import proxy_class as intercepting
 
             proxy_class, more = intercepting(interceptor, intercept), {"interceptor": interceptor}
         app_ = proxy_class(
             target,
             recorder,
-            lambda _hint: create_session(engine, kind="http-proxy", target=target, name=name),
+            lambda _hint: create_session(
+                engine, kind="http-proxy", target=target, name=name, redaction=rules
+            ),
             client=client,  # type: ignore[arg-type]
             idle_after=idle_end,
             peer_gap=peer_gap,
@@ -625,7 +635,7 @@ def proxy(
 
     control = None
     if intercept and interceptor is not None:
-        from inspector.transports.http_intercept import start_proxy_control
+        from inspector.intercept.proxy import start_proxy_control
 
         try:
             control = start_proxy_control(app_, recorder, target, engine)  # type: ignore[arg-type]
@@ -638,7 +648,7 @@ def proxy(
         print(f"[mcp-inspect] proxy for {target}", file=sys.stderr)
         print(f"[mcp-inspect] {which}", file=sys.stderr)
         if interceptor is not None:
-            from inspector.transports.http_intercept import describe
+            from inspector.intercept.proxy import describe
 
             print(describe(interceptor, intercept), file=sys.stderr)
         if control is not None:
@@ -1803,7 +1813,7 @@ def main() -> None:
     a long-running command with its sessions still `recording` (uvicorn re-raises the signal it
     caught once it has shut down). Every command that runs until stopped (`proxy`, `mock-server`,
     `serve`, `ui`, `demo`, `intercept watch`, `call`) then ends its sessions and exits as after Ctrl-C.
-    `wrap` passes both to its server (`transports/wrap.py`)."""
+    `wrap` passes both to its server (`inspector/wrap.py`)."""
     import signal
 
     signal.signal(signal.SIGTERM, _terminated)

@@ -74,13 +74,14 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
     from inspector.capture import Recorder
     from inspector.capture.redact import active as redaction
+    from inspector.capture.sessions import create_session
     from inspector.config import default_db
     from inspector.gateway_config import load_gateway_config
     from inspector.guard import Access, parse_origins
+    from inspector.intercept.proxy import proxy_class, proxy_interceptor
     from inspector.otel.endpoint import close_otel, otel_for
-    from inspector.store import StoreWriter, create_session, open_engine
+    from inspector.store import StoreWriter, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
-    from inspector.transports.http_intercept import proxy_class, proxy_interceptor
     from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
@@ -157,6 +158,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             **more,
         )
         proxy.record = record_mode(metadata_only=False, name=route.name, url=route.target)
+        proxy.redaction = redaction().for_server(route.name, route.target)  # capture/sessions.py
         asked = token[0].encode() if token is not None and route.headers else None
         mounted.append(Mounted(route.name, route.prefix, proxy, asked))
     gateway = Gateway(mounted)

@@ -18,24 +18,11 @@ from typing import Any
 import anyio
 import orjson
 
+from inspector.errors import ConnectionClosed, RequestError, ResponseTimeout
 from inspector.protocol import Kind, classify, id_key
-from inspector.transports.connect import Connection, ConnectionClosed
+from inspector.transports.connect import Connection
 
-__all__ = ["Endpoint", "RequestError", "ResponseTimeout"]
-
-
-class RequestError(Exception):
-    """Raised by an `on_request` handler to answer with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-class ResponseTimeout(Exception):
-    """No response with that id arrived in time."""
+__all__ = ["Endpoint"]
 
 
 OnRequest = Callable[[dict[str, Any]], Awaitable[Any]]

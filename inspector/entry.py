@@ -3,7 +3,7 @@
 An MCP client starts `mcp-inspect wrap -- SERVER` each time it connects, and
 waits for the server's first answer: importing Typer, Rich and the CLI module
 costs about 150 ms before anything is forwarded. So when the first argument
-is `wrap` and `transports.wrap.parse_wrap_args` reads the rest, the wrap runs
+is `wrap` and `wrap.parse_wrap_args` reads the rest, the wrap runs
 without them; anything else (`--help`, a typo) goes to `cli.main`, which
 answers as it always did.
 """
@@ -18,7 +18,7 @@ __all__ = ["main"]
 def main() -> None:
     """Console-script entry (`mcp-inspect`, `python -m inspector`)."""
     if sys.argv[1:2] == ["wrap"]:
-        from inspector.transports.wrap import parse_wrap_args, run_wrap
+        from inspector.wrap import parse_wrap_args, run_wrap
 
         opts = parse_wrap_args(sys.argv[2:])
         if opts is not None:

@@ -36,11 +36,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from inspector.errors import InspectorError
+from inspector.errors import RuntimeDirError
 from inspector.private_files import OTHERS, create_private_file, make_private_dirs, mode_text
 
 __all__ = [
-    "RuntimeDirError",
     "check_runtime_dir",
     "db_key",
     "read_json_files",
@@ -53,10 +52,6 @@ MAX_FILE = 64 * 1024  # a control file is ~200 bytes; anything bigger is not our
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
 _OPEN_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-class RuntimeDirError(InspectorError):
-    """The runtime directory is not safe to use (owned by someone else, open to others, a link)."""
 
 
 def runtime_path() -> Path:

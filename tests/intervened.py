@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.capture.recorder import Recorder
-from inspector.store import StoreWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, open_engine
 
 
 def _line(obj: dict[str, Any]) -> bytes:

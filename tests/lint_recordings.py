@@ -161,7 +161,8 @@ class Http:
 
 def store(db: Any, s: Stdio | Http, *, name: str = "hand-made", kind: str = "stdio-wrap") -> int:
     """Write a hand-made session through the store's `SessionWriter`; return its id."""
-    from inspector.store import SessionWriter, create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import SessionWriter, open_engine
 
     engine = open_engine(db)
     sid = create_session(engine, kind=kind, target=["server"], name=name)

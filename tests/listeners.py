@@ -19,7 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.integration.serve_helpers import serve_http
 

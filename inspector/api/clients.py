@@ -34,18 +34,15 @@ from inspector.api.schemas import (
     ClientInboxTimeout,
     ClientNotification,
 )
+from inspector.errors import StartFailed
 from inspector.mock.client import ClientConfig, MockClient
 
-__all__ = ["ClientManager", "HostedClient", "StartFailed", "innermost"]
+__all__ = ["ClientManager", "HostedClient", "innermost"]
 
 RECENT_NOTIFICATIONS = 100
 RECENT_RECEIVED = 50
 # MockClient events about its work with the server (`Activity`), published as `client_activity`.
 ACTIVITY_KINDS = get_args(ClientActivity.model_fields["kind"].annotation)
-
-
-class StartFailed(Exception):
-    """The server could not be started or did not complete the handshake."""
 
 
 def innermost(exc: BaseException) -> BaseException:

@@ -384,7 +384,7 @@ class LiveFeed:
             model = SessionUpdated if state == "recording" else SessionEnded
             events.append((None, encode(model.model_validate({"session": session_out(s)}))))
             # An interrupted session (its recorder gone, its row still `recording`) stays watched: a
-            # wrap's detached finisher may still write its last rows and end it (transports/wrap_finish).
+            # wrap's detached finisher may still write its last rows and end it (wrap_finish).
             if s.status == "recording":
                 self._watched[s.id] = fp
             else:

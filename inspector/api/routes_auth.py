@@ -28,7 +28,8 @@ from inspector.auth.runner import OAuth, OAuthSettings
 from inspector.auth.ui_callback import CALLBACK_PATH, PendingAuthorizations, UiListener
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import active
-from inspector.store import StoreWriter, create_session
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter
 
 __all__ = ["AuthFlows", "OAuthOptions", "connect_auth", "router"]
 

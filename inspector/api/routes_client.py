@@ -16,18 +16,16 @@ import orjson
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from inspector.api.clients import ClientManager, HostedClient, StartFailed, describe
+from inspector.api.clients import ClientManager, HostedClient, describe
 from inspector.api.deps import check_program, json_response, run_query, state_of
 from inspector.api.params import SqlInt
 from inspector.api.routes_auth import OAuthOptions, connect_auth
 from inspector.api.schemas_replay import ReplayTarget
 from inspector.capture.redact import Secrets, missing_command_secrets_message
-from inspector.endpoint import ResponseTimeout
+from inspector.errors import ConnectionClosed, RequestCancelled, ResponseTimeout, StartFailed
 from inspector.mock.client import DEFAULT_CAPABILITIES, ClientConfig
-from inspector.mock.inflight import RequestCancelled
 from inspector.mock.responders import Responder, load_recorded
 from inspector.protocol.client_answers import check_answer, valid_roots
-from inspector.transports.connect import ConnectionClosed
 
 __all__ = ["router"]
 

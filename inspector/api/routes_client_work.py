@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response
 from inspector.api.routes_client import _UNKNOWN, _call, _connected, _hosted
+from inspector.errors import NotSubscribed, Unsupported
 from inspector.mock import operations as ops
 from inspector.mock.client import MockClient
 
@@ -201,9 +202,9 @@ async def _op(coro: Any) -> Any:
     async def checked() -> Any:
         try:
             return await coro
-        except ops.Unsupported as exc:
+        except Unsupported as exc:
             raise HTTPException(409, str(exc)) from None
-        except ops.NotSubscribed as exc:
+        except NotSubscribed as exc:
             raise HTTPException(404, str(exc)) from None
 
     return await _call(checked())

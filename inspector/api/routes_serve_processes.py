@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, state_of
 from inspector.api.mock_commands import free_port
-from inspector.api.serve_processes import ServeProcesses, ServeStartFailed, serve_argv, stdio_command
-from inspector.errors import InspectorError
+from inspector.api.serve_processes import ServeProcesses, serve_argv, stdio_command
+from inspector.errors import InspectorError, ServeStartFailed
 from inspector.scenario.runner import ServeOptions, prepare_scenario
 
 __all__ = ["router"]

@@ -30,16 +30,13 @@ from sqlalchemy import Engine
 
 from inspector.api.mock_commands import db_path, program
 from inspector.capture.redact import active
+from inspector.errors import ServeStartFailed
 
-__all__ = ["ServeProcess", "ServeProcesses", "ServeStartFailed", "serve_argv", "stdio_command"]
+__all__ = ["ServeProcess", "ServeProcesses", "serve_argv", "stdio_command"]
 
 READY = re.compile(r"serving .* at (http://\S+/mcp)")
 OUTPUT_LINES = 40
 MAX_PROCESSES = 16
-
-
-class ServeStartFailed(Exception):
-    """The serve process exited (or stayed silent) before it was ready; the text is its output."""
 
 
 def serve_argv(db: str, scenario: str | None, versions: list[str], transport: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ from inspector.auth.registration import (
     registration_request,
 )
 from inspector.auth.revisions import Revision
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
+from inspector.auth.steps import HttpRequest, HttpResponse, Step
 from inspector.auth.tokens import (
     Tokens,
     auth_method,
@@ -40,6 +40,7 @@ from inspector.auth.tokens import (
     select_scope,
 )
 from inspector.auth.urls import check_url
+from inspector.errors import AuthFailure
 from inspector.terminal_text import visible
 
 __all__ = ["Authorized", "FlowInput", "authorize", "refresh"]

@@ -34,11 +34,12 @@ from inspector.auth.flow import Authorized, FlowInput, authorize
 from inspector.auth.registration import ClientOptions
 from inspector.auth.revisions import revision_for
 from inspector.auth.runner import OAuth, OAuthSettings
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
+from inspector.auth.steps import HttpRequest, HttpResponse, Step
 from inspector.auth.store import AuthStore
 from inspector.auth.ui_callback import PendingAuthorizations, UiListener
 from inspector.capture import Recorder
 from inspector.capture.redact import Redaction
+from inspector.errors import AuthFailure
 from inspector.store.models import MessageRow
 
 __all__ = ["GuidedFlow", "session_name"]
@@ -116,7 +117,9 @@ class GuidedFlow:
         self.options = options
         self.created = time.time()
         self.session_id = session_id
-        self._tap = recorder.open(session_id)
+        # the session's own rules: the recorder's plus a per-server rule's names (capture/sessions.py)
+        own = recorder.redaction.for_server(session_name(protocol_version), server_url)
+        self._tap = recorder.open(session_id, redaction=own)
         redaction = recorder.redaction
         self._display: Redaction = redaction.with_values(
             {"client_secret": options.client_secret} if options.client_secret else {}

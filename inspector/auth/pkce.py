@@ -8,7 +8,7 @@ import secrets
 from typing import Any
 
 from inspector.auth.revisions import Revision
-from inspector.auth.steps import AuthFailure
+from inspector.errors import AuthFailure
 
 __all__ = ["challenge", "check_s256", "new_verifier"]
 

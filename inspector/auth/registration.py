@@ -8,7 +8,8 @@ from typing import Any
 import orjson
 
 from inspector.auth.revisions import Revision
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse
+from inspector.auth.steps import HttpRequest, HttpResponse
+from inspector.errors import AuthFailure
 
 __all__ = ["ClientIdentity", "ClientOptions", "choose_identity", "parse_registration", "registration_request"]
 

@@ -37,11 +37,12 @@ from inspector.auth.callback import CallbackListener
 from inspector.auth.flow import Authorized, FlowInput, authorize, refresh
 from inspector.auth.registration import ClientOptions
 from inspector.auth.revisions import revision_for
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse, Step
+from inspector.auth.steps import HttpRequest, HttpResponse, Step
 from inspector.auth.store import AuthStore
 from inspector.auth.urls import origin_of, same_origin
 from inspector.capture import Tap
 from inspector.capture.redact import header_pairs
+from inspector.errors import AuthFailure
 from inspector.terminal_text import visible
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.outbound import active, proxy_for

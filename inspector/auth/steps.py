@@ -13,9 +13,7 @@ from typing import Any
 
 import orjson
 
-from inspector.errors import InspectorError
-
-__all__ = ["AuthFailure", "HttpRequest", "HttpResponse", "Step"]
+__all__ = ["HttpRequest", "HttpResponse", "Step"]
 
 
 @dataclass(frozen=True)
@@ -56,13 +54,3 @@ class Step:
     expects: str
     request: HttpRequest | None = None
     spec: str = ""  # the spec section, e.g. "2025-11-25 basic/authorization#..."
-
-
-class AuthFailure(InspectorError):
-    """The flow stopped because an expectation failed: `expectation` is a short id, e.g. `issuer-mismatch`."""
-
-    def __init__(self, step: str, expectation: str, message: str, spec: str = "") -> None:
-        super().__init__(f"authorization failed at {step}: {message}")
-        self.step = step
-        self.expectation = expectation
-        self.spec = spec

@@ -11,7 +11,8 @@ from urllib.parse import quote, urlencode
 
 from inspector.auth.registration import ClientIdentity
 from inspector.auth.revisions import Revision
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse
+from inspector.auth.steps import HttpRequest, HttpResponse
+from inspector.errors import AuthFailure
 from inspector.terminal_text import visible
 
 __all__ = [

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from inspector.auth.steps import AuthFailure
+from inspector.errors import AuthFailure
 from inspector.guard import is_loopback
 from inspector.terminal_text import visible
 

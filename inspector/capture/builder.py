@@ -11,7 +11,7 @@ messages/s. `ROW_COLUMNS` is checked against the table in the tests.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.protocol import (
     Classified,
@@ -25,6 +25,9 @@ from inspector.protocol import (
     classify,
 )
 from inspector.store.models import ROW_COLUMNS, Channel, Direction, MessageRow
+
+if TYPE_CHECKING:
+    from inspector.capture.redact import Redaction
 
 __all__ = ["MessageBuilder", "ROW_COLUMNS"]
 
@@ -59,6 +62,7 @@ class MessageBuilder:
         self._undelivered: dict[Any, MessageRow] = {}  # intervention n -> its original, never delivered
         self.metadata_only = False  # set by the recorder: rows lose their bodies (`capture/pause.py`)
         self.pauses: Any = None  # the recorder's `capture.pause.Pauses` for this session
+        self.redaction: Redaction | None = None  # set by the recorder: the session's own rules
 
     def feed(self, ts_ns: int, direction: Direction, channel: Channel, data: bytes) -> list[MessageRow]:
         """Bytes read from one stream; return the rows for the lines they completed."""

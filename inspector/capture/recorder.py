@@ -61,7 +61,7 @@ from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
 from inspector.capture.pause import Pauses, drop_body
-from inspector.capture.redact import Redaction, active, forget_session, header_pairs, session_rules
+from inspector.capture.redact import Redaction, active, header_pairs
 from inspector.store.models import MessageRow
 
 __all__ = ["Recorder", "Subscriber", "Tap", "record_cap"]
@@ -231,10 +231,11 @@ class Recorder:
         self._thread.start()
         return self
 
-    def open(self, session_id: int, record: str | None = None) -> Tap:
+    def open(self, session_id: int, record: str | None = None, redaction: Redaction | None = None) -> Tap:
         """Start recording a session (its row already exists in the store); `record`: full,
-        metadata (no bodies) or paused (starts paused); default: the recorder's `record`."""
-        self._put((_OPEN, time.time_ns(), session_id, record or self.record, None, b"", None))
+        metadata (no bodies) or paused (starts paused); default: the recorder's `record`.
+        `redaction`: the session's own rules (a per-server rule's names), else the recorder's."""
+        self._put((_OPEN, time.time_ns(), session_id, record or self.record, redaction, b"", None))
         return Tap(self, session_id)
 
     def pause_all(self, paused: bool) -> None:
@@ -242,13 +243,15 @@ class Recorder:
         process that records several: the proxy)."""
         self._put_now((_PAUSE, time.time_ns(), 0, paused, None, b"", None))
 
-    def open_new(self, create: Callable[[], int], record: str | None = None) -> Tap:
+    def open_new(
+        self, create: Callable[[], int], record: str | None = None, redaction: Redaction | None = None
+    ) -> Tap:
         """Start recording a session whose row `create()` inserts, on the recording thread.
 
         Returns at once with a tap under a provisional (negative) handle: nothing on the
         caller's path waits for the database. `session_id(handle)` gives the id once created."""
         handle = next(self._handles)
-        self._put((_CREATE, time.time_ns(), handle, record or self.record, None, b"", create))
+        self._put((_CREATE, time.time_ns(), handle, record or self.record, redaction, b"", create))
         return Tap(self, handle)
 
     def session_id(self, handle: int) -> int | None:
@@ -340,7 +343,7 @@ class Recorder:
                 self._room.notify_all()
             return True
         if op == _OPEN:
-            builders[sid] = self._builder(sid, a, ts_ns)
+            builders[sid] = self._builder(sid, a, ts_ns, b)
             return False
         if op == _PAUSE and sid == 0:
             self._all_paused = a
@@ -351,7 +354,7 @@ class Recorder:
             created = self._create(extra)
             if created is not None:
                 self.session_ids[sid] = created
-                builders[sid] = self._builder(created, a, ts_ns)
+                builders[sid] = self._builder(created, a, ts_ns, b)
             return False
         builder = builders.get(sid)
         if builder is None:
@@ -396,8 +399,11 @@ class Recorder:
             self._oldest = time.monotonic()
         self._facts_dirty = True
 
-    def _builder(self, session_id: int, record: str | None, ts_ns: int) -> MessageBuilder:
+    def _builder(
+        self, session_id: int, record: str | None, ts_ns: int, redaction: Redaction | None = None
+    ) -> MessageBuilder:
         builder = MessageBuilder(session_id, self.max_record_bytes)
+        builder.redaction = redaction
         if record == "metadata":
             builder.metadata_only = True
             builder.extra_facts["record"] = "metadata"
@@ -441,13 +447,16 @@ class Recorder:
                 drop_body(row)
         return rows
 
-    def _add(self, rows: list[MessageRow], handle: int = 0) -> None:
+    def _add(self, rows: list[MessageRow], handle: int = 0, rules: Redaction | None = None) -> None:
+        builder = self.builders.get(handle) if handle else None
         if rows and handle:
-            rows = self._gate(self.builders.get(handle), rows)
+            rows = self._gate(builder, rows)
         if rows:
-            if not self.redaction.keep:
+            # A session a config file's per-server rule adds names to has its own rules.
+            rules = rules or (builder.redaction if builder is not None else None) or self.redaction
+            if not rules.keep:
                 for row in rows:
-                    self._redact(row)
+                    self._redact(row, rules)
             if not self._pending:
                 self._oldest = time.monotonic()
                 self._pending_bytes = 0
@@ -478,10 +487,9 @@ class Recorder:
                 flush=True,
             )
 
-    def _redact(self, row: MessageRow) -> None:
+    def _redact(self, row: MessageRow, rules: Redaction) -> None:
         try:
-            # A session a config file's per-server rule adds names to has its own rules.
-            (session_rules(row["session_id"]) or self.redaction).row(row)
+            rules.row(row)
         except Exception as exc:  # our bug: keep the row's place (seq), never a secret it might hold
             self._warn(f"internal error while redacting a row of session {row['session_id']}: {exc!r}")
             row["raw"], row["size"], row["http_headers"] = b"", 0, None
@@ -622,7 +630,7 @@ class Recorder:
         self.final_counts[sid] = builder.seq - (pauses.skipped_total if pauses is not None else 0)
         if pauses is not None and pauses.skipped_total:
             self.paused_skipped[sid] = pauses.skipped_total
-        self._add(rows, sid)
+        self._add(rows, sid, builder.redaction)
         self._flush(attempts=5, wait=True)  # the writer thread is idle after this: on_end runs here
         facts = self._facts(sid, builder)
         facts["unanswered"] = [
@@ -636,7 +644,6 @@ class Recorder:
                 sub.on_end(builder.session_id, exit_status, reason, facts)
         except Exception as exc:
             self._warn(f"could not mark session {builder.session_id} ended: {exc}")
-        forget_session(builder.session_id)
 
     def _warn(self, text: str) -> None:
         text = _first_line(text)

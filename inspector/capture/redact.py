@@ -41,8 +41,9 @@ target through `Redaction.target`. What is redacted:
   $MCP_INSPECTOR_REDACT and the config file's `redact` (`inspector/settings.py`;
   an entry with a dot is a path), all of them added together; and per server,
   the `redact` names of the config file's first `[[servers]]` rule matching a
-  session's name, command line or URL (`Redaction.for_server`, applied by
-  `create_session` and the recorder to that session's rows only).
+  session's name, command line or URL (`Redaction.for_server`: the session's
+  own rules, `capture/sessions.py`, that redact its target and, handed to the
+  recorder with it, its rows only).
 
 A body keeps every byte but the secret's: the value's text is replaced (JSON
 stays valid JSON), and `meta.redacted` names what was replaced, never the
@@ -82,9 +83,6 @@ __all__ = [
     "active",
     "configure",
     "file_settings",
-    "forget_session",
-    "note_session",
-    "session_rules",
     "header_pairs",
     "placeholder",
     "Secrets",
@@ -680,24 +678,6 @@ def file_settings() -> Settings:
     from inspector.settings import load
 
     return load({k: v for k, v in os.environ.items() if k != REDACT_ENV}).settings
-
-
-# Per-server rules in force for a session (`note_session`), by session id; the recorder redacts that
-# session's rows with them. Only sessions a rule adds names to are here; `forget_session` at the end.
-_sessions: dict[int, Redaction] = {}
-
-
-def note_session(session_id: int, rules: Redaction) -> None:
-    """The session's rows are redacted with `rules` (the process's plus its per-server names)."""
-    _sessions[session_id] = rules
-
-
-def session_rules(session_id: int) -> Redaction | None:
-    return _sessions.get(session_id)
-
-
-def forget_session(session_id: int) -> None:
-    _sessions.pop(session_id, None)
 
 
 # -- putting secrets back ---------------------------------------------------------------------------

@@ -1,11 +1,15 @@
-"""Intercept and fault injection on live connections (sans-IO core).
+"""Intercept and fault injection on live connections: a feature over the transports.
 
-`match` (which messages), `rules` (what to do, rules files), `engine` (the
-`Interceptor` that decides per message). The transports (`wrap`, `proxy`)
-apply its decisions; nothing here is imported unless --faults or
+The sans-IO core: `match` (which messages), `rules` (what to do, rules files),
+`engine` (the `Interceptor` that decides per message). Its edges to the
+outside: `wrap` and `proxy` (the stdio pumps and the HTTP proxy with the
+interceptor on the way, over `inspector.transports`, which import nothing of
+this package), `control` (the control channel's listener), `remote` and
+`watch` (its clients). Nothing here is imported unless --faults or
 --intercept is given.
 """
 
+from inspector.errors import RulesError
 from inspector.intercept.engine import (
     CloseStream,
     Decision,
@@ -26,7 +30,6 @@ from inspector.intercept.rules import (
     HTTP_ONLY_ACTIONS,
     ErrorSpec,
     Rule,
-    RulesError,
     RuleSet,
     check_transport,
     load_rules,

@@ -45,7 +45,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from inspector.errors import InspectorError
+from inspector.errors import ControlError, InspectorError
 from inspector.guard import ListenerGuard, allowed_hosts, is_loopback
 from inspector.runtime_dir import read_json_files, remove_file, write_json
 
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PREFIX",
-    "ControlError",
     "ControlHandle",
     "announcements",
     "frame_like",
@@ -68,12 +67,6 @@ PREFIX = "intercept-"
 ACTIONS = ("forward", "drop", "edit", "respond")
 MAX_WAIT = 30.0
 COUNTS_EVERY = 0.5  # seconds between checks of the rules' hit counts during a long poll
-
-
-class ControlError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def frame_like(original: bytes, obj: Any) -> bytes:

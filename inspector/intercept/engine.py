@@ -39,8 +39,9 @@ from typing import Any
 
 import orjson
 
+from inspector.errors import RulesError
 from inspector.intercept.match import Seen, Tracker
-from inspector.intercept.rules import Rule, RulesError, RuleSet
+from inspector.intercept.rules import Rule, RuleSet
 
 __all__ = [
     "CloseStream",

@@ -16,14 +16,10 @@ from urllib.parse import quote
 
 import httpx
 
-from inspector.errors import InspectorError
+from inspector.errors import InterceptRemoteError
 from inspector.intercept.control import announcements
 
-__all__ = ["InterceptRemoteError", "Process", "Remote", "split_id"]
-
-
-class InterceptRemoteError(InspectorError):
-    """An intercepting process could not be found or refused a request; the message says why."""
+__all__ = ["Process", "Remote", "split_id"]
 
 
 @dataclass

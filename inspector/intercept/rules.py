@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from inspector.errors import InspectorError
+from inspector.errors import RulesError
 from inspector.intercept.match import Match
 
 __all__ = [
@@ -39,7 +39,6 @@ __all__ = [
     "ErrorSpec",
     "Rule",
     "RuleSet",
-    "RulesError",
     "check_transport",
     "load_rules",
     "parse_rules",
@@ -79,10 +78,6 @@ _PARAMS: dict[str, frozenset[str]] = {
 }
 _ALL_PARAMS = frozenset().union(*_PARAMS.values())
 _REQUIRED: dict[str, tuple[str, ...]] = {"delay": ("ms",), "truncate": ("at",), "http_error": ("status",)}
-
-
-class RulesError(InspectorError):
-    """A rules file (or a rule given live) that cannot be used; the message says where."""
 
 
 class ErrorSpec(BaseModel):

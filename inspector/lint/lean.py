@@ -31,6 +31,8 @@ from typing import Any
 
 from pydantic_core import CoreConfig, SchemaValidator
 
+from inspector.errors import NotLean
+
 __all__ = ["lean_validator"]
 
 # Core schema kinds whose validation depends on the input only (their output is not read by any
@@ -61,16 +63,12 @@ _PURE = frozenset(
 _CONFIG_KEYS = ("extra_fields_behavior", "title")
 
 
-class _NotLean(Exception):
-    """A part of the schema the lean copy does not handle: use the original validator alone."""
-
-
 def lean_validator(schema: Any) -> SchemaValidator | None:
     """A validator that passes only values `schema`'s own validator passes (see the module), or None."""
     configs: list[dict[str, Any]] = []
     try:
         lean = _copy(schema, configs)
-    except _NotLean:
+    except NotLean:
         return None
     if any(c != configs[0] for c in configs):
         return None  # a model validated under other settings than the rest
@@ -82,10 +80,10 @@ _ONE = ("schema", "items_schema", "keys_schema", "values_schema", "extras_schema
 
 
 def _copy(node: Any, configs: list[dict[str, Any]]) -> Any:
-    """A copy of the schema `node`, reshaped as the module says; _NotLean for a part it cannot keep."""
+    """A copy of the schema `node`, reshaped as the module says; NotLean for a part it cannot keep."""
     kind = node.get("type") if isinstance(node, dict) else None
     if kind not in _PURE:
-        raise _NotLean(kind)
+        raise NotLean(kind)
     out = dict(node)
     for key in _ONE:
         if key in node:
@@ -104,13 +102,13 @@ def _copy(node: Any, configs: list[dict[str, Any]]) -> Any:
         out["choices"] = {tag: _copy(c, configs) for tag, c in node["choices"].items()}
     elif kind == "model":
         if node.get("custom_init") or node.get("root_model") or node.get("post_init"):
-            raise _NotLean("a model with its own init")
+            raise NotLean("a model with its own init")
         own = dict(node.get("config") or {})
         shared = {k: v for k, v in own.items() if k not in _CONFIG_KEYS}
         configs.append(shared)
         inner = out["schema"]
         if inner.get("type") != "model-fields":
-            raise _NotLean("a model without its fields")
+            raise NotLean("a model without its fields")
         inner.setdefault("extra_behavior", own.get("extra_fields_behavior", "ignore"))
         if "ref" in node:
             inner["ref"] = node["ref"]

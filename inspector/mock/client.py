@@ -39,8 +39,9 @@ from sqlalchemy import Engine
 from inspector import __version__
 from inspector.capture import Recorder, Tap
 from inspector.capture.redact import Secrets, active, missing_command_secrets_message
-from inspector.endpoint import Endpoint, RequestError
-from inspector.errors import MissingSecretsError
+from inspector.capture.sessions import open_session
+from inspector.endpoint import Endpoint
+from inspector.errors import MissingSecretsError, RequestError
 from inspector.mock.elicitations import UrlElicitations
 from inspector.mock.inflight import Requests
 from inspector.mock.listen import Listens
@@ -48,7 +49,7 @@ from inspector.mock.responders import Responder, automatic_answer
 from inspector.mock.tracking import TASKS_EXTENSION, Activity, InFlight
 from inspector.protocol import id_key
 from inspector.protocol.client_answers import check_request, valid_roots
-from inspector.store import StoreWriter, create_session
+from inspector.store import StoreWriter
 from inspector.transports.connect import Connection, StdioConnection, open_connection
 
 __all__ = ["ClientConfig", "InboxItem", "MockClient", "Responder"]
@@ -174,11 +175,11 @@ class MockClient:
         )
         headers = {k: secrets.text(v) for k, v in (self.config.headers or {}).items()}
         redaction = active().with_values(secrets.used)
-        self.session_id = create_session(
-            self.engine, kind="mock-client", target=target, name=self.config.name, redaction=redaction
-        )
         self._recorder = Recorder([StoreWriter(self.engine)], redaction=redaction).start()
-        self._tap = self._recorder.open(self.session_id)
+        self._tap = open_session(
+            self._recorder, self.engine, kind="mock-client", target=target, name=self.config.name
+        )
+        self.session_id = self._tap.session_id
         self._tg = tg
         auth = self.config.auth(self._tap) if self.config.auth and isinstance(target, str) else None
         self._conn = await open_connection(target, self._tap, tg, headers=headers, auth=auth)

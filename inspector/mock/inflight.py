@@ -25,12 +25,13 @@ import mcp_types
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
-from inspector.endpoint import Endpoint, ResponseTimeout
+from inspector.endpoint import Endpoint
+from inspector.errors import ConnectionClosed, RequestCancelled, ResponseTimeout
 from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
-from inspector.transports.connect import Connection, ConnectionClosed, StreamableHttpConnection
+from inspector.transports.connect import Connection, StreamableHttpConnection
 
-__all__ = ["UNCANCELLABLE", "RequestCancelled", "Requests", "wire"]
+__all__ = ["UNCANCELLABLE", "Requests", "wire"]
 
 UNCANCELLABLE = ("initialize", "server/discover")
 Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -39,16 +40,6 @@ Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 def wire(model: BaseModel) -> dict[str, Any]:
     """An mcp-types model as wire JSON (camelCase, unset fields left out)."""
     return model.model_dump(by_alias=True, exclude_none=True, mode="json")
-
-
-class RequestCancelled(Exception):
-    """The user cancelled the request while it was in flight."""
-
-    def __init__(self, item: InFlight) -> None:
-        super().__init__(
-            f"request {item.key} ({item.method}) was cancelled: {item.cancel_reason or 'no reason given'}"
-        )
-        self.item = item
 
 
 class Requests:

@@ -29,7 +29,8 @@ from typing import Any
 import anyio
 
 from inspector.capture import Tap
-from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, RulesError, Seen
+from inspector.errors import RulesError
+from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, Seen
 
 __all__ = ["TICK_S", "HttpIntercept", "MockIntercept", "Send", "end_reason", "mock_interceptor", "with_facts"]
 
@@ -152,7 +153,7 @@ def mock_interceptor(
                 "--seed, --pause-timeout and --pause-default go with --faults FILE or --intercept"
             )
         return None
-    from inspector.transports.wrap_intercept import build_interceptor
+    from inspector.intercept.wrap import build_interceptor
 
     ic = build_interceptor(
         faults,

@@ -17,25 +17,55 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
-from inspector.endpoint import ResponseTimeout
-from inspector.mock.inflight import RequestCancelled
+from inspector.errors import ConnectionClosed, RequestCancelled, ResponseTimeout
 from inspector.mock.listen_state import ListenStream
 from inspector.protocol import id_key
 from inspector.protocol.listen import LISTEN
-from inspector.transports.connect import ConnectionClosed
 
 if TYPE_CHECKING:
-    from inspector.mock.client import MockClient
+    import anyio.abc
+
+    from inspector.endpoint import Endpoint
+    from inspector.mock.tracking import Activity, InFlight
 
 __all__ = ["Listens"]
 
 
+class _Timeout(Protocol):
+    @property
+    def timeout(self) -> float: ...
+
+
+class ListeningClient(Protocol):
+    """What the listen stream uses of its client (`inspector.mock.client.MockClient`), which holds it."""
+
+    @property
+    def activity(self) -> Activity: ...
+    @property
+    def endpoint(self) -> Endpoint | None: ...
+    @property
+    def _tg(self) -> anyio.abc.TaskGroup | None: ...
+    @property
+    def config(self) -> _Timeout: ...
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        rpc_id: Any = None,
+    ) -> dict[str, Any]: ...
+    async def cancel(self, key: str, reason: str | None = None) -> InFlight: ...
+    async def _emit(self, kind: str, payload: dict[str, Any]) -> None: ...
+
+
 class Listens:
-    def __init__(self, client: MockClient) -> None:
+    def __init__(self, client: ListeningClient) -> None:
         self.client = client
         self.state = client.activity.listening
         self._changed = anyio.Event()

@@ -16,13 +16,12 @@ from typing import Any
 
 import mcp_types
 
+from inspector.errors import NotSubscribed, Unsupported
 from inspector.mock.client import MockClient
 from inspector.mock.inflight import wire
 from inspector.mock.listen_state import ListenStream
 
 __all__ = [
-    "NotSubscribed",
-    "Unsupported",
     "call_tool_as_task",
     "complete",
     "listen_for_list_changes",
@@ -37,14 +36,6 @@ __all__ = [
 # Completion `context` (the other arguments) exists since 2025-06-18.
 _NO_COMPLETION_CONTEXT = ("2024-11-05", "2025-03-26")
 TASK_METHODS = ("tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update")
-
-
-class Unsupported(Exception):
-    """The server did not declare the capability (or the revision has no such method)."""
-
-
-class NotSubscribed(Exception):
-    """Unsubscribing from a URI the client is not subscribed to."""
 
 
 def _features(client: MockClient) -> dict[str, Any]:

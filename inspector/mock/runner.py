@@ -27,8 +27,16 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder, Tap
 from inspector.capture.pause import refuse_metadata_only
 from inspector.capture.redact import active
-from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
-from inspector.errors import InspectorError, NotFoundError, SpawnError
+from inspector.capture.sessions import open_session
+from inspector.endpoint import Endpoint
+from inspector.errors import (
+    ConnectionClosed,
+    InspectorError,
+    NotFoundError,
+    RequestError,
+    ResponseTimeout,
+    SpawnError,
+)
 from inspector.guard import Access
 from inspector.mock.intercept import (
     HttpIntercept,
@@ -43,8 +51,8 @@ from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
 from inspector.protocol import id_key
 from inspector.replay.matching import MatchPolicy
-from inspector.store import StoreWriter, create_session, get_session, iter_messages
-from inspector.transports.connect import Connection, ConnectionClosed, StdioConnection, open_connection
+from inspector.store import StoreWriter, get_session, iter_messages
+from inspector.transports.connect import Connection, StdioConnection, open_connection
 
 __all__ = ["MockOptions", "prepare_mock", "run_mock"]
 
@@ -215,14 +223,14 @@ class Forwarder:
                 return self._endpoint
             assert self._tg is not None
             target = self.target if isinstance(self.target, str) else list(self.target)
-            sid = create_session(
+            self._tap = open_session(
+                self.recorder,
                 self.engine,
                 kind="mock-client",
                 target=target,
                 name=f"forwarded for mock #{self.parent_id}",
                 parent_id=self.parent_id,
             )
-            self._tap = self.recorder.open(sid)
             try:
                 self._conn = await open_connection(self.target, self._tap, self._tg)
             except InspectorError as exc:
@@ -359,8 +367,10 @@ def announce(text: str) -> None:
 
 
 def new_tap(engine: Engine, recorder: Recorder, plan: MockPlan, target: Any) -> tuple[int, Tap]:
-    sid = create_session(engine, kind="mock-server", target=target, name=plan.name, parent_id=plan.source_id)
-    return sid, recorder.open(sid)
+    tap = open_session(
+        recorder, engine, kind="mock-server", target=target, name=plan.name, parent_id=plan.source_id
+    )
+    return tap.session_id, tap
 
 
 def make_recorder(engine: Engine) -> Recorder:

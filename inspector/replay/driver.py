@@ -21,13 +21,14 @@ from sqlalchemy import Engine
 from inspector.auth.connect import DEFAULT_REVISION, AuthRequest, authorizer
 from inspector.capture import Recorder
 from inspector.capture.redact import Secrets, active
-from inspector.endpoint import Endpoint, RequestError, ResponseTimeout
-from inspector.errors import InspectorError
+from inspector.capture.sessions import open_session
+from inspector.endpoint import Endpoint
+from inspector.errors import ConnectionClosed, InspectorError, RequestError, ResponseTimeout
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
-from inspector.store import StoreWriter, create_session, iter_messages
+from inspector.store import StoreWriter, iter_messages
 from inspector.store.models import Session
-from inspector.transports.connect import ConnectionClosed, StdioConnection, open_connection
+from inspector.transports.connect import StdioConnection, open_connection
 
 __all__ = ["ReplayOutcome", "run_replay"]
 
@@ -71,17 +72,17 @@ async def run_replay(
     headers = {**recorded_secret_headers(rows, filler, skip), **(headers or {})}
     target = filler.text(target) if isinstance(target, str) else [filler.text(t) for t in target]
     redaction = active().with_values(filler.used)
-    session_id = create_session(
+    recorder = Recorder([StoreWriter(engine)], redaction=redaction).start()
+    tap = open_session(
+        recorder,
         engine,
         kind="replay",
         target=target,
         name=name or f"replay of #{original.id}",
         parent_id=original.id,
-        redaction=redaction,
     )
+    session_id = tap.session_id
     outcome = ReplayOutcome(session_id, missing_secrets=filler.missing)
-    recorder = Recorder([StoreWriter(engine)], redaction=redaction).start()
-    tap = recorder.open(session_id)
     subs = Substitutions()
 
     async def on_request(request: dict[str, Any]) -> Any:

@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from inspector.capture import Tap
+from inspector.errors import ControlError
 from inspector.mock.session import MockSession
 from inspector.protocol.client_answers import check_exchange
 from inspector.runtime_dir import db_key, read_json_files, remove_file, write_json
@@ -37,7 +38,6 @@ from inspector.scenario.script import ScenarioScript
 
 __all__ = [
     "LOOPBACK",
-    "ControlError",
     "Controller",
     "Registration",
     "Served",
@@ -63,12 +63,6 @@ class Served:
 @dataclass
 class ServedSessions:
     by_id: dict[int, Served] = field(default_factory=dict)
-
-
-class ControlError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _stateless(entry: Served) -> bool:

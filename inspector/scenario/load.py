@@ -11,16 +11,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from inspector.errors import InspectorError
+from inspector.errors import ScenarioError
 from inspector.scenario.models import Scenario
 
-__all__ = ["DEFAULT_SCENARIO", "ScenarioError", "load_scenario", "parse_scenario", "scenario_schema"]
+__all__ = ["DEFAULT_SCENARIO", "load_scenario", "parse_scenario", "scenario_schema"]
 
 DEFAULT_SCENARIO = "default.yaml"
-
-
-class ScenarioError(InspectorError):
-    """A scenario file that cannot be read or does not follow the format."""
 
 
 def _where(loc: tuple[Any, ...]) -> str:

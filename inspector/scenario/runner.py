@@ -18,6 +18,7 @@ import anyio
 from sqlalchemy import Engine
 
 from inspector.capture import Recorder, Tap
+from inspector.capture.sessions import open_session
 from inspector.errors import InspectorError, NotFoundError
 from inspector.guard import Access, ListenerGuard, allowed_hosts
 from inspector.mock.auth_routes import AuthLog, authorization
@@ -40,7 +41,7 @@ from inspector.scenario.control import Controller, Registration, Served, ServedS
 from inspector.scenario.load import load_scenario
 from inspector.scenario.models import Scenario
 from inspector.scenario.script import ScenarioScript
-from inspector.store import create_session, get_session, iter_messages
+from inspector.store import get_session, iter_messages
 
 __all__ = ["ServeOptions", "auth_settings", "prepare_scenario", "run_serve"]
 
@@ -121,8 +122,8 @@ def session_factory(
     served: ServedSessions,
 ) -> Callable[[Any], tuple[MockSession, Tap]]:
     def make(target: Any) -> tuple[MockSession, Tap]:
-        sid = create_session(engine, kind="mock-server", target=target, name=name)
-        tap = recorder.open(sid)
+        tap = open_session(recorder, engine, kind="mock-server", target=target, name=name)
+        sid = tap.session_id
         script = ScenarioScript(scenario, recordings)
         mock = MockSession(script, answer_timeout=scenario.answerTimeout)
         served.by_id[sid] = Served(sid, mock, script, tap)
@@ -212,8 +213,9 @@ async def run_serve(
         if auth is not None:
 
             def open_log() -> Tap:
-                sid = create_session(engine, kind="mock-server", target=url, name=f"{name} (authorization)")
-                return recorder.open(sid)
+                return open_session(
+                    recorder, engine, kind="mock-server", target=url, name=f"{name} (authorization)"
+                )
 
             extra, gate, auth_log = authorization(AuthServer(auth), open_log)
         mcp_app = mock_http_app(

@@ -18,6 +18,7 @@ from typing import Any, get_args
 import mcp_types
 from mcp_types import methods as _methods
 
+from inspector.errors import TemplateError
 from inspector.mock.script import Action, Reaction, RecordedScript
 from inspector.mock.session import is_modern
 from inspector.protocol.listen import LISTEN, honored_filter
@@ -25,7 +26,7 @@ from inspector.protocol.versions import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROT
 from inspector.replay.matching import Miss
 from inspector.scenario import models as m
 from inspector.scenario.features import Offer
-from inspector.scenario.template import TemplateError, render
+from inspector.scenario.template import render
 
 __all__ = ["UNSUPPORTED_VERSION", "ScenarioScript", "step_actions"]
 

@@ -15,13 +15,11 @@ from typing import Any
 
 import orjson
 
-__all__ = ["TemplateError", "render"]
+from inspector.errors import TemplateError
+
+__all__ = ["render"]
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_$.\-]+)\s*\}\}")
-
-
-class TemplateError(ValueError):
-    """A placeholder whose path has no value in the context."""
 
 
 def _lookup(context: Any, path: str) -> Any:

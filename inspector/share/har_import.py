@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from inspector.capture.builder import MessageBuilder
-from inspector.errors import InspectorError
+from inspector.errors import HarFormatError
 from inspector.protocol.http_exchange import is_json_body
 from inspector.protocol.sse import SSEFramer
 from inspector.store.models import SQL_INT_MAX, SQL_INT_MIN, MessageRow
@@ -41,10 +41,6 @@ from inspector.store.writer import FACT_COLUMNS
 __all__ = ["HarEntry", "HarSessionRows", "group_sessions", "read_har", "session_rows"]
 
 _MCP_HEADERS = ("mcp-session-id", "mcp-protocol-version")
-
-
-class HarFormatError(InspectorError):
-    """A HAR file that is not what HAR 1.2 says, with where."""
 
 
 @dataclass

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from inspector.errors import InspectorError
+from inspector.errors import FileFormatError
 from inspector.store.models import (
     JSON_COLUMN_SHAPES,
     ROW_COLUMNS,
@@ -47,7 +47,6 @@ from inspector.store.models import (
 __all__ = [
     "FORMAT",
     "VERSION",
-    "FileFormatError",
     "MessageLine",
     "Reader",
     "SessionLine",
@@ -85,15 +84,6 @@ SESSION_FIELDS = (
 )
 _MESSAGE_FIELDS = tuple(c for c in ROW_COLUMNS if c not in ("session_id", "raw"))
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-
-
-class FileFormatError(InspectorError):
-    """A line that is not what the format says, with its number (1-based)."""
-
-    def __init__(self, line: int, message: str, source: str = "") -> None:
-        where = f"{source}:{line}" if source else f"line {line}"
-        super().__init__(f"{where}: {message}")
-        self.line = line
 
 
 def encode_header() -> bytes:

@@ -10,7 +10,7 @@ from inspector.store.queries import (
     search_messages,
     session_state,
 )
-from inspector.store.writer import SessionWriter, StoreWriter, create_session
+from inspector.store.writer import SessionWriter, StoreWriter
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -19,7 +19,6 @@ __all__ = [
     "Session",
     "SessionWriter",
     "StoreWriter",
-    "create_session",
     "database_url",
     "get_session",
     "iter_messages",

@@ -26,10 +26,11 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from inspector.errors import BlobMissingError
+
 __all__ = [
     "HEAD_BYTES",
     "NEVER",
-    "BlobMissingError",
     "Encoder",
     "Thresholds",
     "collect",
@@ -45,10 +46,6 @@ HEAD_BYTES = 240  # the start kept in `message.raw` (store.queries.PREVIEW_BYTES
 NEVER = 2**62  # a threshold no body reaches: storage of large bodies off
 ZSTD_LEVEL = 3  # zstd's default: ~300 MB/s on one core for JSON, ratio close to level 9's
 _PG_LOCK = 0x6D63_7062  # pg_advisory_xact_lock key: collecting blobs vs writers adding references
-
-
-class BlobMissingError(RuntimeError):
-    """A row names a blob the store does not hold (a damaged store)."""
 
 
 @dataclass(frozen=True)

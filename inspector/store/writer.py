@@ -19,14 +19,13 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, insert, update
 
-from inspector.capture.redact import Redaction, active, note_session
 from inspector.store import fts
 from inspector.store.bodies import Encoder
 from inspector.store.engine import write_connection
 from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, Message, MessageRow, Session
 from inspector.store.notify import notifier
 
-__all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "create_session"]
+__all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "insert_session"]
 
 FACT_COLUMNS = (  # the session facts that also have a column of their own
     "era",
@@ -39,24 +38,18 @@ FACT_COLUMNS = (  # the session facts that also have a column of their own
 )
 
 
-def create_session(
+def insert_session(
     engine: Engine,
     *,
     kind: str,
     target: Any,
     name: str | None = None,
     parent_id: int | None = None,
-    redaction: Redaction | None = None,
 ) -> int:
-    """Insert a new session in state `recording`; return its id.
+    """Insert a new session row in state `recording` with `target` as given; return its id.
 
-    Secrets in the target (a URL's query, its password) are redacted like the traffic's, by the given
-    rules or the process's (`capture.redact.active`), plus the names of the config file's per-server
-    rule matching its name, command line or URL (`Redaction.for_server`): the recorder redacts the
-    session's rows with those too (`capture.redact.note_session`)."""
-    rules = redaction or active()
-    own = rules.for_server(name, target)
-    target = own.target(target)
+    Recording code opens sessions through `inspector.capture.sessions.create_session`, which
+    redacts the target's secrets first (the store knows no redaction rules)."""
     with write_connection(engine) as conn, conn.begin():
         result = conn.execute(
             insert(Session).values(
@@ -72,8 +65,6 @@ def create_session(
             )
         )
         session_id = int(result.inserted_primary_key[0])
-        if own is not rules:
-            note_session(session_id, own)
         notify = notifier(engine)
         if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
             notify.send(conn, "created", [session_id])

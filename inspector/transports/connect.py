@@ -35,7 +35,7 @@ from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from inspector.capture import Tap
 from inspector.capture.redact import header_pairs
-from inspector.errors import SpawnError
+from inspector.errors import ConnectionClosed, SpawnError
 from inspector.protocol import Kind, LineFramer, classify
 from inspector.protocol.routing_headers import (
     METHOD,
@@ -51,7 +51,6 @@ from inspector.transports.outbound import active, proxy_for
 
 __all__ = [
     "Connection",
-    "ConnectionClosed",
     "LegacySseConnection",
     "StdioConnection",
     "StreamableHttpConnection",
@@ -59,10 +58,6 @@ __all__ = [
 ]
 
 _JSON_SSE = [(b"accept", b"application/json, text/event-stream"), (b"content-type", b"application/json")]
-
-
-class ConnectionClosed(Exception):
-    """The server side is gone (EOF, process exit, stream closed)."""
 
 
 class Connection(Protocol):

@@ -33,7 +33,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
-from inspector.capture.redact import header_pairs
+from inspector.capture.redact import Redaction, header_pairs
+from inspector.errors import UpstreamError
 from inspector.protocol.auth_legs import AuthLegs, rewrite_challenge, rewrite_metadata
 from inspector.protocol.client_identity import client_identity, opens_session, peer_key
 from inspector.protocol.framing import Capped
@@ -53,7 +54,7 @@ from inspector.protocol.http_exchange import (
 )
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
-from inspector.transports.upstream import UpstreamClient, UpstreamError, UpstreamResponse
+from inspector.transports.upstream import UpstreamClient, UpstreamResponse
 
 __all__ = ["HttpProxy"]
 
@@ -97,6 +98,7 @@ class HttpProxy:
         self.mount = mount
         self.session_facts = session_facts  # facts every recorded session starts with (its route)
         self.record: str | None = None  # a gateway route's rule; None: the recorder's
+        self.redaction: Redaction | None = None  # a gateway route's rules; None: the recorder's
         self.taps: dict[int, Tap] = {}  # by the tap's handle (the session row is created off this loop)
         self._exchanges = itertools.count(1)
         self._create = create_session
@@ -111,7 +113,7 @@ class HttpProxy:
     def _open_session(self, hint: str) -> int:
         # The session row is inserted on the recorder thread: nothing here waits on the database.
         create = self._create
-        tap = self.recorder.open_new(lambda: create(hint), record=self.record)
+        tap = self.recorder.open_new(lambda: create(hint), record=self.record, redaction=self.redaction)
         self.taps[tap.session_id] = tap
         if self.session_facts:
             tap.add_facts(self.session_facts)

@@ -26,7 +26,7 @@ from inspector.errors import SpawnError
 
 # Neither `typing` nor `dataclasses` (with `inspect`, 10 ms) is imported on wrap's start-up path.
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the capture package is not imported on wrap's start-up path (transports/wrap.py)
+if TYPE_CHECKING:  # the capture package is not imported on wrap's start-up path (wrap.py)
     from typing import Protocol
 
     class StreamTap(Protocol):

@@ -66,13 +66,16 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from inspector.errors import (
+    ConnectError,
+    ConnectTimeout,
+    RemoteProtocolError,
+    RequestBodyError,
+    UpstreamError,
+)
+
 __all__ = [
-    "ConnectError",
-    "ConnectTimeout",
-    "RemoteProtocolError",
-    "RequestBodyError",
     "UpstreamClient",
-    "UpstreamError",
     "UpstreamResponse",
 ]
 
@@ -80,26 +83,6 @@ _READ_HIGH = 1 << 20  # pause reading the socket while this many response bytes 
 _READ_LOW = 1 << 18  # and resume below this
 _REPLAY_KEPT = 4 << 20  # a streamed request body kept for one retry on a new connection, at most
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-class UpstreamError(Exception):
-    """Talking to the upstream server failed (the proxy answers 502, or cuts the response short)."""
-
-
-class ConnectError(UpstreamError):
-    """No connection to the upstream server (refused, unknown host, TLS handshake failed)."""
-
-
-class ConnectTimeout(ConnectError):
-    """The connection was not established within the connect timeout."""
-
-
-class RemoteProtocolError(UpstreamError):
-    """The server sent something that is not HTTP/1.1, or closed the connection before the response's end."""
-
-
-class RequestBodyError(UpstreamError):
-    """The request body could not be sent whole (its source ended early or failed)."""
 
 
 class _Origin:

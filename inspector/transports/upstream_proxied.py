@@ -20,13 +20,9 @@ from typing import Any
 
 import httpx
 
+from inspector.errors import ConnectError, ConnectTimeout, RemoteProtocolError
 from inspector.transports.outbound import Outbound, proxy_for
-from inspector.transports.upstream import (
-    ConnectError,
-    ConnectTimeout,
-    RemoteProtocolError,
-    UpstreamClient,
-)
+from inspector.transports.upstream import UpstreamClient
 
 __all__ = ["ProxiedUpstreamClient", "ProxiedResponse", "choose_upstream"]
 

@@ -34,13 +34,11 @@ from sqlalchemy import Engine
 
 from inspector.auth.connect import AuthRequest, authorizer
 from inspector.capture.redact import Secrets
-from inspector.endpoint import ResponseTimeout
-from inspector.errors import InspectorError
+from inspector.errors import ConnectionClosed, InspectorError, ResponseTimeout
 from inspector.mock.client import ClientConfig, MockClient, Responder
 from inspector.replay.plan import ReplayPlan, Substitutions, plan_replay
 from inspector.store.models import Message
 from inspector.store.queries import update_session
-from inspector.transports.connect import ConnectionClosed
 from inspector.versions.matrix import HANDSHAKE_METHODS, MAX_PAGES, declared_lists, next_cursor
 
 __all__ = ["RESPONDERS", "VersionsRun", "new_run_id", "probe_revision", "run_label", "run_versions"]

@@ -20,8 +20,9 @@ import mcp
 from bench.ui_data import generate
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import active
+from inspector.capture.sessions import create_session
 from inspector.demo.driver import drive_demo
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, open_engine
 from tests.shim_process import ended_count, ended_named
 
 

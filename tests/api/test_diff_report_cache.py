@@ -10,8 +10,9 @@ from typing import Any
 from bench.scale_lint import generate_session
 from inspector.api.diff_pages import DiffReports
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.replay import diff
-from inspector.store import SessionWriter, create_session, get_session, open_engine
+from inspector.store import SessionWriter, get_session, open_engine
 from tests.api.conftest import serve
 
 _CALL = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"n":%d}}}\n'

@@ -15,7 +15,8 @@ import pytest
 from sqlmodel import Session as DbSession
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from inspector.store.models import LintFinding
 from inspector.store.pages import message_page
 from inspector.store.queries import ROW_FIELDS, MessageFilter, count_messages, message_rows

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import delete_session
 from tests.api.conftest import Api, serve
 

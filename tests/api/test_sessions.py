@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inspector.store import create_session, open_engine, search_messages
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine, search_messages
 from tests.api.conftest import Api, serve
 from tests.api.recordings import generate_session, record_demo
 

@@ -21,7 +21,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from tests.e2e.conftest import hold_the_entry, new_context
 
 # A row as a tree of tags, attributes and texts (adjacent texts joined), leaving out what only one of

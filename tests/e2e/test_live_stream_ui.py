@@ -17,7 +17,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from bench.scale_live import feed_process
 from inspector.api import UiServer
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from tests.e2e.conftest import new_context
 
 RATE = 2000

@@ -135,7 +135,8 @@ def test_pause_and_resume_from_the_ui(
 def test_a_metadata_only_session_says_its_bodies_were_not_recorded(page: Page, tmp_path: Path) -> None:
     from inspector.capture import Recorder
     from inspector.capture.redact import Redaction
-    from inspector.store import StoreWriter, create_session
+    from inspector.capture.sessions import create_session
+    from inspector.store import StoreWriter
 
     db = tmp_path / "meta.db"
     engine = open_engine(db, create=True)

@@ -20,7 +20,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from tests.api.recordings import generate_session, http_session
 from tests.e2e.conftest import new_context, shot, watch_console
 from tests.e2e.foreign import foreign_page_outcome

@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 from bench.scale_live import REQ, RESP
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from inspector.store.writer import StoreWriter
 
 COUNT_RENDERS = "window.__countRowRenders = true;"

@@ -16,7 +16,8 @@ from playwright.sync_api import Page, expect
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 
 BIG = 12_000  # 60 pages of 200
 LIVE = 5_000

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from inspector.capture.sessions import create_session
 from inspector.doctor import run_doctor
-from inspector.store import create_session, list_sessions, open_engine
+from inspector.store import list_sessions, open_engine
 from tests.shim_process import ended_named
 
 CLI = [sys.executable, "-m", "inspector"]

@@ -23,13 +23,14 @@ import mcp
 import pytest
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.lint.stored import findings_of
 from inspector.share.export import har_sessions
 from inspector.share.har import har_chunks
 from inspector.share.importer import import_har
 from inspector.store import open_engine
 from inspector.store.queries import iter_rows, list_sessions
-from inspector.store.writer import SessionWriter, create_session
+from inspector.store.writer import SessionWriter
 from tests.har_schema import har_validator
 from tests.http_peers import demo_http_server, everything_http_server, free_port, inspector_proxy
 

@@ -21,9 +21,10 @@ import pytest
 from sqlalchemy import text
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.demo.driver import drive_demo
 from inspector.share.export import jsonl_lines
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, open_engine
 from inspector.store.bodies import HEAD_BYTES, Encoder, Thresholds, session_stored_bytes
 from inspector.store.engine import ALEMBIC_HEAD
 from inspector.store.queries import delete_session, get_message, get_session, iter_rows, search_messages

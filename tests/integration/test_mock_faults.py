@@ -20,7 +20,7 @@ import mcp
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from inspector.intercept import RulesError
+from inspector.errors import RulesError
 from inspector.mock.intercept import mock_interceptor
 from inspector.store import list_sessions, open_engine
 from tests.api.recordings import record_clock

@@ -262,7 +262,7 @@ def test_wrap_loads_opentelemetry_only_after_forwarding_started(db_path: Path) -
 
 def test_a_finishing_process_exports_what_the_wrap_held(db_path: Path, tmp_path: Path) -> None:
     """When the host makes `wrap` leave before its store opened, the detached process that records
-    the held copies (`transports/wrap_finish.py`) exports their spans too."""
+    the held copies (`wrap_finish.py`) exports their spans too."""
     import marshal
     import time
 
@@ -280,7 +280,7 @@ def test_a_finishing_process_exports_what_the_wrap_held(db_path: Path, tmp_path:
         path = tmp_path / "held.bin"
         path.write_bytes(marshal.dumps(state))
         done = subprocess.run(
-            [sys.executable, "-m", "inspector.transports.wrap_finish", str(path)], timeout=60, check=False
+            [sys.executable, "-m", "inspector.wrap_finish", str(path)], timeout=60, check=False
         )
         assert done.returncode == 0
         receiver.wait_for(lambda: len(receiver.spans()) == 1)

@@ -174,7 +174,8 @@ def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster:
 
 
 def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -> None:
-    from inspector.store import SessionWriter, create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import SessionWriter, open_engine
 
     engine = open_engine(pg_url)
     try:

@@ -190,7 +190,8 @@ def test_a_recorder_of_many_sessions_counts_what_it_could_not_write(
     """The proxy's case (one recorder, several sessions created on its thread): the database goes
     away for good; `losses()` names each session with exactly the rows the store lacks."""
     from inspector.capture import Recorder
-    from inspector.store import StoreWriter, create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import StoreWriter, open_engine
 
     engine = open_engine(pg_url)
     recorder = Recorder([StoreWriter(engine)]).start()

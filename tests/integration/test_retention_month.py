@@ -92,7 +92,8 @@ def _stored(db: Path, name: str, days_ago: float, size: int) -> None:
     """An ended session written straight to the store (the tests below need old sessions to remove,
     not more real recordings: the month above is made of those)."""
     from inspector.capture import MessageBuilder
-    from inspector.store import SessionWriter, create_session
+    from inspector.capture.sessions import create_session
+    from inspector.store import SessionWriter
 
     engine = open_engine(db)
     try:

@@ -48,13 +48,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from inspector.transports.upstream import (
-    ConnectError,
-    ConnectTimeout,
-    RemoteProtocolError,
-    RequestBodyError,
-    UpstreamClient,
-)
+from inspector.errors import ConnectError, ConnectTimeout, RemoteProtocolError, RequestBodyError
+from inspector.transports.upstream import UpstreamClient
 
 ROOT = Path(__file__).resolve().parents[2]
 

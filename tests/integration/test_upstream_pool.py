@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from inspector.transports.upstream import RemoteProtocolError, UpstreamClient
+from inspector.errors import RemoteProtocolError
+from inspector.transports.upstream import UpstreamClient
 from tests.http_peers import keepalive_server
 
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from inspector.api.routes_conversations import _rows, conversations_of
 from inspector.capture.builder import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.protocol.conversations import derive
-from inspector.store import bodies, create_session, open_engine
+from inspector.store import bodies, open_engine
 from inspector.store.models import Message
 from inspector.store.writer import SessionWriter
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.replay.diff import diff_sessions
 from inspector.replay.report import wire
-from inspector.store import SessionWriter, create_session, iter_messages, open_engine
+from inspector.store import SessionWriter, iter_messages, open_engine
 
 CALL = (
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"t"}}}\n'

@@ -1,7 +1,7 @@
 """A session the live feed saw as interrupted, then ended, must reach the browser as ended.
 
 A wrap whose client goes away before its store is open hands what it holds to a detached finishing
-process and exits (transports/wrap_finish.py). For a moment the session's row says `recording`
+process and exits (wrap_finish.py). For a moment the session's row says `recording`
 while its recorder's pid is gone, which the API reads as `interrupted`; seconds later the finisher
 writes the end. The feed stopped watching the session at `interrupted`, so the end never reached
 an open page: the timeline showed "interrupted" for good (seen in CI as
@@ -18,7 +18,8 @@ import orjson
 from sqlalchemy import update
 
 from inspector.api.live import LiveFeed
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 from inspector.store.models import Session
 
 

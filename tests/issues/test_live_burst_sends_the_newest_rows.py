@@ -19,7 +19,8 @@ from bench.scale_live import REQ, RESP
 from inspector.api import live
 from inspector.api.live import LiveFeed
 from inspector.capture import MessageBuilder
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from inspector.store.writer import StoreWriter
 
 

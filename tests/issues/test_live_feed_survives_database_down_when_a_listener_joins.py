@@ -14,7 +14,8 @@ import json
 import pytest
 
 from inspector.api.live import Listener, LiveFeed
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from tests.postgres import PgCluster
 
 

@@ -24,7 +24,8 @@ from websockets.sync.client import ClientConnection, connect
 from bench.scale_live import feed_process
 from inspector.api import live
 from inspector.api.live import Listener
-from inspector.store import create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import open_engine
 from tests.api.conftest import Api, serve
 
 

@@ -73,7 +73,8 @@ def test_postgresql_without_the_extra_names_it(url: str) -> None:
 
 
 def recorded(db: Path) -> int:
-    from inspector.store import create_session, open_engine
+    from inspector.capture.sessions import create_session
+    from inspector.store import open_engine
 
     engine = open_engine(db)
     try:

@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 
 from inspector.capture import Recorder
-from inspector.store import StoreWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, open_engine
 from inspector.transports.http_proxy import HttpProxy
 
 

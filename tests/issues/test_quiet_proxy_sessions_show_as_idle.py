@@ -18,8 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from inspector.capture import Recorder
+from inspector.capture.sessions import create_session
 from inspector.cli import app as cli_app
-from inspector.store import StoreWriter, create_session, list_sessions, open_engine
+from inspector.store import StoreWriter, list_sessions, open_engine
 from inspector.transports.http_proxy import HttpProxy
 from tests.http_peers import scripted_http_server
 

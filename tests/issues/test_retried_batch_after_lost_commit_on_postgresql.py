@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import text
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, open_engine
 
 LINE = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n'
 

@@ -23,13 +23,14 @@ import orjson
 
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import Redaction
+from inspector.capture.sessions import create_session
 from inspector.lint.check import check_rows
 from inspector.protocol.routing_headers import encode_value, param_header_values, routing_of_row
 from inspector.share.export import har_sessions, jsonl_lines, other_format
 from inspector.share.har import har_chunks
 from inspector.store import open_engine
 from inspector.store.queries import get_session, iter_rows
-from inspector.store.writer import SessionWriter, create_session
+from inspector.store.writer import SessionWriter
 
 REV = "2026-07-28"
 SCHEMA = {

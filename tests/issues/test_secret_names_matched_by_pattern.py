@@ -25,6 +25,7 @@ from rich.console import Console
 
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import Redaction, secret_name
+from inspector.capture.sessions import create_session
 from inspector.cli_gateway import route_line
 from inspector.doctor import render, run_doctor
 from inspector.gateway_config import load_gateway_config
@@ -32,7 +33,7 @@ from inspector.share.export import har_sessions
 from inspector.share.har import har_chunks
 from inspector.store import open_engine
 from inspector.store.queries import get_session, iter_rows
-from inspector.store.writer import SessionWriter, create_session
+from inspector.store.writer import SessionWriter
 from tests.gateway_helpers import route_table
 
 SECRET_QUERY = [

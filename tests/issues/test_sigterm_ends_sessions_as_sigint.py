@@ -32,7 +32,8 @@ import httpx
 import pytest
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, create_session, list_sessions, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, list_sessions, open_engine
 from tests.conftest import SCRIPTED
 
 INIT = {

@@ -3,7 +3,7 @@
 In a short session the server was gone in 16-52 ms, and the wrap 0.75-1.4 s later (2.6-4 s on a
 loaded machine): the store it opens beside the forwarding was still importing, and the wrap waited
 for it to record the few rows it held. Hosts restart servers often and wait for the old process to
-go. Now the held rows go to a finishing process (`transports/wrap_finish.py`, as on a host's SIGTERM)
+go. Now the held rows go to a finishing process (`inspector/wrap_finish.py`, as on a host's SIGTERM)
 and the wrap exits at once. How soon is a figure of the bench (`bench/wrap_exit.py`, beside the
 server's own exit in the same run), not a timed assertion here; this checks that a quick exit
 loses nothing: the session is recorded in full, as the wrap itself would have recorded it.

@@ -8,7 +8,7 @@ longer than the whole session: once the server had exited, the shim's signal han
 gone, and the SIGTERM killed the process with every copy it held. Nothing was recorded.
 
 Now a termination signal in that window hands the held copies to a detached finishing
-process (`inspector.transports.wrap_finish`), which records them; the wrap exits at once
+process (`inspector.wrap_finish`), which records them; the wrap exits at once
 with the server's status, as the host asked.
 """
 

@@ -14,8 +14,9 @@ from inspector.auth import pkce
 from inspector.auth.flow import Authorized, FlowInput, authorize
 from inspector.auth.registration import ClientIdentity, ClientOptions
 from inspector.auth.revisions import revision_for
-from inspector.auth.steps import AuthFailure, HttpRequest, HttpResponse
+from inspector.auth.steps import HttpRequest, HttpResponse
 from inspector.auth.tokens import auth_method, check_iss, merge_scopes, select_scope
+from inspector.errors import AuthFailure
 
 SERVER = "http://mcp.test/mcp"
 AS = "https://as.test"

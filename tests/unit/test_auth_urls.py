@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.auth.steps import AuthFailure
 from inspector.auth.urls import check_url, origin_of
+from inspector.errors import AuthFailure
 
 LOCAL = "http://127.0.0.1:8000/mcp"
 REMOTE = "https://mcp.example/mcp"

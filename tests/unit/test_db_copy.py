@@ -13,8 +13,9 @@ from typing import Any
 from sqlalchemy import text
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.lint import findings_of, lint_session
-from inspector.store import SessionWriter, create_session, get_session, iter_messages, open_engine
+from inspector.store import SessionWriter, get_session, iter_messages, open_engine
 from inspector.store.queries import list_sessions, update_session
 
 CLI = [sys.executable, "-m", "inspector"]

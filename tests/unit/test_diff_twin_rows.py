@@ -21,10 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
+from inspector.capture.sessions import create_session
 from inspector.replay import diff
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
 from inspector.replay.report import StoredMessages, TwinRows, WireRecord
-from inspector.store import create_session, open_engine
+from inspector.store import open_engine
 from inspector.store.models import Message
 from tests.unit.test_diff_record_lane import (
     _FALLOUTS,

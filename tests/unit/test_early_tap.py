@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from inspector.capture import Recorder
-from inspector.store import StoreWriter, create_session, iter_messages, open_engine
-from inspector.transports.wrap import EarlyTap
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, iter_messages, open_engine
+from inspector.wrap import EarlyTap
 
 
 def test_held_copies_are_recorded_in_order_with_their_read_times(db_path: Path) -> None:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from inspector.share.har_import import HarFormatError, group_sessions, read_har
+from inspector.errors import HarFormatError
+from inspector.share.har_import import group_sessions, read_har
 from inspector.share.importer import import_har
 from inspector.store import open_engine
 from inspector.store.queries import iter_rows, list_sessions

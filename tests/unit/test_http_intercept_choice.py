@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from inspector.intercept import Interceptor, parse_rules
-from inspector.transports.http_intercept import InterceptingProxy, RecordingFactsProxy, describe, proxy_class
+from inspector.intercept.proxy import InterceptingProxy, RecordingFactsProxy, describe, proxy_class
 
 
 def _interceptor(rules: str, breakpoints: bool = False) -> Interceptor:

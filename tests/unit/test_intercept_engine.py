@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from inspector.errors import RulesError
 from inspector.intercept import (
     CloseStream,
     Decision,
@@ -23,7 +24,6 @@ from inspector.intercept import (
     Pending,
     Reply,
     Rule,
-    RulesError,
     RuleSet,
     Seen,
     check_transport,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.transports.wrap import parse_wrap_args
+from inspector.wrap import parse_wrap_args
 from tests.unit.test_protocol_is_sans_io import forbidden_imports
 
 CORE = Path(__file__).resolve().parents[2] / "inspector" / "intercept"
@@ -45,7 +45,7 @@ try:
     main()
 except SystemExit as exc:
     code = exc.code
-loaded = sorted(m for m in sys.modules if m.startswith(("inspector.intercept", "inspector.transports.wrap_")))
+loaded = sorted(m for m in sys.modules if m.startswith(("inspector.intercept", "inspector.wrap_")))
 print(code, loaded, file=sys.stderr)
 """
 

@@ -21,13 +21,14 @@ from mcp_types import methods
 from pydantic import ValidationError
 
 from bench.scale_lint import generate_session
+from inspector.capture.sessions import create_session
 from inspector.lint.check import Linter, check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.scan import SessionScan
 from inspector.lint.shapes import _PARAMS_ONLY, describe_errors, frame_hits
 from inspector.lint.stored import _JSON_NAMES, _READ_NAMES, _row_of, lint_rows
 from inspector.protocol import Kind
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, open_engine
 from inspector.store.models import StoredRow
 from inspector.store.queries import iter_rows
 from tests.lint_recordings import Stdio, initialize, initialized_result, notification, request, result

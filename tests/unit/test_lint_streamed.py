@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from inspector.capture.sessions import create_session
 from inspector.lint import check_rows, lint_session
 from inspector.lint.stored import lint_rows
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import iter_rows
 from tests.lint_recordings import Stdio, notification, request, result
 from tests.unit.test_lint_rules import CASES

@@ -10,7 +10,7 @@ import pytest
 
 from inspector.errors import InspectorError
 from inspector.otel.options import check_endpoint, otlp_wanted
-from inspector.transports.wrap import parse_wrap_args
+from inspector.wrap import parse_wrap_args
 
 
 def test_wrap_fast_path_reads_the_otlp_options() -> None:

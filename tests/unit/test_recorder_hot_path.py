@@ -23,7 +23,8 @@ import orjson
 from inspector.capture import Recorder
 from inspector.capture import redact as redact_module
 from inspector.capture.redact import Redaction, header_pairs
-from inspector.store import StoreWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, open_engine
 from inspector.transports.http_record import HttpExchange
 
 REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}'

@@ -23,7 +23,8 @@ import orjson
 
 from inspector.capture import Recorder
 from inspector.capture.redact import Redaction
-from inspector.store import StoreWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import StoreWriter, open_engine
 
 
 def _call(i: int, secret: str = "") -> bytes:

@@ -11,8 +11,9 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.settings import Retention
-from inspector.store import SessionWriter, create_session, open_engine
+from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import update_session
 from inspector.store.retention import SessionInfo, apply, choose, plan
 from inspector.store.usage import session_bytes, store_usage

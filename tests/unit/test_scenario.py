@@ -9,11 +9,12 @@ import mcp_types
 import pytest
 from mcp_types import methods
 
+from inspector.errors import ScenarioError, TemplateError
 from inspector.mock.script import Action, Reaction
-from inspector.scenario import ScenarioError, ScenarioScript, load_scenario, parse_scenario, scenario_schema
+from inspector.scenario import ScenarioScript, load_scenario, parse_scenario, scenario_schema
 from inspector.scenario.features import match_template
 from inspector.scenario.script import timer_actions
-from inspector.scenario.template import TemplateError, render
+from inspector.scenario.template import render
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "inspector" / "scenario" / "schema.json"
 PV = "io.modelcontextprotocol/protocolVersion"

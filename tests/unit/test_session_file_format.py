@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from inspector.errors import FileFormatError
 from inspector.share.jsonl import (
-    FileFormatError,
     MessageLine,
     Reader,
     SessionLine,

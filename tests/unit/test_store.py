@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import text
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.errors import NotFoundError, SchemaTooNewError
 from inspector.store import (
     SCHEMA_VERSION,
     SessionWriter,
-    create_session,
     get_session,
     iter_messages,
     list_sessions,

@@ -17,15 +17,9 @@ import pytest
 from sqlalchemy import inspect, text
 
 from inspector.capture import MessageBuilder
+from inspector.capture.sessions import create_session
 from inspector.errors import SchemaTooNewError, StoreError
-from inspector.store import (
-    SessionWriter,
-    create_session,
-    get_session,
-    iter_messages,
-    open_engine,
-    search_messages,
-)
+from inspector.store import SessionWriter, get_session, iter_messages, open_engine, search_messages
 from inspector.store.engine import ALEMBIC_HEAD, ALEMBIC_REVISIONS, SCHEMA_VERSION, database_url, masked_url
 
 CLI = [sys.executable, "-m", "inspector"]

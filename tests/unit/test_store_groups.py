@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from inspector.capture import MessageBuilder
-from inspector.store import SessionWriter, StoreWriter, create_session, open_engine
+from inspector.capture.sessions import create_session
+from inspector.store import SessionWriter, StoreWriter, open_engine
 from inspector.store.models import ROW_COLUMNS
 
 _JSON = {"meta", "http_headers", "lint"}

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from inspector.transports.wrap import parse_wrap_args
+from inspector.wrap import parse_wrap_args
 
 
 def test_options_then_command() -> None:

@@ -1,7 +1,7 @@
 """Records what a `wrap` held when its host made it leave before the store had opened.
 
-`python -m inspector.transports.wrap_finish FILE`: FILE (0600, written by
-`transports/wrap.py` `_finish_elsewhere`, removed here once read) holds the
+`python -m inspector.wrap_finish FILE`: FILE (0600, written by
+`wrap.py` `_finish_elsewhere`, removed here once read) holds the
 wrap's options, the copies it held in order with the times they were read,
 and how the server ended. They are recorded exactly as the wrap itself would
 have: the same store, the same redaction step, one session, its end. Errors
@@ -14,7 +14,7 @@ import marshal
 import os
 import sys
 
-from inspector.transports.wrap import WrapOptions, _Store
+from inspector.wrap import WrapOptions, _Store
 
 _DATA = 0
 
@@ -48,7 +48,7 @@ def finish(path: str) -> int:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m inspector.transports.wrap_finish FILE", file=sys.stderr)
+        print("usage: python -m inspector.wrap_finish FILE", file=sys.stderr)
         return 2
     try:
         return finish(argv[0])

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.capture import Recorder
+from inspector.errors import UpstreamError
 from inspector.intercept import (
     CloseStream,
     Decision,
@@ -90,7 +91,7 @@ from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_listener import ABORT
 from inspector.transports.http_proxy import HttpProxy, _watch_disconnect
 from inspector.transports.http_record import HttpExchange
-from inspector.transports.upstream import UpstreamError, UpstreamResponse
+from inspector.transports.upstream import UpstreamResponse
 
 __all__ = [
     "InterceptingProxy",
@@ -869,7 +870,7 @@ def proxy_interceptor(
     pause_default: str | None,
 ) -> Interceptor:
     """The interceptor the flags describe (`RulesError`, an `InspectorError`, for a bad rules file)."""
-    from inspector.transports.wrap_intercept import build_interceptor
+    from inspector.intercept.wrap import build_interceptor
 
     return build_interceptor(
         faults,

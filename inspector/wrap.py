@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 
-from inspector.errors import InspectorError, SpawnError
+from inspector.errors import HandedOff, InspectorError, SpawnError
 from inspector.transports.stdio import StdioShim
 
 TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
@@ -81,7 +81,7 @@ class WrapOptions:
         self.redact_path = redact_path or []
         self.keep_secrets = keep_secrets
         # Intercept and fault injection: only the full CLI reads these flags (parse_wrap_args
-        # leaves them to it), and `transports/wrap_intercept.py` is imported only when one is given.
+        # leaves them to it), and `intercept/wrap.py` is imported only when one is given.
         self.faults = faults
         self.intercept = intercept
         self.seed = seed
@@ -249,10 +249,6 @@ class EarlyTap:
             self._cond.notify_all()
 
 
-class _HandedOff(Exception):
-    """The copies went to a finishing process before this store created its session."""
-
-
 class _Store:
     """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
 
@@ -264,11 +260,12 @@ class _Store:
         from inspector.capture import Recorder
         from inspector.capture.recorder import record_cap
         from inspector.capture.redact import configure
+        from inspector.capture.sessions import create_session
         from inspector.config import default_db
-        from inspector.store import StoreWriter, create_session, open_engine
+        from inspector.store import StoreWriter, open_engine
 
         try:
-            configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
+            rules = configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
@@ -276,15 +273,18 @@ class _Store:
         self.engine = open_engine(opts.db or default_db(), create=True)
         if claim is not None and not claim():
             self.engine.dispose()
-            raise _HandedOff
-        self.session_id = create_session(self.engine, kind="stdio-wrap", target=opts.command, name=opts.name)
+            raise HandedOff
+        rules = rules.for_server(opts.name, opts.command)  # the session's own (capture/sessions.py)
+        self.session_id = create_session(
+            self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
+        )
         record = _record_mode(opts)
         # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
         self.subscribers: list = [StoreWriter(self.engine), *otel]
-        self.recorder = Recorder(self.subscribers, max_record_bytes=cap).start()
+        self.recorder = Recorder(self.subscribers, max_record_bytes=cap, redaction=rules).start()
         self.tap = self.recorder.open(self.session_id, record=record)
         from inspector.recording_control import announce as announce_pausable
         from inspector.runtime_dir import db_key
@@ -391,7 +391,7 @@ def run_wrap(opts: WrapOptions) -> int:
     switch = _PauseSwitch()
     switch.install()
     if opts.faults is not None or opts.intercept:
-        from inspector.transports.wrap_intercept import run_intercepted
+        from inspector.intercept.wrap import run_intercepted
 
         def opened_for_intercept() -> _Store:
             store = _Store(opts, announce=False)
@@ -426,7 +426,7 @@ def run_wrap(opts: WrapOptions) -> int:
         early.server_spoke.wait(OPEN_AFTER_S)
         try:
             store = _Store(opts, claim=early.claim)
-        except _HandedOff:
+        except HandedOff:
             return
         except BaseException as exc:  # reported by the main thread, once the server has stopped
             failed.append(exc)
@@ -511,7 +511,7 @@ def _finish_elsewhere(
     reason: str,
     signal: str | None,
 ) -> None:
-    """Hand the held copies to `python -m inspector.transports.wrap_finish` in its own session: it
+    """Hand the held copies to `python -m inspector.wrap_finish` in its own session: it
     records them (the same store, redaction and session end) after this process has exited. `signal`:
     the host's signal that made the wrap leave (named in the end reason), None when the server had
     simply exited first. Its stderr is the wrap's: a host reading that to its end reads it after the
@@ -538,7 +538,7 @@ def _finish_elsewhere(
     with os.fdopen(fd, "wb") as out:
         marshal.dump(state, out)
     subprocess.Popen(
-        [sys.executable, "-m", "inspector.transports.wrap_finish", path],
+        [sys.executable, "-m", "inspector.wrap_finish", path],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         start_new_session=True,  # out of the host's process group: its SIGKILL does not reach it

@@ -36,14 +36,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspector.capture import Tap
-from inspector.errors import InspectorError, SpawnError
+from inspector.errors import InspectorError, RulesError, SpawnError
 from inspector.intercept import (
     Decision,
     Deliver,
     Disconnect,
     Interceptor,
     Reply,
-    RulesError,
     RuleSet,
     Seen,
     check_transport,
