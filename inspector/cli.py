@@ -1816,9 +1816,16 @@ def main() -> None:
     `wrap` passes both to its server (`inspector/wrap.py`)."""
     import signal
 
+    # A shell starts a background job (`mcp-inspect proxy ... &`) with SIGINT ignored, and so may a
+    # service manager: the SIGINT that SIGTERM raises would then be dropped, and asyncio's runner
+    # would not install its Ctrl-C handling. Stopping on SIGTERM needs SIGINT handled.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except InspectorError as exc:
         print_error(exc)
         sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) before or after a command's own handling of it
+        sys.exit(130)

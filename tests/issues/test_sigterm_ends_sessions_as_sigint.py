@@ -52,12 +52,14 @@ INIT_LINE = json.dumps(INIT).encode() + b"\n"
 class Command:
     """A command under test: stdin kept open, stderr lines collected."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], *, sigint_ignored: bool = False) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "inspector", *argv],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            # As a shell starts a background job (`cmd &`): SIGINT ignored, inherited.
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.output: list[str] = []
@@ -284,3 +286,34 @@ def test_sigterm_leaves_intercept_watch_with_the_terminal_given_back(
     assert status == 130, (status, rest)
     assert cooked, "the terminal was left in single-key mode"
     assert b"Traceback" not in terminal.seen + rest
+
+
+def test_sigterm_ends_them_when_sigint_is_ignored(tmp_path: Path) -> None:
+    """A command started with SIGINT ignored (a shell's background job) still stops on SIGTERM: the
+    SIGINT that SIGTERM used to raise was dropped there, and `mock-server` kept serving."""
+    db = tmp_path / "rec.db"
+    _source(db)
+    cmd = Command(["mock-server", "src", "--db", str(db)], sigint_ignored=True)
+    try:
+        _stdio(cmd)
+
+        async def recording() -> None:
+            with anyio.fail_after(60):
+                while not _recording(db, {1}):
+                    await anyio.sleep(0.05)
+
+        anyio.run(recording)
+        cmd.proc.send_signal(signal.SIGTERM)
+        status = cmd.proc.wait(60)
+    finally:
+        if cmd.proc.poll() is None:
+            cmd.proc.kill()
+            cmd.proc.wait()
+    out = "".join(cmd.output)
+    assert status in (0, 130) and "Traceback" not in out, (status, out)
+    engine = open_engine(db)
+    try:
+        sessions = [s for s in list_sessions(engine) if s.id != 1]
+    finally:
+        engine.dispose()
+    assert sessions and all(s.status == "ended" and s.end_reason for s in sessions), out
