@@ -24,6 +24,7 @@ one error line and exit status 2, as before the server was started first.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -96,6 +97,8 @@ class WrapOptions:
         # and the process may leave at once (`entry.py`: the interpreter's teardown waited for the
         # store thread's imports, ~100 ms).
         self.handed_off = False
+        # Whether the OpenTelemetry export runs (`run_wrap` decides, before the server starts).
+        self.otel = False
 
 
 _VALUE_OPTIONS = {
@@ -377,6 +380,8 @@ class _PauseSwitch:
 def _otel(opts: WrapOptions) -> list:
     """The OpenTelemetry subscriber when --otlp or the OTEL_EXPORTER_OTLP_* variables ask for one
     (the SDK is imported here, on the store's thread, never before forwarding starts)."""
+    if not opts.otel:  # decided by `run_wrap` before the server started
+        return []
     from inspector.otel.endpoint import otel_for
 
     return otel_for(opts.otlp, transport="pipe", content=opts.otlp_content, quiet=opts.quiet)
@@ -386,6 +391,12 @@ def run_wrap(opts: WrapOptions) -> int:
     """Run the wrapped server until it exits; return the exit status the shim should exit with."""
     if not opts.command:
         raise InspectorError("wrap needs a server command, e.g. mcp-inspect wrap -- python server.py")
+    if opts.otlp is not None or any(k.startswith("OTEL_EXPORTER_OTLP_") for k in os.environ):
+        # A bad --otlp, or the otel extra missing, is said before the server starts: a short session
+        # may be recorded by a finishing process, whose errors would not reach the exit status.
+        from inspector.otel.endpoint import otel_allowed
+
+        opts.otel = otel_allowed(opts.otlp, quiet=opts.quiet)
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
     switch = _PauseSwitch()
@@ -526,7 +537,7 @@ def _finish_elsewhere(
         "returncode": returncode,
         "reason": reason if signal is None else f"{reason}; recorded after {signal} by a finishing process",
         "otlp": opts.otlp, "otlp_content": opts.otlp_content, "metadata_only": opts.metadata_only,
-        "max_record_bytes": opts.max_record_bytes,
+        "max_record_bytes": opts.max_record_bytes, "otel": opts.otel,
         # Said on the wrap's stderr as the wrap would have ("recording session N", "ended: ..."),
         # unless a signal made it leave (the host is not listening any more) or --quiet.
         "quiet": opts.quiet or signal is not None,

@@ -36,6 +36,12 @@ def finish(path: str) -> int:
         metadata_only=state.get("metadata_only", False),
         max_record_bytes=state.get("max_record_bytes"),
     )
+    if "otel" in state:  # the wrap decided before its server started
+        opts.otel = state["otel"]
+    else:  # a state written without that decision
+        from inspector.otel.endpoint import otel_allowed
+
+        opts.otel = otel_allowed(opts.otlp, quiet=True)
     store = _Store(opts, announce=not opts.quiet)
     for kind, ts_ns, direction, channel, data in state["held"]:
         if kind == _DATA:

@@ -13,6 +13,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -81,9 +82,16 @@ class UiServer:
         """The URL of a page, with the token in the fragment (never sent; the page keeps it)."""
         return f"{self.base_url}{path}#token={self.token}"
 
-    def run(self) -> None:
-        """Serve in this thread until Ctrl-C / SIGTERM."""
-        asyncio.run(self.server.serve(sockets=[self.socket]))
+    def run(self, ready: Callable[[], None] | None = None) -> None:
+        """Serve in this thread until Ctrl-C / SIGTERM. `ready` is called once the event loop exists:
+        a Ctrl-C (or SIGTERM) that comes after it, even before uvicorn's own handling of it starts,
+        stops a loop that was made whole (one interrupted while it was being made was reported as
+        an exception at the interpreter's exit)."""
+        with asyncio.Runner() as runner:
+            runner.get_loop()
+            if ready is not None:
+                ready()
+            runner.run(self.server.serve(sockets=[self.socket]))
 
     def start(self, timeout: float = 30.0) -> UiServer:
         """Serve on a background thread; return once it accepts requests."""
@@ -119,14 +127,17 @@ def serve(
     """`mcp-inspect ui`: print the URL, open a browser unless told not to, serve until Ctrl-C."""
     ui = UiServer(engine, host=host, port=port, allow_remote=allow_remote, allow_hosts=allow_hosts)
     url = ui.url(path)
-    print(f"mcp-inspector UI: {url}", flush=True)
-    if not (STATIC_DIR / "index.html").is_file():
-        print("  (the web UI is not built: run `make web`; the API works without it)", flush=True)
-    print("  Press Ctrl-C to stop.", flush=True)
-    if open_browser and _has_browser():
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    def ready() -> None:
+        print(f"mcp-inspector UI: {url}", flush=True)
+        if not (STATIC_DIR / "index.html").is_file():
+            print("  (the web UI is not built: run `make web`; the API works without it)", flush=True)
+        print("  Press Ctrl-C to stop.", flush=True)
+        if open_browser and _has_browser():
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn shut down cleanly, then re-raised the Ctrl-C
-        ui.run()
+        ui.run(ready)
     print("mcp-inspector UI stopped.", flush=True)
 
 

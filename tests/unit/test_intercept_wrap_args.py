@@ -40,13 +40,17 @@ def test_core_is_sans_io(name: str) -> None:
 PROBE = """
 import sys
 sys.argv = ["mcp-inspect", "wrap", "--quiet", "--db", sys.argv[1], "--", sys.executable, "-c", "pass"]
+import os
+def report(code):
+    loaded = sorted(m for m in sys.modules if m.startswith("inspector.intercept"))
+    print(code, loaded, file=sys.stderr, flush=True)
+leave = os._exit  # a short session handed to a finishing process leaves at once (the OS's exit)
+os._exit = lambda code: (report(code), leave(code))
 from inspector.entry import main
 try:
     main()
 except SystemExit as exc:
-    code = exc.code
-loaded = sorted(m for m in sys.modules if m.startswith(("inspector.intercept", "inspector.wrap_")))
-print(code, loaded, file=sys.stderr)
+    report(exc.code)
 """
 
 
