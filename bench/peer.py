@@ -352,3 +352,42 @@ def check_db(db: Path, expected_sent: int, expected_received: int) -> DbCheck:
 
 def workdir(prefix: str) -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix=f"mcp-bench-{prefix}-")
+
+
+PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+
+
+def startup_argv(setup: str, server: list[str], db: Path) -> list[str]:
+    """The start-up and exit benches' setups: direct, socat, or wrap into `db` (one per run)."""
+    if setup == "direct":
+        return list(server)
+    if setup == "socat":
+        return ["socat", "-", "EXEC:" + shlex.join(server)]
+    return [*WRAP_PREFIX, "--db", str(db), "--quiet", "--", *server]
+
+
+def spawn_answered(argv: list[str]) -> subprocess.Popen[bytes]:
+    """The process of `argv`, spawned with pipes, once it has answered one ping (its first answer
+    line read); killed if it ends first."""
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+        cwd=PROJECT_DIR,
+    )
+    assert proc.stdin and proc.stdout
+    try:
+        os.write(proc.stdin.fileno(), PING)
+        buf = b""
+        while b"\n" not in buf:
+            data = os.read(proc.stdout.fileno(), 65536)
+            if not data:
+                raise EOFError(f"{argv[:3]}: EOF before the first answer")
+            buf += data
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc

@@ -20,9 +20,7 @@ as a ratio of the server's own exit time in the same run.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,49 +29,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.peer import PROJECT_DIR, WRAP_PREFIX, responder_argv
+from bench.peer import PROJECT_DIR, responder_argv, spawn_answered, startup_argv
 from bench.wrap_exit import run_wrap_exit
 
 STARTUP_SETUPS = ("direct", "socat", "wrap")
-PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-
-
-def _argv(setup: str, server: list[str], db: Path) -> list[str]:
-    if setup == "direct":
-        return list(server)
-    if setup == "socat":
-        return ["socat", "-", "EXEC:" + shlex.join(server)]
-    return [*WRAP_PREFIX, "--db", str(db), "--quiet", "--", *server]
 
 
 def _first_answer_s(argv: list[str]) -> float:
     """Seconds from spawn to the end of the first answer line."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        bufsize=0,
-        cwd=PROJECT_DIR,
-    )
-    assert proc.stdin and proc.stdout
+    proc = spawn_answered(argv)
+    elapsed = time.perf_counter() - t0
+    assert proc.stdin
+    proc.stdin.close()
     try:
-        os.write(proc.stdin.fileno(), PING)
-        buf = b""
-        while b"\n" not in buf:
-            data = os.read(proc.stdout.fileno(), 65536)
-            if not data:
-                raise EOFError(f"{argv[:3]}: EOF before the first answer")
-            buf += data
-        elapsed = time.perf_counter() - t0
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
     return elapsed
 
 
@@ -104,11 +77,11 @@ def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
     times: dict[str, list[float]] = {s: [] for s in STARTUP_SETUPS}
     for _ in range(1):  # warm the page cache (python, node, the venv) before timing
         for setup in STARTUP_SETUPS:
-            _first_answer_s(_argv(setup, server, workdir / "warm.db"))
+            _first_answer_s(startup_argv(setup, server, workdir / "warm.db"))
     for r in range(runs):
         order = STARTUP_SETUPS[r % 3 :] + STARTUP_SETUPS[: r % 3]
         for setup in order:
-            times[setup].append(_first_answer_s(_argv(setup, server, workdir / f"startup-{r}.db")))
+            times[setup].append(_first_answer_s(startup_argv(setup, server, workdir / f"startup-{r}.db")))
     med = {s: statistics.median(v) * 1000 for s, v in times.items()}
     imports = forwarding_imports()
     heavy = sorted(m for m in imports if m.split(".")[0] in ("sqlalchemy", "sqlmodel", "typer", "rich"))

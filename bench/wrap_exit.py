@@ -17,46 +17,23 @@ finishing process is still writing: an exit that loses rows does not count.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.peer import PROJECT_DIR, WRAP_PREFIX, responder_argv
+from bench.peer import responder_argv, spawn_answered, startup_argv
 
 EXIT_SETUPS = ("direct", "wrap")
-PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
 RECORDED_WITHIN_S = 30.0
-
-
-def _argv(setup: str, server: list[str], db: Path) -> list[str]:
-    if setup == "direct":
-        return list(server)
-    return [*WRAP_PREFIX, "--db", str(db), "--quiet", "--", *server]
 
 
 def exit_after_eof_s(argv: list[str]) -> float:
     """Seconds from closing the process's stdin (after one answered ping) to its exit."""
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        bufsize=0,
-        cwd=PROJECT_DIR,
-    )
+    proc = spawn_answered(argv)
     assert proc.stdin and proc.stdout
     try:
-        os.write(proc.stdin.fileno(), PING)
-        buf = b""
-        while b"\n" not in buf:
-            data = os.read(proc.stdout.fileno(), 65536)
-            if not data:
-                raise EOFError(f"{argv[:3]}: EOF before the answer")
-            buf += data
         t0 = time.perf_counter()
         proc.stdin.close()
         proc.wait(timeout=60)
@@ -93,12 +70,12 @@ def run_wrap_exit(workdir: Path, runs: int) -> dict[str, Any]:
     server = responder_argv()
     times: dict[str, list[float]] = {s: [] for s in EXIT_SETUPS}
     lost = 0
-    exit_after_eof_s(_argv("wrap", server, workdir / "warm.db"))  # warm the page cache
+    exit_after_eof_s(startup_argv("wrap", server, workdir / "warm.db"))  # warm the page cache
     for r in range(runs):
         order = EXIT_SETUPS[r % 2 :] + EXIT_SETUPS[: r % 2]
         for setup in order:
             db = workdir / f"exit-{r}.db"
-            times[setup].append(exit_after_eof_s(_argv(setup, server, db)))
+            times[setup].append(exit_after_eof_s(startup_argv(setup, server, db)))
             if setup == "wrap" and not recorded_in_full(db):
                 lost += 1
     med = {s: statistics.median(v) * 1000 for s, v in times.items()}
