@@ -24,6 +24,7 @@ one error line and exit status 2, as before the server was started first.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -164,6 +165,29 @@ def parse_wrap_args(args: list[str]) -> WrapOptions | None:
 _DATA, _EOS = 0, 1
 
 
+class QuietStderr:
+    """A wrap's stderr is its host's: often a pipe the host has closed (an SDK client reads a
+    server's stderr only while it runs, and a finishing process writes after that). A line that
+    cannot be written is dropped, never the recording: a BrokenPipeError from "recording session N"
+    left that session `recording` with none of its messages."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)  # type: ignore[attr-defined]
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 class EarlyTap:
     """The pumps' tap until the recorder exists: holds copies in order, then passes them on."""
 
@@ -256,7 +280,12 @@ class _Store:
     """The recording side of a wrap: engine, session, recorder, tap (opened on any thread)."""
 
     def __init__(
-        self, opts: WrapOptions, *, announce: bool = True, claim: Callable[[], bool] | None = None
+        self,
+        opts: WrapOptions,
+        *,
+        announce: bool = True,
+        claim: Callable[[], bool] | None = None,
+        attach: Callable[[Tap], None] | None = None,
     ) -> None:
         import gc
 
@@ -265,7 +294,10 @@ class _Store:
         from inspector.capture.redact import configure
         from inspector.capture.sessions import create_session
         from inspector.config import default_db
+        from inspector.recording_control import announce as announce_pausable
+        from inspector.runtime_dir import db_key
         from inspector.store import StoreWriter, open_engine
+        from inspector.store.autoprune import start as start_retention
 
         try:
             rules = configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
@@ -274,25 +306,27 @@ class _Store:
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
         cap = record_cap(opts.max_record_bytes)  # and a bad --max-record-bytes
         self.engine = open_engine(opts.db or default_db(), create=True)
-        if claim is not None and not claim():
-            self.engine.dispose()
-            raise HandedOff
         rules = rules.for_server(opts.name, opts.command)  # the session's own (capture/sessions.py)
-        self.session_id = create_session(
-            self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
-        )
-        record = _record_mode(opts)
         # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
         self.subscribers: list = [StoreWriter(self.engine), *otel]
         self.recorder = Recorder(self.subscribers, max_record_bytes=cap, redaction=rules).start()
-        self.tap = self.recorder.open(self.session_id, record=record)
-        from inspector.recording_control import announce as announce_pausable
-        from inspector.runtime_dir import db_key
-        from inspector.store.autoprune import start as start_retention
-
+        # Everything slow is done: only now are the held copies claimed. Between the claim and
+        # `attach` the copies can no longer go to a finishing process, and a host's SIGKILL (an SDK
+        # client sends it 2 s after its SIGTERM) would lose them with the session left `recording`:
+        # that window is one INSERT long, not the store's whole opening (issue #34 follow-up).
+        if claim is not None and not claim():
+            self.recorder.stop()
+            self.engine.dispose()
+            raise HandedOff
+        self.session_id = create_session(
+            self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
+        )
+        self.tap = self.recorder.open(self.session_id, record=_record_mode(opts))
+        if attach is not None:
+            attach(self.tap)
         self.pausable = announce_pausable([self.session_id], db_key(self.engine), "wrap")
         # The retention policy, in a thread of its own: never on the forwarding path (store/autoprune.py).
         start_retention(self.engine, quiet=opts.quiet)
@@ -397,6 +431,7 @@ def run_wrap(opts: WrapOptions) -> int:
         from inspector.otel.endpoint import otel_allowed
 
         opts.otel = otel_allowed(opts.otlp, quiet=opts.quiet)
+    sys.stderr = QuietStderr(sys.stderr)
     # The forwarding threads wait for the GIL while the recorder works: let them have it sooner.
     sys.setswitchinterval(0.0005)
     switch = _PauseSwitch()
@@ -436,7 +471,7 @@ def run_wrap(opts: WrapOptions) -> int:
     def open_store() -> None:
         early.server_spoke.wait(OPEN_AFTER_S)
         try:
-            store = _Store(opts, claim=early.claim)
+            store = _Store(opts, claim=early.claim, attach=early.attach)
         except HandedOff:
             return
         except BaseException as exc:  # reported by the main thread, once the server has stopped
@@ -445,7 +480,6 @@ def run_wrap(opts: WrapOptions) -> int:
             shim.terminate("recording could not start")
             return
         opened.append(store)
-        early.attach(store.tap)
         switch.attach(store.tap)
 
     opener = threading.Thread(target=open_store, name="mcp-inspect-store-open", daemon=True)

@@ -14,7 +14,7 @@ import marshal
 import os
 import sys
 
-from inspector.wrap import WrapOptions, _Store
+from inspector.wrap import QuietStderr, WrapOptions, _Store
 
 _DATA = 0
 
@@ -53,6 +53,7 @@ def finish(path: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    sys.stderr = QuietStderr(sys.stderr)
     if len(argv) != 1:
         print("usage: python -m inspector.wrap_finish FILE", file=sys.stderr)
         return 2

@@ -86,8 +86,11 @@ def ended_session(engine: Engine, timeout: float = 60.0):  # type: ignore[no-unt
     deadline = time.monotonic() + timeout
     while True:
         sessions = list_sessions(engine)
-        if (len(sessions) == 1 and sessions[0].status == "ended") or time.monotonic() > deadline:
-            return only_session(engine)
+        if len(sessions) == 1 and sessions[0].status == "ended":
+            return sessions[0]
+        if time.monotonic() > deadline:
+            session = only_session(engine)
+            raise AssertionError(f"session {session.id} still {session.status} after {timeout:.0f} s")
         time.sleep(0.1)
 
 

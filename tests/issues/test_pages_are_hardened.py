@@ -117,11 +117,12 @@ def _visit_every_view(page: Page, ui: UiServer) -> None:
     errors: list[str] = []
     watch_console(docs, errors)
     docs.reload()
-    expect(docs.locator(".opblock-summary-path").first).to_be_visible()
+    expect(docs.locator(".opblock-summary-path").first).to_be_visible(timeout=60_000)
     # The operation's own toggle (a button): clicking it opens the operation and navigates nowhere,
-    # so the click need not wait for navigations (it once hung 20 s in CI waiting for one).
-    docs.locator(".opblock-summary-control").first.click(no_wait_after=True)
-    expect(docs.locator(".opblock.is-open").first).to_be_visible()
+    # so the click need not wait for navigations (it once hung 20 s in CI waiting for one). Swagger
+    # UI renders every operation at once: on a loaded 2-core machine that took over 20 s in CI.
+    docs.locator(".opblock-summary-control").first.click(no_wait_after=True, timeout=60_000)
+    expect(docs.locator(".opblock.is-open").first).to_be_visible(timeout=60_000)
     docs.wait_for_load_state("networkidle")
     assert not errors, errors
 
