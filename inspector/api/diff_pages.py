@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, SessionDiff, diff_sessions
+from inspector.replay.paths import Item, parse_path
 from inspector.replay.report import StoredMessages
 from inspector.store.models import Session
 
@@ -46,6 +47,16 @@ def ignore_set(extra: Sequence[str]) -> PathSet:
     return PathSet([*DEFAULT_IGNORE, *extra])
 
 
+def path_segments(path: str) -> list[Any] | None:
+    """A change's path as the JSON steps the UI follows into a side's `view` (`ChangeOut.segments`):
+    a key (string), an index (number) or an element picked by a key field (`{field, value}`)."""
+    try:
+        segments = parse_path(path)
+    except ValueError:
+        return None
+    return [{"field": s.field, "value": s.value} if isinstance(s, Item) else s for s in segments]
+
+
 def page_of(result: SessionDiff, a: int, b: int, start: int, limit: int | None) -> dict[str, Any]:
     """The API's `DiffReport` dict of one page: the listed exchanges from index `start`, at most
     `limit`, and `next_cursor` (the index to start the next page at) when more are listed."""
@@ -53,6 +64,9 @@ def page_of(result: SessionDiff, a: int, b: int, start: int, limit: int | None) 
     first = bisect_left(listed, start, key=lambda x: x.index) if start else 0
     end = len(listed) if limit is None else min(len(listed), first + limit)
     doc = result.to_json_page(first, end)
+    for exchange in doc["exchanges"]:
+        for change in exchange["changes"]:
+            change["segments"] = path_segments(change["path"])
     doc["next_cursor"] = str(listed[end].index) if end < len(listed) else None
     return {"a": a, "b": b, **doc}
 

@@ -18,6 +18,7 @@ __all__ = [
     "DiffSide",
     "ExchangeDiffOut",
     "MockServerCommands",
+    "PathItemOut",
     "ReplayJobOut",
     "ReplayRequest",
     "ReplayResult",
@@ -88,10 +89,24 @@ class ReplayRequest(BaseModel):
     )
 
 
+class PathItemOut(BaseModel):
+    """A path step picking an array element by a key field's value: `[name=weather]` is
+    `{field: "name", value: "weather"}`; `[value]` (e.g. `notifications[notifications/progress]`)
+    has `field` ""."""
+
+    field: str
+    value: str
+
+
 class ChangeOut(BaseModel):
     """One difference at one path: `changed`, `added` (only in the replay / b) or `removed`."""
 
     path: str
+    segments: list[str | int | PathItemOut] | None = Field(
+        default=None,
+        description="`path` read into its steps into the exchange's `DiffSide.view`: an object key "
+        "(string), an array index (number) or an element picked by a key field (object)",
+    )
     kind: Literal["changed", "added", "removed"]
     before: Any = None
     after: Any = None

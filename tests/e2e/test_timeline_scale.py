@@ -174,3 +174,18 @@ def test_live_rows_while_scrolled_to_the_middle_leave_the_view_and_show_at_the_t
     tail = page.locator(f"[data-testid=row][data-seq='{LIVE + 300}']")
     expect(tail).to_be_visible()
     expect(tail).to_contain_text("tools/call")
+
+
+def test_live_rows_under_a_filter_show_as_the_server_matches_them(page: Page, scale: Any) -> None:
+    # The server alone says which new rows match a filtered timeline (no copy of its filter in the UI).
+    server, _, live = scale
+    before = api(server, f"/api/sessions/{live.sid}/messages", method="tools/call", limit=1, count="true")[
+        "total"
+    ]
+    page.goto(server.url(f"/sessions/{live.sid}?method=tools/call"))
+    expect(page.get_by_test_id("total")).to_have_text(f"{before:,} matching")
+    live.append(40)
+    expect(page.get_by_test_id("total")).to_have_text(f"{before + 40:,} matching")
+    rows = page.get_by_test_id("rows")
+    rows.evaluate("el => { el.scrollTop = el.scrollHeight }")
+    expect(page.locator(f"[data-testid=row][data-seq='{live.n}']")).to_be_visible()

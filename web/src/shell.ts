@@ -52,17 +52,3 @@ export function quoteShell(arg: string): string {
 export function joinShell(argv: string[]): string {
   return argv.map(quoteShell).join(" ");
 }
-
-export type Target = { command: string[] } | { url: string };
-
-/** A server target from a form (a command line split like a shell, or a URL), or why it is unusable. */
-export function formTarget(mode: "command" | "url", command: string, url: string): Target | { error: string } {
-  let target: Target;
-  try {
-    target = mode === "command" ? { command: splitShell(command) } : { url: url.trim() };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-  if ("command" in target && !target.command.length) return { error: "type the server's command, e.g. python server.py" };
-  return target;
-}

@@ -96,24 +96,3 @@ export function filterQuery(f: Filter) {
     intervened: f.intervened || undefined,
   };
 }
-
-/** Whether a row matches a filter, as the server decides (text search excepted). */
-export function matchesLocally(f: Filter, r: Row): boolean {
-  if (f.direction && r.direction !== f.direction) return false;
-  if (f.kind.length && !f.kind.includes(r.kind)) return false;
-  if (f.channel.length && !f.channel.includes(r.channel)) return false;
-  if (f.method.length) {
-    const m = r.method ?? "";
-    const ok = f.method.some((p) => (p.endsWith("*") ? m.startsWith(p.slice(0, -1)) : m === p));
-    if (!ok) return false;
-  }
-  if (f.intervened) {
-    const meta = r.meta && typeof r.meta === "object" ? (r.meta as Record<string, unknown>) : {};
-    if (!meta.intercept && !meta.injected) return false;
-  }
-  if (f.findings) {
-    const wanted = f.findings === "error" ? ["error"] : f.findings === "warning" ? ["error", "warning"] : null;
-    if (!lintOf(r).some((b) => !wanted || wanted.includes(b.severity))) return false;
-  }
-  return true;
-}

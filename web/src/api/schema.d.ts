@@ -1543,6 +1543,11 @@ export interface components {
             /** Path */
             path: string;
             /**
+             * Segments
+             * @description `path` read into its steps into the exchange's `DiffSide.view`: an object key (string), an array index (number) or an element picked by a key field (object)
+             */
+            segments?: (string | number | components["schemas"]["PathItemOut"])[] | null;
+            /**
              * Volatile
              * @description changed only in clock-like parts (times, dates, ids, numbers in text)
              * @default false
@@ -3123,6 +3128,18 @@ export interface components {
             client_secret?: string | null;
             /** Scope */
             scope?: string | null;
+        };
+        /**
+         * PathItemOut
+         * @description A path step picking an array element by a key field's value: `[name=weather]` is
+         *     `{field: "name", value: "weather"}`; `[value]` (e.g. `notifications[notifications/progress]`)
+         *     has `field` "".
+         */
+        PathItemOut: {
+            /** Field */
+            field: string;
+            /** Value */
+            value: string;
         };
         /**
          * PausedMessage

@@ -5,12 +5,7 @@ import { VERSIONS, clientApi, type Json } from "./api";
 import { cleanOptions, type OAuthOptions } from "./auth/api";
 import { OAuthFields } from "./auth/OAuthFields";
 import { PendingAuthorizations } from "./auth/PendingAuthorizations";
-
-/** Split a command line on spaces, keeping "quoted parts" together. */
-export function splitCommand(line: string): string[] {
-  const parts = line.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
-  return parts.map((p) => (/^["'].*["']$/.test(p) ? p.slice(1, -1) : p));
-}
+import { TargetPicker, emptyTarget, formTarget } from "../TargetPicker";
 
 function capabilities(c: Record<string, boolean>): Json {
   const out: Json = {};
@@ -23,9 +18,8 @@ function capabilities(c: Record<string, boolean>): Json {
 }
 
 export function ConnectForm({ onConnected }: { onConnected: (id: string) => void }) {
-  const [mode, setMode] = useState<"command" | "url">("command");
-  const [command, setCommand] = useState("");
-  const [url, setUrl] = useState("");
+  const [fields, setFields] = useState(emptyTarget);
+  const { mode, url } = fields;
   const [version, setVersion] = useState("2025-11-25");
   const [custom, setCustom] = useState("");
   const [caps, setCaps] = useState<Record<string, boolean>>({
@@ -61,7 +55,11 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
       const at = line.indexOf(":");
       if (at > 0) headerMap[line.slice(0, at).trim()] = line.slice(at + 1).trim();
     }
-    const target = mode === "command" ? { command: splitCommand(command) } : { url: url.trim() };
+    const target = formTarget(fields);
+    if ("error" in target) {
+      setError(target.error);
+      return;
+    }
     setBusy(true);
     try {
       const created = await clientApi.create({
@@ -90,31 +88,7 @@ export function ConnectForm({ onConnected }: { onConnected: (id: string) => void
   return (
     <form className="form connect-form card" onSubmit={submit} aria-label="connect">
       <h2>Connect to a server</h2>
-      <div className="radios">
-        <label className="check">
-          <input type="radio" checked={mode === "command"} onChange={() => setMode("command")} /> stdio command
-        </label>
-        <label className="check">
-          <input type="radio" checked={mode === "url"} onChange={() => setMode("url")} /> URL (HTTP)
-        </label>
-      </div>
-      {mode === "command" ? (
-        <input
-          className="wide-input"
-          aria-label="command"
-          placeholder="python -m my_server --flag"
-          value={command}
-          onChange={(e) => setCommand(e.target.value)}
-        />
-      ) : (
-        <input
-          className="wide-input"
-          aria-label="url"
-          placeholder="http://127.0.0.1:8000/mcp"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-        />
-      )}
+      <TargetPicker value={fields} onChange={setFields} urlLabel="URL (HTTP)" />
       {mode === "url" && (
         <fieldset className="caps">
           <legend>

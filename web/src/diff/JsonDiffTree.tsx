@@ -2,7 +2,7 @@
 // change is open and a changed subtree is shown whole; what lies beside that way, or any large
 // subtree when nothing changed, starts folded (one line, with its `name`/`uri` when it has one).
 import { useEffect, useRef, useState } from "react";
-import { locationId, type Location } from "./paths";
+import { locationId, type Location } from "./locations";
 
 /** `volatile`: changed only in clock-like parts (times, dates, ids, counters), shown muted. */
 export type Mark = "changed" | "added" | "removed" | "volatile";

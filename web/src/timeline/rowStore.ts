@@ -3,7 +3,7 @@
 //
 // Without a filter, row i is message seq i + 1 (seq is gap-free): pages are fetched by
 // `after_seq`, an index lookup however deep. With a filter, pages are fetched by offset.
-import { api, filterQuery, isEmptyFilter, matchesLocally, unwrap, type Filter, type Row } from "../api/client";
+import { api, filterQuery, isEmptyFilter, unwrap, type Filter, type Row } from "../api/client";
 
 export const PAGE = 200;
 
@@ -164,7 +164,9 @@ export class RowStore {
       this.changed();
       return;
     }
-    if (this.filter.q || rows.some((r) => matchesLocally(this.filter, r)) || count !== null) this.recount();
+    // Which new rows match is the server's to say (one filter: `MessageFilter`), so new rows or a new
+    // count ask it again (debounced), as does a (re)connection under a text search.
+    if (rows.length || count !== null || this.filter.q) this.recount();
   }
 
   /** A fetched page of the tail, extended by the live rows that came after a gap and follow on from

@@ -11,7 +11,7 @@ import { Link, useSearchParams } from "react-router";
 import { api, unwrap, type DiffReport, type DiffSide, type ExchangeDiff, type Session } from "../api/client";
 import { arrows, shortTarget } from "../format";
 import { JsonDiffTree, type Mark } from "../diff/JsonDiffTree";
-import { locationId, parsePath, resolve } from "../diff/paths";
+import { locationId, resolve } from "../diff/locations";
 import { useKeys } from "./hooks";
 
 const STATUSES = ["equal", "changed", "missing", "extra"] as const;
@@ -370,12 +370,8 @@ function marksFor(
     return { marks, reveal };
   }
   for (const ch of x.changes) {
-    let where: { location: (string | number)[]; found: boolean };
-    try {
-      where = resolve(view, parsePath(ch.path));
-    } catch {
-      continue; // a path this viewer cannot read: it is still listed above the JSON
-    }
+    if (!ch.segments) continue; // a path the server could not read: it is still listed above the JSON
+    const where = resolve(view, ch.segments);
     const onThisSide = !(ch.kind === "added" && side === "original") && !(ch.kind === "removed" && side === "replay");
     if (where.found && onThisSide) marks.set(locationId(where.location), ch.volatile && !strict ? "volatile" : ch.kind);
     else reveal.push(locationId(where.location));

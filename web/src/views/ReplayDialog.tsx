@@ -3,24 +3,14 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, unwrap, type ReplayJob, type Session } from "../api/client";
-import { formTarget, joinShell } from "../shell";
+import { TargetPicker, formTarget, targetFields } from "../TargetPicker";
 import { Dialog } from "./Dialog";
 import { diffUrl } from "./diffUrl";
 import { useJob } from "./hooks";
 
-function initialTarget(s: Session): { mode: "command" | "url"; command: string; url: string } {
-  if (Array.isArray(s.target)) return { mode: "command", command: joinShell(s.target), url: "" };
-  const text = typeof s.target === "string" ? s.target : "";
-  if (/^https?:\/\//.test(text)) return { mode: "url", command: "", url: text };
-  return { mode: "command", command: "", url: "" };
-}
-
 export function ReplayDialog({ session, onClose }: { session: Session; onClose: () => void }) {
   const navigate = useNavigate();
-  const first = initialTarget(session);
-  const [mode, setMode] = useState(first.mode);
-  const [command, setCommand] = useState(first.command);
-  const [url, setUrl] = useState(first.url);
+  const [fields, setFields] = useState(() => targetFields(session.target));
   const [calibrate, setCalibrate] = useState(false);
   const [strictVolatile, setStrictVolatile] = useState(false);
   const [ignore, setIgnore] = useState("");
@@ -38,7 +28,7 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
 
   const start = async () => {
     setError(null);
-    const target = formTarget(mode, command, url);
+    const target = formTarget(fields);
     if ("error" in target) {
       setError(target.error);
       return;
@@ -76,37 +66,7 @@ export function ReplayDialog({ session, onClose }: { session: Session; onClose: 
         </p>
         <fieldset disabled={running}>
           <legend>Target</legend>
-          <div className="radios" role="radiogroup">
-            <label>
-              <input type="radio" name="mode" checked={mode === "command"} onChange={() => setMode("command")} /> Command
-              (stdio)
-            </label>
-            <label>
-              <input type="radio" name="mode" checked={mode === "url"} onChange={() => setMode("url")} /> URL (Streamable
-              HTTP, or …/sse)
-            </label>
-          </div>
-          {mode === "command" ? (
-            <input
-              className="mono wide-input"
-              aria-label="Server command"
-              data-testid="replay-command"
-              placeholder="python server.py --port 0"
-              value={command}
-              onChange={(e) => setCommand(e.target.value)}
-              autoFocus
-            />
-          ) : (
-            <input
-              className="mono wide-input"
-              aria-label="Server URL"
-              data-testid="replay-url"
-              placeholder="http://127.0.0.1:3001/mcp"
-              value={url}
-              onChange={(e) => setUrl(e.target.value)}
-              autoFocus
-            />
-          )}
+          <TargetPicker value={fields} onChange={setFields} testId="replay" autoFocus />
         </fieldset>
         <fieldset disabled={running}>
           <legend>Diff</legend>

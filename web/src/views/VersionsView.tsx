@@ -6,7 +6,7 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { api, unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { dateTime, shortTarget } from "../format";
-import { formTarget } from "../shell";
+import { TargetPicker, emptyTarget, formTarget } from "../TargetPicker";
 import { useJob } from "./hooks";
 
 type Matrix = components["schemas"]["VersionMatrix"];
@@ -68,9 +68,7 @@ export function VersionsView() {
 }
 
 function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
-  const [mode, setMode] = useState<"command" | "url">("command");
-  const [command, setCommand] = useState("");
-  const [url, setUrl] = useState("");
+  const [fields, setFields] = useState(emptyTarget);
   const [revisions, setRevisions] = useState<string[]>(KNOWN);
   const [replay, setReplay] = useState("");
   const [timeout, setTimeoutSecs] = useState(30);
@@ -83,7 +81,7 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
 
   const start = async () => {
     setError(null);
-    const target = formTarget(mode, command, url);
+    const target = formTarget(fields);
     if ("error" in target) {
       setError(target.error);
       return;
@@ -120,34 +118,7 @@ function ProbeForm({ onDone }: { onDone: (run: string) => void }) {
     >
       <fieldset disabled={running}>
         <legend>Server</legend>
-        <div className="radios" role="radiogroup">
-          <label>
-            <input type="radio" name="vmode" checked={mode === "command"} onChange={() => setMode("command")} /> Command
-            (stdio)
-          </label>
-          <label>
-            <input type="radio" name="vmode" checked={mode === "url"} onChange={() => setMode("url")} /> URL
-          </label>
-        </div>
-        {mode === "command" ? (
-          <input
-            className="mono wide-input"
-            aria-label="Server command"
-            data-testid="versions-command"
-            placeholder="python server.py"
-            value={command}
-            onChange={(e) => setCommand(e.target.value)}
-          />
-        ) : (
-          <input
-            className="mono wide-input"
-            aria-label="Server URL"
-            data-testid="versions-url"
-            placeholder="http://127.0.0.1:3001/mcp"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-        )}
+        <TargetPicker value={fields} onChange={setFields} testId="versions" />
         <div className="radios">
           {KNOWN.map((r) => (
             <label key={r} className="check">
