@@ -20,7 +20,7 @@ both stand on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -30,6 +30,7 @@ __all__ = [
     "Connection",
     "Direction",
     "Flow",
+    "Hold",
     "HttpContext",
     "InjectedMeta",
     "InterceptMeta",
@@ -157,12 +158,20 @@ class Send:
 class Verdict:
     """An addon's decision for one flow. The transport records the flow (with its `meta`), then
     does `sends` in order (none: the message is dropped), then closes the connection when
-    `disconnect` names a reason. With `hold`, the transport first waits on it (blocking this
+    `disconnect` names a reason. With `hold`, the transport first waits on it (holding back this
     direction only) for the verdict that replaces this one."""
 
     sends: Sequence[Send] = ()
     disconnect: str | None = None
-    hold: Callable[[], Verdict] | None = None
+    hold: Hold | None = None
+
+
+class Hold(Protocol):
+    """A message held until someone (a person, a timeout) decides: a thread blocks in `wait()`,
+    an event loop polls `wait(0)` between sleeps."""
+
+    def wait(self, timeout: float | None = None) -> Verdict | None:
+        """The verdict once decided; None if `timeout` seconds passed first."""
 
 
 class Connection(Protocol):

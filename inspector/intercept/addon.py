@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from inspector.flow import Addon, Connection, Direction, Flow, InjectedMeta, InterceptMeta, Send, Verdict
-from inspector.intercept.engine import Decision, Deliver, Disconnect, Interceptor, Reply
+from inspector.intercept.engine import Decision, Deliver, Disconnect, Interceptor, Pending, Reply
 from inspector.intercept.match import Seen
 
 __all__ = ["InterceptAddon"]
@@ -88,16 +88,7 @@ class InterceptAddon(Addon):
             if decision.intervention is None:
                 return None  # passing untouched
             return self._verdict(flow, seen, decision)
-
-        def wait() -> Verdict:
-            woke = threading.Event()
-            pending.on_resolved(lambda _p: woke.set())
-            self._wake.set()  # the timer learns the new deadline
-            woke.wait()
-            assert pending.outcome is not None
-            return self._verdict(flow, seen, pending.outcome)
-
-        return Verdict(hold=wait)
+        return Verdict(hold=_Held(self, flow, seen, pending))
 
     def _verdict(self, flow: Flow, seen: Seen, decision: Decision) -> Verdict:
         iv = decision.intervention
@@ -120,3 +111,21 @@ class InterceptAddon(Addon):
             # HttpError, Drip, CloseStream: HTTP only (refused for stdio when the rules are loaded;
             # one added live is a drop here).
         return Verdict(sends, disconnect)
+
+
+class _Held:
+    """A breakpoint as a `flow.Hold`: its verdict once a person or the timeout resolved it."""
+
+    __slots__ = ("_addon", "_flow", "_pending", "_seen", "_woke")
+
+    def __init__(self, addon: InterceptAddon, flow: Flow, seen: Seen, pending: Pending) -> None:
+        self._addon, self._flow, self._seen, self._pending = addon, flow, seen, pending
+        self._woke = threading.Event()
+        pending.on_resolved(lambda _p: self._woke.set())
+        addon._wake.set()  # the timer learns the new deadline
+
+    def wait(self, timeout: float | None = None) -> Verdict | None:
+        if not self._woke.wait(timeout):
+            return None
+        assert self._pending.outcome is not None
+        return self._addon._verdict(self._flow, self._seen, self._pending.outcome)

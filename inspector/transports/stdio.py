@@ -402,7 +402,9 @@ class StdioShim:
             self._holding += 1
         try:
             while verdict.hold is not None:
-                verdict = verdict.hold()
+                decided = verdict.hold.wait()
+                if decided is not None:
+                    verdict = decided
             self._apply(flow, verdict)
         finally:
             with self._holds:
