@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import cast
 
 from inspector.flow import Addon, Connection, Direction, Flow, InjectedMeta, InterceptMeta, Send, Verdict
 from inspector.intercept.engine import Decision, Deliver, Disconnect, Interceptor, Pending, Reply
@@ -94,7 +95,7 @@ class InterceptAddon(Addon):
         iv = decision.intervention
         injected: InjectedMeta | None = None
         if iv is not None:
-            flow.meta["intercept"] = InterceptMeta(**iv.meta())  # type: ignore[typeddict-item]
+            flow.meta["intercept"] = cast(InterceptMeta, iv.meta())
             injected = InjectedMeta(n=iv.n, action=iv.action, by=iv.by)
             if iv.action == "reorder":
                 self._wake.set()  # the timer learns the window's deadline
