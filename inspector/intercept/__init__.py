@@ -2,10 +2,13 @@
 
 The sans-IO core: `match` (which messages), `rules` (what to do, rules files),
 `engine` (the `Interceptor` that decides per message). Its edges to the
-outside: `wrap` and `proxy` (the stdio pumps and the HTTP proxy with the
-interceptor on the way, over `inspector.transports`, which import nothing of
-this package), `control` (the control channel's listener), `remote` and
-`watch` (its clients). Nothing here is imported unless --faults or
+outside: `addon` (the interceptor as an `inspector.flow` addon: the plain
+stdio shim of `wrap` and the mock server's stdio hook apply its verdicts),
+`wrap` (`wrap --faults/--intercept`: builds the interceptor and runs the shim
+with the addon), `proxy` (the HTTP proxy with the interceptor on the way,
+still a subclass of `transports.http_proxy.HttpProxy`), `control` (the control
+channel's listener), `remote` and `watch` (its clients). The transports import
+nothing of this package. Nothing here is imported unless --faults or
 --intercept is given.
 """
 

@@ -5,8 +5,8 @@ transport, which applies the effects to its POST bodies and SSE events (`mock/se
 
 A thin hook between the mock transports (`mock/serve.py`) and `MockSession`:
 each line the client sends (`inbound`) and each message the mock sends
-(`outbound`) is shown to the `Interceptor` (`inspector/intercept/`), and its
-decision is applied: delivered (maybe late, maybe altered, maybe twice),
+(`outbound`) is a `Flow` shown to the interceptor's addon
+(`intercept/addon.py`, the one `wrap` uses), and its verdict is applied: delivered (maybe late, maybe altered, maybe twice),
 dropped, answered by the inspector instead, or the connection cut. Recording
 follows the #17 contract: the sender's bytes as one row with
 `meta.intercept` when something was done to them, each row of bytes the
@@ -23,6 +23,7 @@ timeout, polled every `TICK_S`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -30,13 +31,14 @@ import anyio
 
 from inspector.capture import Tap
 from inspector.errors import RulesError
-from inspector.intercept import Decision, Deliver, Disconnect, Interceptor, Reply, Seen
+from inspector.flow import Direction, Flow, StdioContext, Verdict
+from inspector.intercept import Decision, Interceptor, Seen
+from inspector.intercept.addon import InterceptAddon
 
 __all__ = ["TICK_S", "HttpIntercept", "MockIntercept", "Send", "end_reason", "mock_interceptor", "with_facts"]
 
 TICK_S = 0.05
 Send = Callable[[bytes], Awaitable[None]]
-_OTHER = {"c2s": "s2c", "s2c": "c2s"}
 _STDIO_CHANNEL = {"c2s": "stdin", "s2c": "stdout"}
 
 
@@ -51,6 +53,9 @@ class MockIntercept:
         self.disconnect: Callable[[str], Awaitable[None]] | None = None
         self.disconnected: str | None = None
         self._locks = {"c2s": anyio.Lock(), "s2c": anyio.Lock()}
+        # The interceptor's decisions as verdicts (its timer is not started: `tick` is the timer).
+        self.addon = InterceptAddon(interceptor)
+        self._context = {"c2s": StdioContext(["mock"], "stdin"), "s2c": StdioContext(["mock"], "stdout")}
 
     def facts(self) -> dict[str, Any]:
         return {"intercept": self.interceptor.facts()}
@@ -63,43 +68,35 @@ class MockIntercept:
         """A line the mock sends to the client."""
         await self._decide("s2c", raw, None)
 
-    async def _decide(self, direction: str, raw: bytes, ts_ns: int | None) -> None:
+    async def _decide(self, direction: Direction, raw: bytes, ts_ns: int | None) -> None:
         async with self._locks[direction]:  # one line at a time per direction: a delay holds the rest
             if self.disconnected is not None:
                 return
-            ic = self.interceptor
-            seen = Seen.of(direction, raw, ic.tracker)
-            decision = ic.decide(seen)
-            pending = decision.held
-            while pending is not None and pending.outcome is None:  # only its timeout can free it here
-                await anyio.sleep(TICK_S)
-                ic.expire()
-            if pending is not None and pending.outcome is not None:
-                decision = pending.outcome
-            await self._apply(seen, decision, ts_ns)
-
-    async def _apply(self, seen: Seen, decision: Decision, ts_ns: int | None) -> None:
-        direction = seen.direction
-        iv = decision.intervention
-        meta = {"intercept": iv.meta()} if iv is not None else None
-        self._record(direction, seen.raw, meta, ts_ns)
-        injected = {"injected": iv.injected_meta()} if iv is not None else None
-        for eff in decision.effects:
-            if isinstance(eff, Deliver):
-                to = eff.of.direction if eff.of is not None else direction
-                if eff.injected:
-                    self._record(to, eff.raw, injected)
-                if eff.delay_s > 0:
-                    await anyio.sleep(eff.delay_s)
-                await self._send(to, eff.raw)
-            elif isinstance(eff, Reply):
-                back = _OTHER[direction]
-                self._record(back, eff.raw, injected)
-                await self._send(back, eff.raw)
-            elif isinstance(eff, Disconnect):
-                await self._cut(eff.reason)
+            flow = Flow(raw, direction, ts_ns or time.time_ns(), self._context[direction])
+            verdict = self.addon.message(flow)
+            if verdict is None:
+                self._record(direction, raw, None, ts_ns)
+                await self._send(direction, raw)
                 return
-            # HttpError, Drip, CloseStream: HTTP exchange rules, refused for stdio when loaded.
+            while verdict.hold is not None:  # only its timeout can free it here
+                decided = verdict.hold.wait(0)
+                if decided is None:
+                    await anyio.sleep(TICK_S)
+                    self.interceptor.expire()
+                else:
+                    verdict = decided
+            await self._apply(flow, verdict, ts_ns)
+
+    async def _apply(self, flow: Flow, verdict: Verdict, ts_ns: int | None) -> None:
+        self._record(flow.direction, flow.raw, dict(flow.meta) or None, ts_ns)
+        for s in verdict.sends:
+            if s.injected is not None:
+                self._record(s.to, s.raw, {"injected": s.injected})
+            if s.delay_s > 0:
+                await anyio.sleep(s.delay_s)
+            await self._send(s.to, s.raw)
+        if verdict.disconnect is not None:
+            await self._cut(verdict.disconnect)
 
     async def tick(self) -> None:
         """Release reorder windows that are due and expire held messages (the transport calls it
