@@ -29,7 +29,7 @@ from typing import Any
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
-from inspector.store.queries import fts_query, search_page
+from inspector.store.search import fts_query, search_page
 
 __all__ = ["generate", "print_figures", "run"]
 

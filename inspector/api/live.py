@@ -66,16 +66,8 @@ from inspector.errors import NotFoundError
 from inspector.store import Session, session_state
 from inspector.store.models import Message
 from inspector.store.notify import Notice
-from inspector.store.pages import message_page
-from inspector.store.queries import (
-    MessageFilter,
-    SessionFilter,
-    find_sessions,
-    max_ids,
-    message_rows,
-    sessions_after_id,
-    sessions_by_ids,
-)
+from inspector.store.pages import MessageFilter, message_page, message_rows
+from inspector.store.queries import SessionFilter, find_sessions, max_ids, sessions_after_id, sessions_by_ids
 
 __all__ = ["LiveFeed", "Listener"]
 

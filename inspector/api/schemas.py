@@ -18,7 +18,7 @@ from inspector.api.params import SqlInt
 from inspector.api.schemas_live import Behind
 from inspector.store import Message, Session
 from inspector.store import models as store_models
-from inspector.store.queries import ROW_FIELDS
+from inspector.store.pages import ROW_FIELDS
 
 __all__ = [
     "AnyLiveEvent",
