@@ -438,9 +438,9 @@ def _grown(engine: Engine, after_id: int, upto_id: int, sessions: list[int]) -> 
 
 
 def _messages(session_id: int, rows: list[dict[str, Any]], truncated: bool) -> NewMessages:
-    """A `messages` event. Its rows come from the store's queries already shaped as `MessageRow`
+    """A `messages` event. Its rows come from the store's queries already shaped as `PageRow`
     (`store.queries.ROW_FIELDS`), so they are not validated again: up to 1000 a poll."""
-    # model_construct: the rows are MessageRow documents already; the stubs want MessageRow models.
+    # model_construct: the rows are PageRow documents already; the stubs want PageRow models.
     return NewMessages.model_construct(
         session_id=session_id,
         items=rows,  # type: ignore[arg-type]
