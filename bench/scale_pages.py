@@ -38,7 +38,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from bench.ui_data import generate
 from inspector.store import open_engine
-from inspector.store.pages import MessageFilter, count_statement, message_page, page_statement
+from inspector.store.pages import MessageFilter, count_statement, message_page, page_params, page_statement
 
 PAGE = 500
 PLAIN_TARGET = 3.0
@@ -155,10 +155,10 @@ def _serve(db: str) -> None:
     server.stop()
 
 
-def plain_sql(stmt: Any) -> tuple[str, list[Any]]:
+def plain_sql(stmt: Any, params: dict[str, Any]) -> tuple[str, list[Any]]:
     """A statement of `store.pages` as SQLite text with its positional parameters."""
-    compiled = stmt.compile(dialect=sqlite_dialect.dialect(), compile_kwargs={"render_postcompile": True})
-    return compiled.string, [compiled.params[name] for name in compiled.positiontup]
+    state = stmt.compile(dialect=sqlite_dialect.dialect()).construct_expanded_state(params)
+    return state.statement, list(state.positional_parameters)
 
 
 def plain_pages(
@@ -166,7 +166,9 @@ def plain_pages(
 ) -> dict[str, Any]:
     engine = open_engine(db)
     raw = sqlite3.connect(db)
-    sql, params = plain_sql(page_statement("sqlite", sid, MessageFilter(), after_seq=0, limit=PAGE))
+    sql, params = plain_sql(
+        page_statement("sqlite", MessageFilter(), after=True), page_params(sid, after_seq=0)
+    )
     params = params[:-3]  # the session, then after_seq, limit, offset: given per page below
     rng = random.Random(21)
     depths = [rng.randrange(0, total - PAGE) for _ in range(reps)]
@@ -211,9 +213,9 @@ def filtered_pages(db: Path, sid: int, reps: int, client: KeepAliveClient) -> di
     out: dict[str, Any] = {}
     for name, (query, flt) in FILTERS.items():
         # The same SQL the API runs, compiled from its statement, in plain sqlite3.
-        page_sql, page_params = plain_sql(page_statement("sqlite", sid, flt, limit=PAGE))
-        params = page_params[:-2]  # the filter's, then limit and offset: given per page below
-        count_sql, count_params = plain_sql(count_statement("sqlite", sid, flt))
+        page_sql, values = plain_sql(page_statement("sqlite", flt), page_params(sid))
+        params = values[:-2]  # the filter's, then limit and offset: given per page below
+        count_sql, count_params = plain_sql(count_statement("sqlite", flt), {"sid": sid})
         assert count_params == params
         matching = int(raw.execute(count_sql, params).fetchone()[0])
         offsets = [int(matching * rng.uniform(0.5, 0.9)) for _ in range(reps)]
