@@ -429,17 +429,17 @@ def _grown(engine: Engine, after_id: int, upto_id: int, sessions: list[int]) -> 
     """The subscribed sessions with rows of ids in (after_id, upto_id]: session -> (first, last) seq."""
     m = Message.__table__  # type: ignore[attr-defined]
     stmt = (
-        sa_select(m.c.session_id, func.min(m.c.seq), func.max(m.c.seq))
+        sa_select(m.c.session_id, func.min(m.c.seq).label("first"), func.max(m.c.seq).label("last"))
         .where(m.c.id > after_id, m.c.id <= upto_id, m.c.session_id.in_(sessions))
         .group_by(m.c.session_id)
     )
     with engine.connect() as conn:
-        return {int(row[0]): (int(row[1]), int(row[2])) for row in conn.execute(stmt)}
+        return {int(row.session_id): (int(row.first), int(row.last)) for row in conn.execute(stmt)}
 
 
 def _messages(session_id: int, rows: list[dict[str, Any]], truncated: bool) -> NewMessages:
     """A `messages` event. Its rows come from the store's queries already shaped as `PageRow`
-    (`store.queries.ROW_FIELDS`), so they are not validated again: up to 1000 a poll."""
+    (`store.pages.PAGE_FIELDS`), so they are not validated again: up to 1000 a poll."""
     # model_construct: the rows are PageRow documents already; the stubs want PageRow models.
     return NewMessages.model_construct(
         session_id=session_id,

@@ -1,5 +1,5 @@
 """Pages of message rows: every column but `raw`, plus a text `preview` of its start (the API's
-`MessageRow`). The one implementation behind `GET /api/sessions/{id}/messages`, the live feed, a
+`PageRow`). The one implementation behind `GET /api/sessions/{id}/messages`, the live feed, a
 message's position under a filter, its pair, related and intervention rows, and the HTTP exchanges
 view (issue 21: a page of 500 from a 1,000,000-message session within a few times the raw SQLite
 query; issue 35: one implementation, where there were a hand-written SQL path and this one).
