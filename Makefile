@@ -64,7 +64,7 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(WEB)/src/api/openapi.json: $(VENV)/.installed $(wildcard inspector/api/*.py) inspector/store/models.py inspector/store/queries.py
+$(WEB)/src/api/openapi.json: $(VENV)/.installed $(wildcard inspector/api/*.py) inspector/store/models.py inspector/store/pages.py
 	$(BIN)/python -m inspector.api.openapi_export $@
 	touch $@
 

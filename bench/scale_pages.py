@@ -28,18 +28,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
 import orjson
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from bench.ui_data import generate
 from inspector.store import open_engine
-from inspector.store.pages import _SELECT, _conditions, message_page
-from inspector.store.queries import MessageFilter, fts_query
+from inspector.store.pages import MessageFilter, count_statement, message_page, page_params, page_statement
 
 PAGE = 500
 PLAIN_TARGET = 3.0
@@ -156,13 +155,21 @@ def _serve(db: str) -> None:
     server.stop()
 
 
+def plain_sql(stmt: Any, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A statement of `store.pages` as SQLite text with its positional parameters."""
+    state = stmt.compile(dialect=sqlite_dialect.dialect()).construct_expanded_state(params)
+    return state.statement, list(state.positional_parameters)
+
+
 def plain_pages(
     db: Path, sid: int, total: int, reps: int, server: _Server, client: KeepAliveClient, other: httpx.Client
 ) -> dict[str, Any]:
     engine = open_engine(db)
     raw = sqlite3.connect(db)
-    where, params = _conditions(sid, MessageFilter())
-    sql = _SELECT + " AND ".join(where) + " AND message.seq > ? ORDER BY message.seq LIMIT ? OFFSET 0"
+    sql, params = plain_sql(
+        page_statement("sqlite", MessageFilter(), after=True), page_params(sid, after_seq=0)
+    )
+    params = params[:-3]  # the session, then after_seq, limit, offset: given per page below
     rng = random.Random(21)
     depths = [rng.randrange(0, total - PAGE) for _ in range(reps)]
     baseline, inproc, http, with_httpx, server_cpu = [], [], [], [], []
@@ -171,7 +178,7 @@ def plain_pages(
     other.get(url, params={"limit": PAGE})
     for d in depths:
         t = time.perf_counter()
-        raw.execute(sql, (*params, d, PAGE)).fetchall()
+        raw.execute(sql, (*params, d, PAGE, 0)).fetchall()
         baseline.append(time.perf_counter() - t)
         t = time.perf_counter()
         orjson.dumps({"items": message_page(engine, sid, MessageFilter(), after_seq=d, limit=PAGE)[0]})
@@ -205,13 +212,11 @@ def filtered_pages(db: Path, sid: int, reps: int, client: KeepAliveClient) -> di
     url = f"/api/sessions/{sid}/messages"
     out: dict[str, Any] = {}
     for name, (query, flt) in FILTERS.items():
-        where, params = _conditions(sid, replace(flt, text=None))
-        if flt.text:  # the plain SQL of the text filter, written here rather than taken from the API's
-            where.append("message.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)")
-            params.append(fts_query(flt.text))
-        cond = " AND ".join(where)
-        page_sql = _SELECT + cond + " ORDER BY message.seq LIMIT ? OFFSET ?"
-        count_sql = f"SELECT count(*) FROM message WHERE {cond}"
+        # The same SQL the API runs, compiled from its statement, in plain sqlite3.
+        page_sql, values = plain_sql(page_statement("sqlite", flt), page_params(sid))
+        params = values[:-2]  # the filter's, then limit and offset: given per page below
+        count_sql, count_params = plain_sql(count_statement("sqlite", flt), {"sid": sid})
+        assert count_params == params
         matching = int(raw.execute(count_sql, params).fetchone()[0])
         offsets = [int(matching * rng.uniform(0.5, 0.9)) for _ in range(reps)]
         baseline, http, raw_count, http_count = [], [], [], []

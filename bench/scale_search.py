@@ -6,7 +6,7 @@ varied words: `jsonrpc` in every row, `answer` in every response (half the rows)
 row in 10,000, and `kumquat` only past the stored head of one large (compressed, out-of-line) body
 per session. Timed, each beside the raw FTS5 query in plain `sqlite3` on the same file:
 
-- a page of 50 hits (`queries.search_page`, what `GET /api/search` runs: hits, session names,
+- a page of 50 hits (`store.search.search_page`, what `GET /api/search` runs: hits, session names,
   snippets and a total counted up to 10,000) over all sessions and over one, for a rare, a common
   and a two-word query; the first search of a freshly opened store beside the later ones (the index
   is never built in a request);
@@ -29,7 +29,7 @@ from typing import Any
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
-from inspector.store.queries import fts_query, search_page
+from inspector.store.search import fts_query, search_page
 
 __all__ = ["generate", "print_figures", "run"]
 

@@ -31,7 +31,7 @@ import orjson
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from inspector.store.queries import message_rows
+from inspector.store.pages import message_rows
 
 PAGE = 500
 TARGET_PAGE_MS = 50.0

@@ -66,16 +66,8 @@ from inspector.errors import NotFoundError
 from inspector.store import Session, session_state
 from inspector.store.models import Message
 from inspector.store.notify import Notice
-from inspector.store.pages import message_page
-from inspector.store.queries import (
-    MessageFilter,
-    SessionFilter,
-    find_sessions,
-    max_ids,
-    message_rows,
-    sessions_after_id,
-    sessions_by_ids,
-)
+from inspector.store.pages import MessageFilter, message_page, message_rows
+from inspector.store.queries import SessionFilter, find_sessions, max_ids, sessions_after_id, sessions_by_ids
 
 __all__ = ["LiveFeed", "Listener"]
 
@@ -437,18 +429,18 @@ def _grown(engine: Engine, after_id: int, upto_id: int, sessions: list[int]) -> 
     """The subscribed sessions with rows of ids in (after_id, upto_id]: session -> (first, last) seq."""
     m = Message.__table__  # type: ignore[attr-defined]
     stmt = (
-        sa_select(m.c.session_id, func.min(m.c.seq), func.max(m.c.seq))
+        sa_select(m.c.session_id, func.min(m.c.seq).label("first"), func.max(m.c.seq).label("last"))
         .where(m.c.id > after_id, m.c.id <= upto_id, m.c.session_id.in_(sessions))
         .group_by(m.c.session_id)
     )
     with engine.connect() as conn:
-        return {int(row[0]): (int(row[1]), int(row[2])) for row in conn.execute(stmt)}
+        return {int(row.session_id): (int(row.first), int(row.last)) for row in conn.execute(stmt)}
 
 
 def _messages(session_id: int, rows: list[dict[str, Any]], truncated: bool) -> NewMessages:
-    """A `messages` event. Its rows come from the store's queries already shaped as `MessageRow`
-    (`store.queries.ROW_FIELDS`), so they are not validated again: up to 1000 a poll."""
-    # model_construct: the rows are MessageRow documents already; the stubs want MessageRow models.
+    """A `messages` event. Its rows come from the store's queries already shaped as `PageRow`
+    (`store.pages.PAGE_FIELDS`), so they are not validated again: up to 1000 a poll."""
+    # model_construct: the rows are PageRow documents already; the stubs want PageRow models.
     return NewMessages.model_construct(
         session_id=session_id,
         items=rows,  # type: ignore[arg-type]

@@ -36,7 +36,7 @@ from inspector.api.schemas_conversations import Conversations
 from inspector.protocol.conversations import derive
 from inspector.store import bodies, get_session
 from inspector.store.models import Message
-from inspector.store.queries import count_messages
+from inspector.store.pages import count_messages
 
 __all__ = ["conversations_of", "router"]
 

@@ -14,15 +14,15 @@ from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Positi
 from inspector.api.views import message_detail
 from inspector.store import get_session, pair_of
 from inspector.store.interventions import injected_of, mark_of
-from inspector.store.pages import message_page
-from inspector.store.queries import (
+from inspector.store.pages import (
     MessageFilter,
     count_messages,
-    get_message,
     intervention_rows,
+    message_page,
     message_rows,
     rows_by_seq,
 )
+from inspector.store.queries import get_message
 
 __all__ = ["router"]
 

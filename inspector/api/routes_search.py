@@ -13,7 +13,7 @@ from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_
 from inspector.api.params import SqlInt
 from inspector.api.schemas_search import SearchPageOut
 from inspector.store import get_session
-from inspector.store.queries import search_page
+from inspector.store.search import search_page
 
 __all__ = ["router"]
 

@@ -13,13 +13,8 @@ from inspector.api.schemas import SessionDeleted, SessionList, SessionOut, Sessi
 from inspector.api.views import session_out
 from inspector.store import get_session, session_state
 from inspector.store.notify import announce
-from inspector.store.queries import (
-    SessionFilter,
-    delete_session,
-    find_sessions,
-    method_counts,
-    update_session,
-)
+from inspector.store.pages import method_counts
+from inspector.store.queries import SessionFilter, delete_session, find_sessions, update_session
 
 __all__ = ["router"]
 

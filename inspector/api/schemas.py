@@ -1,7 +1,8 @@
 """The API's JSON shapes, derived from the store's tables so there is one message model.
 
-`MessageRow` is every column of `store.models.Message` but `raw`, plus a text
-`preview`; `MessageDetail` adds the raw text (or base64) exactly as
+`PageRow` is the wire form of a row of `store.pages` (its `PAGE_FIELDS`: every column of
+`store.models.Message` but `raw`, plus a text `preview`), typed from the store's `MessageRow`
+(the recorder's row); `MessageDetail` adds the raw text (or base64) exactly as
 `Message.to_json()` gives it. `SessionOut` is every column of `Session` plus
 the computed `state`. Only the JSON columns get a sharper type than `Any`
 here, so the generated TypeScript is useful. The websocket's live events are
@@ -18,7 +19,7 @@ from inspector.api.params import SqlInt
 from inspector.api.schemas_live import Behind
 from inspector.store import Message, Session
 from inspector.store import models as store_models
-from inspector.store.queries import ROW_FIELDS
+from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 
 __all__ = [
     "AnyLiveEvent",
@@ -27,7 +28,7 @@ __all__ = [
     "LiveEvent",
     "MessageDetail",
     "MessagePage",
-    "MessageRow",
+    "PageRow",
     "MessageWithPair",
     "Position",
     "SessionList",
@@ -50,12 +51,15 @@ def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None
     return out
 
 
-MessageRow = create_model(
-    "MessageRow",
+# The wire form of a `store.pages` row, generated from its field list (`PAGE_FIELDS`: `ROW_FIELDS`
+# then `preview`; the live feed and the pages send the store's dicts as they are, unvalidated).
+PageRow = create_model(
+    "PageRow",
     __doc__="One message of a session without its raw bytes: every column, and `preview`, its text start.",
     preview=(str, Field(description="the first bytes of the raw message as text (invalid UTF-8 replaced)")),
     **_fields(Message, ROW_FIELDS, get_type_hints(store_models.MessageRow)),
 )
+assert (*ROW_FIELDS, "preview") == PAGE_FIELDS
 
 # Field definitions as plain dicts: pydantic's create_model stubs take classes only, while unions
 # and Literals are valid field types.
@@ -71,7 +75,7 @@ _DETAIL_FIELDS: dict[str, Any] = {
 MessageDetail = create_model(
     "MessageDetail",
     __doc__="One message with its raw bytes: `raw` as text, or `raw_base64` when they are not UTF-8.",
-    __base__=MessageRow,
+    __base__=PageRow,
     **_DETAIL_FIELDS,
 )
 
@@ -105,7 +109,7 @@ class SessionPatch(BaseModel):
 class MessagePage(BaseModel):
     """A page of rows in seq order, with cursors to the next and previous pages under the same filter."""
 
-    items: list[MessageRow]
+    items: list[PageRow]
     next_cursor: str | None = Field(
         description="pass as `cursor` for the rows after this page; null at the end"
     )
@@ -153,11 +157,11 @@ class MessageWithPair(BaseModel):
     """One message with its pair (request <-> response) and the messages that refer to it."""
 
     message: MessageDetail
-    pair: MessageRow | None
-    related: list[MessageRow] = Field(
+    pair: PageRow | None
+    related: list[PageRow] = Field(
         description="progress and cancel notifications linked to this request, and what they refer to"
     )
-    intervention: list[MessageRow] = Field(
+    intervention: list[PageRow] = Field(
         default_factory=list,
         description="when the inspector intervened on this message (meta.intercept / meta.injected): "
         "every row of that intervention (same n), the sender's original and what was sent instead",
@@ -181,7 +185,7 @@ class Exchange(BaseModel):
     duration_ns: int
     sse: bool
     sse_event_ids: list[str]
-    messages: list[MessageRow]
+    messages: list[PageRow]
     routing: RoutingOut | None = None
 
 
@@ -218,7 +222,7 @@ class NewMessages(BaseModel):
 
     type: Literal["messages"] = "messages"
     session_id: int
-    items: list[MessageRow]
+    items: list[PageRow]
     truncated: bool = False
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, select
 from inspector.apps.catalog import METHODS, AppCatalog, Exchange, build_catalog
 from inspector.protocol.sse import stored_body
 from inspector.store import Message, bodies
-from inspector.store.queries import count_messages
+from inspector.store.pages import count_messages
 
 __all__ = ["catalog_of"]
 

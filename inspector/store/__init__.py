@@ -2,14 +2,8 @@
 
 from inspector.store.engine import SCHEMA_VERSION, database_url, open_engine
 from inspector.store.models import SQL_INT_MAX, Message, Session
-from inspector.store.queries import (
-    get_session,
-    iter_messages,
-    list_sessions,
-    pair_of,
-    search_messages,
-    session_state,
-)
+from inspector.store.queries import get_session, iter_messages, list_sessions, pair_of, session_state
+from inspector.store.search import search_messages
 from inspector.store.writer import SessionWriter, StoreWriter
 
 __all__ = [

@@ -42,7 +42,7 @@ __all__ = [
     "thresholds",
 ]
 
-HEAD_BYTES = 240  # the start kept in `message.raw` (store.queries.PREVIEW_BYTES: the list preview)
+HEAD_BYTES = 240  # the start kept in `message.raw` (store.pages.PREVIEW_BYTES: the list preview)
 NEVER = 2**62  # a threshold no body reaches: storage of large bodies off
 ZSTD_LEVEL = 3  # zstd's default: ~300 MB/s on one core for JSON, ratio close to level 9's
 _PG_LOCK = 0x6D63_7062  # pg_advisory_xact_lock key: collecting blobs vs writers adding references

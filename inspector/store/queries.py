@@ -1,74 +1,42 @@
-"""Reading recordings: sessions, messages by seq, pairs, full-text search, and browsing.
+"""Reading recordings: sessions (by id, name or `last`; filtered lists; state; edits and deletes)
+and messages by seq (whole sessions, one message, a message's pair).
 
-Browsing (for the API and UI) adds filtered session lists, pages of message
-rows without their raw bytes, counts and positions under a filter, the live
-feed's tail by message id, and session edits (rename, labels, delete).
-
-Full-text search uses SQLite FTS5 over the message text, indexed as rows arrive
-(store/fts.py: a trigger and the writer, in the inserting transaction, off the
-forwarding path; never inside a request). On PostgreSQL it is a tsvector column
-with a GIN index, kept as rows arrive (store/migrations 0002, 0004); both find
-a message holding every word of the query, each word taken literally and cut
-at the same characters (anything not a letter or digit: JSON punctuation too).
-Search pages walk the index in message id order and stop after a page of hits
-(`search_page`), so a word found in every row costs no more than a rare one.
+Pages of message rows under a filter, their counts and positions are `store.pages`; full-text
+search is `store.search`.
 """
 
 from __future__ import annotations
 
-import re
 import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import reduce
 from typing import Any, cast
 
-import orjson
-from sqlalchemy import (
-    ColumnElement,
-    Engine,
-    String,
-    Text,
-    bindparam,
-    func,
-    literal_column,
-    or_,
-    text,
-    type_coerce,
-)
-from sqlalchemy import cast as sql_cast
+from sqlalchemy import ColumnElement, Engine, func, text
 from sqlalchemy import select as sa_select
-from sqlalchemy.exc import OperationalError
 from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
 from inspector.errors import InspectorError, NotFoundError
 from inspector.store import bodies, fts
 from inspector.store.engine import write_connection
-from inspector.store.models import SQL_INT_MAX, LintFinding, Message, Session, StoredRow
+from inspector.store.models import SQL_INT_MAX, Message, Session, StoredRow
 
 __all__ = [
-    "ROW_FIELDS",
-    "MessageFilter",
     "SessionFilter",
-    "count_messages",
     "delete_session",
     "delete_sessions",
     "find_sessions",
-    "fts_query",
     "get_message",
     "get_session",
-    "intervention_rows",
+    "idle_words",
     "iter_messages",
     "iter_rows",
     "list_sessions",
     "max_ids",
-    "message_rows",
-    "method_counts",
     "pair_of",
-    "rows_by_seq",
-    "search_messages",
+    "session_idle",
     "session_state",
     "sessions_after_id",
     "sessions_by_ids",
@@ -207,273 +175,8 @@ def pair_of(engine: Engine, message: Message) -> Message | None:
         return found
 
 
-# Characters an SQLite string cannot hold (NUL ends it; a lone surrogate is not UTF-8). The tokenizer
-# separates words at control characters anyway, so reading these as spaces finds the same rows.
-_NOT_IN_SQL_TEXT = re.compile("[\x00\ud800-\udfff]")
-
-
-def fts_query(words: str) -> str:
-    """Plain words as an FTS5 query: every word must appear, each taken literally (any text is valid)."""
-    terms = [w.replace('"', '""') for w in _NOT_IN_SQL_TEXT.sub(" ", words).split()]
-    return " ".join(f'"{t}"' for t in terms)
-
-
-def _pg_words_query(words: str) -> Any | None:
-    """Plain words as a PostgreSQL tsquery: every word must appear; a word with punctuation inside
-    (`tools/call`) is the phrase of its parts, as FTS5 reads the quoted word on SQLite."""
-    terms = [w for w in _NOT_IN_SQL_TEXT.sub(" ", words).split() if any(ch.isalnum() for ch in w)]
-    if not terms:
-        return None
-    simple: Any = literal_column("'simple'::regconfig")
-    queries: list[Any] = [func.phraseto_tsquery(simple, func.inspector_fts_text(t)) for t in terms]
-    return reduce(lambda a, b: a.op("&&")(b), queries)
-
-
-def _text_condition(engine: Engine, query: str, *, syntax: bool = False) -> Any | None:
-    """A condition on `message` rows for a full-text query (None when the query holds no word)."""
-    if engine.dialect.name == "postgresql":
-        simple: Any = literal_column("'simple'::regconfig")
-        tsq = func.websearch_to_tsquery(simple, query) if syntax else _pg_words_query(query)
-        if tsq is None:
-            return None
-        return literal_column("message.fts").op("@@", is_comparison=True)(tsq)
-    match = query if syntax else fts_query(query)
-    if not match:
-        return None
-    ids_sql = text("SELECT rowid FROM message_fts WHERE message_fts MATCH :q").bindparams(q=match)
-    return col(Message.id).in_(ids_sql)
-
-
-def search_messages(
-    engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100, syntax: bool = False
-) -> list[Message]:
-    """Messages whose text contains every word of `query` (or matches it in the backend's own query
-    syntax: FTS5's on SQLite, `websearch_to_tsquery`'s on PostgreSQL), oldest first."""
-    ids = [int(h["id"]) for h in _search_rows(engine, query, session_id, 0, limit, syntax)]
-    if not ids:
-        return []
-    with DbSession(engine) as db:
-        found = list(db.exec(select(Message).where(col(Message.id).in_(ids)).order_by(col(Message.id))).all())
-        bodies.fill(db.connection(), found)
-        return found
-
-
-@dataclass(frozen=True)
-class SearchPage:
-    """One page of search hits (oldest first), where the next starts, and how many match in all
-    (`total`; counted up to a cap, `total_exact` False when there are more)."""
-
-    hits: list[dict[str, Any]]
-    next_after_id: int | None
-    total: int
-    total_exact: bool
-
-
-_HIT_COLUMNS = (
-    "id",
-    "session_id",
-    "seq",
-    "ts_ns",
-    "direction",
-    "channel",
-    "kind",
-    "method",
-    "raw",
-    "body_sha256",
-)
-_SNIPPET_SIDE = 70  # characters of context either side of the first match
-_SYNTAX_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
-
-
-def _session_id_range(conn: Any, session_id: int) -> tuple[int, int] | None:
-    """The first and last message id of a session (ids grow with seq within a session: its one writer
-    inserts in seq order), through the (session_id, seq) index: two index probes, whatever its size."""
-    lo = conn.execute(
-        text("SELECT id FROM message WHERE session_id = :s ORDER BY seq LIMIT 1"), {"s": session_id}
-    ).first()
-    if lo is None:
-        return None
-    hi = conn.execute(
-        text("SELECT id FROM message WHERE session_id = :s ORDER BY seq DESC LIMIT 1"), {"s": session_id}
-    ).first()
-    assert hi is not None
-    return int(lo[0]), int(hi[0])
-
-
-def _search_sqlite(
-    conn: Any, match: str, session_id: int | None, after_id: int, limit: int, cap: int
-) -> tuple[list[Any], int | None]:
-    """SQLite: the FTS5 table drives (`CROSS JOIN` keeps it the outer loop). It yields rowids in
-    order, so `ORDER BY f.rowid LIMIT n` stops after n hits even when a word is in every row; one
-    session's search is bounded by its first and last message id. FTS5 seeks to ONE lower bound
-    (given `rowid > a AND rowid >= b` it walked from `a`: 5.7 ms instead of 0.1 for a session in the
-    middle of 100k rows), so the cursor and the session's first id go in as one."""
-    params: dict[str, Any] = {"q": match, "after": after_id, "lim": limit, "cap": cap + 1}
-    where = "f.message_fts MATCH :q AND f.rowid > :after"
-    if session_id is not None:
-        bounds = _session_id_range(conn, session_id)
-        if bounds is None:
-            return [], 0
-        params.update(sid=session_id, after=max(after_id, bounds[0] - 1), hi=bounds[1])
-        where += " AND f.rowid <= :hi AND m.session_id = :sid"
-    from_sql = f"FROM message_fts f CROSS JOIN message m ON m.id = f.rowid WHERE {where} ORDER BY f.rowid"
-    columns = ", ".join(f"m.{c}" for c in _HIT_COLUMNS)
-    rows = conn.execute(text(f"SELECT {columns} {from_sql} LIMIT :lim"), params).all()
-    total = None
-    if cap:
-        if session_id is None:  # every row of the index is a message: no join to count them
-            from_sql = "FROM message_fts f WHERE f.message_fts MATCH :q AND f.rowid > :after ORDER BY f.rowid"
-        total = conn.execute(
-            text(f"SELECT COUNT(*) FROM (SELECT 1 {from_sql} LIMIT :cap)"), params
-        ).scalar_one()
-    return rows, total
-
-
-def _search_core(
-    conn: Any, cond: Any, session_id: int | None, after_id: int, limit: int, cap: int
-) -> tuple[list[Any], int | None]:
-    """PostgreSQL (and any other backend): the same query over `message.fts` (its GIN index)."""
-    table = Message.__table__  # type: ignore[attr-defined]
-    conds = [cond, table.c.id > after_id]
-    if session_id is not None:
-        conds.append(table.c.session_id == session_id)
-    base = sa_select(*[table.c[c] for c in _HIT_COLUMNS]).where(*conds).order_by(table.c.id)
-    rows = conn.execute(base.limit(limit)).all()
-    total = None
-    if cap:
-        capped = sa_select(table.c.id).where(*conds).order_by(table.c.id).limit(cap + 1).subquery()
-        total = conn.execute(sa_select(func.count()).select_from(capped)).scalar_one()
-    return rows, total
-
-
-def _search_rows(
-    engine: Engine, query: str, session_id: int | None, after_id: int, limit: int, syntax: bool
-) -> list[dict[str, Any]]:
-    found, _ = _search(engine, query, session_id, after_id, limit, syntax)
-    return found
-
-
-def _search(
-    engine: Engine,
-    query: str,
-    session_id: int | None,
-    after_id: int,
-    limit: int,
-    syntax: bool,
-    *,
-    cap: int = 0,
-) -> tuple[list[dict[str, Any]], int | None]:
-    """Up to `limit` hit rows (whole bodies) after message id `after_id`, oldest first, and (with
-    `cap`) how many match after it, counted up to `cap` + 1."""
-    with engine.connect() as conn:
-        try:
-            if engine.dialect.name == "sqlite":
-                match = query if syntax else fts_query(query)
-                rows, total = (
-                    _search_sqlite(conn, match, session_id, after_id, limit, cap) if match else ([], 0)
-                )
-            else:
-                cond = _text_condition(engine, query, syntax=syntax)
-                rows, total = (
-                    _search_core(conn, cond, session_id, after_id, limit, cap)
-                    if cond is not None
-                    else ([], 0)
-                )
-        except OperationalError as exc:
-            raise InspectorError(f"invalid search {query!r}: {exc.orig}") from None
-        hits = [dict(r._mapping) for r in rows]
-        bodies.fill(conn, hits)
-    return hits, total
-
-
-def search_page(
-    engine: Engine,
-    query: str,
-    *,
-    session_id: int | None = None,
-    limit: int = 50,
-    after_id: int = 0,
-    syntax: bool = False,
-    count_upto: int = 1000,
-) -> SearchPage:
-    """A page of hits for the search API: each with its session's name and a short snippet of text
-    around the first match (`snippet`, and `marks`: [start, end) of each word found in it)."""
-    rows, total = _search(engine, query, session_id, after_id, limit + 1, syntax, cap=count_upto)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    names: dict[int, str | None] = {}
-    if rows:
-        sids = sorted({int(r["session_id"]) for r in rows})
-        with engine.connect() as conn:
-            names = {
-                int(r[0]): r[1]
-                for r in conn.execute(
-                    text("SELECT id, name FROM session WHERE id IN :ids").bindparams(
-                        bindparam("ids", expanding=True)
-                    ),
-                    {"ids": sids},
-                ).all()
-            }
-    words = _snippet_words(query, syntax)
-    hits = []
-    for r in rows:
-        snippet, marks = make_snippet(bytes(r["raw"]).decode("utf-8", "replace"), words)
-        hits.append(
-            {
-                "id": r["id"],
-                "session_id": r["session_id"],
-                "session_name": names.get(int(r["session_id"])),
-                "seq": r["seq"],
-                "ts_ns": r["ts_ns"],
-                "direction": r["direction"],
-                "channel": r["channel"],
-                "kind": r["kind"],
-                "method": r["method"],
-                "snippet": snippet,
-                "marks": marks,
-            }
-        )
-    counted = int(total or 0)
-    return SearchPage(
-        hits=hits,
-        next_after_id=int(rows[-1]["id"]) if more else None,
-        total=min(counted, count_upto),
-        total_exact=counted <= count_upto,
-    )
-
-
-def _snippet_words(query: str, syntax: bool) -> list[str]:
-    """The words to show in a snippet: the query's, without FTS5's operators in syntax mode."""
-    words = re.findall(r"\w+", _NOT_IN_SQL_TEXT.sub(" ", query))
-    if syntax:
-        words = [w for w in words if w not in _SYNTAX_WORDS]
-    return [w.lower() for w in words]
-
-
-def make_snippet(body: str, words: list[str], side: int = _SNIPPET_SIDE) -> tuple[str, list[tuple[int, int]]]:
-    """About 2 x `side` characters of `body` around the first of `words` found (case-insensitive, as
-    whole tokens' prefixes), `…` where cut, and the [start, end) of every word found in the snippet."""
-    patterns = [re.compile(r"(?<![^\W_])" + re.escape(w)) for w in words]
-    lowered = body.lower()
-    first = -1
-    for pattern in patterns:
-        m = pattern.search(lowered)
-        if m and (first < 0 or m.start() < first):
-            first = m.start()
-    start = max(0, first - side)
-    end = min(len(body), first + side if first >= 0 else 2 * side)
-    piece = " ".join(body[start:end].split())  # newlines and runs of spaces as one space
-    snippet = ("…" if start > 0 else "") + piece + ("…" if end < len(body) else "")
-    low = snippet.lower()
-    marks = [(m.start(), m.end()) for pattern in patterns for m in pattern.finditer(low)]
-    marks.sort()
-    return snippet, marks
-
-
 # ---------------------------------------------------------------------------
-# Browsing (the API and UI): filtered session lists, message pages without raw
-# bytes, positions, edits. Rows are read with SQLAlchemy Core into plain dicts:
-# building SQLModel objects for a page of 500 rows would cost more than the query.
+# Browsing (the API and UI): filtered session lists, edits.
 
 
 @dataclass(frozen=True)
@@ -582,134 +285,6 @@ def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool
     return session_ids
 
 
-@dataclass(frozen=True)
-class MessageFilter:
-    """Which messages of a session: direction, kinds, channels, methods (`tools/*` is a prefix), text."""
-
-    direction: str | None = None
-    kinds: tuple[str, ...] = ()
-    channels: tuple[str, ...] = ()
-    methods: tuple[str, ...] = ()
-    text: str | None = None
-    # Messages with stored lint findings: any, warning (warnings and errors) or error.
-    findings: str | None = None
-    # Only messages the inspector intervened on (`meta.intercept` or `meta.injected`, issue 17).
-    intervened: bool = False
-
-    @property
-    def is_empty(self) -> bool:
-        return not (
-            self.direction
-            or self.kinds
-            or self.channels
-            or self.methods
-            or self.text
-            or self.findings
-            or self.intervened
-        )
-
-
-PREVIEW_BYTES = bodies.HEAD_BYTES  # a large body's row keeps this much of its start in `raw`
-_m = Message.__table__  # type: ignore[attr-defined]
-_f = LintFinding.__table__  # type: ignore[attr-defined]
-ROW_FIELDS = tuple(c.name for c in _m.columns if c.name not in ("raw", "body_sha256"))
-_ROW_COLUMNS = [_m.c[name] for name in ROW_FIELDS] + [func.substr(_m.c.raw, 1, PREVIEW_BYTES).label("head")]
-
-
-def _message_conditions(engine: Engine, session_id: int, flt: MessageFilter) -> list[Any]:
-    conds: list[Any] = [_m.c.session_id == session_id]
-    if flt.direction:
-        conds.append(_m.c.direction == flt.direction)
-    if flt.kinds:
-        conds.append(_m.c.kind.in_(flt.kinds))
-    if flt.channels:
-        conds.append(_m.c.channel.in_(flt.channels))
-    if flt.methods:
-        exact = [m for m in flt.methods if not m.endswith("*")]
-        prefixes = [m[:-1] for m in flt.methods if m.endswith("*")]
-        ors = [_m.c.method.in_(exact)] if exact else []
-        ors += [_m.c.method.startswith(p, autoescape=True) for p in prefixes]
-        conds.append(or_(*ors))
-    if flt.findings:
-        severities = {"error": ("error",), "warning": ("error", "warning")}.get(flt.findings)
-        lint = sa_select(_f.c.seq).where(_f.c.session_id == session_id)
-        if severities:
-            lint = lint.where(_f.c.severity.in_(severities))
-        conds.append(_m.c.seq.in_(lint))
-    if flt.intervened:
-        # Read only when asked: other filters never touch `meta`. The LIKE skips the JSON parse of
-        # rows that cannot carry a mark (nearly all of them); json_extract then makes sure.
-        meta: Any
-        is_object: list[Any]
-        if engine.dialect.name == "postgresql":
-            meta = sql_cast(_m.c.meta, Text)
-            is_object = [
-                text(f"json_typeof(message.meta -> '{k}') = 'object'") for k in ("intercept", "injected")
-            ]
-        else:
-            meta = type_coerce(_m.c.meta, String)  # the stored JSON text, as text
-            is_object = [func.json_type(_m.c.meta, f"$.{k}") == "object" for k in ("intercept", "injected")]
-        conds.append(
-            or_(
-                meta.like('%"intercept"%') & is_object[0],
-                meta.like('%"injected"%') & is_object[1],
-            )
-        )
-    if flt.text:
-        cond = _text_condition(engine, flt.text)
-        if cond is not None:
-            conds.append(cond)
-    return conds
-
-
-def _row_dict(row: Any) -> dict[str, Any]:
-    out = dict(row._mapping)
-    head = out.pop("head") or b""
-    out["preview"] = bytes(head).decode("utf-8", errors="replace")
-    return out
-
-
-def message_rows(
-    engine: Engine,
-    session_id: int,
-    flt: MessageFilter = MessageFilter(),
-    *,
-    after_seq: int | None = None,
-    before_seq: int | None = None,
-    offset: int = 0,
-    limit: int = 500,
-) -> list[dict[str, Any]]:
-    """Rows (every column but `raw`, plus a text `preview` of its start) in seq order.
-
-    `after_seq` pages forward, `before_seq` pages backward (rows still come in
-    ascending seq), `offset` skips matching rows (random access into a filtered list).
-    """
-    conds = _message_conditions(engine, session_id, flt)
-    if after_seq is not None:
-        conds.append(_m.c.seq > after_seq)
-    backward = before_seq is not None
-    if backward:
-        conds.append(_m.c.seq < before_seq)
-    order = _m.c.seq.desc() if backward else _m.c.seq
-    stmt = sa_select(*_ROW_COLUMNS).where(*conds).order_by(order).offset(offset).limit(limit)
-    with engine.connect() as conn:
-        rows = [_row_dict(r) for r in conn.execute(stmt)]
-    return rows[::-1] if backward else rows
-
-
-def count_messages(
-    engine: Engine, session_id: int, flt: MessageFilter = MessageFilter(), *, before_seq: int | None = None
-) -> int:
-    """How many messages of a session match `flt` (those before `before_seq` only, when given)."""
-    conds = _message_conditions(engine, session_id, flt)
-    if before_seq is not None:
-        conds.append(_m.c.seq < before_seq)
-    # seq is gap-free, so without a filter the count is the highest seq (an index lookup, not a scan).
-    what = func.coalesce(func.max(_m.c.seq), 0) if flt.is_empty and before_seq is None else func.count()
-    with engine.connect() as conn:
-        return int(conn.execute(sa_select(what).select_from(_m).where(*conds)).scalar_one())
-
-
 def get_message(engine: Engine, session_id: int, seq: int) -> Message:
     """One message of a session by its seq."""
     with DbSession(engine) as db:
@@ -721,61 +296,12 @@ def get_message(engine: Engine, session_id: int, seq: int) -> Message:
     return found
 
 
-def intervention_rows(engine: Engine, session_id: int, n: Any, *, limit: int = 50) -> list[dict[str, Any]]:
-    """The rows of one intervention (`meta.intercept.n` or `meta.injected.n` equal to `n`): the
-    sender's original and the copies or answers the inspector sent, in seq order."""
-    if not isinstance(n, (int, str)) or isinstance(n, bool) or (isinstance(n, int) and abs(n) > SQL_INT_MAX):
-        return []
-    conds = _message_conditions(engine, session_id, MessageFilter(intervened=True))
-    if engine.dialect.name == "postgresql":
-        conds.append(
-            text(
-                "(message.meta::jsonb #> '{intercept,n}') = CAST(:n AS jsonb) "
-                "OR (message.meta::jsonb #> '{injected,n}') = CAST(:n AS jsonb)"
-            ).bindparams(n=orjson.dumps(n).decode())
-        )
-    else:
-        conds.append(
-            or_(
-                func.json_extract(_m.c.meta, "$.intercept.n") == n,
-                func.json_extract(_m.c.meta, "$.injected.n") == n,
-            )
-        )
-    stmt = sa_select(*_ROW_COLUMNS).where(*conds).order_by(_m.c.seq).limit(limit)
-    with engine.connect() as conn:
-        return [_row_dict(r) for r in conn.execute(stmt)]
-
-
-def rows_by_seq(engine: Engine, session_id: int, seqs: list[int]) -> list[dict[str, Any]]:
-    """Rows (as `message_rows` gives them) of the given seqs, in seq order."""
-    if not seqs:
-        return []
-    stmt = (
-        sa_select(*_ROW_COLUMNS).where(_m.c.session_id == session_id, _m.c.seq.in_(seqs)).order_by(_m.c.seq)
-    )
-    with engine.connect() as conn:
-        return [_row_dict(r) for r in conn.execute(stmt)]
-
-
-def method_counts(engine: Engine, session_id: int) -> dict[str, int]:
-    """Each method seen in a session with its number of messages (for filter pickers)."""
-    stmt = (
-        sa_select(_m.c.method, func.count())
-        .where(_m.c.session_id == session_id, _m.c.method.is_not(None))
-        .group_by(_m.c.method)
-        .order_by(_m.c.method)
-    )
-    with engine.connect() as conn:
-        # The table's columns are untyped (`__table__`); COUNT(*) is an int.
-        return {str(m): cast(int, n) for m, n in conn.execute(stmt).all()}
-
-
 def max_ids(engine: Engine) -> tuple[int, int]:
     """The highest session id and message id so far (0 when empty)."""
     with engine.connect() as conn:
-        sid = conn.execute(sa_select(func.coalesce(func.max(Session.__table__.c.id), 0))).scalar_one()  # type: ignore[attr-defined]
-        mid: int = conn.execute(sa_select(func.coalesce(func.max(_m.c.id), 0))).scalar_one()
-    return int(sid), int(mid)
+        sid = conn.execute(sa_select(func.coalesce(func.max(col(Session.id)), 0))).scalar_one()
+        mid = conn.execute(sa_select(func.coalesce(func.max(col(Message.id)), 0))).scalar_one()
+    return int(sid or 0), int(mid or 0)
 
 
 def sessions_by_ids(engine: Engine, ids: list[int]) -> list[Session]:

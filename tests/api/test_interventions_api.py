@@ -13,7 +13,7 @@ import pytest
 
 from inspector.store import open_engine
 from inspector.store.interventions import server_side
-from inspector.store.queries import MessageFilter, count_messages
+from inspector.store.pages import MessageFilter, count_messages
 from tests.api.conftest import Api, new_store, serve
 from tests.api.recordings import generate_session
 from tests.intervened import FACTS, INTERVENED, record_lines

@@ -16,13 +16,13 @@ from typing import Any
 from pydantic import TypeAdapter
 from websockets.sync.client import ClientConnection, connect
 
-from inspector.api.schemas import AnyLiveEvent, MessageRow, NewMessages
+from inspector.api.schemas import AnyLiveEvent, NewMessages, PageRow
 from tests.api.conftest import Api
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess
 
 EVENT = TypeAdapter(AnyLiveEvent)
-ROW = TypeAdapter(MessageRow)
+ROW = TypeAdapter(PageRow)
 
 
 def _ws(api: Api) -> ClientConnection:
@@ -47,7 +47,7 @@ class Events:
             if isinstance(model, NewMessages):
                 for row in event["items"]:
                     ROW.validate_python(row)
-                    assert set(row) == set(MessageRow.model_fields), row
+                    assert set(row) == set(PageRow.model_fields), row
             self.types.append(event["type"])
             if event["type"] == wanted and all(event.get(k) == v for k, v in match.items()):
                 return event

@@ -30,13 +30,13 @@ def test_schema_served_lists_routes_and_live_events(demo_api: Api) -> None:
         "/api/sessions/{session_id}/exchanges",
     } <= paths
     components = schema["components"]["schemas"]
-    assert {"MessageRow", "SessionOut", "LiveEvent", "NewMessages", "Subscribe"} <= set(components)
+    assert {"PageRow", "SessionOut", "LiveEvent", "NewMessages", "Subscribe"} <= set(components)
     # The message shape is the table's: every column but raw and where a large body is stored
     # (`body_sha256`: store/bodies.py, an internal reference).
     from inspector.store import Message
 
     columns = set(Message.model_fields) - {"raw", "body_sha256"}
-    assert columns | {"preview"} == set(components["MessageRow"]["properties"])
+    assert columns | {"preview"} == set(components["PageRow"]["properties"])
 
 
 def test_docs_page_works_offline(demo_api: Api) -> None:

@@ -27,7 +27,8 @@ from inspector.share.export import jsonl_lines
 from inspector.store import SessionWriter, open_engine
 from inspector.store.bodies import HEAD_BYTES, Encoder, Thresholds, session_stored_bytes
 from inspector.store.engine import ALEMBIC_HEAD
-from inspector.store.queries import delete_session, get_message, get_session, iter_rows, search_messages
+from inspector.store.queries import delete_session, get_message, get_session, iter_rows
+from inspector.store.search import search_messages
 from tests.api.conftest import serve
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess, ended_count, ended_named, only_session

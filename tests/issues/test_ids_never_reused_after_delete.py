@@ -14,7 +14,8 @@ from pathlib import Path
 
 from inspector.api.live import LiveFeed
 from inspector.store import open_engine
-from inspector.store.queries import delete_session, get_session, search_messages
+from inspector.store.queries import delete_session, get_session
+from inspector.store.search import search_messages
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess
 

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from inspector.store import open_engine
-from inspector.store.queries import search_page
+from inspector.store.search import search_page
 from tests.api.test_search_api import search_session
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from sqlalchemy import inspect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from inspector.store import open_engine
-from inspector.store.pages import _SELECT, _conditions
-from inspector.store.queries import MessageFilter
+from inspector.store.pages import MessageFilter, count_statement, page_params, page_statement
 from inspector.store.upgrade import alembic_config
 from tests.postgres import message_indexes
 
@@ -45,10 +46,15 @@ def test_sqlite_serves_filtered_pages_and_counts_from_the_filter_indexes(tmp_pat
             (MessageFilter(direction="s2c"), "ix_message_session_direction_seq"),
             (MessageFilter(kinds=("response",)), "ix_message_session_kind_seq"),
         ):
-            where, params = _conditions(1, flt)
-            page = _SELECT + " AND ".join(where) + " ORDER BY message.seq LIMIT 500 OFFSET 9000"
+            page, params = _sql(page_statement("sqlite", flt), page_params(1, offset=9000, limit=500))
             plan = " ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + page, params))
             assert f"USING INDEX {index}" in plan and "TEMP B-TREE" not in plan, plan
-            count = "SELECT count(*) FROM message WHERE " + " AND ".join(where)
+            count, params = _sql(count_statement("sqlite", flt), {"sid": 1})
             plan = " ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + count, params))
             assert f"USING COVERING INDEX {index}" in plan, plan
+
+
+def _sql(stmt: Any, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A statement of `store.pages` as the SQLite text it runs, with its positional parameters."""
+    state = stmt.compile(dialect=sqlite_dialect.dialect()).construct_expanded_state(params)
+    return state.statement, list(state.positional_parameters)

@@ -13,7 +13,8 @@ from sqlalchemy import text
 
 from inspector.store import fts, open_engine
 from inspector.store.engine import ALEMBIC_HEAD
-from inspector.store.queries import delete_session, search_messages
+from inspector.store.queries import delete_session
+from inspector.store.search import search_messages
 from inspector.store.upgrade import alembic_config
 from tests.api.test_search_api import search_session
 

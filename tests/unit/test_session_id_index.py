@@ -8,8 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from inspector.store import open_engine
-from inspector.store.pages import _owned_ids, message_page
-from inspector.store.queries import MessageFilter, count_messages
+from inspector.store.pages import MessageFilter, _owned_ids, count_messages, message_page
 from tests.api.recordings import generate_session
 from tests.postgres import message_index_names_at, message_indexes
 
@@ -42,8 +41,8 @@ def test_the_proof_of_a_sessions_own_ids_is_index_lookups(tmp_path: Path) -> Non
     try:
         with engine.connect() as conn:
             raw = conn.connection.driver_connection
-            assert _owned_ids(raw, a) == (1, 30) and _owned_ids(raw, b) == (31, 50)
-            assert _owned_ids(raw, 999) is None
+            assert _owned_ids(conn, a) == (1, 30) and _owned_ids(conn, b) == (31, 50)
+            assert _owned_ids(conn, 999) is None
             sql = (
                 "EXPLAIN QUERY PLAN SELECT (SELECT min(id) FROM message WHERE session_id = ?1), "
                 "(SELECT max(id) FROM message WHERE session_id = ?1), "

@@ -5,7 +5,7 @@ import type { components, paths } from "./schema";
 
 export type Session = components["schemas"]["SessionOut"];
 export type SessionList = components["schemas"]["SessionList"];
-export type Row = components["schemas"]["MessageRow"];
+export type Row = components["schemas"]["PageRow"];
 export type Detail = components["schemas"]["MessageWithPair"];
 export type MessagePage = components["schemas"]["MessagePage"];
 export type Exchange = components["schemas"]["Exchange"];

@@ -2078,7 +2078,7 @@ export interface components {
             /** Id */
             id: string;
             /** Messages */
-            messages: components["schemas"]["MessageRow"][];
+            messages: components["schemas"]["PageRow"][];
             /** Method */
             method: string | null;
             /** Path */
@@ -2971,7 +2971,7 @@ export interface components {
          */
         MessagePage: {
             /** Items */
-            items: components["schemas"]["MessageRow"][];
+            items: components["schemas"]["PageRow"][];
             /**
              * Next Cursor
              * @description pass as `cursor` for the rows after this page; null at the end
@@ -2989,10 +2989,80 @@ export interface components {
             total: number | null;
         };
         /**
-         * MessageRow
+         * MessageWithPair
+         * @description One message with its pair (request <-> response) and the messages that refer to it.
+         */
+        MessageWithPair: {
+            /**
+             * Intervention
+             * @description when the inspector intervened on this message (meta.intercept / meta.injected): every row of that intervention (same n), the sender's original and what was sent instead
+             */
+            intervention?: components["schemas"]["PageRow"][];
+            message: components["schemas"]["MessageDetail"];
+            pair: components["schemas"]["PageRow"] | null;
+            /**
+             * Related
+             * @description progress and cancel notifications linked to this request, and what they refer to
+             */
+            related: components["schemas"]["PageRow"][];
+            /** @description an HTTP request's 2026-07-28 routing headers, checked against its body */
+            routing?: components["schemas"]["RoutingOut"] | null;
+        };
+        /**
+         * MockServerCommands
+         * @description How to serve a recorded session as a mock server (the UI shows these; it does not start them).
+         */
+        MockServerCommands: {
+            /**
+             * Db
+             * @description absolute path of the recording database
+             */
+            db: string;
+            http: components["schemas"]["HttpMock"];
+            /** Session Id */
+            session_id: number;
+            stdio: components["schemas"]["StdioMock"];
+        };
+        /**
+         * NewMessages
+         * @description New rows of a session the client subscribed to; `truncated` means some were skipped (fetch them).
+         */
+        NewMessages: {
+            /** Items */
+            items: components["schemas"]["PageRow"][];
+            /** Session Id */
+            session_id: number;
+            /**
+             * Truncated
+             * @default false
+             */
+            truncated: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "messages";
+        };
+        /**
+         * OAuthOptions
+         * @description What the CLI's `--auth` options say: a pre-registered client, a Client ID Metadata Document
+         *     URL, the scope (each optional: by default the client registers itself, RFC 7591).
+         */
+        OAuthOptions: {
+            /** Client Id */
+            client_id?: string | null;
+            /** Client Metadata Url */
+            client_metadata_url?: string | null;
+            /** Client Secret */
+            client_secret?: string | null;
+            /** Scope */
+            scope?: string | null;
+        };
+        /**
+         * PageRow
          * @description One message of a session without its raw bytes: every column, and `preview`, its text start.
          */
-        MessageRow: {
+        PageRow: {
             /** Answers Seq */
             answers_seq: number | null;
             /**
@@ -3058,76 +3128,6 @@ export interface components {
             sse_event_id: string | null;
             /** Ts Ns */
             ts_ns: number;
-        };
-        /**
-         * MessageWithPair
-         * @description One message with its pair (request <-> response) and the messages that refer to it.
-         */
-        MessageWithPair: {
-            /**
-             * Intervention
-             * @description when the inspector intervened on this message (meta.intercept / meta.injected): every row of that intervention (same n), the sender's original and what was sent instead
-             */
-            intervention?: components["schemas"]["MessageRow"][];
-            message: components["schemas"]["MessageDetail"];
-            pair: components["schemas"]["MessageRow"] | null;
-            /**
-             * Related
-             * @description progress and cancel notifications linked to this request, and what they refer to
-             */
-            related: components["schemas"]["MessageRow"][];
-            /** @description an HTTP request's 2026-07-28 routing headers, checked against its body */
-            routing?: components["schemas"]["RoutingOut"] | null;
-        };
-        /**
-         * MockServerCommands
-         * @description How to serve a recorded session as a mock server (the UI shows these; it does not start them).
-         */
-        MockServerCommands: {
-            /**
-             * Db
-             * @description absolute path of the recording database
-             */
-            db: string;
-            http: components["schemas"]["HttpMock"];
-            /** Session Id */
-            session_id: number;
-            stdio: components["schemas"]["StdioMock"];
-        };
-        /**
-         * NewMessages
-         * @description New rows of a session the client subscribed to; `truncated` means some were skipped (fetch them).
-         */
-        NewMessages: {
-            /** Items */
-            items: components["schemas"]["MessageRow"][];
-            /** Session Id */
-            session_id: number;
-            /**
-             * Truncated
-             * @default false
-             */
-            truncated: boolean;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "messages";
-        };
-        /**
-         * OAuthOptions
-         * @description What the CLI's `--auth` options say: a pre-registered client, a Client ID Metadata Document
-         *     URL, the scope (each optional: by default the client registers itself, RFC 7591).
-         */
-        OAuthOptions: {
-            /** Client Id */
-            client_id?: string | null;
-            /** Client Metadata Url */
-            client_metadata_url?: string | null;
-            /** Client Secret */
-            client_secret?: string | null;
-            /** Scope */
-            scope?: string | null;
         };
         /**
          * PathItemOut

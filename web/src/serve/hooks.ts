@@ -5,7 +5,7 @@ import type { components } from "../api/schema";
 import { live } from "../api/live";
 import { serveApi, type ServedClient } from "./api";
 
-export type Row = components["schemas"]["MessageRow"];
+export type Row = components["schemas"]["PageRow"];
 const TRAFFIC_ROWS = 100;
 
 export function useServed() {
