@@ -22,6 +22,7 @@ from inspector.store.queries import ROW_FIELDS
 
 __all__ = [
     "AnyLiveEvent",
+    "Behind",
     "Exchange",
     "LiveError",
     "LiveEvent",
