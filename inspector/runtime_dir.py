@@ -34,10 +34,13 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import RuntimeDirError
 from inspector.private_files import OTHERS, create_private_file, make_private_dirs, mode_text
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = [
     "check_runtime_dir",
@@ -113,13 +116,13 @@ def _opened(create: bool) -> Iterator[int | None]:
         os.close(fd)
 
 
-def db_key(engine: Any) -> str:
+def db_key(engine: Engine) -> str:
     """The database an engine (SQLAlchemy) opens, comparable between processes: the processes that
     announce themselves here say which database they record into."""
     url = engine.url
     if url.get_backend_name() == "sqlite" and url.database:
         return "sqlite:" + os.path.abspath(url.database)
-    return str(url.render_as_string(hide_password=True))
+    return url.render_as_string(hide_password=True)
 
 
 def check_runtime_dir() -> Path:

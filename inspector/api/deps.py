@@ -6,7 +6,7 @@ import base64
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import orjson
@@ -32,7 +32,7 @@ class AppState:
 
 
 def state_of(request: Request) -> AppState:
-    return request.app.state.inspector
+    return cast(AppState, request.app.state.inspector)
 
 
 def json_response(doc: Any, status_code: int = 200) -> Response:

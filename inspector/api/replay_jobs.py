@@ -19,9 +19,9 @@ import asyncio
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from fastapi import HTTPException, Response
@@ -37,7 +37,7 @@ from inspector.replay.matching import MatchPolicy
 from inspector.replay.report import StoredMessages, wire
 from inspector.store import get_session
 
-__all__ = ["KEPT", "MAX_RUNNING", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
+__all__ = ["KEPT", "MAX_RUNNING", "Job", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
 
 MAX_RUNNING = 4
 KEPT = 50  # finished jobs kept (with their reports); older ones are forgotten
@@ -68,6 +68,22 @@ def diff_report(
         keep_equal=equal,
     )
     return page_of(result, a, b, start, limit)
+
+
+class Job(Protocol):
+    """What `ReplayJobs` keeps and reports of a job of any kind (`ReplayJob`, `VersionsJob`)."""
+
+    id: str
+    state: str
+    phase: str
+    error: str | None
+    ended_ns: int | None
+    report: dict[str, Any] | None
+    done: threading.Event
+
+    def progress(self) -> tuple[str, str, int]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -119,18 +135,18 @@ class ReplayJob:
 class ReplayJobs:
     """The jobs of this UI process, by id (subclasses run other kinds of job: `job_type`, `_work`)."""
 
-    job_type: type = ReplayJob
+    job_type: Callable[..., Job] = ReplayJob
     noun = "replays"
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.jobs: dict[str, ReplayJob] = {}
+        self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
     def running(self) -> int:
         return sum(1 for j in self.jobs.values() if j.state == "running")
 
-    def start(self, job_args: dict[str, Any]) -> ReplayJob:
+    def start(self, job_args: dict[str, Any]) -> Job:
         """Register a job and start its thread; `InspectorError` when too many are running."""
         with self._lock:
             if self.running() >= MAX_RUNNING:

@@ -12,7 +12,7 @@ holds nothing but a sentence.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 import anyio
@@ -176,7 +176,7 @@ class AuthFlows:
 
 
 def flows_of(request: Request) -> AuthFlows:
-    return request.app.state.auth_flows
+    return cast(AuthFlows, request.app.state.auth_flows)
 
 
 def redirect_uri(request: Request) -> str:

@@ -10,7 +10,8 @@ recorded as a session of kind `mock-client`.
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from collections.abc import Awaitable
+from typing import Any, Literal, TypeVar, cast
 
 import orjson
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -30,6 +31,7 @@ from inspector.protocol.client_answers import check_answer, valid_roots
 __all__ = ["router"]
 
 router = APIRouter(tags=["client"])
+_T = TypeVar("_T")
 
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 _UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "no such mock client"}}
@@ -217,7 +219,7 @@ class AnswerIn(BaseModel):
 
 
 def manager_of(request: Request) -> ClientManager:
-    return request.app.state.clients
+    return cast(ClientManager, request.app.state.clients)
 
 
 def _hosted(request: Request, client_id: str) -> HostedClient:
@@ -282,7 +284,7 @@ async def get_client(request: Request, client_id: str) -> Response:
     return json_response(_hosted(request, client_id).detail())
 
 
-async def _call(coro: Any) -> Any:
+async def _call(coro: Awaitable[_T]) -> _T:
     try:
         return await coro
     except HTTPException:

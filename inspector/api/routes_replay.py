@@ -9,7 +9,7 @@ a cross-site form cannot send.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
@@ -39,7 +39,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def jobs_of(request: Request) -> ReplayJobs:
-    return request.app.state.replay_jobs
+    return cast(ReplayJobs, request.app.state.replay_jobs)
 
 
 @router.post(

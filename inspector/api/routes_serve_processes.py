@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -91,7 +91,7 @@ class ServeProcessList(BaseModel):
 
 
 def processes_of(request: Request) -> ServeProcesses:
-    return request.app.state.serve_processes
+    return cast(ServeProcesses, request.app.state.serve_processes)
 
 
 def _scenario_path(text: str | None) -> str | None:

@@ -7,7 +7,7 @@ and the program checked with `deps.check_program` before anything runs.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
@@ -23,7 +23,7 @@ router = APIRouter(tags=["versions"])
 
 
 def jobs_of(request: Request) -> VersionsJobs:
-    return request.app.state.versions_jobs
+    return cast(VersionsJobs, request.app.state.versions_jobs)
 
 
 @router.post(

@@ -23,6 +23,7 @@ from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 
 __all__ = [
     "AnyLiveEvent",
+    "Behind",
     "Exchange",
     "LiveError",
     "LiveEvent",

@@ -27,7 +27,7 @@ import sys
 import threading
 import webbrowser
 from collections.abc import AsyncGenerator, Callable, Generator
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
 import anyio
@@ -200,7 +200,7 @@ class OAuth(httpx.Auth):
                     answer = await self._send(step, step.request)
                 self.steps.append((step, answer))
         except StopIteration as done:
-            return done.value
+            return cast(Authorized, done.value)  # typeshed: StopIteration.value is Any
 
     def _say_origin(self, step: Step, url: str) -> None:
         """Tell the person once per origin when a leg goes off the MCP server's origin: legitimate

@@ -235,7 +235,7 @@ def _register_prompts(server: MCPServer) -> None:
             AssistantMessage(f"Sure - I will review the {language} code for bugs and style."),
         ]
 
-    @server.completion()
+    @server.completion()  # type: ignore[no-untyped-call, untyped-decorator]  # mcp: MCPServer.completion() is unannotated
     async def complete(
         ref: PromptReference | ResourceTemplateReference,
         argument: CompletionArgument,

@@ -80,7 +80,7 @@ _NOT_REPLAYED = frozenset(
 )  # fmt: skip
 
 
-class RecordedAnswer(dict):
+class RecordedAnswer(dict[str, Any]):
     """A response message (as a dict, for any transport) that also carries the recorded HTTP wire:
     the status, headers and body bytes an HTTP transport serves instead of its own framing."""
 

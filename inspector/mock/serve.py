@@ -334,7 +334,7 @@ def mock_http_app(
                 for m in messages:
                     tg.start_soon(session.handle, m, send.send)
 
-        async def events():
+        async def events() -> AsyncIterator[bytes | RecordedAnswer]:
             answer_dropped = False
             served = False  # the recorded wire went out: nothing more belongs to this response
             async with anyio.create_task_group() as tg:
@@ -390,7 +390,7 @@ def mock_http_app(
         ex.record("s2c", "http-response", b"", head=True)
         receive = sessions.streams[id(session)][1].clone()
 
-        async def events():
+        async def events() -> AsyncIterator[bytes]:
             async with receive:
                 async for message in receive:
                     if message is None or isinstance(message, _End):  # deleted, or the recorded end
@@ -428,10 +428,17 @@ def mock_http_app(
 
 class _Answer(StreamingResponse):
     """An event stream, unless the first thing its events give is a `RecordedAnswer`: then the
-    recorded status, headers and body bytes are the response (the rest is played, not sent)."""
+    recorded status, headers and body bytes are the response (the rest is played, not sent).
+    Its events are kept as they are typed (Starlette's `body_iterator` holds only bytes or text)."""
+
+    def __init__(
+        self, events: AsyncIterator[bytes | RecordedAnswer], *, media_type: str, headers: dict[str, str]
+    ) -> None:
+        super().__init__(_no_events(), media_type=media_type, headers=headers)
+        self.events = events
 
     async def stream_response(self, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
-        events = self.body_iterator.__aiter__()
+        events = self.events.__aiter__()
         first = await anext(events, None)
         if isinstance(first, RecordedAnswer):
             names = {name.lower() for name, _ in first.headers}

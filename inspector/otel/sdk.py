@@ -17,7 +17,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import MetricExportResult, MetricsData, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import (
     NonRecordingSpan,
     SpanContext,
@@ -79,7 +79,7 @@ class SdkPipeline:
         resource = Resource.create({**attrs, "service.version": __version__})
         traces = f"{endpoint}/v1/traces" if endpoint else None
         metrics = f"{endpoint}/v1/metrics" if endpoint else None
-        self._spans = OTLPSpanExporter(endpoint=traces, timeout=timeout)
+        self._spans: SpanExporter = OTLPSpanExporter(endpoint=traces, timeout=timeout)
         self._collect = _Collect()
         self._tracer_provider = TracerProvider(resource=resource)
         self._tracer_provider.add_span_processor(self._collect)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError
@@ -62,17 +62,14 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
-@_FORMATS.checks("email")
 def _email(value: object) -> bool:
     return not isinstance(value, str) or bool(_EMAIL.match(value))
 
 
-@_FORMATS.checks("uri")
 def _uri(value: object) -> bool:
     return not isinstance(value, str) or split_uri(value) is not None
 
 
-@_FORMATS.checks("date-time", raises=ValueError)
 def _date_time(value: object) -> bool:
     if not isinstance(value, str):
         return True
@@ -82,6 +79,12 @@ def _date_time(value: object) -> bool:
     return True
 
 
+# Registered by call, not as decorators: jsonschema ships no type information (its `checks` is untyped).
+_FORMATS.checks("email")(_email)
+_FORMATS.checks("uri")(_uri)
+_FORMATS.checks("date-time", raises=ValueError)(_date_time)
+
+
 def schema_error(schema: Any) -> str | None:
     """Why `schema` is not a valid JSON Schema (None when it is, or when there is none)."""
     if not isinstance(schema, dict):
@@ -89,7 +92,7 @@ def schema_error(schema: Any) -> str | None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        return exc.message
+        return cast(str, exc.message)  # jsonschema is untyped
     return None
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from rich.console import Console
 from rich.markup import escape
@@ -131,7 +132,8 @@ def junit_xml(
             problem.text = result.details
     ET.SubElement(node, "system-out").text = ""
     ET.SubElement(node, "system-err").text = ""
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    # typeshed gives Any for an encoding other than None or "unicode": this one gives bytes.
+    return cast(bytes, ET.tostring(root, encoding="utf-8", xml_declaration=True)) + b"\n"
 
 
 def run_suite(

@@ -152,7 +152,7 @@ def _until_unlocked(cur: sqlite3.Cursor, sql: str, timeout: float = 30.0) -> Non
         delay = min(delay * 2, 0.25)
 
 
-def _begin(conn) -> None:
+def _begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN " + conn.get_execution_options().get("sqlite_begin", ""))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Index, MetaData, Table
+from sqlalchemy import Connection, Index, MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import SQLModel
 
@@ -60,19 +60,19 @@ def baseline_tables() -> dict[str, Table]:
     return tables
 
 
-def _v1(conn) -> None:
+def _v1(conn: Connection) -> None:
     tables = baseline_tables()
     tables["session"].metadata.create_all(conn)
 
 
-def _v2(conn) -> None:
+def _v2(conn: Connection) -> None:
     # Lint findings (issue 8). A fresh database got them from _v1's create_all already.
     tables = baseline_tables()
     wanted = [tables["lint_finding"], tables["lint_run"]]
     tables["session"].metadata.create_all(conn, tables=wanted, checkfirst=True)
 
 
-def _v3(conn) -> None:
+def _v3(conn: Connection) -> None:
     """`session` and `message` ids are never reused (SQLite AUTOINCREMENT).
 
     Without it SQLite gives a new row the highest id + 1, so deleting the newest session handed its
@@ -89,7 +89,7 @@ def _v3(conn) -> None:
     ):
         name = table.name
         ddl = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-        sql = ddl.scalar_one()
+        sql: str = ddl.scalar_one()
         if "AUTOINCREMENT" in sql.upper():
             continue
         columns = ", ".join(f'"{c.name}"' for c in table.columns)
@@ -112,11 +112,11 @@ def _v3(conn) -> None:
 
 
 # Index i upgrades a database at schema version i to version i + 1.
-LEGACY_STEPS: list[Callable] = [_v1, _v2, _v3]
+LEGACY_STEPS: list[Callable[[Connection], None]] = [_v1, _v2, _v3]
 LEGACY_VERSION = len(LEGACY_STEPS)  # what Alembic's baseline revision 0001 equals
 
 
-def upgrade_legacy(conn, version: int) -> None:
+def upgrade_legacy(conn: Connection, version: int) -> None:
     """Run the hand-written steps from `version` up to `LEGACY_VERSION` (in the caller's transaction)."""
     for step in LEGACY_STEPS[version:]:
         step(conn)

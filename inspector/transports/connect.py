@@ -45,7 +45,7 @@ from inspector.protocol.routing_headers import (
     encode_value,
     param_header_values,
 )
-from inspector.protocol.sse import SSEFramer
+from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.outbound import active, proxy_for
 
@@ -252,11 +252,11 @@ class _HttpBase:
             with anyio.CancelScope(shield=True):  # also when the stream is aborted (cancelled)
                 await response.aclose()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:
+    async def _on_event(self, event: SSEEvent, ex: HttpExchange) -> None:
         if event.is_comment_only:
             return
         is_message = event.event == "message" and bool(event.data)
-        meta = {} if event.event == "message" else {"event": event.event}
+        meta: dict[str, Any] = {} if event.event == "message" else {"event": event.event}
         ex.record(
             "s2c", "sse", event.raw, jsonrpc=is_message, sse_event_id=event.id, body=event.data_bytes, **meta
         )
@@ -434,7 +434,7 @@ class LegacySseConnection(_HttpBase):
         with anyio.fail_after(30):
             await self._endpoint_known.wait()
 
-    async def _on_event(self, event, ex: HttpExchange) -> None:
+    async def _on_event(self, event: SSEEvent, ex: HttpExchange) -> None:
         if event.event == "endpoint":
             self.endpoint = urljoin(self.url, event.data.strip())
             self._endpoint_known.set()

@@ -24,9 +24,9 @@ is `JsonPaths`, which asks the route's proxy about the path it will see.
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 import orjson
@@ -34,7 +34,12 @@ import orjson
 from inspector.gateway_token import TOKEN_HEADER, TOKEN_PARAM
 from inspector.guard import refuse
 from inspector.transports.http_proxy import HttpProxy
-from inspector.transports.upstream import UpstreamResponse
+from inspector.transports.upstream import UpstreamClient, UpstreamResponse
+
+if TYPE_CHECKING:
+    from starlette.types import Receive, Send
+
+    from inspector.transports.upstream_proxied import ProxiedResponse, ProxiedUpstreamClient
 
 __all__ = ["AddedHeaders", "Gateway", "JsonPaths", "Mounted"]
 
@@ -89,7 +94,7 @@ class Gateway:
         for route in self.routes:
             route.proxy.connection_closed(client)
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
@@ -107,7 +112,7 @@ class Gateway:
             return
         await route.proxy(scoped, receive, send)
 
-    async def _lifespan(self, receive: Callable, send: Callable) -> None:
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
@@ -118,7 +123,7 @@ class Gateway:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _not_found(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+    async def _not_found(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         prefixes = ", ".join(sorted(r.prefix for r in self.routes))
         detail = f"no route of this gateway serves {scope['path'][:200]!r}; routes are under: {prefixes}"
         if scope["type"] == "websocket":
@@ -186,7 +191,9 @@ class AddedHeaders:
     The recording keeps what the client sent: the added values (often credentials) are not
     stored; the session facts name the headers added."""
 
-    def __init__(self, client: Any, headers: list[tuple[bytes, bytes]]) -> None:
+    def __init__(
+        self, client: UpstreamClient | ProxiedUpstreamClient, headers: list[tuple[bytes, bytes]]
+    ) -> None:
         self.client = client
         self.headers = headers
         self._names = {name.lower() for name, _ in headers}
@@ -197,7 +204,7 @@ class AddedHeaders:
         url: str,
         headers: list[tuple[bytes, bytes]] | None = None,
         body: bytes | AsyncIterator[bytes] = b"",
-    ) -> UpstreamResponse:
+    ) -> UpstreamResponse | ProxiedResponse:
         kept = [(n, v) for n, v in headers or () if n.lower() not in self._names]
         return await self.client.request(method, url, kept + self.headers, body)
 

@@ -24,7 +24,7 @@ INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 JSON = sa.JSON(none_as_null=True)
 
 
-def _col(name: str, type_: sa.types.TypeEngine, nullable: bool = True, **kw: Any) -> sa.Column:
+def _col(name: str, type_: sa.types.TypeEngine[Any], nullable: bool = True, **kw: Any) -> sa.Column[Any]:
     return sa.Column(name, type_, nullable=nullable, **kw)
 
 

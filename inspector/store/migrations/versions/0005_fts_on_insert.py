@@ -12,6 +12,7 @@ Revises: 0004
 from __future__ import annotations
 
 from alembic import op
+from sqlalchemy import Connection
 
 from inspector.store import fts
 
@@ -21,7 +22,7 @@ branch_labels = None
 depends_on = None
 
 
-def _has(conn, name: str) -> bool:
+def _has(conn: Connection, name: str) -> bool:
     return conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).first() is not None
 
 
