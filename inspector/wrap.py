@@ -36,6 +36,7 @@ from inspector.transports.stdio import StdioShim
 TYPE_CHECKING = False  # `typing` is not imported on the start-up path either
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from inspector.capture import Tap
 
@@ -209,6 +210,11 @@ class EarlyTap:
 
     def submit_durable(self, direction: str, channel: str, data: bytes) -> None:
         raise RuntimeError("--durable opens the store before forwarding: it never uses an EarlyTap")
+
+    def submit_message(
+        self, direction: str, channel: str, raw: bytes, ts_ns: int | None = None, **http: Any
+    ) -> None:
+        raise RuntimeError("interception opens the store before forwarding: it never uses an EarlyTap")
 
     def end_stream(self, direction: str, channel: str) -> None:
         tap = self._tap
