@@ -11,7 +11,7 @@ from bench.scale_lint import generate_session
 from inspector.api.diff_pages import DiffReports
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
-from inspector.replay import diff
+from inspector.replay.diff import stream as diff
 from inspector.store import SessionWriter, get_session, open_engine
 from tests.api.conftest import serve
 

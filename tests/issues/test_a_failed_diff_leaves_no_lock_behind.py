@@ -14,7 +14,7 @@ import pytest
 from bench.scale_lint import generate_session
 from inspector.api.diff_pages import DiffReports
 from inspector.errors import InspectorError
-from inspector.replay import diff
+from inspector.replay.diff import stream as diff
 from inspector.store import get_session, open_engine
 
 
