@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.replay.diff import stream as diff
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
+from inspector.replay.diff import stream as diff
 from inspector.replay.report import StoredMessages
 from inspector.store import open_engine
 from tests.lint_recordings import Stdio, notification, request, result, store

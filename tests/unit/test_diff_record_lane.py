@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.replay.diff import stream as diff
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
+from inspector.replay.diff import stream as diff
 from inspector.replay.report import WireRecord
 
 # One call: tool, a linked progress before its answer, the answer (result, error, none), a late

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from inspector.capture.sessions import create_session
-from inspector.replay.diff import stream as diff
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
+from inspector.replay.diff import stream as diff
 from inspector.replay.report import StoredMessages, TwinRows, WireRecord
 from inspector.store import open_engine
 from inspector.store.models import Message
