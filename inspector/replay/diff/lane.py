@@ -57,9 +57,6 @@ class _Lite:
         self.notes: list[MessageRecord] = []
 
 
-_SQL_TWIN: Any = object()  # `_Stream._fast`'s replay row when SQL found it the twin (`report.TwinRows`)
-
-
 _NO_TWIN, _DROPPED_TWIN = -1, -2  # `_Exchange.twin`: none; a dropped exchange's (no index)
 
 

@@ -26,7 +26,6 @@ from inspector.replay.diff.lane import (
     _DROPPED_TWIN,
     _NO_TWIN,
     _NOT_PLAIN,
-    _SQL_TWIN,
     _Lite,
     _mirrors,
     _plain_link,
@@ -40,11 +39,6 @@ from inspector.replay.paths import Item, PathCursor, PathSet
 
 if TYPE_CHECKING:
     from inspector.store.models import MessageRecord
-
-
-# Diffs run by `diff_sessions` in this process (a seam for tests: the API's report cache pages a
-# diff without running it again).
-runs = 0
 
 
 _RETRY = 64  # twin steps out of the lane before trying to enter it again (`_Stream._enter`)
@@ -119,8 +113,6 @@ class _Stream:
         ignore: PathSet,
         keep_equal: bool,
         rounds: tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]] = ({}, {}),
-        share: bool = True,
-        lane: bool = True,
     ) -> None:
         self.ignore = ignore
         self.keep_equal = keep_equal
@@ -136,19 +128,18 @@ class _Stream:
         # message takes its key from here instead of normalising its params again. Lockstep reading
         # finds it within a few messages; what finds no twin is let go past _MEMO entries.
         self.memo: dict[tuple[str, str, str, bytes], tuple[int, str]] = {}
-        # Bodies parsed once for both sessions (`_expand`); None: each session parses its own.
-        self.shared: dict[bytes, _Parsed] | None = {} if share else None
+        # Bodies parsed once for both sessions (`_expand`).
+        self.shared: dict[bytes, _Parsed] = {}
         # The lane: while the replay mirrors the original (`_enter`), its builder is not fed, and
         # the original's exchanges stand for their twins (`_Exchange.twin`) until `_leave` makes
         # them. Not with conversation rounds (a round is looked up by each session's own seq).
-        self.lane = lane and not (rounds[0] or rounds[1])
+        self.lane = not (rounds[0] or rounds[1])
         self.mirror = False
         self.offset = 0  # replay seq - original seq of twins, in the lane
         self.fed_offset = 0  # the replay builder's `fed` - the original's, in the lane
         self.retry = 0
         self.entered = 0  # times the lane was entered (a figure for tests and profiles)
         self.taken = 0  # pairs of records the record lane took (`_fast`; the same)
-        self.marked = 0  # of those, the replay's rows SQL found twins (`report.TwinRows`)
         self.last: MessageRecord | None = None  # the original's record read last (`_expand`)
         self.plain: dict[str, bool] = {}  # `_plain`, by method
 
@@ -160,11 +151,6 @@ class _Stream:
         # `keep_equal` (the API's report: its first page of two 100k sessions took 5-6 s without).
         fast = lane
         ita, itb = iter(original), iter(replay)
-        beside = getattr(replay, "beside", None) if fast else None
-        if beside is not None:
-            # The replay's rows compared with their twins in SQL (`report.TwinRows`): pages read
-            # in the record lane fetch only the seq of a row equal to the original's at the offset.
-            itb = beside(original, self._hint, self._known) or itb
         backs: tuple[list[MessageRecord], list[MessageRecord]] = ([], [])
         parts = (
             _expand(_pull(ita, backs[0]) if fast else ita, shared, a, self if lane else None, 0),
@@ -238,40 +224,27 @@ class _Stream:
         # With `keep_equal` every equal exchange is listed: the record is parsed for its summary
         # when the lite is counted (`_listed`), as `_twin_ready` lists it.
         keep = self.keep_equal
-        # `report.TwinRows`: `same` takes the replay's row when SQL found it the twin of `ra` (every
-        # check below holds: the same columns, `answers_seq` at the offset, no meta on either side
-        # or, at offset 0, the same).
-        same, marked = getattr(itb, "same", None), 0
         while True:
             ra = next(ita, None)
             if ra is None:
                 rb = next(itb, None)
                 break
-            if same is not None and same(ra.seq + offset, offset):
-                rb, kind, x, related = _SQL_TWIN, ra.kind, ra.answers_seq, None
-                raw = ra.raw
-                marked += 1
-                if ra.meta:  # the same meta on both sides (offset 0): the same link
-                    related = _plain_link(ra)
-                    if related is _NOT_PLAIN:
-                        break
-            else:
-                rb = next(itb, None)
-                if rb is None:
-                    break
-                raw = ra.raw
-                if type(raw) is not bytes or rb.raw != raw or rb.seq - ra.seq != offset:
-                    break
-                kind = ra.kind
-                if rb.kind != kind or rb.channel != ra.channel or rb.direction != ra.direction:
-                    break
-                if rb.method != ra.method or rb.rpc_id != ra.rpc_id:
-                    break
-                x, y = ra.answers_seq, rb.answers_seq
-                if (x is None) != (y is None) or (x is not None and y - x != offset):  # type: ignore[operator]
-                    break
-                related = None
-            if rb is not _SQL_TWIN and (ra.meta or rb.meta):  # read as stored, the links at the offset
+            rb = next(itb, None)
+            if rb is None:
+                break
+            raw = ra.raw
+            if type(raw) is not bytes or rb.raw != raw or rb.seq - ra.seq != offset:
+                break
+            kind = ra.kind
+            if rb.kind != kind or rb.channel != ra.channel or rb.direction != ra.direction:
+                break
+            if rb.method != ra.method or rb.rpc_id != ra.rpc_id:
+                break
+            x, y = ra.answers_seq, rb.answers_seq
+            if (x is None) != (y is None) or (x is not None and y - x != offset):  # type: ignore[operator]
+                break
+            related = None
+            if ra.meta or rb.meta:  # read as stored, the links at the offset
                 related, other = _plain_link(ra), _plain_link(rb)
                 if related is _NOT_PLAIN or other is _NOT_PLAIN or (related is None) != (other is None):
                     break
@@ -335,24 +308,11 @@ class _Stream:
                     counts["equal"] += 1
             taken += 1
         self.taken += taken
-        self.marked += marked - (rb is _SQL_TWIN)
         if ra is not None:
             backs[0].append(ra)
-        if rb is _SQL_TWIN:
-            itb.unread()  # type: ignore[attr-defined]
-        elif rb is not None:
+        if rb is not None:
             backs[1].append(rb)
         self._materialise(lites, closing)
-
-    def _hint(self) -> int | None:
-        """The offset `report.TwinRows` joins a page of the replay at: the lane's, None outside it."""
-        return self.offset if self.mirror else None
-
-    def _known(self, seq: int) -> MessageRecord | None:
-        """The original's record `_expand` read last, when it is `seq` (`report.TwinRows` makes a
-        marker the replay's record from it)."""
-        last = self.last
-        return last if last is not None and last.seq == seq else None
 
     def _listed(self, m: MessageRecord, index: int) -> None:
         """A record lane's exchange (a request's or a notification's own record) listed equal with
@@ -683,24 +643,17 @@ def diff_sessions(
     ignore: PathSet | None = None,
     strict_volatile: bool = False,
     keep_equal: bool = True,
-    share: bool = True,
-    lane: bool = True,
 ) -> SessionDiff:
     """Diff two sessions exchange by exchange (ignore: `DEFAULT_IGNORE` when None).
 
     Volatile changes are marked; they make the sessions differ only when `strict_volatile`.
     The sessions are read once, together (`_Stream`), so they may be streams of records as long
-    as they can be read again (a list, `report.StoredMessages`): a session with a multi-round-trip
+    as they can be read again (a list, `store.wire.StoredMessages`): a session with a multi-round-trip
     conversation is read a second time for its rounds. `keep_equal=False` lists only the exchanges
     that differ or were intervened on (the counts still count every one): what the text report
-    shows, in memory that does not grow with equal exchanges. `share=False`: each session parses its
-    own bodies (the same report, slower: the reference the shared parse is tested against).
-    `lane=False`: the replay's builder takes every message, also while it mirrors the original's
-    (the reference the lane is tested against)."""
+    shows, in memory that does not grow with equal exchanges."""
     ignore = ignore if ignore is not None else PathSet(DEFAULT_IGNORE)
-    global runs
-    runs += 1
-    stream = _Stream(ignore, keep_equal, share=share, lane=lane)
+    stream = _Stream(ignore, keep_equal)
     stream.run(original, replay)
     a_rounds, b_rounds = (b.input_required for b in stream.builders)
     if a_rounds or b_rounds:
@@ -709,7 +662,7 @@ def diff_sessions(
             _conversation_rounds(list(original)) if a_rounds else {},
             _conversation_rounds(list(replay)) if b_rounds else {},
         )
-        stream = _Stream(ignore, keep_equal, rounds, share, lane)
+        stream = _Stream(ignore, keep_equal, rounds)
         stream.run(original, replay)
     exchanges = list(stream.report())
     listed = "all" if keep_equal else "differing"
