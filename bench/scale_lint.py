@@ -32,8 +32,8 @@ from inspector.capture.sessions import create_session
 from inspector.lint import lint_session
 from inspector.lint.stored import lint_rows
 from inspector.replay.diff import diff_sessions
-from inspector.replay.report import StoredMessages, wire
 from inspector.store import SessionWriter, get_session, open_engine
+from inspector.store.wire import StoredMessages, wire
 
 _INIT = (
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -168,10 +168,9 @@ def _lint_only(engine: Any, sid: int) -> int:
     return sum(1 for _ in lint_rows(engine, sid))
 
 
-def _streamed(engine: Any, a: int, b: int, lane: bool = True) -> Any:
-    """The CLI's diff: both sessions streamed, equal exchanges counted, not listed (`lane=False`:
-    the replay's builder fed every message, as before diff24: the same-run reference)."""
-    return diff_sessions(StoredMessages(engine, a), StoredMessages(engine, b), keep_equal=False, lane=lane)
+def _streamed(engine: Any, a: int, b: int) -> Any:
+    """The CLI's diff: both sessions streamed, equal exchanges counted, not listed."""
+    return diff_sessions(StoredMessages(engine, a), StoredMessages(engine, b), keep_equal=False)
 
 
 def _pages(engine: Any, a: int, b: int) -> tuple[float, float, float]:
@@ -214,8 +213,6 @@ def measure(sizes: tuple[int, int]) -> dict[str, Any]:
                 wire_s, _ = _timed(lambda a=a, b=b: (wire(engine, a), wire(engine, b)))
                 listed_s, _ = _timed(lambda a=a, b=b: diff_sessions(wire(engine, a), wire(engine, b)))
                 listed_cpu = _CPU["last"]
-                nolane_s, _ = _timed(lambda a=a, b=b: _streamed(engine, a, b, lane=False))
-                nolane_cpu = _CPU["last"]
                 diff_s, diff = _timed(lambda a=a, b=b: _streamed(engine, a, b))
                 diff_cpu = _CPU["last"]
                 page_s, next_page_s, page_cpu = _pages(engine, a, b)
@@ -233,8 +230,6 @@ def measure(sizes: tuple[int, int]) -> dict[str, Any]:
                     "diff_s": round(diff_s, 3),
                     "diff_cpu_s": round(diff_cpu, 3),
                     "diff_counts": diff.counts(),
-                    "nolane_s": round(nolane_s, 3),
-                    "nolane_cpu_s": round(nolane_cpu, 3),
                     "page_s": round(page_s, 3),
                     "page_cpu_s": round(page_cpu, 3),
                     "next_page_s": round(next_page_s, 4),
@@ -284,10 +279,6 @@ def print_figures(figures: dict[str, Any]) -> None:
         f"  CPU time: diff {large['diff_cpu_s']:.2f} s, read+parse both {large['read_both_cpu_s']:.2f} s"
         f" ({large['diff_cpu_s'] / max(large['read_both_cpu_s'], 1e-9):.2f}x);"
         f" reading both (wire) {large['wire_both_s']:.2f} s wall"
-    )
-    print(
-        f"  same run without the lane (every replay message built):"
-        f" {large['nolane_s']:.2f} s, CPU {large['nolane_cpu_s']:.2f} s"
     )
     print(
         f"  GET /api/diff (equal listed too): first page {large['page_s']:.2f} s"

@@ -21,8 +21,8 @@ from sqlalchemy import Engine
 from inspector.errors import InspectorError
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, SessionDiff, diff_sessions
 from inspector.replay.paths import Item, parse_path
-from inspector.replay.report import StoredMessages
 from inspector.store.models import Session
+from inspector.store.wire import StoredMessages
 
 __all__ = ["HELD", "KEPT", "DiffReports", "ignore_set", "page_of"]
 
@@ -88,6 +88,7 @@ class DiffReports:
         self._lock = threading.Lock()
         # Per report being asked for: its lock and how many requests hold or wait for it.
         self._computing: dict[_Key, list[Any]] = {}
+        self.computed = 0  # diffs run (the cache's misses, as `functools.lru_cache` counts them)
 
     def page(
         self,
@@ -120,6 +121,8 @@ class DiffReports:
                         keep_equal=equal,
                     )
                     self._put(key, stamp, result)
+                    with self._lock:
+                        self.computed += 1
         finally:  # also when the diff failed (a bad ignore pattern): no entry outlives its requests
             with self._lock:
                 entry[1] -= 1

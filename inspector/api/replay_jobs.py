@@ -34,8 +34,8 @@ from inspector.errors import InspectorError
 from inspector.replay.diff import diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
-from inspector.replay.report import StoredMessages, wire
 from inspector.store import get_session
+from inspector.store.wire import StoredMessages, wire
 
 __all__ = ["KEPT", "MAX_RUNNING", "Job", "ReplayJob", "ReplayJobs", "diff_report", "ignore_set"]
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.replay.diff import diff_sessions
-from inspector.replay.report import wire
 from inspector.store import SessionWriter, iter_messages, open_engine
+from inspector.store.wire import wire
 
 CALL = (
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"t"}}}\n'

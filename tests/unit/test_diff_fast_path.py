@@ -1,4 +1,4 @@
-"""Issue 21 (second round): the diff's fast reader (`report.StoredMessages`: the driver's rows, the
+"""Issue 21 (second round): the diff's fast reader (`store.wire.StoredMessages`: the driver's rows, the
 common row read straight through) writes the same report as the ORM's records read whole (the
 full path), on varied sessions: progress, logs, stderr, errors, reused ids, changed, missing and
 extra exchanges, interventions; and a report that lists only what differs gives each exchange the
@@ -11,8 +11,8 @@ from typing import Any
 
 from bench.scale_lint import generate_session
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
-from inspector.replay.report import StoredMessages
 from inspector.store import iter_messages, open_engine
+from inspector.store.wire import StoredMessages
 from tests.intervened import INTERVENED, record_lines
 from tests.lint_recordings import Stdio, notification, request, result, store
 

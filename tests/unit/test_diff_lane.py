@@ -1,46 +1,45 @@
 """Issue 21 (diff24): while the replay mirrors the original (twin messages at one seq offset, every
 open request paired with its twin), the streamed diff feeds only the original's builder and lets its
-exchanges stand for their twins (`replay.diff._Stream`'s lane); falling out of step makes the
+exchanges stand for their twins (`replay.diff.stream._Stream`'s lane); falling out of step makes the
 twins, and the lane is entered again once the builders mirror each other. The report must be the
-one the replay's own builder gives (`diff_sessions(lane=False)`), byte for byte, JSON and text.
+one the replay's own builder gave (`tests/diff_golden.py`: written by the reference path before the
+diff kept one), JSON and text.
 
 The sessions here are short, so the lane's constants are also run small (`_LATE`: messages a
 request stays open after its answer; `_RETRY`: twin steps before entering again) to leave and
-enter many times within a session; both the lane and the reference run with the same constants."""
+enter many times within a session (the golden reports were written with the same constants)."""
 
 from __future__ import annotations
 
+import random
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from inspector.replay import diff
-from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
-from inspector.replay.report import StoredMessages
+from inspector.replay.diff import DEFAULT_IGNORE, PathSet
+from inspector.replay.diff import stream as diff
 from inspector.store import open_engine
+from inspector.store.wire import StoredMessages
+from tests import diff_golden
 from tests.lint_recordings import Stdio, notification, request, result, store
 
 # A call: tool, argument, with progress, with a log after it, answered with an error, pipelined
 # with the next call (both requests, then both answers).
 Call = tuple[str, int, bool, bool, bool, bool]
 
-_calls = st.lists(
-    st.tuples(
-        st.sampled_from(["echo", "add", "clock"]),
-        st.integers(0, 2),
-        st.booleans(),
-        st.booleans(),
-        st.booleans(),
-        st.booleans(),
-    ),
-    min_size=1,
-    max_size=24,
-)
+
+def _calls(rnd: random.Random) -> list[Call]:
+    coin = lambda: rnd.random() < 0.5  # noqa: E731
+    tools = ["echo", "add", "clock"]
+    return [
+        (rnd.choice(tools), rnd.randint(0, 2), coin(), coin(), coin(), coin())
+        for _ in range(rnd.randint(1, 24))
+    ]
+
+
 _FALLOUTS = ("extra", "again", "missing", "error", "swap", "changed", "ids", "late")
 
 
@@ -102,28 +101,11 @@ def db() -> Iterator[Path]:
         yield Path(tmp) / "lane.db"
 
 
-def _same_reports(db: Path, a: int, b: int, ignore: PathSet) -> dict[str, int]:
-    """Both directions, every exchange listed and only what differs: lane and no lane agree."""
+def _same_reports(db: Path, name: str, a: int, b: int, ignore: PathSet) -> dict[str, int]:
+    """Both directions, every exchange listed and only what differs: the golden reports `name`."""
     engine = open_engine(db)
     try:
-        counts: dict[str, int] = {}
-        for x, y in ((a, b), (b, a)):
-            for keep in (True, False):
-                fast, slow = (
-                    diff_sessions(
-                        StoredMessages(engine, x, page=5),
-                        StoredMessages(engine, y),
-                        ignore=ignore,
-                        keep_equal=keep,
-                        lane=lane,
-                    )
-                    for lane in (True, False)
-                )
-                assert fast.to_json() == slow.to_json()
-                assert render_text(fast, show_equal=keep) == render_text(slow, show_equal=keep)
-                if x == a:
-                    counts = fast.counts()
-        return counts
+        return diff_golden.check(name, a, b, ignore, lambda sid: StoredMessages(engine, sid, page=5))
     finally:
         engine.dispose()
 
@@ -131,20 +113,25 @@ def _same_reports(db: Path, a: int, b: int, ignore: PathSet) -> dict[str, int]:
 _SMALL = [(256, 64), (3, 1), (1, 1), (1, 2), (6, 3)]  # (_LATE, _RETRY)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(calls=_calls, data=st.data())
-def test_the_lane_writes_the_same_report(db: Path, calls: list[Call], data: st.DataObject) -> None:
+_IGNORES = [DEFAULT_IGNORE, (*DEFAULT_IGNORE, "**.text"), ()]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_lane_writes_the_golden_report(db: Path, seed: int) -> None:
+    """Sessions drawn from `seed`: calls, where the replay falls out of step, the lane's windows
+    and the ignore patterns."""
+    rnd = random.Random(seed)
+    calls = _calls(rnd)
     n = len(calls)
-    where = st.one_of(st.none(), st.integers(0, n - 1))
-    fx = {k: data.draw(where, label=k) for k in _FALLOUTS}
-    late, retry = data.draw(st.sampled_from(_SMALL), label="late, retry")
-    ignore = data.draw(st.sampled_from([DEFAULT_IGNORE, (*DEFAULT_IGNORE, "**.text"), ()]), label="ignore")
+    fx = {k: rnd.choice([None, rnd.randrange(n)]) for k in _FALLOUTS}
+    late, retry = rnd.choice(_SMALL)
+    ignore = rnd.choice(_IGNORES)
     a = store(db, _render(calls, {}), name="a")
     b = store(db, _render(calls, fx), name="b")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(diff, "_LATE", late)
         mp.setattr(diff, "_RETRY", retry)
-        _same_reports(db, a, b, PathSet(ignore))
+        _same_reports(db, f"lane-seed{seed}", a, b, PathSet(ignore))
 
 
 def _steady() -> list[Call]:
@@ -170,7 +157,7 @@ def test_each_way_out_of_step_leaves_and_enters_the_lane(
     )
     a = store(db, _render(calls, {}), name="steady")
     b = store(db, _render(calls, fx), name=fallout)
-    counts = _same_reports(db, a, b, PathSet(DEFAULT_IGNORE))
+    counts = _same_reports(db, f"lane-{fallout}", a, b, PathSet(DEFAULT_IGNORE))
     assert counts["equal"] > 60, counts
     if fallout in ("extra", "again", "all"):
         assert counts["extra"] >= 1, counts
@@ -197,7 +184,7 @@ def test_each_way_out_of_step_leaves_and_enters_the_lane(
 def test_identical_sessions_stay_in_the_lane(db: Path) -> None:
     a = store(db, _render(_steady(), {}), name="one")
     b = store(db, _render(_steady(), {}), name="two")
-    counts = _same_reports(db, a, b, PathSet(DEFAULT_IGNORE))
+    counts = _same_reports(db, "lane-identical", a, b, PathSet(DEFAULT_IGNORE))
     assert counts["changed"] == counts["missing"] == counts["extra"] == 0
     engine = open_engine(db)
     try:

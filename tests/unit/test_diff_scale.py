@@ -1,4 +1,4 @@
-"""Issue 21: the diff's input read in pages of plain records (`replay.report.wire`), and the
+"""Issue 21: the diff's input read in pages of plain records (`store.wire.wire`), and the
 byte-identical fast path of the exchange comparison."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.replay.diff import diff_sessions
-from inspector.replay.report import wire
 from inspector.store import iter_messages, open_engine
+from inspector.store.wire import wire
 from tests.lint_recordings import Stdio, notification, request, result, store
 
 

@@ -1,42 +1,39 @@
 """Issue 21 (diff23): the streamed diff parses a body once for both sessions when their stored bytes
-are equal (`replay.diff._Parsed`) and knows shared views identical without serialising them. The
-report must be exactly the one each session's own parse gives (`diff_sessions(share=False)`),
+are equal (`replay.diff.records._Parsed`) and knows shared views identical without serialising them. The
+report must be exactly the one each session's own parse gave (`tests/diff_golden.py`: written by the
+reference path, each session parsing its own bodies, before the diff kept one path),
 also when the sessions fall out of step and come back: an extra message in the replay, a missing
 answer, an error instead of a result, answers in another order, a changed result; with progress
 notifications linked to their request, logs, and pipelined requests."""
 
 from __future__ import annotations
 
+import random
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions, render_text
-from inspector.replay.report import StoredMessages
+from inspector.replay.diff import DEFAULT_IGNORE, PathSet
 from inspector.store import open_engine
+from inspector.store.wire import StoredMessages
+from tests import diff_golden
 from tests.lint_recordings import Stdio, notification, request, result, store
 
 # A call: tool, argument, with progress, with a log after it, answered with an error, pipelined
 # with the next call (both requests, then both answers).
 Call = tuple[str, int, bool, bool, bool, bool]
 
-_calls = st.lists(
-    st.tuples(
-        st.sampled_from(["echo", "add", "clock"]),
-        st.integers(0, 3),
-        st.booleans(),
-        st.booleans(),
-        st.booleans(),
-        st.booleans(),
-    ),
-    min_size=1,
-    max_size=14,
-)
+
+def _calls(rnd: random.Random) -> list[Call]:
+    coin = lambda: rnd.random() < 0.5  # noqa: E731
+    tools = ["echo", "add", "clock"]
+    return [
+        (rnd.choice(tools), rnd.randint(0, 3), coin(), coin(), coin(), coin())
+        for _ in range(rnd.randint(1, 14))
+    ]
 
 
 def _error(rpc_id: int, message: str) -> dict[str, Any]:
@@ -89,45 +86,27 @@ def db() -> Iterator[Path]:
         yield Path(tmp) / "shared.db"
 
 
-def _same_reports(db: Path, a: int, b: int, ignore: PathSet) -> dict[str, int]:
-    """Both directions, every exchange listed and only what differs: shared and own parses agree."""
+def _same_reports(db: Path, name: str, a: int, b: int, ignore: PathSet) -> dict[str, int]:
+    """Both directions, every exchange listed and only what differs: the golden reports `name`."""
     engine = open_engine(db)
     try:
-        counts: dict[str, int] = {}
-        for x, y in ((a, b), (b, a)):
-            for keep in (True, False):
-                fast = diff_sessions(
-                    StoredMessages(engine, x, page=7),
-                    StoredMessages(engine, y),
-                    ignore=ignore,
-                    keep_equal=keep,
-                )
-                own = diff_sessions(
-                    StoredMessages(engine, x),
-                    StoredMessages(engine, y),
-                    ignore=ignore,
-                    keep_equal=keep,
-                    share=False,
-                )
-                assert fast.to_json() == own.to_json()
-                assert render_text(fast, show_equal=keep) == render_text(own, show_equal=keep)
-                if x == a:
-                    counts = fast.counts()  # a -> b
-        return counts
+        return diff_golden.check(
+            f"shared-{name}", a, b, ignore, lambda sid: StoredMessages(engine, sid, page=7)
+        )
     finally:
         engine.dispose()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(calls=_calls, data=st.data())
-def test_shared_parse_writes_the_same_report(db: Path, calls: list[Call], data: st.DataObject) -> None:
+@pytest.mark.parametrize("seed", range(12))
+def test_shared_parse_writes_the_golden_report(db: Path, seed: int) -> None:
+    rnd = random.Random(seed)
+    calls = _calls(rnd)
     n = len(calls)
-    where = st.one_of(st.none(), st.integers(0, n - 1))
-    fx = {k: data.draw(where, label=k) for k in ("extra", "missing", "error", "swap", "changed")}
+    fx = {k: rnd.choice([None, rnd.randrange(n)]) for k in ("extra", "missing", "error", "swap", "changed")}
     a = store(db, _render(calls, {}), name="a")
     b = store(db, _render(calls, fx), name="b")
-    ignore = data.draw(st.sampled_from([DEFAULT_IGNORE, (*DEFAULT_IGNORE, "**.text")]), label="ignore")
-    _same_reports(db, a, b, PathSet(ignore))
+    ignore = rnd.choice([DEFAULT_IGNORE, (*DEFAULT_IGNORE, "**.text")])
+    _same_reports(db, f"seed{seed}", a, b, PathSet(ignore))
 
 
 def test_each_way_out_of_step_is_seen(db: Path) -> None:
@@ -148,7 +127,7 @@ def test_each_way_out_of_step_is_seen(db: Path) -> None:
     }
     for name, fx in cases.items():
         b = store(db, _render(calls, fx), name=name)
-        counts = _same_reports(db, a, b, PathSet(DEFAULT_IGNORE))
+        counts = _same_reports(db, name, a, b, PathSet(DEFAULT_IGNORE))
         assert counts["equal"] > 50, (name, counts)
         if name in ("extra", "all"):
             assert counts["extra"] == 1, (name, counts)
@@ -156,5 +135,5 @@ def test_each_way_out_of_step_is_seen(db: Path) -> None:
             assert counts["changed"] >= 1, (name, counts)
         if name == "swap":  # answers in another order: paired by the recorder, so nothing differs
             assert counts["changed"] == counts["missing"] == counts["extra"] == 0, counts
-    same = _same_reports(db, a, a, PathSet(DEFAULT_IGNORE))
+    same = _same_reports(db, "identical", a, a, PathSet(DEFAULT_IGNORE))
     assert same["changed"] == same["missing"] == same["extra"] == 0

@@ -1,4 +1,4 @@
-"""Issue 21: the streamed diff (`diff_sessions` reading `report.StoredMessages`) writes the report the
+"""Issue 21: the streamed diff (`diff_sessions` reading `store.wire.StoredMessages`) writes the report the
 whole-list diff wrote, lists only what differs with `keep_equal=False`, and holds flat memory."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.replay.diff import diff_sessions, render_text
-from inspector.replay.report import StoredMessages, wire
 from inspector.store import iter_messages, open_engine
+from inspector.store.wire import StoredMessages, wire
 from tests.lint_recordings import Stdio, notification, request, result, store
 
 
