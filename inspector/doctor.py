@@ -420,7 +420,7 @@ def _check_postgresql(db: str) -> list[Finding]:
 
 
 def _retention(retention: Any) -> Finding:
-    from inspector.cli_config import format_duration, format_size
+    from inspector.settings import format_duration, format_size
 
     if retention is None or not retention.active:
         return Finding("database", "note", "retention: none set (the database grows without limit)",

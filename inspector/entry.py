@@ -27,7 +27,7 @@ def main() -> None:
             try:
                 code = run_wrap(opts)
             except InspectorError as exc:
-                from inspector.cli import print_error
+                from inspector.command_setup import print_error
 
                 print_error(exc)
                 sys.exit(2)

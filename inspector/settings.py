@@ -58,6 +58,8 @@ __all__ = [
     "Settings",
     "Storage",
     "config_path",
+    "format_duration",
+    "format_size",
     "load",
     "parse_duration",
     "parse_size",
@@ -99,6 +101,32 @@ def parse_duration(value: Any) -> float:
     if m is None:
         raise ValueError(f"not a duration: {value!r} (e.g. 3600, 90m, 12h, 30d, 2w)")
     return float(m.group(1)) * _SECONDS[m.group(2) or "s"]
+
+
+_SHOW_UNITS = (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000))
+_SHOW_BINARY = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
+
+
+def format_size(value: int) -> str:
+    """`4KiB`, `2GB`, `200MB`, `1234 B`: exact when a unit divides it, else one decimal."""
+    for unit, factor in sorted((*_SHOW_BINARY, *_SHOW_UNITS), key=lambda u: -u[1]):
+        if value >= factor and value % factor == 0:
+            return f"{value // factor}{unit}"
+    for unit, factor in _SHOW_UNITS:
+        if value >= factor:
+            return f"{value / factor:.1f}{unit}"
+    return f"{value} B"
+
+
+def format_duration(seconds: float) -> str:
+    """`30d`, `2w`, `12h`, `90m`, `45s` (the largest unit that divides it)."""
+    whole = int(seconds)
+    if whole != seconds:
+        return f"{seconds}s"
+    for unit, factor in (("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if whole >= factor and whole % factor == 0:
+            return f"{whole // factor}{unit}"
+    return f"{whole}s"
 
 
 Size = Annotated[int, BeforeValidator(parse_size)]

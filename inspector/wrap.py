@@ -12,10 +12,11 @@ is lost. The hold is bounded (`EARLY_CHUNKS` chunks of at most 64 KiB): past
 that, forwarding waits, as it does when the recorder falls behind.
 `--durable` opens the store first (every chunk waits for its commit anyway).
 
-`parse_wrap_args` reads wrap's own options without Typer (whose import costs
-as much as the rest): `inspector/entry.py` uses it, and anything it does not
-recognise (`--help`, a typo, a missing value) goes to the full CLI instead,
-which answers as it always did.
+`parse_wrap_args` reads wrap's options (`WRAP_OPTIONS`) without Typer
+(whose import costs as much as the rest): `inspector/entry.py` uses it, and
+anything it does not recognise (`--help`, a typo, a missing value) goes to
+the full CLI instead, whose `wrap` command answers in Typer's words and
+otherwise hands the same arguments back to `parse_wrap_args`.
 
 If the store cannot be opened (a bad --db, a bad --redact-path) once the
 server runs, the server is stopped and the error is raised in the main thread:
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     from inspector.capture import Tap
 
-__all__ = ["EARLY_CHUNKS", "EarlyTap", "WrapOptions", "parse_wrap_args", "run_wrap"]
+__all__ = ["EARLY_CHUNKS", "WRAP_OPTIONS", "EarlyTap", "WrapOptions", "parse_wrap_args", "run_wrap"]
 
 EARLY_CHUNKS = 1024
 # The store opens once the server has sent its first bytes, or after this long: its imports would
@@ -49,7 +50,7 @@ OPEN_AFTER_S = 0.5
 
 
 class WrapOptions:
-    """`mcp-inspect wrap`'s options (see its --help in cli.py). A plain class: `dataclasses` costs
+    """`mcp-inspect wrap`'s options (`WRAP_OPTIONS`; its --help in cli/record.py). A plain class: `dataclasses` costs
     10 ms of imports on the start-up path."""
 
     def __init__(
@@ -83,8 +84,7 @@ class WrapOptions:
         self.redact = redact or []
         self.redact_path = redact_path or []
         self.keep_secrets = keep_secrets
-        # Intercept and fault injection: only the full CLI reads these flags (parse_wrap_args
-        # leaves them to it), and `intercept/wrap.py` is imported only when one is given.
+        # Intercept and fault injection: `intercept/wrap.py` is imported only when one is given.
         self.faults = faults
         self.intercept = intercept
         self.seed = seed
@@ -103,23 +103,37 @@ class WrapOptions:
         self.otel = False
 
 
-_VALUE_OPTIONS = {
-    "--db": "db", "--name": "name", "--grace": "grace", "--otlp": "otlp", "--max-record-bytes": "max_record_bytes",
-}  # fmt: skip
-_LIST_OPTIONS = {"--redact": "redact", "--redact-path": "redact_path"}
-_FLAGS = {
+# wrap's options, the one list both readers take them from: `parse_wrap_args` reads them, and the
+# Typer command (`inspector/cli/record.py`) declares the same names only to render --help and
+# refuse bad input in Click's words, then hands the arguments to `parse_wrap_args`.
+# An option's name -> (WrapOptions attribute, what it takes): a flag's value (True/False), or the
+# type of its value (`list`: repeatable).
+WRAP_OPTIONS: dict[str, tuple[str, object]] = {
+    "--db": ("db", str),
+    "--name": ("name", str),
     "--durable": ("durable", True),
     "--no-durable": ("durable", False),
+    "--grace": ("grace", float),
     "--quiet": ("quiet", True),
     "-q": ("quiet", True),
+    "--redact": ("redact", list),
+    "--redact-path": ("redact_path", list),
     "--keep-secrets": ("keep_secrets", True),
+    "--faults": ("faults", str),
+    "--intercept": ("intercept", True),
+    "--seed": ("seed", int),
+    "--pause-timeout": ("pause_timeout", float),
+    "--pause-default": ("pause_default", str),
+    "--otlp": ("otlp", str),
     "--otlp-content": ("otlp_content", True),
     "--metadata-only": ("metadata_only", True),
+    "--max-record-bytes": ("max_record_bytes", str),
 }
 
 
 def parse_wrap_args(args: list[str]) -> WrapOptions | None:
-    """wrap's arguments (after the word `wrap`) as options, or None for anything the full CLI must read."""
+    """wrap's arguments (after the word `wrap`) as options, or None for anything the full CLI must
+    read (`--help`, a typo, a missing or bad value: Typer's words for it)."""
     opts = WrapOptions(command=[])
     i = 0
     while i < len(args):
@@ -130,13 +144,15 @@ def parse_wrap_args(args: list[str]) -> WrapOptions | None:
         if not arg.startswith("-") or arg == "-":
             break
         name, eq, inline = arg.partition("=")
-        if name in _FLAGS and not eq:
-            attr, value = _FLAGS[name]
-            setattr(opts, attr, value)
+        if name not in WRAP_OPTIONS:
+            return None  # --help, a typo, a short option cluster: the full CLI's answer
+        attr, takes = WRAP_OPTIONS[name]
+        if isinstance(takes, bool):
+            if eq:
+                return None  # a flag takes no value
+            setattr(opts, attr, takes)
             i += 1
             continue
-        if name not in _VALUE_OPTIONS and name not in _LIST_OPTIONS:
-            return None  # --help, a typo, a short option cluster: the full CLI's answer
         if eq:
             value_text = inline
             i += 1
@@ -145,17 +161,15 @@ def parse_wrap_args(args: list[str]) -> WrapOptions | None:
             i += 2
         else:
             return None
-        if name in _LIST_OPTIONS:
-            getattr(opts, _LIST_OPTIONS[name]).append(value_text)
-        elif name == "--grace":
-            try:
-                opts.grace = float(value_text)
-            except ValueError:
-                return None
-        else:
-            setattr(opts, _VALUE_OPTIONS[name], value_text)
+        if takes is list:
+            getattr(opts, attr).append(value_text)
+            continue
+        try:
+            setattr(opts, attr, takes(value_text))  # type: ignore[operator]
+        except ValueError:
+            return None
     command = args[i:]
-    if command and command[0] == "--":  # as the Typer command does
+    if command and command[0] == "--":  # as Click leaves a second `--`
         command = command[1:]
     if not command:
         return None

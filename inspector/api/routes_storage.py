@@ -21,7 +21,7 @@ router = APIRouter(tags=["storage"])
 def storage_view(engine: Engine, limit: int) -> dict[str, Any]:
     """The `StorageView` document (reads the settings, the sessions and their sizes; changes nothing)."""
     from inspector import settings
-    from inspector.cli_prune import policy_values
+    from inspector.prune import policy_values
     from inspector.store.engine import store_name
     from inspector.store.retention import choose, session_infos
     from inspector.store.usage import store_usage

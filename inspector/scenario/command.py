@@ -1,4 +1,4 @@
-"""The body of `mcp-inspect serve` (cli.py registers it)."""
+"""The body of `mcp-inspect serve` (cli/mock.py declares it)."""
 
 from __future__ import annotations
 

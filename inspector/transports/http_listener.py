@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import http
 import os
 import signal
@@ -64,7 +65,7 @@ import httptools
 
 from inspector.errors import InspectorError
 
-__all__ = ["ABORT", "HEADER_TIMEOUT_ENV", "PROXY_LISTENER_ENV", "serve_proxy"]
+__all__ = ["ABORT", "HEADER_TIMEOUT_ENV", "PROXY_LISTENER_ENV", "proxy_listener", "serve_proxy"]
 
 # An ASGI message of our own (`send({"type": ABORT})`): cut the client's connection without an answer
 # (`proxy --faults` rules with `action: disconnect`). uvicorn, the fallback, answers it with an error
@@ -690,3 +691,14 @@ def header_timeout_from_env() -> float:
     if not 0 < value < 86400:
         raise InspectorError(f"{HEADER_TIMEOUT_ENV} wants seconds above 0 (e.g. 10), got {text!r}")
     return value
+
+
+def proxy_listener(header_timeout: float) -> Callable[..., None]:
+    """What serves a proxy or gateway: this module's listener, faster than uvicorn
+    (bench/http_bench.py); uvicorn stays behind the seam ($MCP_INSPECTOR_PROXY_LISTENER=uvicorn) as
+    the library fallback, should the own listener misbehave with some client."""
+    if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn":
+        from inspector.transports.serve import serve
+
+        return serve
+    return functools.partial(serve_proxy, header_timeout=header_timeout)

@@ -26,9 +26,9 @@ from rich.console import Console
 from inspector.capture import MessageBuilder
 from inspector.capture.redact import Redaction, secret_name
 from inspector.capture.sessions import create_session
-from inspector.cli_gateway import route_line
 from inspector.doctor import render, run_doctor
 from inspector.gateway_config import load_gateway_config
+from inspector.gateway_run import route_line
 from inspector.share.export import har_sessions
 from inspector.share.har import har_chunks
 from inspector.store import open_engine

@@ -1,5 +1,5 @@
-"""The intercept flags of `wrap`: read by the full CLI only, and nothing of the interceptor is
-imported (nor paid for) by a wrap without them."""
+"""The intercept flags of `wrap`: read by `parse_wrap_args` as the other options, and nothing of
+the interceptor is imported (nor paid for) by a wrap without them."""
 
 from __future__ import annotations
 
@@ -16,19 +16,23 @@ CORE = Path(__file__).resolve().parents[2] / "inspector" / "intercept"
 
 
 @pytest.mark.parametrize(
-    "flags",
+    ("flags", "expected"),
     [
-        ["--faults", "r.yaml"],
-        ["--faults=r.yaml"],
-        ["--intercept"],
-        ["--seed", "3"],
-        ["--pause-timeout", "2"],
-        ["--pause-default", "drop"],
+        (["--faults", "r.yaml"], {"faults": "r.yaml"}),
+        (["--faults=r.yaml"], {"faults": "r.yaml"}),
+        (["--intercept"], {"intercept": True}),
+        (["--seed", "3"], {"seed": 3}),
+        (["--pause-timeout", "2"], {"pause_timeout": 2.0}),
+        (["--pause-default", "drop"], {"pause_default": "drop"}),
     ],
 )
-def test_intercept_flags_go_to_the_full_cli(flags: list[str]) -> None:
-    assert parse_wrap_args([*flags, "--", "python", "server.py"]) is None
-    assert parse_wrap_args(["--", "python", "server.py", *flags]) is not None  # the server's own
+def test_intercept_flags_are_read(flags: list[str], expected: dict[str, object]) -> None:
+    opts = parse_wrap_args([*flags, "--", "python", "server.py"])
+    assert opts is not None and opts.command == ["python", "server.py"]
+    assert {key: getattr(opts, key) for key in expected} == expected
+    theirs = parse_wrap_args(["--", "python", "server.py", *flags])  # the server's own
+    assert theirs is not None and theirs.command == ["python", "server.py", *flags]
+    assert (theirs.faults, theirs.intercept, theirs.seed) == (None, False, None)
 
 
 @pytest.mark.parametrize("name", ["match.py", "engine.py"])

@@ -2,7 +2,7 @@
 
 Every module is parsed with `ast`: every import counts, wherever it sits (a function's, one
 under `TYPE_CHECKING`). The nodes are the top-level packages and modules of inspector/
-(`inspector/capture/`, `inspector/cli.py`, ...). The rules:
+(`inspector/capture/`, `inspector/cli/`, ...). The rules:
 
 - no circle between them: each stands above all that it imports;
 - the transports import no feature package (principle 7: features are addons over them);

@@ -1,4 +1,4 @@
-"""`mcp-inspect prune`, `pin` and `unpin`: the bodies of the commands (thin wrappers in cli.py).
+"""`mcp-inspect prune`, `pin` and `unpin`: the bodies of the commands (thin wrappers in cli/retention.py).
 
 `prune` applies the retention policy in force (config file < MCP_INSPECTOR_* variables < its own
 flags, `inspector/settings.py`) to a store now: `--dry-run` prints what would go and changes

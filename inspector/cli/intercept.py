@@ -2,7 +2,8 @@
 
 The commands talk to the control channels of the running `wrap`/`proxy`
 processes started with `--intercept` (or `--faults`), found in the runtime
-directory (`inspector.intercept.remote`). This module imports only Typer at
+directory (`inspector.intercept.remote`); `intercept rules ...` is `cli/intercept_rules.py`.
+This module imports only Typer at
 load time (`mcp-inspect --help` stays fast); each command imports what it
 uses. Recorded names are shown through `inspector.terminal_text` (controls escaped, markup
 escaped). Output fits 80 columns; every failure is one red line and exit status 2.
@@ -34,12 +35,6 @@ app = typer.Typer(
     help="Drive live interception: list, forward, drop, edit or answer paused messages, change rules.",
     no_args_is_help=True,
 )
-rules_app = typer.Typer(
-    name="rules",
-    help="List, add, enable, disable or remove a process's fault rules.",
-    invoke_without_command=True,
-)
-app.add_typer(rules_app)
 
 PidOption = Annotated[
     int | None,
@@ -309,105 +304,6 @@ def breakpoints(
     _console().print(f"breakpoints {on} (pid {process.pid})")
 
 
-@rules_app.callback()
-def rules_list(ctx: typer.Context, pid: PidOption = None, session: SessionOption = None) -> None:
-    """List the rules (name, on/off, action, filter, hits); or add/enable/disable/remove one."""
-    if ctx.invoked_subcommand is not None:
-        ctx.obj = (pid, session)
-        return
-    with _remote(pid, session) as remote:
-        found = remote.processes()
-        if not found:
-            _fail(remote._none())
-    console = _console()
-    for process in found:
-        console.print(f"[bold]{markup_safe(process.state.get('kind'))}[/bold] pid {process.pid}")
-        _print_rules(console, process.state)
-
-
-def _chosen(ctx: typer.Context, pid: int | None, session: int | None) -> tuple[int | None, int | None]:
-    outer = ctx.obj if isinstance(ctx.obj, tuple) else (None, None)
-    return (pid if pid is not None else outer[0], session if session is not None else outer[1])
-
-
-@rules_app.command("list")
-def rules_list_command(ctx: typer.Context, pid: PidOption = None, session: SessionOption = None) -> None:
-    """List the rules with their hit counts."""
-    pid, session = _chosen(ctx, pid, session)
-    ctx.invoked_subcommand = None
-    rules_list(ctx, pid, session)
-
-
-@rules_app.command("add")
-def rules_add(
-    ctx: typer.Context,
-    file: Annotated[
-        str, typer.Argument(help="A rules file (YAML or JSON): a rule, a list, or {rules: [...]}.")
-    ],
-    pid: PidOption = None,
-    session: SessionOption = None,
-) -> None:
-    """Add the rules of a file to a running process (a rule, a list of rules, or a rules file)."""
-    from pathlib import Path
-
-    import yaml
-
-    from inspector.intercept.rules import parse_rules
-
-    pid, session = _chosen(ctx, pid, session)
-    path = Path(file)
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        _fail(f"{path}: cannot read the rules file: {exc.strerror or exc}")
-    except UnicodeDecodeError:
-        _fail(f"{path}: the rules file is not UTF-8 text")
-    except yaml.YAMLError as exc:
-        _fail(f"{path}: not valid YAML or JSON: {exc}")
-    if isinstance(doc, dict) and "action" in doc:  # a single rule
-        doc = [doc]
-    ruleset = parse_rules(doc, str(path))
-    if not ruleset.rules:
-        _fail(f"{path}: no rules in it")
-    with _remote(pid, session) as remote:
-        process = remote.one()
-        for rule in ruleset.rules:
-            remote.call(process.reg, "POST", "/rules", rule.model_dump(mode="json", exclude_unset=True))
-            _console().print(f"added rule {markup_safe(rule.name)} ({rule.action}) to pid {process.pid}")
-
-
-@rules_app.command("enable")
-def rules_enable(ctx: typer.Context, name: str, pid: PidOption = None, session: SessionOption = None) -> None:
-    """Turn a rule on."""
-    _switch(ctx, name, True, pid, session)
-
-
-@rules_app.command("disable")
-def rules_disable(
-    ctx: typer.Context, name: str, pid: PidOption = None, session: SessionOption = None
-) -> None:
-    """Turn a rule off (it stays listed)."""
-    _switch(ctx, name, False, pid, session)
-
-
-def _switch(ctx: typer.Context, name: str, on: bool, pid: int | None, session: int | None) -> None:
-    pid, session = _chosen(ctx, pid, session)
-    with _remote(pid, session) as remote:
-        process = remote.one()
-        remote.rule(process, "PATCH", name, {"enabled": on})
-    _console().print(f"rule {markup_safe(name)} {'enabled' if on else 'disabled'} (pid {process.pid})")
-
-
-@rules_app.command("remove")
-def rules_remove(ctx: typer.Context, name: str, pid: PidOption = None, session: SessionOption = None) -> None:
-    """Remove a rule."""
-    pid, session = _chosen(ctx, pid, session)
-    with _remote(pid, session) as remote:
-        process = remote.one()
-        remote.rule(process, "DELETE", name)
-    _console().print(f"rule {markup_safe(name)} removed (pid {process.pid})")
-
-
 @app.command()
 def watch(
     pid: PidOption = None,
@@ -428,4 +324,3 @@ def watch(
 
 
 unwrap_commands(app)
-unwrap_commands(rules_app)

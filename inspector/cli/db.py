@@ -1,4 +1,4 @@
-"""`mcp-inspect db ...`: whole-store commands (today `db copy`), registered in cli.py.
+"""`mcp-inspect db ...`: whole-store commands (today `db copy`), registered in cli/__init__.py.
 
 Only Typer at import time; the store and Rich are imported when a command runs.
 """

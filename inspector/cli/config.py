@@ -1,5 +1,5 @@
 """`mcp-inspect config ...`: the effective settings and where each came from, the config file's path,
-a commented template (`config init`). Registered in cli.py.
+a commented template (`config init`). Registered in `inspector/cli/__init__.py`.
 
 Only Typer at import time; settings and Rich are imported when a command runs. The reading is
 `inspector/settings.py`; this module only shows it (`effective_rows` is shared with `doctor`).
@@ -18,7 +18,7 @@ from inspector.help_text import unwrap_commands
 if TYPE_CHECKING:
     from inspector.settings import Effective
 
-__all__ = ["TEMPLATE", "app", "effective_rows", "format_duration", "format_size", "load_with_flags"]
+__all__ = ["TEMPLATE", "app", "effective_rows", "load_with_flags"]
 
 app = typer.Typer(
     name="config",
@@ -61,31 +61,6 @@ TEMPLATE = """\
 # redact = ["x-github-token"]
 """
 
-_UNITS = (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000))
-_BINARY = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
-
-
-def format_size(value: int) -> str:
-    """`4KiB`, `2GB`, `200MB`, `1234 B`: exact when a unit divides it, else one decimal."""
-    for unit, factor in sorted((*_BINARY, *_UNITS), key=lambda u: -u[1]):
-        if value >= factor and value % factor == 0:
-            return f"{value // factor}{unit}"
-    for unit, factor in _UNITS:
-        if value >= factor:
-            return f"{value / factor:.1f}{unit}"
-    return f"{value} B"
-
-
-def format_duration(seconds: float) -> str:
-    """`30d`, `2w`, `12h`, `90m`, `45s` (the largest unit that divides it)."""
-    whole = int(seconds)
-    if whole != seconds:
-        return f"{seconds}s"
-    for unit, factor in (("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if whole >= factor and whole % factor == 0:
-            return f"{whole // factor}{unit}"
-    return f"{whole}s"
-
 
 def load_with_flags(db: str | None = None, redact: list[str] | None = None) -> Effective:
     """The effective settings with these flags given (as a recording command would see them)."""
@@ -123,6 +98,7 @@ def effective_rows(effective: Effective, redact: list[str] | None = None) -> lis
     """One row per setting: key, value (as the file would spell it), source (`default`, `config
     file`, `environment VAR`, `flag --x`)."""
     from inspector.config import DEFAULT_DB
+    from inspector.settings import format_duration, format_size
 
     s = effective.settings
 

@@ -1,6 +1,6 @@
 """`mcp-inspect proxy --config FILE`: several upstreams behind one recording listener (a gateway).
 
-The command body; `cli.proxy` hands over here when --config is given. The config file is read
+`proxy_run.run_proxy` hands over here when --config is given. The config file is read
 and checked first (`gateway_config`), then the listener is bound, then one recording proxy per
 route is built exactly as the single proxy builds its own (`transports/gateway.py` routes by
 prefix in front of them, the one `guard.ListenerGuard` in front of that).
@@ -13,7 +13,6 @@ serves one proxy; `--faults` works, per route or for all).
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import os
 import sys
@@ -82,10 +81,10 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
-    from inspector.transports.http_listener import PROXY_LISTENER_ENV, header_timeout_from_env, serve_proxy
+    from inspector.transports.http_listener import header_timeout_from_env, proxy_listener
     from inspector.transports.http_proxy import HttpProxy
     from inspector.transports.outbound import active
-    from inspector.transports.serve import bind, parse_listen, serve
+    from inspector.transports.serve import bind, parse_listen
     from inspector.transports.upstream_proxied import choose_upstream
 
     config = load_gateway_config(config_path)
@@ -184,15 +183,12 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
         lines.append(fit(f"[mcp-inspect] recording into {engine.url.database}; Ctrl-C to stop"))
         print("\n".join(lines), file=sys.stderr, flush=True)
 
-    serve_with = (
-        serve
-        if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn"
-        else functools.partial(serve_proxy, header_timeout=header_timeout)
-    )
     gc.freeze()  # as the single proxy: start-up's objects out of the collector's sight
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            serve_with(guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed)
+            proxy_listener(header_timeout)(
+                guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed
+            )
     finally:
         withdraw(pausable)
         recorder.stop("proxy stopped")
