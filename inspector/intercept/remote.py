@@ -35,7 +35,7 @@ class Process:
 
     def pending(self, pending_id: str) -> dict[str, Any] | None:
         for p in self.state.get("pending") or []:
-            if p.get("id") == pending_id:
+            if isinstance(p, dict) and p.get("id") == pending_id:
                 return p
         return None
 
@@ -86,6 +86,8 @@ class Remote:
         if answer.status_code != 200:
             detail = doc.get("detail", answer.text) if isinstance(doc, dict) else answer.text
             raise InterceptRemoteError(f"process {reg['pid']}: {detail}")
+        if not isinstance(doc, dict):
+            raise InterceptRemoteError(f"process {reg['pid']} answered something other than a JSON object")
         return doc
 
     def processes(self) -> list[Process]:
