@@ -1,7 +1,7 @@
 """Talking to intercepting processes from another process (`mcp-inspect intercept`).
 
 `Remote` reads the announcements in the runtime directory
-(`control.announcements`) and calls each process's control channel with its
+(`inspector.control.announce`) and calls each process's control channel with its
 token (synchronous httpx, loopback only, no proxy from the environment).
 Every failure is an `InterceptRemoteError` with a sentence for the terminal:
 no process, a process that stopped, an unknown paused message, an answer
@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import httpx
 
+from inspector.control.announce import announcements
 from inspector.errors import InterceptRemoteError
-from inspector.intercept.control import announcements
 
 __all__ = ["Process", "Remote", "split_id"]
 
