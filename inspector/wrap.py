@@ -311,7 +311,7 @@ class _Store:
 
         from inspector.capture import Recorder
         from inspector.capture.recorder import record_cap
-        from inspector.capture.redact import configure
+        from inspector.capture.redact import rules_from
         from inspector.capture.sessions import create_session
         from inspector.config import default_db
         from inspector.recording_control import announce as announce_pausable
@@ -320,7 +320,7 @@ class _Store:
         from inspector.store.autoprune import start as start_retention
 
         try:
-            rules = configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
+            rules = rules_from(opts.redact, opts.redact_path, keep=opts.keep_secrets)
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
