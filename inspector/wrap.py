@@ -191,7 +191,7 @@ class QuietStderr:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)  # type: ignore[attr-defined]
+            return int(self._stream.write(text))  # type: ignore[attr-defined]
         except (OSError, ValueError):
             return len(text)
 
@@ -311,7 +311,7 @@ class _Store:
 
         from inspector.capture import Recorder
         from inspector.capture.recorder import record_cap
-        from inspector.capture.redact import configure
+        from inspector.capture.redact import rules_from
         from inspector.capture.sessions import create_session
         from inspector.config import default_db
         from inspector.recording_control import announce as announce_pausable
@@ -320,7 +320,7 @@ class _Store:
         from inspector.store.autoprune import start as start_retention
 
         try:
-            rules = configure(opts.redact, opts.redact_path, keep=opts.keep_secrets)
+            rules = rules_from(opts.redact, opts.redact_path, keep=opts.keep_secrets)
         except ValueError as exc:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
@@ -331,7 +331,7 @@ class _Store:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
-        self.subscribers: list = [StoreWriter(self.engine), *otel]
+        self.subscribers: list[Any] = [StoreWriter(self.engine), *otel]
         self.recorder = Recorder(self.subscribers, max_record_bytes=cap, redaction=rules).start()
         # Everything slow is done: only now are the held copies claimed. Between the claim and
         # `attach` the copies can no longer go to a finishing process, and a host's SIGKILL (an SDK
@@ -431,7 +431,7 @@ class _PauseSwitch:
                 tap.pause(self._wanted)
 
 
-def _otel(opts: WrapOptions) -> list:
+def _otel(opts: WrapOptions) -> list[Any]:
     """The OpenTelemetry subscriber when --otlp or the OTEL_EXPORTER_OTLP_* variables ask for one
     (the SDK is imported here, on the store's thread, never before forwarding starts)."""
     if not opts.otel:  # decided by `run_wrap` before the server started

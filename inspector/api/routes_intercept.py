@@ -1,7 +1,7 @@
 """Intercept routes: drive the breakpoints and fault rules of live `wrap`/`proxy` processes.
 
 A process started with `--intercept` (or `--faults`) announces its control
-channel in the runtime directory (`inspector/intercept/control.py`). These
+channel in the runtime directory (`inspector/control/`). These
 routes find the process that records a session and relay to it with its
 token, so the browser never sees a control token or address; only loopback
 control URLs are used. A process that is gone, an unknown paused message or
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.api.deps import json_response, state_of
 from inspector.api.params import SqlInt
-from inspector.intercept.control import announcements
+from inspector.control.announce import announcements
 from inspector.intercept.rules import ErrorSpec, Rule
 from inspector.runtime_dir import db_key
 

@@ -89,6 +89,7 @@ __all__ = [
     "missing_command_secrets_message",
     "missing_secrets_message",
     "resolve_secrets",
+    "rules_from",
     "secret_env_var",
 ]
 
@@ -663,12 +664,16 @@ def active() -> Redaction:
     return _active
 
 
+def rules_from(names: Iterable[str] = (), paths: Iterable[str] = (), *, keep: bool = False) -> Redaction:
+    """The rules of the flags, the environment and the config file. A bad path is a ValueError, a
+    bad config file an InspectorError naming the file and the key."""
+    return Redaction.from_config(names, paths, keep=keep, settings=None if keep else file_settings())
+
+
 def configure(names: Iterable[str] = (), paths: Iterable[str] = (), *, keep: bool = False) -> Redaction:
-    """Set this process's rules (every recorder and new session uses them): the flags', the
-    environment's and the config file's. A bad path is a ValueError, a bad config file an
-    InspectorError naming the file and the key."""
+    """Set this process's rules (every recorder and new session uses them): `rules_from`'s."""
     global _active
-    _active = Redaction.from_config(names, paths, keep=keep, settings=None if keep else file_settings())
+    _active = rules_from(names, paths, keep=keep)
     return _active
 
 

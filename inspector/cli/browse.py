@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -29,6 +29,11 @@ from inspector.cli.common import (
     redaction,
 )
 from inspector.terminal_text import markup_safe, visible_json
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from inspector.store.models import Session
 
 __all__ = ["demo", "doctor", "search", "sessions", "show", "ui"]
 
@@ -60,7 +65,7 @@ def sessions(
     console.print(sessions_table(found, console.width))
 
 
-def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float):
+def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float) -> tuple[Engine, Session]:
     """The engine and the session `show` prints. With --follow, a database or session that does not
     exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
     creates both off its forwarding path."""

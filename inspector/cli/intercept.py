@@ -2,7 +2,7 @@
 
 The commands talk to the control channels of the running `wrap`/`proxy`
 processes started with `--intercept` (or `--faults`), found in the runtime
-directory (`inspector.intercept.remote`); `intercept rules ...` is `cli/intercept_rules.py`.
+directory (`inspector.control.remote`); `intercept rules ...` is `cli/intercept_rules.py`.
 This module imports only Typer at
 load time (`mcp-inspect --help` stays fast); each command imports what it
 uses. Recorded names are shown through `inspector.terminal_text` (controls escaped, markup
@@ -26,7 +26,7 @@ from inspector.terminal_text import markup_safe, visible, visible_json
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from inspector.intercept.remote import Process, Remote
+    from inspector.control.remote import Process, Remote
 
 __all__ = ["app"]
 
@@ -54,7 +54,7 @@ def _console() -> Console:
 
 
 def _remote(pid: int | None, session: int | None) -> Remote:
-    from inspector.intercept.remote import Remote
+    from inspector.control.remote import Remote
 
     return Remote(pid=pid, session=session)
 
@@ -317,7 +317,7 @@ def watch(
     """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         _fail("watch reads single keys: run it in a terminal (use list, forward, drop ... in scripts)")
-    from inspector.intercept.watch import Watch
+    from inspector.control.watch import Watch
 
     with _remote(pid, session) as remote:
         Watch(remote, _console(), editor=editor, edit_text=_edit_in_editor).run()

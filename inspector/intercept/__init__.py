@@ -1,15 +1,16 @@
 """Intercept and fault injection on live connections: a feature over the transports.
 
 The sans-IO core: `match` (which messages), `rules` (what to do, rules files),
-`engine` (the `Interceptor` that decides per message). Its edges to the
-outside: `addon` (the interceptor as an `inspector.flow` addon: the plain
-stdio shim of `wrap` and the mock server's stdio hook apply its verdicts),
-`wrap` (`wrap --faults/--intercept`: builds the interceptor and runs the shim
-with the addon), `proxy` (the HTTP proxy with the interceptor on the way,
-still a subclass of `transports.http_proxy.HttpProxy`), `control` (the control
-channel's listener), `remote` and `watch` (its clients). The transports import
-nothing of this package. Nothing here is imported unless --faults or
---intercept is given.
+`engine` (the `Interceptor` that decides per message), `commands` (what the
+control channel's requests do to an interceptor). Its edges to the outside:
+`addon` (the interceptor as an `inspector.flow` addon: the plain stdio shim
+of `wrap` and the mock server's stdio hook apply its verdicts), `wrap`
+(`wrap --faults/--intercept`: builds the interceptor and runs the shim with
+the addon), `proxy` (the HTTP proxy with the interceptor on the way, still a
+subclass of `transports.http_proxy.HttpProxy`). The control channel's IO (its
+listener, announcements and clients) is `inspector.control`, below this
+package. The transports import nothing of this package. Nothing here is
+imported unless --faults or --intercept is given.
 """
 
 from inspector.errors import RulesError

@@ -39,12 +39,14 @@ from typing import Any
 
 import orjson
 
-from inspector.errors import RulesError
+from inspector.errors import ControlError, RulesError
+from inspector.intercept.commands import one_switch, resolution, rule_for, sent_for
 from inspector.intercept.match import Seen, Tracker
 from inspector.intercept.rules import Rule, RuleSet
 
 __all__ = [
     "CloseStream",
+    "Commands",
     "Decision",
     "Deliver",
     "Disconnect",
@@ -369,6 +371,11 @@ class Interceptor:
 
         return unsubscribe
 
+    def commands(self, kind: str) -> Commands:
+        """What a control channel's requests do to this interceptor, in a process of `kind`
+        (`inspector.control.server` serves them)."""
+        return Commands(self, kind)
+
     def _notify(self, event: str, detail: dict[str, Any]) -> None:
         with self._lock:
             subs = list(self._subscribers)
@@ -628,3 +635,61 @@ class Interceptor:
         """`facts.intercept` of the session."""
         with self._lock:
             return {"seed": self.seed, "rules": [r.name for r in self._rules], "file": self.source}
+
+
+class Commands:
+    """The control channel's requests applied to `interceptor`, in a process of `kind` (bodies
+    checked by `inspector.intercept.commands`; a refusal is a `ControlError` with its HTTP status)."""
+
+    def __init__(self, interceptor: Interceptor, kind: str) -> None:
+        self.interceptor = interceptor
+        self.kind = kind
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(self.interceptor.snapshot())
+
+    def counts(self, snapshot: dict[str, Any] | None = None) -> tuple[Any, ...]:
+        """The rules' match and hit counts: they change with every message a rule sees, which the
+        interceptor does not announce (a notification per message would cost the forwarding path)."""
+        rules = (snapshot or self.interceptor.snapshot())["rules"]
+        return tuple((r.get("name"), r.get("matched"), r.get("hits")) for r in rules)
+
+    def resolve(self, pending_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Resolve paused message `pending_id` as `body` says: what was done and what was sent."""
+        action = resolution(body)
+        pending = self.interceptor.get_pending(pending_id)
+        if pending is None or pending.resolved:
+            raise ControlError(404, f"no paused message {pending_id!r} (already resolved or timed out)")
+        raw = sent_for(pending.seen, action, body)
+        try:
+            outcome = pending.resolve(action, raw, by="user")
+        except ValueError as exc:
+            raise ControlError(422, f"paused message {pending_id!r} cannot be resolved: {exc}") from None
+        done = outcome.intervention
+        if done is not None and done.by != "user":  # the timeout came first
+            raise ControlError(409, f"paused message {pending_id!r} was resolved by the {done.by} already")
+        return {
+            "id": pending_id,
+            "action": action,
+            "sent": None if raw is None else raw.decode("utf-8", "replace"),
+        }
+
+    def add_rule(self, body: dict[str, Any]) -> None:
+        rule = rule_for(body, self.kind)
+        if any(r.name == rule.name for r in self.interceptor.rules()):
+            raise ControlError(409, f"a rule named {rule.name!r} exists already (remove it first)")
+        try:
+            self.interceptor.add_rule(rule)
+        except RulesError as exc:  # the name is taken (added meanwhile)
+            raise ControlError(409, str(exc)) from None
+
+    def set_enabled(self, name: str, body: dict[str, Any]) -> None:
+        if not self.interceptor.set_enabled(name, one_switch(body, "enabled")):
+            raise ControlError(404, f"no rule named {name!r}")
+
+    def remove_rule(self, name: str) -> None:
+        if not self.interceptor.remove_rule(name):
+            raise ControlError(404, f"no rule named {name!r}")
+
+    def breakpoints(self, body: dict[str, Any]) -> None:
+        self.interceptor.breakpoints_on(one_switch(body, "on"))

@@ -901,7 +901,7 @@ def start_proxy_control(proxy: InterceptingProxy, recorder: Recorder, target: st
     """The control channel (`--intercept`), announcing the proxy's open sessions and their database;
     None when this build has none."""
     try:
-        from inspector.intercept.control import start_control  # type: ignore[import-not-found,unused-ignore]
+        from inspector.control.server import start_control  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
 

@@ -83,7 +83,7 @@ def run_intercepted(
     shim = StdioShim(opts.command, store.tap, grace=opts.grace, addons=addons)
     control = None
     if opts.intercept:  # before the server starts: an unsafe runtime directory stops everything
-        from inspector.intercept.control import start_control
+        from inspector.control.server import start_control
         from inspector.runtime_dir import db_key
 
         sid = store.session_id

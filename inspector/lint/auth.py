@@ -73,8 +73,9 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
 def _seen_body(row: StoredRow) -> bytes:
     """The body as the client got it."""
     rewritten = _meta(row).get("rewritten_to")
-    if isinstance(rewritten, dict) and isinstance(rewritten.get("body"), str):
-        return rewritten["body"].encode()
+    body = rewritten.get("body") if isinstance(rewritten, dict) else None
+    if isinstance(body, str):
+        return body.encode()
     raw = row.get("raw")
     return bytes(raw) if raw else b""
 

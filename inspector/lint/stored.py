@@ -65,7 +65,7 @@ def lint_is_stale(engine: Engine, session_id: int) -> bool:
         run = conn.execute(select(_run).where(_run.c.session_id == session_id)).first()
     if run is None:
         return True
-    return run.rules_version != RULES_VERSION or run.upto_seq != _max_seq(engine, session_id)
+    return bool(run.rules_version != RULES_VERSION or run.upto_seq != _max_seq(engine, session_id))
 
 
 def _scan(conn: Connection, session_id: int, *, http: bool = False, legacy_sse: bool = False) -> SessionScan:

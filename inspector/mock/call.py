@@ -62,11 +62,11 @@ def run_call(opts: CallOptions) -> int:
     )
     engine = open_store(opts.db)
 
-    async def log_progress(kind: str, payload: dict) -> None:
+    async def log_progress(kind: str, payload: dict[str, Any]) -> None:
         if kind == "notification":
             sys.stderr.write(visible_json(orjson.dumps(payload).decode()) + "\n")
 
-    async def run() -> dict:
+    async def run() -> dict[str, Any]:
         client = MockClient(engine, config, listener=log_progress if opts.progress else None)
         # The stack (the callback listener, OAuth's client) outlives the group cancelled below.
         async with contextlib.AsyncExitStack() as stack:

@@ -223,7 +223,7 @@ def start_mock_control(
     mock's breakpoints, announced in the runtime directory; None otherwise. Close it at the end."""
     if interceptor is None or not interceptor.breakpoints:
         return None
-    from inspector.intercept.control import start_control
+    from inspector.control.server import start_control
     from inspector.runtime_dir import db_key
 
     return start_control(

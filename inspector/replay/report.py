@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import orjson
@@ -48,7 +49,7 @@ EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
 def _print(
     diff: SessionDiff,
     json_out: bool,
-    extra: dict | None = None,
+    extra: dict[str, Any] | None = None,
     verbose: bool = False,
     show_equal: bool = False,
 ) -> None:

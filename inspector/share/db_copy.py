@@ -76,7 +76,9 @@ def _copy_lint(src: Engine, dst: Engine, src_id: int, dst_id: int) -> None:
     if run is None and not findings:
         return
     with write_connection(dst) as conn, conn.begin():
-        ids = dict(conn.execute(select(_m.c.seq, _m.c.id).where(_m.c.session_id == dst_id)).tuples().all())
+        ids: dict[int, int] = dict(
+            conn.execute(select(_m.c.seq, _m.c.id).where(_m.c.session_id == dst_id)).tuples().all()
+        )
         if run is not None:
             conn.execute(_r.insert().values({**dict(run), "session_id": dst_id}))
         if findings:

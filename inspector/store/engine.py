@@ -156,7 +156,7 @@ def _begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN " + conn.get_execution_options().get("sqlite_begin", ""))
 
 
-def write_connection(engine: Engine):
+def write_connection(engine: Engine) -> Connection:
     """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks)."""
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
 

@@ -262,7 +262,7 @@ def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool
         found = conn.execute(
             text(f"SELECT id, pinned FROM session WHERE id IN ({', '.join(':' + k for k in params)})"), params
         ).all()
-        present = {int(sid) for sid, pinned in found if not (keep_pinned and pinned)}
+        present = {int(row[0]) for row in found if not (keep_pinned and row[1])}  # (id, pinned)
         session_ids = [sid for sid in session_ids if sid in present]
         has_fts = engine.dialect.name == "sqlite"  # PostgreSQL's `fts` column goes with its row
         for session_id in session_ids:

@@ -64,7 +64,7 @@ def insert_session(
                 pid=os.getpid(),
             )
         )
-        session_id = int(result.inserted_primary_key[0])
+        session_id = int(result.inserted_primary_key[0])  # type: ignore[index]  # an INSERT's key: never None
         notify = notifier(engine)
         if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
             notify.send(conn, "created", [session_id])
@@ -166,7 +166,7 @@ class StoreWriter:
                 values = tuple(listed)
             append(values)
         if self._copy_sql is not None and not self._retrying:
-            with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:
+            with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:  # type: ignore[union-attr]
                 for values in params:
                     copy.write_row(values)
             return
@@ -305,7 +305,7 @@ class BulkWriter:
                     pid=os.getpid(),
                 )
             )
-        return int(result.inserted_primary_key[0])
+        return int(result.inserted_primary_key[0])  # type: ignore[index]  # an INSERT's key: never None
 
     def add_rows(self, rows: list[MessageRow]) -> None:
         if rows:

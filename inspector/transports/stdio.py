@@ -221,32 +221,34 @@ class StdioShim:
             self.reason = "client-eof"
         with contextlib.suppress(OSError):
             child.stdin.close()
-        try:
-            child.wait(self.grace)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-        self.reason = "client-eof, server terminated"
-        self._send(signal.SIGTERM)
-        try:
-            child.wait(self.grace)
-        except subprocess.TimeoutExpired:
-            self.reason = "client-eof, server killed"
-            self._send(signal.SIGKILL)
+        self._stop_server(wait_first=True, why="client-eof")
 
     def terminate(self, reason: str) -> None:
         """Stop the server (SIGTERM, SIGKILL after the grace period): recording cannot go on."""
         self.reason = reason
         self._send(signal.SIGTERM)
-        threading.Thread(target=self._kill_later, daemon=True).start()
+        threading.Thread(target=self._stop_server, daemon=True).start()
 
-    def _kill_later(self) -> None:
+    def _stop_server(self, *, wait_first: bool = False, why: str | None = None) -> None:
+        """The server's end, as a host ends it: with `wait_first`, the grace to exit by itself and then
+        SIGTERM; the grace again, then SIGKILL. With `why`, the reason says which step ended it."""
         child = self._child
         if child is None:
             return
+        if wait_first:
+            try:
+                child.wait(self.grace)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+            if why is not None:
+                self.reason = f"{why}, server terminated"
+            self._send(signal.SIGTERM)
         try:
             child.wait(self.grace)
         except subprocess.TimeoutExpired:
+            if why is not None:
+                self.reason = f"{why}, server killed"
             self._send(signal.SIGKILL)
 
     @property
@@ -317,16 +319,7 @@ class StdioShim:
             os.dup2(devnull, self.fds[1])  # our stdout's pipe to the client closes
         finally:
             os.close(devnull)
-        threading.Thread(target=self._stop_server, daemon=True).start()
-
-    def _stop_server(self) -> None:
-        child = self._child
-        if child is None:
-            return
-        try:
-            child.wait(self.grace)
-        except subprocess.TimeoutExpired:
-            self.terminate(self.reason)
+        threading.Thread(target=self._stop_server, kwargs={"wait_first": True}, daemon=True).start()
 
     def _framed_pump(self, src: int, dst: int, direction: str, channel: str) -> None:
         """One direction of stdin/stdout, line by line through the addons (`dst` is its `Output`'s)."""

@@ -4,20 +4,14 @@ grammar lives once, in `replay/paths.py`; issue 35, one implementation per job).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import orjson
 import pytest
 
-from inspector.api.app import create_app
-from inspector.share.importer import import_jsonl
-from inspector.store import open_engine
-
-TOKEN = "t" * 32
+from tests import two_sessions
 
 
 def _result(weather_required: list[str], server: str) -> dict[str, Any]:
@@ -33,51 +27,17 @@ def _result(weather_required: list[str], server: str) -> dict[str, Any]:
 def session_file() -> list[bytes]:
     """Two sessions whose one tools/list answer differs in an item picked by name, an index and a
     key that needs quoting."""
-    lines = [orjson.dumps({"format": "mcp-inspector-session", "version": 1})]
-    for ref, result in ((1, _result(["city"], "one")), (2, _result(["city", "units"], "two"))):
-        request = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).decode()
-        response = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).decode()
-        common = {
-            "type": "message",
-            "session": ref,
-            "parse_status": "ok",
-            "method": "tools/list",
-            "rpc_id": "1",
-        }
-        lines += [
-            orjson.dumps({"type": "session", "ref": ref, "kind": "stdio-wrap", "started_ns": 10**18, "name": f"s{ref}"}),
-            orjson.dumps(
-                {**common, "seq": 1, "ts_ns": 10**18 + 1, "direction": "c2s", "channel": "stdin",
-                 "raw": request, "size": len(request), "kind": "request"}
-            ),
-            orjson.dumps(
-                {**common, "seq": 2, "ts_ns": 10**18 + 2, "direction": "s2c", "channel": "stdout",
-                 "raw": response, "size": len(response), "kind": "response", "answers_seq": 1, "latency_ns": 1}
-            ),
-        ]  # fmt: skip
-    return lines
+    request = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).decode()
+    responses = tuple(
+        orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).decode()
+        for result in (_result(["city"], "one"), _result(["city", "units"], "two"))
+    )
+    return two_sessions.session_file("tools/list", request, (responses[0], responses[1]))
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("segments") / "segments.db"
-    engine = open_engine(path)
-    try:
-        import_jsonl(engine, session_file())
-    finally:
-        engine.dispose()
-    return path
-
-
-async def _client(db: Path) -> AsyncIterator[httpx.AsyncClient]:
-    engine = open_engine(db)
-    asgi = create_app(engine, token=TOKEN, hosts=["127.0.0.1"])
-    transport = httpx.ASGITransport(app=asgi, raise_app_exceptions=False)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://127.0.0.1", headers={"authorization": f"Bearer {TOKEN}"}
-    ) as client:
-        yield client
-    engine.dispose()
+    return two_sessions.imported(tmp_path_factory.mktemp("segments") / "segments.db", session_file())
 
 
 def _follow(view: Any, segments: list[Any]) -> Any:
@@ -94,7 +54,7 @@ def _follow(view: Any, segments: list[Any]) -> Any:
 def test_changes_carry_their_path_as_steps_into_the_side_view(db: Path) -> None:
     async def main() -> None:
         with anyio.fail_after(30):
-            async for client in _client(db):
+            async for client in two_sessions.api_client(db):
                 diff = await client.get("/api/diff", params={"a": "1", "b": "2"})
                 assert diff.status_code == 200, diff.text[:300]
                 (exchange,) = diff.json()["exchanges"]

@@ -45,8 +45,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from inspector.api.openapi_export import openapi_document
+from inspector.control.server import start_control
 from inspector.intercept import Interceptor, Rule, RuleSet
-from inspector.intercept.control import start_control
 from tests.api.conftest import Api, serve
 from tests.api.recordings import generate_session, http_session, record_demo
 

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from inspector.cli import app as cli_app
+from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from inspector.intercept.control import ControlHandle, start_control
 from inspector.runtime_dir import write_json
 from tests.api.conftest import Api
 from tests.conftest import PEERS, wrap_argv

@@ -26,7 +26,7 @@ from tests.e2e.conftest import shot
 from tests.http_peers import everything_http_server, inspector_proxy
 from tests.shim_process import messages
 
-pytest.importorskip("inspector.intercept.control")  # the control channel and the panel come together
+pytest.importorskip("inspector.control.server")  # the control channel and the panel come together
 
 RULES = """
 pause_timeout_s: 60

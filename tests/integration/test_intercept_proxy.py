@@ -545,7 +545,7 @@ async def _pending_id(client: httpx.AsyncClient, url: str, token: str) -> str:
 async def test_breakpoints_edited_and_answered_through_the_control_channel(
     everything: str, tmp_path: Path
 ) -> None:
-    pytest.importorskip("inspector.intercept.control")  # the control channel (iui17's part of #17)
+    pytest.importorskip("inspector.control.server")  # the control channel (iui17's part of #17)
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules:\n  - name: bp\n    match: {method: tools/call, where: ['params.arguments.message ~ \"^bp-\"']}\n"
                      "    action: pause\n")  # fmt: skip

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from inspector.intercept.control import ControlHandle, start_control
 
 CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}\n'
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")

@@ -4,8 +4,8 @@ The Python SDK client calls echo; the call is held; the test (standing in for th
 UI or `mcp-inspect intercept`) finds the process's announcement, reads the pending
 message from `/state` and edits it; the server receives the edited call, the client
 gets the answer to it, and the recording keeps both the client's bytes (not delivered)
-and the edited ones (injected). Runs once the control channel (inspector/intercept/
-control.py, issue #17 UI part) is present.
+and the edited ones (injected). Runs once the control channel (inspector/control/,
+issue #17 UI part) is present.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from inspector.store import open_engine
 from tests.integration.test_intercept_wrap import Taps
 from tests.shim_process import messages, only_session
 
-control = pytest.importorskip("inspector.intercept.control")
+control = pytest.importorskip("inspector.control.announce")
 
 
 def _find_pending(db: Path, deadline: float) -> tuple[dict[str, Any], dict[str, Any]]:

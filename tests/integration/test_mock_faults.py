@@ -212,7 +212,7 @@ async def test_serve_breakpoint_answered_through_the_control_channel(tmp_path: P
 
     import httpx
 
-    from inspector.intercept.control import announcements
+    from inspector.control.announce import announcements
 
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)

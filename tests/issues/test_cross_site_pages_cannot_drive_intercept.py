@@ -22,8 +22,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from inspector.api import UiServer
+from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from inspector.intercept.control import ControlHandle, start_control
 from inspector.store import open_engine
 from tests.issues.test_cross_site_pages_cannot_drive_listeners import (  # noqa: F401 (fixtures)
     Listener,

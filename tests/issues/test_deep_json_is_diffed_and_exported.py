@@ -4,22 +4,16 @@ is diffed, paged by the API and exported to HTML like any other: no traceback, n
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
-import httpx
 import orjson
 import pytest
 from typer.testing import CliRunner
 
-from inspector.api.app import create_app
 from inspector.cli import app as cli
 from inspector.protocol.json_depth import DEEP_NOTE, MAX_DEPTH, loads
-from inspector.share.importer import import_jsonl
-from inspector.store import open_engine
-
-TOKEN = "t" * 32
+from tests import two_sessions
 
 
 def _deep(n: int, leaf: str) -> str:
@@ -28,40 +22,14 @@ def _deep(n: int, leaf: str) -> str:
 
 def session_file(depth: int) -> list[bytes]:
     """Two sessions whose one tools/call differs only at the bottom of a `depth`-deep result."""
-    lines = [orjson.dumps({"format": "mcp-inspector-session", "version": 1})]
-    for ref, leaf in ((1, "a"), (2, "b")):
-        request = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}\n'
-        response = '{"jsonrpc":"2.0","id":1,"result":{"v":' + _deep(depth, leaf) + "}}\n"
-        common = {
-            "type": "message",
-            "session": ref,
-            "parse_status": "ok",
-            "method": "tools/call",
-            "rpc_id": "1",
-        }
-        lines += [
-            orjson.dumps({"type": "session", "ref": ref, "kind": "stdio-wrap", "started_ns": 10**18, "name": f"s{ref}"}),
-            orjson.dumps(
-                {**common, "seq": 1, "ts_ns": 10**18 + 1, "direction": "c2s", "channel": "stdin",
-                 "raw": request, "size": len(request), "kind": "request"}
-            ),
-            orjson.dumps(
-                {**common, "seq": 2, "ts_ns": 10**18 + 2, "direction": "s2c", "channel": "stdout",
-                 "raw": response, "size": len(response), "kind": "response", "answers_seq": 1, "latency_ns": 1}
-            ),
-        ]  # fmt: skip
-    return lines
+    request = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}\n'
+    a, b = ('{"jsonrpc":"2.0","id":1,"result":{"v":' + _deep(depth, leaf) + "}}\n" for leaf in "ab")
+    return two_sessions.session_file("tools/call", request, (a, b))
 
 
 @pytest.fixture(scope="module", params=[256, 1000, 100_000])
 def deep_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("deep") / "deep.db"
-    engine = open_engine(db)
-    try:
-        import_jsonl(engine, session_file(request.param))
-    finally:
-        engine.dispose()
-    return db
+    return two_sessions.imported(tmp_path_factory.mktemp("deep") / "deep.db", session_file(request.param))
 
 
 def test_loads_keeps_deep_levels_as_their_text() -> None:
@@ -89,21 +57,10 @@ def test_cli_diff_and_html_export_of_a_deep_result(deep_db: Path, tmp_path: Path
     assert out.read_text().endswith("</html>\n")
 
 
-async def _client(db: Path) -> AsyncIterator[httpx.AsyncClient]:
-    engine = open_engine(db)
-    asgi = create_app(engine, token=TOKEN, hosts=["127.0.0.1"])
-    transport = httpx.ASGITransport(app=asgi, raise_app_exceptions=False)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://127.0.0.1", headers={"authorization": f"Bearer {TOKEN}"}
-    ) as client:
-        yield client
-    engine.dispose()
-
-
 def test_api_diff_and_html_export_of_a_deep_result(deep_db: Path) -> None:
     async def main() -> None:
         with anyio.fail_after(60):
-            async for client in _client(deep_db):
+            async for client in two_sessions.api_client(deep_db):
                 diff = await client.get("/api/diff", params={"a": "1", "b": "2"})
                 assert diff.status_code == 200, diff.text[:300]
                 assert diff.json()["counts"]["changed"] == 1

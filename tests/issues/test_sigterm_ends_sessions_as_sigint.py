@@ -261,8 +261,8 @@ def test_sigterm_leaves_intercept_watch_with_the_terminal_given_back(
     after Ctrl-C (130, no traceback) and the terminal is line-buffered again."""
     import termios
 
+    from inspector.control.server import start_control
     from inspector.intercept import Interceptor, Rule, RuleSet
-    from inspector.intercept.control import start_control
     from tests.integration.test_intercept_watch import Terminal, _pause
 
     monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))

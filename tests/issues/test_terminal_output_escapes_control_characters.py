@@ -23,8 +23,8 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from inspector.cli import app
+from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from inspector.intercept.control import ControlHandle, start_control
 from tests.conftest import PEERS
 
 HOSTILE = "evil\x1b]52;c;aGk=\x1b\\ \x1b[2J \x1b]0;pwned\x07 \x9b31m \x7f"

@@ -28,10 +28,10 @@ HELD = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}
 
 
 def _pending(db: Path, deadline: float) -> list[dict]:
-    from inspector.intercept import control
+    from inspector.control import announce
 
     while time.monotonic() < deadline:
-        for reg in control.announcements():
+        for reg in announce.announcements():
             if reg.get("db") != "sqlite:" + os.path.abspath(db):
                 continue
             state = httpx.get(

@@ -58,22 +58,17 @@ def test_a_server_rule_applies_to_the_sessions_it_matches() -> None:
     assert kept.for_server("my-github", ["x"]) is kept
 
 
-def test_configure_reads_the_config_file_and_a_bad_one_is_refused(
+def test_rules_read_the_config_file_and_a_bad_one_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text('redact = ["from-file"]\n[[servers]]\nmatch = "gh"\nredact = ["tok"]\n')
     monkeypatch.setenv("MCP_INSPECTOR_CONFIG", str(config))
     monkeypatch.setenv("MCP_INSPECTOR_REDACT", "from-env")
-    try:
-        rules = redact.configure(["from-flag"])
-        assert rules.names == {"from-file", "from-env", "from-flag"}
-        assert "tok" in rules.for_server("gh", None).names
-        assert redact.configure(keep=True).names == {"from-env"}  # --keep-secrets: the step is off anyway
-        config.write_text("redact = 3\n")
-        with pytest.raises(InspectorError, match=rf"{config}: redact"):
-            redact.configure()
-    finally:
-        monkeypatch.delenv("MCP_INSPECTOR_CONFIG")
-        monkeypatch.delenv("MCP_INSPECTOR_REDACT")
-        redact._active = None  # the next test's process rules: from its own environment
+    rules = redact.rules_from(["from-flag"])
+    assert rules.names == {"from-file", "from-env", "from-flag"}
+    assert "tok" in rules.for_server("gh", None).names
+    assert redact.rules_from(keep=True).names == {"from-env"}  # --keep-secrets: the step is off anyway
+    config.write_text("redact = 3\n")
+    with pytest.raises(InspectorError, match=rf"{config}: redact"):
+        redact.rules_from()

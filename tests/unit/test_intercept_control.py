@@ -1,4 +1,4 @@
-"""The intercept control channel (`inspector/intercept/control.py`) on a real loopback port, in front of
+"""The intercept control channel (`inspector/control/server.py`) on a real loopback port, in front of
 a real `Interceptor`: its guard (token, Host, Origin, JSON), its announcement file, and every route
 acting on the interceptor (a paused message forwarded, edited, answered, dropped; rules changed)."""
 
@@ -14,8 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from inspector.control.announce import announcements
+from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from inspector.intercept.control import ControlHandle, announcements, start_control
 from inspector.intercept.engine import Deliver, Reply
 
 CALL = (

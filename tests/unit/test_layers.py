@@ -33,7 +33,7 @@ FEATURES = frozenset(
 
 # The sans-IO cores (the protocol package, the OAuth flow's and the interceptor's decisions).
 SANS_IO = [ROOT / "protocol"] + [
-    ROOT / "intercept" / name for name in ("engine.py", "match.py", "rules.py", "__init__.py")
+    ROOT / "intercept" / name for name in ("engine.py", "match.py", "rules.py", "commands.py", "__init__.py")
 ]
 IO_LIBRARIES = frozenset(
     {

@@ -24,8 +24,8 @@ from typing import Any
 import orjson
 from rich.console import Console
 
+from inspector.control.remote import Process, Remote
 from inspector.errors import InterceptRemoteError
-from inspector.intercept.remote import Process, Remote
 from inspector.terminal_text import markup_safe, visible
 
 __all__ = ["Watch", "parse_answer"]

@@ -1,7 +1,7 @@
 """Talking to intercepting processes from another process (`mcp-inspect intercept`).
 
 `Remote` reads the announcements in the runtime directory
-(`control.announcements`) and calls each process's control channel with its
+(`inspector.control.announce`) and calls each process's control channel with its
 token (synchronous httpx, loopback only, no proxy from the environment).
 Every failure is an `InterceptRemoteError` with a sentence for the terminal:
 no process, a process that stopped, an unknown paused message, an answer
@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 import httpx
 
+from inspector.control.announce import announcements
 from inspector.errors import InterceptRemoteError
-from inspector.intercept.control import announcements
 
 __all__ = ["Process", "Remote", "split_id"]
 
@@ -35,7 +35,7 @@ class Process:
 
     def pending(self, pending_id: str) -> dict[str, Any] | None:
         for p in self.state.get("pending") or []:
-            if p.get("id") == pending_id:
+            if isinstance(p, dict) and p.get("id") == pending_id:
                 return p
         return None
 
@@ -86,6 +86,8 @@ class Remote:
         if answer.status_code != 200:
             detail = doc.get("detail", answer.text) if isinstance(doc, dict) else answer.text
             raise InterceptRemoteError(f"process {reg['pid']}: {detail}")
+        if not isinstance(doc, dict):
+            raise InterceptRemoteError(f"process {reg['pid']} answered something other than a JSON object")
         return doc
 
     def processes(self) -> list[Process]:

@@ -1,6 +1,7 @@
-"""The control channel of an intercepting process (`wrap`/`proxy` with `--intercept` or `--faults`).
+"""The control channel's listener in an intercepting process (`wrap`/`proxy`/`mock-server` with
+`--intercept` or `--faults`).
 
-`start_control` serves a small JSON API for one `Interceptor` on a loopback
+`start_control` serves a small JSON API for one interceptor on a loopback
 port of its own, in a thread of its own (uvicorn on its own event loop), so
 the transport's threads or loop never wait for it. The UI server's API
 (`inspector/api/routes_intercept.py`) and `mcp-inspect intercept` call it;
@@ -17,13 +18,13 @@ ids, kind and target; `?version=V&wait=S` waits up to S seconds for a change
 after version V, or for new hit counts, for live views), `POST /pending/{id}` (`action`: forward,
 drop, edit with `raw` JSON text, respond with `result`, `error` or `raw`),
 `POST /rules` (a rule), `PATCH /rules/{name}` (`enabled`),
-`DELETE /rules/{name}`, `POST /breakpoints` (`on`).
+`DELETE /rules/{name}`, `POST /breakpoints` (`on`). What each does to the
+interceptor is its `commands(kind)` (`inspector.intercept.commands`, sans-IO);
+here are the socket, the token, the long polls and the announcement.
 
-The process announces the channel in the runtime directory
-(`inspector.runtime_dir`, the rules for its files) as `intercept-<pid>.json`:
-url, token, pid, kind, target, the session ids it records and the database
-(`db`, when the transport gives it), rewritten when its sessions change and
-removed at `ControlHandle.close()`.
+The process announces the channel in the runtime directory as
+`intercept-<pid>.json` (`inspector.control.announce`), rewritten when its
+sessions change and removed at `ControlHandle.close()`.
 """
 
 from __future__ import annotations
@@ -36,80 +37,47 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
-from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from inspector.control.announce import PREFIX
 from inspector.errors import ControlError, InspectorError
 from inspector.guard import ListenerGuard, allowed_hosts, is_loopback
-from inspector.runtime_dir import read_json_files, remove_file, write_json
+from inspector.runtime_dir import remove_file, write_json
 
 if TYPE_CHECKING:
     import uvicorn
 
-    from inspector.intercept.engine import Interceptor
+__all__ = ["Commands", "ControlHandle", "Controlled", "start_control"]
 
-__all__ = [
-    "PREFIX",
-    "ControlHandle",
-    "announcements",
-    "frame_like",
-    "reply_to",
-    "start_control",
-]
 
-PREFIX = "intercept-"
-ACTIONS = ("forward", "drop", "edit", "respond")
+class Commands(Protocol):
+    """What the channel's requests do (`inspector.intercept.engine.Commands`); a refusal is a
+    `ControlError` with the HTTP status to answer."""
+
+    def snapshot(self) -> dict[str, Any]: ...
+    def counts(self, snapshot: dict[str, Any] | None = None) -> tuple[Any, ...]: ...
+    def resolve(self, pending_id: str, body: dict[str, Any]) -> dict[str, Any]: ...
+    def add_rule(self, body: dict[str, Any]) -> None: ...
+    def set_enabled(self, name: str, body: dict[str, Any]) -> None: ...
+    def remove_rule(self, name: str) -> None: ...
+    def breakpoints(self, body: dict[str, Any]) -> None: ...
+
+
+class Controlled(Protocol):
+    """What the channel serves: an interceptor (`inspector.intercept.Interceptor`)."""
+
+    def commands(self, kind: str) -> Commands: ...
+    def subscribe(self, fn: Callable[[str, dict[str, Any]], None]) -> Callable[[], None]: ...
+
+
 MAX_WAIT = 30.0
 COUNTS_EVERY = 0.5  # seconds between checks of the rules' hit counts during a long poll
-
-
-def frame_like(original: bytes, obj: Any) -> bytes:
-    """`obj` as compact JSON framed like `original`: the same line terminator (a stdio line keeps
-    its newline; an HTTP body or SSE data has none), never a newline inside (NDJSON)."""
-    body = orjson.dumps(obj)
-    for end in (b"\r\n", b"\n"):
-        if original.endswith(end):
-            return body + end
-    return body
-
-
-def reply_to(rpc_id: Any, result: Any = None, error: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON-RPC response the inspector sends in the peer's place."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id}
-    if error is not None:
-        message["error"] = error
-    else:
-        message["result"] = result if result is not None else {}
-    return message
-
-
-def _parse_json_text(text: Any, what: str) -> Any:
-    if not isinstance(text, str) or not text.strip():
-        raise ControlError(422, f"{what} needs `raw`: the message as JSON text")
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raise ControlError(422, f"`raw` is not valid JSON: {exc}") from None
-
-
-def _check_error(error: Any) -> dict[str, Any]:
-    if not isinstance(error, dict):
-        raise ControlError(422, "`error` must be an object {code, message, data?}")
-    code, message = error.get("code"), error.get("message")
-    if type(code) is not int:
-        raise ControlError(422, "`error.code` must be an integer (a JSON-RPC error code)")
-    if not isinstance(message, str):
-        raise ControlError(422, "`error.message` must be a string")
-    extra = set(error) - {"code", "message", "data"}
-    if extra:
-        raise ControlError(422, f"`error` takes code, message and data only, not {sorted(extra)}")
-    return error
 
 
 class _Changes:
@@ -145,7 +113,7 @@ class _Changes:
 
 @dataclass
 class _Channel:
-    interceptor: Interceptor
+    commands: Commands
     kind: str
     target: Any
     sessions: Callable[[], list[int]]
@@ -182,12 +150,6 @@ class _Channel:
             }
             write_json(self.name, doc)
 
-    def counts(self, snapshot: dict[str, Any] | None = None) -> tuple[Any, ...]:
-        """The rules' match and hit counts: they change with every message a rule sees, which the
-        interceptor does not announce (a notification per message would cost the forwarding path)."""
-        rules = (snapshot or self.interceptor.snapshot())["rules"]
-        return tuple((r.get("name"), r.get("matched"), r.get("hits")) for r in rules)
-
     async def wait_for_change(self, since: int, wait: float) -> None:
         """Return once the version moved past `since`, the counts changed, or after `wait` seconds."""
         deadline = time.monotonic() + wait
@@ -196,12 +158,12 @@ class _Channel:
             if left <= 0:
                 return
             await self.changes.wait(since, min(left, COUNTS_EVERY))
-            if self.changes.version == since and self.counts() != self.seen_counts:
+            if self.changes.version == since and self.commands.counts() != self.seen_counts:
                 self.changes.bump()
 
     def state(self) -> dict[str, Any]:
-        snapshot = dict(self.interceptor.snapshot())
-        self.seen_counts = self.counts(snapshot)
+        snapshot = self.commands.snapshot()
+        self.seen_counts = self.commands.counts(snapshot)
         ids = self.session_ids()
         if ids != self.announced:
             with contextlib.suppress(InspectorError, OSError):
@@ -214,92 +176,6 @@ class _Channel:
             version=self.changes.version,
         )
         return snapshot
-
-    def resolve(self, pending_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        action = body.get("action")
-        if action not in ACTIONS:
-            raise ControlError(422, f"`action` must be one of {', '.join(ACTIONS)}")
-        extra = set(body) - {"action", "raw", "result", "error"}
-        if extra:
-            raise ControlError(422, f"unknown field(s) {sorted(extra)}: action, raw, result, error")
-        pending = self.interceptor.get_pending(pending_id)
-        if pending is None or pending.resolved:
-            raise ControlError(404, f"no paused message {pending_id!r} (already resolved or timed out)")
-        seen = pending.seen
-        raw: bytes | None = None
-        if action == "edit":
-            raw = frame_like(seen.raw, _parse_json_text(body.get("raw"), "edit"))
-        elif action == "respond":
-            if seen.kind != "request" or seen.rpc_id is None:
-                raise ControlError(409, f"only a request can be answered; this message is a {seen.kind}")
-            given = [k for k in ("raw", "result", "error") if body.get(k) is not None]
-            if len(given) != 1:
-                raise ControlError(422, "respond takes exactly one of `result`, `error` or `raw`")
-            rpc_id = seen.obj.get("id") if isinstance(seen.obj, dict) else seen.rpc_id  # as sent: 1, not "1"
-            if given[0] == "raw":
-                reply = _parse_json_text(body["raw"], "respond")
-            elif given[0] == "error":
-                reply = reply_to(rpc_id, error=_check_error(body["error"]))
-            else:
-                reply = reply_to(rpc_id, result=body["result"])
-            raw = frame_like(seen.raw, reply)
-        elif body.get("raw") is not None:
-            raise ControlError(422, f"{action} takes no `raw` (use edit to change the message)")
-        try:
-            outcome = pending.resolve(action, raw, by="user")
-        except ValueError as exc:
-            raise ControlError(422, f"paused message {pending_id!r} cannot be resolved: {exc}") from None
-        done = outcome.intervention
-        if done is not None and done.by != "user":  # the timeout came first
-            raise ControlError(409, f"paused message {pending_id!r} was resolved by the {done.by} already")
-        return {
-            "id": pending_id,
-            "action": action,
-            "sent": None if raw is None else raw.decode("utf-8", "replace"),
-        }
-
-    def add_rule(self, body: dict[str, Any]) -> dict[str, Any]:
-        from inspector.intercept.rules import HTTP_ONLY_ACTIONS, Rule
-
-        try:
-            rule = Rule.model_validate(body)
-        except ValidationError as exc:
-            raise ControlError(422, f"not a rule: {_first_error(exc)}") from None
-        if "wrap" in self.kind and rule.action in HTTP_ONLY_ACTIONS:  # stdio-wrap
-            raise ControlError(422, f"action {rule.action} applies to HTTP only (proxy), not to a stdio wrap")
-        if any(r.name == rule.name for r in self.interceptor.rules()):
-            raise ControlError(409, f"a rule named {rule.name!r} exists already (remove it first)")
-        try:
-            self.interceptor.add_rule(rule)
-        except InspectorError as exc:  # RulesError: the name is taken (added meanwhile)
-            raise ControlError(409, str(exc)) from None
-        return self.state()
-
-    def set_enabled(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
-        enabled = body.get("enabled")
-        if type(enabled) is not bool or set(body) != {"enabled"}:
-            raise ControlError(422, 'the body must be {"enabled": true|false}')
-        if not self.interceptor.set_enabled(name, enabled):
-            raise ControlError(404, f"no rule named {name!r}")
-        return self.state()
-
-    def remove_rule(self, name: str) -> dict[str, Any]:
-        if not self.interceptor.remove_rule(name):
-            raise ControlError(404, f"no rule named {name!r}")
-        return self.state()
-
-    def breakpoints(self, body: dict[str, Any]) -> dict[str, Any]:
-        on = body.get("on")
-        if type(on) is not bool or set(body) != {"on"}:
-            raise ControlError(422, 'the body must be {"on": true|false}')
-        self.interceptor.breakpoints_on(on)
-        return self.state()
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ())) or "rule"
-    return f"{where}: {err.get('msg', 'invalid')}"
 
 
 def control_app(channel: _Channel) -> Starlette:
@@ -352,16 +228,18 @@ async def _route(channel: _Channel, request: Request, body: dict[str, Any]) -> A
         if wait and since == channel.changes.version:
             await channel.wait_for_change(since, wait)
         return channel.state()
+    commands = channel.commands
     if path.startswith("/pending/"):
-        return channel.resolve(request.path_params["pid"], body)
+        return commands.resolve(request.path_params["pid"], body)
     if path == "/breakpoints":
-        return channel.breakpoints(body)
-    if path == "/rules":
-        return channel.add_rule(body)
-    name = request.path_params["name"]
-    if request.method == "PATCH":
-        return channel.set_enabled(name, body)
-    return channel.remove_rule(name)
+        commands.breakpoints(body)
+    elif path == "/rules":
+        commands.add_rule(body)
+    elif request.method == "PATCH":
+        commands.set_enabled(request.path_params["name"], body)
+    else:
+        commands.remove_rule(request.path_params["name"])
+    return channel.state()
 
 
 @dataclass
@@ -392,7 +270,7 @@ class ControlHandle:
 
 
 def start_control(
-    interceptor: Interceptor,
+    interceptor: Controlled,
     *,
     kind: str,
     target: Any,
@@ -415,7 +293,7 @@ def start_control(
     sock = bind("127.0.0.1", 0, option="the intercept control channel")
     sock.set_inheritable(False)  # never handed to the wrapped server
     port = sock.getsockname()[1]
-    channel = _Channel(interceptor, kind, target, sessions, token, db)
+    channel = _Channel(interceptor.commands(kind), kind, target, sessions, token, db)
     channel.url = f"http://127.0.0.1:{port}"
     app = ListenerGuard(control_app(channel), hosts=allowed_hosts("127.0.0.1", port))
     config = uvicorn.Config(
@@ -455,34 +333,3 @@ async def _serve(server: uvicorn.Server, sock: Any, channel: _Channel) -> None:
     channel.changes.event = asyncio.Event()
     # The thread is not the main thread: uvicorn installs no signal handlers there.
     await server.serve(sockets=[sock])
-
-
-def _well_formed(data: dict[str, Any]) -> bool:
-    pid = data.get("pid")
-    url = data.get("url")
-    return (
-        type(pid) is int
-        and pid > 0
-        and isinstance(url, str)
-        and url.startswith("http://127.0.0.1:")
-        and isinstance(data.get("token"), str)
-        and isinstance(data.get("sessions"), list)
-        and all(type(s) is int for s in data["sessions"])
-    )
-
-
-def announcements(db: str | None = None) -> list[dict[str, Any]]:
-    """The live intercepting processes' announcements (the user's own, well-formed files of running
-    processes; with `db`, those recording into that database or not saying which)."""
-    out = []
-    for data in read_json_files(PREFIX, ".json"):
-        if not _well_formed(data):
-            continue
-        try:
-            os.kill(data["pid"], 0)
-        except OSError:
-            continue  # its process is gone
-        if db is not None and data.get("db") not in (None, db):
-            continue
-        out.append(data)
-    return out
