@@ -619,20 +619,12 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     if wrap:
         rate = wrap["msgs_per_s_to_exit"]
         complete = _complete("", wrap["db"])["met"]
-        floor = wrap.get("sqlite_floor")
         lines.append(
             _summary(
                 "recording msg/s, all committed",
                 f"{rate:,.0f}",
                 f">= {THROUGHPUT_TARGET:,}",
-                (
-                    f"plain sqlite3 executemany of the same rows {floor['msgs_per_s']:,.0f}, "
-                    f"ratio {rate / floor['msgs_per_s']:.2f}x"
-                    if floor
-                    else None
-                )
-                if complete
-                else "ROWS MISSING",
+                None if complete else "ROWS MISSING",
                 rate >= THROUGHPUT_TARGET and complete,
             )
         )
