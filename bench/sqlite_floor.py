@@ -67,7 +67,10 @@ def insert_floor(
                 (newest,),
             )
             conn.execute("COMMIT")
-        return {"seconds": time.perf_counter() - t, "cpu_s": time.thread_time() - c}
+        seconds, cpu = time.perf_counter() - t, time.thread_time() - c
+        stored = conn.execute("SELECT COUNT(*) FROM message").fetchone()[0]
+        indexed = conn.execute("SELECT COUNT(*) FROM message_fts").fetchone()[0]
+        return {"seconds": seconds, "cpu_s": cpu, "stored": stored, "indexed": indexed}
     finally:
         conn.close()
         for side in ("", "-wal", "-shm"):
