@@ -391,6 +391,15 @@ def _flood_table(console: Console, title: str, run: dict[str, Any]) -> None:
             ", ".join(checks) or "-",
         )
     console.print(t)
+    wrap = run.get("wrap") or {}
+    floor = wrap.get("sqlite_floor")
+    if floor:
+        console.print(
+            f"   the floor, same run: plain sqlite3 executemany of the same {floor['rows']:,} rows into a fresh file "
+            f"of the same schema (FTS included, 5000 a transaction) {floor['msgs_per_s']:,.0f} msg/s; "
+            f"wrap recording (to exit) / floor = "
+            f"{_f(_ratio(wrap['msgs_per_s_to_exit'], floor['msgs_per_s']), '{:.2f}x')}"
+        )
     console.print(
         "   'to last response': first request written -> last response read by the client. 'to exit': -> the "
         "program exited after the client's EOF,\n   i.e. for the shim every row committed: the sustained rate "
@@ -406,7 +415,11 @@ _STAGES = (
     ("builder", "MessageBuilder.feed: all of the above + building the row dict"),
     ("redact", "Redaction.row, built-in rules (a stdio row: nothing configured to look for)"),
     ("redact+", "Redaction.row with a --redact name and --redact-path configured (bytes test)"),
-    ("store", "SessionWriter.on_batch: SQLAlchemy Core executemany into SQLite, 5000-row batches"),
+    ("store", "SessionWriter.on_batch: the store writer into SQLite, 5000-row batches"),
+    (
+        "sqlite",
+        "the floor: the same rows by plain sqlite3 executemany, same schema and FTS, 5000 a transaction",
+    ),
     ("recorder", "Recorder thread end to end: queue + builder + redact + store"),
 )
 
@@ -430,6 +443,12 @@ def _stages_table(console: Console, stages: dict[str, Any]) -> None:
         console.print(
             f"   => one recorder thread sustains at most about {1e6 / total:,.0f} msg/s on this machine "
             f"(the {THROUGHPUT_TARGET:,} msg/s target needs <= {1e6 / THROUGHPUT_TARGET:.0f} us/msg)"
+        )
+    floor = stages.get("sqlite")
+    if total and floor:
+        console.print(
+            f"   => recorder / plain sqlite3 executemany of the same rows (same run): {total / floor:.2f}x "
+            f"(the floor alone allows at most about {1e6 / floor:,.0f} msg/s here)"
         )
 
 

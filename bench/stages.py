@@ -12,6 +12,8 @@ package's own pieces one stage at a time, on fresh objects:
     redact     Redaction.row on every row, built-in rules only (inspector.capture.redact)
     redact+    the same with a user name and JSON path configured (a bytes test per row)
     store      SessionWriter.on_batch, 5000-row batches into a temporary SQLite file
+    sqlite     the floor: the rows `store` wrote, inserted again with plain sqlite3 executemany into a
+               fresh file of the same schema, FTS included (bench/sqlite_floor.py)
     recorder   Recorder: submit every chunk from this thread, then finish (builder + store + queue)
 
 Figures are microseconds per message (one line), the best of a few runs
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.responder import answers
+from bench.sqlite_floor import insert_floor, stored_rows
 from bench.stdio_flood import build_chunks
 
 CHUNK_REQUESTS = 1450  # ~64 KB of ping requests per chunk, like one 64 KiB read of the shim
@@ -113,6 +116,10 @@ def run_stages(requests: int, workdir: Path, repeat: int = 3) -> dict[str, Any]:
             record("store", clock() - t)
             writer.on_end(0, "bench")
             del lines, classified, pairings, rows
+
+            columns, stored = stored_rows(workdir / "stages.db", sid)
+            record("sqlite", insert_floor(columns, stored, workdir, "stages-floor")["seconds"])
+            del stored
 
             sid = create_session(engine, kind="stdio-wrap", target=["bench-stages-recorder"])
             record("recorder", _time_recorder(engine, sid, traffic))

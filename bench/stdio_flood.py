@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.peer import SAMPLED, Peer, ProcSampler, check_db, responder_argv, write_all
+from bench.sqlite_floor import insert_floor, stored_rows
 
 BATCH = 512  # requests per write() of the client
 
@@ -119,6 +120,10 @@ def run_flood(setup: str, requests: int, workdir: Path, sample_interval: float =
         result["db"]["bytes_ok"] = (
             result["db"]["bytes_c2s"] == peer.sent_bytes and result["db"]["bytes_s2c"] == peer.received_bytes
         )
+        # The floor, in the same run: the same rows inserted with plain sqlite3 (bench/sqlite_floor.py).
+        columns, rows = stored_rows(workdir / "wrap.db")
+        floor = insert_floor(columns, rows, workdir)
+        result["sqlite_floor"] = {**floor, "rows": len(rows), "msgs_per_s": len(rows) / floor["seconds"]}
     return result
 
 

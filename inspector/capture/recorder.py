@@ -57,6 +57,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Protocol
 
 from inspector.capture.builder import MessageBuilder
@@ -84,6 +85,7 @@ _ROW_OVERHEAD = 600  # a row dict's own size, roughly
 _RETRY_FIRST = 0.05  # seconds before retrying a failed batch, doubling up to _RETRY_MAX
 _RETRY_MAX = 2.0
 _CREATE_ATTEMPTS = 5
+_raw = itemgetter("raw")
 
 
 def record_cap(flag: str | int | None = None) -> int:
@@ -455,12 +457,16 @@ class Recorder:
             # A session a config file's per-server rule adds names to has its own rules.
             rules = rules or (builder.redaction if builder is not None else None) or self.redaction
             if not rules.keep:
+                redact = rules.row
                 for row in rows:
-                    self._redact(row, rules)
+                    try:
+                        redact(row)
+                    except Exception as exc:  # our bug: the row keeps its place, not its body
+                        self._redact_failed(row, exc)
             if not self._pending:
                 self._oldest = time.monotonic()
                 self._pending_bytes = 0
-            size = sum(len(row["raw"]) for row in rows) + _ROW_OVERHEAD * len(rows)
+            size = sum(map(len, map(_raw, rows))) + _ROW_OVERHEAD * len(rows)  # one pass in C
             kept = self._pending_bytes + (self._inflight.size if self._inflight is not None else 0)
             if kept + size > self.max_pending_bytes and handle and self._settle(block=False):
                 # The batch in flight was written meanwhile (the database is back): it no longer
@@ -487,14 +493,12 @@ class Recorder:
                 flush=True,
             )
 
-    def _redact(self, row: MessageRow, rules: Redaction) -> None:
-        try:
-            rules.row(row)
-        except Exception as exc:  # our bug: keep the row's place (seq), never a secret it might hold
-            self._warn(f"internal error while redacting a row of session {row['session_id']}: {exc!r}")
-            row["raw"], row["size"], row["http_headers"] = b"", 0, None
-            row["http_path"] = (row["http_path"] or "").partition("?")[0] or row["http_path"]
-            row["meta"] = {**(row["meta"] or {}), "problem": "redaction failed; the body was not stored"}
+    def _redact_failed(self, row: MessageRow, exc: Exception) -> None:
+        """The redaction step raised (our bug): keep the row's place (seq), never a secret it might hold."""
+        self._warn(f"internal error while redacting a row of session {row['session_id']}: {exc!r}")
+        row["raw"], row["size"], row["http_headers"] = b"", 0, None
+        row["http_path"] = (row["http_path"] or "").partition("?")[0] or row["http_path"]
+        row["meta"] = {**(row["meta"] or {}), "problem": "redaction failed; the body was not stored"}
 
     def _changed_facts(self) -> dict[int, dict[str, Any]]:
         changed = {}

@@ -12,8 +12,9 @@ import os
 import socket
 import sqlite3
 import time
+from collections import Counter
 from itertools import chain
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import orjson
@@ -127,7 +128,7 @@ class StoreWriter:
 
     def _insert_rows(self, rows: list[MessageRow]) -> None:
         bodies: dict[str, bytes] = {}
-        if any(len(row["raw"]) > self.bodies.limits.out_of_line for row in rows):
+        if rows and max(map(len, map(_raw, rows))) > self.bodies.limits.out_of_line:  # one pass in C
             stored, bodies = self.bodies.split(rows)
             self.bodies.write(self._conn, bodies)
             rows = stored  # type: ignore[assignment]
@@ -156,15 +157,17 @@ class StoreWriter:
         dumps = orjson.dumps
         params: list[tuple[Any, ...]] = []
         append = params.append
+        json_a, json_b, json_c = _JSON_INDEXES
+        hashed = any(map(_body_sha256, rows))  # a large body's row (store/bodies.py), rare
         for row in rows:
-            values = _row_values(row) + (row.get("body_sha256"),)  # a tuple, built in C
-            if row["meta"] is not None or row["http_headers"] is not None or row["lint"] is not None:
+            values = _row_values(row)  # a tuple, built in C
+            if values[json_a] is not None or values[json_b] is not None or values[json_c] is not None:
                 listed = list(values)
                 for i in _JSON_INDEXES:
                     if listed[i] is not None:
                         listed[i] = dumps(listed[i]).decode()
                 values = tuple(listed)
-            append(values)
+            append(values + (row.get("body_sha256"),) if hashed else values + _NO_SHA)
         if self._copy_sql is not None and not self._retrying:
             with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:  # type: ignore[union-attr]
                 for values in params:
@@ -194,10 +197,10 @@ class StoreWriter:
         if not rows and not facts:
             return
         counts = dict(self.counts)
-        for row in rows:
-            sid = row["session_id"]
-            counts[sid] = counts.get(sid, 0) + 1
-        touched = {row["session_id"] for row in rows} | set(facts)
+        added = Counter(map(_session_id, rows))  # counted in C
+        for sid, n in added.items():
+            counts[sid] = counts.get(sid, 0) + n
+        touched = set(added) | set(facts)
         try:
             with self._conn.begin():
                 if rows:
@@ -242,6 +245,10 @@ class StoreWriter:
 _JSON_COLUMNS = ("http_headers", "meta", "lint")
 _JSON_INDEXES = tuple(i for i, c in enumerate(ROW_COLUMNS) if c in _JSON_COLUMNS)
 _row_values = itemgetter(*ROW_COLUMNS)
+_raw = itemgetter("raw")
+_session_id = itemgetter("session_id")
+_body_sha256 = methodcaller("get", "body_sha256")
+_NO_SHA = (None,)
 _flat = chain.from_iterable
 _MAX_GROUP = (
     1024  # rows per multi-row INSERT: 22 columns * 1024 = 22,528 of SQLite's default 32,766 variables
