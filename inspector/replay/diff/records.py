@@ -4,7 +4,7 @@ with the recorder's pairing; bodies of both sessions parsed once where they are 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import orjson
 
@@ -15,8 +15,21 @@ from inspector.replay.paths import Item
 from inspector.store.interventions import describe, server_side
 
 if TYPE_CHECKING:
-    from inspector.replay.diff.stream import _Stream, _StreamBuilder
     from inspector.store.models import MessageRecord
+
+
+class _Watch(Protocol):
+    """What `_expand` tells a builder (`stream._StreamBuilder`): a conversation may open."""
+
+    input_required: bool
+
+
+class _Lane(Protocol):
+    """What `_expand` reads and leaves of the streamed diff's lane (`stream._Stream`)."""
+
+    last: MessageRecord | None
+    mirror: bool
+    offset: int
 
 
 _SKIPPED_KINDS = frozenset({"log", "http"})
@@ -74,8 +87,8 @@ _SHARE, _SHARE_BYTES = 64, 4096  # bodies parsed once for both sessions (`_expan
 def _expand(
     messages: Iterable[MessageRecord],
     shared: dict[bytes, _Parsed] | None = None,
-    watch: _StreamBuilder | None = None,
-    lane: _Stream | None = None,
+    watch: _Watch | None = None,
+    lane: _Lane | None = None,
     side: int = 0,
 ) -> Iterable[_Part]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
