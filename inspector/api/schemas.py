@@ -24,7 +24,7 @@ from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 __all__ = [
     "AnyLiveEvent",
     "Behind",
-    "Exchange",
+    "HttpExchangeOut",
     "LiveError",
     "LiveEvent",
     "MessageDetail",
@@ -172,7 +172,7 @@ class MessageWithPair(BaseModel):
     )
 
 
-class Exchange(BaseModel):
+class HttpExchangeOut(BaseModel):
     """One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view)."""
 
     id: str

@@ -2067,41 +2067,6 @@ export interface components {
             message: string;
         };
         /**
-         * Exchange
-         * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
-         */
-        Exchange: {
-            /** Duration Ns */
-            duration_ns: number;
-            /** Ended Ns */
-            ended_ns: number;
-            /** Id */
-            id: string;
-            /** Messages */
-            messages: components["schemas"]["PageRow"][];
-            /** Method */
-            method: string | null;
-            /** Path */
-            path: string | null;
-            /** Request Headers */
-            request_headers: {
-                [key: string]: string;
-            };
-            /** Response Headers */
-            response_headers: {
-                [key: string]: string;
-            };
-            routing?: components["schemas"]["RoutingOut"] | null;
-            /** Sse */
-            sse: boolean;
-            /** Sse Event Ids */
-            sse_event_ids: string[];
-            /** Started Ns */
-            started_ns: number;
-            /** Status */
-            status: number | null;
-        };
-        /**
          * ExchangeDiffOut
          * @description One exchange: `equal`, `changed`, `missing` (original / a only) or `extra` (replay / b only).
          */
@@ -2298,6 +2263,41 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HttpExchangeOut
+         * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
+         */
+        HttpExchangeOut: {
+            /** Duration Ns */
+            duration_ns: number;
+            /** Ended Ns */
+            ended_ns: number;
+            /** Id */
+            id: string;
+            /** Messages */
+            messages: components["schemas"]["PageRow"][];
+            /** Method */
+            method: string | null;
+            /** Path */
+            path: string | null;
+            /** Request Headers */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** Response Headers */
+            response_headers: {
+                [key: string]: string;
+            };
+            routing?: components["schemas"]["RoutingOut"] | null;
+            /** Sse */
+            sse: boolean;
+            /** Sse Event Ids */
+            sse_event_ids: string[];
+            /** Started Ns */
+            started_ns: number;
+            /** Status */
+            status: number | null;
         };
         /**
          * HttpMock
@@ -7126,7 +7126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Exchange"][];
+                    "application/json": components["schemas"]["HttpExchangeOut"][];
                 };
             };
             /** @description Validation Error */
