@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -43,6 +43,9 @@ from inspector.store.models import (
     ParseStatusName,
     TargetColumn,
 )
+
+if TYPE_CHECKING:
+    from inspector.flow import RowMeta
 
 __all__ = [
     "FORMAT",
@@ -198,7 +201,8 @@ class MessageLine(_Line):
             "http_status": self.http_status,
             "http_headers": self.http_headers,
             "sse_event_id": self.sse_event_id,
-            "meta": self.meta,
+            # the file's object, checked as one (an import keeps what an older version wrote)
+            "meta": cast("RowMeta | None", self.meta),
             "lint": self.lint,
         }
 
