@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from inspector.protocol.conversations import derive
-from inspector.replay.diff.records import _SKIPPED_KINDS, _expand, _Part
+from inspector.replay.diff.records import _SKIPPED_KINDS, _expand, _RpcMessage
 from inspector.replay.diff.tree import _canon, _normal
 from inspector.replay.paths import Item, PathCursor, PathSet
 
@@ -109,7 +109,7 @@ def response_view(payload: dict[str, Any]) -> dict[str, Any]:
     return {"result": payload.get("result")}
 
 
-def _request_view(m: _Part, payload: dict[str, Any]) -> tuple[Item | None, dict[str, Any]]:
+def _request_view(m: _RpcMessage, payload: dict[str, Any]) -> tuple[Item | None, dict[str, Any]]:
     """A request's or notification's subject and params view (once per shared body)."""
     p = m.parsed
     if p is None:
@@ -119,7 +119,7 @@ def _request_view(m: _Part, payload: dict[str, Any]) -> tuple[Item | None, dict[
     return p.request
 
 
-def _response_view(m: _Part, payload: dict[str, Any]) -> dict[str, Any]:
+def _response_view(m: _RpcMessage, payload: dict[str, Any]) -> dict[str, Any]:
     p = m.parsed
     if p is None:
         return response_view(payload)
@@ -139,7 +139,7 @@ class _Builder:
         self.out: list[_RpcExchange] = []
         self.by_seq: dict[int, list[_RpcExchange]] = defaultdict(list)
 
-    def feed(self, m: _Part) -> None:
+    def feed(self, m: _RpcMessage) -> None:
         if m.kind in _SKIPPED_KINDS:
             return
         payload = m.payload if isinstance(m.payload, dict) else None
@@ -154,7 +154,7 @@ class _Builder:
             invalid.interventions = [m.intervention] if m.intervention else []
             self.out.append(invalid)
 
-    def _request(self, m: _Part, payload: dict[str, Any]) -> None:
+    def _request(self, m: _RpcMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         subject, view = _request_view(m, payload)
         ex = _RpcExchange("request", m.direction, method, subject, m.seq, view)
@@ -163,7 +163,7 @@ class _Builder:
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
 
-    def _take(self, m: _Part) -> _RpcExchange | None:
+    def _take(self, m: _RpcMessage) -> _RpcExchange | None:
         """The request the recorder paired this response with. The requests of one batch share its
         seq: among those, the one with the response's id (an error with id null: the first)."""
         if m.answers_seq is None:
@@ -176,7 +176,7 @@ class _Builder:
                 return ex
         return candidates[0] if candidates else None
 
-    def _response(self, m: _Part, payload: dict[str, Any]) -> _RpcExchange | None:
+    def _response(self, m: _RpcMessage, payload: dict[str, Any]) -> _RpcExchange | None:
         """Pair a response with its request; returns that request's exchange (None: an orphan)."""
         ex = self._take(m)
         if ex is None:
@@ -191,7 +191,7 @@ class _Builder:
             ex.interventions.append(m.intervention)
         return ex
 
-    def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
+    def _notification(self, m: _RpcMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         note = _Note(method, *_request_view(m, payload))
         # Only the recorder's link (a progress token) ties a notification to a request. Arrival while

@@ -26,14 +26,14 @@ from inspector.replay.diff.lane import (
     _DROPPED_TWIN,
     _NO_TWIN,
     _NOT_PLAIN,
-    _Lite,
+    _LaneRequest,
     _mirrors,
     _plain_link,
     _pull,
     _twin_parts,
 )
 from inspector.replay.diff.model import _STATUSES, ExchangeDiff, SessionDiff
-from inspector.replay.diff.records import _SKIPPED_KINDS, _TWIN, _expand, _Parsed, _Part, _payload
+from inspector.replay.diff.records import _SKIPPED_KINDS, _TWIN, _expand, _Parsed, _payload, _RpcMessage
 from inspector.replay.diff.tree import _canon, _normal
 from inspector.replay.paths import Item, PathCursor, PathSet
 
@@ -58,13 +58,13 @@ class _StreamBuilder(_Builder):
         self.released: list[_RpcExchange] = []
         self.input_required = False  # a conversation may open: `_conversation_rounds` is needed
 
-    def feed(self, m: _Part) -> None:
+    def feed(self, m: _RpcMessage) -> None:
         self.fed += 1
         super().feed(m)
         while self.closing and self.fed - self.closing[0][0] > _LATE:
             self._release(self.closing.popleft()[1])
 
-    def _response(self, m: _Part, payload: dict[str, Any]) -> _RpcExchange | None:
+    def _response(self, m: _RpcMessage, payload: dict[str, Any]) -> _RpcExchange | None:
         ex = super()._response(m, payload)
         if ex is not None:
             self.closing.append((self.fed, ex))
@@ -206,7 +206,7 @@ class _Stream:
     ) -> None:
         """The record lane: in the lane (`mirror`), with nothing waiting to be aligned, twin
         records (`_twin_records`, also with a `related_seq` link at the offset) are taken straight
-        from both readers: no parse, no `_Part`, no `_RpcExchange`. A request is a `_Lite` (its
+        from both readers: no parse, no `_RpcMessage`, no `_RpcExchange`. A request is a `_LaneRequest` (its
         record, the records that join it, its index and its twin's); its answer moves it to
         `closing` as the builder's would, and `_LATE` messages later it is counted equal, as
         `_twin_ready` would count it (with `keep_equal`, listed: `_listed` parses its request for
@@ -217,8 +217,8 @@ class _Stream:
         a, b = self.builders
         offset, counts = self.offset, self.tally.counts
         a_open, a_closing = a.by_seq, a.closing
-        lites: dict[int, _Lite] = {}
-        closing: deque[tuple[int, _Lite]] = deque()
+        lites: dict[int, _LaneRequest] = {}
+        closing: deque[tuple[int, _LaneRequest]] = deque()
         sizes, partner_of_b, plain, waiting = self.sizes, self.partner_of_b, self._plain, self.waiting
         late, taken = _LATE, 0
         # With `keep_equal` every equal exchange is listed: the record is parsed for its summary
@@ -257,7 +257,7 @@ class _Stream:
                 key = ""
                 if waiting and (key := self._lane_key(ra, "request")) in waiting:
                     break  # it would pair with what waits, not with its twin
-                lites[ra.seq] = _Lite(ra, sizes[0], sizes[1], ra.direction, key)
+                lites[ra.seq] = _LaneRequest(ra, sizes[0], sizes[1], ra.direction, key)
                 partner_of_b.append(sizes[0])
                 sizes[0] += 1
                 sizes[1] += 1
@@ -352,7 +352,7 @@ class _Stream:
             self.plain[method] = known
         return known
 
-    def _materialise(self, lites: dict[int, _Lite], closing: deque[tuple[int, _Lite]]) -> None:
+    def _materialise(self, lites: dict[int, _LaneRequest], closing: deque[tuple[int, _LaneRequest]]) -> None:
         """The record lane's open requests as the original builder's exchanges (each as the lane's
         `_begin` leaves it: its cursor, index and twin), answered and noted from their records, and
         the answered ones in `closing` after the builder's own (answered earlier)."""
