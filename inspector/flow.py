@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, TypedDict
 __all__ = [
     "Addon",
     "Addons",
+    "BatchItemMeta",
     "Connection",
     "Direction",
     "Flow",
@@ -37,6 +38,7 @@ __all__ = [
     "RowMeta",
     "Send",
     "StdioContext",
+    "TruncatedMeta",
     "Verdict",
 ]
 
@@ -67,15 +69,51 @@ class InjectedMeta(TypedDict):
     by: str
 
 
-class RowMeta(TypedDict, total=False):
-    """The `meta` of one recorded message row (the keys a transport or an addon sets)."""
+class BatchItemMeta(TypedDict, total=False):
+    """`meta.items[i]`: the recorder's pairing of the i-th message of a batch (`correlate.Pairing`)."""
 
-    flags: list[str]  # "no-newline", "orphan-response", "request-not-recorded", ...
-    intercept: InterceptMeta
-    injected: InjectedMeta
+    answers_seq: int
+    request_method: str
+    latency_ns: int
+    related_seq: int
+    flags: list[str]
+
+
+class TruncatedMeta(TypedDict):
+    """`meta.truncated` of a message longer than the cap (`framing.Cut.meta`): only its start is kept."""
+
+    size: int
+    kept: int
+    sha256: str
+
+
+class RowMeta(TypedDict, total=False):
+    """The `meta` of one recorded message row: every key a transport, the recorder or an addon sets
+    (the store's `MessageRow`, the API's rows and the TypeScript types carry this type). A row read
+    back may hold more (an imported file, an older version): readers still check what they use."""
+
+    # the recorder's pairing (`protocol.correlate`)
+    flags: list[str]  # "no-newline", "orphan-response", "duplicate-id", "paired-by-http-exchange", ...
+    related_seq: int  # the request a progress or cancel notification refers to
+    items: list[BatchItemMeta]  # a batch's pairing, item by item
+    # the wire
     problem: str  # what went wrong on the wire (a cut-off event, an undecodable body)
+    crlf: bool  # the line ended with CRLF
+    truncated: TruncatedMeta
+    event: str  # an SSE event's name (e.g. "endpoint")
+    content_encoding: str  # the body as sent was compressed so
+    body: str  # why the body is not stored (`capture.pause`: metadata only)
+    redacted: list[str]  # what the redaction step replaced (`capture.redact`)
+    # HTTP
     exchange: int  # the HTTP exchange the row belongs to
     rewritten_to: str  # a legacy endpoint URL the proxy rewrote
+    auth_step: str  # the step of an OAuth flow this exchange was (`auth`, `mock.auth_routes`)
+    auth_origin: str
+    via: str  # "browser": an OAuth leg the browser made
+    # interventions (`intercept`)
+    intercept: InterceptMeta
+    injected: InjectedMeta
+    # OpenTelemetry
     traceparent: str
     tracestate: str
 

@@ -32,7 +32,7 @@ from inspector.api.deps import run_query, state_of
 from inspector.api.headers import OWN_POLICY_PREFIX
 from inspector.api.params import SqlInt
 from inspector.apps import APP_MIME_TYPE, ViewGrant, ViewGrants
-from inspector.apps.catalog import AppCatalog, Exchange, ui_meta
+from inspector.apps.catalog import AppCatalog, AppRequest, ui_meta
 from inspector.apps.policy import view_policy
 from inspector.apps.store import catalog_of
 from inspector.store import get_session
@@ -153,7 +153,7 @@ async def _catalog(request: Request, session_id: int, *, view_calls_only: bool =
     return catalog
 
 
-def _status(call: Exchange) -> Literal["result", "error", "unanswered"]:
+def _status(call: AppRequest) -> Literal["result", "error", "unanswered"]:
     return "result" if call.result is not None else "error" if call.error is not None else "unanswered"
 
 

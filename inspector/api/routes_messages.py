@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from inspector.api.deps import decode_cursor, encode_cursor, json_response, run_query, state_of
 from inspector.api.network import HTTP_CHANNELS, group_exchanges, message_routing, routing_bodies
 from inspector.api.params import SqlInt
-from inspector.api.schemas import Exchange, MessagePage, MessageWithPair, Position
+from inspector.api.schemas import HttpExchangeOut, MessagePage, MessageWithPair, Position
 from inspector.api.views import message_detail
 from inspector.store import get_session, pair_of
 from inspector.store.interventions import injected_of, mark_of
@@ -179,7 +179,7 @@ async def position_route(request: Request, session_id: SqlInt, seq: SqlInt, flt:
     return json_response({"seq": seq, "index": index, "matches": matches})
 
 
-@router.get("/exchanges", response_model=list[Exchange], summary="HTTP exchanges with their messages")
+@router.get("/exchanges", response_model=list[HttpExchangeOut], summary="HTTP exchanges with their messages")
 async def exchanges_route(
     request: Request, session_id: SqlInt, limit: Annotated[int, Query(ge=1, le=100_000)] = 20_000
 ) -> Response:

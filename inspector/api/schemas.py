@@ -2,7 +2,7 @@
 
 `PageRow` is the wire form of a row of `store.pages` (its `PAGE_FIELDS`: every column of
 `store.models.Message` but `raw`, plus a text `preview`), typed from the store's `MessageRow`
-(the recorder's row); `MessageDetail` adds the raw text (or base64) exactly as
+(the recorder's row, its `meta` a `flow.RowMeta`); `MessageDetail` adds the raw text (or base64) exactly as
 `Message.to_json()` gives it. `SessionOut` is every column of `Session` plus
 the computed `state`. Only the JSON columns get a sharper type than `Any`
 here, so the generated TypeScript is useful. The websocket's live events are
@@ -11,12 +11,14 @@ a closed set of typed messages (`LiveEvent`).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, with_config
+from typing_extensions import TypedDict, is_typeddict
 
 from inspector.api.params import SqlInt
 from inspector.api.schemas_live import Behind
+from inspector.flow import RowMeta
 from inspector.store import Message, Session
 from inspector.store import models as store_models
 from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
@@ -24,7 +26,7 @@ from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 __all__ = [
     "AnyLiveEvent",
     "Behind",
-    "Exchange",
+    "HttpExchangeOut",
     "LiveError",
     "LiveEvent",
     "MessageDetail",
@@ -37,7 +39,25 @@ __all__ = [
     "SessionPatch",
 ]
 
-_SHARPER: dict[str, Any] = store_models.JSON_COLUMN_TYPES
+
+def _schema_of(tp: Any) -> Any:
+    """`tp` with each TypedDict in it made again, key for key, as pydantic reads one on Python 3.11
+    (`typing_extensions.TypedDict`), open to keys it does not name."""
+    if is_typeddict(tp):
+        made = TypedDict(  # type: ignore[misc]
+            tp.__name__, {k: _schema_of(v) for k, v in get_type_hints(tp).items()}, total=tp.__total__
+        )
+        made.__doc__ = tp.__doc__
+        return with_config(ConfigDict(extra="allow"))(made)
+    args = get_args(tp)
+    if get_origin(tp) is list and args:
+        return list[_schema_of(args[0])]  # type: ignore[misc]
+    return tp
+
+
+# A row's `meta` is the flow's `RowMeta` (its key families documented in the schema, hence in the
+# TypeScript types); open to more keys, as a row an import or an older version wrote may hold them.
+_SHARPER: dict[str, Any] = {**store_models.JSON_COLUMN_TYPES, "meta": _schema_of(RowMeta) | None}
 
 
 def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -172,7 +192,7 @@ class MessageWithPair(BaseModel):
     )
 
 
-class Exchange(BaseModel):
+class HttpExchangeOut(BaseModel):
     """One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view)."""
 
     id: str

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "AppCatalog", "Exchange", "build_catalog", "ui_meta"]
+__all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "AppCatalog", "AppRequest", "build_catalog", "ui_meta"]
 
 EXTENSION_ID = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -21,8 +21,8 @@ METHODS = ("tools/list", "resources/list", "resources/read", "tools/call")
 
 
 @dataclass(frozen=True)
-class Exchange:
-    """One recorded request with its answer (None: never answered)."""
+class AppRequest:
+    """One recorded request of an App (a tools/call or resources/read) with its answer (None: never answered)."""
 
     seq: int  # the request's seq
     method: str
@@ -51,8 +51,8 @@ class AppCatalog:
 
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> declaration
     resources: dict[str, dict[str, Any]] = field(default_factory=dict)  # uri -> summary
-    calls: list[Exchange] = field(default_factory=list)  # every recorded tools/call
-    reads: list[Exchange] = field(default_factory=list)  # every recorded resources/read
+    calls: list[AppRequest] = field(default_factory=list)  # every recorded tools/call
+    reads: list[AppRequest] = field(default_factory=list)  # every recorded resources/read
 
     def view_uri(self, tool: str) -> str | None:
         decl = self.tools.get(tool)
@@ -61,11 +61,11 @@ class AppCatalog:
             uri = decl["_meta"].get("ui/resourceUri")  # the draft's older flat key
         return uri if isinstance(uri, str) and uri.startswith("ui://") else None
 
-    def view_calls(self) -> list[Exchange]:
+    def view_calls(self) -> list[AppRequest]:
         """The recorded calls of tools that declare a view."""
         return [c for c in self.calls if self.view_uri(str(c.params.get("name"))) is not None]
 
-    def call(self, seq: int) -> Exchange | None:
+    def call(self, seq: int) -> AppRequest | None:
         return next((c for c in self.calls if c.seq == seq), None)
 
     def content(self, uri: str) -> dict[str, Any] | None:
@@ -78,7 +78,7 @@ class AppCatalog:
                     return item
         return None
 
-    def answer(self, method: str, params: Any) -> Exchange | None:
+    def answer(self, method: str, params: Any) -> AppRequest | None:
         """The recorded exchange that answers a view's request: the newest one with the same tool and
         arguments (tools/call) or the same URI (resources/read); None when the recording has none."""
         if not isinstance(params, dict):
@@ -98,7 +98,7 @@ class AppCatalog:
         return answered[-1] if answered else None
 
 
-def build_catalog(exchanges: list[Exchange]) -> AppCatalog:
+def build_catalog(exchanges: list[AppRequest]) -> AppCatalog:
     """The catalog of a session's exchanges (seq order)."""
     cat = AppCatalog()
     for ex in exchanges:

@@ -8,7 +8,7 @@ from typing import Any, cast
 import orjson
 from sqlalchemy import Engine, select
 
-from inspector.apps.catalog import METHODS, AppCatalog, Exchange, build_catalog
+from inspector.apps.catalog import METHODS, AppCatalog, AppRequest, build_catalog
 from inspector.protocol.sse import stored_body
 from inspector.store import Message, bodies
 from inspector.store.pages import count_messages
@@ -45,7 +45,7 @@ def _catalog(engine: Engine, session_id: int, upto: int, view_calls_only: bool) 
     return build_catalog(_exchanges(engine, session_id, METHODS))
 
 
-def _exchanges(engine: Engine, session_id: int, methods: tuple[str, ...]) -> list[Exchange]:
+def _exchanges(engine: Engine, session_id: int, methods: tuple[str, ...]) -> list[AppRequest]:
     t = Message.__table__  # type: ignore[attr-defined]
     with engine.connect() as conn:
         rows = conn.execute(
@@ -75,7 +75,7 @@ def _exchanges(engine: Engine, session_id: int, methods: tuple[str, ...]) -> lis
         answer_seq, body = answers.get(seq, (None, {}))
         result, error = body.get("result"), body.get("error")
         exchanges.append(
-            Exchange(
+            AppRequest(
                 seq=seq,
                 method=req["method"],
                 params=req["params"],

@@ -28,6 +28,7 @@ from inspector.store.models import ROW_COLUMNS, Channel, Direction, MessageRow
 
 if TYPE_CHECKING:
     from inspector.capture.redact import Redaction
+    from inspector.flow import RowMeta
 
 __all__ = ["MessageBuilder", "ROW_COLUMNS"]
 
@@ -180,7 +181,8 @@ class MessageBuilder:
             flags = [f for f in flags if f != "orphan-response"]
         else:
             return
-        rest = {k: v for k, v in (row["meta"] or {}).items() if k != "flags"}
+        rest: RowMeta = row["meta"].copy() if row["meta"] else {}
+        rest.pop("flags", None)
         row["meta"] = {**rest, "flags": flags} if flags else rest
 
     def _pair_by_exchange(self, row: MessageRow, exchange: int) -> None:
@@ -216,7 +218,7 @@ class MessageBuilder:
         self.seq += 1
         kind = Kind.LOG if channel in _LOG_CHANNELS else Kind.INVALID
         problem = f"{cut.size:,} bytes: only the first {len(raw):,} were recorded (max_record_bytes)"
-        meta = {"truncated": cut.meta(len(raw)), "problem": problem}
+        meta: RowMeta = {"truncated": cut.meta(len(raw)), "problem": problem}
         row = self._row(ts_ns, direction, channel, raw, Classified(ParseStatus.TRUNCATED, kind), meta)
         row["size"] = cut.size  # the message's size, as for a body stored out of line
         return row
@@ -236,7 +238,7 @@ class MessageBuilder:
                 msg = classify(raw[: -2 if raw.endswith(b"\r\n") else -1])
         else:
             msg = classify(body)
-        meta: dict[str, Any] | None = None
+        meta: RowMeta | None = None
         pairing = None
         if msg.parse_status is _OK or msg.kind is _ERROR or msg.kind is _BATCH:
             pairing = self.correlator.observe(self.seq, ts_ns, direction, msg)
@@ -256,7 +258,7 @@ class MessageBuilder:
         channel: Channel,
         raw: bytes,
         msg: Classified,
-        meta: dict[str, Any] | None,
+        meta: RowMeta | None,
         pairing: Pairing | None = None,
     ) -> MessageRow:
         if pairing is None:

@@ -23,7 +23,10 @@ producer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from inspector.flow import RowMeta
 
 from inspector.store.models import MessageRow
 
@@ -94,7 +97,7 @@ class Pauses:
             if answers is not None:
                 row["answers_seq"] = self.stored(answers)
                 if row["answers_seq"] is None:
-                    meta = dict(row["meta"] or {})
+                    meta: RowMeta = row["meta"].copy() if row["meta"] else {}
                     meta["flags"] = [*meta.get("flags", []), "request-not-recorded"]
                     row["meta"] = meta
             out.append(row)
@@ -110,7 +113,7 @@ def drop_body(row: MessageRow) -> None:
     row["raw"] = b""
     if row["http_headers"]:
         row["http_headers"] = [[name, _VALUE_DROPPED] for name, *_ in row["http_headers"]]
-    meta = dict(row["meta"] or {})
+    meta: RowMeta = row["meta"].copy() if row["meta"] else {}
     meta.pop("problem", None)  # a parse problem's text may quote the body
     meta["body"] = BODY_NOT_RECORDED
     row["meta"] = meta

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from inspector.flow import BatchItemMeta, RowMeta
 
 from inspector.protocol.jsonrpc import Classified, Kind, id_key
 
@@ -61,26 +64,29 @@ class Pairing:
     flags: list[str] = field(default_factory=list)
     items: list[Pairing] = field(default_factory=list)
 
-    def to_meta(self) -> dict[str, Any]:
+    def to_meta(self) -> RowMeta:
         """The facts worth storing beside the message, without empty fields."""
-        out: dict[str, Any] = {}
+        out: RowMeta = {}
         if self.related_seq is not None:
             out["related_seq"] = self.related_seq
         if self.flags:
             out["flags"] = self.flags
         if self.items:
             out["items"] = [
-                {
-                    k: v
-                    for k, v in (
-                        ("answers_seq", p.answers_seq),
-                        ("request_method", p.request_method),
-                        ("latency_ns", p.latency_ns),
-                        ("related_seq", p.related_seq),
-                        ("flags", p.flags or None),
-                    )
-                    if v is not None
-                }
+                cast(
+                    "BatchItemMeta",
+                    {
+                        k: v
+                        for k, v in (
+                            ("answers_seq", p.answers_seq),
+                            ("request_method", p.request_method),
+                            ("latency_ns", p.latency_ns),
+                            ("related_seq", p.related_seq),
+                            ("flags", p.flags or None),
+                        )
+                        if v is not None
+                    },
+                )
                 for p in self.items
             ]
         return out

@@ -18,6 +18,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inspector.flow import TruncatedMeta
 
 __all__ = ["Capped", "Cut", "Line", "LineFramer"]
 
@@ -31,7 +35,7 @@ class Cut:
     size: int  # the whole line's size, terminator included
     sha256: str  # hex digest of the whole line
 
-    def meta(self, kept: int) -> dict[str, int | str]:
+    def meta(self, kept: int) -> TruncatedMeta:
         """The row's `meta.truncated`."""
         return {"size": self.size, "kept": kept, "sha256": self.sha256}
 

@@ -39,7 +39,7 @@ def header_dict(headers: Any) -> dict[str, str]:
     return out
 
 
-class _Exchange:
+class _HttpExchangeGroup:
     def __init__(self, key: str, row: dict[str, Any], schemas: dict[str, Any] | None = None) -> None:
         self.key = key
         self.schemas = schemas
@@ -107,8 +107,8 @@ def group_exchanges(
         schemas = recorded_tool_schemas(with_raw)
     else:
         schemas = recorded_tool_schemas(rows)
-    exchanges: dict[str, _Exchange] = {}
-    by_request_seq: dict[int, _Exchange] = {}
+    exchanges: dict[str, _HttpExchangeGroup] = {}
+    by_request_seq: dict[int, _HttpExchangeGroup] = {}
     for row in rows:
         if row["channel"] not in HTTP_CHANNELS:
             continue
@@ -116,15 +116,15 @@ def group_exchanges(
         named = meta.get("exchange") if isinstance(meta, dict) else None
         if named is not None:
             key = f"x{named}"
-            ex = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
+            ex = exchanges.get(key) or exchanges.setdefault(key, _HttpExchangeGroup(key, row, schemas))
         elif row["channel"] == "http-request":
             key = f"r{row['seq']}"
-            ex = exchanges[key] = _Exchange(key, row, schemas)
+            ex = exchanges[key] = _HttpExchangeGroup(key, row, schemas)
         else:
             found = by_request_seq.get(row.get("answers_seq") or -1) or _waiting(exchanges, row)
             if found is None:
                 key = f"s{row.get('http_path') or ''}"
-                found = exchanges.get(key) or exchanges.setdefault(key, _Exchange(key, row, schemas))
+                found = exchanges.get(key) or exchanges.setdefault(key, _HttpExchangeGroup(key, row, schemas))
             ex = found
         ex.add(row, bodies.get(row["seq"]) if bodies else None)
         if row["channel"] == "http-request":
@@ -132,7 +132,7 @@ def group_exchanges(
     return [ex.to_json() for ex in exchanges.values()]
 
 
-def _waiting(exchanges: dict[str, _Exchange], row: dict[str, Any]) -> _Exchange | None:
+def _waiting(exchanges: dict[str, _HttpExchangeGroup], row: dict[str, Any]) -> _HttpExchangeGroup | None:
     for ex in exchanges.values():
         if not ex.answered and ex.key.startswith("r") and row.get("http_path") in (None, ex.path):
             return ex

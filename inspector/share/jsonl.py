@@ -22,25 +22,20 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args, get_type_hints
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from inspector.errors import FileFormatError
 from inspector.store.models import (
     JSON_COLUMN_SHAPES,
+    JSON_COLUMN_TYPES,
     ROW_COLUMNS,
-    Channel,
-    Direction,
-    HeadersColumn,
     Int64,
-    KindName,
     LabelsColumn,
-    LintColumn,
     MessageRow,
     ObjectColumn,
-    ParseStatusName,
     TargetColumn,
 )
 
@@ -145,32 +140,16 @@ class SessionLine(_Line):
         return {name: getattr(self, name) for name in SESSION_FIELDS}
 
 
-class MessageLine(_Line):
-    """A message line, checked."""
+class _MessageLine(_Line):
+    """A message line: the store's columns (`MessageRow`) but `session_id` and `raw`, the ref of its
+    session line, and its bytes as text (`raw`) or base64 (`raw_base64`). Its fields are made from
+    the columns (`MessageLine`); these few are named here for the type checker."""
 
-    type: Literal["message"]
-    session: Int64 = Field(ge=1)
-    seq: Int64 = Field(ge=1)
-    ts_ns: Int64
-    direction: Direction
-    channel: Channel
-    raw: str | None = None
-    raw_base64: str | None = None
-    size: Int64 = Field(ge=0)
-    parse_status: ParseStatusName
-    kind: KindName
-    method: str | None = None
-    rpc_id: str | None = None
-    error_code: Int64 | None = None
-    answers_seq: Int64 | None = None
-    latency_ns: Int64 | None = None
-    http_method: str | None = None
-    http_path: str | None = None
-    http_status: Int64 | None = None
-    http_headers: HeadersColumn = None
-    sse_event_id: str | None = None
-    meta: ObjectColumn = None
-    lint: LintColumn = None
+    if TYPE_CHECKING:  # pydantic's fields come from `_LINE_FIELDS`, in the columns' order
+        session: int
+        seq: int
+        raw: str | None
+        raw_base64: str | None
 
     def row(self, session_id: int) -> MessageRow:
         """The store row of this message in session `session_id`."""
@@ -178,29 +157,37 @@ class MessageLine(_Line):
             raw = base64.b64decode(self.raw_base64, validate=True)
         else:
             raw = (self.raw or "").encode("utf-8")
-        return {
-            "session_id": session_id,
-            "seq": self.seq,
-            "ts_ns": self.ts_ns,
-            "direction": self.direction,
-            "channel": self.channel,
-            "raw": raw,
-            "size": self.size,
-            "parse_status": self.parse_status,
-            "kind": self.kind,
-            "method": self.method,
-            "rpc_id": self.rpc_id,
-            "error_code": self.error_code,
-            "answers_seq": self.answers_seq,
-            "latency_ns": self.latency_ns,
-            "http_method": self.http_method,
-            "http_path": self.http_path,
-            "http_status": self.http_status,
-            "http_headers": self.http_headers,
-            "sse_event_id": self.sse_event_id,
-            "meta": self.meta,
-            "lint": self.lint,
-        }
+        # the file's values, checked as the columns' types (`meta`: an object, as an import keeps
+        # what an older version wrote)
+        own = {"session_id": session_id, "raw": raw}
+        return cast(
+            "MessageRow", {name: own[name] if name in own else getattr(self, name) for name in ROW_COLUMNS}
+        )
+
+
+def _line_fields() -> dict[str, Any]:
+    """The fields of a message line, in the columns' order: each column's type as `MessageRow`
+    declares it (64-bit for integers, the JSON columns' shapes), optional where it may be null."""
+    hints = get_type_hints(MessageRow)
+    fields: dict[str, Any] = {"type": (Literal["message"], ...), "session": (Int64, Field(ge=1))}
+    for name in ROW_COLUMNS:
+        if name == "session_id":
+            continue
+        if name == "raw":
+            fields["raw"] = fields["raw_base64"] = (str | None, None)
+            continue
+        tp = JSON_COLUMN_TYPES.get(name) or hints[name]
+        nullable = tp is Any or type(None) in get_args(tp)
+        if tp is int or tp == int | None:
+            tp = Int64 | None if nullable else Int64
+        bound = {"seq": Field(ge=1), "size": Field(ge=0)}.get(name)
+        fields[name] = (tp, bound if bound is not None else None if nullable else ...)
+    return fields
+
+
+MessageLine = create_model(
+    "MessageLine", __base__=_MessageLine, __doc__="A message line, checked.", **_line_fields()
+)
 
 
 class Reader:
@@ -219,7 +206,7 @@ class Reader:
     def _fail(self, message: str) -> FileFormatError:
         return FileFormatError(self.line, message, self.source)
 
-    def feed(self, data: bytes) -> SessionLine | MessageLine | None:
+    def feed(self, data: bytes) -> SessionLine | _MessageLine | None:
         self.line += 1
         if not data.strip():
             return None
@@ -281,8 +268,8 @@ class Reader:
         self._current, self._last_seq = line.ref, 0
         return line
 
-    def _read_message(self, value: dict[str, Any]) -> MessageLine:
-        line: MessageLine = self._check(MessageLine, value)
+    def _read_message(self, value: dict[str, Any]) -> _MessageLine:
+        line: _MessageLine = self._check(MessageLine, value)
         if line.session != self._current:
             raise self._fail(f"a message of session {line.session} outside that session's lines")
         if (line.raw is None) == (line.raw_base64 is None):

@@ -14,6 +14,7 @@ from annotated_types import Ge, Le, Len
 from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false, text
 from sqlmodel import Field, SQLModel
 
+from inspector.flow import RowMeta
 from inspector.protocol.sse import stored_body
 
 __all__ = [
@@ -179,9 +180,9 @@ class Message(SQLModel, table=True):
     http_status: int | None = None
     http_headers: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     sse_event_id: str | None = None
-    meta: Any = Field(
-        default=None, sa_column=Column(JSON(none_as_null=True))
-    )  # flags, problem, related_seq, batch items
+    # A `flow.RowMeta` (typed so in `MessageRow`; here `Any`: the column keeps what an import or an
+    # older version wrote, and pydantic would drop the keys a TypedDict does not name).
+    meta: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     lint: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
     # A large body's hash: `raw` then holds only its start and `blob` the whole (store/bodies.py;
     # column added by revision 0004, hence last). Readers put the whole back with `bodies.fill`.
@@ -209,10 +210,8 @@ class Message(SQLModel, table=True):
         return out
 
 
-class MessageRow(TypedDict):
-    """A `Message` row as the recorder builds it: a plain dict (no model instance on the hot path,
-    see DESIGN-NOTES "One message record") whose keys and value types the type checker enforces.
-    Its keys are exactly `ROW_COLUMNS` (checked by a test)."""
+class _Columns(TypedDict):
+    """The columns of a `Message` row up to its JSON ones, as the type checker knows them."""
 
     session_id: int
     seq: int
@@ -233,14 +232,25 @@ class MessageRow(TypedDict):
     http_status: int | None
     http_headers: Any
     sse_event_id: str | None
-    meta: dict[str, Any] | None
+
+
+class MessageRow(_Columns):
+    """A `Message` row as the recorder builds it: a plain dict (no model instance on the hot path,
+    see DESIGN-NOTES "One message record") whose keys and value types the type checker enforces,
+    its `meta` a `flow.RowMeta`. Its keys are exactly `ROW_COLUMNS` (checked by a test)."""
+
+    meta: RowMeta | None
     lint: Any
 
 
-class StoredRow(MessageRow, total=False):
-    """A stored `Message` row read as a plain dict (lint reads whole sessions so): the recorder's
-    columns, the database's `id` and the large body's hash (`store.bodies`)."""
+class StoredRow(_Columns, total=False):
+    """The same row read back from the store as a plain dict (lint reads whole sessions so): the
+    recorder's columns, the database's `id` and the large body's hash (`store.bodies`). Its `meta`
+    is what the column holds, a `RowMeta` as written by this version, anything JSON from an import
+    or an older one: its readers check what they use."""
 
+    meta: Any
+    lint: Any
     id: int
     body_sha256: str | None
 
@@ -276,7 +286,7 @@ class MessageRecord(Protocol):
     @property
     def answers_seq(self) -> int | None: ...
     @property
-    def meta(self) -> Any: ...
+    def meta(self) -> RowMeta | None: ...
 
 
 class LintFinding(SQLModel, table=True):

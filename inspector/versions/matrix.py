@@ -39,11 +39,11 @@ __all__ = [
     "MAX_PAGES",
     "PROBE_LISTS",
     "Column",
-    "Exchange",
+    "ReplayStep",
     "build_matrix",
     "column_of",
     "declared_lists",
-    "exchanges_of",
+    "replay_steps",
     "next_cursor",
     "parse_revisions",
 ]
@@ -103,23 +103,23 @@ def next_cursor(response: dict[str, Any] | None) -> str | None:
 
 
 @dataclass
-class Exchange:
-    """A client request of a recorded session and the server's answer (None: never answered)."""
+class ReplayStep:
+    """A client request of a recorded session, replayed against each revision, and the server's recorded answer (None: never answered)."""
 
     method: str
     params: Any
     response: dict[str, Any] | None
 
 
-def exchanges_of(rows: Iterable[Message]) -> list[Exchange]:
+def replay_steps(rows: Iterable[Message]) -> list[ReplayStep]:
     """The client's requests in order, each with its answer."""
-    requests: dict[int, Exchange] = {}
-    order: list[Exchange] = []
+    requests: dict[int, ReplayStep] = {}
+    order: list[ReplayStep] = []
     for m in rows:
         if m.direction == "c2s" and m.kind == "request":
             doc = _load(m.body)
             if isinstance(doc, dict):
-                x = Exchange(str(doc.get("method")), doc.get("params"), None)
+                x = ReplayStep(str(doc.get("method")), doc.get("params"), None)
                 requests[m.seq] = x
                 order.append(x)
         elif m.direction == "s2c" and m.kind in ("response", "error") and m.answers_seq in requests:
@@ -182,7 +182,7 @@ def column_of(
 ) -> Column:
     """Read one probe session back into its column."""
     rows = list(rows)
-    exchanges = exchanges_of(rows)
+    exchanges = replay_steps(rows)
     handshake = "server/discover" if revision in MODERN_PROTOCOL_VERSIONS else "initialize"
     col = Column(revision, session_id, handshake)
     first = exchanges[0] if exchanges and exchanges[0].method in HANDSHAKE_METHODS else None
@@ -238,7 +238,7 @@ def _read_handshake(col: Column, method: str, result: dict[str, Any]) -> None:
     col.fields.update({f"{method} {p}": n for p, n in field_paths(shallow).items()})
 
 
-def _read_lists(col: Column, capabilities: Any, exchanges: Sequence[Exchange]) -> list[Exchange]:
+def _read_lists(col: Column, capabilities: Any, exchanges: Sequence[ReplayStep]) -> list[ReplayStep]:
     """Consume the probe's list pages (as the probe sent them); return what follows (the replay)."""
     declared = dict(declared_lists(capabilities))
     for _cap, method, _key in PROBE_LISTS:

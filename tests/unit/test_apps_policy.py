@@ -4,7 +4,7 @@ single-use view grants: pure functions, no IO."""
 from __future__ import annotations
 
 from inspector.apps import ViewGrant, ViewGrants, allow_attribute, build_catalog, view_csp
-from inspector.apps.catalog import Exchange
+from inspector.apps.catalog import AppRequest
 
 UI = "http://127.0.0.1:8000"
 
@@ -67,13 +67,13 @@ def test_permissions_map_to_allow_only_when_declared_and_granted() -> None:
     assert allow_attribute({"permissions": {"usb": {}, "microphone": None}}, {"usb", "microphone"}) == ""
 
 
-def _call(seq: int, name: str, args: dict[str, object], text: str | None) -> Exchange:
+def _call(seq: int, name: str, args: dict[str, object], text: str | None) -> AppRequest:
     result = {"content": [{"type": "text", "text": text}]} if text is not None else None
-    return Exchange(seq, "tools/call", {"name": name, "arguments": args}, seq + 1 if text else None, result)
+    return AppRequest(seq, "tools/call", {"name": name, "arguments": args}, seq + 1 if text else None, result)
 
 
 def test_catalog_answers_a_view_from_matching_exchanges_only() -> None:
-    tools = Exchange(
+    tools = AppRequest(
         1,
         "tools/list",
         {},
@@ -86,7 +86,7 @@ def test_catalog_answers_a_view_from_matching_exchanges_only() -> None:
             ]
         },
     )
-    read = Exchange(
+    read = AppRequest(
         3,
         "resources/read",
         {"uri": "ui://v/a.html"},

@@ -1,6 +1,6 @@
 """Issue 21 (diff25): the record lane (`replay.diff.stream._Stream._fast`) takes twin records of the two
 sessions straight from the readers while the replay mirrors the original, with no parse and no
-`_Exchange` for a request and what joins it, and hands the first pair it does not cover back to the
+`_RpcExchange` for a request and what joins it, and hands the first pair it does not cover back to the
 lane. The report must be the one the replay's own builder gave (`tests/diff_golden.py`: written by
 the reference path before the diff kept one), JSON and text.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict, deque
 from typing import TYPE_CHECKING
 
-from inspector.replay.diff.exchanges import _Exchange, _Note
+from inspector.replay.diff.exchanges import _Note, _RpcExchange
 from inspector.replay.diff.model import ExchangeDiff
 from inspector.replay.diff.tree import _canon, _Delta, _identical, _normal, _walk
 from inspector.replay.paths import Item, PathCursor, PathSet, Segment
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _Prepared = tuple[_Note, PathCursor, str]  # a notification, its cursor, its multiset key
 
 
-def _prepared_notes(ex: _Exchange, ignore: PathSet, cur: PathCursor) -> list[_Prepared]:
+def _prepared_notes(ex: _RpcExchange, ignore: PathSet, cur: PathCursor) -> list[_Prepared]:
     """An exchange's notifications with their cursor and multiset key; wholly ignored ones dropped."""
     under = cur.child("notifications")
     out = []
@@ -29,7 +29,7 @@ def _prepared_notes(ex: _Exchange, ignore: PathSet, cur: PathCursor) -> list[_Pr
     return out
 
 
-def _compare_notes(a: _Exchange, b: _Exchange, ignore: PathSet, cur: PathCursor) -> list[_Delta]:
+def _compare_notes(a: _RpcExchange, b: _RpcExchange, ignore: PathSet, cur: PathCursor) -> list[_Delta]:
     na, nb = _prepared_notes(a, ignore, cur), _prepared_notes(b, ignore, cur)
     out: list[_Delta] = []
     for method in sorted({n.method for n, _, _ in na} | {n.method for n, _, _ in nb}):
@@ -57,7 +57,7 @@ def _unmatched(mine: list[_Prepared], theirs: list[_Prepared]) -> list[_Prepared
     return out
 
 
-def _compare(a: _Exchange, b: _Exchange, ignore: PathSet) -> list[_Delta]:
+def _compare(a: _RpcExchange, b: _RpcExchange, ignore: PathSet) -> list[_Delta]:
     """The differences inside two paired exchanges: params (when aligned by method), response, notes."""
     cur = a.cursor if a.cursor is not None else ignore.cursor(a.method, a.subject)
     out: list[_Delta] = []
@@ -77,7 +77,7 @@ def _same_notes(a: list[_Note], b: list[_Note]) -> bool:
     )
 
 
-def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
+def _align(xa: list[_RpcExchange], xb: list[_RpcExchange]) -> list[int | None]:
     """For each original exchange, the index of its replay partner (k-th with k-th of equal keys)."""
     queues: dict[str, deque[int]] = defaultdict(deque)
     for j, ex in enumerate(xb):
@@ -85,6 +85,6 @@ def _align(xa: list[_Exchange], xb: list[_Exchange]) -> list[int | None]:
     return [queues[ex.key].popleft() if queues[ex.key] else None for ex in xa]
 
 
-def _only(ex: _Exchange, status: str) -> ExchangeDiff:
+def _only(ex: _RpcExchange, status: str) -> ExchangeDiff:
     a, b = (ex.seq, None) if status == "missing" else (None, ex.seq)
     return ExchangeDiff(status, ex.method, ex.summary, a, b, [], ex.direction, [*ex.interventions])

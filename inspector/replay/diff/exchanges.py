@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from inspector.protocol.conversations import derive
-from inspector.replay.diff.records import _SKIPPED_KINDS, _expand, _Part
+from inspector.replay.diff.records import _SKIPPED_KINDS, _expand, _RpcMessage
 from inspector.replay.diff.tree import _canon, _normal
 from inspector.replay.paths import Item, PathCursor, PathSet
 
@@ -28,7 +28,10 @@ class _Note:
 
 
 @dataclass(slots=True)
-class _Exchange:
+class _RpcExchange:
+    """What the diff aligns and compares: a JSON-RPC request with its response and the notifications
+    linked to it, or a message standing alone (a notification, an orphan response, an invalid one)."""
+
     role: str  # request | notification | response (an orphan) | invalid
     direction: str
     method: str
@@ -48,7 +51,7 @@ class _Exchange:
     dropped: bool = False
     side: int = 0
     index: int = -1
-    partner: _Exchange | None = None
+    partner: _RpcExchange | None = None
     cursor: PathCursor | None = None  # its ignore cursor, once keyed
     raw: bytes | None = None  # the stored bytes it began with, when a whole row (the key's memo)
     # The lane (`_Stream`): the replay index of its twin, the replay exchange the lane did not build
@@ -106,7 +109,7 @@ def response_view(payload: dict[str, Any]) -> dict[str, Any]:
     return {"result": payload.get("result")}
 
 
-def _request_view(m: _Part, payload: dict[str, Any]) -> tuple[Item | None, dict[str, Any]]:
+def _request_view(m: _RpcMessage, payload: dict[str, Any]) -> tuple[Item | None, dict[str, Any]]:
     """A request's or notification's subject and params view (once per shared body)."""
     p = m.parsed
     if p is None:
@@ -116,7 +119,7 @@ def _request_view(m: _Part, payload: dict[str, Any]) -> tuple[Item | None, dict[
     return p.request
 
 
-def _response_view(m: _Part, payload: dict[str, Any]) -> dict[str, Any]:
+def _response_view(m: _RpcMessage, payload: dict[str, Any]) -> dict[str, Any]:
     p = m.parsed
     if p is None:
         return response_view(payload)
@@ -133,10 +136,10 @@ class _Builder:
     or duplicate ids pair exactly as the recorder saw them."""
 
     def __init__(self) -> None:
-        self.out: list[_Exchange] = []
-        self.by_seq: dict[int, list[_Exchange]] = defaultdict(list)
+        self.out: list[_RpcExchange] = []
+        self.by_seq: dict[int, list[_RpcExchange]] = defaultdict(list)
 
-    def feed(self, m: _Part) -> None:
+    def feed(self, m: _RpcMessage) -> None:
         if m.kind in _SKIPPED_KINDS:
             return
         payload = m.payload if isinstance(m.payload, dict) else None
@@ -147,20 +150,20 @@ class _Builder:
         elif payload is not None and m.kind == "notification":
             self._notification(m, payload)
         else:
-            invalid = _Exchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
+            invalid = _RpcExchange("invalid", m.direction, "(invalid)", None, m.seq, {"payload": m.payload})
             invalid.interventions = [m.intervention] if m.intervention else []
             self.out.append(invalid)
 
-    def _request(self, m: _Part, payload: dict[str, Any]) -> None:
+    def _request(self, m: _RpcMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         subject, view = _request_view(m, payload)
-        ex = _Exchange("request", m.direction, method, subject, m.seq, view)
+        ex = _RpcExchange("request", m.direction, method, subject, m.seq, view)
         ex.rpc_id, ex.raw = m.rpc_id, m.raw
         ex.interventions = [m.intervention] if m.intervention else []
         self.out.append(ex)
         self.by_seq[m.seq].append(ex)
 
-    def _take(self, m: _Part) -> _Exchange | None:
+    def _take(self, m: _RpcMessage) -> _RpcExchange | None:
         """The request the recorder paired this response with. The requests of one batch share its
         seq: among those, the one with the response's id (an error with id null: the first)."""
         if m.answers_seq is None:
@@ -173,11 +176,11 @@ class _Builder:
                 return ex
         return candidates[0] if candidates else None
 
-    def _response(self, m: _Part, payload: dict[str, Any]) -> _Exchange | None:
+    def _response(self, m: _RpcMessage, payload: dict[str, Any]) -> _RpcExchange | None:
         """Pair a response with its request; returns that request's exchange (None: an orphan)."""
         ex = self._take(m)
         if ex is None:
-            orphan = _Exchange("response", m.direction, m.method or "(response)", None, m.seq, {})
+            orphan = _RpcExchange("response", m.direction, m.method or "(response)", None, m.seq, {})
             orphan.view = _response_view(m, payload)
             orphan.interventions = [m.intervention] if m.intervention else []
             self.out.append(orphan)
@@ -188,7 +191,7 @@ class _Builder:
             ex.interventions.append(m.intervention)
         return ex
 
-    def _notification(self, m: _Part, payload: dict[str, Any]) -> None:
+    def _notification(self, m: _RpcMessage, payload: dict[str, Any]) -> None:
         method = m.method or str(payload.get("method"))
         note = _Note(method, *_request_view(m, payload))
         # Only the recorder's link (a progress token) ties a notification to a request. Arrival while
@@ -203,13 +206,13 @@ class _Builder:
                 if m.intervention:
                     ex.interventions.append(m.intervention)
                 return
-        alone = _Exchange("notification", m.direction, method, note.subject, m.seq, note.view)
+        alone = _RpcExchange("notification", m.direction, method, note.subject, m.seq, note.view)
         alone.raw = m.raw
         alone.interventions = [m.intervention] if m.intervention else []
         self.out.append(alone)
 
 
-def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_Exchange]:
+def _exchanges(messages: Sequence[MessageRecord], ignore: PathSet) -> list[_RpcExchange]:
     """A session's exchanges with their alignment keys; wholly ignored messages dropped."""
     b = _Builder()
     for m in _expand(messages):

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from inspector.replay.diff.compare import _same_notes
-from inspector.replay.diff.exchanges import _Exchange
-from inspector.replay.diff.records import _int_or_none, _Part
+from inspector.replay.diff.exchanges import _RpcExchange
+from inspector.replay.diff.records import _int_or_none, _RpcMessage
 from inspector.replay.diff.tree import _identical
 from inspector.store.interventions import describe, server_side
 
@@ -44,9 +44,9 @@ def _plain_link(m: MessageRecord) -> Any:
     return _int_or_none(meta.get("related_seq"))
 
 
-class _Lite:
+class _LaneRequest:
     """A request of the record lane (`_Stream._fast`): its records only, until it is counted equal
-    with its twin or becomes an `_Exchange` (`_Stream._materialise`)."""
+    with its twin or becomes an `_RpcExchange` (`_Stream._materialise`)."""
 
     __slots__ = ("answer", "direction", "index", "key", "notes", "record", "twin")
 
@@ -57,10 +57,10 @@ class _Lite:
         self.notes: list[MessageRecord] = []
 
 
-_NO_TWIN, _DROPPED_TWIN = -1, -2  # `_Exchange.twin`: none; a dropped exchange's (no index)
+_NO_TWIN, _DROPPED_TWIN = -1, -2  # `_RpcExchange.twin`: none; a dropped exchange's (no index)
 
 
-def _twin_parts(pa: _Part, pb: _Part) -> bool:
+def _twin_parts(pa: _RpcMessage, pb: _RpcMessage) -> bool:
     """Two messages a builder takes alike (seqs and their links shifted by one offset): the same
     body read as stored (no intervention, not a batch's item) and the same columns."""
     body = pa.body
@@ -75,7 +75,7 @@ def _twin_parts(pa: _Part, pb: _Part) -> bool:
     return True
 
 
-def _mirrors(xa: _Exchange, xb: _Exchange) -> bool:
+def _mirrors(xa: _RpcExchange, xb: _RpcExchange) -> bool:
     """Two open requests that are twins so far: paired with each other (or both dropped), the same
     content, so the same messages complete them alike and `_compare` would find nothing."""
     if xa.dropped or xb.dropped:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from inspector.replay.diff.compare import _align, _compare
-from inspector.replay.diff.exchanges import _Exchange, _exchanges
+from inspector.replay.diff.exchanges import _exchanges, _RpcExchange
 from inspector.replay.diff.ignore import DEFAULT_IGNORE
 from inspector.replay.diff.tree import _Delta
 from inspector.replay.paths import ANY, Item, PathSet, Segment, format_path, format_scope
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from inspector.store.models import MessageRecord
 
 
-def _patterns_of(ex: _Exchange, deltas: list[_Delta], skip_volatile: bool = False) -> set[str]:
+def _patterns_of(ex: _RpcExchange, deltas: list[_Delta], skip_volatile: bool = False) -> set[str]:
     """Patterns for the deltas of one exchange, scoped to it; keys that churn become `*`."""
     churn: dict[tuple[Segment, ...], set[str]] = defaultdict(set)
     for d in deltas:
@@ -62,7 +62,7 @@ def noise_patterns(
     xa, xb = _exchanges(run_a, ignore), _exchanges(run_b, ignore)
     match = _align(xa, xb)
     found: set[str] = set()
-    loose_b: dict[tuple[Any, ...], deque[_Exchange]] = defaultdict(deque)
+    loose_b: dict[tuple[Any, ...], deque[_RpcExchange]] = defaultdict(deque)
     paired_b = {j for j in match if j is not None}
     for j, ex in enumerate(xb):
         if j not in paired_b:

@@ -1,10 +1,10 @@
-"""The diff's input: stored message records read as `_Part`s (a batch's items one by one), each
+"""The diff's input: stored message records read as `_RpcMessage`s (a batch's items one by one), each
 with the recorder's pairing; bodies of both sessions parsed once where they are the same bytes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import orjson
 
@@ -15,8 +15,21 @@ from inspector.replay.paths import Item
 from inspector.store.interventions import describe, server_side
 
 if TYPE_CHECKING:
-    from inspector.replay.diff.stream import _Stream, _StreamBuilder
     from inspector.store.models import MessageRecord
+
+
+class _Watch(Protocol):
+    """What `_expand` tells a builder (`stream._StreamBuilder`): a conversation may open."""
+
+    input_required: bool
+
+
+class _Lane(Protocol):
+    """What `_expand` reads and leaves of the streamed diff's lane (`stream._Stream`)."""
+
+    last: MessageRecord | None
+    mirror: bool
+    offset: int
 
 
 _SKIPPED_KINDS = frozenset({"log", "http"})
@@ -48,9 +61,10 @@ class _Parsed:
         self.response: dict[str, Any] | None = None  # response view
 
 
-class _Part(NamedTuple):
-    """One message for the builder: a record, or one item of a batch record (which shares its seq),
-    with the recorder's pairing of it (`answers_seq`, and `related_seq` for progress/cancel)."""
+class _RpcMessage(NamedTuple):
+    """One JSON-RPC message as the diff's builder reads it: a stored record, or one item of a batch
+    record (sharing its seq), with the recorder's pairing of it (`answers_seq`, and `related_seq`
+    for progress/cancel)."""
 
     seq: int
     direction: str
@@ -74,10 +88,10 @@ _SHARE, _SHARE_BYTES = 64, 4096  # bodies parsed once for both sessions (`_expan
 def _expand(
     messages: Iterable[MessageRecord],
     shared: dict[bytes, _Parsed] | None = None,
-    watch: _StreamBuilder | None = None,
-    lane: _Stream | None = None,
+    watch: _Watch | None = None,
+    lane: _Lane | None = None,
     side: int = 0,
-) -> Iterable[_Part]:
+) -> Iterable[_RpcMessage]:
     """Messages in order, a batch's items one by one, each with the recorder's stored pairing.
 
     A session recorded with interception is read as the server lived it (`store.interventions`):
@@ -104,7 +118,7 @@ def _expand(
             if side == 0:
                 lane.last = m
             elif lane.mirror and (twin := lane.last) is not None and _twin_records(twin, m, lane.offset):
-                yield _Part(m.seq, m.direction, _TWIN, None, None, m, None, None)
+                yield _RpcMessage(m.seq, m.direction, _TWIN, None, None, m, None, None)
                 continue
         meta = m.meta if isinstance(m.meta, dict) else None
         if not meta:
@@ -131,7 +145,7 @@ def _expand(
                     except (decode_error, TypeError):
                         payload = None
             if kind != "batch" or not isinstance(payload, list):
-                yield _Part(
+                yield _RpcMessage(
                     m.seq,
                     m.direction,
                     kind,
@@ -156,7 +170,7 @@ def _expand(
             # Read as stored, one message: its columns and bytes say all the builder will do with it.
             body = b"" if kind in _SKIPPED_KINDS else stored_body(m.channel, m.raw)
             related = _int_or_none(meta.get("related_seq"))
-            yield _Part(
+            yield _RpcMessage(
                 m.seq,
                 m.direction,
                 kind,
@@ -177,7 +191,7 @@ def _expand(
             for el, pairing in zip(payload, items, strict=True):
                 c = classify_value(el)
                 p = pairing if isinstance(pairing, dict) else {}
-                yield _Part(
+                yield _RpcMessage(
                     m.seq,
                     m.direction,
                     c.kind.value,
@@ -189,7 +203,7 @@ def _expand(
                     note,
                 )
         else:
-            yield _Part(
+            yield _RpcMessage(
                 m.seq,
                 m.direction,
                 m.kind,

@@ -15,8 +15,8 @@ from inspector.replay.diff.exchanges import (
     _HANDSHAKE,
     _Builder,
     _conversation_rounds,
-    _Exchange,
     _response_view,
+    _RpcExchange,
     _subject,
     _summary,
     params_view,
@@ -26,14 +26,14 @@ from inspector.replay.diff.lane import (
     _DROPPED_TWIN,
     _NO_TWIN,
     _NOT_PLAIN,
-    _Lite,
+    _LaneRequest,
     _mirrors,
     _plain_link,
     _pull,
     _twin_parts,
 )
 from inspector.replay.diff.model import _STATUSES, ExchangeDiff, SessionDiff
-from inspector.replay.diff.records import _SKIPPED_KINDS, _TWIN, _expand, _Parsed, _Part, _payload
+from inspector.replay.diff.records import _SKIPPED_KINDS, _TWIN, _expand, _Parsed, _payload, _RpcMessage
 from inspector.replay.diff.tree import _canon, _normal
 from inspector.replay.paths import Item, PathCursor, PathSet
 
@@ -54,23 +54,23 @@ class _StreamBuilder(_Builder):
     def __init__(self) -> None:
         super().__init__()
         self.fed = 0
-        self.closing: deque[tuple[int, _Exchange]] = deque()
-        self.released: list[_Exchange] = []
+        self.closing: deque[tuple[int, _RpcExchange]] = deque()
+        self.released: list[_RpcExchange] = []
         self.input_required = False  # a conversation may open: `_conversation_rounds` is needed
 
-    def feed(self, m: _Part) -> None:
+    def feed(self, m: _RpcMessage) -> None:
         self.fed += 1
         super().feed(m)
         while self.closing and self.fed - self.closing[0][0] > _LATE:
             self._release(self.closing.popleft()[1])
 
-    def _response(self, m: _Part, payload: dict[str, Any]) -> _Exchange | None:
+    def _response(self, m: _RpcMessage, payload: dict[str, Any]) -> _RpcExchange | None:
         ex = super()._response(m, payload)
         if ex is not None:
             self.closing.append((self.fed, ex))
         return ex
 
-    def _release(self, ex: _Exchange) -> None:
+    def _release(self, ex: _RpcExchange) -> None:
         held = self.by_seq.get(ex.seq)
         if held is not None:
             held[:] = [x for x in held if x is not ex]
@@ -119,7 +119,7 @@ class _Stream:
         self.rounds = rounds
         self.builders = (_StreamBuilder(), _StreamBuilder())
         self.sizes = [0, 0]
-        self.waiting: dict[str, tuple[int, deque[_Exchange]]] = {}  # key -> (side, unmatched)
+        self.waiting: dict[str, tuple[int, deque[_RpcExchange]]] = {}  # key -> (side, unmatched)
         self.partner_of_b = array("q")
         self.results: dict[int, ExchangeDiff] = {}
         self.tally = _Tally()
@@ -131,7 +131,7 @@ class _Stream:
         # Bodies parsed once for both sessions (`_expand`).
         self.shared: dict[bytes, _Parsed] = {}
         # The lane: while the replay mirrors the original (`_enter`), its builder is not fed, and
-        # the original's exchanges stand for their twins (`_Exchange.twin`) until `_leave` makes
+        # the original's exchanges stand for their twins (`_RpcExchange.twin`) until `_leave` makes
         # them. Not with conversation rounds (a round is looked up by each session's own seq).
         self.lane = not (rounds[0] or rounds[1])
         self.mirror = False
@@ -206,7 +206,7 @@ class _Stream:
     ) -> None:
         """The record lane: in the lane (`mirror`), with nothing waiting to be aligned, twin
         records (`_twin_records`, also with a `related_seq` link at the offset) are taken straight
-        from both readers: no parse, no `_Part`, no `_Exchange`. A request is a `_Lite` (its
+        from both readers: no parse, no `_RpcMessage`, no `_RpcExchange`. A request is a `_LaneRequest` (its
         record, the records that join it, its index and its twin's); its answer moves it to
         `closing` as the builder's would, and `_LATE` messages later it is counted equal, as
         `_twin_ready` would count it (with `keep_equal`, listed: `_listed` parses its request for
@@ -217,8 +217,8 @@ class _Stream:
         a, b = self.builders
         offset, counts = self.offset, self.tally.counts
         a_open, a_closing = a.by_seq, a.closing
-        lites: dict[int, _Lite] = {}
-        closing: deque[tuple[int, _Lite]] = deque()
+        lites: dict[int, _LaneRequest] = {}
+        closing: deque[tuple[int, _LaneRequest]] = deque()
         sizes, partner_of_b, plain, waiting = self.sizes, self.partner_of_b, self._plain, self.waiting
         late, taken = _LATE, 0
         # With `keep_equal` every equal exchange is listed: the record is parsed for its summary
@@ -257,7 +257,7 @@ class _Stream:
                 key = ""
                 if waiting and (key := self._lane_key(ra, "request")) in waiting:
                     break  # it would pair with what waits, not with its twin
-                lites[ra.seq] = _Lite(ra, sizes[0], sizes[1], ra.direction, key)
+                lites[ra.seq] = _LaneRequest(ra, sizes[0], sizes[1], ra.direction, key)
                 partner_of_b.append(sizes[0])
                 sizes[0] += 1
                 sizes[1] += 1
@@ -352,14 +352,14 @@ class _Stream:
             self.plain[method] = known
         return known
 
-    def _materialise(self, lites: dict[int, _Lite], closing: deque[tuple[int, _Lite]]) -> None:
+    def _materialise(self, lites: dict[int, _LaneRequest], closing: deque[tuple[int, _LaneRequest]]) -> None:
         """The record lane's open requests as the original builder's exchanges (each as the lane's
         `_begin` leaves it: its cursor, index and twin), answered and noted from their records, and
         the answered ones in `closing` after the builder's own (answered earlier)."""
         if not lites:
             return
         a, shared = self.builders[0], self.shared
-        made: dict[int, _Exchange] = {}
+        made: dict[int, _RpcExchange] = {}
         for seq, lite in lites.items():
             (p,) = _expand([lite.record], shared)
             a._request(p, p.payload)
@@ -388,7 +388,7 @@ class _Stream:
                 self._ready(ex)
             b.released.clear()
 
-    def _begin(self, side: int, ex: _Exchange) -> None:
+    def _begin(self, side: int, ex: _RpcExchange) -> None:
         """Key a new exchange and align it; non-requests are complete from the start."""
         cur = self.cursors.get((ex.method, ex.subject))
         if cur is None:
@@ -470,7 +470,7 @@ class _Stream:
             cur = self.cursors[(method, subject)] = self.ignore.cursor(method, subject)
         return cur
 
-    def _ready(self, ex: _Exchange) -> None:
+    def _ready(self, ex: _RpcExchange) -> None:
         """A complete exchange: compare it with its partner if that one is complete too."""
         if ex.twin >= 0:
             self._twin_ready(ex)
@@ -498,7 +498,7 @@ class _Stream:
         if changes or self.keep_equal or x.interventions:
             self.results[a.index] = x
 
-    def _twin_ready(self, a: _Exchange) -> None:
+    def _twin_ready(self, a: _RpcExchange) -> None:
         """A complete exchange of the lane: its twin is complete at the same step with the same
         content, so `_compare` would find nothing; the result `_ready` would give."""
         a.twin = _NO_TWIN
@@ -527,7 +527,7 @@ class _Stream:
         self.retry = _RETRY
         if len(a.by_seq) != len(b.by_seq) or len(a.closing) != len(b.closing) or a.released or b.released:
             return
-        mirror: dict[int, _Exchange] = {}
+        mirror: dict[int, _RpcExchange] = {}
         for seq, held in a.by_seq.items():
             other = b.by_seq.get(seq + offset)
             if other is None or len(held) != 1 or len(other) != 1 or not _mirrors(held[0], other[0]):
@@ -553,7 +553,7 @@ class _Stream:
         replay's releases them at its next message, as it would have."""
         a, b = self.builders
         offset, fed = self.offset, self.fed_offset
-        made: dict[int, _Exchange] = {}
+        made: dict[int, _RpcExchange] = {}
         for held in a.by_seq.values():
             for xa in held:
                 if xa.twin != _NO_TWIN:
@@ -565,8 +565,8 @@ class _Stream:
         self.mirror = False
         self.retry = _RETRY
 
-    def _make_twin(self, xa: _Exchange, offset: int) -> _Exchange:
-        xb = _Exchange(
+    def _make_twin(self, xa: _RpcExchange, offset: int) -> _RpcExchange:
+        xb = _RpcExchange(
             xa.role,
             xa.direction,
             xa.method,
@@ -594,7 +594,7 @@ class _Stream:
         """The results in the original's order; an extra after the exchange it followed (`_align`)."""
         missing: dict[int, ExchangeDiff] = {}
         extras_after: dict[int, list[ExchangeDiff]] = defaultdict(list)
-        extras: list[_Exchange] = []
+        extras: list[_RpcExchange] = []
         for side, held in self.waiting.values():
             for ex in held:
                 if side == 0:

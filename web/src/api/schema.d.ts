@@ -1497,6 +1497,24 @@ export interface components {
             tools: components["schemas"]["AppTool"][];
         };
         /**
+         * BatchItemMeta
+         * @description `meta.items[i]`: the recorder's pairing of the i-th message of a batch (`correlate.Pairing`).
+         */
+        BatchItemMeta: {
+            /** Answers Seq */
+            answers_seq?: number;
+            /** Flags */
+            flags?: string[];
+            /** Latency Ns */
+            latency_ns?: number;
+            /** Related Seq */
+            related_seq?: number;
+            /** Request Method */
+            request_method?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * Behind
          * @description Sent in place of new rows of a session when the client reads slower than they arrive: the
          *     rows it missed were dropped from its queue (nothing piles up on the server); the session now
@@ -2067,41 +2085,6 @@ export interface components {
             message: string;
         };
         /**
-         * Exchange
-         * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
-         */
-        Exchange: {
-            /** Duration Ns */
-            duration_ns: number;
-            /** Ended Ns */
-            ended_ns: number;
-            /** Id */
-            id: string;
-            /** Messages */
-            messages: components["schemas"]["PageRow"][];
-            /** Method */
-            method: string | null;
-            /** Path */
-            path: string | null;
-            /** Request Headers */
-            request_headers: {
-                [key: string]: string;
-            };
-            /** Response Headers */
-            response_headers: {
-                [key: string]: string;
-            };
-            routing?: components["schemas"]["RoutingOut"] | null;
-            /** Sse */
-            sse: boolean;
-            /** Sse Event Ids */
-            sse_event_ids: string[];
-            /** Started Ns */
-            started_ns: number;
-            /** Status */
-            status: number | null;
-        };
-        /**
          * ExchangeDiffOut
          * @description One exchange: `equal`, `changed`, `missing` (original / a only) or `extra` (replay / b only).
          */
@@ -2300,6 +2283,41 @@ export interface components {
             detail?: components["schemas"]["ValidationError"][];
         };
         /**
+         * HttpExchangeOut
+         * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
+         */
+        HttpExchangeOut: {
+            /** Duration Ns */
+            duration_ns: number;
+            /** Ended Ns */
+            ended_ns: number;
+            /** Id */
+            id: string;
+            /** Messages */
+            messages: components["schemas"]["PageRow"][];
+            /** Method */
+            method: string | null;
+            /** Path */
+            path: string | null;
+            /** Request Headers */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** Response Headers */
+            response_headers: {
+                [key: string]: string;
+            };
+            routing?: components["schemas"]["RoutingOut"] | null;
+            /** Sse */
+            sse: boolean;
+            /** Sse Event Ids */
+            sse_event_ids: string[];
+            /** Started Ns */
+            started_ns: number;
+            /** Status */
+            status: number | null;
+        };
+        /**
          * HttpMock
          * @description The mock server over Streamable HTTP: the command to start, and the URL to give a client.
          */
@@ -2446,6 +2464,40 @@ export interface components {
             received: number;
             /** Waiting S */
             waiting_s: number;
+        };
+        /**
+         * InjectedMeta
+         * @description `meta.injected` of a row of bytes the inspector sent instead of, or beside, the sender's.
+         */
+        InjectedMeta: {
+            /** Action */
+            action: string;
+            /** By */
+            by: string;
+            /** N */
+            n: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * InterceptMeta
+         * @description `meta.intercept` of the sender's row: what was done to it (`intercept.Intervention.meta`).
+         *     Rule-specific details (`delay_ms`, `times`, `position`, `bytes`, `at`, `status`, `events`,
+         *     `held_ms`, `resolved`) ride along with these keys.
+         */
+        InterceptMeta: {
+            /** Action */
+            action?: string;
+            /** By */
+            by?: string;
+            /** Delivered */
+            delivered?: boolean;
+            /** N */
+            n?: number;
+            /** Rule */
+            rule?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** InterceptProcess */
         InterceptProcess: {
@@ -2932,10 +2984,7 @@ export interface components {
             lint: unknown[] | {
                 [key: string]: unknown;
             } | null;
-            /** Meta */
-            meta: {
-                [key: string]: unknown;
-            } | null;
+            meta: components["schemas"]["RowMeta"] | null;
             /** Method */
             method: string | null;
             /**
@@ -3100,10 +3149,7 @@ export interface components {
             lint: unknown[] | {
                 [key: string]: unknown;
             } | null;
-            /** Meta */
-            meta: {
-                [key: string]: unknown;
-            } | null;
+            meta: components["schemas"]["RowMeta"] | null;
             /** Method */
             method: string | null;
             /**
@@ -3703,6 +3749,51 @@ export interface components {
             required: boolean;
             /** Revision */
             revision: string | null;
+        };
+        /**
+         * RowMeta
+         * @description The `meta` of one recorded message row: every key a transport, the recorder or an addon sets
+         *     (the store's `MessageRow`, the API's rows and the TypeScript types carry this type). A row read
+         *     back may hold more (an imported file, an older version): readers still check what they use.
+         */
+        RowMeta: {
+            /** Auth Origin */
+            auth_origin?: string;
+            /** Auth Step */
+            auth_step?: string;
+            /** Body */
+            body?: string;
+            /** Content Encoding */
+            content_encoding?: string;
+            /** Crlf */
+            crlf?: boolean;
+            /** Event */
+            event?: string;
+            /** Exchange */
+            exchange?: number;
+            /** Flags */
+            flags?: string[];
+            injected?: components["schemas"]["InjectedMeta"];
+            intercept?: components["schemas"]["InterceptMeta"];
+            /** Items */
+            items?: components["schemas"]["BatchItemMeta"][];
+            /** Problem */
+            problem?: string;
+            /** Redacted */
+            redacted?: string[];
+            /** Related Seq */
+            related_seq?: number;
+            /** Rewritten To */
+            rewritten_to?: string;
+            /** Traceparent */
+            traceparent?: string;
+            /** Tracestate */
+            tracestate?: string;
+            truncated?: components["schemas"]["TruncatedMeta"];
+            /** Via */
+            via?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * RpcAnswer
@@ -4367,6 +4458,20 @@ export interface components {
             tool: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * TruncatedMeta
+         * @description `meta.truncated` of a message longer than the cap (`framing.Cut.meta`): only its start is kept.
+         */
+        TruncatedMeta: {
+            /** Kept */
+            kept: number;
+            /** Sha256 */
+            sha256: string;
+            /** Size */
+            size: number;
+        } & {
+            [key: string]: unknown;
         };
         /** UriIn */
         UriIn: {
@@ -7126,7 +7231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Exchange"][];
+                    "application/json": components["schemas"]["HttpExchangeOut"][];
                 };
             };
             /** @description Validation Error */

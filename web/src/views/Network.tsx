@@ -2,12 +2,12 @@
 // SSE stream and event ids, and the JSON-RPC messages it carried, like a browser's network panel.
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { api, unwrap, type Exchange, type Session } from "../api/client";
+import { api, unwrap, type HttpExchangeOut, type Session } from "../api/client";
 import { arrows, clock, duration } from "../format";
 import { RoutingHeaders, routingProblems } from "./RoutingHeaders";
 
 export function Network({ session }: { session: Session }) {
-  const [exchanges, setExchanges] = useState<Exchange[]>([]);
+  const [exchanges, setExchanges] = useState<HttpExchangeOut[]>([]);
   const [error, setError] = useState<string | null>(null);
   const navigate = useNavigate();
   const selected = useParams().exchange ?? null;

@@ -1,9 +1,9 @@
 // The 2026-07-28 routing headers of an exchange's request (Mcp-Method, Mcp-Name, Mcp-Param-*,
 // MCP-Protocol-Version), decoded beside the body field each mirrors, with an agree/disagree mark.
 // The server rejects a request whose headers disagree with its body (400, HeaderMismatch -32020).
-import type { Exchange } from "../api/client";
+import type { HttpExchangeOut } from "../api/client";
 
-type Routing = NonNullable<Exchange["routing"]>;
+type Routing = NonNullable<HttpExchangeOut["routing"]>;
 
 const MARKS: Record<string, { mark: string; label: string; cls: string }> = {
   agrees: { mark: "✓", label: "agrees with the body", cls: "ok" },
@@ -13,11 +13,11 @@ const MARKS: Record<string, { mark: string; label: string; cls: string }> = {
   unchecked: { mark: "?", label: "not checked (nothing recorded to compare with)", cls: "muted" },
 };
 
-export function routingProblems(routing: Exchange["routing"]): number {
+export function routingProblems(routing: HttpExchangeOut["routing"]): number {
   return routing ? routing.headers.filter((h) => h.status !== "agrees" && h.status !== "unchecked").length : 0;
 }
 
-export function RoutingHeaders({ routing }: { routing: Exchange["routing"] }) {
+export function RoutingHeaders({ routing }: { routing: HttpExchangeOut["routing"] }) {
   if (!routing || !routing.headers.length) return null;
   return (
     <>
