@@ -1,4 +1,5 @@
 // How numbers and times look in the UI.
+import type { RowMeta } from "./api/client";
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
@@ -58,7 +59,7 @@ export function rowLabel(r: {
   method: string | null;
   preview: string;
   answers_seq: number | null;
-  meta: Record<string, unknown> | null;
+  meta: RowMeta | null;
   parse_status: string;
 }): string {
   if (r.kind === "log") return r.preview.replace(/\r?\n$/, "");

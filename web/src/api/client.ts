@@ -3,10 +3,34 @@ import createClient from "openapi-fetch";
 import { authHeaders } from "./auth";
 import type { components, paths } from "./schema";
 
+/** A generated type without its `[key: string]: unknown`, at every depth: the Python TypedDicts
+ * (`flow.RowMeta` and its key families) allow keys they do not declare, so the generated types would
+ * let any key be read. Read through this, a key renamed or removed on the Python side is a type error. */
+type Declared<T> = T extends readonly (infer U)[]
+  ? Declared<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : number extends K ? never : K]: Declared<T[K]> }
+    : T;
+
+/** A message row's `meta` (`flow.RowMeta`): only the keys Python declares can be read. */
+export type RowMeta = Declared<components["schemas"]["RowMeta"]>;
+/** `meta.intercept` of the sender's row (`flow.InterceptMeta`). */
+export type InterceptMeta = Declared<components["schemas"]["InterceptMeta"]>;
+/** `meta.injected` of a row the inspector sent itself (`flow.InjectedMeta`). */
+export type InjectedMeta = Declared<components["schemas"]["InjectedMeta"]>;
+/** A generated row type whose `meta` is read as `RowMeta`. */
+type WithMeta<T extends { meta: unknown }> = Omit<T, "meta"> & { meta: RowMeta | null };
+
 export type Session = components["schemas"]["SessionOut"];
 export type SessionList = components["schemas"]["SessionList"];
-export type Row = components["schemas"]["PageRow"];
-export type Detail = components["schemas"]["MessageWithPair"];
+export type Row = WithMeta<components["schemas"]["PageRow"]>;
+type DetailMessage = WithMeta<components["schemas"]["MessageDetail"]>;
+export type Detail = Omit<components["schemas"]["MessageWithPair"], "message" | "pair" | "related" | "intervention"> & {
+  message: DetailMessage;
+  pair: Row | null;
+  related: Row[];
+  intervention?: Row[];
+};
 export type MessagePage = components["schemas"]["MessagePage"];
 export type HttpExchangeOut = components["schemas"]["HttpExchangeOut"];
 export type LiveEvent = components["schemas"]["LiveEvent"]["event"];

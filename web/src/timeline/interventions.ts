@@ -1,6 +1,6 @@
 // How the inspector intervened on a recorded row (issue 17): `meta.intercept` on the sender's
 // message (delivered or not), `meta.injected` on bytes the inspector sent itself. Same `n` links them.
-import type { Row } from "../api/client";
+import type { InjectedMeta, InterceptMeta, Row, RowMeta } from "../api/client";
 
 export interface Intervention {
   kind: "intercept" | "injected";
@@ -30,22 +30,27 @@ const VERBS: Record<string, string> = {
   close_stream: "stream closed",
 };
 
-function whoOf(mark: Record<string, unknown>): string {
+function whoOf(mark: InterceptMeta | InjectedMeta): string {
   const by = typeof mark.by === "string" ? mark.by : "";
   if (by.startsWith("rule:")) return `rule ${by.slice(5)}`;
   if (by === "user") return "you";
   if (by === "shutdown") return "the inspector at shutdown";
   if (by) return by;
-  return typeof mark.rule === "string" ? `rule ${mark.rule}` : "the inspector";
+  return "rule" in mark && typeof mark.rule === "string" ? `rule ${mark.rule}` : "the inspector";
 }
 
-export function interventionOf(r: { meta?: unknown }): Intervention | null {
-  const meta = r.meta && typeof r.meta === "object" ? (r.meta as Record<string, unknown>) : null;
+// A row read back may hold anything under these keys (an imported file, an older version): each is checked.
+const isObject = (v: unknown): boolean => typeof v === "object" && v !== null;
+
+export function interventionOf(r: { meta?: RowMeta | null }): Intervention | null {
+  const meta = isObject(r.meta) ? r.meta : null;
   if (!meta) return null;
-  const intercept = meta.intercept && typeof meta.intercept === "object" ? (meta.intercept as Record<string, unknown>) : null;
-  const injected = meta.injected && typeof meta.injected === "object" ? (meta.injected as Record<string, unknown>) : null;
+  const intercept = isObject(meta.intercept) ? meta.intercept : undefined;
+  const injected = isObject(meta.injected) ? meta.injected : undefined;
   const mark = intercept ?? injected;
   if (!mark) return null;
+  // a rule's own details (`delay_ms`, `status`, ...) ride along beside the declared keys
+  const details: Record<string, unknown> = mark;
   const n = typeof mark.n === "number" || typeof mark.n === "string" ? mark.n : null;
   return {
     kind: intercept ? "intercept" : "injected",
@@ -53,8 +58,8 @@ export function interventionOf(r: { meta?: unknown }): Intervention | null {
     action: typeof mark.action === "string" ? mark.action : "changed",
     who: whoOf(mark),
     delivered: intercept ? intercept.delivered !== false : true,
-    delayMs: typeof mark.delay_ms === "number" ? mark.delay_ms : null,
-    status: typeof mark.status === "number" ? mark.status : null,
+    delayMs: typeof details.delay_ms === "number" ? details.delay_ms : null,
+    status: typeof details.status === "number" ? details.status : null,
   };
 }
 

@@ -107,7 +107,7 @@ export function rowCells(r: Row, prevTs: number | null): RowCells {
     kind: r.kind,
     method: methodText(r),
     pair: r.answers_seq !== null ? `↳#${r.answers_seq}` : null,
-    flags: (r.meta?.flags as string[] | undefined) ?? [],
+    flags: r.meta?.flags ?? [],
     errorCode: r.error_code !== null ? `code ${r.error_code}` : null,
     id: r.rpc_id === null || r.rpc_id === undefined ? "" : String(r.rpc_id),
     latency: duration(r.latency_ns),

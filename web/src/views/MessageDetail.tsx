@@ -67,7 +67,7 @@ export function MessageDetail({
     setCopied(true);
     setTimeout(() => setCopied(false), 1500);
   };
-  const flags = (m.meta?.flags as string[] | undefined) ?? [];
+  const flags = m.meta?.flags ?? [];
   const iv = interventionOf(m);
   return (
     <aside className="detail" data-testid="detail">
