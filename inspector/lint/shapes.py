@@ -22,7 +22,7 @@ from pydantic_core import SchemaValidator
 
 from inspector.lint.lean import lean_validator
 from inspector.lint.revision import RowContext
-from inspector.protocol import Classified, Kind, ParseStatus, method_allowed
+from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts, method_allowed
 
 __all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors", "frame_hits"]
 
@@ -95,8 +95,8 @@ def _is_cache_hint(method: str, error: Any) -> bool:
     )
 
 
-def _declares_tasks(ctx: RowContext) -> bool:
-    caps = ctx.facts.server_capabilities
+def _declares_tasks(facts: SessionFacts) -> bool:
+    caps = facts.server_capabilities
     extensions = caps.get("extensions") if isinstance(caps, dict) else None
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
@@ -149,17 +149,9 @@ class ShapeCheck:
         kind = item.kind
         if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
             assert item.method is not None
-            key = (ctx.direction, kind, item.method, ctx.revision)
-            gate = self._gates.get(key)
-            if gate is None:
-                gate = self._gate(ctx, item)
-                if not item.method.startswith("tasks/"):  # these depend on the declared extension
-                    self._gates[key] = gate
-            hits, shaped = gate
-            yield from hits
-            if shaped:
-                assert ctx.revision is not None
-                yield from self._frame(item, ctx.revision, ctx.direction)
+            yield from self.message_hits(
+                ctx.direction, kind, item.method, ctx.revision, ctx.facts, item.payload
+            )
         elif kind is Kind.RESPONSE:
             yield from self._result(ctx, item)
         elif kind is Kind.ERROR:
@@ -169,21 +161,36 @@ class ShapeCheck:
             except ValidationError as exc:
                 yield "invalid-shape", f"error object: {describe_errors(exc)}"
 
+    def message_hits(
+        self, direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts, payload: Any
+    ) -> tuple[Hit, ...]:
+        """The findings of a request or notification (`kind`) of `method`: its method gate's and,
+        when the gate lets it through, its frame's shape."""
+        key = (direction, kind, method, revision)
+        gate = self._gates.get(key)
+        if gate is None:
+            gate = self._gate(direction, kind, method, revision, facts)
+            if not method.startswith("tasks/"):  # these depend on the declared extension
+                self._gates[key] = gate
+        hits, shaped = gate
+        if not shaped:
+            return hits
+        assert revision is not None and not hits  # a gate with hits checks no shape
+        return frame_hits(kind, method, payload, revision, direction)
+
     @staticmethod
-    def _gate(ctx: RowContext, item: Classified) -> _Gate:
+    def _gate(direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts) -> _Gate:
         """Whether the method may be sent this way in this revision (the hits when not), and
         whether its frame's shape is then checked."""
-        direction, revision = ctx.direction, ctx.revision
-        method = str(item.method)
         if method not in _KNOWN[direction]:
             other = "s2c" if direction == "c2s" else "c2s"
-            if method.startswith("tasks/") and _declares_tasks(ctx):
+            if method.startswith("tasks/") and _declares_tasks(facts):
                 return (), False  # a method of the tasks extension the server declared: not MCP core
             if method in _KNOWN[other]:
                 return (
                     (
                         "method-not-in-revision",
-                        f"{method} is a {_SIDE[other]} {item.kind.value} in every revision; "
+                        f"{method} is a {_SIDE[other]} {kind.value} in every revision; "
                         f"it was sent {_SIDE[direction]}",
                     ),
                 ), False
@@ -199,19 +206,16 @@ class ShapeCheck:
             return (
                 (
                     "method-not-in-revision",
-                    f"{method} is not a {_SIDE[direction]} {item.kind.value} in {revision} (it is in {known})",
+                    f"{method} is not a {_SIDE[direction]} {kind.value} in {revision} (it is in {known})",
                 ),
             ), False
-        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+        table = _REQUESTS[direction] if kind is Kind.REQUEST else _NOTIFICATIONS[direction]
         if (method, revision) not in table:  # a notification sent with an id, or a request without
-            meant, sent = ("notification", "with") if item.kind is Kind.REQUEST else ("request", "without")
+            meant, sent = ("notification", "with") if kind is Kind.REQUEST else ("request", "without")
             return (
                 ("invalid-shape", f"{method} ({revision}) is a {meant}; it was sent {sent} an id"),
             ), False
         return (), True
-
-    def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
-        yield from frame_hits(item.kind, str(item.method), item.payload, revision, direction)
 
     def _result(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
         if ctx.msg is not None and ctx.msg.kind is Kind.BATCH:
