@@ -38,7 +38,7 @@ from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck, o
 from inspector.lint.revision import _SETTLED, RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.scan import SessionScan
-from inspector.lint.shapes import ShapeCheck
+from inspector.lint.shapes import ShapeCheck, frame_hits
 from inspector.lint.transport import HttpCheck
 from inspector.lint.wire2026 import WireCheck
 from inspector.protocol import Kind, id_key
@@ -58,6 +58,7 @@ PAIRING_RULES = frozenset(
 VALUES = ("seq", "direction", "channel", "raw", "size", "kind", "method", "answers_seq", "meta")
 
 Hit = tuple[str, str]
+_Plan = tuple[tuple[Hit, ...], bool, tuple[Hit, ...]]  # `Linter._plan`
 
 _KNOWN = frozenset(KNOWN_PROTOCOL_VERSIONS)
 _PV = mcp_types.PROTOCOL_VERSION_META_KEY
@@ -116,6 +117,11 @@ class Linter:
         self._walk = SessionWalk(scan.revision if scan.handshake else None)
         self._reported: set[str | None] = set()
         self._settled: str | None = _UNSETTLED  # `SessionWalk.settled` until the next general row
+        # Per method, while the settled revision and the server's capabilities last (`_settle`):
+        # what a client request or a server notification is asked (`_plan`).
+        self._planned_for: tuple[str | None, Any] | None = None
+        self._requests: dict[str, _Plan] = {}
+        self._notifications: dict[str, _Plan] = {}
         self.general = 0  # rows given to every check (`_general`); the others were asked less
 
     def feed(self, row: StoredRow) -> list[Finding]:
@@ -148,11 +154,10 @@ class Linter:
         already parsed with `meta_parsed`). One loop per page, the state in locals: the per-row
         calls and lookups of the common rows were half of a 100k lint (issue 21)."""
         findings: list[Finding] = []
-        walk, ids, caps = self._walk, self._ids, self._caps
-        message_hits, result_hits = self._shapes.message_hits, self._shapes.result_hits
+        walk, ids = self._walk, self._ids
+        result_hits = self._shapes.result_hits
         reused, sent, note_request = ids.reused, ids.sent, walk.note_request
-        uses_of_server = caps.uses_of_server
-        facts = walk.facts
+        requests, notifications = self._requests, self._notifications
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError  # noqa: N806
 
         def general(values: tuple[Any, ...]) -> None:
@@ -178,7 +183,7 @@ class Linter:
                 continue
             settled = self._settled
             if settled is _UNSETTLED:
-                settled = self._settled = walk.settled()
+                settled = self._settle()
             if settled is None:
                 general(values)  # the handshake, or no handshake-era revision
                 continue
@@ -215,13 +220,15 @@ class Linter:
                         general(values)  # a per-request version: the revision and facts follow it
                         continue
                 revision = settled
+                plan = requests.get(method) or self._plan(requests, seq, direction, _REQUEST, method, value)
+                gate_hits, shaped, cap_hits = plan
+                hits = frame_hits(_REQUEST, method, value, revision, direction) if shaped else gate_hits
                 rpc_id = id_key(raw_id)
-                hits = message_hits(direction, _REQUEST, method, revision, facts, value)
                 if (hit := reused(direction, rpc_id, False)) is not None:
                     hits = (*hits, hit)
                 sent(direction, seq, rpc_id, values[7])
-                if more := uses_of_server(seq, direction, _REQUEST, method, value, revision, facts):
-                    hits = (*hits, *more)
+                if cap_hits:
+                    hits = (*hits, *cap_hits)
                 note_request(seq, revision)
             elif kind == "notification":
                 if (
@@ -234,10 +241,14 @@ class Linter:
                     general(values)
                     continue
                 revision = settled
-                hits = message_hits(direction, _NOTIFICATION, method, revision, facts, value)
+                plan = notifications.get(method) or self._plan(
+                    notifications, seq, direction, _NOTIFICATION, method, value
+                )
+                gate_hits, shaped, cap_hits = plan
+                hits = frame_hits(_NOTIFICATION, method, value, revision, direction) if shaped else gate_hits
                 sent(direction, seq, None, values[7])
-                if more := uses_of_server(seq, direction, _NOTIFICATION, method, value, revision, facts):
-                    hits = (*hits, *more)
+                if cap_hits:
+                    hits = (*hits, *cap_hits)
             elif kind == "response":
                 raw_id = value.get("id")
                 if (
@@ -266,6 +277,33 @@ class Linter:
                 row = row_of(values)
                 self._findings(row, int(row["seq"]), revision, hits, findings)
         return findings
+
+    def _settle(self) -> str | None:
+        """`SessionWalk.settled`, asked again after a general row; the plans (`_plan`) hold while
+        it and the server's capabilities stay the same."""
+        settled = self._settled = self._walk.settled()
+        caps = self._walk.facts.server_capabilities
+        if self._planned_for is None or self._planned_for[0] != settled or self._planned_for[1] is not caps:
+            self._planned_for = (settled, caps)
+            self._requests.clear()
+            self._notifications.clear()
+        return settled
+
+    def _plan(
+        self, plans: dict[str, _Plan], seq: int, direction: str, kind: Kind, method: str, value: Any
+    ) -> _Plan:
+        """What a common request or notification of `method` is asked once the session is settled:
+        its gate's hits, whether its frame's shape is checked, and the capability hits (both the
+        same for every such message while the revision and the server's capabilities last)."""
+        revision, facts = self._settled, self._walk.facts
+        gate_hits, shaped = self._shapes.gate(direction, kind, method, revision, facts)
+        plan = (
+            gate_hits,
+            shaped,
+            self._caps.uses_of_server(seq, direction, kind, method, value, revision, facts),
+        )
+        plans[method] = plan
+        return plan
 
     def _general(self, row: StoredRow) -> list[Finding]:
         """Every check's findings of a row (see the module's docstring for the others)."""

@@ -121,6 +121,8 @@ class ShapeCheck:
         # (direction, kind, method, revision) -> the method gate's verdict: the same for every
         # message of a kind and method (a 100k-message session has a few dozen), issue 21.
         self._gates: dict[tuple[str, Kind, str, str | None], _Gate] = {}
+        # (direction, method, revision) of a result -> its lean validator (`_result_shape`).
+        self._result_shapes: dict[tuple[str, str | None, str | None], Any] = {}
         # (direction, method, revision, result bytes) -> its hits, for results of MEMO_FROM_BYTES
         # or more: a session repeats its large answers (tools/list, resources/read of one file), and
         # validating one is far dearer than serialising it. The findings are still per message.
@@ -166,17 +168,26 @@ class ShapeCheck:
     ) -> tuple[Hit, ...]:
         """The findings of a request or notification (`kind`) of `method`: its method gate's and,
         when the gate lets it through, its frame's shape."""
+        hits, shaped = self.gate(direction, kind, method, revision, facts)
+        if not shaped:
+            return hits
+        assert revision is not None and not hits  # a gate with hits checks no shape
+        return frame_hits(kind, method, payload, revision, direction)
+
+    def gate(
+        self, direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts
+    ) -> _Gate:
+        """The method gate's hits for a request or notification (`kind`) of `method`, and whether
+        its frame's shape is then checked (`frame_hits`): the same for every message of a kind,
+        method and revision (but the tasks extension's methods, which the server's capabilities
+        decide)."""
         key = (direction, kind, method, revision)
         gate = self._gates.get(key)
         if gate is None:
             gate = self._gate(direction, kind, method, revision, facts)
             if not method.startswith("tasks/"):  # these depend on the declared extension
                 self._gates[key] = gate
-        hits, shaped = gate
-        if not shaped:
-            return hits
-        assert revision is not None and not hits  # a gate with hits checks no shape
-        return frame_hits(kind, method, payload, revision, direction)
+        return gate
 
     @staticmethod
     def _gate(direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts) -> _Gate:
@@ -227,13 +238,21 @@ class ShapeCheck:
         self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
     ) -> tuple[Hit, ...]:
         """The shape findings of a result answering `method` (the row's `method` column)."""
-        if not method or revision not in KNOWN_PROTOCOL_VERSIONS:
+        key = (direction, method, revision)
+        lean = self._result_shapes.get(key, _NOT_LOOKED_UP)
+        if lean is _NOT_LOOKED_UP:
+            lean = self._result_shapes[key] = _result_shape(direction, method, revision)
+        if lean is _NOT_CHECKED:
             return ()
-        assert revision is not None
-        if (method, revision) not in _RESULTS[direction]:
-            return ()  # the request's own gate finding covers it
+        assert method is not None and revision is not None
         result = payload.get("result") if isinstance(payload, dict) else None
         if (size or 0) < MEMO_FROM_BYTES:
+            if lean is not None:  # the common answer: passed by the lean validator, nothing to word
+                try:
+                    lean.validate_python(result, by_name=False)
+                    return ()
+                except ValidationError:
+                    pass
             return _result_hits(direction, method, revision, result)
         try:
             body = orjson.dumps(result)
@@ -320,6 +339,20 @@ def _passes(lean: SchemaValidator | None, value: Any) -> bool:
     except ValidationError:
         return False
     return True
+
+
+_NOT_CHECKED: Any = object()  # `_result_shape`: results answering this method are not validated
+_NOT_LOOKED_UP: Any = object()
+
+
+def _result_shape(direction: str, method: str | None, revision: str | None) -> SchemaValidator | None:
+    """The lean validator of results answering `method` in `revision` (None: only the original
+    decides), or `_NOT_CHECKED` when such results are not validated: no method, an unknown
+    revision, or a method without a result in that revision (its request's gate finding covers it)."""
+    if not method or revision not in KNOWN_PROTOCOL_VERSIONS or (method, revision) not in _RESULTS[direction]:
+        return _NOT_CHECKED
+    assert revision is not None
+    return _lean_result(direction, method, revision)
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:
