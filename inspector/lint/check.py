@@ -9,17 +9,20 @@ bytes it injected itself are `info`, their explanation naming the rule.
 
 One path, made fast by asking each row only what can be said about it (issue 35). Most rows of
 a long session are the same few things once the handshake is over: a client request, a server
-notification, the server's result, a stderr line. `Linter._run` tells them from their stored
-columns and the one classification (`protocol.classify`) and, for them, calls only the checks
-that can say anything, through the checks' own per-message entries (`ShapeCheck.message_hits`
-and `result_hits`, `IdCheck.reused` and `sent`, `CapabilityCheck.uses_of_server`,
-`SessionWalk.note_request`). For those rows the other checks cannot fire: no HTTP rule reads a
-row off the HTTP channels, no initialization rule fires once initialize is answered and the
-client said `notifications/initialized`, no 2026-07-28 rule applies to a handshake-era
-revision, and the session's facts do not move (`SessionFacts.observe` learns from initialize,
-per-request versions and initialize / server/discover answers only). Every other row (HTTP
-parts, batches, errors, the handshake, per-request versions, server requests, bad bytes) is
-given to every check (`Linter._general`).
+notification, the server's result, a stderr line. `Linter._run` tells them by their stored
+columns (the recorder's `protocol.classify` of the same bytes; a row whose parsed bytes do not
+bear them out goes the general way) and, for them, calls only the checks that can say anything,
+through the checks' own entries (`ShapeCheck.gate`, `shapes.frame_hits`,
+`ShapeCheck.result_hits`, `IdCheck.reused` and `sent`, `CapabilityCheck.uses_of_server`,
+`SessionWalk.settled`, `note_request` and `answer_revision`), which their general `check` uses
+too; what is the same for every message of a method (gate and capability hits) is asked once per
+method (`_plan`). For those rows the other checks cannot fire: no HTTP rule reads a row off the
+HTTP channels, no initialization rule fires once initialize is answered and the client said
+`notifications/initialized`, no 2026-07-28 rule applies to a handshake-era revision, and the
+session's facts do not move (`SessionFacts.observe` learns from initialize, per-request versions
+and initialize / server/discover answers only). Every other row (HTTP parts, batches, errors,
+the handshake, per-request versions, server requests, bad bytes) is given to every check
+(`Linter._general`).
 """
 
 from __future__ import annotations
