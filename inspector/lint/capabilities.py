@@ -14,7 +14,7 @@ from typing import Any
 from mcp_types.version import is_version_at_least
 
 from inspector.lint.revision import RowContext
-from inspector.protocol import Classified, Kind
+from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts
 
 __all__ = ["CapabilityCheck"]
 
@@ -59,12 +59,64 @@ def _at_least(revision: str | None, minimum: str | None) -> bool:
 class CapabilityCheck:
     """Sampling (with tools), elicitation modes, roots, server features, logging, list_changed."""
 
+    def __init__(self) -> None:
+        self._caps_of: Any = None  # the server capabilities `_memo` holds for
+        self._memo: dict[tuple[Kind, str, str | None], tuple[Hit, ...]] = {}
+
+    def uses_of_server(
+        self,
+        seq: int,
+        direction: str,
+        kind: Kind,
+        method: str,
+        payload: Any,
+        revision: str | None,
+        facts: SessionFacts,
+    ) -> tuple[Hit, ...]:
+        """The hits of a client request or a server notification (`check` for one of those):
+        they depend on the method, the revision and the server's capabilities only (remembered
+        while those capabilities last)."""
+        caps = facts.server_capabilities
+        if caps is not self._caps_of:
+            self._caps_of = caps
+            self._memo.clear()
+        key = (kind, method, revision)
+        found = self._memo.get(key)
+        if found is None:
+            item = Classified(ParseStatus.OK, kind, method, None, None, payload)
+            row: Any = {"seq": seq, "direction": direction}  # all `RowContext` reads of a row
+            ctx = RowContext(row, item, revision, facts, True, None, [item])
+            if kind is Kind.REQUEST:
+                found = tuple(self._client_request(ctx, item))
+            else:
+                found = tuple(self._notification(ctx, item))
+            self._memo[key] = found
+        return found
+
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         for item in ctx.items:
             if item.kind is Kind.REQUEST and ctx.direction == "c2s":
-                yield from self._client_request(ctx, item)
+                yield from self.uses_of_server(
+                    ctx.seq,
+                    ctx.direction,
+                    item.kind,
+                    item.method or "",
+                    item.payload,
+                    ctx.revision,
+                    ctx.facts,
+                )
             elif item.kind is Kind.REQUEST:
                 yield from self._server_request(ctx, item)
+            elif item.kind is Kind.NOTIFICATION and ctx.direction == "s2c":
+                yield from self.uses_of_server(
+                    ctx.seq,
+                    ctx.direction,
+                    item.kind,
+                    item.method or "",
+                    item.payload,
+                    ctx.revision,
+                    ctx.facts,
+                )
             elif item.kind is Kind.NOTIFICATION:
                 yield from self._notification(ctx, item)
 

@@ -17,9 +17,14 @@ from inspector.lint.scan import SessionScan
 from inspector.protocol import Kind
 from inspector.store.models import StoredRow
 
-__all__ = ["IdCheck", "InitializationCheck", "BatchCheck"]
+__all__ = ["IdCheck", "InitializationCheck", "BatchCheck", "orphan"]
 
 Hit = tuple[str, str]
+
+
+def orphan(rpc_id: str | None) -> Hit:
+    """The hit of a response the correlator found no waiting request for (`meta.flags`)."""
+    return "unknown-response-id", f"no request with id {rpc_id} is waiting for an answer"
 
 
 def _flags(row: StoredRow) -> list[list[str]]:
@@ -58,26 +63,44 @@ class IdCheck:
             if null_error:
                 yield from self._null_error(ctx, flags)
             if item.kind in (Kind.RESPONSE, Kind.ERROR) and "orphan-response" in flags and not null_error:
-                yield "unknown-response-id", f"no request with id {item.rpc_id} is waiting for an answer"
-            if item.kind is Kind.REQUEST and item.rpc_id is not None:
-                seen = self._seen[ctx.direction]
-                # 2026-07-28 requests stand alone (no session): reuse is only judged in the handshake era.
-                if item.rpc_id in seen and not ctx.stateless:
-                    yield "duplicate-request-id", f"id {item.rpc_id} was already used by an earlier request"
-                seen.add(item.rpc_id)
+                yield orphan(item.rpc_id)
+            # 2026-07-28 requests stand alone (no session): reuse is only judged in the handshake era.
+            if (
+                item.kind is Kind.REQUEST
+                and item.rpc_id is not None
+                and (reused := self.reused(ctx.direction, item.rpc_id, ctx.stateless)) is not None
+            ):
+                yield reused
+
+    def reused(self, direction: str, rpc_id: str, stateless: bool) -> Hit | None:
+        """Note a request id `direction`'s sender used: the hit when it used it before (judged
+        in the handshake era only, `stateless` False)."""
+        seen = self._seen[direction]
+        hit = None
+        if rpc_id in seen and not stateless:
+            hit = ("duplicate-request-id", f"id {rpc_id} was already used by an earlier request")
+        seen.add(rpc_id)
+        return hit
+
+    def sent(self, direction: str, seq: int, request_id: str | None, answers_seq: Any) -> None:
+        """After a message (not a batch) of `direction`'s sender: a request with the readable id
+        `request_id` waits for its answer, anything else makes its sender's latest message no such
+        request; the request it answers (`answers_seq`) waits no more."""
+        if request_id is not None:
+            self._pending[direction][seq] = request_id
+            self._last_readable[direction] = seq
+        else:
+            self._last_readable[direction] = None
+        if isinstance(answers_seq, int):
+            self._pending[_OTHER[direction]].pop(answers_seq, None)
 
     def _note_sent(self, ctx: RowContext) -> None:
         """Keep which readable requests each side is waiting on, and whether its last message was one."""
-        mine = self._pending[ctx.direction]
-        last: int | None = None
+        request_id = None  # a batch's requests share the row's seq: the last one is kept
         for item in ctx.items:
             if item.kind is Kind.REQUEST and item.rpc_id is not None:
-                mine[ctx.seq] = item.rpc_id
-                last = ctx.seq
-        self._last_readable[ctx.direction] = last
-        answered = ctx.row.get("answers_seq")
-        if isinstance(answered, int):
-            self._pending[_OTHER[ctx.direction]].pop(answered, None)
+                request_id = item.rpc_id
+        self.sent(ctx.direction, ctx.seq, request_id, ctx.row.get("answers_seq"))
 
     def _null_error(self, ctx: RowContext, flags: list[str]) -> Iterator[Hit]:
         """An error with a null id: wrong when the request's id could be read (the same HTTP exchange's

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from inspector.protocol import Classified, Kind, Pairing, SessionFacts, classify
 from inspector.protocol.sse import stored_body
@@ -36,6 +36,7 @@ __all__ = ["RowContext", "SessionWalk", "header", "headers_of"]
 
 _PV = mcp_types.PROTOCOL_VERSION_META_KEY
 _NOT_JSONRPC = frozenset({"http", "log"})
+_SETTLED = frozenset(KNOWN_PROTOCOL_VERSIONS) - frozenset(MODERN_PROTOCOL_VERSIONS)
 
 
 def headers_of(row: StoredRow) -> dict[str, str]:
@@ -177,7 +178,7 @@ class SessionWalk:
             return
         for item in ctx.items:
             if item.kind is Kind.REQUEST:
-                self._revision_of[ctx.seq] = ctx.revision
+                self.note_request(ctx.seq, ctx.revision)
                 if ctx.direction == "c2s" and (version := _meta_version(item)) is not None:
                     self._stateless_version = version
         # Rules read `ctx.facts` before this call; the facts object is then updated in place.
@@ -185,6 +186,27 @@ class SessionWalk:
         answers_init = ctx.row.get("method") == "initialize" and msg.kind in (Kind.RESPONSE, Kind.ERROR)
         if answers_init and ctx.row.get("answers_seq") is not None:
             self.init_answered = True
+
+    def note_request(self, seq: int, revision: str | None) -> None:
+        """A request was checked under `revision`: its answer will be."""
+        self._revision_of[seq] = revision
+
+    def answer_revision(self, answers: Any, settled: str) -> str | None:
+        """The revision of an answer (not to initialize) to request `answers` once the session
+        is `settled`: the request's own (`_revision`'s rule 2), else the settled one."""
+        return self._revision_of.get(answers, settled)
+
+    def settled(self) -> str | None:
+        """The revision a message that names none itself is checked against (`_revision`'s rule
+        3), once the handshake is over: initialize answered, `notifications/initialized` sent,
+        a known handshake-era revision (not 2026-07-28's per-request versions). None before that
+        or outside the handshake era. It moves only with a message that changes the facts (a
+        per-request version, an initialize or server/discover exchange)."""
+        facts = self.facts
+        if facts.era != "handshake" or not self.init_answered or not facts.initialized:
+            return None
+        found = facts.protocol_version or facts.offered_version
+        return found if found in _SETTLED else None
 
     def _revision(
         self,

@@ -22,7 +22,7 @@ from pydantic_core import SchemaValidator
 
 from inspector.lint.lean import lean_validator
 from inspector.lint.revision import RowContext
-from inspector.protocol import Classified, Kind, ParseStatus, method_allowed
+from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts, method_allowed
 
 __all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors", "frame_hits"]
 
@@ -95,8 +95,8 @@ def _is_cache_hint(method: str, error: Any) -> bool:
     )
 
 
-def _declares_tasks(ctx: RowContext) -> bool:
-    caps = ctx.facts.server_capabilities
+def _declares_tasks(facts: SessionFacts) -> bool:
+    caps = facts.server_capabilities
     extensions = caps.get("extensions") if isinstance(caps, dict) else None
     return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
@@ -121,6 +121,8 @@ class ShapeCheck:
         # (direction, kind, method, revision) -> the method gate's verdict: the same for every
         # message of a kind and method (a 100k-message session has a few dozen), issue 21.
         self._gates: dict[tuple[str, Kind, str, str | None], _Gate] = {}
+        # (direction, method, revision) of a result -> its lean validator (`_result_shape`).
+        self._result_shapes: dict[tuple[str, str | None, str | None], Any] = {}
         # (direction, method, revision, result bytes) -> its hits, for results of MEMO_FROM_BYTES
         # or more: a session repeats its large answers (tools/list, resources/read of one file), and
         # validating one is far dearer than serialising it. The findings are still per message.
@@ -149,17 +151,9 @@ class ShapeCheck:
         kind = item.kind
         if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
             assert item.method is not None
-            key = (ctx.direction, kind, item.method, ctx.revision)
-            gate = self._gates.get(key)
-            if gate is None:
-                gate = self._gate(ctx, item)
-                if not item.method.startswith("tasks/"):  # these depend on the declared extension
-                    self._gates[key] = gate
-            hits, shaped = gate
-            yield from hits
-            if shaped:
-                assert ctx.revision is not None
-                yield from self._frame(item, ctx.revision, ctx.direction)
+            yield from self.message_hits(
+                ctx.direction, kind, item.method, ctx.revision, ctx.facts, item.payload
+            )
         elif kind is Kind.RESPONSE:
             yield from self._result(ctx, item)
         elif kind is Kind.ERROR:
@@ -169,21 +163,45 @@ class ShapeCheck:
             except ValidationError as exc:
                 yield "invalid-shape", f"error object: {describe_errors(exc)}"
 
+    def message_hits(
+        self, direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts, payload: Any
+    ) -> tuple[Hit, ...]:
+        """The findings of a request or notification (`kind`) of `method`: its method gate's and,
+        when the gate lets it through, its frame's shape."""
+        hits, shaped = self.gate(direction, kind, method, revision, facts)
+        if not shaped:
+            return hits
+        assert revision is not None and not hits  # a gate with hits checks no shape
+        return frame_hits(kind, method, payload, revision, direction)
+
+    def gate(
+        self, direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts
+    ) -> _Gate:
+        """The method gate's hits for a request or notification (`kind`) of `method`, and whether
+        its frame's shape is then checked (`frame_hits`): the same for every message of a kind,
+        method and revision (but the tasks extension's methods, which the server's capabilities
+        decide)."""
+        key = (direction, kind, method, revision)
+        gate = self._gates.get(key)
+        if gate is None:
+            gate = self._gate(direction, kind, method, revision, facts)
+            if not method.startswith("tasks/"):  # these depend on the declared extension
+                self._gates[key] = gate
+        return gate
+
     @staticmethod
-    def _gate(ctx: RowContext, item: Classified) -> _Gate:
+    def _gate(direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts) -> _Gate:
         """Whether the method may be sent this way in this revision (the hits when not), and
         whether its frame's shape is then checked."""
-        direction, revision = ctx.direction, ctx.revision
-        method = str(item.method)
         if method not in _KNOWN[direction]:
             other = "s2c" if direction == "c2s" else "c2s"
-            if method.startswith("tasks/") and _declares_tasks(ctx):
+            if method.startswith("tasks/") and _declares_tasks(facts):
                 return (), False  # a method of the tasks extension the server declared: not MCP core
             if method in _KNOWN[other]:
                 return (
                     (
                         "method-not-in-revision",
-                        f"{method} is a {_SIDE[other]} {item.kind.value} in every revision; "
+                        f"{method} is a {_SIDE[other]} {kind.value} in every revision; "
                         f"it was sent {_SIDE[direction]}",
                     ),
                 ), False
@@ -199,19 +217,16 @@ class ShapeCheck:
             return (
                 (
                     "method-not-in-revision",
-                    f"{method} is not a {_SIDE[direction]} {item.kind.value} in {revision} (it is in {known})",
+                    f"{method} is not a {_SIDE[direction]} {kind.value} in {revision} (it is in {known})",
                 ),
             ), False
-        table = _REQUESTS[direction] if item.kind is Kind.REQUEST else _NOTIFICATIONS[direction]
+        table = _REQUESTS[direction] if kind is Kind.REQUEST else _NOTIFICATIONS[direction]
         if (method, revision) not in table:  # a notification sent with an id, or a request without
-            meant, sent = ("notification", "with") if item.kind is Kind.REQUEST else ("request", "without")
+            meant, sent = ("notification", "with") if kind is Kind.REQUEST else ("request", "without")
             return (
                 ("invalid-shape", f"{method} ({revision}) is a {meant}; it was sent {sent} an id"),
             ), False
         return (), True
-
-    def _frame(self, item: Classified, revision: str, direction: str) -> Iterator[Hit]:
-        yield from frame_hits(item.kind, str(item.method), item.payload, revision, direction)
 
     def _result(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
         if ctx.msg is not None and ctx.msg.kind is Kind.BATCH:
@@ -223,13 +238,21 @@ class ShapeCheck:
         self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
     ) -> tuple[Hit, ...]:
         """The shape findings of a result answering `method` (the row's `method` column)."""
-        if not method or revision not in KNOWN_PROTOCOL_VERSIONS:
+        key = (direction, method, revision)
+        lean = self._result_shapes.get(key, _NOT_LOOKED_UP)
+        if lean is _NOT_LOOKED_UP:
+            lean = self._result_shapes[key] = _result_shape(direction, method, revision)
+        if lean is _NOT_CHECKED:
             return ()
-        assert revision is not None
-        if (method, revision) not in _RESULTS[direction]:
-            return ()  # the request's own gate finding covers it
+        assert method is not None and revision is not None
         result = payload.get("result") if isinstance(payload, dict) else None
         if (size or 0) < MEMO_FROM_BYTES:
+            if lean is not None:  # the common answer: passed by the lean validator, nothing to word
+                try:
+                    lean.validate_python(result, by_name=False)
+                    return ()
+                except ValidationError:
+                    pass
             return _result_hits(direction, method, revision, result)
         try:
             body = orjson.dumps(result)
@@ -316,6 +339,20 @@ def _passes(lean: SchemaValidator | None, value: Any) -> bool:
     except ValidationError:
         return False
     return True
+
+
+_NOT_CHECKED: Any = object()  # `_result_shape`: results answering this method are not validated
+_NOT_LOOKED_UP: Any = object()
+
+
+def _result_shape(direction: str, method: str | None, revision: str | None) -> SchemaValidator | None:
+    """The lean validator of results answering `method` in `revision` (None: only the original
+    decides), or `_NOT_CHECKED` when such results are not validated: no method, an unknown
+    revision, or a method without a result in that revision (its request's gate finding covers it)."""
+    if not method or revision not in KNOWN_PROTOCOL_VERSIONS or (method, revision) not in _RESULTS[direction]:
+        return _NOT_CHECKED
+    assert revision is not None
+    return _lean_result(direction, method, revision)
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:

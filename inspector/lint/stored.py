@@ -26,8 +26,7 @@ from typing import Any
 import orjson
 from sqlalchemy import JSON, Connection, Engine, String, bindparam, cast, func, select, text
 
-from inspector.lint.check import Linter
-from inspector.lint.fast import VALUES
+from inspector.lint.check import VALUES, Linter
 from inspector.lint.findings import Finding
 from inspector.lint.rules import RULES
 from inspector.lint.scan import SessionScan
@@ -134,7 +133,7 @@ def _value_pages(
     conn: Connection, where: Any, page: int = PAGE
 ) -> Generator[list[tuple[Any, ...]], None, None]:
     """The rows `where` selects in seq order, `page` at a time, as the cursor gives them: tuples of
-    `_READ_NAMES` (the lane's `fast.VALUES` first), JSON columns as text, whole bodies in `raw`
+    `_READ_NAMES` (`check.VALUES` first), JSON columns as text, whole bodies in `raw`
     (keyset pages on the (session_id, seq) index: memory is one page, whatever the length).
 
     Read through the connection's own DB-API cursor with the statement SQLAlchemy compiled once:
@@ -223,7 +222,7 @@ def lint_rows(
     its initialize rows or its first page). The findings are therefore given once every row is
     checked.
 
-    The cyclic garbage collector runs as usual: the fast lane (`lint.fast`) allocates little per
+    The cyclic garbage collector runs as usual: the linter (`check.Linter`) allocates little per
     row, and holding collection off process-wide (as the first streamed lint did) left the API
     server's other threads without it for ~0.1 s of collections saved per 100,000 rows."""
     shown = 0

@@ -10,8 +10,8 @@
   the server refuses: the server's refusal (here server-everything's `id: null` error) was judged
   and cited under the revision the client offered, 2026-07-28, not the one the session settled on.
 
-Rows are built as `tests/lint_wire_recordings.py` builds them; both lint paths (the fast lane and
-the full walk) and the stored lint must agree.
+Rows are built as `tests/lint_wire_recordings.py` builds them; the lint fed every way (dict rows,
+the store's cursor tuples one by one and in pages) and the stored lint must agree.
 """
 
 from __future__ import annotations
@@ -20,23 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from inspector.lint import check_rows, findings_of
-from inspector.lint.check import Linter
 from inspector.lint.findings import Finding
-from inspector.lint.scan import SessionScan
 from inspector.store import open_engine
 from tests.lint_recordings import Http, notification, request, result, store
 from tests.lint_wire_recordings import call, headers
+from tests.unit.test_lint_made_up import every_way
 
 SETTLED = "2025-11-25"
 
 
 def _both(rows: list[dict[str, Any]]) -> list[Finding]:
-    """The findings of the fast lane, checked equal to the full walk's."""
-    fast = check_rows(rows)
-    linter = Linter(SessionScan.of_rows(rows), fast=False)
-    full = [f for row in rows for f in linter.feed(row)]
-    assert fast == full
-    return fast
+    """The findings of the rows, checked equal whichever way they are fed (`every_way`)."""
+    found = check_rows(rows)
+    assert every_way(rows) == found
+    return found
 
 
 def _get(s: Http, status: int, body: bytes, content_type: str) -> int:

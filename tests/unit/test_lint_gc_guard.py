@@ -1,6 +1,7 @@
 """The streamed lint leaves the cyclic garbage collector alone: it is process-wide, and the API
 server's other threads (live feed, pages) must keep their automatic collections while a session is
-linted. The first streamed lint held it off; the fast lane (`lint.fast`) made that unnecessary."""
+linted. The first streamed lint held it off; the linter's lean per-row work
+(`lint.check.Linter`) made that unnecessary."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Issue 21 (lint25): a stored lint learns whether a session has HTTP requests or an `endpoint` event
 from the pages it reads, not from a query over the whole session (`lint.stored.lint_rows`): it
 assumes neither and starts again from the first row when a page shows one. The findings are the
-same as the list path's (`check_rows`) and the full path's (`Linter(fast=False)`), wherever the
+same as the list path's (`check_rows`) and the rows fed one by one (`Linter.feed`), wherever the
 facts come; the only statements that walk the session are the pages themselves."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _session(kind: str) -> Stdio:
 
 
 def _full(rows: list[dict[str, Any]]) -> list[Any]:
-    linter = Linter(SessionScan.of_rows(rows), fast=False)
+    linter = Linter(SessionScan.of_rows(rows))
     return [f for row in rows for f in linter.feed(row)]
 
 

@@ -1,9 +1,10 @@
-"""Issue 21: the lint's fast lane (`lint.fast.FastLane`) finds exactly what the full path finds.
+"""Issue 21, issue 35: the lint's common rows (a client request, a server notification, the
+server's result, a stderr line, once the handshake is over) are asked only what can be said about
+them (`lint.check.Linter._run`), and give the findings written down for them.
 
-The same rows go through a `Linter` with the lane and one without (`fast=False`): every rule
-case, the benchmark's generated session, and sessions Hypothesis makes up from the pieces the
-lane looks at (handshakes of every revision or none, repeated and orphan ids, valid and broken
-shapes, per-request versions, undeclared capabilities, batches, stderr lines, bad bytes)."""
+Findings are compared with what the rules say (golden files, the spec cases of
+`test_lint_rules`) and checked equal whichever way the rows are fed (`every_way`: dict rows, the
+store's cursor tuples one by one and in pages); `Linter.general` counts the rows every check read."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
 from mcp_types import methods
 from pydantic import ValidationError
 
@@ -24,71 +24,38 @@ from inspector.lint.check import Linter, check_rows
 from inspector.lint.findings import Finding
 from inspector.lint.scan import SessionScan
 from inspector.lint.shapes import _PARAMS_ONLY, describe_errors, frame_hits
-from inspector.lint.stored import _JSON_NAMES, _READ_NAMES, _row_of, lint_rows
+from inspector.lint.stored import _row_of, lint_rows
 from inspector.protocol import Kind
 from inspector.store import SessionWriter, open_engine
 from inspector.store.models import StoredRow
 from inspector.store.queries import iter_rows
+from tests.lint_golden import load
 from tests.lint_recordings import Stdio, notification, request, result
-from tests.unit.test_lint_made_up import sessions
+from tests.unit.test_lint_made_up import as_values, every_way
 from tests.unit.test_lint_rules import CASES
 
 
-def _lint(rows: Sequence[Any], *, fast: bool) -> tuple[list[Finding], Linter]:
-    stored: list[StoredRow] = copy.deepcopy(list(rows))
-    linter = Linter(SessionScan.of_rows(stored), fast=fast)
-    return [f for row in stored for f in linter.feed(row)], linter
-
-
-def _as_values(row: Any) -> tuple[Any, ...]:
-    """A row as the store's cursor gives it to `lint_rows` (`stored._values`): a tuple of
-    `_READ_NAMES`, the JSON columns as text."""
-    return tuple(
-        None if row.get(n) is None else orjson.dumps(row[n]).decode() if n in _JSON_NAMES else row[n]
-        for n in _READ_NAMES
-    )
-
-
-def _lint_values(rows: Sequence[Any]) -> tuple[list[Finding], Linter]:
-    """The lane's tuple path (`Linter.feed_values`), as `lint_rows` runs it."""
-    stored: list[StoredRow] = copy.deepcopy(list(rows))
-    linter = Linter(SessionScan.of_rows(stored))
-    return [f for row in stored for f in linter.feed_values(_as_values(row), _row_of)], linter
-
-
-def _lint_pages(rows: Sequence[Any], size: int) -> tuple[list[Finding], Linter]:
-    """The lane's page loop (`Linter.feed_page`), as `lint_rows` runs it, `size` rows a page."""
-    stored: list[StoredRow] = copy.deepcopy(list(rows))
-    linter = Linter(SessionScan.of_rows(stored))
-    values = [_as_values(row) for row in stored]
-    pages = [values[i : i + size] for i in range(0, len(values), size)]
-    return [f for page in pages for f in linter.feed_page(page, _row_of)], linter
-
-
 def _same(rows: Sequence[Any]) -> tuple[list[Finding], int]:
-    """The findings (equal all four ways: dict rows, cursor tuples one by one and in pages, full
-    path) and how many rows the lane took."""
-    fast, linter = _lint(rows, fast=True)
-    full, _ = _lint(rows, fast=False)
-    values, by_values = _lint_values(rows)
-    paged, by_pages = _lint_pages(rows, 5)
-    assert fast == full
-    assert values == full
-    assert paged == full
-    assert by_values._lane is not None and linter._lane is not None and by_pages._lane is not None
-    assert by_values._lane.taken == linter._lane.taken == by_pages._lane.taken
-    assert linter._lane is not None
-    return full, linter._lane.taken
+    """The findings (equal every way the rows can be fed) and how many rows were read without
+    every check (`Linter.general`: the others), fed as the store's cursor gives them, in pages."""
+    found = every_way(rows)
+    stored: list[StoredRow] = copy.deepcopy(list(rows))
+    linter = Linter(SessionScan.of_rows(stored))
+    values = [as_values(row) for row in stored]
+    paged = [f for i in range(0, len(values), 5) for f in linter.feed_page(values[i : i + 5], _row_of)]
+    assert paged == found
+    return found, len(rows) - linter.general
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
-def test_every_rule_case_fast_as_full(rule_id: str) -> None:
+def test_every_rule_case_gives_its_golden_findings_every_way(rule_id: str) -> None:
     rows, seq = CASES[rule_id]()
     found, _ = _same(rows)
+    assert [f.to_json() for f in found] == load("rule_cases")[rule_id]["findings"]
     assert (rule_id, seq) in {(f.rule, f.seq) for f in found} or rule_id == "revision-unknown"
 
 
-def test_the_benchmark_session_goes_the_fast_lane_with_the_same_findings(tmp_path: Path) -> None:
+def test_the_benchmark_session_is_mostly_common_rows_with_its_golden_findings(tmp_path: Path) -> None:
     db = tmp_path / "b.db"
     sid = generate_session(db, 3_000, name="bench")
     engine = open_engine(db)
@@ -99,19 +66,14 @@ def test_the_benchmark_session_goes_the_fast_lane_with_the_same_findings(tmp_pat
         engine.dispose()
     found, taken = _same(rows)
     assert streamed == found
+    assert [f.to_json() for f in found] == load("bench")["bench-3000"]["findings"]
     rules = {f.rule for f in found}
     assert {"duplicate-request-id", "logging-not-declared"} <= rules
-    assert taken > 0.95 * len(rows)  # nearly every row: the lane is what makes the lint fast
+    assert taken > 0.95 * len(rows)  # nearly every row: asking only what can be said makes the lint fast
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sessions())
-def test_made_up_sessions_fast_as_full(rows: list[dict[str, Any]]) -> None:
-    _same(rows)
-
-
-def test_a_session_long_after_its_handshake_is_mostly_the_fast_lane() -> None:
-    """The lane's reason to be: after the handshake the common rows skip the general walk."""
+def test_a_session_long_after_its_handshake_is_mostly_common_rows() -> None:
+    """After the handshake the common rows are not given to every check."""
     s = Stdio().handshake("2025-06-18", server={"tools": {}})
     for i in range(1, 200):
         s.send("c2s", request(i, "tools/call", {"name": "echo", "arguments": {"m": i}}))
@@ -124,7 +86,7 @@ def test_a_session_long_after_its_handshake_is_mostly_the_fast_lane() -> None:
 
 
 def test_an_answered_request_is_no_longer_the_one_a_null_id_error_could_answer() -> None:
-    """The lane's result rows drop the request they answer from the client's pending ones: an
+    """A common result row drops the request it answers from the client's pending ones: an
     error with id null after it cannot name that request (only the revision's rule applies)."""
     s = Stdio().handshake("2025-06-18", server={"tools": {}})
     for i in range(1, 4):
@@ -137,7 +99,7 @@ def test_an_answered_request_is_no_longer_the_one_a_null_id_error_could_answer()
 
 
 def test_a_second_handshake_with_other_capabilities_is_checked_by_its_own() -> None:
-    """What the lane remembers per method (gate, params validator, capability hits) lasts only
+    """What the checks remember per method (gate, params validator, capability hits) lasts only
     while the revision and the server's capabilities do: after a second handshake that declares
     logging, a log notification is no longer a finding, nor checked under the old revision."""
     s = Stdio().handshake("2025-06-18", server={"tools": {}})
