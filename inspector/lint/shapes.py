@@ -352,7 +352,8 @@ def _result_shape(direction: str, method: str | None, revision: str | None) -> S
     if not method or revision not in KNOWN_PROTOCOL_VERSIONS or (method, revision) not in _RESULTS[direction]:
         return _NOT_CHECKED
     assert revision is not None
-    return _lean_result(direction, method, revision)
+    lean: SchemaValidator | None = _lean_result(direction, method, revision)
+    return lean
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:
