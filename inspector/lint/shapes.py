@@ -350,10 +350,10 @@ def _result_shape(direction: str, method: str | None, revision: str | None) -> S
     decides), or `_NOT_CHECKED` when such results are not validated: no method, an unknown
     revision, or a method without a result in that revision (its request's gate finding covers it)."""
     if not method or revision not in KNOWN_PROTOCOL_VERSIONS or (method, revision) not in _RESULTS[direction]:
-        return _NOT_CHECKED
+        not_checked: SchemaValidator | None = _NOT_CHECKED
+        return not_checked
     assert revision is not None
-    lean: SchemaValidator | None = _lean_result(direction, method, revision)
-    return lean
+    return _lean_result(direction, method, revision)
 
 
 def _result_hits(direction: str, method: str, revision: str, result: Any) -> tuple[Hit, ...]:
