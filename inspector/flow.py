@@ -114,7 +114,7 @@ class HttpContext:
     headers: Sequence[tuple[bytes, bytes]]
     target: str  # the upstream URL
     origin: str  # the proxy's own origin, as the client reached it
-    session: int = 0  # the recorded session (the recorder's handle) the exchange belongs to
+    session: int | None = None  # the recorded session (the recorder's handle) the exchange belongs to
     exchange: int = 0  # the exchange's number
     session_id: str | None = None  # Mcp-Session-Id
     routing_key: tuple[str, str] | None = None  # which upstream session the request was routed to

@@ -134,7 +134,7 @@ class InterceptAddon(Addon):
         ic = self.interceptor
         ctx = flow.context
         tracker = ic.tracker
-        if isinstance(ctx, HttpContext):
+        if isinstance(ctx, HttpContext) and ctx.session is not None:  # (a mock's one listener: none)
             tracker = self._trackers.get(ctx.session) or self._trackers.setdefault(ctx.session, Tracker())
         seen = Seen.of(flow.direction, flow.raw, tracker)
         decision = ic.decide(seen)

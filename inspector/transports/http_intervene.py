@@ -85,6 +85,10 @@ from inspector.protocol.http_exchange import decoded_body, forward_headers, head
 from inspector.protocol.jsonrpc import Kind, classify
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_listener import ABORT
+from inspector.transports.http_proxy import read_body as _read_body
+from inspector.transports.http_proxy import unless_gone as _unless_gone
+from inspector.transports.http_proxy import until_disconnect as _until_disconnect
+from inspector.transports.http_proxy import watch_disconnect
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamResponse
 
@@ -573,8 +577,6 @@ class Intervener:
         stream = _Stream(send, ex, ctx.drip if ctx else None, ctx.close_after if ctx else None)
         framer = SSEFramer()
         state = {"finished": False, "disconnected": False}
-        from inspector.transports.http_proxy import watch_disconnect
-
         watcher = asyncio.ensure_future(watch_disconnect(call.receive, asyncio.current_task(), state))
         try:
             if stream.closing:
@@ -778,30 +780,3 @@ def _request_row(ex: HttpExchange, body: bytes, headers: Headers, meta: dict[str
         http_raw_headers=headers,
         meta={"exchange": ex.number, **ex.labels, **meta},
     )
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
-
-
-async def _until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _unless_gone(future: asyncio.Future[Any], receive: Receive) -> Any:
-    """`future`'s result, or None if the client disconnects first."""
-    gone = asyncio.ensure_future(_until_disconnect(receive))
-    try:
-        await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-    return future.result() if future.done() and not future.cancelled() else None

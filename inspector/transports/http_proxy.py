@@ -668,3 +668,30 @@ async def _plain(send: Send, status: int, text: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+async def until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def unless_gone(future: asyncio.Future[Any], receive: Receive) -> Any:
+    """`future`'s result, or None if the client disconnects first."""
+    gone = asyncio.ensure_future(until_disconnect(receive))
+    try:
+        await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    return future.result() if future.done() and not future.cancelled() else None
