@@ -21,6 +21,13 @@ An unreachable upstream gives the client a 502 with a clear message.
 Host, Origin and the JSON content type of MCP POSTs are checked before this
 app by the shared `inspector.guard.ListenerGuard` (the CLI wraps it), which
 reads `mcp_paths`: the target's path and the legacy endpoints learned here.
+
+Features are addons (`inspector.flow`, `addons=`): each is told when a recorded
+session opens and ends; when one decides (`proxy --faults/--intercept`: the
+intercept addon), requests, JSON answers and SSE events become flows and its
+verdicts are done in HTTP terms by `http_intervene.Intervener`. Without addons
+the forwarding path is the plain one: no flow is built, one None check.
+A request on its way is one `Call` (its ASGI callables, route and exchange).
 """
 
 from __future__ import annotations
