@@ -10,17 +10,28 @@ change it or decide its fate), kept small and ours:
   on without knowing why: bytes to send (`Send`: deliver, delay, reply,
   duplicate), nothing (drop), close (`disconnect`), or wait first (`hold`).
 - `Addon`: the hooks (`connection_start`, `message`, `stream_end`,
-  `server_exited`, `connection_end`); `Addons`: the small dispatcher a transport calls.
+  `server_exited`, `connection_end`; on HTTP also `session_start`/`session_end`
+  and `request`, `response`, `event`, which default to `message`); `Addons`:
+  the small dispatcher a transport calls.
 
-A transport given no `Addons` (plain `wrap`) never builds a flow: its forwarding
-loop is the one it had, and the only cost is one `None` check when it starts.
+A transport given no `Addons` (plain `wrap`, plain `proxy`) never builds a flow:
+its forwarding loop is the one it had, and the only cost is one `None` check.
+
+On HTTP (`transports/http_intervene.py` maps a verdict to HTTP): a `Send` toward
+the sender is the request forwarded / the answer or event sent (an altered body
+gets its own length); one toward the other side is the inspector's answer (a
+JSON or SSE reply to a request, a POST answering a server's request). No send:
+dropped. `http_error` answers the request with that status; `drip` sends the
+answer in pieces; `close_after` ends the answer's event stream after that many
+events; `deferred` (a reorder): the flow's own bytes come later, through
+`Connection.send(..., of=flow)`.
 This module imports nothing of the inspector: the transports and the features
 both stand on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -30,8 +41,11 @@ __all__ = [
     "BatchItemMeta",
     "Connection",
     "Direction",
+    "Drip",
+    "Facts",
     "Flow",
     "Hold",
+    "HttpStatus",
     "HttpContext",
     "InjectedMeta",
     "InterceptMeta",
@@ -138,9 +152,11 @@ class HttpContext:
     headers: Sequence[tuple[bytes, bytes]]
     target: str  # the upstream URL
     origin: str  # the proxy's own origin, as the client reached it
+    session: int | None = None  # the recorded session (the recorder's handle) the exchange belongs to
+    exchange: int = 0  # the exchange's number
     session_id: str | None = None  # Mcp-Session-Id
-    routing_key: str | None = None  # which upstream session the request was routed to
-    scope: dict[str, Any] | None = None  # the ASGI scope, when an addon needs more
+    routing_key: tuple[str, str] | None = None  # which upstream session the request was routed to
+    scope: Mapping[str, Any] | None = None  # the ASGI scope, when an addon needs more
 
 
 # --- the flow ------------------------------------------------------------------------------
@@ -190,6 +206,24 @@ class Send:  # not frozen: a frozen dataclass costs ~1 us more per line to build
     to: Direction
     delay_s: float = 0.0
     injected: InjectedMeta | None = None
+    of: Flow | None = None  # the flow these bytes belong to when not the one decided (a reorder's release)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpStatus:
+    """HTTP only: answer the request with this status, body and headers instead of forwarding it."""
+
+    status: int
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Drip:
+    """HTTP only: send the answer (or the event) in `chunk`-byte pieces every `interval_s`."""
+
+    chunk: int
+    interval_s: float
 
 
 @dataclass(slots=True)
@@ -202,6 +236,11 @@ class Verdict:  # not frozen: a frozen dataclass costs ~1 us more per line to bu
     sends: Sequence[Send] = ()
     disconnect: str | None = None
     hold: Hold | None = None
+    # HTTP only (a stdio transport drops what it cannot do):
+    http_error: HttpStatus | None = None
+    drip: Drip | None = None
+    close_after: int | None = None  # end the event stream after this many events
+    deferred: bool = False  # a reorder: this flow's own bytes may come later (`Connection.send(of=)`)
 
 
 class Hold(Protocol):
@@ -211,12 +250,23 @@ class Hold(Protocol):
     def wait(self, timeout: float | None = None) -> Verdict | None:
         """The verdict once decided; None if `timeout` seconds passed first."""
 
+    def when_decided(self, callback: Callable[[], object]) -> None:
+        """Call `callback()` once decided (now, if it is), from whatever thread decided it:
+        an event loop wraps it with `call_soon_threadsafe`, then takes `wait(0)`."""
+
+
+class Facts(Protocol):
+    """A recorded session's facts, as an addon may add to them (a recorder's `Tap`)."""
+
+    def add_facts(self, facts: dict[str, Any]) -> None: ...
+
 
 class Connection(Protocol):
     """What a transport offers its addons for one connection: bytes out of turn and the end."""
 
-    def send(self, to: Direction, raw: bytes, delay_s: float = 0.0) -> None:
-        """Write toward a peer outside any flow's verdict (a timer releasing held messages)."""
+    def send(self, to: Direction, raw: bytes, delay_s: float = 0.0, of: Flow | None = None) -> None:
+        """Write toward a peer outside any flow's verdict (a timer releasing held messages);
+        `of`: the flow the bytes belong to (HTTP sends them on that flow's exchange)."""
 
     def disconnect(self, reason: str) -> None:
         """Close both sides; the session ends with `reason`."""
@@ -237,6 +287,24 @@ class Addon:
     def message(self, flow: Flow) -> Verdict | None:
         """One framed message; None: forward it as sent (the others may still decide)."""
         return None
+
+    def request(self, flow: Flow) -> Verdict | None:
+        """HTTP: a client's request body (whole), before it is forwarded."""
+        return self.message(flow)
+
+    def response(self, flow: Flow) -> Verdict | None:
+        """HTTP: a JSON response body (whole), before it goes to the client."""
+        return self.message(flow)
+
+    def event(self, flow: Flow) -> Verdict | None:
+        """HTTP: the data of one SSE `message` event, before it goes to the client."""
+        return self.message(flow)
+
+    def session_start(self, session: int, facts: Facts) -> None:
+        """HTTP: a recorded session opened (`session` is the recorder's handle)."""
+
+    def session_end(self, session: int, facts: Facts) -> None:
+        """HTTP: a recorded session is about to end."""
 
     def stream_end(self, conn: Connection, direction: Direction) -> None:
         """The sender of `direction` closed its stream: release what is held back in it."""
@@ -268,6 +336,35 @@ class Addons:
             if verdict is not None:
                 return verdict
         return None
+
+    def request(self, flow: Flow) -> Verdict | None:
+        for a in self.deciders:
+            verdict = a.request(flow)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def response(self, flow: Flow) -> Verdict | None:
+        for a in self.deciders:
+            verdict = a.response(flow)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def event(self, flow: Flow) -> Verdict | None:
+        for a in self.deciders:
+            verdict = a.event(flow)
+            if verdict is not None:
+                return verdict
+        return None
+
+    def session_start(self, session: int, facts: Facts) -> None:
+        for a in self.all:
+            a.session_start(session, facts)
+
+    def session_end(self, session: int, facts: Facts) -> None:
+        for a in reversed(self.all):
+            a.session_end(session, facts)
 
     def stream_end(self, conn: Connection, direction: Direction) -> None:
         for a in self.all:

@@ -77,7 +77,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     from inspector.config import default_db
     from inspector.gateway_config import load_gateway_config
     from inspector.guard import Access, parse_origins
-    from inspector.intercept.proxy import proxy_class, proxy_interceptor
+    from inspector.intercept.proxy import proxy_addons, proxy_interceptor
     from inspector.otel.endpoint import close_otel, otel_for
     from inspector.store import StoreWriter, open_engine
     from inspector.transports.gateway import AddedHeaders, Gateway, Mounted
@@ -138,14 +138,13 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
             clients.append(f"{route.name}: {which}")
         added = route.upstream_headers(os.environ)
         upstream: Any = AddedHeaders(client, added) if added else client
-        cls: type[HttpProxy] = HttpProxy
         more: dict[str, Any] = {}
         if (interceptor := interceptors.get(route.name)) is not None:
-            cls, more = proxy_class(interceptor, False), {"interceptor": interceptor}
+            more["addons"] = proxy_addons(interceptor, False)
         facts: dict[str, Any] = {"route": route.name, "prefix": route.prefix}
         if added:
             facts["added_headers"] = sorted(name.decode() for name, _ in added)
-        proxy = cls(
+        proxy = HttpProxy(
             route.target,
             recorder,
             _creator(create_session, engine, route.target, route.name),

@@ -201,7 +201,7 @@ def _run_single(opts: ProxyOptions, target: str, cap: int | None) -> None:
         from inspector.intercept.proxy import start_proxy_control
 
         try:
-            control = start_proxy_control(app, recorder, target, engine)  # type: ignore[arg-type]
+            control = start_proxy_control(app, recorder, target, engine)
         except BaseException:
             recorder.stop("the intercept control channel did not start")
             sock.close()
@@ -254,13 +254,12 @@ def _build_proxy(
     from inspector.transports.upstream_proxied import choose_upstream
 
     client, which = choose_upstream(target, active())
-    proxy_class: type[HttpProxy] = HttpProxy
     more: dict[str, Any] = {}
     if interceptor is not None:
-        from inspector.intercept.proxy import proxy_class as intercepting
+        from inspector.intercept.proxy import proxy_addons
 
-        proxy_class, more = intercepting(interceptor, opts.intercept), {"interceptor": interceptor}
-    app = proxy_class(
+        more["addons"] = proxy_addons(interceptor, opts.intercept)
+    app = HttpProxy(
         target,
         recorder,
         new_session,

@@ -31,8 +31,8 @@ import anyio
 
 from inspector.capture import Tap
 from inspector.errors import RulesError
-from inspector.flow import Direction, Flow, StdioContext, Verdict
-from inspector.intercept import Decision, Interceptor, Seen
+from inspector.flow import Direction, Flow, HttpContext, StdioContext, Verdict
+from inspector.intercept import Interceptor
 from inspector.intercept.addon import InterceptAddon
 
 __all__ = ["TICK_S", "HttpIntercept", "MockIntercept", "Send", "end_reason", "mock_interceptor", "with_facts"]
@@ -177,25 +177,29 @@ def end_reason(ended: dict[str, Any] | None) -> str | None:
 
 class HttpIntercept:
     """The interceptor on the mock's Streamable HTTP transport: a POST's body (c2s) before the
-    mock sees it, each SSE event's data (s2c) before the client does. One per listener."""
+    mock sees it, each SSE event's data (s2c) before the client does. One per listener; the
+    decisions are the intercept addon's verdicts (`intercept/addon.py`, the one `wrap` and `proxy` use)."""
 
     def __init__(self, interceptor: Interceptor) -> None:
         self.interceptor = interceptor
+        self.addon = InterceptAddon(interceptor)  # its timer is not started: holds are polled below
+        self._context = HttpContext("POST", "", (), "mock", "")
 
     def facts(self) -> dict[str, Any]:
         return {"intercept": self.interceptor.facts()}
 
-    async def decide(self, direction: str, raw: bytes) -> tuple[Seen, Decision]:
-        ic = self.interceptor
-        seen = Seen.of(direction, raw, ic.tracker)
-        decision = ic.decide(seen)
-        pending = decision.held
-        while pending is not None and pending.outcome is None:  # freed by its timeout only here
-            await anyio.sleep(TICK_S)
-            ic.expire()
-        if pending is not None and pending.outcome is not None:
-            decision = pending.outcome
-        return seen, decision
+    async def decide(self, direction: Direction, raw: bytes) -> tuple[Flow, Verdict | None]:
+        """The flow (its `meta.intercept` says what was done) and the addon's verdict (None: untouched)."""
+        flow = Flow(raw, direction, time.time_ns(), self._context)
+        verdict = self.addon.message(flow)
+        while verdict is not None and verdict.hold is not None:  # freed by its timeout only here
+            decided = verdict.hold.wait(0)
+            if decided is None:
+                await anyio.sleep(TICK_S)
+                self.interceptor.expire()
+            else:
+                verdict = decided
+        return flow, verdict
 
 
 def with_facts(

@@ -496,40 +496,38 @@ async def _intercept_post(
 ) -> bytes | Response:
     """Record a POST body and apply the interceptor's decision: the body the mock handles, or the
     response the client gets instead (the inspector's answer, an HTTP error, nothing at all)."""
-    from inspector.intercept import Deliver, Disconnect, HttpError, Reply
-
-    _seen, decision = await hook.decide("c2s", raw)
-    iv = decision.intervention
-    if iv is None:
+    flow, verdict = await hook.decide("c2s", raw)
+    iv = flow.meta.get("intercept")
+    if verdict is None or iv is None:
         ex.request(raw, request_headers)
         return raw
-    ex.labels = {"intercept": iv.meta()}
+    ex.labels = {"intercept": iv}
     ex.request(raw, request_headers)
     ex.labels = {}
-    injected = iv.injected_meta()
+    injected = {"n": iv["n"], "action": iv["action"], "by": iv["by"]}
     body: bytes | None = None
-    for eff in decision.effects:
-        if isinstance(eff, Deliver):
-            if eff.injected:
-                ex.record("c2s", "http-request", eff.raw, injected=injected)
-            if eff.delay_s > 0:
-                await anyio.sleep(eff.delay_s)
-            body = eff.raw if body is None else body  # one POST is one body: a duplicate is recorded only
-        elif isinstance(eff, Reply):
+    for send in verdict.sends:
+        if send.to == "c2s":
+            if send.injected is not None:
+                ex.record("c2s", "http-request", send.raw, injected=injected)
+            if send.delay_s > 0:
+                await anyio.sleep(send.delay_s)
+            body = send.raw if body is None else body  # one POST is one body: a duplicate is recorded only
+        else:  # the inspector's answer
             _head(ex, 200, "application/json", headers)
-            ex.record("s2c", "http-response", eff.raw, head=True, injected=injected)
-            return Response(eff.raw, 200, headers, media_type="application/json")
-        elif isinstance(eff, HttpError):
-            ex.status = eff.status
-            ex.response_headers = [[k, v] for k, v in {**eff.headers, **headers}.items()]
-            json_body = eff.body.lstrip().startswith((b"{", b"["))
-            ex.record("s2c", "http-response", eff.body, head=True, jsonrpc=json_body, injected=injected)
-            return Response(eff.body, eff.status, {**eff.headers, **headers})
-        elif isinstance(eff, Disconnect):  # the exchange breaks: its stream closes without an answer
-            _head(ex, 200, "text/event-stream", headers)
-            ex.record("s2c", "http-response", b"", head=True)
-            ex.record("s2c", "sse", b"", jsonrpc=False, problem=eff.reason)
-            return StreamingResponse(_no_events(), media_type="text/event-stream", headers=headers)
+            ex.record("s2c", "http-response", send.raw, head=True, injected=injected)
+            return Response(send.raw, 200, headers, media_type="application/json")
+    if (error := verdict.http_error) is not None:
+        ex.status = error.status
+        ex.response_headers = [[k, v] for k, v in {**error.headers, **headers}.items()]
+        json_body = error.body.lstrip().startswith((b"{", b"["))
+        ex.record("s2c", "http-response", error.body, head=True, jsonrpc=json_body, injected=injected)
+        return Response(error.body, error.status, {**error.headers, **headers})
+    if verdict.disconnect is not None:  # the exchange breaks: its stream closes without an answer
+        _head(ex, 200, "text/event-stream", headers)
+        ex.record("s2c", "http-response", b"", head=True)
+        ex.record("s2c", "sse", b"", jsonrpc=False, problem=verdict.disconnect)
+        return StreamingResponse(_no_events(), media_type="text/event-stream", headers=headers)
     if body is not None:
         return body
     if not any("method" in m and "id" in m for m in messages):  # a notification or an answer: accepted
@@ -546,27 +544,25 @@ async def _intercept_event(
     hook: HttpIntercept, ex: HttpExchange, message: dict[str, Any] | bytes, session: MockSession
 ) -> list[bytes]:
     """The SSE events to send for one message of the mock, after the interceptor's decision."""
-    from inspector.intercept import Deliver, Reply
-
     data = message.replace(b"\n", b" ") if isinstance(message, bytes) else orjson.dumps(message)
-    _seen, decision = await hook.decide("s2c", data)
-    iv = decision.intervention
-    if iv is None:
+    flow, verdict = await hook.decide("s2c", data)
+    iv = flow.meta.get("intercept")
+    if verdict is None or iv is None:
         return [_sse(ex, message)]
-    ex.record("s2c", "sse", _event(data), body=data, intercept=iv.meta())
-    injected = iv.injected_meta()
+    ex.record("s2c", "sse", _event(data), body=data, intercept=iv)
+    injected = {"n": iv["n"], "action": iv["action"], "by": iv["by"]}
     out: list[bytes] = []
-    for eff in decision.effects:
-        if isinstance(eff, Deliver):
-            raw = eff.raw.replace(b"\n", b" ")
-            if eff.injected:
+    for send in verdict.sends:
+        if send.to == "s2c":
+            raw = send.raw.replace(b"\n", b" ")
+            if send.injected is not None:
                 ex.record("s2c", "sse", _event(raw), body=raw, injected=injected)
-            if eff.delay_s > 0:
-                await anyio.sleep(eff.delay_s)
+            if send.delay_s > 0:
+                await anyio.sleep(send.delay_s)
             out.append(_event(raw))
-        elif isinstance(eff, Reply):  # the inspector answers the mock's own request to the client
-            ex.record("c2s", "http-request", eff.raw, injected=injected)
-            answers, _ = _messages(eff.raw)
+        else:  # the inspector answers the mock's own request to the client
+            ex.record("c2s", "http-request", send.raw, injected=injected)
+            answers, _ = _messages(send.raw)
             for answer in answers:
                 await session.handle(answer, _discard)
     return out

@@ -21,6 +21,13 @@ An unreachable upstream gives the client a 502 with a clear message.
 Host, Origin and the JSON content type of MCP POSTs are checked before this
 app by the shared `inspector.guard.ListenerGuard` (the CLI wraps it), which
 reads `mcp_paths`: the target's path and the legacy endpoints learned here.
+
+Features are addons (`inspector.flow`, `addons=`): each is told when a recorded
+session opens and ends; when one decides (`proxy --faults/--intercept`: the
+intercept addon), requests, JSON answers and SSE events become flows and its
+verdicts are done in HTTP terms by `http_intervene.Intervener`. Without addons
+the forwarding path is the plain one: no flow is built, one None check.
+A request on its way is one `Call` (its ASGI callables, route and exchange).
 """
 
 from __future__ import annotations
@@ -28,8 +35,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from inspector.capture import Recorder, Tap
@@ -56,7 +63,16 @@ from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamClient, UpstreamResponse
 
-__all__ = ["HttpProxy"]
+if TYPE_CHECKING:
+    from inspector.flow import Addons
+    from inspector.transports.http_intervene import Intervener
+
+__all__ = ["Call", "HttpProxy"]
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
 
 # Sessions with no traffic and no open stream for this long are ended (`proxy --idle-end`).
 DEFAULT_IDLE_AFTER = 300.0
@@ -81,6 +97,7 @@ class HttpProxy:
         mount: str = "",
         session_facts: dict[str, Any] | None = None,
         idle_shown: float = IDLE_SHOWN,
+        addons: Addons | None = None,
     ) -> None:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -109,6 +126,16 @@ class HttpProxy:
         self._idle: dict[int, float | None] = {}  # sessions with the `idle` fact: when they end (monotonic)
         # Connect timeout 10 s, no read timeout (SSE streams stay open); redirects are the client's business.
         self.client = client or UpstreamClient(connect_timeout=10.0)
+        # Features over the proxy (`inspector.flow`): told of sessions; when one decides (interception),
+        # requests, JSON answers and SSE events go through `http_intervene.Intervener` as flows.
+        # None (the plain proxy): no flow is built, one None check per request.
+        self.addons = addons
+        self._intervener: Intervener | None = None
+        if addons is not None and addons.deciders:
+            from inspector.transports.http_intervene import Intervener
+
+            self._intervener = Intervener(self, addons)
+        self._cut_reasons: dict[int, str] = {}  # sessions a verdict cut (`disconnect`): why they end
 
     def _open_session(self, hint: str) -> int:
         # The session row is inserted on the recorder thread: nothing here waits on the database.
@@ -117,10 +144,29 @@ class HttpProxy:
         self.taps[tap.session_id] = tap
         if self.session_facts:
             tap.add_facts(self.session_facts)
+        if self.addons is not None:
+            self.addons.session_start(tap.session_id, tap)
         self._schedule_sweep()
         return tap.session_id
 
+    def cut_session(self, sid: int, reason: str) -> None:
+        """A verdict cut a connection of the session: the session ends with that reason once nothing of
+        it is under way (its other streams keep being recorded until they close; nothing is lost).
+        A session grouped by client identity spans connections: the client may come back on another
+        one (2026-07-28: it re-issues the request), so only that connection is cut."""
+        if self.router.grouping(sid) is not None:
+            return
+        self._cut_reasons[sid] = reason
+        if self.router.close(sid, reason) is not None:
+            self.end_session(sid, reason)
+
     def end_session(self, sid: int, reason: str, status: int | None = None) -> None:
+        if self._cut_reasons:
+            reason = self._cut_reasons.pop(sid, reason)  # however it ends, the verdict's cut is why
+        if self._intervener is not None:
+            self._intervener.session_ended(sid)
+        if self.addons is not None and (open_tap := self.taps.get(sid)) is not None:
+            self.addons.session_end(sid, open_tap)
         tap = self.taps.pop(sid, None)
         self.router.forget(sid)
         self._grouped.pop(sid, None)
@@ -177,7 +223,7 @@ class HttpProxy:
             ends_ns = int((wall + ends - now) * 1e9) if ends is not None else None
             tap.add_facts({"idle": {"since_ns": since_ns, "ends_ns": ends_ns}})
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
@@ -191,6 +237,8 @@ class HttpProxy:
 
     async def aclose(self) -> None:
         """Close the upstream connections (at the server's lifespan shutdown)."""
+        if self._intervener is not None:
+            self._intervener.close()
         await self.client.aclose()
 
     async def stop(self) -> None:
@@ -200,7 +248,7 @@ class HttpProxy:
             self._sweeper = None
         await self.aclose()
 
-    async def _lifespan(self, receive: Callable, send: Callable) -> None:
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
@@ -210,9 +258,7 @@ class HttpProxy:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _exchange(
-        self, scope: dict[str, Any], receive: Callable, send: Callable, headers: list
-    ) -> None:
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
         method: str = scope["method"]
         path: str = scope["path"]
         query = scope["query_string"].decode("latin-1")
@@ -252,25 +298,16 @@ class HttpProxy:
         if self._idle.pop(sid, False) is not False:  # the client is back
             self.taps[sid].add_facts({"idle": None})
         try:
-            await self._forward(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin)
+            await self._forward(Call(scope, receive, send, headers, method, url, ex, sid, key, proxy_origin))
         finally:
             if (reason := self.router.finish(sid, time.monotonic())) is not None:
                 self.end_session(sid, reason)
 
-    async def _forward(
-        self,
-        scope: dict[str, Any],
-        receive: Callable,
-        send: Callable,
-        headers: list,
-        method: str,
-        url: str,
-        ex: HttpExchange,
-        sid: int,
-        key: tuple[str, str],
-        proxy_origin: str | None,
-    ) -> None:
-
+    async def _forward(self, call: Call) -> None:
+        if self._intervener is not None:  # an addon decides: the request is read whole first
+            await self._intervener.forward(call)
+            return
+        receive, headers, ex = call.receive, call.headers, call.ex
         first = await receive()
         body = first.get("body", b"")
         # The recorded copy of a body streamed through: at most the record's cap (the rest is
@@ -281,7 +318,7 @@ class HttpProxy:
             copy = Capped(self.recorder.max_record_bytes)
             copy.add(body)
             content = _request_body(body, receive, copy)
-        if (step := self.auth.step(method, scope["path"], body)) is not None:
+        if (step := self.auth.step(call.method, call.scope["path"], body)) is not None:
             ex.labels["auth_step"] = step
         late: Callable[[], None] | None = None
         if copy is None:
@@ -292,112 +329,91 @@ class HttpProxy:
             else:
                 ex.request(body, headers, jsonrpc=step is None)
         else:
+            streamed = copy
 
             def late() -> None:
-                kept, cut = copy.done()
+                kept, cut = streamed.done()
                 ex.request(kept, headers, jsonrpc=step is None, cut=cut)
 
-        await self._relay(
-            scope,
-            receive,
-            send,
-            method,
-            url,
-            ex,
-            sid,
-            key,
-            proxy_origin,
-            forward_headers(headers),
-            content,
-            late,
-        )
+        await self.relay(call, forward_headers(headers), content, late)
 
-    async def _relay(
+    async def relay(
         self,
-        scope: dict[str, Any],
-        receive: Callable,
-        send: Callable,
-        method: str,
-        url: str,
-        ex: HttpExchange,
-        sid: int,
-        key: tuple[str, str],
-        proxy_origin: str | None,
-        sent_headers: list,
+        call: Call,
+        sent_headers: Headers,
         content: bytes | AsyncIterator[bytes],
         late_request: Callable[[], None] | None = None,
     ) -> None:
         """Send one request upstream and relay its answer (`late_request` records a streamed body)."""
+        ex = call.ex
         try:
-            response = await self.client.request(method, url, sent_headers, content)
+            response = await self.client.request(call.method, call.url, sent_headers, content)
         except UpstreamError as exc:
             if late_request is not None:
                 late_request()
             message = (
                 f"mcp-inspect proxy: upstream {self.upstream_origin} failed: {type(exc).__name__}: {exc}"
             )
-            await _plain(send, 502, message + "\n")
+            await _plain(call.send, 502, message + "\n")
             ex.record("s2c", "http-response", b"", http_status=502, problem=message)
             return
         if late_request is not None:
             late_request()
         try:
-            ended = await self._respond(response, send, receive, ex, sid, key, scope["path"], proxy_origin)
+            ended = await self._respond(response, call)
             if ended is not None:  # a legacy session's event stream: the session ends with it
-                self.router.close(sid, ended)
+                self.router.close(call.sid, ended)
         except OSError as exc:  # the client went away while we were sending
             ex.record("c2s", "http-request", b"", problem=f"client disconnected: {exc}")
         finally:
             await response.aclose()
-        if method == "DELETE" and response.status < 300:
-            self.end_session(sid, f"DELETE answered {response.status}")
+        if call.method == "DELETE" and response.status < 300:
+            self.end_session(call.sid, f"DELETE answered {response.status}")
 
-    async def _respond(
-        self,
-        response: UpstreamResponse,
-        send: Callable,
-        receive: Callable,
-        ex: HttpExchange,
-        sid: int,
-        key: tuple[str, str],
-        path: str,
-        proxy_origin: str | None,
-    ) -> str | None:
+    async def _respond(self, response: UpstreamResponse, call: Call) -> str | None:
         """Forward the response; for the event stream of a legacy session, how it ended."""
+        ex, sid, send = call.ex, call.sid, call.send
         raw_headers = response.headers
         assigned = header(raw_headers, b"mcp-session-id")
         if assigned:
-            self.router.bind_mcp_session(key, assigned.decode("latin-1"))
+            self.router.bind_mcp_session(call.key, assigned.decode("latin-1"))
             if self._grouped.pop(sid, None) is not None:  # grouped by its session id now
                 self.taps[sid].add_facts({"grouping": None})
         sent_headers = forward_headers(raw_headers)
         rewritten: dict[str, str] = {}
         if response.status in (401, 403):
-            if (refused := self.auth.refused(path, response.status)) is not None:
+            if (refused := self.auth.refused(call.scope["path"], response.status)) is not None:
                 ex.labels["auth_step"] = refused
-            if proxy_origin is not None:
-                sent_headers = self._rewrite_challenges(sent_headers, proxy_origin, rewritten)
+            if call.origin is not None:
+                sent_headers = self._rewrite_challenges(sent_headers, call.origin, rewritten)
         ex.status = response.status  # for the head row, recorded below (after forwarding: not on the way)
         content_type = media_type(raw_headers)
         if ex.labels.get("auth_step") in ("resource-metadata", "as-metadata") and not is_event_stream(
             content_type
         ):
-            await self._respond_metadata(response, send, ex, sent_headers, proxy_origin, rewritten)
+            await self._respond_metadata(response, send, ex, sent_headers, call.origin, rewritten)
             return None
+        intervener = self._intervener
         if is_event_stream(content_type):
             await send({"type": "http.response.start", "status": response.status, "headers": sent_headers})
             ex.raw_response_headers = raw_headers
             ex.record("s2c", "http-response", b"", head=True)
-            return await self._relay_events(response, send, receive, ex, sid)
+            if intervener is not None:
+                return await intervener.relay_events(response, call)
+            return await self._relay_events(response, call)
+        if intervener is not None and await intervener.relay_body(
+            response, call, sent_headers, content_type, rewritten
+        ):
+            return None
         await self._relay_body(response, send, ex, sent_headers, content_type, rewritten)
         return None
 
     async def _relay_body(
         self,
         response: UpstreamResponse,
-        send: Callable,
+        send: Send,
         ex: HttpExchange,
-        sent_headers: list[tuple[bytes, bytes]],
+        sent_headers: Headers,
         content_type: bytes,
         rewritten: dict[str, str],
     ) -> None:
@@ -420,6 +436,7 @@ class HttpProxy:
         ex.raw_response_headers = raw_headers
         encoding = header(raw_headers, b"content-encoding")
         wire, cut = copy.done()
+        meta: dict[str, Any] | None
         if cut is None:
             body, meta = decoded_body(wire, encoding.decode("latin-1").lower() if encoding else None)
         else:  # a prefix of a compressed body is recorded as sent (it does not decompress whole)
@@ -450,9 +467,9 @@ class HttpProxy:
     async def _respond_metadata(
         self,
         response: UpstreamResponse,
-        send: Callable,
+        send: Send,
         ex: HttpExchange,
-        sent_headers: list[tuple[bytes, bytes]],
+        sent_headers: Headers,
         proxy_origin: str | None,
         rewritten: dict[str, str],
     ) -> None:
@@ -492,20 +509,14 @@ class HttpProxy:
             extra["rewritten_to"] = rewritten
         ex.record("s2c", "http-response", body, head=True, jsonrpc=False, **extra)
 
-    async def _relay_events(
-        self,
-        response: UpstreamResponse,
-        send: Callable,
-        receive: Callable,
-        ex: HttpExchange,
-        sid: int,
-    ) -> str | None:
+    async def _relay_events(self, response: UpstreamResponse, call: Call) -> str | None:
+        send, ex, sid = call.send, call.ex, call.sid
         framer = SSEFramer()
         state = {"finished": False, "disconnected": False}
         # A plain asyncio task watches for the client leaving (uvicorn drops sends to a gone
         # client silently, so a long stream would otherwise be read forever); an anyio task
         # group cost about 180 us per response here.
-        watcher = asyncio.ensure_future(_watch_disconnect(receive, asyncio.current_task(), state))
+        watcher = asyncio.ensure_future(watch_disconnect(call.receive, asyncio.current_task(), state))
         try:
             async for chunk in response.aiter_raw():
                 events = framer.feed(chunk)
@@ -517,40 +528,35 @@ class HttpProxy:
                             await self._send_event(event, send, ex, sid)
                         state["finished"] = True
                         await self._send_event(last, send, ex, sid, more_body=False)
-                        return self._stream_end(sid, "the server closed the event stream")
+                        return self.stream_end(sid, "the server closed the event stream")
                 for event in events:
                     await self._send_event(event, send, ex, sid)
             for event in framer.close():
                 await self._send_event(event, send, ex, sid)
             state["finished"] = True  # uvicorn reports a disconnect once the response is complete
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return self._stream_end(sid, "the server closed the event stream")
+            return self.stream_end(sid, "the server closed the event stream")
         except (UpstreamError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
-            return self._stream_end(sid, "the server's event stream broke")
+            return self.stream_end(sid, "the server's event stream broke")
         except asyncio.CancelledError:
             if not state["disconnected"]:
                 raise
             ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
-            return self._stream_end(sid, "the client closed the event stream")
+            return self.stream_end(sid, "the client closed the event stream")
         finally:
             watcher.cancel()
 
-    def _stream_end(self, sid: int, reason: str) -> str | None:
+    def stream_end(self, sid: int, reason: str) -> str | None:
         return reason if self.router.is_legacy_stream(sid) else None
 
     async def _send_event(
-        self,
-        event: SSEEvent,
-        send: Callable,
-        ex: HttpExchange,
-        sid: int,
-        more_body: bool = True,
+        self, event: SSEEvent, send: Send, ex: HttpExchange, sid: int, more_body: bool = True
     ) -> None:
         sent = event.raw
         meta: dict[str, Any] = {}
         if event.event == "endpoint":
-            sent, meta = self._rewrite_endpoint(event, sid)
+            sent, meta = self.rewrite_endpoint(event, sid)
         await send({"type": "http.response.body", "body": sent, "more_body": more_body})
         if event.is_comment_only:
             return
@@ -569,7 +575,7 @@ class HttpProxy:
             **meta,
         )
 
-    def _rewrite_endpoint(self, event: SSEEvent, sid: int) -> tuple[bytes, dict[str, Any]]:
+    def rewrite_endpoint(self, event: SSEEvent, sid: int) -> tuple[bytes, dict[str, Any]]:
         """Point the legacy `endpoint` event at the proxy and learn the session id it carries."""
         rewrite = rewrite_endpoint(event.raw, event.data, self.upstream_origin, self.mount)
         if rewrite.legacy_id is not None:
@@ -578,7 +584,37 @@ class HttpProxy:
         return rewrite.raw, rewrite.meta
 
 
-def _proxy_origin(scope: dict[str, Any], headers: list) -> str:
+class Call:
+    """One request on its way through the proxy: the ASGI callables, the route it took, its exchange."""
+
+    __slots__ = ("ex", "headers", "key", "method", "origin", "receive", "scope", "send", "sid", "url")
+
+    def __init__(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Headers,
+        method: str,
+        url: str,
+        ex: HttpExchange,
+        sid: int,
+        key: tuple[str, str],
+        origin: str | None,
+    ) -> None:
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+        self.headers = headers  # the client's request headers
+        self.method = method
+        self.url = url  # the upstream URL
+        self.ex = ex
+        self.sid = sid  # the recorded session (the recorder's handle)
+        self.key = key  # the upstream session the request was routed to
+        self.origin = origin  # the proxy's origin as the client reached it (when auth URLs are rewritten)
+
+
+def _proxy_origin(scope: Scope, headers: Headers) -> str:
     """The origin the client used to reach the proxy (its Host header, checked by the guard)."""
     host = header(headers, b"host")
     if host:
@@ -589,7 +625,7 @@ def _proxy_origin(scope: dict[str, Any], headers: list) -> str:
     return f"{scope.get('scheme', 'http')}://{authority}"
 
 
-async def _request_body(first: bytes, receive: Callable, copy: Capped) -> AsyncIterator[bytes]:
+async def _request_body(first: bytes, receive: Receive, copy: Capped) -> AsyncIterator[bytes]:
     yield first
     while True:
         message = await receive()
@@ -602,11 +638,11 @@ async def _request_body(first: bytes, receive: Callable, copy: Capped) -> AsyncI
             return
 
 
-def _replayed(first: dict[str, Any], receive: Callable) -> Callable:
+def _replayed(first: MutableMapping[str, Any], receive: Receive) -> Receive:
     """`receive` with `first` (already read) given back first."""
     given = False
 
-    async def again() -> dict[str, Any]:
+    async def again() -> MutableMapping[str, Any]:
         nonlocal given
         if not given:
             given = True
@@ -616,7 +652,7 @@ def _replayed(first: dict[str, Any], receive: Callable) -> Callable:
     return again
 
 
-async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state: dict[str, bool]) -> None:
+async def watch_disconnect(receive: Receive, relay: asyncio.Task[Any] | None, state: dict[str, bool]) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
@@ -626,7 +662,7 @@ async def _watch_disconnect(receive: Callable, relay: asyncio.Task | None, state
             return
 
 
-async def _plain(send: Callable, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str) -> None:
     body = text.encode()
     await send(
         {
@@ -639,3 +675,30 @@ async def _plain(send: Callable, status: int, text: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+async def until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def unless_gone(future: asyncio.Future[Any], receive: Receive) -> Any:
+    """`future`'s result, or None if the client disconnects first."""
+    gone = asyncio.ensure_future(until_disconnect(receive))
+    try:
+        await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    return future.result() if future.done() and not future.cancelled() else None

@@ -296,8 +296,9 @@ class StdioShim:
         with self._holds:
             self._holds.wait_for(lambda: self._holding == 0, timeout=10.0)
 
-    def send(self, to: Direction, raw: bytes, delay_s: float = 0.0) -> None:
-        """Write toward a peer through its `Output` (nothing once disconnected)."""
+    def send(self, to: Direction, raw: bytes, delay_s: float = 0.0, of: Flow | None = None) -> None:
+        """Write toward a peer through its `Output` (nothing once disconnected; one pipe a way: `of`
+        does not matter)."""
         out = self._outputs.get(to)
         if out is not None and not self._disconnected.is_set():
             out.send(raw, delay_s)

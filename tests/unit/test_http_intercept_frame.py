@@ -1,10 +1,11 @@
-"""The proxy's re-framing of altered SSE event data (`intercept/proxy.py`): what a client's SSE
+"""The proxy's re-framing of altered SSE event data (`transports/http_intervene.py`): what a client's SSE
 parser reads back is the new data under the original event's id and name."""
 
 from __future__ import annotations
 
-from inspector.intercept.proxy import _frame, _with_length
 from inspector.protocol.sse import SSEFramer
+from inspector.transports.http_intervene import frame as _frame
+from inspector.transports.http_intervene import with_length as _with_length
 
 
 def _one(raw: bytes):  # type: ignore[no-untyped-def]
