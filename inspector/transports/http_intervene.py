@@ -84,17 +84,17 @@ from inspector.flow import (
 from inspector.protocol.http_exchange import decoded_body, forward_headers, header, is_json_body
 from inspector.protocol.jsonrpc import Kind, classify
 from inspector.protocol.sse import SSEEvent, SSEFramer
+from inspector.transports.http_call import read_body as _read_body
+from inspector.transports.http_call import unless_gone as _unless_gone
+from inspector.transports.http_call import until_disconnect as _until_disconnect
+from inspector.transports.http_call import watch_disconnect
 from inspector.transports.http_listener import ABORT
-from inspector.transports.http_proxy import read_body as _read_body
-from inspector.transports.http_proxy import unless_gone as _unless_gone
-from inspector.transports.http_proxy import until_disconnect as _until_disconnect
-from inspector.transports.http_proxy import watch_disconnect
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamResponse
 
 if TYPE_CHECKING:
-    from inspector.transports.http_proxy import Call, Headers, HttpProxy, Receive
-    from inspector.transports.http_proxy import Send as AsgiSend
+    from inspector.transports.http_call import Call, Headers, ProxyCore, Receive
+    from inspector.transports.http_call import Send as AsgiSend
 
 __all__ = ["Intervener", "frame", "with_length"]
 
@@ -160,7 +160,7 @@ class Intervener:
     """The proxy's decided path: flows to the addons, verdicts to HTTP (see the module docstring).
     It is the addons' `flow.Connection`: a timer's released messages come back through `send`."""
 
-    def __init__(self, proxy: HttpProxy, addons: Addons) -> None:
+    def __init__(self, proxy: ProxyCore, addons: Addons) -> None:
         self.proxy = proxy
         self.addons = addons
         self._contexts: dict[int, _Context] = {}  # by exchange number

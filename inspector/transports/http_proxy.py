@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -60,6 +60,14 @@ from inspector.protocol.http_exchange import (
     rewrite_endpoint,
 )
 from inspector.protocol.sse import SSEEvent, SSEFramer
+from inspector.transports.http_call import (
+    Call,
+    Headers,
+    Receive,
+    Scope,
+    Send,
+    watch_disconnect,
+)
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamClient, UpstreamResponse
 
@@ -69,10 +77,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Call", "HttpProxy"]
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-Headers = list[tuple[bytes, bytes]]
 
 # Sessions with no traffic and no open stream for this long are ended (`proxy --idle-end`).
 DEFAULT_IDLE_AFTER = 300.0
@@ -584,36 +588,6 @@ class HttpProxy:
         return rewrite.raw, rewrite.meta
 
 
-class Call:
-    """One request on its way through the proxy: the ASGI callables, the route it took, its exchange."""
-
-    __slots__ = ("ex", "headers", "key", "method", "origin", "receive", "scope", "send", "sid", "url")
-
-    def __init__(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        headers: Headers,
-        method: str,
-        url: str,
-        ex: HttpExchange,
-        sid: int,
-        key: tuple[str, str],
-        origin: str | None,
-    ) -> None:
-        self.scope = scope
-        self.receive = receive
-        self.send = send
-        self.headers = headers  # the client's request headers
-        self.method = method
-        self.url = url  # the upstream URL
-        self.ex = ex
-        self.sid = sid  # the recorded session (the recorder's handle)
-        self.key = key  # the upstream session the request was routed to
-        self.origin = origin  # the proxy's origin as the client reached it (when auth URLs are rewritten)
-
-
 def _proxy_origin(scope: Scope, headers: Headers) -> str:
     """The origin the client used to reach the proxy (its Host header, checked by the guard)."""
     host = header(headers, b"host")
@@ -652,16 +626,6 @@ def _replayed(first: MutableMapping[str, Any], receive: Receive) -> Receive:
     return again
 
 
-async def watch_disconnect(receive: Receive, relay: asyncio.Task[Any] | None, state: dict[str, bool]) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            if not state["finished"] and relay is not None:
-                state["disconnected"] = True
-                relay.cancel()
-            return
-
-
 async def _plain(send: Send, status: int, text: str) -> None:
     body = text.encode()
     await send(
@@ -675,30 +639,3 @@ async def _plain(send: Send, status: int, text: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-async def read_body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
-
-
-async def until_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def unless_gone(future: asyncio.Future[Any], receive: Receive) -> Any:
-    """`future`'s result, or None if the client disconnects first."""
-    gone = asyncio.ensure_future(until_disconnect(receive))
-    try:
-        await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-    return future.result() if future.done() and not future.cancelled() else None
