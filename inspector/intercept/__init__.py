@@ -6,8 +6,8 @@ control channel's requests do to an interceptor). Its edges to the outside:
 `addon` (the interceptor as an `inspector.flow` addon: the plain stdio shim
 of `wrap` and the mock server's stdio hook apply its verdicts), `wrap`
 (`wrap --faults/--intercept`: builds the interceptor and runs the shim with
-the addon), `proxy` (the HTTP proxy with the interceptor on the way, still a
-subclass of `transports.http_proxy.HttpProxy`). The control channel's IO (its
+the addon), `proxy` (the same addon over the plain `transports.http_proxy.HttpProxy`,
+whose verdicts `transports.http_intervene` does in HTTP terms). The control channel's IO (its
 listener, announcements and clients) is `inspector.control`, below this
 package. The transports import nothing of this package. Nothing here is
 imported unless --faults or --intercept is given.
