@@ -95,7 +95,10 @@ class CapabilityCheck:
 
     def check(self, ctx: RowContext) -> Iterator[Hit]:
         for item in ctx.items:
-            if item.kind is Kind.REQUEST and ctx.direction == "c2s":
+            # a client's request or a server's notification: what it uses of the server
+            if (item.kind is Kind.REQUEST and ctx.direction == "c2s") or (
+                item.kind is Kind.NOTIFICATION and ctx.direction == "s2c"
+            ):
                 yield from self.uses_of_server(
                     ctx.seq,
                     ctx.direction,
@@ -107,16 +110,6 @@ class CapabilityCheck:
                 )
             elif item.kind is Kind.REQUEST:
                 yield from self._server_request(ctx, item)
-            elif item.kind is Kind.NOTIFICATION and ctx.direction == "s2c":
-                yield from self.uses_of_server(
-                    ctx.seq,
-                    ctx.direction,
-                    item.kind,
-                    item.method or "",
-                    item.payload,
-                    ctx.revision,
-                    ctx.facts,
-                )
             elif item.kind is Kind.NOTIFICATION:
                 yield from self._notification(ctx, item)
 

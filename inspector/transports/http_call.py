@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from inspector.errors import UpstreamError
+
 if TYPE_CHECKING:
     from inspector.protocol.auth_legs import AuthLegs
     from inspector.protocol.http_exchange import SessionRouter
@@ -24,8 +26,10 @@ __all__ = [
     "ProxyCore",
     "Receive",
     "Scope",
+    "STREAM_FAILURES",
     "Send",
     "read_body",
+    "stream_failed",
     "unless_gone",
     "until_disconnect",
     "watch_disconnect",
@@ -75,6 +79,23 @@ async def watch_disconnect(receive: Receive, relay: asyncio.Task[Any] | None, st
                 state["disconnected"] = True
                 relay.cancel()
             return
+
+
+STREAM_FAILURES = (UpstreamError, OSError, asyncio.CancelledError)
+
+
+def stream_failed(
+    exc: BaseException, ex: HttpExchange, state: dict[str, bool], end: Callable[[str], str | None]
+) -> str | None:
+    """How an event stream's relay ended on `exc` (one of `STREAM_FAILURES`): the row saying so is
+    recorded and `end(reason)` returned. A cancel that is not the client leaving is raised again."""
+    if isinstance(exc, asyncio.CancelledError):
+        if not state["disconnected"]:
+            raise exc
+        ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
+        return end("the client closed the event stream")
+    ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
+    return end("the server's event stream broke")
 
 
 async def read_body(receive: Receive) -> bytes:

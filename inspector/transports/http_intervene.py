@@ -84,10 +84,10 @@ from inspector.flow import (
 from inspector.protocol.http_exchange import decoded_body, forward_headers, header, is_json_body
 from inspector.protocol.jsonrpc import Kind, classify
 from inspector.protocol.sse import SSEEvent, SSEFramer
+from inspector.transports.http_call import STREAM_FAILURES, stream_failed, watch_disconnect
 from inspector.transports.http_call import read_body as _read_body
 from inspector.transports.http_call import unless_gone as _unless_gone
 from inspector.transports.http_call import until_disconnect as _until_disconnect
-from inspector.transports.http_call import watch_disconnect
 from inspector.transports.http_listener import ABORT
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.upstream import UpstreamResponse
@@ -606,14 +606,8 @@ class Intervener:
             stream.closed = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return proxy.stream_end(sid, "the server closed the event stream")
-        except (UpstreamError, OSError) as exc:
-            ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
-            return proxy.stream_end(sid, "the server's event stream broke")
-        except asyncio.CancelledError:
-            if not state["disconnected"]:
-                raise
-            ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
-            return proxy.stream_end(sid, "the client closed the event stream")
+        except STREAM_FAILURES as exc:
+            return stream_failed(exc, ex, state, lambda reason: proxy.stream_end(sid, reason))
         finally:
             stream.closed = True
             if self._legacy.get(sid) is stream:

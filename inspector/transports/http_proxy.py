@@ -61,11 +61,13 @@ from inspector.protocol.http_exchange import (
 )
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_call import (
+    STREAM_FAILURES,
     Call,
     Headers,
     Receive,
     Scope,
     Send,
+    stream_failed,
     watch_disconnect,
 )
 from inspector.transports.http_record import HttpExchange
@@ -540,14 +542,8 @@ class HttpProxy:
             state["finished"] = True  # uvicorn reports a disconnect once the response is complete
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return self.stream_end(sid, "the server closed the event stream")
-        except (UpstreamError, OSError) as exc:
-            ex.record("s2c", "sse", b"", problem=f"upstream stream broke: {exc}")
-            return self.stream_end(sid, "the server's event stream broke")
-        except asyncio.CancelledError:
-            if not state["disconnected"]:
-                raise
-            ex.record("c2s", "http-request", b"", problem="client disconnected from the event stream")
-            return self.stream_end(sid, "the client closed the event stream")
+        except STREAM_FAILURES as exc:
+            return stream_failed(exc, ex, state, lambda reason: self.stream_end(sid, reason))
         finally:
             watcher.cancel()
 
