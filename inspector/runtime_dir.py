@@ -32,7 +32,7 @@ import json
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "check_runtime_dir",
     "db_key",
+    "live_files",
     "read_json_files",
     "remove_file",
     "runtime_path",
@@ -195,3 +196,20 @@ def read_json_files(prefix: str, suffix: str = ".json") -> list[dict[str, Any]]:
     except (RuntimeDirError, OSError):
         return []
     return [data for data in found if data is not None]
+
+
+def live_files(prefix: str, well_formed: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """`read_json_files(prefix)` that `well_formed` accepts and whose process (`pid`) still runs.
+
+    `well_formed` must check that `pid` is an int above 0 (0 or below would make `os.kill`
+    signal a process group)."""
+    out = []
+    for data in read_json_files(prefix, ".json"):
+        if not well_formed(data):
+            continue
+        try:
+            os.kill(data["pid"], 0)
+        except OSError:
+            continue  # its process is gone
+        out.append(data)
+    return out

@@ -8,10 +8,9 @@ the transport gives it) under the runtime directory's rules for its files
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from inspector.runtime_dir import read_json_files
+from inspector.runtime_dir import live_files
 
 __all__ = ["PREFIX", "announcements"]
 
@@ -35,15 +34,4 @@ def _well_formed(data: dict[str, Any]) -> bool:
 def announcements(db: str | None = None) -> list[dict[str, Any]]:
     """The live intercepting processes' announcements (the user's own, well-formed files of running
     processes; with `db`, those recording into that database or not saying which)."""
-    out = []
-    for data in read_json_files(PREFIX, ".json"):
-        if not _well_formed(data):
-            continue
-        try:
-            os.kill(data["pid"], 0)
-        except OSError:
-            continue  # its process is gone
-        if db is not None and data.get("db") not in (None, db):
-            continue
-        out.append(data)
-    return out
+    return [data for data in live_files(PREFIX, _well_formed) if db is None or data.get("db") in (None, db)]

@@ -31,7 +31,7 @@ from inspector.capture import Tap
 from inspector.errors import ControlError
 from inspector.mock.session import MockSession
 from inspector.protocol.client_answers import check_exchange
-from inspector.runtime_dir import db_key, read_json_files, remove_file, write_json
+from inspector.runtime_dir import db_key, live_files, remove_file, write_json
 from inspector.scenario.features import wire_tool
 from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
@@ -248,14 +248,5 @@ def _well_formed(data: dict[str, Any]) -> bool:
 
 def registrations(engine: Engine) -> list[dict[str, Any]]:
     """The live serve processes recording into the same database (the user's own, well-formed files)."""
-    out = []
-    for data in read_json_files("serve-", ".json"):
-        if not _well_formed(data):
-            continue
-        try:
-            os.kill(data["pid"], 0)
-        except OSError:
-            continue  # its process is gone
-        if data["db"] == db_key(engine):
-            out.append(data)
-    return out
+    key = db_key(engine)
+    return [data for data in live_files("serve-", _well_formed) if data["db"] == key]
