@@ -65,14 +65,16 @@ Direction = Literal["c2s", "s2c"]
 
 class InterceptMeta(TypedDict, total=False):
     """`meta.intercept` of the sender's row: what was done to it (`intercept.Intervention.meta`).
-    Rule-specific details (`delay_ms`, `times`, `position`, `bytes`, `at`, `status`, `events`,
-    `held_ms`, `resolved`) ride along with these keys."""
+    The details the UI shows are declared; other rule-specific ones (`times`, `position`, `bytes`,
+    `at`, `events`, `held_ms`, `resolved`) ride along with these keys."""
 
     n: int
     action: str
     by: str  # "rule:<name>", "user", "timeout" or "shutdown"
     delivered: bool  # did the peer receive the sender's bytes?
     rule: str
+    delay_ms: float  # a delay rule's delay
+    status: int  # an http_error rule's status
 
 
 class InjectedMeta(TypedDict):

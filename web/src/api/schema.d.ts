@@ -2482,20 +2482,24 @@ export interface components {
         /**
          * InterceptMeta
          * @description `meta.intercept` of the sender's row: what was done to it (`intercept.Intervention.meta`).
-         *     Rule-specific details (`delay_ms`, `times`, `position`, `bytes`, `at`, `status`, `events`,
-         *     `held_ms`, `resolved`) ride along with these keys.
+         *     The details the UI shows are declared; other rule-specific ones (`times`, `position`, `bytes`,
+         *     `at`, `events`, `held_ms`, `resolved`) ride along with these keys.
          */
         InterceptMeta: {
             /** Action */
             action?: string;
             /** By */
             by?: string;
+            /** Delay Ms */
+            delay_ms?: number;
             /** Delivered */
             delivered?: boolean;
             /** N */
             n?: number;
             /** Rule */
             rule?: string;
+            /** Status */
+            status?: number;
         } & {
             [key: string]: unknown;
         };

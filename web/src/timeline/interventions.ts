@@ -49,8 +49,6 @@ export function interventionOf(r: { meta?: RowMeta | null }): Intervention | nul
   const injected = isObject(meta.injected) ? meta.injected : undefined;
   const mark = intercept ?? injected;
   if (!mark) return null;
-  // a rule's own details (`delay_ms`, `status`, ...) ride along beside the declared keys
-  const details: Record<string, unknown> = mark;
   const n = typeof mark.n === "number" || typeof mark.n === "string" ? mark.n : null;
   return {
     kind: intercept ? "intercept" : "injected",
@@ -58,8 +56,8 @@ export function interventionOf(r: { meta?: RowMeta | null }): Intervention | nul
     action: typeof mark.action === "string" ? mark.action : "changed",
     who: whoOf(mark),
     delivered: intercept ? intercept.delivered !== false : true,
-    delayMs: typeof details.delay_ms === "number" ? details.delay_ms : null,
-    status: typeof details.status === "number" ? details.status : null,
+    delayMs: typeof intercept?.delay_ms === "number" ? intercept.delay_ms : null,
+    status: typeof intercept?.status === "number" ? intercept.status : null,
   };
 }
 
