@@ -42,6 +42,19 @@ Send = Callable[[bytes], Awaitable[None]]
 _STDIO_CHANNEL = {"c2s": "stdin", "s2c": "stdout"}
 
 
+async def settled(verdict: Verdict, interceptor: Interceptor) -> Verdict:
+    """`verdict`, or once it is a hold, what the hold was decided to be. The mock runs no addon
+    timer: holds are polled every `TICK_S`, and only their timeout can free them."""
+    while verdict.hold is not None:
+        decided = verdict.hold.wait(0)
+        if decided is None:
+            await anyio.sleep(TICK_S)
+            interceptor.expire()
+        else:
+            verdict = decided
+    return verdict
+
+
 class MockIntercept:
     """One mock connection's interception: `deliver[d]` sends bytes on in direction d (c2s: to the
     mock session, s2c: to the client); `disconnect(reason)` cuts the connection."""
@@ -78,14 +91,7 @@ class MockIntercept:
                 self._record(direction, raw, None, ts_ns)
                 await self._send(direction, raw)
                 return
-            while verdict.hold is not None:  # only its timeout can free it here
-                decided = verdict.hold.wait(0)
-                if decided is None:
-                    await anyio.sleep(TICK_S)
-                    self.interceptor.expire()
-                else:
-                    verdict = decided
-            await self._apply(flow, verdict, ts_ns)
+            await self._apply(flow, await settled(verdict, self.interceptor), ts_ns)
 
     async def _apply(self, flow: Flow, verdict: Verdict, ts_ns: int | None) -> None:
         self._record(flow.direction, flow.raw, dict(flow.meta) or None, ts_ns)
@@ -192,14 +198,7 @@ class HttpIntercept:
         """The flow (its `meta.intercept` says what was done) and the addon's verdict (None: untouched)."""
         flow = Flow(raw, direction, time.time_ns(), self._context)
         verdict = self.addon.message(flow)
-        while verdict is not None and verdict.hold is not None:  # freed by its timeout only here
-            decided = verdict.hold.wait(0)
-            if decided is None:
-                await anyio.sleep(TICK_S)
-                self.interceptor.expire()
-            else:
-                verdict = decided
-        return flow, verdict
+        return flow, None if verdict is None else await settled(verdict, self.interceptor)
 
 
 def with_facts(

@@ -454,14 +454,7 @@ class Intervener:
         ctx = self._contexts.get(ex.number)
         if ctx is None or "auth_step" in ex.labels or content_type != b"application/json":
             return False
-        chunks: list[bytes] = []
-        broke: str | None = None
-        try:
-            async for chunk in response.aiter_raw():
-                chunks.append(chunk)
-        except UpstreamError as exc:
-            broke = f"upstream response broke: {exc}"
-        wire = b"".join(chunks)
+        wire, broke = await response.aread_or_broke()
         ex.raw_response_headers = response.headers
         encoding = header(response.headers, b"content-encoding")
         body, decoded = decoded_body(wire, encoding.decode("latin-1").lower() if encoding else None)

@@ -480,14 +480,7 @@ class HttpProxy:
         rewritten: dict[str, str],
     ) -> None:
         """A metadata document: read whole (small), learned from, rewritten when asked, then sent."""
-        chunks: list[bytes] = []
-        broke: str | None = None
-        try:
-            async for chunk in response.aiter_raw():
-                chunks.append(chunk)
-        except UpstreamError as exc:
-            broke = f"upstream response broke: {exc}"
-        wire = b"".join(chunks)
+        wire, broke = await response.aread_or_broke()
         encoding = header(response.headers, b"content-encoding")
         body, meta = decoded_body(wire, encoding.decode("latin-1").lower() if encoding else None)
         ok = broke is None and 200 <= response.status < 300 and not (meta or {}).get("problem")

@@ -167,6 +167,16 @@ class UpstreamResponse:
         """The whole body."""
         return b"".join([chunk async for chunk in self.aiter_raw()])
 
+    async def aread_or_broke(self) -> tuple[bytes, str | None]:
+        """The body as far as it came, and None, or why it broke off (an `UpstreamError`)."""
+        chunks: list[bytes] = []
+        try:
+            async for chunk in self.aiter_raw():
+                chunks.append(chunk)
+        except UpstreamError as exc:
+            return b"".join(chunks), f"upstream response broke: {exc}"
+        return b"".join(chunks), None
+
     async def aclose(self) -> None:
         """Give the connection back to the pool if the response ended cleanly, else close it."""
         self._release()
