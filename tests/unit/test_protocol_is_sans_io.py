@@ -88,7 +88,9 @@ def test_module_imports_only_protocol_siblings_from_inspector(path: Path) -> Non
     inspector_imports = {
         n for n in imported_modules(path.read_text(encoding="utf-8")) if n.split(".")[0] == "inspector"
     }
-    assert {n for n in inspector_imports if not n.startswith("inspector.protocol")} - {"inspector.flow"} == set()
+    assert {n for n in inspector_imports if not n.startswith("inspector.protocol")} - {
+        "inspector.flow"
+    } == set()
 
 
 def test_flow_imports_nothing_of_the_inspector() -> None:
