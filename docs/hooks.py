@@ -193,7 +193,7 @@ def config_page() -> str:
     out.append(
         "## Gateway file (`proxy --config`)\n\n"
         "TOML, read with `tomllib`; see [One gateway for several servers]"
-        "(../how-to/record-http.md#one-gateway-for-several-servers).\n"
+        "(../how-to/record-http.md#one-gateway-for-several-servers-proxy-config).\n"
     )
     out.append("| key | type | default | variable | |")
     out.append("|---|---|---|---|---|")
