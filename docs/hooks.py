@@ -13,6 +13,7 @@ so `mkdocs build --strict` checks their links like any other page.
 from __future__ import annotations
 
 import json
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -56,14 +57,13 @@ def _param_line(param: Any, ctx: Any) -> str:
 
 
 def _command_section(cmd: Any, path: list[str], ctx: Any, out: list[str]) -> None:
-    level = "#" * min(len(path) + 1, 4)
+    level = "#" * min(len(path), 4)
     out.append(f"{level} {' '.join(path)}\n")
     sub = cmd.make_context(path[-1], [], parent=ctx, resilient_parsing=True)
     usage = " ".join(cmd.collect_usage_pieces(sub))
     out.append(f"```\n{' '.join(path)} {usage}\n```\n")
     if cmd.help:
-        help_text = cmd.help.replace("\b\n", "")
-        out.append(help_text.strip().replace("\n", "\n\n") + "\n")
+        out.append(cmd.help.replace("\b\n", "").strip() + "\n")
     params = [p for p in cmd.params if not getattr(p, "hidden", False) and p.name != "help"]
     arguments = [p for p in params if _is_argument(p)]
     options = [p for p in params if not _is_argument(p)]
@@ -131,7 +131,26 @@ def _type_name(annotation: Any) -> str:
     return f"`{text}`"
 
 
-def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str]) -> None:
+def template_comments(doc: str) -> dict[str, str]:
+    """The comments of the commented TOML template in a module's docstring, by dotted key
+    (`retention.max_age`, `servers[].match`, `route[].name`): the one place that says what a key
+    means is the code's own template."""
+    notes: dict[str, str] = {}
+    section = ""
+    for line in doc.splitlines():
+        text = line.strip()
+        table = re.match(r"^\[\[?([a-z_]+)\]\]?", text)
+        if table:
+            name = table.group(1)
+            section = f"{name}[]." if text.startswith("[[") else f"{name}."
+            continue
+        match = re.match(r"^([a-z_]+)\s*=.*?#\s*(.+)$", text)
+        if match and line.startswith("    "):
+            notes[section + match.group(1)] = match.group(2).strip()
+    return notes
+
+
+def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str], notes: dict[str, str]) -> None:
     from pydantic import BaseModel
     from pydantic_core import PydanticUndefined
 
@@ -146,7 +165,7 @@ def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str]) -> Non
             f"`{json.dumps(default)}`" if default is not None else "none"
         )
         variable = f"`{env[key]}`" if key in env else ""
-        description = _cell(info.description or "")
+        description = _cell(info.description or notes.get(key, ""))
         kind = _type_name(annotation)
         marks = " ".join(str(m) for m in info.metadata)
         if "parse_size" in marks:
@@ -156,18 +175,20 @@ def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str]) -> Non
         out.append(f"| `{key}` | {kind} | {shown} | {variable} | {description} |")
 
 
-def _table(title: str, doc: str | None, model: Any, prefix: str, env: dict[str, str], out: list[str]) -> None:
+def _table(
+    title: str, doc: str | None, model: Any, prefix: str, env: dict[str, str], out: list[str], notes: dict[str, str]
+) -> None:
     out.append(f"## {title}\n")
     if doc:
         out.append(" ".join(doc.split()) + "\n")
     out.append("| key | type | default | variable | |")
     out.append("|---|---|---|---|---|")
-    _fields(model, prefix, env, out)
+    _fields(model, prefix, env, out, notes)
     out.append("")
 
 
 def config_page() -> str:
-    from inspector import settings
+    from inspector import gateway_config, settings
     from inspector.gateway_config import GatewayConfig, RouteConfig
 
     out = [
@@ -183,23 +204,27 @@ def config_page() -> str:
         "naming the file and the key.\n",
     ]
     env = settings.ENV
+    notes = template_comments(settings.__doc__ or "")
+    notes.setdefault("servers", "per-server rules, the first match wins: `[[servers]]` below")
     out.append("| key | type | default | variable | |")
     out.append("|---|---|---|---|---|")
-    _fields(settings.Settings, "", env, out)
+    _fields(settings.Settings, "", env, out, notes)
     out.append("")
-    _table("`[retention]`", settings.Retention.__doc__, settings.Retention, "retention.", env, out)
-    _table("`[storage]`", settings.Storage.__doc__, settings.Storage, "storage.", env, out)
-    _table("`[[servers]]`", settings.ServerRule.__doc__, settings.ServerRule, "servers[].", env, out)
+    _table("`[retention]`", settings.Retention.__doc__, settings.Retention, "retention.", env, out, notes)
+    _table("`[storage]`", settings.Storage.__doc__, settings.Storage, "storage.", env, out, notes)
+    _table("`[[servers]]`", settings.ServerRule.__doc__, settings.ServerRule, "servers[].", env, out, notes)
     out.append(
         "## Gateway file (`proxy --config`)\n\n"
         "TOML, read with `tomllib`; see [One gateway for several servers]"
         "(../how-to/record-http.md#one-gateway-for-several-servers-proxy-config).\n"
     )
+    gateway_notes = template_comments(gateway_config.__doc__ or "")
+    gateway_notes.setdefault("route", "the routes: `[[route]]` below")
     out.append("| key | type | default | variable | |")
     out.append("|---|---|---|---|---|")
-    _fields(GatewayConfig, "", {}, out)
+    _fields(GatewayConfig, "", {}, out, gateway_notes)
     out.append("")
-    _table("`[[route]]`", RouteConfig.__doc__, RouteConfig, "route[].", {}, out)
+    _table("`[[route]]`", RouteConfig.__doc__, RouteConfig, "route[].", {}, out, gateway_notes)
     return "\n".join(out) + "\n"
 
 
