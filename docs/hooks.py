@@ -161,8 +161,10 @@ def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str], notes:
         if nested is not None:
             continue
         default = info.get_default(call_default_factory=True)
-        shown = "required" if info.default is PydanticUndefined and info.default_factory is None else (
-            f"`{json.dumps(default)}`" if default is not None else "none"
+        shown = (
+            "required"
+            if info.default is PydanticUndefined and info.default_factory is None
+            else (f"`{json.dumps(default)}`" if default is not None else "none")
         )
         variable = f"`{env[key]}`" if key in env else ""
         description = _cell(info.description or notes.get(key, ""))
@@ -176,7 +178,13 @@ def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str], notes:
 
 
 def _table(
-    title: str, doc: str | None, model: Any, prefix: str, env: dict[str, str], out: list[str], notes: dict[str, str]
+    title: str,
+    doc: str | None,
+    model: Any,
+    prefix: str,
+    env: dict[str, str],
+    out: list[str],
+    notes: dict[str, str],
 ) -> None:
     out.append(f"## {title}\n")
     if doc:
@@ -308,7 +316,9 @@ def api_page() -> str:
             out.append("|---|---|---|")
             for prop, spec in props.items():
                 mark = " (required)" if prop in required else ""
-                out.append(f"| `{prop}`{mark} | {_schema_type(spec)} | {_cell(spec.get('description', ''))} |")
+                out.append(
+                    f"| `{prop}`{mark} | {_schema_type(spec)} | {_cell(spec.get('description', ''))} |"
+                )
             out.append("")
         elif "enum" in schema:
             out.append(_schema_type(schema) + "\n")
