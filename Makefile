@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run test docs bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -30,8 +30,13 @@ TEST_WORKERS ?= 2
 test: install peers web chromium postgresql socat
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
 	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
+
+# The documentation site (mkdocs.yml, docs/), served on 127.0.0.1:8000; `make test` builds it into site/.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
@@ -135,4 +140,4 @@ fmt: install
 	$(BIN)/ruff check --fix inspector tests bench
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC)
+	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) site
