@@ -7,11 +7,13 @@ launched through `executable_path` ($CHROMIUM, default /usr/bin/chromium;
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
@@ -20,7 +22,8 @@ from bench.ui_bench import CHROMIUM_ARGS
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
-from tests.api.recordings import generate_session, http_session, out_of_order_session, record_demo
+from tests.api.recordings import generate_session, http_session, out_of_order_session
+from tests.sessions import load
 
 # `expect(...)` waits up to 15 s (Playwright's default is 5 s): a `wrap` started by a test opens its
 # store about 2 s after it starts on an idle machine (it waits for the server's first bytes or
@@ -43,24 +46,56 @@ def launch_chromium(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    # Module scope: Playwright's sync API keeps an event loop running on this thread until it stops,
-    # which would break the anyio tests that run after the browser tests.
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[tuple[Browser, asyncio.AbstractEventLoop]]:
+    """One Chromium for the whole run of this process (an xdist worker), and Playwright's event loop.
+
+    Playwright's sync API runs its event loop in a greenlet of this thread and marks it as the
+    thread's running loop after every call; an anyio or asyncio test that runs later in the same
+    process would then refuse to start ("Cannot run the event loop while another loop is running").
+    So the loop is the thread's running loop only inside a test that uses the browser (`browser`
+    marks it, and unmarks it after the test), and the browser lives on across the other tests.
+    (A thread of Playwright's own would not do: the sync API's objects are bound to the thread that
+    made them, and the tests drive pages from theirs.)
+    """
     if not (STATIC_DIR / "index.html").is_file():
         pytest.fail("the web UI is not built: run `make web` (make test does it)")
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
+    manager = sync_playwright()
+    playwright = manager.start()
+    loop = asyncio.get_running_loop()  # Playwright's, marked by its last call
+    try:
+        browser = launch_chromium(playwright)
+    except BaseException:
+        manager.__exit__()
+        asyncio._set_running_loop(None)
+        raise
+    asyncio._set_running_loop(None)
+    yield browser, loop
+    asyncio._set_running_loop(loop)
+    try:
+        browser.close()
+    finally:
+        manager.__exit__()
+        asyncio._set_running_loop(None)
+
+
+@pytest.fixture
+def browser(chromium: tuple[Browser, asyncio.AbstractEventLoop]) -> Iterator[Browser]:
+    """The run's Chromium, for one test (a test opens its own contexts, or takes `page`)."""
+    chromium_browser, loop = chromium
+    asyncio._set_running_loop(loop)
+    try:
+        yield chromium_browser
+    finally:
+        asyncio._set_running_loop(None)
 
 
 @pytest.fixture(scope="session")
 def e2e_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """1: the demo through the real shim; 2: 100,000 generated messages; 3: HTTP rows by hand;
-    4: answers out of order."""
+    """1: the demo (recorded through the real shim, tests/data/sessions/demo.jsonl); 2: 100,000
+    generated messages; 3: HTTP rows by hand; 4: answers out of order. Made once per process."""
     db = tmp_path_factory.mktemp("e2e") / "e2e.db"
-    record_demo(db)
+    assert load(db, "demo", name="demo") == 1
     generate_session(db, BIG, name="hundred thousand")
     http_session(db)
     out_of_order_session(db)
@@ -72,6 +107,19 @@ def ui(e2e_db: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(e2e_db), port=0, live_interval=0.1).start()
     yield server
     server.stop()
+
+
+def subscribed(ui: UiServer, session_id: int, timeout: float = 60.0) -> None:
+    """Wait (bounded) until a page's live-feed subscription to `session_id` reached the server: rows
+    written before it are not pushed to that page (it fetched what existed when it loaded)."""
+    app: Any = ui.server.config.app
+    while not hasattr(getattr(app, "state", None), "inspector"):  # through the ASGI wrappers
+        app = app.app
+    feed = app.state.inspector.feed
+    deadline = time.monotonic() + timeout
+    while not any(session_id in listener.sessions for listener in tuple(feed.listeners)):
+        assert time.monotonic() < deadline, f"no page subscribed to session {session_id} in {timeout} s"
+        time.sleep(0.01)
 
 
 def new_context(browser: Browser, theme: str = "light") -> BrowserContext:

@@ -1,52 +1,33 @@
 """Browser test: multi-round-trip conversations and retry pairs in the timeline and the lanes, and the
 session header saying how a session without a session id was grouped (issue 18).
 
-Recorded for real: the Python SDK 2.x client (the demo driver, 2026-07-28) against the demo server
-through `mcp-inspect proxy`, then a hand-made client whose answer the proxy's `disconnect` rule cut
-re-issuing its request. Read in Chromium.
+Recorded for real (tests/data/sessions/conversations_http.jsonl): the Python SDK 2.x client (the demo
+driver, 2026-07-28) against the demo server through `mcp-inspect proxy`, then a hand-made client whose
+answer the proxy's `disconnect` rule cut re-issuing its request. Read in Chromium. The file is the
+`mcp-inspect export` of the sessions this module's fixture recorded until #36 (the same steps as
+tests/integration/test_conversations.py, which records them on every run; the rules file's path made
+neutral). To record it again: run those steps into a database (`demo`, `demo-no-discover`, `retry`,
+in that order) and export the three sessions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-import anyio
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
-from inspector.demo.driver import drive_demo
 from inspector.store import list_sessions, open_engine
 from tests.e2e.conftest import shot
-from tests.http_peers import demo_http_server, inspector_proxy
-from tests.integration.test_conversations import CUT_RULES, _call
+from tests.sessions import load
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, int, int, int]]:
     """The UI over a demo run, the same run without server/discover, and a retry pair (session ids)."""
-    work = tmp_path_factory.mktemp("conversations-ui")
-    db = work / "rec.db"
-    rules = work / "rules.yaml"
-    rules.write_text(CUT_RULES)
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "echo",
-    }
-    with demo_http_server() as target:
-        for name, mode in (("demo", "auto"), ("demo-no-discover", "2026-07-28")):  # ids one lower
-            with inspector_proxy(target, db, "--name", name) as (url, _proxy):
-                anyio.run(lambda u=url, m=mode: drive_demo(u, mode=m))
-        with (
-            inspector_proxy(target, db, "--name", "retry", "--faults", str(rules)) as (url, _proxy),
-            httpx.Client(timeout=10) as http,
-        ):
-            with pytest.raises(httpx.TransportError):
-                http.post(url, json=_call(1, "cut-once"), headers=headers)
-            assert http.post(url, json=_call(2, "cut-once"), headers=headers).status_code == 200
+    db = tmp_path_factory.mktemp("conversations-ui") / "rec.db"
+    load(db, "conversations_http")
     engine = open_engine(db)
     ids = {s.name: s.id for s in list_sessions(engine) if s.message_count}
     engine.dispose()

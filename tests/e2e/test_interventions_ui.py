@@ -15,6 +15,7 @@ from inspector.store import open_engine
 from inspector.store.interventions import server_side
 from tests.e2e.conftest import shot
 from tests.intervened import INTERVENED, record_lines
+from tests.sessions import load
 
 
 @pytest.fixture(scope="module")
@@ -119,16 +120,12 @@ def test_diff_marks_intervened_exchanges(page: Page, iv_ui: tuple[UiServer, int]
     shot(page, "interventions-diff")
 
 
-def test_a_real_wrap_faults_session_in_the_timeline(
-    page: Page, tmp_path: Path, everything_cmd: list[str]
-) -> None:
-    """`wrap --faults` between the Python SDK client and server-everything, then the browser."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tests.integration.test_interventions_recorded import _record
-
-    with ThreadPoolExecutor(1) as pool:  # the recording drives its own event loop: not Playwright's thread
-        db, sid = pool.submit(_record, tmp_path, everything_cmd).result()
+def test_a_real_wrap_faults_session_in_the_timeline(page: Page, tmp_path: Path) -> None:
+    """`wrap --faults` between the Python SDK client and server-everything, then the browser: the
+    session tests/integration/test_interventions_recorded.py records (`_record`, on every run),
+    exported as tests/data/sessions/faults_wrap_everything.jsonl (paths made neutral)."""
+    db = tmp_path / "rec.db"
+    sid = load(db, "faults_wrap_everything")
     server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
     try:
         page.goto(server.url(f"/sessions/{sid}?iv=1"))

@@ -19,7 +19,7 @@ from bench.scale_live import feed_process
 from inspector.api import UiServer
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context
+from tests.e2e.conftest import new_context, subscribed
 
 RATE = 2000
 SECONDS = 1.5
@@ -55,7 +55,7 @@ def test_a_streaming_session_is_followed_answers_clicks_and_misses_no_row(
     ui, db, sid = streaming
     page.goto(ui.url(f"/sessions/{sid}"))
     expect(page.get_by_test_id("follow")).to_be_checked()
-    time.sleep(0.5)  # the websocket subscribes
+    subscribed(ui, sid)  # rows written before the page's subscription are not pushed to it
     asked: list[float] = []
     page.on("request", lambda r: "/conversations" in r.url and asked.append(time.monotonic()))
     feeder = feed_process(db, sid, RATE, SECONDS)

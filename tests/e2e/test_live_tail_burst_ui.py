@@ -23,6 +23,7 @@ from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine
 from inspector.store.writer import StoreWriter
+from tests.e2e.conftest import subscribed
 
 BURST = 3000
 BURSTS = 3
@@ -69,7 +70,7 @@ def test_bursts_past_one_look_show_their_last_row_at_once_and_the_page_stays_usa
     page.add_init_script(LONGEST_FRAME)
     page.goto(ui.url(f"/sessions/{sid}"))
     expect(page.get_by_test_id("follow")).to_be_checked()
-    time.sleep(0.5)  # the websocket subscribes
+    subscribed(ui, sid)  # rows written before the page's subscription are not pushed to it
     engine = open_engine(db)
     writer = StoreWriter(engine)
     builder = MessageBuilder(sid)

@@ -17,17 +17,18 @@ from inspector.api import UiServer
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
-from tests.api.recordings import record_demo
 from tests.e2e.conftest import new_context, shot
+from tests.sessions import load
 
 VARIANT_CHANGES = ["tools/list", "tools/call name=weather", "tools/call name=fail"]
 
 
 @pytest.fixture(scope="module")
 def replay_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database of this module's own (replays write into it); session 1 is the demo, through the shim."""
+    """A database of this module's own (replays write into it); session 1 is the demo (recorded
+    through the shim, tests/data/sessions/demo.jsonl)."""
     db = tmp_path_factory.mktemp("e2e-replay") / "replay.db"
-    record_demo(db)
+    assert load(db, "demo", name="demo") == 1
     return db
 
 

@@ -22,8 +22,12 @@ from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine
 from inspector.store.writer import StoreWriter
+from tests.e2e.conftest import subscribed
 
 COUNT_RENDERS = "window.__countRowRenders = true;"
+TWO_FRAMES = (
+    "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null))))"
+)
 
 
 class Feed:
@@ -75,18 +79,25 @@ def _follow_300(page: Page, ui: UiServer, feed: Feed, sid: int) -> None:
     page.goto(ui.url(f"/sessions/{sid}"))
     expect(page.get_by_test_id("follow")).to_be_checked()
     expect(page.locator("[data-testid=row][data-seq='300']")).to_be_visible()
-    time.sleep(0.5)  # the websocket subscribes
+    subscribed(ui, sid)  # rows written before the page's subscription are not pushed to it
 
 
 def test_rows_pushed_out_of_view_render_no_row_again(page: Page, live: tuple[UiServer, Feed, int]) -> None:
     ui, feed, sid = live
     feed.write(200)
     page.add_init_script(COUNT_RENDERS)
-    page.goto(ui.url(f"/sessions/{sid}/messages/1"))  # at the first row: not following
+    # At the first row (not following); the findings and conversations the timeline asks for once
+    # its rows are shown come in, and render.
+    with (
+        page.expect_event("requestfinished", lambda r: r.url.endswith(f"/sessions/{sid}/findings")),
+        page.expect_event("requestfinished", lambda r: r.url.endswith(f"/sessions/{sid}/conversations")),
+    ):
+        page.goto(ui.url(f"/sessions/{sid}/messages/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
     expect(page.get_by_test_id("follow")).not_to_be_checked()
     expect(page.locator(".row.loading")).to_have_count(0)
-    time.sleep(0.5)  # the websocket subscribes; the findings and conversations come in
+    subscribed(ui, sid)  # rows written before the page's subscription are not pushed to it
+    page.evaluate(TWO_FRAMES)  # the answers' renders are done
     page.evaluate(TAG_ROWS)
     before = page.evaluate(ROWS)
     assert before and max(seq for seq, _, _ in before) < 150

@@ -25,17 +25,19 @@ from playwright.sync_api import Locator, Page, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.api.recordings import CLOCK, record_clock
+from tests.api.recordings import CLOCK
 from tests.e2e.conftest import shot
+from tests.sessions import load
 
 TIP = "differs only in clock-like parts: times, dates, ids, counters"
 
 
 @pytest.fixture(scope="module")
 def clock_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
-    """A UI server on a database of this module's own (replays write into it); session 1: the clock."""
+    """A UI server on a database of this module's own (replays write into it); session 1: the clock
+    (`record_clock`'s recording through the real shim, exported as tests/data/sessions/clock.jsonl)."""
     db: Path = tmp_path_factory.mktemp("e2e-volatile") / "clock.db"
-    assert record_clock(db) == 1
+    assert load(db, "clock") == 1
     server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
     yield server
     server.stop()
