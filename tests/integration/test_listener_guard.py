@@ -17,6 +17,7 @@ from websockets.sync.client import connect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.http_peers import scripted_http_server
+from tests.inproc_cli import run
 from tests.listeners import INITIALIZE, JSON_HEADERS, inspector_proxy, serve_http, wait_until
 
 
@@ -56,10 +57,7 @@ def test_allow_host_and_allow_origin_on_serve(db_path: Path) -> None:
 
 
 def test_a_bad_allow_origin_is_a_clear_error(db_path: Path) -> None:
-    argv = [sys.executable, "-m", "inspector", "serve", "--http", "127.0.0.1:0", "--db", str(db_path)]
-    cli = subprocess.run(
-        [*argv, "--allow-origin", "localhost:5173"], capture_output=True, text=True, timeout=60
-    )
+    cli = run("serve", "--http", "127.0.0.1:0", "--db", str(db_path), "--allow-origin", "localhost:5173")
     assert (
         cli.returncode == 2
         and "--allow-origin wants an origin" in cli.stderr

@@ -14,6 +14,7 @@ from inspector.demo.report import DemoReport
 from inspector.store import list_sessions, open_engine
 from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess
+from tests.inproc_cli import run
 from tests.shim_process import ended_count, ended_named, messages
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
@@ -127,11 +128,7 @@ async def test_record_mode_new_forwards_what_does_not_match(db_path: Path) -> No
 
 
 def test_bad_options_are_clear_errors(db_path: Path) -> None:
-    import subprocess
-
-    out = subprocess.run(_mock_argv(db_path, "nothing-here"), capture_output=True, text=True, timeout=60)
+    out = run("mock-server", "nothing-here", "--db", str(db_path))
     assert out.returncode == 2 and "not a session id" in out.stderr and "Traceback" not in out.stderr
-    out = subprocess.run(
-        _mock_argv(db_path, "x", "--record-mode", "new"), capture_output=True, text=True, timeout=60
-    )
+    out = run("mock-server", "x", "--db", str(db_path), "--record-mode", "new")
     assert out.returncode == 2 and "needs a real server" in out.stderr
