@@ -6,7 +6,7 @@ WARNING. Issue #15: before `call --auth` existed our client passed 0 of them.
 The counts per scenario are printed (pytest -s, or in the failure message).
 
 Each scenario is one run of the suite (its own server, our client's own token file and database);
-they run a few at a time, each of our client's two calls in the adapter's one process
+they run three at a time, each of our client's two calls in the adapter's one process
 (tests/conformance/inproc_client.py).
 """
 
@@ -21,7 +21,7 @@ import pytest
 from tests.conformance.suite import INPROC_ADAPTER, NODE, RELEASED, SUITE, run_scenario, scenarios
 
 # Scenarios at a time: each is a Node process, its server and our client, mostly waiting on each other.
-AT_ONCE = 4
+AT_ONCE = 3
 
 
 def _released() -> list[str]:
