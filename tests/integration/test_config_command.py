@@ -1,29 +1,24 @@
 """`mcp-inspect config`: show (every setting and its source: default, config file, environment,
 flag; a table in 80 columns and JSON), path, init (a commented 0600 template that loads, never
-overwritten without --force). Real CLI processes, a real config file."""
+overwritten without --force). The CLI in-process (tests/inproc_cli.py) with the environment a user's
+shell would give it, a real config file."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 from inspector.settings import load
+from tests.inproc_cli import Done, run
 
-CLI = [sys.executable, "-m", "inspector"]
 
-
-def _run(*args: str, config: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("MCP_INSPECTOR_") or k == "MCP_INSPECTOR_RUNTIME"
+def _run(*args: str, config: Path, env: dict[str, str] | None = None) -> Done:
+    unset: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("MCP_INSPECTOR_") and k != "MCP_INSPECTOR_RUNTIME"
     }
-    full = {**base, "MCP_INSPECTOR_CONFIG": str(config), "COLUMNS": "80", **(env or {})}
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=full)
+    return run(*args, env={**unset, "MCP_INSPECTOR_CONFIG": str(config), "COLUMNS": "80", **(env or {})})
 
 
 def test_path_and_init_write_a_private_commented_template_once(tmp_path: Path) -> None:
@@ -122,11 +117,7 @@ def test_show_without_a_file_and_with_a_bad_one(tmp_path: Path) -> None:
 
 
 def test_help_mentions_the_config_file() -> None:
-    top = subprocess.run(
-        [*CLI, "--help"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}
-    )
+    top = run("--help", env={"COLUMNS": "200"})
     assert "mcp-inspect config" in top.stdout and "mcp-inspect doctor" in top.stdout
-    wrap = subprocess.run(
-        [*CLI, "wrap", "--help"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}
-    )
+    wrap = run("wrap", "--help", env={"COLUMNS": "200"})
     assert "config file's `db`" in wrap.stdout

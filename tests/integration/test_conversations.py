@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from inspector.replay.diff import diff_sessions
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_messages
 from tests.http_peers import demo_http_server, inspector_proxy
+from tests.inproc_cli import run
 from tests.shim_process import ended_named
 
 MRTR_TOOLS = {
@@ -75,10 +75,7 @@ def test_one_client_run_is_one_session_grouped_by_its_identity(recorded: tuple[P
 def test_show_says_how_the_session_was_grouped(recorded: tuple[Path, httpx.Client]) -> None:
     db, _http = recorded
     (session,) = _sessions(db, "demo-auto")
-    shown = subprocess.run(
-        [sys.executable, "-m", "inspector", "show", str(session.id), "--db", str(db)],
-        capture_output=True, text=True, timeout=60, env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    shown = run("show", str(session.id), "--db", str(db), env={"COLUMNS": "80"})
     assert shown.returncode == 0, shown.stderr
     words = " ".join(shown.stdout.split())
     assert "grouped by client identity inspector-demo-driver 0.1.0, connection" in words

@@ -1,8 +1,8 @@
 """HAR session files (issue #16): export is HAR 1.2 that mitmproxy reads; HAR captured by mitmproxy imports.
 
-Real peers: the demo server over Streamable HTTP and legacy SSE behind `mcp-inspect proxy`, the
-mock client over HTTP, server-everything, mitmdump (mitmproxy, installed into bench/.venv-mitm on
-first use as the HTTP bench does). The HAR schema is the published one (npm `har-schema`, the
+Real peers: the demo server over Streamable HTTP and legacy SSE behind `mcp-inspect proxy` with the
+mock client over HTTP (recorded once, tests/data/sessions/demo-http-proxy.jsonl), server-everything,
+mitmdump (mitmproxy, installed into bench/.venv-mitm on first use as the HTTP bench does). The HAR schema is the published one (npm `har-schema`, the
 schema `har-validator` checks with), read from tests/peers.
 """
 
@@ -12,7 +12,6 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,20 +31,22 @@ from inspector.store import open_engine
 from inspector.store.queries import iter_rows, list_sessions
 from inspector.store.writer import SessionWriter
 from tests.har_schema import har_validator
-from tests.http_peers import demo_http_server, everything_http_server, free_port, inspector_proxy
+from tests.http_peers import everything_http_server, free_port, inspector_proxy
+from tests.inproc_cli import Done, run
+from tests.sessions import load
 
 pytestmark = pytest.mark.timeout(600)  # a module fixture of real servers; the CI machine is shared
 
-CLI = [sys.executable, "-m", "inspector"]
 ECHO = '{"name": "echo", "arguments": {"text": "hi"}}'
 
 
-def _run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*CLI, *args], capture_output=True, timeout=timeout)
+def _run(*args: str) -> Done:
+    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py)."""
+    return run(*args)
 
 
-def _ok(result: subprocess.CompletedProcess[bytes]) -> subprocess.CompletedProcess[bytes]:
-    assert result.returncode == 0, (result.stdout + result.stderr).decode(errors="replace")
+def _ok(result: Done) -> Done:
+    assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
@@ -79,14 +80,11 @@ def done():
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database with HTTP sessions (proxy Streamable HTTP, proxy legacy SSE, the mock client over
-    HTTP) and a stdio one."""
+    HTTP) and a stdio one. The HTTP ones are tests/data/sessions/demo-http-proxy.jsonl: `mcp-inspect
+    call tools/call` (echo) through `mcp-inspect proxy` in front of the demo server, once over
+    Streamable HTTP and once over legacy SSE, recorded by both and exported, imported here."""
     db = tmp_path_factory.mktemp("har") / "http.db"
-    for transport in ("streamable-http", "sse"):
-        with (
-            demo_http_server(transport) as url,
-            inspector_proxy(url, db, "--name", f"proxy {transport}") as (proxied, _proc),
-        ):
-            _ok(_run("call", "--db", str(db), "tools/call", "--params", ECHO, "--url", proxied))
+    load(db, "demo-http-proxy")
     # A session with no HTTP exchange (stdio lines), written through the recorder's own builder.
     engine = open_engine(db, create=False)
     session_id = create_session(engine, kind="stdio-wrap", target=["server"], name="stdio")
@@ -167,7 +165,7 @@ def test_har_export_refuses_a_stdio_session(recorded: Path, tmp_path: Path) -> N
         "export", str(stdio.id), "--db", str(recorded), "--format", "har", "-o", str(tmp_path / "x.har")
     )
     assert out.returncode != 0 and not (tmp_path / "x.har").exists()
-    assert "has no HTTP exchanges" in out.stderr.decode() and "Traceback" not in out.stderr.decode()
+    assert "has no HTTP exchanges" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_mitmproxy_reads_the_exported_har(recorded: Path, tmp_path: Path) -> None:
@@ -242,11 +240,11 @@ def test_import_refuses_a_file_that_is_neither(tmp_path: Path) -> None:
     bad = tmp_path / "bad.har"
     bad.write_text('{"log": {"entries": [{"request": {"method": "POST"}}]}}')
     out = _run("import", str(bad), "--db", str(tmp_path / "x.db"))
-    assert out.returncode != 0 and "entry 1: startedDateTime is missing" in out.stderr.decode()
+    assert out.returncode != 0 and "entry 1: startedDateTime is missing" in out.stderr
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")
     out = _run("import", str(other), "--db", str(tmp_path / "x.db"))
-    assert out.returncode != 0 and "nor a HAR file" in out.stderr.decode()
+    assert out.returncode != 0 and "nor a HAR file" in out.stderr
 
 
 # --- a HAR captured by mitmproxy -------------------------------------------------------------------
@@ -308,7 +306,7 @@ def test_har_captured_by_mitmproxy_imports_like_a_direct_recording(tmp_path: Pat
     har = json.loads(har_file.read_text())
     assert har["log"]["creator"]["name"] == "mitmproxy"
     done = _ok(_run("import", str(har_file), "--db", str(imported_db)))
-    assert done.stderr.decode().count("imported session #") == 1, done.stderr.decode()
+    assert done.stderr.count("imported session #") == 1, done.stderr
 
     (direct,) = _sessions(direct_db).values()
     (imported,) = _sessions(imported_db).values()

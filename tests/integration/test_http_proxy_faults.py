@@ -1,9 +1,13 @@
-"""`mcp-inspect proxy` at the HTTP level: faults, big bodies, invalid JSON, Origin, resumption, DELETE."""
+"""`mcp-inspect proxy` at the HTTP level: faults, big bodies, invalid JSON, Origin, resumption, DELETE.
+
+One scripted upstream (tests/peers/scripted_http_server.py, stateless but for its count of closed
+streams) serves the whole file; each test starts its own proxy, recording into its own store."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -35,6 +39,13 @@ def _wait_rows(db: Path, predicate, timeout: float = 20.0) -> list[Message]:  # 
         time.sleep(0.05)
 
 
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    """The scripted upstream's base URL."""
+    with scripted_http_server() as url:
+        yield url
+
+
 def test_upstream_not_listening_gives_502_and_is_recorded(db_path: Path) -> None:
     target = f"http://127.0.0.1:{free_port()}/mcp"
     with inspector_proxy(target, db_path) as (url, _proxy):
@@ -49,8 +60,8 @@ def test_upstream_not_listening_gives_502_and_is_recorded(db_path: Path) -> None
     assert [m.method for m in rows if m.kind == "request"] == ["ping"]
 
 
-def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path, base: str) -> None:
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         body = b'{"jsonrpc": "2.0", "id": 1, "method": '
         reply = httpx.post(url, content=body, headers=JSON_SSE)
         assert reply.status_code == 400 and reply.json()["error"]["code"] == -32700
@@ -65,9 +76,9 @@ def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path)
     assert paired.method == "tools/list" and paired.answers_seq is not None
 
 
-def test_ten_megabyte_response_streams_through_unchanged(db_path: Path) -> None:
+def test_ten_megabyte_response_streams_through_unchanged(db_path: Path, base: str) -> None:
     size = 10 * 1024 * 1024
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         request = b'{"jsonrpc":"2.0","id":9,"method":"tools/call"}'
         direct = httpx.post(f"{base}/big?bytes={size}", content=request, headers=JSON_SSE, timeout=60)
         proxied = httpx.post(
@@ -79,8 +90,8 @@ def test_ten_megabyte_response_streams_through_unchanged(db_path: Path) -> None:
     assert big.raw == direct.content and big.kind == "response" and big.answers_seq is not None
 
 
-def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path, base: str) -> None:
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         well_known = url.replace("/mcp", "/.well-known/oauth-authorization-server")
         reply = httpx.get(well_known, headers={"authorization": "Bearer s3cret-token", "cookie": "a=b"})
         assert reply.json()["issuer"] == "http://127.0.0.1"
@@ -95,10 +106,9 @@ def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path) -> None:
     assert any(m.http_status == 404 for m in rows)
 
 
-def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> None:
+def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path, base: str) -> None:
     lines = []
     with (
-        scripted_http_server() as base,
         inspector_proxy(f"{base}/abs-sse", db_path) as (url, _proxy),
         httpx.stream("GET", url) as r,
     ):
@@ -116,9 +126,9 @@ def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path) -> No
     assert endpoint.raw.startswith(b"event: endpoint") and endpoint.raw.endswith(b"\n\n")
 
 
-def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path) -> None:
+def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path, base: str) -> None:
     ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         evil = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://evil.example"})
         assert evil.status_code == 403 and "not allowed" in evil.text
         # Another port is another origin, loopback or not.
@@ -127,13 +137,13 @@ def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path) -
         own = "http://" + url.split("/")[2]
         assert httpx.post(url, content=ping, headers={**JSON_SSE, "origin": own}).status_code == 200
     allowed = ("--allow-origin", "http://localhost:5173")
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path, *allowed) as (url, _proxy):
+    with inspector_proxy(f"{base}/mcp", db_path, *allowed) as (url, _proxy):
         local = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://localhost:5173"})
         assert local.status_code == 200
 
 
-def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Path, base: str) -> None:
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         events = []
         with (
             pytest.raises(httpx.RemoteProtocolError),
@@ -148,8 +158,9 @@ def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Pa
     assert [m.sse_event_id for m in sse] == ["1", "2"]
 
 
-def test_client_leaving_mid_stream_closes_the_upstream_stream(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+def test_client_leaving_mid_stream_closes_the_upstream_stream(db_path: Path, base: str) -> None:
+    closed_before = httpx.get(f"{base}/stats").json()["disconnects"]  # by this file's earlier tests
+    with inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
         with httpx.stream("GET", url.replace("/mcp", "/slow-stream")) as r:
             for line in r.iter_lines():
                 if line.startswith("data:"):
@@ -157,7 +168,7 @@ def test_client_leaving_mid_stream_closes_the_upstream_stream(db_path: Path) -> 
         import time
 
         deadline = time.monotonic() + 20
-        while httpx.get(f"{base}/stats").json()["disconnects"] < 1:
+        while httpx.get(f"{base}/stats").json()["disconnects"] < closed_before + 1:
             assert time.monotonic() < deadline, "the upstream stream was never closed"
             time.sleep(0.05)
     _wait_rows(db_path, lambda rows: any("client disconnected" in str(m.meta) for m in rows))

@@ -23,6 +23,7 @@ import pytest
 
 from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
+from tests.inproc_cli import run
 
 CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}\n'
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
@@ -108,11 +109,5 @@ def test_watch_forwards_and_answers_with_single_keys(control: tuple[Interceptor,
 
 
 def test_watch_needs_a_terminal(control: tuple[Interceptor, ControlHandle]) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "inspector", "intercept", "watch"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run("intercept", "watch")  # in-process: stdin and stdout are no terminal
     assert out.returncode == 2 and "run it in a terminal" in out.stderr

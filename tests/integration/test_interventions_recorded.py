@@ -6,8 +6,6 @@ server's own behaviour (unchanged) and names the interventions in its report."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from inspector.store import open_engine
 from inspector.store.queries import iter_rows
 from tests.api.conftest import serve
 from tests.conftest import wrap_argv
+from tests.inproc_cli import run
 from tests.shim_process import only_session
 
 RULES = """
@@ -105,23 +104,7 @@ def test_views_replay_and_lint_of_a_real_faulted_session(tmp_path: Path, everyth
             f for f in findings["items"] if f["rule"] in ("unknown-response-id", "duplicate-request-id")
         ]
 
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "replay",
-            str(sid),
-            "--db",
-            str(db),
-            "--json",
-            "--",
-            *everything_cmd,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run("replay", str(sid), "--db", str(db), "--json", "--", *everything_cmd)
     assert out.returncode in (0, 1), out.stderr
     report = json.loads(out.stdout)
     changed = [

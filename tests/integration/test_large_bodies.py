@@ -9,7 +9,6 @@ import base64
 import hashlib
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from inspector.store.queries import delete_session, get_message, get_session, it
 from inspector.store.search import search_messages
 from tests.api.conftest import serve
 from tests.conftest import SCRIPTED, wrap_argv
+from tests.inproc_cli import run
 from tests.shim_process import ShimProcess, ended_count, ended_named, only_session
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
@@ -108,22 +108,8 @@ def test_a_wrapped_20_mb_answer_and_a_non_utf8_line_come_back_exact_everywhere(s
     mock.wait(60)
 
     # Replay against the same server finds the 20 MB answer unchanged.
-    out = subprocess.run(
-        [
-            *CLI,
-            "replay",
-            str(session.id),
-            "--db",
-            str(store),
-            "--json",
-            "--",
-            *SCRIPTED,
-            "--big-bytes",
-            str(BIG),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = run(
+        "replay", str(session.id), "--db", str(store), "--json", "--", *SCRIPTED, "--big-bytes", str(BIG)
     )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert all(e["status"] == "equal" for e in json.loads(out.stdout)["exchanges"])

@@ -2,81 +2,36 @@
 
 The SDK demo server (handshake era and 2026-07-28) and server-everything, over
 stdio through `wrap` and over Streamable HTTP through `proxy`, driven by the
-official SDK client. A finding here is a false positive of a rule.
+official SDK client, recorded once and checked in (tests/data/sessions/real-peers-sdk-client.jsonl).
+A finding here is a false positive of a rule. `mcp-inspect lint` runs in-process (tests/inproc_cli.py).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-import anyio
-import mcp
 import pytest
 
-from inspector.demo.driver import drive_demo
 from inspector.lint import check_rows, lint_session
 from inspector.lint.stored import lint_rows
 from inspector.store import iter_messages, list_sessions, open_engine
 from inspector.store.queries import iter_rows
-from tests.conftest import EVERYTHING_BIN
-from tests.everything_client import everything_session
-from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
+from tests.inproc_cli import Done, run
 from tests.lint_recordings import violations
-from tests.shim_process import ended_named
+from tests.sessions import load
 
 MODES = ("legacy", "auto")
 
 
-def _wrapped(db: Path, name: str, *server: str) -> mcp.StdioServerParameters:
-    argv = [
-        sys.executable,
-        "-m",
-        "inspector",
-        "wrap",
-        "--quiet",
-        "--db",
-        str(db),
-        "--name",
-        name,
-        "--",
-        *server,
-    ]
-    return mcp.StdioServerParameters(command=argv[0], args=argv[1:])
-
-
 @pytest.fixture(scope="module")
 def clean_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not EVERYTHING_BIN.exists():
-        pytest.fail("server-everything is not installed: run `make peers` (make test does it)")
+    """The recordings of tests/data/sessions/real-peers-sdk-client.jsonl, imported: the demo server and
+    server-everything driven by the official SDK client (`drive_demo`, `everything_session`) in
+    each mode of MODES, over stdio through `mcp-inspect wrap --quiet` and over Streamable HTTP
+    through `mcp-inspect proxy`, one session each, named `PEER-TRANSPORT-MODE` (recorded by this
+    file's former module fixture, written by `mcp-inspect export`)."""
     db = tmp_path_factory.mktemp("lint-clean") / "clean.db"
-
-    async def stdio() -> None:
-        with anyio.fail_after(180):
-            for mode in MODES:
-                await drive_demo(
-                    _wrapped(db, f"demo-stdio-{mode}", sys.executable, "-m", "inspector.demo"), mode=mode
-                )
-                await everything_session(
-                    _wrapped(db, f"everything-stdio-{mode}", str(EVERYTHING_BIN), "stdio"), "hi", mode
-                )
-
-    anyio.run(stdio)
-    for mode in MODES:  # each wrap is recorded (by a finishing process, when SIGTERM came first)
-        ended_named(db, f"demo-stdio-{mode}")
-        ended_named(db, f"everything-stdio-{mode}")
-    for mode in MODES:
-        with (
-            demo_http_server() as target,
-            inspector_proxy(target, db, "--name", f"demo-http-{mode}") as (url, _p),
-        ):
-            anyio.run(lambda u=url, m=mode: drive_demo(u, mode=m))
-        with (
-            everything_http_server("streamableHttp") as target,
-            inspector_proxy(target, db, "--name", f"everything-http-{mode}") as (url, _p),
-        ):
-            anyio.run(lambda u=url, m=mode: everything_session(u, "hi", m))
+    load(db, "real-peers-sdk-client")
     return db
 
 
@@ -116,9 +71,8 @@ def test_clean_recordings_have_no_findings(clean_db: Path, name: str) -> None:
     assert versions & {"2025-11-25", "2026-07-28"}
 
 
-def _lint(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "inspector", "lint", *args, "--db", str(db)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+def _lint(db: Path, *args: str) -> Done:
+    return run("lint", *args, "--db", str(db))
 
 
 def test_cli_exit_codes(clean_db: Path, tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ from websockets.sync.client import connect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.http_peers import scripted_http_server
+from tests.inproc_cli import run
 from tests.listeners import INITIALIZE, JSON_HEADERS, inspector_proxy, serve_http, wait_until
 
 
@@ -56,10 +59,7 @@ def test_allow_host_and_allow_origin_on_serve(db_path: Path) -> None:
 
 
 def test_a_bad_allow_origin_is_a_clear_error(db_path: Path) -> None:
-    argv = [sys.executable, "-m", "inspector", "serve", "--http", "127.0.0.1:0", "--db", str(db_path)]
-    cli = subprocess.run(
-        [*argv, "--allow-origin", "localhost:5173"], capture_output=True, text=True, timeout=60
-    )
+    cli = run("serve", "--http", "127.0.0.1:0", "--db", str(db_path), "--allow-origin", "localhost:5173")
     assert (
         cli.returncode == 2
         and "--allow-origin wants an origin" in cli.stderr
@@ -69,8 +69,11 @@ def test_a_bad_allow_origin_is_a_clear_error(db_path: Path) -> None:
 
 @pytest.mark.parametrize("listener", ["serve", "proxy"])
 def test_websockets_from_another_origin_or_host_are_refused(listener: str, db_path: Path) -> None:
-    with scripted_http_server() as base:
-        context = serve_http(db_path) if listener == "serve" else inspector_proxy(f"{base}/mcp", db_path)
+    with ExitStack() as stack:
+        if listener == "serve":  # (the upstream only for the proxy)
+            context: Any = serve_http(db_path)
+        else:
+            context = inspector_proxy(f"{stack.enter_context(scripted_http_server())}/mcp", db_path)
         with context as found:
             url = found if isinstance(found, str) else found[0]
             ws = url.replace("http://", "ws://")

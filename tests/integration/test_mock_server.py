@@ -1,7 +1,13 @@
-"""`mcp-inspect mock-server`: the official SDK client against a recording played back (stdio and HTTP)."""
+"""`mcp-inspect mock-server`: the official SDK client against a recording played back (stdio and HTTP).
+
+The demo is recorded through `wrap` once for the file (`recorded_demo`: the recording and what the
+SDK client saw), copied into each test's own store; where only the recording is needed, the
+checked-in demo session (tests/data/sessions/demo.jsonl, recorded so) is imported.
+"""
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -14,6 +20,8 @@ from inspector.demo.report import DemoReport
 from inspector.store import list_sessions, open_engine
 from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess
+from tests.inproc_cli import run
+from tests.sessions import load
 from tests.shim_process import ended_count, ended_named, messages
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
@@ -38,6 +46,20 @@ async def _record_demo(db: Path, name: str = "demo-cassette") -> DemoReport:
     return report
 
 
+@pytest.fixture(scope="module")
+def recorded_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, DemoReport]:
+    """The demo recorded through `wrap` as `demo-cassette`, and the report of the client that drove it."""
+    db = tmp_path_factory.mktemp("mock-demo") / "rec.db"
+    return db, anyio.run(_record_demo, db)
+
+
+def _copy_of(recorded: tuple[Path, DemoReport], db: Path) -> DemoReport:
+    """The recording into `db` (SQLite's backup: a consistent copy); the original client's report."""
+    with sqlite3.connect(recorded[0]) as source, sqlite3.connect(db) as target:
+        source.backup(target)
+    return recorded[1]
+
+
 def _same_behaviour(original: DemoReport, mocked: DemoReport) -> None:
     assert mocked.tool_results == original.tool_results
     assert mocked.resource_texts == original.resource_texts
@@ -52,8 +74,10 @@ def _same_behaviour(original: DemoReport, mocked: DemoReport) -> None:
 
 
 @pytest.mark.anyio
-async def test_sdk_client_gets_the_recorded_results_over_stdio(db_path: Path) -> None:
-    original = await _record_demo(db_path)
+async def test_sdk_client_gets_the_recorded_results_over_stdio(
+    db_path: Path, recorded_demo: tuple[Path, DemoReport]
+) -> None:
+    original = _copy_of(recorded_demo, db_path)
     with anyio.fail_after(90):
         mocked = await drive_demo(_params(_mock_argv(db_path, "demo-cassette")), mode="legacy")
     _same_behaviour(original, mocked)
@@ -68,8 +92,10 @@ async def test_sdk_client_gets_the_recorded_results_over_stdio(db_path: Path) ->
 
 
 @pytest.mark.anyio
-async def test_sdk_client_gets_the_recorded_results_over_http(db_path: Path) -> None:
-    original = await _record_demo(db_path)
+async def test_sdk_client_gets_the_recorded_results_over_http(
+    db_path: Path, recorded_demo: tuple[Path, DemoReport]
+) -> None:
+    original = _copy_of(recorded_demo, db_path)
     server = LineProcess(_mock_argv(db_path, "demo-cassette", "--http", "127.0.0.1:0"))
     try:
         url = server.wait_for(r"mock server at (\S+);").group(1)
@@ -82,7 +108,7 @@ async def test_sdk_client_gets_the_recorded_results_over_http(db_path: Path) -> 
 
 @pytest.mark.anyio
 async def test_unmatched_request_gets_the_documented_error(db_path: Path) -> None:
-    await _record_demo(db_path)
+    load(db_path, "demo", name="demo-cassette")
     with anyio.fail_after(60):
         async with mcp.Client(_params(_mock_argv(db_path, "demo-cassette")), mode="legacy") as client:
             with pytest.raises(mcp.MCPError) as caught:
@@ -116,7 +142,7 @@ async def test_record_mode_once_records_then_plays(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_record_mode_new_forwards_what_does_not_match(db_path: Path) -> None:
-    await _record_demo(db_path)
+    load(db_path, "demo", name="demo-cassette")
     argv = _mock_argv(db_path, "demo-cassette", "--record-mode", "new", "--forward-cmd", " ".join(DEMO))
     with anyio.fail_after(60):
         async with mcp.Client(_params(argv), mode="legacy") as client:
@@ -127,11 +153,7 @@ async def test_record_mode_new_forwards_what_does_not_match(db_path: Path) -> No
 
 
 def test_bad_options_are_clear_errors(db_path: Path) -> None:
-    import subprocess
-
-    out = subprocess.run(_mock_argv(db_path, "nothing-here"), capture_output=True, text=True, timeout=60)
+    out = run("mock-server", "nothing-here", "--db", str(db_path))
     assert out.returncode == 2 and "not a session id" in out.stderr and "Traceback" not in out.stderr
-    out = subprocess.run(
-        _mock_argv(db_path, "x", "--record-mode", "new"), capture_output=True, text=True, timeout=60
-    )
+    out = run("mock-server", "x", "--db", str(db_path), "--record-mode", "new")
     assert out.returncode == 2 and "needs a real server" in out.stderr

@@ -1,5 +1,7 @@
-"""The pytest plugin (inspector/share/pytest_plugin.py), run through pytester in subprocesses, exactly
-as a user's test suite would load it: the `pytest11` entry point of the installed package.
+"""The pytest plugin (inspector/share/pytest_plugin.py), run through pytester in this process (a new
+pytest session each time, `runpytest_inprocess`), as a user's test suite would load it: the
+`pytest11` entry point of the installed package. The peers it starts (the demo server, the
+plugin's `mcp-inspect mock-server`, the TypeScript client) are still processes of their own.
 
 Client side: an official Python SDK client (and the TypeScript SDK client) talk to `mcp_server`,
 which records the demo server once and plays it afterwards; each record mode does what its name
@@ -11,9 +13,13 @@ says; a client that skips a recorded call, or makes one the recording lacks, fai
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+import _pytest.pytester
+import mcp.client.stdio  # noqa: F401  (imported here, not first in a run: see _KeepLibraries)
 import pytest
+from _pytest.pytester import SysModulesSnapshot
 
 from tests.conftest import PEERS
 
@@ -74,6 +80,24 @@ def test_ts_client(mcp_server):
 RECORDING = Path("recordings/test_client/test_weather.mcp.jsonl")
 
 
+class _KeepLibraries(SysModulesSnapshot):
+    """Pytester's snapshot of `sys.modules`, restored after each in-process run, keeping the modules
+    that run imported but its test files (`test_*`, `conftest`): a library imported anew after its
+    half was dropped breaks (SQLAlchemy's compiled parts: "'InternalTraversal' object is not
+    callable"). Each inner run still imports its own test files afresh. A library that binds
+    `sys.stderr` at import (the SDK's `stdio_client(errlog=sys.stderr)`) is imported by this module
+    first: imported in a run, it would keep that run's captured stream, closed after it."""
+
+    def __init__(self, preserve: Callable[[str], bool] | None = None) -> None:
+        super().__init__(preserve=lambda name: not name.startswith(("test_", "conftest")))
+
+
+@pytest.fixture(autouse=True)
+def keep_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(autouse: in place before `pytester` takes its own snapshot.)"""
+    monkeypatch.setattr(_pytest.pytester, "SysModulesSnapshot", _KeepLibraries)
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(test_client=CLIENT_TEST)
@@ -83,13 +107,13 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 
 
 # This environment's heavy pytest plugins that have nothing to do with ours (schemathesis and
-# hypothesis: ~4 s of CPU at every start; the suite starts pytest ~20 times here). Ours still loads
-# through its entry point, as in a user's suite.
+# hypothesis: their set-up at every start of a session; the suite starts pytest ~20 times here).
+# Ours still loads through its entry point, as in a user's suite.
 UNRELATED = ("-p", "no:schemathesis", "-p", "no:hypothesispytest")
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *UNRELATED, "-q", *args, timeout=180)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", *UNRELATED, "-q", *args)
 
 
 def _requests(path: Path) -> list[str]:
@@ -178,9 +202,9 @@ def test_server_side_replay_and_ts_client(suite: pytest.Pytester) -> None:
 
 
 def test_plugin_is_registered(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(*UNRELATED, "--help")
+    result = pytester.runpytest_inprocess(*UNRELATED, "--help")
     result.stdout.fnmatch_lines(["*--mcp-record-mode*"])
-    markers = pytester.runpytest_subprocess(*UNRELATED, "--markers")
+    markers = pytester.runpytest_inprocess(*UNRELATED, "--markers")
     markers.stdout.fnmatch_lines(["*mcp_recording(path=None, server=None, url=None*"])
 
 

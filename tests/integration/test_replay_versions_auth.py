@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,9 +20,9 @@ import pytest
 
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
+from tests.inproc_cli import Done, run
 from tests.secrets_scan import secret_leaks
 
-CLI = [sys.executable, "-m", "inspector"]
 AUTH = ["--auth", "--auth-non-interactive"]
 
 
@@ -36,8 +35,9 @@ def server() -> Iterator[str]:
         process.stop()
 
 
-def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=90)
+def _run(env: dict[str, str], *args: str) -> Done:
+    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py) with `env` (the OAuth server is a process)."""
+    return run(*args, env=env)
 
 
 def _steps(db: Path, session: int) -> list[str]:

@@ -8,13 +8,13 @@ extension. A scenario naming a missing HTML file is refused at start, naming the
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
 import mcp
 import pytest
 
+from tests.inproc_cli import run
 from tests.integration.serve_helpers import serve_argv
 
 HTML = "<!doctype html><title>card</title><p id=card>A card view</p><script>1</script>\n"
@@ -66,13 +66,7 @@ def test_sdk_client_lists_and_reads_a_served_app_view(tmp_path: Path, mode: str)
 def test_missing_view_file_is_refused_at_start(tmp_path: Path) -> None:
     scenario = tmp_path / "apps.yaml"
     scenario.write_text(SCENARIO)
-    done = subprocess.run(
-        [*serve_argv(tmp_path / "serve.db", str(scenario))],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run("serve", "--db", str(tmp_path / "serve.db"), str(scenario))
     assert done.returncode != 0
     assert "card.html" in done.stderr and "ui://cards/card.html" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr

@@ -5,29 +5,23 @@ Both sides' recordings hold no token, code or secret."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.inproc_cli import Done, run
 from tests.integration.serve_helpers import serve_http
 from tests.secrets_scan import secret_leaks
 
-CLI = [sys.executable, "-m", "inspector"]
 
-
-def _call(db: Path, auth_file: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "call", "--db", str(db), "--url", url, *extra, "--auth", "--auth-non-interactive", "--timeout", "20",
-         "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}'],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MCP_INSPECTOR_AUTH_FILE": str(auth_file)},
-        timeout=90,
+def _call(db: Path, auth_file: Path, url: str, *extra: str) -> Done:
+    """Our client in-process (tests/inproc_cli.py); `serve --auth` is the process it talks to."""
+    return run(
+        "call", "--db", str(db), "--url", url, *extra, "--auth", "--auth-non-interactive", "--timeout", "20",
+        "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}',
+        env={"MCP_INSPECTOR_AUTH_FILE": str(auth_file)},
     )  # fmt: skip
 
 

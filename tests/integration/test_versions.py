@@ -12,7 +12,6 @@ What each really does (observed, and asserted here):
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,20 +20,19 @@ import pytest
 
 from inspector.store import get_session, open_engine
 from tests.http_peers import demo_http_server
+from tests.inproc_cli import Done, run
 
 KNOWN = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 HANDSHAKE = KNOWN[:4]
 UNKNOWN = "2099-01-01"
 DEMO = [sys.executable, "-m", "inspector.demo"]
+# The module fixtures start each peer once per revision (twelve starts): a loaded machine is slow.
+pytestmark = pytest.mark.timeout(600)
 
 
-def versions(db: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", "versions", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def versions(db: Path, *args: str) -> Done:
+    """`mcp-inspect versions` in-process (the peers it probes are still real processes)."""
+    return run("versions", "--db", str(db), *args)
 
 
 def matrix_of(db: Path, *args: str) -> dict[str, Any]:
@@ -128,23 +126,8 @@ def test_demo_item_counts_match_an_sdk_listing(
     demo_matrix: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     _db, m = demo_matrix
-    listed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "call",
-            "tools/list",
-            "--db",
-            str(tmp_path / "c.db"),
-            "--",
-            *DEMO,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    listed = run("call", "tools/list", "--db", str(tmp_path / "c.db"), "--", *DEMO)
+    assert listed.returncode == 0, listed.stderr
     tools = len(json.loads(listed.stdout)["tools"])
     items = row(m, "items", "tools/list")
     assert items["values"] == dict.fromkeys(m["revisions"], tools) and not items["differs"]
@@ -197,12 +180,9 @@ def test_table_output_highlights_differences(tmp_path: Path) -> None:
 
 def test_replay_of_a_recorded_session_under_each_revision(tmp_path: Path) -> None:
     db = tmp_path / "v.db"
-    call = subprocess.run(
-        [
-            sys.executable, "-m", "inspector", "call", "tools/call", "--db", str(db),
-            "--params", '{"name": "weather", "arguments": {"city": "Paris"}}', "--", *DEMO,
-        ],
-        capture_output=True, text=True, timeout=120,
+    call = run(
+        "call", "tools/call", "--db", str(db),
+        "--params", '{"name": "weather", "arguments": {"city": "Paris"}}', "--", *DEMO,
     )  # fmt: skip
     assert call.returncode == 0, call.stderr
     m = matrix_of(db, "--revisions", "2025-06-18,2026-07-28", "--replay", "last", "--", *DEMO)

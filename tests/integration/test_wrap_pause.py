@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,10 +25,10 @@ from inspector.recording_control import switch_session
 from inspector.replay.report import replay_verdict
 from inspector.store import iter_messages, open_engine
 from tests.conftest import PEERS, wrap_argv
+from tests.inproc_cli import Done, run
 from tests.shim_process import ShimProcess, ended_session
 
 ECHO = [sys.executable, str(PEERS / "line_echo_server.py")]
-CLI = [sys.executable, "-m", "inspector"]
 
 
 def _ask(shim: ShimProcess, rpc_id: int, text: str) -> None:
@@ -69,8 +68,9 @@ def _wait_pauses(db: Path, predicate: Any, timeout: float = 10.0) -> list[dict[s
     raise AssertionError(f"pauses never matched: {_pauses(db)}")
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60, env=env)
+def _cli(*args: str, env: dict[str, str] | None = None) -> Done:
+    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py): pause and resume signal the wrap process."""
+    return run(*args, env=env)
 
 
 def test_pause_and_resume_by_command_and_signal(db_path: Path) -> None:
