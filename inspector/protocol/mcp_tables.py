@@ -5,7 +5,7 @@ which direction.
 Why a snapshot: importing `mcp_types` builds every revision's pydantic models (0.5-2 s of a wrapped
 server's start-up on a loaded host, 37% of the recorder's imports), and the recorder needs only
 these constants (`protocol.versions`). `tests/unit/test_mcp_tables.py` checks the snapshot against
-the installed `mcp_types`, so a new `mcp-types` release that changes them fails the suite (it
+the installed `mcp_types` (`tests/unit/test_commands_import_what_they_use.py` the error code), so a new `mcp-types` release that changes them fails the suite (it
 prints the new table). Everything that validates shapes (lint, the mock peers) imports `mcp_types`
 itself, where it validates or builds a message: `mcp-inspect call` reaches the server through these
 constants alone.
