@@ -9,6 +9,7 @@ from rich.table import Table
 
 from bench.http_setups import HTTP_LABELS
 from bench.peer import LABELS
+from bench.startup import command_targets, print_commands
 
 LATENCY_RATIO_TARGET = 1.15  # wrapped/direct p50
 LATENCY_VS_SOCAT_TARGET = 1.10  # wrapped/socat p50: socat, a C relay, is the floor of one extra hop
@@ -53,6 +54,8 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
                 added["wrap"] <= STARTUP_ADDED_MS_TARGET,
             )
         )
+        if st.get("commands"):
+            targets.extend(_target(*t) for t in command_targets(st["commands"]))
     for key, where in LATENCY_RUNS:
         if key in errors:
             targets.append(_target(f"latency ({where})", "measured", "ERROR: " + errors[key][:60], False))
@@ -343,6 +346,8 @@ def _startup_table(console: Console, st: dict[str, Any]) -> None:
             f"{ex['median_ms']['wrap']:.0f} ms, {ratio} the server's own {ex['median_ms']['direct']:.0f} ms "
             f"(max {ex['max_ms']['wrap']:.0f} ms); sessions not recorded in full: {lost}"
         )
+    if st.get("commands"):
+        print_commands(console, st["commands"])
 
 
 def _flood_table(console: Console, title: str, run: dict[str, Any]) -> None:

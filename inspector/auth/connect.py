@@ -4,7 +4,8 @@
 connection they open runs inside `authorizer`, which owns the loopback
 callback listener and the OAuth clients for as long as the connection lives
 and hands out the factory `MockClient` / `open_connection` call with the
-session's tap.
+session's tap. The OAuth machinery (httpx, the callback listener on uvicorn) is imported by
+`authorizer`: checking the options of a command that runs without `--auth` does not load it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import anyio
-
-from inspector.auth.callback import callback_listener
-from inspector.auth.registration import ClientOptions
-from inspector.auth.runner import OAuth, OAuthSettings
-from inspector.capture import Tap
 from inspector.errors import InspectorError
+
+if TYPE_CHECKING:
+    from inspector.auth.runner import OAuth, OAuthSettings
+    from inspector.capture import Tap
 
 __all__ = ["DEFAULT_REVISION", "AuthRequest", "authorizer", "check_auth_options"]
 
@@ -38,6 +38,9 @@ class AuthRequest:
     wait: float = 300.0
 
     def settings(self) -> OAuthSettings:
+        from inspector.auth.registration import ClientOptions
+        from inspector.auth.runner import OAuthSettings
+
         options = ClientOptions(self.client_id, self.client_secret, self.client_metadata_url, self.scope)
         return OAuthSettings(options, non_interactive=self.non_interactive, wait=self.wait)
 
@@ -72,6 +75,11 @@ async def authorizer(
     request: AuthRequest, url: str, protocol_version: str
 ) -> AsyncIterator[Callable[[Tap], OAuth]]:
     """The factory of one connection's `httpx.Auth`; the listener and OAuth clients close on exit."""
+    import anyio
+
+    from inspector.auth.callback import callback_listener
+    from inspector.auth.runner import OAuth
+
     async with contextlib.AsyncExitStack() as stack:
         own = await stack.enter_async_context(anyio.create_task_group())
         listener = await stack.enter_async_context(callback_listener(own))

@@ -46,7 +46,6 @@ def run_call(opts: CallOptions) -> int:
     status, 2 when the server could not be reached or authorization failed."""
     import anyio
 
-    from inspector.auth.connect import authorizer
     from inspector.mock.client import ClientConfig, MockClient, Responder
 
     config = ClientConfig(
@@ -70,7 +69,9 @@ def run_call(opts: CallOptions) -> int:
         client = MockClient(engine, config, listener=log_progress if opts.progress else None)
         # The stack (the callback listener, OAuth's client) outlives the group cancelled below.
         async with contextlib.AsyncExitStack() as stack:
-            if opts.auth is not None:
+            if opts.auth is not None:  # OAuth (httpx, a callback listener) only for a URL with --auth
+                from inspector.auth.connect import authorizer
+
                 config.auth = await stack.enter_async_context(
                     authorizer(opts.auth, str(opts.target), opts.protocol_version)
                 )

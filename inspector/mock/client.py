@@ -27,13 +27,9 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
-import mcp_types
-from mcp_types.methods import CLIENT_REQUESTS
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from sqlalchemy import Engine
 
 from inspector import __version__
@@ -47,10 +43,14 @@ from inspector.mock.inflight import Requests
 from inspector.mock.listen import Listens
 from inspector.mock.responders import Responder, automatic_answer
 from inspector.mock.tracking import TASKS_EXTENSION, Activity, InFlight
-from inspector.protocol import id_key
+from inspector.protocol import id_key, mcp_tables
 from inspector.protocol.client_answers import check_request, valid_roots
+from inspector.protocol.mcp_tables import CLIENT_REQUESTS, MODERN_PROTOCOL_VERSIONS
 from inspector.store import StoreWriter
 from inspector.transports.connect import Connection, StdioConnection, open_connection
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["ClientConfig", "InboxItem", "MockClient", "Responder"]
 
@@ -261,11 +261,11 @@ class MockClient:
         """Add the 2026-07-28 per-request `_meta` (protocol version, client info, capabilities)."""
         out = dict(params or {})
         meta = dict(out.get("_meta") or {})
-        meta.setdefault(mcp_types.PROTOCOL_VERSION_META_KEY, self.config.protocol_version)
-        meta.setdefault(mcp_types.CLIENT_INFO_META_KEY, self.config.client_info)
-        meta.setdefault(mcp_types.CLIENT_CAPABILITIES_META_KEY, self._capabilities())
+        meta.setdefault(mcp_tables.PROTOCOL_VERSION_META_KEY, self.config.protocol_version)
+        meta.setdefault(mcp_tables.CLIENT_INFO_META_KEY, self.config.client_info)
+        meta.setdefault(mcp_tables.CLIENT_CAPABILITIES_META_KEY, self._capabilities())
         if self.activity.log_level is not None:  # 2026-07-28: log delivery is opted in to per request
-            meta.setdefault(mcp_types.LOG_LEVEL_META_KEY, self.activity.log_level)
+            meta.setdefault(mcp_tables.LOG_LEVEL_META_KEY, self.activity.log_level)
         out["_meta"] = meta
         return out
 

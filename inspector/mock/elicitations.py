@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_types import URL_ELICITATION_REQUIRED
-
 from inspector.protocol.client_answers import openable_url
+from inspector.protocol.mcp_tables import URL_ELICITATION_REQUIRED
 
 __all__ = ["UrlElicitation", "UrlElicitations"]
 

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import mcp_types
 from anyio.abc import TaskGroup
-from pydantic import BaseModel
 
 from inspector.endpoint import Endpoint
 from inspector.errors import ConnectionClosed, RequestCancelled, ResponseTimeout
 from inspector.mock.tracking import Activity, InFlight
 from inspector.protocol import id_key
 from inspector.transports.connect import Connection, StreamableHttpConnection
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["UNCANCELLABLE", "Requests", "wire"]
 
@@ -130,6 +131,8 @@ class Requests:
             assert isinstance(self.conn, StreamableHttpConnection)
             await self.conn.abort(key, reason)
         else:
+            import mcp_types  # its models load where a message is built from them, not with the client
+
             params = mcp_types.CancelledNotificationParams(request_id=item.rpc_id, reason=reason or None)
             await self.endpoint.notify("notifications/cancelled", wire(params))
         await self.emit("cancelled", item.to_json(time.time()))

@@ -19,9 +19,10 @@ request carried a level also gets the log messages at or above it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types
+if TYPE_CHECKING:
+    import mcp_types
 
 __all__ = [
     "ACKNOWLEDGED",
@@ -59,6 +60,8 @@ def _wire(model: mcp_types.SubscriptionFilter) -> dict[str, Any]:
 
 def build_filter(uris: list[str], list_changed: dict[str, bool]) -> dict[str, Any]:
     """The wire `SubscriptionFilter` for these resource URIs and list-changed kinds (unset ones left out)."""
+    import mcp_types  # its models load where a filter is built or validated, not with the module
+
     model = mcp_types.SubscriptionFilter(
         tools_list_changed=list_changed.get("tools") or None,
         prompts_list_changed=list_changed.get("prompts") or None,
@@ -74,6 +77,8 @@ def honored_filter(requested: Any, capabilities: dict[str, Any]) -> dict[str, An
     A list-changed kind is honored when the server declared `listChanged` for it, resource
     subscriptions when it declared `resources.subscribe`; unknown (extension) keys are not.
     """
+    import mcp_types
+
     try:
         wanted = mcp_types.SubscriptionFilter.model_validate(requested)
     except ValueError as exc:

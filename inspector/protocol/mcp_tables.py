@@ -1,12 +1,14 @@
 """A snapshot of what `inspector.protocol` needs from `mcp-types` (2.3.0): the revisions, the `_meta`
-keys of the stateless era and which methods each revision allows in which direction.
+keys of the stateless era, the URL-elicitation error code and which methods each revision allows in
+which direction.
 
 Why a snapshot: importing `mcp_types` builds every revision's pydantic models (0.5-2 s of a wrapped
 server's start-up on a loaded host, 37% of the recorder's imports), and the recorder needs only
 these constants (`protocol.versions`). `tests/unit/test_mcp_tables.py` checks the snapshot against
-the installed `mcp_types`, so a new `mcp-types` release that changes them fails the suite (it
+the installed `mcp_types` (`tests/unit/test_commands_import_what_they_use.py` the error code), so a new `mcp-types` release that changes them fails the suite (it
 prints the new table). Everything that validates shapes (lint, the mock peers) imports `mcp_types`
-itself.
+itself, where it validates or builds a message: `mcp-inspect call` reaches the server through these
+constants alone.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "SERVER_INFO_META_KEY",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",
+    "URL_ELICITATION_REQUIRED",
 ]
 
 KNOWN_PROTOCOL_VERSIONS: tuple[str, ...] = (
@@ -41,6 +44,7 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
+URL_ELICITATION_REQUIRED = -32042  # the error that asks the client for URL-mode elicitations
 
 
 def _pairs(by_method: dict[str, tuple[str, ...]]) -> frozenset[tuple[str, str]]:

@@ -4,7 +4,8 @@ A `Finding` names the rule it comes from (`sampling.stop-reason`,
 `roots.file-uri`, ...), its level (`error` for a MUST of the spec,
 `warning` for a SHOULD) and a readable sentence. `schema_findings` checks a
 value against a JSON Schema (Draft 2020-12) with the formats elicitation
-forms may use (`email`, `uri`, `date`, `date-time`) actually checked.
+forms may use (`email`, `uri`, `date`, `date-time`) actually checked. jsonschema is imported by the
+first check, not with this module: a client that is never asked for a form does not load it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any, cast
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import SchemaError
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
 
 __all__ = ["ERROR", "WARNING", "Finding", "blocks", "schema_error", "schema_findings", "split_uri"]
 
@@ -57,7 +59,6 @@ def split_uri(value: Any) -> tuple[str, str | None, str] | None:
     return match.group(1).lower(), match.group(2), match.group(3)
 
 
-_FORMATS = FormatChecker(["date"])  # jsonschema's own: YYYY-MM-DD, a real date
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
@@ -79,16 +80,25 @@ def _date_time(value: object) -> bool:
     return True
 
 
-# Registered by call, not as decorators: jsonschema ships no type information (its `checks` is untyped).
-_FORMATS.checks("email")(_email)
-_FORMATS.checks("uri")(_uri)
-_FORMATS.checks("date-time", raises=ValueError)(_date_time)
+@cache
+def _formats() -> FormatChecker:
+    from jsonschema import FormatChecker
+
+    formats = FormatChecker(["date"])  # jsonschema's own: YYYY-MM-DD, a real date
+    # Registered by call, not as decorators: jsonschema ships no type information (its `checks` is untyped).
+    formats.checks("email")(_email)
+    formats.checks("uri")(_uri)
+    formats.checks("date-time", raises=ValueError)(_date_time)
+    return formats
 
 
 def schema_error(schema: Any) -> str | None:
     """Why `schema` is not a valid JSON Schema (None when it is, or when there is none)."""
     if not isinstance(schema, dict):
         return None
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -100,7 +110,9 @@ def schema_findings(value: Any, schema: Any, level: str, rule: str, label: str) 
     """`value` against a valid `schema`, one finding per error, each text `{label}/{path}: {message}`."""
     if not isinstance(schema, dict) or schema_error(schema) is not None:
         return []
-    validator = Draft202012Validator(schema, format_checker=_FORMATS)
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema, format_checker=_formats())
     errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     return [
         Finding(level, rule, f"{'/'.join([label, *map(str, e.absolute_path)])}: {e.message}") for e in errors

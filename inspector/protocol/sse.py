@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from httpx_sse._decoders import SSEDecoder
-
 __all__ = ["SSEEvent", "SSEFramer", "stored_body"]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -98,6 +96,10 @@ def _text(value: str) -> str:
 
 
 def _parse(raw: bytes, *, complete: bool) -> SSEEvent:
+    # Imported here, not at load: the package imports httpx (and httpx its command line: click,
+    # pygments), which a reader of stdio rows never needs (`store.models` imports this module).
+    from httpx_sse._decoders import SSEDecoder
+
     decoder = SSEDecoder()
     lines = _TEXT_LINE_END.split(raw.decode("utf-8", errors="surrogateescape"))
     # A complete event ends with two line ends: drop the empty piece after the last one.

@@ -15,7 +15,8 @@ session's `Tap`, exactly as the recording transports do:
 ending in `/sse` is legacy HTTP+SSE, any other URL is Streamable HTTP.
 HTTP connections use the process's outbound settings (`outbound.active()`:
 CA bundle, client certificate, `--insecure`, connection cap) and the forward
-proxy the environment names for the URL (`outbound.proxy_for`).
+proxy the environment names for the URL (`outbound.proxy_for`). Their methods import httpx
+themselves: a command that only speaks stdio (`call -- SERVER`) does not load it.
 """
 
 from __future__ import annotations
@@ -23,20 +24,19 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urljoin
 
 import anyio
-import httpx
 import orjson
 from anyio.abc import Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp_types import PROTOCOL_VERSION_META_KEY
 
 from inspector.capture import Tap
 from inspector.capture.redact import header_pairs
 from inspector.errors import ConnectionClosed, SpawnError
 from inspector.protocol import Kind, LineFramer, classify
+from inspector.protocol.mcp_tables import PROTOCOL_VERSION_META_KEY
 from inspector.protocol.routing_headers import (
     METHOD,
     NAME,
@@ -48,6 +48,9 @@ from inspector.protocol.routing_headers import (
 from inspector.protocol.sse import SSEEvent, SSEFramer
 from inspector.transports.http_record import HttpExchange
 from inspector.transports.outbound import active, proxy_for
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "Connection",
@@ -194,6 +197,8 @@ class _HttpBase:
         headers: dict[str, str] | None,
         auth: httpx.Auth | None = None,
     ) -> None:
+        import httpx
+
         self.url = url
         self.tap = tap
         self._tg = tg
@@ -218,6 +223,8 @@ class _HttpBase:
         await self._inbox.put.send(data)
 
     def _exchange(self, method: str, url: str) -> HttpExchange:
+        import httpx
+
         path = httpx.URL(url)
         return HttpExchange(self.tap, -next(self._numbers), method, path.path, path.query.decode("latin-1"))
 
@@ -227,6 +234,8 @@ class _HttpBase:
 
     async def _get_events(self, headers: list[tuple[bytes, bytes]]) -> tuple[httpx.Response, HttpExchange]:
         """Open a GET event stream, recording the exchange and its response head."""
+        import httpx
+
         ex = self._exchange("GET", self.url)
         ex.request(b"", headers)
         try:
@@ -241,6 +250,8 @@ class _HttpBase:
         return response, ex
 
     async def _read_events(self, response: httpx.Response, ex: HttpExchange) -> None:
+        import httpx
+
         framer = SSEFramer()
         try:
             async for chunk in response.aiter_raw():
@@ -296,6 +307,8 @@ class StreamableHttpConnection(_HttpBase):
         return headers
 
     async def send(self, raw: bytes) -> None:
+        import httpx
+
         headers = self._headers(raw)
         ex = self._exchange("POST", self.url)
         ex.request(raw, headers)
@@ -382,6 +395,8 @@ class StreamableHttpConnection(_HttpBase):
         self.protocol_version = version
 
     async def _open_get_stream(self) -> None:
+        import httpx
+
         headers = [(k, v) for k, v in self._headers() if k != b"content-type"]
         headers = [(b"accept", b"text/event-stream") if k == b"accept" else (k, v) for k, v in headers]
         try:
@@ -394,6 +409,8 @@ class StreamableHttpConnection(_HttpBase):
         await self._read_events(response, ex)
 
     async def aclose(self) -> int | None:
+        import httpx
+
         if self.session_id:
             headers = [(k, v) for k, v in self._headers() if k not in (b"content-type",)]
             ex = self._exchange("DELETE", self.url)
@@ -423,6 +440,8 @@ class LegacySseConnection(_HttpBase):
         self._endpoint_known = anyio.Event()
 
     async def start(self) -> None:
+        import httpx
+
         try:
             response, ex = await self._get_events([(b"accept", b"text/event-stream"), *self._extra])
         except httpx.HTTPError as exc:
@@ -441,6 +460,8 @@ class LegacySseConnection(_HttpBase):
         await super()._on_event(event, ex)
 
     async def send(self, raw: bytes) -> None:
+        import httpx
+
         assert self.endpoint is not None
         headers = [(b"content-type", b"application/json"), *self._extra]
         ex = self._exchange("POST", self.endpoint)
