@@ -23,7 +23,7 @@ from inspector.store import SessionWriter, open_engine
 from inspector.store.models import LintFinding
 from inspector.store.pages import ROW_FIELDS, MessageFilter, count_messages, message_page, message_rows
 from inspector.store.queries import iter_rows
-from tests.api.conftest import Api, new_store, serve
+from tests.api.conftest import Api, in_process, new_store
 from tests.api.recordings import generate_session
 
 BIG = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"%s"}]}}\n' % (
@@ -98,7 +98,7 @@ def pages_db(
 
 @pytest.fixture(scope="module")
 def pages_api(pages_db: Any) -> Iterator[Api]:
-    yield from serve(pages_db)
+    yield from in_process(pages_db)
     engine = _ENGINES.pop(str(pages_db), None)
     if engine is not None:
         engine.dispose()

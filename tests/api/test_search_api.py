@@ -8,17 +8,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import delete_session
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d"}}\n'
 RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d %s"}]}}\n'
-_served = contextmanager(serve)
+_served = contextmanager(in_process)
 LARGE = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"filler text " * 1000 + b'kumquat"}}\n'
 
 
@@ -152,8 +150,8 @@ def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothi
 def test_the_search_route_is_guarded(blank_store: Any) -> None:
     search_session(blank_store, "alpha", 3, rare_at=1)
     with _served(blank_store) as api:
-        url = f"{api.server.base_url}/api/search"
-        with httpx.Client(timeout=30) as plain:
+        url = f"{api.base_url}/api/search"
+        with api.bare() as plain:
             assert plain.get(url, params={"q": "zanzibar"}).status_code == 401
             foreign = plain.get(
                 url,

@@ -7,8 +7,9 @@ from typing import Any
 
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine, search_messages
-from tests.api.conftest import Api, serve
-from tests.api.recordings import generate_session, record_demo
+from tests.api.conftest import Api, in_process
+from tests.api.recordings import generate_session
+from tests.sessions import load
 
 
 def test_list_shows_the_demo_session_with_its_facts(demo_api: Api) -> None:
@@ -45,7 +46,7 @@ def test_filters_and_pagination(blank_store: Any) -> None:
     create_session(
         engine, kind="http-proxy", target="http://x/mcp", name="live one"
     )  # this process: recording
-    for api in serve(db):
+    for api in in_process(db):
 
         def names(api: Api = api, **q: object) -> list[str]:
             return [s["name"] for s in api.json("/api/sessions", **q)["items"]]  # type: ignore[index]
@@ -67,7 +68,7 @@ def test_filters_and_pagination(blank_store: Any) -> None:
 def test_rename_and_label_then_delete(blank_store: Any) -> None:
     db = blank_store
     sid = generate_session(db, 10, name="before")
-    for api in serve(db):
+    for api in in_process(db):
         patched = api.http.patch(
             f"/api/sessions/{sid}", json={"name": "after", "labels": ["ci", " flaky ", ""]}
         )
@@ -90,10 +91,10 @@ def test_deleting_the_newest_session_leaves_no_stale_search_hits(tmp_path: Path)
     # Row ids freed at the end of the table are reused by SQLite; the search index must forget them.
     db = tmp_path / "fts.db"
     generate_session(db, 20, name="kept")
-    record_demo(db, name="doomed")
+    load(db, "demo", name="doomed")
     engine = open_engine(db)
     assert search_messages(engine, "Lisbon")  # indexes the demo's rows
-    for api in serve(db):
+    for api in in_process(db):
         assert api.http.delete("/api/sessions/2").status_code == 204
     newer = generate_session(db, 200, name="newer")
     assert search_messages(engine, "Lisbon") == []
