@@ -26,6 +26,7 @@ from typing import Any
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -117,13 +118,14 @@ class InProcess:
         return f"{self.base_url}{path}#token={self.token}"
 
 
-class _Shared(httpx.BaseTransport):
-    """Another client's transport, left open when this client closes."""
+class _Shared(httpx2.BaseTransport):
+    """Another client's transport, left open when this client closes (Starlette's TestClient is an
+    httpx2 client, httpx's successor: the same API)."""
 
-    def __init__(self, transport: httpx.BaseTransport) -> None:
+    def __init__(self, transport: httpx2.BaseTransport) -> None:
         self.transport = transport
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         return self.transport.handle_request(request)
 
 
@@ -163,7 +165,7 @@ class Api:
     """An authorised blocking httpx client (`http`) of the API on the store `db`: in-process
     (`in_process`, `server` an `InProcess`) or over a real `UiServer` (`serve`, `server` it)."""
 
-    def __init__(self, server: UiServer | InProcess, db: Any, http: httpx.Client | None = None) -> None:
+    def __init__(self, server: UiServer | InProcess, db: Any, http: Any = None) -> None:
         self.server = server
         self.db = db
         self.token = server.token
@@ -180,10 +182,10 @@ class Api:
         assert response.status_code == 200, response.text
         return response.json()
 
-    def bare(self) -> httpx.Client:
+    def bare(self) -> Any:
         """A client of the same API without the token (close it)."""
         if isinstance(self.http, TestClient):
-            return httpx.Client(base_url=self.base_url, transport=_Shared(self.http._transport))
+            return httpx2.Client(base_url=self.base_url, transport=_Shared(self.http._transport))
         return httpx.Client(base_url=self.base_url, timeout=30)
 
     def live(self, token: str | None = None) -> Any:

@@ -12,7 +12,7 @@ from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import delete_session
-from tests.api.conftest import Api, in_process
+from tests.api.conftest import BOTH_BACKENDS, Api, in_process
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d"}}\n'
 RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d %s"}]}}\n'
@@ -53,6 +53,7 @@ def _all(api: Api, **params: Any) -> list[dict[str, Any]]:
             return hits
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> None:
     first = search_session(blank_store, "alpha", 150, rare_at=7, large=True)
     second = search_session(blank_store, "bravo", 100, rare_at=99)
@@ -95,6 +96,7 @@ def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> Non
         assert "kumquat" in big["hits"][0]["snippet"]
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: str) -> None:
     sid = search_session(blank_store, "alpha", 5)
     with _served(blank_store) as api:
@@ -116,6 +118,7 @@ def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: s
             assert api.get("/api/search", q=odd).status_code == 200, odd
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothing(
     blank_store: Any, store_backend: str
 ) -> None:

@@ -1,4 +1,4 @@
-"""Session routes over real HTTP: list, filters, pagination, detail, rename/labels, delete."""
+"""Session routes (the API in-process): list, filters, pagination, detail, rename/labels, delete."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine, search_messages
-from tests.api.conftest import Api, in_process
+from tests.api.conftest import BOTH_BACKENDS, Api, in_process
 from tests.api.recordings import generate_session
 from tests.sessions import load
 
@@ -38,6 +38,7 @@ def test_unknown_session_is_a_404_with_a_message(demo_api: Api) -> None:
     assert bad.status_code == 404 and "not a session id" in bad.json()["detail"]
 
 
+@BOTH_BACKENDS  # the store's list query (filters, order, pages)
 def test_filters_and_pagination(blank_store: Any) -> None:
     db = blank_store
     for i in range(5):
