@@ -59,7 +59,7 @@ from inspector.store import open_engine
 from tests.api.recordings import generate_session, http_session
 from tests.sessions import load
 
-MAX_EXAMPLES = 60
+MAX_EXAMPLES = 25
 NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
 REFUSED_URL = "http://127.0.0.1:9/mcp"  # loopback, nothing listening (the discard port)
 DEMO = [sys.executable, "-m", "inspector.demo"]
