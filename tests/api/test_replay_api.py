@@ -32,7 +32,7 @@ VARIANT_CHANGES = {"tools/list", "tools/call name=weather", "tools/call name=fai
 
 @pytest.fixture(scope="module")
 def replay_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """A UI server on a database of this module's own (replays write into it); session 1 is the demo."""
+    """The API (in-process) on a database of this module's own (replays write into it); session 1 is the demo."""
     db = tmp_path_factory.mktemp("replay") / "replay.db"
     load(db, "demo", name="demo")
     yield from in_process(db)

@@ -24,7 +24,7 @@ from tests.api.recordings import CLOCK, record_clock
 
 @pytest.fixture(scope="module")
 def clock_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """A UI server on a database of this module's own; session 1: greet Ada, now, now."""
+    """The API (in-process) on a database of this module's own; session 1: greet Ada, now, now."""
     db = tmp_path_factory.mktemp("volatile") / "clock.db"
     assert record_clock(db) == 1
     yield from in_process(db)

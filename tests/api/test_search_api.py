@@ -1,4 +1,4 @@
-"""`GET /api/search` over real HTTP on both stores: all sessions or one, pages, no result, bad syntax,
+"""`GET /api/search` (the API in-process) on both stores: all sessions or one, pages, no result, bad syntax,
 a word only in a large (compressed) body, rows arriving after a search, deleted sessions, guard."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Session files over the API (issue #16): download in each format, upload to import, the diff report.
 
-A real UI server on 127.0.0.1 and real HTTP; the sessions are written by the recorder's own builder
+The API in-process (tests/api/conftest.py); the sessions are written by the recorder's own builder
 (`tests/api/recordings.py`). The new routes answer only with the token and this server's Host and
 Origin, like every /api route.
 """

@@ -1,4 +1,4 @@
-"""The versions routes over real HTTP: a run against the demo server as a job, its matrix (also from
+"""The versions routes (the API in-process): a run against the demo server as a job, its matrix (also from
 the store, for a past run), the list of runs, and the spawn-security rules of the replay route."""
 
 from __future__ import annotations
