@@ -1,25 +1,48 @@
-"""Fixtures for the API tests: recorded databases and a real UI server on 127.0.0.1 (real HTTP).
+"""Fixtures for the API tests: recorded databases and the API on them, in-process by default.
 
-The databases come in both backends (`store_backend`: an SQLite file, and a fresh database in the
-pytest process's throwaway PostgreSQL cluster, tests/postgres.py), so every test using them runs
-on each: the same API answers for the same recordings. A database is then a path or a URL.
+The API in-process (`in_process`): the ASGI app of `create_app` (the one `UiServer` serves, its
+listener guard and token included) run by Starlette's `TestClient` (httpx over the app, on one
+anyio portal thread, its lifespan run: the live feed's poller, the mock clients, the serve
+processes), so a test pays no socket, no uvicorn and no thread per request. `Api.http` is a
+blocking httpx client either way; `Api.bare()` one without the token (the guard tests);
+`Api.live()` the `/api/live` websocket (over the portal in-process, a real socket on a server).
+`serve` keeps the real `UiServer` on 127.0.0.1 for what needs the socket (the live feed against
+other processes, a listener's bind): tests elsewhere import it.
+
+Databases are SQLite by default. `store_backend` is `sqlite` unless a test or module asks for
+both (`BOTH_BACKENDS`: `pytest.mark.parametrize("store_backend", BACKENDS, indirect=True)`),
+which the tests whose point is the store do (queries, pages, search, the live tail on
+PostgreSQL's NOTIFY, concurrency); a database is then a path or a URL of a fresh database in
+the pytest process's throwaway PostgreSQL cluster (tests/postgres.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
+import httpx2
 import pytest
+from starlette.testclient import TestClient
 
 from inspector.api import UiServer
+from inspector.api.app import create_app
+from inspector.api.security import new_token
+from inspector.guard import allowed_hosts
 from inspector.store import open_engine
-from tests.api.recordings import generate_session, http_session, record_demo
+from tests.api.recordings import generate_session, http_session
+from tests.sessions import load
 
 BACKENDS = ["sqlite", "postgresql"]
+# On a test or a module (`pytestmark`): run it on each backend.
+BOTH_BACKENDS = pytest.mark.parametrize("store_backend", BACKENDS, indirect=True)
+# The port an in-process API says it listens on (nothing is bound: the guard checks Host against it).
+IN_PROCESS_PORT = 47813
 
 
 def new_store(request: pytest.FixtureRequest, backend: str, path: Path) -> Any:
@@ -34,21 +57,19 @@ def new_store(request: pytest.FixtureRequest, backend: str, path: Path) -> Any:
     return path
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
+@pytest.fixture(scope="session")
 def store_backend(request: pytest.FixtureRequest) -> str:
-    """Which store the API fixtures' databases live in."""
-    return str(request.param)
+    """Which store the API fixtures' databases live in: SQLite, unless parametrized (`BOTH_BACKENDS`)."""
+    return str(getattr(request, "param", "sqlite"))
 
 
 @pytest.fixture(scope="session")
 def read_only_dbs() -> dict[tuple[str, str], Any]:
     """`demo_db` and `mixed_db` by (name, backend), each made once a pytest process.
 
-    `store_backend` is a session fixture with params: pytest tears it down, with the fixtures that
-    depend on it, whenever the next test has the other backend. A serial run groups a whole run's
-    tests by backend, so that happened once; under xdist a worker runs file by file, each file its
-    sqlite tests then its postgresql ones, which recorded both databases again for every file. They
-    are read-only for tests, so the second time is the first one's database."""
+    `store_backend` is a session fixture that may be parametrized: pytest tears it down, with the
+    fixtures that depend on it, whenever the next test has the other backend (under xdist, file by
+    file). They are read-only for tests, so the second time is the first one's database."""
     return {}
 
 
@@ -59,10 +80,11 @@ def demo_db(
     tmp_path_factory: pytest.TempPathFactory,
     read_only_dbs: dict[tuple[str, str], Any],
 ) -> Any:
-    """A database with the demo session recorded through the real shim (read-only for tests)."""
+    """A database with the demo session (recorded through the real shim, checked in as
+    tests/data/sessions/demo.jsonl, imported: `tests.sessions.load`), read-only for tests."""
     if ("demo", store_backend) not in read_only_dbs:
         db = new_store(request, store_backend, tmp_path_factory.mktemp("demo") / "demo.db")
-        record_demo(db)
+        load(db, "demo", name="demo")
         read_only_dbs["demo", store_backend] = db
     return read_only_dbs["demo", store_backend]
 
@@ -84,16 +106,73 @@ def mixed_db(
     return read_only_dbs["mixed", store_backend]
 
 
-class Api:
-    """A running UI server and an authorised httpx client for it."""
+@dataclass(frozen=True)
+class InProcess:
+    """What an in-process API says of its listener (nothing is bound): `server` of its `Api`."""
 
-    def __init__(self, server: UiServer, db: Path) -> None:
+    base_url: str
+    port: int
+    token: str
+
+    def url(self, path: str = "/") -> str:
+        return f"{self.base_url}{path}#token={self.token}"
+
+
+class _Shared(httpx2.BaseTransport):
+    """Another client's transport, left open when this client closes (Starlette's TestClient is an
+    httpx2 client, httpx's successor: the same API)."""
+
+    def __init__(self, transport: httpx2.BaseTransport) -> None:
+        self.transport = transport
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        return self.transport.handle_request(request)
+
+
+class LiveSocket:
+    """The `/api/live` websocket of an in-process API, as tests use a `websockets` connection:
+    `send(text)`, `recv(timeout=...)` (TimeoutError when nothing came in time), `close()`."""
+
+    def __init__(self, client: TestClient, url: str) -> None:
+        self._cm = client.websocket_connect(url)
+        self._session = self._cm.__enter__()
+
+    def send(self, text: str) -> None:
+        self._session.send_text(text)
+
+    def recv(self, timeout: float | None = None) -> str:
+        async def within() -> Any:
+            with anyio.fail_after(timeout):
+                return await self._session._send_rx.receive()
+
+        message = self._session.portal.call(within)
+        if message["type"] == "websocket.close":
+            raise ConnectionError(f"the live feed closed: {message.get('code')} {message.get('reason', '')}")
+        return str(message.get("text") or message.get("bytes", b"").decode())
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._cm.__exit__(None, None, None)
+
+    def __enter__(self) -> LiveSocket:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class Api:
+    """An authorised blocking httpx client (`http`) of the API on the store `db`: in-process
+    (`in_process`, `server` an `InProcess`) or over a real `UiServer` (`serve`, `server` it)."""
+
+    def __init__(self, server: UiServer | InProcess, db: Any, http: Any = None) -> None:
         self.server = server
         self.db = db
         self.token = server.token
-        self.http = httpx.Client(
-            base_url=server.base_url, headers={"authorization": f"Bearer {server.token}"}, timeout=30
-        )
+        self.base_url = server.base_url
+        self.port = server.port
+        auth = {"authorization": f"Bearer {server.token}"}
+        self.http = http or httpx.Client(base_url=server.base_url, headers=auth, timeout=30)
 
     def get(self, path: str, **params: object) -> httpx.Response:
         return self.http.get(path, params=params)  # type: ignore[arg-type]
@@ -103,8 +182,27 @@ class Api:
         assert response.status_code == 200, response.text
         return response.json()
 
+    def bare(self) -> Any:
+        """A client of the same API without the token (close it)."""
+        if isinstance(self.http, TestClient):
+            return httpx2.Client(base_url=self.base_url, transport=_Shared(self.http._transport))
+        return httpx.Client(base_url=self.base_url, timeout=30)
 
-def serve(db: Path) -> Iterator[Api]:
+    def live(self, token: str | None = None) -> Any:
+        """The live feed's websocket (with this API's token unless `token` is given); close it."""
+        url = (
+            self.base_url.replace("http://", "ws://")
+            + f"/api/live?token={self.token if token is None else token}"
+        )
+        if isinstance(self.http, TestClient):
+            return LiveSocket(self.http, url)
+        from websockets.sync.client import connect
+
+        return connect(url, open_timeout=10)
+
+
+def serve(db: Any) -> Iterator[Api]:
+    """A real `UiServer` on 127.0.0.1 (port 0) on `db`, and its client."""
     server = UiServer(open_engine(db), port=0, live_interval=0.05).start()
     api = Api(server, db)
     try:
@@ -114,14 +212,36 @@ def serve(db: Path) -> Iterator[Api]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def demo_api(demo_db: Path) -> Iterator[Api]:
-    yield from serve(demo_db)
+def in_process(db: Any) -> Iterator[Api]:
+    """The API on `db` in this process: the app `UiServer` would serve (guard, token, lifespan),
+    driven by Starlette's TestClient on one portal thread; no socket."""
+    token = new_token()
+    base_url = f"http://127.0.0.1:{IN_PROCESS_PORT}"
+    engine = open_engine(db)
+    app = create_app(
+        engine, token=token, hosts=allowed_hosts("127.0.0.1", IN_PROCESS_PORT), live_interval=0.05
+    )
+    client = TestClient(
+        app,
+        base_url=base_url,
+        raise_server_exceptions=False,  # a 500, as a real server answers
+        headers={"authorization": f"Bearer {token}"},
+        follow_redirects=False,
+        client=("127.0.0.1", 50000),
+    )
+    with client:
+        yield Api(InProcess(base_url, IN_PROCESS_PORT, token), db, client)
+    engine.dispose()
 
 
 @pytest.fixture(scope="module")
-def mixed_api(mixed_db: Path) -> Iterator[Api]:
-    yield from serve(mixed_db)
+def demo_api(demo_db: Any) -> Iterator[Api]:
+    yield from in_process(demo_db)
+
+
+@pytest.fixture(scope="module")
+def mixed_api(mixed_db: Any) -> Iterator[Api]:
+    yield from in_process(mixed_db)
 
 
 @pytest.fixture
@@ -132,8 +252,14 @@ def blank_store(request: pytest.FixtureRequest, store_backend: str, tmp_path: Pa
 
 @pytest.fixture
 def fresh_api(request: pytest.FixtureRequest, store_backend: str, tmp_path: Path) -> Iterator[Api]:
-    """A server on an empty database of this test's own."""
-    yield from serve(new_store(request, store_backend, tmp_path / "fresh.db"))
+    """The API on an empty database of this test's own."""
+    yield from in_process(new_store(request, store_backend, tmp_path / "fresh.db"))
+
+
+@pytest.fixture
+def served_api(request: pytest.FixtureRequest, store_backend: str, tmp_path: Path) -> Iterator[Api]:
+    """A real `UiServer` on an empty database of this test's own (the socket is the point)."""
+    yield from serve(new_store(request, store_backend, tmp_path / "served.db"))
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 
@@ -34,7 +34,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     root = tmp_path_factory.mktemp("auth-api")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MCP_INSPECTOR_AUTH_FILE", str(root / "auth.json"))
-        yield from serve(root / "auth.db")
+        yield from in_process(root / "auth.db")
 
 
 def _run(api: Api, url: str, revision: str) -> dict[str, Any]:
@@ -45,8 +45,9 @@ def _run(api: Api, url: str, revision: str) -> dict[str, Any]:
     if flow["state"] == "waiting-browser":
         redirect = httpx.get(flow["authorization_url"]).headers["location"]
         assert redirect.startswith(flow["redirect_uri"] + "?")
-        assert httpx.get(redirect).status_code == 200
-        assert httpx.get(redirect).status_code == 400  # single use
+        with api.bare() as browser:  # the redirect comes back to the UI (in-process)
+            assert browser.get(redirect).status_code == 200
+            assert browser.get(redirect).status_code == 400  # single use
         deadline = time.monotonic() + 20
         while flow["state"] not in ("done", "failed") and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -110,12 +111,13 @@ def test_bad_input_is_a_clear_4xx(api: Api, path: str, body: Any, status: int) -
 
 
 def test_callback_without_a_pending_state_changes_nothing(api: Api) -> None:
-    for query in ("", "?code=x", "?state=guess&code=x", "?state=&error=access_denied"):
-        response = httpx.get(f"{api.server.base_url}/oauth/callback{query}")
-        assert response.status_code == 400 and "No authorization is waiting" in response.text
-        assert response.headers["cache-control"] == "no-store"
-    assert api.http.get("/api/auth/pending").json() == {"items": []}
-    assert httpx.get(f"{api.server.base_url}/api/auth/pending").status_code == 401  # no token
+    with api.bare() as browser:
+        for query in ("", "?code=x", "?state=guess&code=x", "?state=&error=access_denied"):
+            response = browser.get(f"/oauth/callback{query}")
+            assert response.status_code == 400 and "No authorization is waiting" in response.text
+            assert response.headers["cache-control"] == "no-store"
+        assert api.http.get("/api/auth/pending").json() == {"items": []}
+        assert browser.get("/api/auth/pending").status_code == 401  # no token
 
 
 def test_many_flows_share_the_database_connection(api: Api) -> None:

@@ -1,4 +1,4 @@
-"""The mock client API against the real demo server (stdio and Streamable HTTP), over real HTTP.
+"""The mock client API against the real demo server (stdio and Streamable HTTP), the API in-process.
 
 Each test drives a whole workflow: connect, list and call tools, answer the
 server's sampling / elicitation requests by hand through the inbox (the call
@@ -15,11 +15,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 import pytest
 
 from inspector.store import get_session, iter_messages, open_engine
-from tests.api.conftest import Api
+from tests.api.conftest import Api, in_process
 from tests.api.test_live import _next, _ws
 from tests.http_peers import demo_http_server
 
@@ -253,14 +252,10 @@ def test_an_unanswered_inbox_item_times_out_live(fresh_api: Api) -> None:
 
 
 def test_shutdown_closes_clients_and_ends_their_sessions(tmp_path: Any) -> None:
-    from inspector.api import UiServer
-
     db = tmp_path / "shutdown.db"
-    server = UiServer(open_engine(db), port=0).start()
-    with httpx.Client(base_url=server.base_url, headers={"authorization": f"Bearer {server.token}"}) as http:
-        created = http.post("/api/clients", json={"target": {"command": DEMO}, "timeout": 30})
+    for api in in_process(db):  # the app's lifespan ends when the loop does
+        created = api.http.post("/api/clients", json={"target": {"command": DEMO}, "timeout": 30})
         assert created.status_code == 201, created.text
-    server.stop()
     session = get_session(open_engine(db), created.json()["session_id"])
     assert session.status == "ended", session
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import orjson
+import pytest
 
 from inspector.store import iter_messages, open_engine
 from tests.api.conftest import Api
@@ -184,45 +185,51 @@ def test_everything_over_stdio(fresh_api: Api, everything_cmd: list[str]) -> Non
     assert any(c["params"].get("task") == {"ttl": 60_000} for c in call_as_task)
 
 
-def test_demo_over_streamable_http(fresh_api: Api) -> None:
-    api = fresh_api
+@pytest.fixture(scope="module")
+def demo_url() -> Iterator[str]:
+    """One demo server over Streamable HTTP for this module's tests (each connects its own MCP session)."""
     with demo_http_server() as url:
-        created = _connect(api, {"url": url}, "2025-11-25")
-        cid, sid = created["id"], created["session_id"]
-        features = _activity(api, cid)["features"]
-        assert features["subscribe"] and features["completions"] and not features["tasks"]
-        refused = api.http.post(f"/api/clients/{cid}/tasks", json={"name": "echo"})
-        assert refused.status_code == 409 and "tasks.requests.tools.call" in refused.json()["detail"]
+        yield url
 
-        no_listen = api.http.put(f"/api/clients/{cid}/listen", json={"tools": True})
-        assert no_listen.status_code == 409 and "come without asking" in no_listen.json()["detail"]
-        uri = "demo://notes/shopping"
-        _ok(api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": uri}))
-        edited = _request(
-            api, cid, "tools/call", {"name": "edit_note", "arguments": {"name": "shopping", "text": "tea"}}
-        )
-        assert "subscribers notified" in edited["result"]["content"][0]["text"]
-        _until(
-            api,
-            cid,
-            lambda a: [s for s in a["subscriptions"] if s["uri"] == uri and s["updates"] == 1],
-            "update",
-        )
 
-        ref = {"type": "ref/resource", "uri": "demo://notes/{name}"}
-        notes = _ok(
-            api.http.post(f"/api/clients/{cid}/complete", json={"ref": ref, "name": "name", "value": "sh"})
-        )
-        assert notes["result"]["completion"]["values"] == ["shopping"]
+def test_demo_over_streamable_http(fresh_api: Api, demo_url: str) -> None:
+    api = fresh_api
+    created = _connect(api, {"url": demo_url}, "2025-11-25")
+    cid, sid = created["id"], created["session_id"]
+    features = _activity(api, cid)["features"]
+    assert features["subscribe"] and features["completions"] and not features["tasks"]
+    refused = api.http.post(f"/api/clients/{cid}/tasks", json={"name": "echo"})
+    assert refused.status_code == 409 and "tasks.requests.tools.call" in refused.json()["detail"]
 
-        assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "debug"}))["level"] == "debug"
-        _request(api, cid, "tools/call", {"name": "count_slowly", "arguments": {"n": 2}})
-        logs = _until(api, cid, lambda a: [e for e in a["logs"] if e["data"] == "tick 2"], "a debug log")
-        assert logs[0]["level"] == "debug" and logs[0]["logger"] == "demo"
+    no_listen = api.http.put(f"/api/clients/{cid}/listen", json={"tools": True})
+    assert no_listen.status_code == 409 and "come without asking" in no_listen.json()["detail"]
+    uri = "demo://notes/shopping"
+    _ok(api.http.post(f"/api/clients/{cid}/subscriptions", json={"uri": uri}))
+    edited = _request(
+        api, cid, "tools/call", {"name": "edit_note", "arguments": {"name": "shopping", "text": "tea"}}
+    )
+    assert "subscribers notified" in edited["result"]["content"][0]["text"]
+    _until(
+        api,
+        cid,
+        lambda a: [s for s in a["subscriptions"] if s["uri"] == uri and s["updates"] == 1],
+        "update",
+    )
 
-        cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
-        assert cancelled["cancel_via"] == "notification"
-        assert _ok(api.http.post(f"/api/clients/{cid}/ping"))["latency_ms"] > 0
+    ref = {"type": "ref/resource", "uri": "demo://notes/{name}"}
+    notes = _ok(
+        api.http.post(f"/api/clients/{cid}/complete", json={"ref": ref, "name": "name", "value": "sh"})
+    )
+    assert notes["result"]["completion"]["values"] == ["shopping"]
+
+    assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "debug"}))["level"] == "debug"
+    _request(api, cid, "tools/call", {"name": "count_slowly", "arguments": {"n": 2}})
+    logs = _until(api, cid, lambda a: [e for e in a["logs"] if e["data"] == "tick 2"], "a debug log")
+    assert logs[0]["level"] == "debug" and logs[0]["logger"] == "demo"
+
+    cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
+    assert cancelled["cancel_via"] == "notification"
+    assert _ok(api.http.post(f"/api/clients/{cid}/ping"))["latency_ms"] > 0
 
     expect_sent = (
         "resources/subscribe",
@@ -347,18 +354,17 @@ def test_2026_over_stdio_subscribes_through_listen(fresh_api: Api) -> None:
     assert [c["params"]["requestId"] for c in cancels] == [r["id"] for r in _listen_requests(api, sid)]
 
 
-def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api) -> None:
+def test_2026_over_http_cancels_by_closing_the_stream(fresh_api: Api, demo_url: str) -> None:
     api = fresh_api
-    with demo_http_server() as url:
-        created = _connect(api, {"url": url}, "2026-07-28")
-        cid, sid = created["id"], created["session_id"]
-        _subscribe_through_listen(api, cid, sid)
-        rows = _rows_until(api, sid, lambda rows: len(_closed_by_client(rows)) >= 5, "5 closed streams")
-        assert len(_closed_by_client(rows)) == 5
-        # No logging/setLevel at 2026-07-28: the level goes in each request's _meta.
-        assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "info"}))["via"] == "_meta"
-        cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
-        assert cancelled["cancel_via"] == "stream-closed"
+    created = _connect(api, {"url": demo_url}, "2026-07-28")
+    cid, sid = created["id"], created["session_id"]
+    _subscribe_through_listen(api, cid, sid)
+    rows = _rows_until(api, sid, lambda rows: len(_closed_by_client(rows)) >= 5, "5 closed streams")
+    assert len(_closed_by_client(rows)) == 5
+    # No logging/setLevel at 2026-07-28: the level goes in each request's _meta.
+    assert _ok(api.http.put(f"/api/clients/{cid}/log-level", json={"level": "info"}))["via"] == "_meta"
+    cancelled = _cancel_a_long_call(api, cid, "count_slowly", {"n": 1000, "delay_s": 0.05})
+    assert cancelled["cancel_via"] == "stream-closed"
     rows = _rows_until(api, sid, lambda rows: len(_closed_by_client(rows)) >= 6, "the 6th closed stream")
     assert "notifications/cancelled" not in [m.method for m in rows]
     closes = _closed_by_client(rows)

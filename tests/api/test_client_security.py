@@ -1,5 +1,5 @@
 """Connecting a mock client spawns a process the caller chooses (CVE-2025-49596 in the official
-Inspector): it needs the token AND this server's Host and Origin. Real HTTP requests.
+Inspector): it needs the token AND this server's Host and Origin. The API in-process (the guard's real-socket test is test_security.py).
 
 The command writes a marker file when it runs, so a refused request that still spawned it
 would be seen; the same command sent properly does run, so the check can fail.
@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from inspector.store import list_sessions, open_engine
 from tests.api.conftest import Api
@@ -28,7 +26,7 @@ def _mock_sessions(api: Api) -> int:
 
 
 def test_connect_needs_the_token_and_our_host_and_origin(fresh_api: Api, tmp_path: Path) -> None:
-    port = fresh_api.server.port
+    port = fresh_api.port
     refused_marker = tmp_path / "refused-ran"
     bearer = {"authorization": f"Bearer {fresh_api.token}"}
     cookie = {"cookie": f"mcp_inspector_token_{port}={fresh_api.token}"}
@@ -42,7 +40,7 @@ def test_connect_needs_the_token_and_our_host_and_origin(fresh_api: Api, tmp_pat
         (bearer | {"origin": "null"}, {}, (403,), "Origin"),
         (bearer | {"host": f"rebound.example:{port}"}, {}, (403,), "Host"),  # DNS rebinding
     ]
-    with httpx.Client(base_url=fresh_api.server.base_url, timeout=30) as bare:
+    with fresh_api.bare() as bare:
         for headers, params, statuses, word in attempts:
             response = bare.post("/api/clients", json=_body(refused_marker), headers=headers, params=params)
             assert response.status_code in statuses, (headers, response.status_code, response.text)
@@ -53,7 +51,7 @@ def test_connect_needs_the_token_and_our_host_and_origin(fresh_api: Api, tmp_pat
 
     # Properly sent, the same command does run (it is no MCP server, so the handshake fails: 502).
     allowed_marker = tmp_path / "allowed-ran"
-    same_origin = bearer | {"origin": fresh_api.server.base_url}
+    same_origin = bearer | {"origin": fresh_api.base_url}
     started = fresh_api.http.post("/api/clients", json=_body(allowed_marker), headers=same_origin)
     assert started.status_code == 502, started.text
     assert allowed_marker.read_text() == "spawned"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench.scale_lint import generate_session
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 
 CHANGES = frozenset({30, 31, 77, 400, 401, 402, 650})
 
@@ -21,7 +21,7 @@ def pages_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     db: Path = tmp_path_factory.mktemp("pages") / "pages.db"
     generate_session(db, 3000, name="a")  # 1
     generate_session(db, 3000, name="b", changes=CHANGES)  # 2
-    yield from serve(db)
+    yield from in_process(db)
 
 
 def _all_pages(api: Api, **query: object) -> list[dict[str, Any]]:

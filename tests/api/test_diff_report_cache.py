@@ -12,7 +12,7 @@ from inspector.api.diff_pages import DiffReports
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, get_session, open_engine
-from tests.api.conftest import serve
+from tests.api.conftest import in_process
 
 _CALL = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"n":%d}}}\n'
 _RESULT = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}\n'
@@ -20,7 +20,7 @@ _RESULT = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":
 
 def _computed(api: Any) -> int:
     """The diffs the server's report cache ran so far (none before its first `/api/diff`)."""
-    app = api.server.server.config.app
+    app = api.http.app  # the in-process client's app
     while not hasattr(app, "state"):  # the middleware around the API's app
         app = app.app
     reports = getattr(app.state, "diff_reports", None)
@@ -41,7 +41,7 @@ def _pages(api: Any, **query: object) -> list[dict[str, Any]]:
 def test_pages_after_the_first_cost_no_second_diff(blank_store: Any) -> None:
     generate_session(blank_store, 1500, name="a")
     generate_session(blank_store, 1500, name="b", changes=frozenset({30, 70}))
-    for api in serve(blank_store):
+    for api in in_process(blank_store):
         before = _computed(api)
         pages = _pages(api, a=1, b=2, equal="true", limit=100)
         assert len(pages) > 5 and _computed(api) == before + 1
@@ -81,7 +81,7 @@ def test_a_session_that_changed_is_diffed_again(blank_store: Any) -> None:
         writer.on_batch(rows, builder.facts.snapshot())
 
     calls(1, 20)
-    for api in serve(blank_store):
+    for api in in_process(blank_store):
         before = _computed(api)
         first: Any = api.json("/api/diff", a=1, b=sid)
         api.json("/api/diff", a=1, b=sid)

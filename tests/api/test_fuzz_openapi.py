@@ -2,9 +2,11 @@
 
 Every operation of the document the app serves (`openapi_document()`, the file the UI's types
 come from) gets generated requests, valid and invalid (schemathesis's positive and negative
-modes, its coverage phase of boundary values, then Hypothesis fuzzing), sent over loopback to a
-real `UiServer` with the token, on a database with real recordings: the demo session through
-the real `wrap` shim, a generated stdio session and an HTTP proxy session. One mock client is
+modes, its coverage phase of boundary values, then Hypothesis fuzzing), sent in-process to the
+app a `UiServer` serves (`create_app`: the listener guard and the token included, its lifespan
+run; schemathesis's ASGI client, no socket), on a database with real recordings: the demo session
+recorded through the real `wrap` shim (tests/data/sessions/demo.jsonl, imported), a generated
+stdio session and an HTTP proxy session. One mock client is
 connected (through the API) to the demo server, and the routes under `/api/clients/{client_id}`
 are sent its id, so they reach a live peer instead of stopping at a 404. Checks: no 5xx
 (`assert_not_our_error`: only the routes that relay to a peer may answer 502 or 504, HTTP's
@@ -12,7 +14,7 @@ gateway codes, with a reason, when the peer is gone or did not answer in time), 
 types and bodies conform to the document (undocumented 4xx codes are not counted against it).
 
 Runs are bounded and repeatable: a fixed seed, derandomized Hypothesis, no example database,
-`MAX_EXAMPLES` per operation in the fuzzing phase (about 70 s in all on two cores).
+`MAX_EXAMPLES` per operation in the fuzzing phase.
 
 Nothing the fuzzer sends may start a process or reach a host it picks. The operations that
 would are still fuzzed, with the part that chooses what runs replaced by a harmless fixed value
@@ -37,20 +39,27 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
-import requests
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.python import asgi
+from schemathesis.python.asgi import ASGIClient
 
+from inspector.api.app import create_app
 from inspector.api.openapi_export import openapi_document
+from inspector.api.security import new_token
 from inspector.control.server import start_control
+from inspector.guard import allowed_hosts
 from inspector.intercept import Interceptor, Rule, RuleSet
-from tests.api.conftest import Api, serve
-from tests.api.recordings import generate_session, http_session, record_demo
+from inspector.store import open_engine
+from tests.api.recordings import generate_session, http_session
+from tests.sessions import load
 
-MAX_EXAMPLES = 60
+MAX_EXAMPLES = 25
 NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
 REFUSED_URL = "http://127.0.0.1:9/mcp"  # loopback, nothing listening (the discard port)
 DEMO = [sys.executable, "-m", "inspector.demo"]
@@ -72,45 +81,62 @@ CONFIG = schemathesis.Config.from_dict(
 SCHEMA = schemathesis.openapi.from_dict(orjson.loads(openapi_document()), config=CONFIG)
 
 
-class Target:
-    """The running server, its recorded sessions and the connected mock client."""
+PORT = 47814  # the port the app believes it listens on (nothing is bound: the guard checks Host)
+BASE_URL = f"http://127.0.0.1:{PORT}"
 
-    def __init__(self, api: Api, sessions: list[int], client_id: str) -> None:
-        self.api = api
-        self.sessions = sessions
-        self.client_id = client_id
-        self.http = requests.Session()  # one keep-alive connection for every example
+
+class Target:
+    """The app in-process, its database, its recorded sessions and the connected mock client."""
+
+    def __init__(self, app: Any, client: ASGIClient, db: Path, token: str) -> None:
+        self.app = app
+        self.http = client  # schemathesis's ASGI client (a requests session on the app, lifespan started)
+        self.db = db
+        self.token = token
+        self.sessions: list[int] = []
+        self.client_id = ""
 
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     root = tmp_path_factory.mktemp("fuzz")
     db = root / "fuzz.db"
-    record_demo(db)
-    generate_session(db, 300, name="generated")
-    http_session(db)
+    sessions = [load(db, "demo", name="demo"), generate_session(db, 300, name="generated"), http_session(db)]
+    assert sessions == [1, 2, 3]
+    token = new_token()
+    engine = open_engine(db)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MCP_INSPECTOR_RUNTIME", str(root / "runtime"))
-        for api in serve(db):
-            created = api.http.post(
-                "/api/clients", json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 60}
-            )
-            assert created.status_code == 201, created.text
-            # An intercepting process's control channel (in this process) recording session 1, so the
-            # /api/intercept routes reach a live one instead of stopping at a 404.
-            pause = Rule.model_validate(
-                {"name": "hold", "match": {"method": ["tools/call"]}, "action": "pause"}
-            )
-            control = start_control(
-                Interceptor(RuleSet(rules=[pause]), breakpoints=True),
-                kind="wrap",
-                target="fuzz",
-                sessions=lambda: [1],
-            )
-            try:
-                yield Target(api, [1, 2, 3], created.json()["id"])
-            finally:
-                control.close()
+        app = create_app(engine, token=token, hosts=allowed_hosts("127.0.0.1", PORT))
+        try:
+            with asgi.get_client(app) as client:  # starts the app's lifespan (the feed, the clients)
+                target = Target(app, client, db, token)
+                created = client.post(
+                    f"{BASE_URL}/api/clients",
+                    json={"target": {"command": DEMO}, "name": "fuzz", "timeout": 60},
+                    headers={"authorization": f"Bearer {token}"},
+                    timeout=90,
+                )
+                assert created.status_code == 201, created.text
+                target.sessions, target.client_id = sessions, created.json()["id"]
+                # An intercepting process's control channel (in this process) recording session 1, so
+                # the /api/intercept routes reach a live one instead of stopping at a 404.
+                pause = Rule.model_validate(
+                    {"name": "hold", "match": {"method": ["tools/call"]}, "action": "pause"}
+                )
+                control = start_control(
+                    Interceptor(RuleSet(rules=[pause]), breakpoints=True),
+                    kind="wrap",
+                    target="fuzz",
+                    sessions=lambda: [1],
+                )
+                try:
+                    yield target
+                finally:
+                    control.close()
+        finally:
+            asgi.shutdown_lifespans()  # the app's lifespan ends here (its clients closed), not at exit
+            engine.dispose()
 
 
 def harmless(case: schemathesis.Case, target: Target) -> None:
@@ -133,7 +159,7 @@ def harmless(case: schemathesis.Case, target: Target) -> None:
         op == "DELETE /api/sessions/{session_id}"
         and case.path_parameters.get("session_id") in target.sessions
     ):
-        case.path_parameters["session_id"] = generate_session(target.api.db, 3, name="to delete")
+        case.path_parameters["session_id"] = generate_session(target.db, 3, name="to delete")
     if body is not None:
         if isinstance(body.get("wait"), int | float):
             body["wait"] = min(body["wait"], 0.05)
@@ -153,9 +179,8 @@ def harmless(case: schemathesis.Case, target: Target) -> None:
 )
 def test_no_input_gives_a_server_error(case: schemathesis.Case, target: Target) -> None:
     harmless(case, target)
-    api = target.api
-    auth = {"authorization": f"Bearer {api.token}"}
-    response = case.call(base_url=api.server.base_url, session=target.http, headers=auth, timeout=30)
+    auth = {"authorization": f"Bearer {target.token}"}
+    response = case.call(base_url=BASE_URL, session=target.http, headers=auth, timeout=30, app=target.app)
     assert_not_our_error(case, response)
     case.validate_response(response, headers=auth)
 

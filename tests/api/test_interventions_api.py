@@ -14,7 +14,7 @@ import pytest
 from inspector.store import open_engine
 from inspector.store.interventions import server_side
 from inspector.store.pages import MessageFilter, count_messages
-from tests.api.conftest import Api, new_store, serve
+from tests.api.conftest import Api, in_process, new_store
 from tests.api.recordings import generate_session
 from tests.intervened import FACTS, INTERVENED, record_lines
 
@@ -29,7 +29,7 @@ def iv_api(
     record_lines(db, [(d, raw, None) for d, raw, _ in INTERVENED], name="unmarked", intercept=None)  # 3
     server = [(d, raw, None) for d, raw, meta in INTERVENED if server_side(d, meta)]
     record_lines(db, server, name="as the server lived it", intercept=None)  # 4: a replay of session 2
-    yield from serve(db)
+    yield from in_process(db)
 
 
 def _seqs(api: Api, sid: int, **q: object) -> list[int]:
@@ -120,7 +120,7 @@ def test_odd_intervention_numbers_are_no_500(blank_store: Any) -> None:
         ("c2s", b'{"jsonrpc":"2.0","id":3,"method":"ping"}\n', {"injected": "yes"}),
     ]
     record_lines(db, odd, intercept=None)
-    for api in serve(db):
+    for api in in_process(db):
         for seq in (1, 2, 3):
             assert api.get(f"/api/sessions/1/messages/{seq}").status_code == 200
         assert _seqs(api, 1, intervened="true") == [1, 2]

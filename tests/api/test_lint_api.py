@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from inspector.lint import RULES
-from tests.api.conftest import Api, new_store, serve
+from tests.api.conftest import Api, in_process, new_store
 from tests.lint_recordings import violations
 
 
@@ -17,7 +17,7 @@ def lint_api(
 ) -> Iterator[tuple[Api, int, dict[str, int]]]:
     db = new_store(request, store_backend, tmp_path_factory.mktemp("lint") / "lint.db")
     sid, seqs = violations(db)
-    for api in serve(db):
+    for api in in_process(db):
         yield api, sid, seqs
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.lint import RULES
-from tests.api.conftest import serve
+from tests.api.conftest import in_process
 from tests.lint_auth_recordings import AS, AUTHORIZE, good_flow
 from tests.lint_recordings import store
 
@@ -19,7 +19,7 @@ def test_auth_findings_through_the_api(tmp_path: Path) -> None:
         authorize={k: v for k, v in AUTHORIZE.items() if k != "code_challenge"},
     )
     sid = store(db, flow, name="broken auth", kind="http-proxy")
-    for api in serve(db):
+    for api in in_process(db):
         found = api.json(f"/api/sessions/{sid}/findings")
         assert {(f["rule"], f["seq"]) for f in found["items"]} == {
             ("auth-401-without-resource-metadata", seqs["unauthorized"]),

@@ -1,24 +1,32 @@
-"""The websocket live feed against recordings made by another process (a real `wrap` subprocess)."""
+"""The websocket live feed against recordings made by another process (a real `wrap` subprocess), on a
+real `UiServer`'s socket."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from websockets.sync.client import ClientConnection, connect
+import pytest
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, serve
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess
 
 
-def _ws(api: Api) -> ClientConnection:
-    url = api.server.base_url.replace("http://", "ws://") + f"/api/live?token={api.token}"
-    return connect(url, open_timeout=10)
+def _ws(api: Api) -> Any:
+    """The live feed's websocket of `api` (a real socket on a `UiServer`, the portal in-process)."""
+    return api.live()
 
 
-def _next(ws: ClientConnection, wanted: str, deadline: float, **match: Any) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def mixed_served(mixed_db: Path) -> Iterator[Api]:
+    yield from serve(mixed_db)
+
+
+def _next(ws: Any, wanted: str, deadline: float, **match: Any) -> dict[str, Any]:
     """The next event of type `wanted` (whose fields include `match`), skipping others, within the deadline."""
     while True:
         remaining = deadline - time.monotonic()
@@ -28,11 +36,11 @@ def _next(ws: ClientConnection, wanted: str, deadline: float, **match: Any) -> d
             return event
 
 
-def test_a_wrap_in_another_process_appears_live(fresh_api: Api) -> None:
+def test_a_wrap_in_another_process_appears_live(served_api: Api) -> None:
     deadline = time.monotonic() + 60
-    with _ws(fresh_api) as ws, _ws(fresh_api) as watcher:
+    with _ws(served_api) as ws, _ws(served_api) as watcher:
         ws.send(json.dumps({"type": "subscribe", "session_id": 0}))  # ignored: no such session
-        shim = ShimProcess(wrap_argv(fresh_api.db, *SCRIPTED, extra=("--name", "live")))
+        shim = ShimProcess(wrap_argv(served_api.db, *SCRIPTED, extra=("--name", "live")))
         created = _next(ws, "session_created", deadline)
         session = created["session"]
         assert session["name"] == "live" and session["state"] == "recording"
@@ -61,22 +69,22 @@ def test_a_wrap_in_another_process_appears_live(fresh_api: Api) -> None:
         assert _next(watcher, "session_ended", deadline)["session"]["id"] == session["id"]
 
 
-def test_renames_and_deletes_through_the_api_are_pushed(fresh_api: Api) -> None:
+def test_renames_and_deletes_through_the_api_are_pushed(served_api: Api) -> None:
     from inspector.store import open_engine
     from tests.api.recordings import generate_session
 
-    sid = generate_session(fresh_api.db, 4, name="old")
-    open_engine(fresh_api.db).dispose()
+    sid = generate_session(served_api.db, 4, name="old")
+    open_engine(served_api.db).dispose()
     deadline = time.monotonic() + 30
-    with _ws(fresh_api) as ws:
-        assert fresh_api.http.patch(f"/api/sessions/{sid}", json={"name": "new"}).status_code == 200
+    with _ws(served_api) as ws:
+        assert served_api.http.patch(f"/api/sessions/{sid}", json={"name": "new"}).status_code == 200
         assert _next(ws, "session_updated", deadline)["session"]["name"] == "new"
-        assert fresh_api.http.delete(f"/api/sessions/{sid}").status_code == 204
+        assert served_api.http.delete(f"/api/sessions/{sid}").status_code == 204
         assert _next(ws, "session_deleted", deadline) == {"type": "session_deleted", "session_id": sid}
 
 
-def test_text_that_is_not_json_is_ignored_and_the_backlog_still_comes(mixed_api: Api) -> None:
-    with _ws(mixed_api) as ws:
+def test_text_that_is_not_json_is_ignored_and_the_backlog_still_comes(mixed_served: Api) -> None:
+    with _ws(mixed_served) as ws:
         ws.send("this is not json")
         ws.send(json.dumps({"type": "subscribe", "session_id": 2, "after_seq": 5}))
         event = _next(ws, "messages", time.monotonic() + 20, session_id=2)

@@ -53,10 +53,10 @@ class Events:
                 return event
 
 
-def test_every_live_event_of_a_recorded_session_is_a_declared_model(fresh_api: Api) -> None:
-    with _ws(fresh_api) as ws:
+def test_every_live_event_of_a_recorded_session_is_a_declared_model(served_api: Api) -> None:
+    with _ws(served_api) as ws:
         events = Events(ws, time.monotonic() + 60)
-        shim = ShimProcess(wrap_argv(fresh_api.db, *SCRIPTED, extra=("--name", "typed")))
+        shim = ShimProcess(wrap_argv(served_api.db, *SCRIPTED, extra=("--name", "typed")))
         sid = events.until("session_created")["session"]["id"]
         ws.send(json.dumps({"type": "subscribe", "session_id": sid, "after_seq": 0}))
         shim.request(1, "ping")
@@ -71,9 +71,9 @@ def test_every_live_event_of_a_recorded_session_is_a_declared_model(fresh_api: A
         shim.close_stdin()
         assert shim.wait() == 0
         events.until("session_ended")
-        assert fresh_api.http.patch(f"/api/sessions/{sid}", json={"name": "renamed"}).status_code == 200
+        assert served_api.http.patch(f"/api/sessions/{sid}", json={"name": "renamed"}).status_code == 200
         assert events.until("session_updated")["session"]["name"] == "renamed"
-        assert fresh_api.http.delete(f"/api/sessions/{sid}").status_code == 204
+        assert served_api.http.delete(f"/api/sessions/{sid}").status_code == 204
         events.until("session_deleted", session_id=sid)
     assert {
         "session_created",

@@ -23,7 +23,7 @@ from inspector.store import SessionWriter, open_engine
 from inspector.store.models import LintFinding
 from inspector.store.pages import ROW_FIELDS, MessageFilter, count_messages, message_page, message_rows
 from inspector.store.queries import iter_rows
-from tests.api.conftest import Api, new_store, serve
+from tests.api.conftest import BOTH_BACKENDS, Api, in_process, new_store
 from tests.api.recordings import generate_session
 
 BIG = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"%s"}]}}\n' % (
@@ -98,7 +98,7 @@ def pages_db(
 
 @pytest.fixture(scope="module")
 def pages_api(pages_db: Any) -> Iterator[Api]:
-    yield from serve(pages_db)
+    yield from in_process(pages_db)
     engine = _ENGINES.pop(str(pages_db), None)
     if engine is not None:
         engine.dispose()
@@ -219,6 +219,7 @@ PAGING: list[dict[str, Any]] = [
 ]
 
 
+@BOTH_BACKENDS  # the store's own page queries
 @pytest.mark.parametrize("q", FILTERS, ids=lambda q: "&".join(f"{k}={v}" for k, v in q.items()) or "none")
 def test_filtered_pages_are_the_rows_the_filter_matches(pages_api: Api, q: dict[str, Any]) -> None:
     for sid in (2, 3):
@@ -229,6 +230,7 @@ def test_filtered_pages_are_the_rows_the_filter_matches(pages_api: Api, q: dict[
             assert page["total"] == total
 
 
+@BOTH_BACKENDS  # the store's own page queries
 def test_odd_rows_keep_their_values(pages_api: Api) -> None:
     items = _json(pages_api, "/api/sessions/3/messages")["items"]
     assert items == _expected(pages_api, 3, {})[0]
@@ -244,6 +246,7 @@ def test_odd_rows_keep_their_values(pages_api: Api) -> None:
     assert list(items[0]) == [*ROW_FIELDS, "preview"]  # the keys, in the order they always came
 
 
+@BOTH_BACKENDS  # the store's own page queries
 @pytest.mark.parametrize("sid,size", [(1, 1000), (2, 1001)])
 def test_cursor_pages_at_the_boundaries(pages_api: Api, sid: int, size: int) -> None:
     url = f"/api/sessions/{sid}/messages"
@@ -276,6 +279,7 @@ def test_cursor_pages_at_the_boundaries(pages_api: Api, sid: int, size: int) -> 
         assert empty == {"items": [], "next_cursor": None, "prev_cursor": None, "total": size}
 
 
+@BOTH_BACKENDS  # the store's own page queries
 def test_a_missing_session_is_a_404(pages_api: Api) -> None:
     for q in ({}, {"direction": "c2s"}, {"q": "tools"}):
         response = pages_api.get("/api/sessions/99/messages", **q)

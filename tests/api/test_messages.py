@@ -1,4 +1,4 @@
-"""Message routes over real HTTP: cursor pages, filters, FTS, pairs, related, raw bytes, positions."""
+"""Message routes (the API in-process): cursor pages, filters, FTS, pairs, related, raw bytes, positions."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Replay jobs, the diff route and the mock-server commands over real HTTP, against real demo servers.
+"""Replay jobs, the diff route and the mock-server commands (the API in-process), against real demo servers.
 
-The original session is the demo recorded through the real `wrap` shim; the
+The original session is the demo recorded through the real `wrap` shim (tests/data/sessions/demo.jsonl,
+imported); the
 replays spawn `python -m inspector.demo` (or its `--variant`) as real
 subprocesses from the UI server, and record into the same database.
 """
@@ -18,13 +19,12 @@ from typing import Any
 import anyio
 import mcp
 import pytest
-from websockets.sync.client import connect
 
 from inspector.api.replay_jobs import KEPT, ReplayJob, ReplayJobs
 from inspector.store import get_session, open_engine
-from tests.api.conftest import Api, serve
-from tests.api.recordings import record_demo
+from tests.api.conftest import Api, in_process
 from tests.http_peers import LineProcess
+from tests.sessions import load
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
 VARIANT_CHANGES = {"tools/list", "tools/call name=weather", "tools/call name=fail"}
@@ -32,10 +32,10 @@ VARIANT_CHANGES = {"tools/list", "tools/call name=weather", "tools/call name=fai
 
 @pytest.fixture(scope="module")
 def replay_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """A UI server on a database of this module's own (replays write into it); session 1 is the demo."""
+    """The API (in-process) on a database of this module's own (replays write into it); session 1 is the demo."""
     db = tmp_path_factory.mktemp("replay") / "replay.db"
-    record_demo(db)
-    yield from serve(db)
+    load(db, "demo", name="demo")
+    yield from in_process(db)
 
 
 def start(api: Api, session: int | str = 1, **body: Any) -> dict[str, Any]:
@@ -60,8 +60,7 @@ def changed(report: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def test_replay_against_the_variant_shows_the_three_changed_exchanges(replay_api: Api) -> None:
-    url = replay_api.server.base_url.replace("http://", "ws://") + f"/api/live?token={replay_api.token}"
-    with connect(url, open_timeout=10) as ws:
+    with replay_api.live() as ws:
         job = start(replay_api, target={"command": [*DEMO, "--variant"]}, ignore=["**.nothingLikeThis"])
         assert job["state"] == "running" and job["session_id"] == 1 and job["report"] is None
         created = json.loads(ws.recv(timeout=60))  # the replay session appears through the live feed
@@ -222,8 +221,8 @@ def test_only_the_last_finished_jobs_are_kept(tmp_path: Path) -> None:
 def test_a_replay_job_records_into_a_postgresql_store(pg_url: str) -> None:
     """The same job on a PostgreSQL store: the UI's replay spawns the demo, records the replay there
     (the spawned recorder gets the store's URL) and diffs it. The module's other tests use SQLite."""
-    record_demo(pg_url)
-    with contextmanager(serve)(pg_url) as api:
+    load(pg_url, "demo", name="demo")
+    with contextmanager(in_process)(pg_url) as api:
         done = finish(api, start(api, target={"command": [*DEMO, "--variant"]}))
         assert done["state"] == "finished", done["error"]
         assert set(changed(done["report"])) == VARIANT_CHANGES, changed(done["report"])

@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.api.recordings import generate_session
 
 WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawned')"
@@ -25,7 +24,7 @@ WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawn
 @pytest.fixture
 def small_api(tmp_path: Path) -> Iterator[Api]:
     generate_session(tmp_path / "small.db", 6, name="small")
-    yield from serve(tmp_path / "small.db")
+    yield from in_process(tmp_path / "small.db")
 
 
 def _body(marker: Path) -> dict[str, Any]:
@@ -37,7 +36,7 @@ def _replays(api: Api) -> int:
 
 
 def test_replay_needs_the_token_and_our_host_and_origin(small_api: Api, tmp_path: Path) -> None:
-    port = small_api.server.port
+    port = small_api.port
     refused_marker = tmp_path / "refused-ran"
     body = _body(refused_marker)
     bearer = {"authorization": f"Bearer {small_api.token}"}
@@ -64,7 +63,7 @@ def test_replay_needs_the_token_and_our_host_and_origin(small_api: Api, tmp_path
         ({}, {"token": "wrong"}, (401, 403), "access token"),
     ]
     before = _replays(small_api)
-    with httpx.Client(base_url=small_api.server.base_url, timeout=30) as bare:
+    with small_api.bare() as bare:
         for headers, params, statuses, word in attempts:
             response = bare.post("/api/sessions/1/replay", json=body, headers=headers, params=params)
             assert response.status_code in statuses, (headers, params, response.status_code, response.text)
@@ -74,7 +73,7 @@ def test_replay_needs_the_token_and_our_host_and_origin(small_api: Api, tmp_path
 
     # The same request made properly does spawn the command (so the marker would have shown a leak).
     allowed_marker = tmp_path / "allowed-ran"
-    same_origin = bearer | {"origin": small_api.server.base_url}
+    same_origin = bearer | {"origin": small_api.base_url}
     started = small_api.http.post("/api/sessions/1/replay", json=_body(allowed_marker), headers=same_origin)
     assert started.status_code == 202, started.text
     job = started.json()
@@ -89,7 +88,7 @@ def test_replay_needs_the_token_and_our_host_and_origin(small_api: Api, tmp_path
 
 
 def test_token_in_the_query_works_but_never_appears_in_answers(small_api: Api) -> None:
-    with httpx.Client(base_url=small_api.server.base_url, timeout=30) as bare:
+    with small_api.bare() as bare:
         shown = bare.get("/api/sessions/1/mock-server", params={"token": small_api.token})
         assert shown.status_code == 200
         assert small_api.token not in shown.text

@@ -18,16 +18,16 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.api.recordings import CLOCK, record_clock
 
 
 @pytest.fixture(scope="module")
 def clock_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """A UI server on a database of this module's own; session 1: greet Ada, now, now."""
+    """The API (in-process) on a database of this module's own; session 1: greet Ada, now, now."""
     db = tmp_path_factory.mktemp("volatile") / "clock.db"
     assert record_clock(db) == 1
-    yield from serve(db)
+    yield from in_process(db)
 
 
 def replay(api: Api, command: list[str] = CLOCK, limit: float = 120, **body: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`GET /api/search` over real HTTP on both stores: all sessions or one, pages, no result, bad syntax,
+"""`GET /api/search` (the API in-process) on both stores: all sessions or one, pages, no result, bad syntax,
 a word only in a large (compressed) body, rows arriving after a search, deleted sessions, guard."""
 
 from __future__ import annotations
@@ -8,17 +8,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import delete_session
-from tests.api.conftest import Api, serve
+from tests.api.conftest import BOTH_BACKENDS, Api, in_process
 
 REQ = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"tool%d"}}\n'
 RESP = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"answer %d %s"}]}}\n'
-_served = contextmanager(serve)
+_served = contextmanager(in_process)
 LARGE = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"filler text " * 1000 + b'kumquat"}}\n'
 
 
@@ -55,6 +53,7 @@ def _all(api: Api, **params: Any) -> list[dict[str, Any]]:
             return hits
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> None:
     first = search_session(blank_store, "alpha", 150, rare_at=7, large=True)
     second = search_session(blank_store, "bravo", 100, rare_at=99)
@@ -97,6 +96,7 @@ def test_search_all_sessions_or_one_paged_with_snippets(blank_store: Any) -> Non
         assert "kumquat" in big["hits"][0]["snippet"]
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: str) -> None:
     sid = search_session(blank_store, "alpha", 5)
     with _served(blank_store) as api:
@@ -118,6 +118,7 @@ def test_bad_input_is_a_clear_4xx_never_a_5xx(blank_store: Any, store_backend: s
             assert api.get("/api/search", q=odd).status_code == 200, odd
 
 
+@BOTH_BACKENDS  # full-text search is the store's own (SQLite FTS5, PostgreSQL text search)
 def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothing(
     blank_store: Any, store_backend: str
 ) -> None:
@@ -152,8 +153,8 @@ def test_rows_arriving_after_a_search_are_found_and_deleted_sessions_leave_nothi
 def test_the_search_route_is_guarded(blank_store: Any) -> None:
     search_session(blank_store, "alpha", 3, rare_at=1)
     with _served(blank_store) as api:
-        url = f"{api.server.base_url}/api/search"
-        with httpx.Client(timeout=30) as plain:
+        url = f"{api.base_url}/api/search"
+        with api.bare() as plain:
             assert plain.get(url, params={"q": "zanzibar"}).status_code == 401
             foreign = plain.get(
                 url,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,6 +17,12 @@ from inspector.api import UiServer
 from inspector.errors import InspectorError
 from inspector.store import open_engine
 from tests.api.conftest import Api, serve
+
+
+@pytest.fixture(scope="module")
+def demo_api(demo_db: Path) -> Iterator[Api]:
+    """The demo database behind a real `UiServer`: the guard on the UI's own listener (a socket)."""
+    yield from serve(demo_db)
 
 
 def _bare(api: Api) -> httpx.Client:

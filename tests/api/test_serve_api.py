@@ -97,7 +97,7 @@ async def test_control_channel_is_guarded(fresh_api: Api, runtime: Path) -> None
             assert (await http.get(reg["url"] + "/sessions", headers=good)).status_code == 200
             browser = {**good, "origin": "http://evil.example"}
             assert (await http.get(reg["url"] + "/sessions", headers=browser)).status_code == 403
-        no_token = await anyio.to_thread.run_sync(lambda: httpx.get(fresh_api.server.base_url + "/api/serve"))
+        no_token = await anyio.to_thread.run_sync(lambda: fresh_api.bare().get("/api/serve"))
         assert no_token.status_code == 401
     assert not list(runtime.glob("serve-*.json"))  # removed when the process stopped
 

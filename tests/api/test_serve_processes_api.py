@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import mcp
 import pytest
 from mcp import types
 
 from inspector.store import list_sessions, open_engine
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.api.conftest import call_api as _api
 
 SCENARIO = """
@@ -122,7 +121,7 @@ async def test_bad_scenarios_and_a_taken_port_are_clear_errors(
 
 
 def test_spawn_needs_the_token_and_our_origin(fresh_api: Api, runtime: Path) -> None:
-    port = fresh_api.server.port
+    port = fresh_api.port
     bearer = {"authorization": f"Bearer {fresh_api.token}"}
     cookie = {"cookie": f"mcp_inspector_token_{port}={fresh_api.token}"}
     attempts = [
@@ -132,21 +131,21 @@ def test_spawn_needs_the_token_and_our_origin(fresh_api: Api, runtime: Path) -> 
         (bearer | {"origin": f"http://127.0.0.1:{port + 1}"}, 403),
         (bearer | {"host": f"rebound.example:{port}"}, 403),
     ]
-    with httpx.Client(base_url=fresh_api.server.base_url, timeout=30) as bare:
+    with fresh_api.bare() as bare:
         for headers, status in attempts:
             answer = bare.post("/api/serve/processes", json={}, headers=headers)
             assert answer.status_code == status, (headers, answer.text)
         assert not list(runtime.glob("serve-*.json"))  # nothing was started
         assert fresh_api.http.get("/api/serve/processes").json()["processes"] == []
         # The same request from the UI's own page does start it.
-        same_origin = bearer | {"origin": fresh_api.server.base_url}
+        same_origin = bearer | {"origin": fresh_api.base_url}
         started = bare.post("/api/serve/processes", json={}, headers=same_origin)
         assert started.status_code == 201, started.text
     assert len(list(runtime.glob("serve-*.json"))) == 1
 
 
 def test_children_stop_with_the_ui(tmp_path: Path, runtime: Path) -> None:
-    api = serve(tmp_path / "ui.db")
+    api = in_process(tmp_path / "ui.db")
     running = next(api)
     started = running.http.post("/api/serve/processes", json={})
     assert started.status_code == 201, started.text

@@ -1,4 +1,4 @@
-"""Session routes over real HTTP: list, filters, pagination, detail, rename/labels, delete."""
+"""Session routes (the API in-process): list, filters, pagination, detail, rename/labels, delete."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine, search_messages
-from tests.api.conftest import Api, serve
-from tests.api.recordings import generate_session, record_demo
+from tests.api.conftest import BOTH_BACKENDS, Api, in_process
+from tests.api.recordings import generate_session
+from tests.sessions import load
 
 
 def test_list_shows_the_demo_session_with_its_facts(demo_api: Api) -> None:
@@ -37,6 +38,7 @@ def test_unknown_session_is_a_404_with_a_message(demo_api: Api) -> None:
     assert bad.status_code == 404 and "not a session id" in bad.json()["detail"]
 
 
+@BOTH_BACKENDS  # the store's list query (filters, order, pages)
 def test_filters_and_pagination(blank_store: Any) -> None:
     db = blank_store
     for i in range(5):
@@ -45,7 +47,7 @@ def test_filters_and_pagination(blank_store: Any) -> None:
     create_session(
         engine, kind="http-proxy", target="http://x/mcp", name="live one"
     )  # this process: recording
-    for api in serve(db):
+    for api in in_process(db):
 
         def names(api: Api = api, **q: object) -> list[str]:
             return [s["name"] for s in api.json("/api/sessions", **q)["items"]]  # type: ignore[index]
@@ -67,7 +69,7 @@ def test_filters_and_pagination(blank_store: Any) -> None:
 def test_rename_and_label_then_delete(blank_store: Any) -> None:
     db = blank_store
     sid = generate_session(db, 10, name="before")
-    for api in serve(db):
+    for api in in_process(db):
         patched = api.http.patch(
             f"/api/sessions/{sid}", json={"name": "after", "labels": ["ci", " flaky ", ""]}
         )
@@ -90,10 +92,10 @@ def test_deleting_the_newest_session_leaves_no_stale_search_hits(tmp_path: Path)
     # Row ids freed at the end of the table are reused by SQLite; the search index must forget them.
     db = tmp_path / "fts.db"
     generate_session(db, 20, name="kept")
-    record_demo(db, name="doomed")
+    load(db, "demo", name="doomed")
     engine = open_engine(db)
     assert search_messages(engine, "Lisbon")  # indexes the demo's rows
-    for api in serve(db):
+    for api in in_process(db):
         assert api.http.delete("/api/sessions/2").status_code == 204
     newer = generate_session(db, 200, name="newer")
     assert search_messages(engine, "Lisbon") == []

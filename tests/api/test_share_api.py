@@ -1,6 +1,6 @@
 """Session files over the API (issue #16): download in each format, upload to import, the diff report.
 
-A real UI server on 127.0.0.1 and real HTTP; the sessions are written by the recorder's own builder
+The API in-process (tests/api/conftest.py); the sessions are written by the recorder's own builder
 (`tests/api/recordings.py`). The new routes answer only with the token and this server's Host and
 Origin, like every /api route.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import Api, new_store, serve
+from tests.api.conftest import Api, in_process, new_store
 from tests.api.recordings import generate_session, http_session
 from tests.har_schema import har_validator
 
@@ -28,7 +28,7 @@ def share_api(
     db = new_store(request, store_backend, tmp_path_factory.mktemp("share") / "share.db")
     generate_session(db, 40, name="stdio forty")  # id 1
     http_session(db)  # id 2
-    yield from serve(db)
+    yield from in_process(db)
 
 
 def _wait(api: Api, job: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def test_diff_report(share_api: Api) -> None:
 
 
 def test_new_routes_need_the_token_and_our_origin(share_api: Api, tmp_path: Path) -> None:
-    port = share_api.server.port
+    port = share_api.port
     bearer = {"authorization": f"Bearer {share_api.token}"}
     attempts: list[tuple[dict[str, str], tuple[int, ...]]] = [
         ({}, (401,)),
@@ -130,7 +130,7 @@ def test_new_routes_need_the_token_and_our_origin(share_api: Api, tmp_path: Path
     ]
     before = share_api.json("/api/sessions")["total"]  # type: ignore[index]
     jsonl = share_api.get("/api/sessions/1/export").content
-    with httpx.Client(base_url=share_api.server.base_url, timeout=30) as bare:
+    with share_api.bare() as bare:
         for headers, statuses in attempts:
             for path in (
                 "/api/sessions/1/export",

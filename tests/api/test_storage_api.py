@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from inspector.store import open_engine
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.api.recordings import generate_session
 
 DAY = 86_400 * 10**9
@@ -34,7 +34,7 @@ def storage_api(blank_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     config = tmp_path / "config.toml"
     config.write_text('[retention]\nmax_age = "30d"\n')
     monkeypatch.setenv("MCP_INSPECTOR_CONFIG", str(config))
-    yield from serve(blank_store)
+    yield from in_process(blank_store)
 
 
 def _ids(api: Api) -> dict[str, int]:
@@ -86,9 +86,8 @@ def test_the_storage_route_and_pinning_go_through_the_guard(storage_api: Api) ->
             f"/api/sessions/{sid}", json={"pinned": True}, headers={"origin": origin}
         )
         assert refused.status_code == 403
-    import httpx
 
-    with httpx.Client(base_url=storage_api.server.base_url, timeout=30) as anonymous:
+    with storage_api.bare() as anonymous:
         assert anonymous.get("/api/storage").status_code == 401
     assert storage_api.json(f"/api/sessions/{sid}")["pinned"] is False  # type: ignore[index]
     bad = storage_api.http.patch(f"/api/sessions/{sid}", json={"pinned": "maybe"})

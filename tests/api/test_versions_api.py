@@ -1,4 +1,4 @@
-"""The versions routes over real HTTP: a run against the demo server as a job, its matrix (also from
+"""The versions routes (the API in-process): a run against the demo server as a job, its matrix (also from
 the store, for a past run), the list of runs, and the spawn-security rules of the replay route."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.api.conftest import Api, serve
+from tests.api.conftest import Api, in_process
 from tests.api.recordings import generate_session
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
@@ -24,7 +23,7 @@ WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawn
 def versions_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     db = tmp_path_factory.mktemp("versions-api") / "v.db"
     generate_session(db, 6, name="small")
-    yield from serve(db)
+    yield from in_process(db)
 
 
 def finish(api: Api, job: dict[str, Any], limit: float = 180) -> dict[str, Any]:
@@ -84,10 +83,10 @@ def _body(marker: Path) -> dict[str, Any]:
 
 
 def test_starting_a_run_needs_token_host_and_origin(versions_api: Api, tmp_path: Path) -> None:
-    port = versions_api.server.port
+    port = versions_api.port
     refused_marker, allowed_marker = tmp_path / "refused-ran", tmp_path / "allowed-ran"
     bearer = {"authorization": f"Bearer {versions_api.token}"}
-    with httpx.Client(base_url=versions_api.server.base_url, timeout=30) as bare:
+    with versions_api.bare() as bare:
         for headers in (
             {},
             bearer | {"origin": "http://evil.example"},
@@ -109,7 +108,7 @@ def test_a_versions_run_into_a_postgresql_store(pg_url: str) -> None:
     """A versions run on a PostgreSQL store: its sessions and matrix are there (the module's other
     tests use SQLite)."""
     generate_session(pg_url, 6, name="small")
-    with contextmanager(serve)(pg_url) as api:
+    with contextmanager(in_process)(pg_url) as api:
         started = api.http.post(
             "/api/versions", json={"target": {"command": DEMO}, "revisions": ["2025-11-25", "2026-07-28"]}
         )
