@@ -25,7 +25,11 @@ from typer.testing import CliRunner
 
 __all__ = ["Ran", "run_cli"]
 
-_SIGNALS = [signal.SIGINT, signal.SIGTERM, *(getattr(signal, n) for n in ("SIGUSR1", "SIGUSR2") if hasattr(signal, n))]
+_SIGNALS = [
+    signal.SIGINT,
+    signal.SIGTERM,
+    *(getattr(signal, n) for n in ("SIGUSR1", "SIGUSR2") if hasattr(signal, n)),
+]
 
 
 @dataclass
