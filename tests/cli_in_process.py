@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from dataclasses import dataclass
 
 from typer.testing import CliRunner
@@ -34,15 +35,24 @@ _SIGNALS = [
 
 @dataclass
 class Ran:
-    """What a command did: its exit status and what it printed."""
+    """What a command did: its exit status and what it printed (the bytes, and as text)."""
 
     returncode: int
-    stdout: str
-    stderr: str
+    stdout_bytes: bytes
+    stderr_bytes: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode(errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_bytes.decode(errors="replace")
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> Ran:
-    """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command)."""
+def run_cli(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> Ran:
+    """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command;
+    `stdin`: what it reads from its standard input)."""
     from inspector.capture import redact
     from inspector.cli import app
     from inspector.command_setup import print_error
@@ -55,7 +65,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> Ran:
     runner = CliRunner()
     code: int = 0
     try:
-        with runner.isolation(env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
+        with runner.isolation(input=stdin, env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
             try:
                 app(args=list(args), prog_name="mcp-inspect")
             except SystemExit as exc:
@@ -68,11 +78,11 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> Ran:
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
-            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+            stdout, stderr = out.getvalue(), err.getvalue()
     finally:
         redact._active, outbound._active = saved_redaction, saved_outbound
         for sig, handler in saved_signals.items():
-            if handler is not None:
+            if handler is not None and threading.current_thread() is threading.main_thread():
                 signal.signal(sig, handler)
         os.environ.clear()
         os.environ.update(saved_env)
