@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -50,9 +51,11 @@ class Ran:
         return self.stderr_bytes.decode(errors="replace")
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None) -> Ran:
-    """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command;
-    `stdin`: what it reads from its standard input)."""
+def run_cli(
+    *args: str, env: dict[str, str | None] | None = None, stdin: bytes | None = None, cwd: Path | None = None
+) -> Ran:
+    """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command, None
+    to unset one; `stdin`: what it reads from its standard input; `cwd`: its working directory)."""
     from inspector.capture import redact
     from inspector.cli import app
     from inspector.command_setup import print_error
@@ -65,6 +68,8 @@ def run_cli(*args: str, env: dict[str, str] | None = None, stdin: bytes | None =
     runner = CliRunner()
     code: int = 0
     try:
+        if cwd is not None:
+            os.chdir(cwd)
         with runner.isolation(input=stdin, env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
             try:
                 app(args=list(args), prog_name="mcp-inspect")
