@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +53,10 @@ class Ran:
 
 
 def run_cli(
-    *args: str, env: dict[str, str | None] | None = None, stdin: bytes | None = None, cwd: Path | None = None
+    *args: str,
+    env: Mapping[str, str | None] | None = None,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
 ) -> Ran:
     """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command, None
     to unset one; `stdin`: what it reads from its standard input; `cwd`: its working directory)."""
@@ -64,7 +68,7 @@ def run_cli(
 
     saved_redaction, saved_outbound = redact._active, outbound._active
     saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-    saved_env, cwd = dict(os.environ), os.getcwd()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
     runner = CliRunner()
     code: int = 0
     try:
@@ -91,5 +95,5 @@ def run_cli(
                 signal.signal(sig, handler)
         os.environ.clear()
         os.environ.update(saved_env)
-        os.chdir(cwd)
+        os.chdir(saved_cwd)
     return Ran(code, stdout, stderr)
