@@ -16,6 +16,7 @@ to the process, stdio forwarding (wrap's byte path), start-up.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 __all__ = ["Ran", "run_cli"]
 
@@ -74,7 +75,9 @@ def run_cli(
     try:
         if cwd is not None:
             os.chdir(cwd)
-        with runner.isolation(input=stdin, env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
+        # As a real stdin, a buffered reader (the importer peeks at it to tell the file's kind).
+        given = None if stdin is None else io.BufferedReader(io.BytesIO(stdin))
+        with runner.isolation(input=given, env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
             try:
                 app(args=list(args), prog_name="mcp-inspect")
             except SystemExit as exc:
