@@ -4,6 +4,11 @@ what a test is about; they cost milliseconds where recording through the real sh
 
     demo.jsonl   the bundled demo (SDK client, legacy handshake, 52 messages) recorded through
                  `mcp-inspect wrap` (`mcp-inspect export`, the interpreter's path made neutral).
+    demo-variant.jsonl  the same with the demo's `--variant` (changed tools/list, weather and fail
+                 answers), recorded and exported the same way.
+    clock.jsonl  tests/peers/clock_server.py driven as `tests/api/recordings.record_clock` drives it
+                 (`greet Ada`, then `now` twice; SDK client, legacy handshake) through wrap, exported
+                 the same way (the interpreter and the script's path made neutral).
 
 `load(db, "demo", name="demo")` returns the new session's id. `db` is a path or a database URL.
 """

@@ -1,4 +1,7 @@
-"""`mcp-inspect call`: one request from the command line, every revision's handshake, recorded."""
+"""`mcp-inspect call`: one request from the command line, every revision's handshake, recorded.
+
+The command runs in this process (tests/cli_in_process.py); the server is a real process (the demo).
+One refusal runs through the console script, for its exit status."""
 
 from __future__ import annotations
 
@@ -10,14 +13,15 @@ from pathlib import Path
 import pytest
 
 from inspector.store import iter_messages, list_sessions, open_engine
+from tests.cli_in_process import Ran, run_cli
 from tests.http_peers import demo_http_server
 
 CLI = [sys.executable, "-m", "inspector"]
 DEMO = [sys.executable, "-m", "inspector.demo"]
 
 
-def _call(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, "call", "--db", str(db), *args], capture_output=True, text=True, timeout=120)
+def _call(db: Path, *args: str) -> Ran:
+    return run_cli("call", "--db", str(db), *args)
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
@@ -80,8 +84,13 @@ def test_error_response_exits_1_and_unreachable_exits_2(db_path: Path) -> None:
         and "could not talk to the server" in down.stderr
         and "Traceback" not in down.stderr
     )
-    bad = _call(db_path, "tools/call", "--params", "[1", "--", *DEMO)
+    # The console script's own exit status for a user error (refused before the server is started).
+    bad = subprocess.run(
+        [*CLI, "call", "--db", str(db_path), "tools/call", "--params", "[1", "--", *DEMO],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
     assert bad.returncode == 2 and "not valid JSON" in bad.stderr
+    assert _call(db_path, "tools/call", "--params", "[1", "--", *DEMO).returncode == 2
 
 
 def test_call_over_streamable_http_and_legacy_sse(db_path: Path) -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import Ran, run_cli
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.secrets_scan import secret_leaks
@@ -20,26 +20,12 @@ from tests.secrets_scan import secret_leaks
 CLI = [sys.executable, "-m", "inspector"]
 
 
-def _call(db: Path, env: dict[str, str], url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            *CLI,
-            "call",
-            "--db",
-            str(db),
-            *args,
-            "--url",
-            url,
-            "--auth",
-            "--auth-non-interactive",
-            "--timeout",
-            "20",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+def _call(db: Path, env: dict[str, str], url: str, *args: str) -> Ran:
+    """`mcp-inspect call --auth` in this process (tests/cli_in_process.py); the server is a process."""
+    return run_cli(
+        "call", "--db", str(db), *args, "--url", url, "--auth", "--auth-non-interactive", "--timeout", "20",
+        env=dict(env),
+    )  # fmt: skip
 
 
 def _steps(db: Path, session: int) -> list[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,26 +17,22 @@ import pytest
 from inspector.capture.sessions import create_session
 from inspector.doctor import run_doctor
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import Ran, run_cli
 from tests.shim_process import ended_named
 
 CLI = [sys.executable, "-m", "inspector"]
 DEMO = [sys.executable, "-m", "inspector.demo"]
 
 
-def _doctor(
-    home: Path, project: Path, *args: str, config: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("MCP_INSPECTOR_") or k == "MCP_INSPECTOR_RUNTIME"
+def _doctor(home: Path, project: Path, *args: str, config: Path | None = None) -> Ran:
+    """`mcp-inspect doctor` in this process (tests/cli_in_process.py), in `project`, with none of
+    the developer's MCP_INSPECTOR_* variables (but the run's runtime directory)."""
+    env: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("MCP_INSPECTOR_") and k != "MCP_INSPECTOR_RUNTIME"
     }
     env.update(COLUMNS="80", MCP_INSPECTOR_CONFIG=str(config or home / "no-config.toml"))
     project.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [*CLI, "doctor", "--home", str(home), "--project", str(project), *args],
-        capture_output=True, text=True, timeout=120, env=env, cwd=project,
-    )  # fmt: skip
+    return run_cli("doctor", "--home", str(home), "--project", str(project), *args, env=env, cwd=project)
 
 
 def _write(path: Path, doc: Any) -> None:
@@ -151,10 +146,9 @@ def test_the_printed_fix_records_the_server_under_its_name(tmp_path: Path) -> No
     report = json.loads(_doctor(home, project, "--json", "--db", str(db)).stdout)
     fix = _servers(report)[("Claude Desktop", "demo")]["fix"]
     # The host would now start the server through the fix: drive it with the real mock client.
-    call = subprocess.run(
-        [*CLI, "call", "tools/list", "--db", str(tmp_path / "call.db"), "--", fix["command"], *fix["args"]],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    call = run_cli(
+        "call", "tools/list", "--db", str(tmp_path / "call.db"), "--", fix["command"], *fix["args"]
+    )
     assert call.returncode == 0, call.stderr
     ended_named(db, "demo")  # a wrap the client's SIGTERM hurried may record it seconds later
     engine = open_engine(db, create=False)

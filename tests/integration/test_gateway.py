@@ -24,6 +24,7 @@ from inspector.api import UiServer
 from inspector.errors import InspectorError
 from inspector.gateway_config import load_gateway_config
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import run_cli
 from tests.conftest import PEERS
 from tests.gateway_helpers import gateway, route_table, started_lines
 from tests.http_peers import LineProcess, demo_http_server, free_port
@@ -86,22 +87,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
                 assert "/alpha" in detail and "/beta" in detail
                 assert alpha_target.split("/mcp")[0] not in missing.text
                 assert "127.0.0.1:" not in detail
-                listed = subprocess.run(
-                    [
-                        sys.executable,
-                        "-m",
-                        "inspector",
-                        "sessions",
-                        "--db",
-                        str(db_path),
-                        "--name",
-                        "beta",
-                        "--json",
-                    ],
-                    capture_output=True,
-                    text=True,
-                    timeout=60,
-                )
+                listed = run_cli("sessions", "--db", str(db_path), "--name", "beta", "--json")
     finally:
         protected.stop()
     found = _sessions(db_path)
@@ -284,17 +270,13 @@ def test_a_bad_config_is_exit_2_and_one_line_without_traceback(tmp_path: Path) -
     for text, expected in (*picked, faults, (remote, "listen 0.0.0.0 would let other machines reach")):
         path = tmp_path / f"bad{len(expected)}.toml"
         path.write_text(text)
-        done = subprocess.run(
-            [sys.executable, "-m", "inspector", "proxy", "--config", str(path), "--db", str(db)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_cli("proxy", "--config", str(path), "--db", str(db))
         assert done.returncode == 2, (text, done.stderr)
         assert "Traceback" not in done.stderr, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and str(path) in lines[0] and expected in lines[0], (expected, done.stderr)
     assert not db.exists(), "a refused config opened the database"
+    # Through the console script: its exit status and one line for a refused command line.
     both = subprocess.run(
         [
             sys.executable,

@@ -5,13 +5,12 @@ SDK clients' good flows through the recording proxy: tests/integration/test_prox
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import Ran, run_cli
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.lint_auth_recordings import all_findings, auth_findings
@@ -19,34 +18,17 @@ from tests.lint_auth_recordings import all_findings, auth_findings
 SPEC = "https://modelcontextprotocol.io/specification/"
 
 
-def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, Ran]:
     """`call tools/list --auth` (the mock client) against the protected server with these faults."""
     args = [a for fault in faults for a in ("--fault", fault)]
     server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *args])
     db = tmp_path / "rec.db"
     try:
         url = server.wait_for(r"listening on (\S+)").group(1)
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "inspector",
-                "call",
-                "--db",
-                str(db),
-                "tools/list",
-                "--url",
-                url,
-                "--auth",
-                "--auth-non-interactive",
-                "--timeout",
-                "20",
-            ],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "MCP_INSPECTOR_AUTH_FILE": str(tmp_path / "auth.json")},
-            timeout=60,
-        )
+        run = run_cli(  # in this process (tests/cli_in_process.py); the server is a process
+            "call", "--db", str(db), "tools/list", "--url", url, "--auth", "--auth-non-interactive",
+            "--timeout", "20", env={"MCP_INSPECTOR_AUTH_FILE": str(tmp_path / "auth.json")},
+        )  # fmt: skip
     finally:
         server.stop()
     return db, run

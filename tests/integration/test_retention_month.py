@@ -1,6 +1,9 @@
 """Retention on real recordings (issue 20): a simulated month of wrapped sessions of the demo server
 and server-everything with large results, pruned by `mcp-inspect prune` with an age and a size
-policy; pruning while a wrap records; a wrap applying the policy by itself."""
+policy; pruning while a wrap records; a wrap applying the policy by itself.
+
+`prune` of the recorded month runs in this process (tests/cli_in_process.py); pruning while a wrap
+records stays a process beside the wrap's (two processes on one store is the point)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from sqlalchemy import Engine, text
 from inspector.store import iter_messages, open_engine
 from inspector.store.queries import update_session
 from inspector.store.usage import session_bytes, store_usage
+from tests.cli_in_process import run_cli
 from tests.conftest import wrap_argv
 from tests.shim_process import ShimProcess, ended_named
 
@@ -114,6 +118,11 @@ def _env(**more: str) -> dict[str, str]:
     return {**os.environ, "COLUMNS": "80", **more}
 
 
+def _cli_env(**more: str) -> dict[str, str]:
+    """For a command run in this process (tests/cli_in_process.py): what it adds to the environment."""
+    return {"COLUMNS": "80", **more}
+
+
 @pytest.fixture(scope="module")
 def month(
     tmp_path_factory: pytest.TempPathFactory, everything_cmd_module: list[str]
@@ -166,12 +175,8 @@ def test_a_dry_run_says_what_would_go_and_changes_nothing(month: tuple[Path, dic
     db, ids = month
     before = _snapshot(db)
     limit = str(_total_limit(db, ids))
-    out = subprocess.run(
-        [*CLI, "prune", "--db", str(db), "--dry-run", "--max-age", "20d", "--max-total-size", limit],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=_env(),
+    out = run_cli(
+        "prune", "--db", str(db), "--dry-run", "--max-age", "20d", "--max-total-size", limit, env=_cli_env()
     )
     assert out.returncode == 0, out.stderr
     assert all(len(line) <= 80 for line in out.stdout.splitlines()), out.stdout
@@ -184,9 +189,7 @@ def test_a_dry_run_says_what_would_go_and_changes_nothing(month: tuple[Path, dic
 def test_no_policy_anywhere_removes_nothing(month: tuple[Path, dict[str, int]]) -> None:
     db, _ids = month
     before = _snapshot(db)
-    out = subprocess.run(
-        [*CLI, "prune", "--db", str(db)], capture_output=True, text=True, timeout=120, env=_env()
-    )
+    out = run_cli("prune", "--db", str(db), env=_cli_env())
     assert out.returncode == 0 and "No retention policy is set: nothing removed." in out.stdout
     assert _snapshot(db) == before
 
@@ -199,13 +202,7 @@ def test_a_month_pruned_by_age_and_size_keeps_pins_and_labels_and_shrinks(
     limit = _total_limit(db, ids)
     config = tmp_path / "config.toml"
     config.write_text(f'[retention]\nmax_age = "20d"\nmax_total_size = {limit}\n')
-    out = subprocess.run(
-        [*CLI, "prune", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=_env(MCP_INSPECTOR_CONFIG=str(config)),
-    )
+    out = run_cli("prune", "--db", str(db), env=_cli_env(MCP_INSPECTOR_CONFIG=str(config)))
     assert out.returncode == 0, out.stderr
     said = " ".join(out.stdout.split())  # a long path wraps at 80 columns
     assert f"(config file {config})" in said and "Removed 2 sessions" in said

@@ -9,8 +9,6 @@ authorization server (`/token`, `/authorize`, `/register`) and sets a session co
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ import pytest
 from inspector.store import iter_messages, list_sessions, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
+from tests.cli_in_process import Ran, run_cli
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.peers import secrets_server as upstream
@@ -53,13 +52,12 @@ HEADERS = [
 USER_RULES = ["--redact", "x-custom-cred", "--redact-path", "params.arguments.api_key"]
 
 
-def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
-    )
+def _run(*args: str, env: dict[str, str] | None = None) -> Ran:
+    """The command in this process (tests/cli_in_process.py); servers, proxies and wraps stay processes."""
+    return run_cli(*args, env=env)
 
 
-def _call(db: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _call(db: Path, url: str, *extra: str) -> Ran:
     headers = [a for h in HEADERS for a in ("--header", h)]
     out = _run("call", "tools/call", "--db", str(db), "--url", url, "--params", CALL_ARGS, *headers, *extra)
     assert out.returncode == 0, out.stderr

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
 import mcp
 import pytest
 
+from tests.cli_in_process import run_cli
 from tests.integration.serve_helpers import mock_rows, serve_argv
 
 FAULTS = """
@@ -70,14 +70,11 @@ async def test_faults_reach_the_client_and_the_session_records_its_reaction(
 def test_bad_scenario_files_are_clear_errors(db_path: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("tools:\n  - name: t\n    steps: [{do: sample}]\n")
-    out = subprocess.run(serve_argv(db_path, str(bad)), capture_output=True, text=True, timeout=60)
+    # In this process (tests/cli_in_process.py): refused before anything is served.
+    out = run_cli("serve", "--db", str(db_path), str(bad))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert str(bad) in out.stderr and "tools[0].steps[0].sample.params" in out.stderr
-    out = subprocess.run(
-        serve_argv(db_path, "--protocol-version", "1999-01-01"), capture_output=True, text=True, timeout=60
-    )
+    out = run_cli("serve", "--db", str(db_path), "--protocol-version", "1999-01-01")
     assert out.returncode == 2 and "unknown revision" in out.stderr
-    out = subprocess.run(
-        serve_argv(db_path, str(tmp_path / "nope.yaml")), capture_output=True, text=True, timeout=60
-    )
+    out = run_cli("serve", "--db", str(db_path), str(tmp_path / "nope.yaml"))
     assert out.returncode == 2 and "cannot read the scenario" in out.stderr

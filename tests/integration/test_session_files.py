@@ -7,15 +7,18 @@ replay, `serve` and `mock-server`. Each is exported, imported into a fresh datab
 again: the two files are identical and every column of every row came back. An imported session
 replays against the real server with no difference, and a mock server played from it answers as
 one played from the original.
+
+The commands (`call`, `replay`, `export`, `import`) run in this process (tests/cli_in_process.py);
+the recorders they talk to (wrap, proxy, serve, mock-server) and the servers are real processes.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ import pytest
 
 from inspector.store import list_sessions, open_engine
 from tests.api.recordings import record_demo
+from tests.cli_in_process import run_cli
 from tests.conftest import PEERS
 from tests.http_peers import demo_http_server, inspector_proxy
 from tests.integration.serve_helpers import serve_http
@@ -32,11 +36,19 @@ CLI = [sys.executable, "-m", "inspector"]
 DEMO = [sys.executable, "-m", "inspector.demo"]
 
 
-def _run(*args: str, stdin: bytes | None = None, timeout: float = 90) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*CLI, *args], capture_output=True, input=stdin, timeout=timeout)
+@dataclass
+class _Done:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
 
 
-def _ok(result: subprocess.CompletedProcess[bytes]) -> subprocess.CompletedProcess[bytes]:
+def _run(*args: str, stdin: bytes | None = None) -> _Done:
+    ran = run_cli(*args, stdin=stdin)
+    return _Done(ran.returncode, ran.stdout_bytes, ran.stderr_bytes)
+
+
+def _ok(result: _Done) -> _Done:
     assert result.returncode == 0, (result.stdout + result.stderr).decode(errors="replace")
     return result
 

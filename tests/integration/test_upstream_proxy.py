@@ -4,6 +4,8 @@ What reaches the upstream server and what comes back, to the byte: only
 hop-by-hop headers go and `Host` names the upstream; nothing is added either
 way; bodies of every framing pass whole; a response cut short upstream is
 cut short for the client too, and recorded as such.
+
+One plain (HTTP) server serves the module (`port`); each test has a proxy (and a recording) of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import json
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -21,6 +24,13 @@ from inspector.store import Message, list_sessions, open_engine
 from tests.http_peers import inspector_proxy
 from tests.integration.test_upstream import _pattern, scripted_server, self_signed_cert
 from tests.shim_process import messages
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    """The byte-exact server over plain HTTP, for the module (the TLS test starts its own)."""
+    with scripted_server() as started:
+        yield started
 
 
 def _rows(db: Path, predicate, timeout: float = 20.0) -> list[Message]:  # type: ignore[no-untyped-def]
@@ -56,8 +66,8 @@ def _raw_exchange(url: str, request: bytes) -> tuple[bytes, bytes]:
         return head, body
 
 
-def test_request_and_response_pass_byte_for_byte_but_hop_by_hop_and_host(db_path: Path) -> None:
-    with scripted_server() as port, inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _):
+def test_request_and_response_pass_byte_for_byte_but_hop_by_hop_and_host(db_path: Path, port: int) -> None:
+    with inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _):
         proxy_port = url.split(":")[2].split("/")[0]
         request = (
             b"POST /echo?x=1&y=%2F HTTP/1.1\r\nHost: 127.0.0.1:" + proxy_port.encode() + b"\r\n"
@@ -80,9 +90,8 @@ def test_request_and_response_pass_byte_for_byte_but_hop_by_hop_and_host(db_path
     )
 
 
-def test_upstream_connections_are_reused_across_requests(db_path: Path) -> None:
+def test_upstream_connections_are_reused_across_requests(db_path: Path, port: int) -> None:
     with (
-        scripted_server() as port,
         inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
@@ -95,7 +104,7 @@ def test_upstream_connections_are_reused_across_requests(db_path: Path) -> None:
         assert http.get(f"{base}/interim").content == b"final"
 
 
-def test_ten_megabyte_request_bodies_stream_through_chunked_or_with_length(db_path: Path) -> None:
+def test_ten_megabyte_request_bodies_stream_through_chunked_or_with_length(db_path: Path, port: int) -> None:
     size = 10 * 1024 * 1024
     data = _pattern(size)
     want = {"length": size, "sha256": hashlib.sha256(data).hexdigest()}
@@ -105,7 +114,6 @@ def test_ten_megabyte_request_bodies_stream_through_chunked_or_with_length(db_pa
             yield data[i : i + 65536]
 
     with (
-        scripted_server() as port,
         inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=60) as http,
     ):
@@ -116,9 +124,10 @@ def test_ten_megabyte_request_bodies_stream_through_chunked_or_with_length(db_pa
     assert all(m.raw == data for m in rows if m.channel == "http-request")
 
 
-def test_a_response_cut_short_upstream_is_cut_short_for_the_client_and_recorded(db_path: Path) -> None:
+def test_a_response_cut_short_upstream_is_cut_short_for_the_client_and_recorded(
+    db_path: Path, port: int
+) -> None:
     with (
-        scripted_server() as port,
         inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
@@ -148,9 +157,8 @@ def test_https_upstream_verified_with_the_system_trust_settings(
         assert refused.status_code == 502 and "CERTIFICATE_VERIFY_FAILED" in refused.text
 
 
-def test_event_stream_head_and_events_pass_each_as_it_comes(db_path: Path) -> None:
+def test_event_stream_head_and_events_pass_each_as_it_comes(db_path: Path, port: int) -> None:
     with (
-        scripted_server() as port,
         inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
