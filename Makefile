@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run check test wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -22,6 +22,15 @@ all: install web
 # Record the demo session, then serve the web UI on it (prints its URL; Ctrl-C stops).
 run: install web
 	$(BIN)/mcp-inspect demo
+
+# The inner loop (minutes): lint, types and the unit and in-process tests, in TEST_WORKERS workers:
+# none of the lanes that need a browser, an external peer, PostgreSQL or processes (tests/conftest.py).
+CHECK_LANES := not browser and not peers and not postgres and not processes and not serial
+check: install web
+	$(BIN)/ruff check inspector tests bench hatch_build.py
+	$(BIN)/ruff format --check inspector tests bench hatch_build.py
+	$(BIN)/mypy
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "$(CHECK_LANES)" --ignore=tests/e2e
 
 # The suite runs in TEST_WORKERS pytest-xdist workers (a file's tests stay in one worker; the
 # rules for parallel-safe tests are in tests/conftest.py), then the tests marked `serial`, if
@@ -32,6 +41,10 @@ test: install peers web chromium postgresql socat
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
 	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
+
+# The sdist and the wheel into dist/, both carrying the built web UI (hatch_build.py).
+wheel: install web
+	$(UV) build --out-dir dist
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
@@ -127,12 +140,12 @@ nginx:
 	fi
 
 lint: install
-	$(BIN)/ruff check inspector tests bench
-	$(BIN)/ruff format --check inspector tests bench
+	$(BIN)/ruff check inspector tests bench hatch_build.py
+	$(BIN)/ruff format --check inspector tests bench hatch_build.py
 
 fmt: install
-	$(BIN)/ruff format inspector tests bench
-	$(BIN)/ruff check --fix inspector tests bench
+	$(BIN)/ruff format inspector tests bench hatch_build.py
+	$(BIN)/ruff check --fix inspector tests bench hatch_build.py
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC)
+	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) dist

@@ -28,7 +28,15 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 STATIC = Path("inspector", "api", "static")
 WEB = Path("web")
 # What the build reads (the Makefile's `$(STATIC)/index.html` rule has the same inputs).
-WEB_INPUTS = ("src", "public", "index.html", "vite.config.ts", "tsconfig.json", "package.json", "package-lock.json")
+WEB_INPUTS = (
+    "src",
+    "public",
+    "index.html",
+    "vite.config.ts",
+    "tsconfig.json",
+    "package.json",
+    "package-lock.json",
+)
 MODE_ENV = "MCP_INSPECTOR_WEB_BUILD"
 
 
@@ -58,7 +66,9 @@ def _run(argv: list[str], cwd: Path) -> None:
     try:
         subprocess.run(argv, cwd=cwd, check=True, stdin=subprocess.DEVNULL)
     except subprocess.CalledProcessError as e:
-        raise WebUiBuildError(f"building the web UI failed: `{' '.join(argv)}` in {cwd} exited {e.returncode}") from e
+        raise WebUiBuildError(
+            f"building the web UI failed: `{' '.join(argv)}` in {cwd} exited {e.returncode}"
+        ) from e
 
 
 def build_web_ui(root: Path) -> None:
@@ -70,9 +80,9 @@ def build_web_ui(root: Path) -> None:
             f"the web UI ({STATIC}) is not built and npm is not installed: install Node.js 20+ with npm, "
             "or run `make web` in the checkout, then build again"
         )
-    installed = web / "node_modules" / ".installed"
-    lock = web / "package-lock.json"
-    if not installed.exists() or installed.stat().st_mtime < max(lock.stat().st_mtime, (web / "package.json").stat().st_mtime):
+    installed = web / "node_modules" / ".installed"  # as the Makefile's rule: npm ci when the lock is newer
+    manifests = max((web / name).stat().st_mtime for name in ("package.json", "package-lock.json"))
+    if not installed.exists() or installed.stat().st_mtime < manifests:
         _run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], web)
         installed.touch()
     _run([npm, "run", "--silent", "build"], web)

@@ -29,6 +29,27 @@ reuse `__pycache__` as Python does by default (git ignores it; the installed pac
 was compiled by `uv sync --compile-bytecode`). ($PYTHONPYCACHEPREFIX, tried first, makes Python
 ignore that bytecode too and compile the standard library and every package again per run.)
 
+Lanes. `pytest_collection_modifyitems` marks each test with the lanes it belongs to (markers
+declared in pyproject.toml), computed from where it is and what it uses, so that `-m` picks a lane
+(`make check`: `-m "not browser and not peers and not postgres and not processes and not serial"`,
+the unit and in-process tests, in minutes; `make test`: everything):
+
+- `browser`: under tests/e2e/, or uses the Playwright fixtures of tests/e2e/conftest.py (`browser`,
+  `page`, `context`): Chromium (`make chromium`) and the built UI (`make web`);
+- `postgres`: uses `pg_cluster` or `pg_url` (tests/postgres.py; also through its fixtures, all the
+  way down), or has a parameter `"postgresql"` (a backend-parametrized fixture such as `any_store`
+  or tests/api's `BACKENDS`): Debian's PostgreSQL server binaries (`make postgresql`);
+- `peers`: a real external peer, found in the source text of the test's module, of the tests'
+  helpers it imports and of the fixtures it uses (defined under tests/): server-everything
+  (`EVERYTHING_BIN`, an `everything_cmd...` fixture), the conformance suite (`tests.conformance`),
+  a Node client (a `.mjs` file), a Python SDK client process (`..._sdk_client.py`), a package of
+  `PEERS / "node_modules"` (`make peers`);
+- `processes`: starts a process, found in the same source text (`subprocess`, `Popen`,
+  `create_subprocess_`, `open_process`, `run_process`, `sys.executable`, the SDK's `stdio_client` /
+  `StdioServerParameters`, `ShimProcess`, `LineProcess`, `wrap_argv`, `SCRIPTED`), and every
+  `browser` and `peers` test. A test that drives a command in-process which itself starts a
+  process (CliRunner on `demo`) is not seen: the rule reads the tests' text, not what runs.
+
 A test that cannot share the machine (it measures time, or needs a resource of which there is
 one) takes `@pytest.mark.serial`: `make test` leaves it out of the parallel run and runs it after,
 alone, in one process. (Not `xdist_group`: pytest-xdist 3.8's loadgroup does not group under
