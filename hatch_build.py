@@ -77,7 +77,7 @@ def build_web_ui(root: Path) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise WebUiBuildError(
-            f"the web UI ({STATIC}) is not built and npm is not installed: install Node.js 20+ with npm, "
+            f"the web UI ({STATIC}) is not built and npm is not installed: install Node.js (20.19+ or 22.12+, as vite needs) with npm, "
             "or run `make web` in the checkout, then build again"
         )
     installed = web / "node_modules" / ".installed"  # as the Makefile's rule: npm ci when the lock is newer
