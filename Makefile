@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run check test wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -39,8 +39,13 @@ TEST_WORKERS ?= 2
 test: install peers web chromium postgresql socat
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
 	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
+
+# The documentation site (mkdocs.yml, docs/), served on 127.0.0.1:8000; `make test` builds it into site/.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # The sdist and the wheel into dist/, both carrying the built web UI (hatch_build.py).
 wheel: install web
@@ -148,4 +153,4 @@ fmt: install
 	$(BIN)/ruff check --fix inspector tests bench hatch_build.py
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) dist
+	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) site dist

@@ -54,7 +54,7 @@ def refused_flags(
         (intercept, "--intercept", "breakpoints need one proxy per process; --faults works"),
     ):
         if given:
-            raise InspectorError(f"{flag} does not go with --config: {why} (README, 'One gateway')")
+            raise InspectorError(f"{flag} does not go with --config: {why} (docs: One gateway)")
 
 
 def fit(line: str, width: int = 80) -> str:

@@ -86,7 +86,7 @@ def _run_gateway(opts: ProxyOptions, cap: int | None) -> None:
     if opts.metadata_only:
         raise InspectorError(
             "--metadata-only is for one --target; with --config give the route a per-server"
-            ' rule (record = "metadata") in the inspector\'s config file (README, Always on)'
+            ' rule (record = "metadata") in the inspector\'s config file (docs: Always on)'
         )
     from inspector.gateway_run import GatewayFlags, refused_flags, run_gateway
 

@@ -18,7 +18,7 @@
   is the authorisation (`inspector.apps.grants`). Host and Origin are still
   checked by the listener guard like every request.
 
-See DESIGN-NOTES "MCP Apps from recordings" for the threat model.
+The threat model: docs/decisions/0018-app-views-sandboxed.md and docs/security.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ forgets it (single use); a redirect naming no pending state is refused. The
 state, a 192-bit random value bound to one pending flow, is what
 authenticates the callback: the route cannot ask for the UI token, because
 the request is the browser's top-level navigation from the authorization
-server's page (see DESIGN-NOTES "OAuth in the UI").
+server's page (docs/security.md, "Listeners": `/oauth/callback`).
 
 `UiListener` is the runner's callback listener for a UI connection: instead
 of a loopback listener of its own it registers with `PendingAuthorizations`

@@ -80,14 +80,14 @@ KeepSecretsOption = Annotated[
 ]
 
 
-# Intercept and fault injection (the same flags on wrap and proxy; see README "Intercept and inject faults").
+# Intercept and fault injection (the same flags on wrap and proxy; docs/how-to/intercept.md).
 FaultsOption = Annotated[
     str | None,
     typer.Option(
         "--faults",
         metavar="FILE",
         help="Fault rules (YAML or JSON): delay, drop, duplicate, reorder, corrupt, truncate, "
-        "replace, disconnect matching messages. See README 'Intercept and inject faults'.",
+        "replace, disconnect matching messages. Docs: 'Intercept and inject faults'.",
         show_default=False,
     ),
 ]
@@ -135,7 +135,7 @@ OtlpOption = Annotated[
         metavar="URL",
         help="Export each request as an OpenTelemetry span, with the duration histograms, to this "
         "OTLP/HTTP collector (base URL, e.g. http://localhost:4318). Without it the standard "
-        "OTEL_EXPORTER_OTLP_* variables are honoured (README, Export to OpenTelemetry).",
+        "OTEL_EXPORTER_OTLP_* variables are honoured (docs: Export to OpenTelemetry).",
         show_default=False,
     ),
 ]

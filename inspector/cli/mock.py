@@ -98,11 +98,11 @@ def mock_server(
     SIGTERM stops it as Ctrl-C does: its sessions are ended ("mock server stopped"), exit status 0.
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
-    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+    browser Origin gets 403, a POST that is not JSON 415 (docs: Security model).
 
     --auth (with --http) puts a mock OAuth authorization server in front of
     /mcp, on the same origin; --auth-fault makes it misbehave the ways a
-    client must refuse or survive (README, serve --auth).
+    client must refuse or survive (docs: 'Test a client against a scenario server', serve --auth).
     """
     import shlex
 
@@ -203,7 +203,7 @@ def serve_scenario(
     """An MCP server from a scenario, to test clients; every message is recorded (kind `mock-server`).
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
-    browser Origin gets 403, a POST that is not JSON 415 (README, Security).
+    browser Origin gets 403, a POST that is not JSON 415 (docs: Security model).
 
     The UI reaches it through a control channel announced in a file in the
     runtime directory: $MCP_INSPECTOR_RUNTIME, else

@@ -107,8 +107,8 @@ def proxy(
         typer.Option(
             metavar="FILE",
             help="Several servers behind one listener: a TOML file of [[route]] tables (name, prefix, "
-            "target, headers, rewrite_auth_metadata, faults) and listen/allow_remote. README "
-            "'One gateway for several servers'.",
+            "target, headers, rewrite_auth_metadata, faults) and listen/allow_remote. Docs: "
+            "'Record an HTTP server', One gateway for several servers.",
             show_default=False,
         ),
     ] = None,
@@ -156,7 +156,7 @@ def proxy(
             "--rewrite-auth-metadata",
             help="For OAuth-protected targets: point the upstream's URLs in WWW-Authenticate "
             "resource_metadata and in OAuth metadata documents at the proxy, so clients that "
-            "check the resource accept it (tokens are then issued for the proxy's URL: README).",
+            "check the resource accept it (tokens are then issued for the proxy's URL: docs, 'Record an HTTP server').",
         ),
     ] = False,
     faults: FaultsOption = None,
@@ -172,7 +172,7 @@ def proxy(
     """Record an HTTP MCP server (Streamable HTTP or legacy HTTP+SSE) as a reverse proxy.
 
     With --config FILE (TOML), one listener serves several servers, each under its own path
-    prefix and recorded under its route's name (README 'One gateway for several servers').
+    prefix and recorded under its route's name (docs: 'Record an HTTP server', One gateway).
 
     Point your client at the printed URL instead of the server's. Every path is forwarded to
     the target's origin; each MCP session (or client run, for stateless servers: grouped by
@@ -183,7 +183,7 @@ def proxy(
 
     Listens on loopback only unless --allow-remote. A foreign Host or
     browser Origin gets 403, an MCP POST that is not JSON 415
-    (README, Security).
+    (docs: Security model).
 
     HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured: through a forward
     proxy a slower client (httpx) is used; stderr says which.

@@ -8,7 +8,7 @@ response's read time as end, the attributes of the conventions
 (docs/gen-ai/mcp.md, model/mcp/*.yaml of open-telemetry/semantic-conventions),
 and the parent named by `traceparent` in the request's `params._meta`.
 
-Choices (DESIGN-NOTES "OpenTelemetry export"):
+Choices (docs/how-to/otel.md says what the spans carry):
 - The spans are the MCP client's side of each operation: a client-to-server
   request is a CLIENT span (`mcp.client.operation.duration`), a
   server-to-client request (sampling, elicitation, roots) a SERVER span

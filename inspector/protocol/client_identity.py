@@ -4,8 +4,8 @@ A 2026-07-28 request carries its client's name and version in
 `params._meta["io.modelcontextprotocol/clientInfo"]`; the recording proxy
 groups a client's stateless requests by that identity (plus a fingerprint of
 its `Authorization` header, never the header itself) across the several
-connections an HTTP client pool opens (`SessionRouter`, DESIGN-NOTES
-"Sessions without a session id").
+connections an HTTP client pool opens (`SessionRouter`; docs/how-to/record-http.md,
+"Conversations, retry pairs and sessions without a session id").
 
 A handshake-era client of a stateless server declares nothing after its
 `initialize` (no session id, no `_meta`): its requests are grouped by the peer

@@ -16,8 +16,8 @@ JSON-RPC requests with different ids (2026-07-28):
 `derive(rows)` takes rows in seq order (dicts with the `Message` columns:
 seq, direction, channel, kind, method, rpc_id, answers_seq, raw, meta) and
 returns both; `by_seq` turns them into a per-seq dict for the views.
-Nothing is stored: the API derives this per session (see DESIGN-NOTES
-"Conversations and retry pairs"), so older recordings get it too.
+Nothing is stored: the API derives this per session (docs/decisions/0011-derived-views-not-stored.md),
+so older recordings get it too.
 """
 
 from __future__ import annotations

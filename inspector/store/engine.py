@@ -2,7 +2,7 @@
 
 SQLite (WAL, one file under `recordings/`) is the embedded default; PostgreSQL
 (`postgresql://...`, psycopg: the `postgres` extra) is the shared one a team points
-every recorder at (README "Share one store across a team"). The SQLite files are readable by the
+every recorder at (docs/how-to/team-store.md). The SQLite files are readable by the
 user only (`store/files.py`). The schema is Alembic's (`store/migrations/`), the
 same on both backends; files from before Alembic (hand-written schema_info
 versions 1..3, `store/legacy.py`) are brought to its baseline and stamped, so old

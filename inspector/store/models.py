@@ -236,7 +236,7 @@ class _Columns(TypedDict):
 
 class MessageRow(_Columns):
     """A `Message` row as the recorder builds it: a plain dict (no model instance on the hot path,
-    see DESIGN-NOTES "One message record") whose keys and value types the type checker enforces,
+    see docs/decisions/0007-one-row-type-as-plain-dicts.md) whose keys and value types the type checker enforces,
     its `meta` a `flow.RowMeta`. Its keys are exactly `ROW_COLUMNS` (checked by a test)."""
 
     meta: RowMeta | None

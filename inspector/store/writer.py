@@ -85,7 +85,7 @@ class StoreWriter:
     inserts the whole group. On PostgreSQL they go in with one `COPY ... FROM
     STDIN` per batch (psycopg's copy: about 2.7x the rows a second of psycopg's
     pipelined `executemany`, the full-text column computed on the way, see
-    DESIGN-NOTES "PostgreSQL store"). Other dialects taking `?` or `%s`
+    docs/decisions/0004-alembic-one-schema-for-sqlite-and-postgresql.md). Other dialects taking `?` or `%s`
     placeholders get one `executemany`; the rest the portable Core insert.
     """
 

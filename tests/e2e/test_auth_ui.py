@@ -5,7 +5,7 @@ official Python SDK's server auth support (tests/peers/oauth_server.py), its con
   the browser comes back to the inspector's /oauth/callback, the tool call works; once the token has
   expired the next call refreshes it.
 - The guided debugger: each step one at a time (its request and response, what the spec expects,
-  the spec link), the consent page in a new tab; the README's screenshot is made here.
+  the spec link), the consent page in a new tab; docs/oauth-debugger.png is made here.
 - A failing variant (the AS metadata names another issuer) shows the failed expectation.
 - A page from another origin can neither drive the flows nor complete a pending authorization.
 
@@ -237,7 +237,7 @@ def test_guided_flow_one_step_at_a_time(
     token.locator("summary").first.click()
     expect(token).to_contain_text("code_verifier=[secret:body.code_verifier]")
     expect(token).to_contain_text("[secret:body.access_token]")
-    # The README's screenshot: the whole flow in one tall viewport, the debugger at its top.
+    # docs/oauth-debugger.png: the whole flow in one tall viewport, the debugger at its top.
     page.set_viewport_size({"width": 1100, "height": 1350})
     debugger.evaluate("e => e.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(200)

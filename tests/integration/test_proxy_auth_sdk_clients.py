@@ -151,7 +151,7 @@ def test_sdk_clients_authorize_through_the_proxy(tmp_path: Path) -> None:
 def test_without_the_option_or_the_audience_the_flow_fails(tmp_path: Path) -> None:
     """Without --rewrite-auth-metadata the resource metadata names the upstream's URL and the SDK
     client refuses it (RFC 8707 check); with it, a server that validates the audience and was not
-    told the proxy's URL refuses the token issued for that URL (README: audience)."""
+    told the proxy's URL refuses the token issued for that URL (docs/how-to/record-http.md: audience)."""
     with _protected() as upstream:
         plain = _proxy(upstream, tmp_path / "plain.db", "--listen", "127.0.0.1:0")
         rewriting = _proxy(upstream, tmp_path / "rw.db", "--listen", "127.0.0.1:0", "--rewrite-auth-metadata")

@@ -1,7 +1,7 @@
 """`replay` and `diff` printed the 16 default ignored paths after every report.
 
 The readable report now says "16 default ignores, --verbose to list" (plus any `--ignore` of the
-user's, listed), `--verbose` lists them all, and `--help` (and the README) explain the `!`
+user's, listed), `--verbose` lists them all, and `--help` (and the docs, docs/how-to/replay-diff.md) explain the `!`
 negation of an ignore pattern.
 """
 
@@ -40,4 +40,4 @@ def test_help_and_readme_document_negation() -> None:
         assert out.returncode == 0
         assert "leading !" in " ".join(out.stdout.split()), out.stdout
         assert "--verbose" in out.stdout
-    assert "starting with `!`" in (ROOT / "README.md").read_text()
+    assert "starting with `!`" in (ROOT / "docs" / "how-to" / "replay-diff.md").read_text()

@@ -505,9 +505,9 @@ def test_http_only_actions_are_refused_on_stdio() -> None:
         check_transport(rs, "stdio", "f.yaml")
 
 
-def test_the_readme_rules_file_example_loads(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Intercept and inject faults", 1)[1]
+def test_the_docs_rules_file_example_loads(tmp_path: Path) -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "intercept.md"
+    section = page.read_text(encoding="utf-8").split("# Intercept and inject faults", 1)[1]
     example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     (tmp_path / "rules.yaml").write_text(example)
     rs = load_rules(tmp_path / "rules.yaml")

@@ -6,7 +6,7 @@ import { Snippet } from "../views/MockServerDialog";
 import { serveApi, type ServeProcess, type ServeProcessList } from "./api";
 
 const VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
-// `serve --auth-fault`: what the built-in authorization server gets wrong on purpose (README).
+// `serve --auth-fault`: what the built-in authorization server gets wrong on purpose (docs/how-to/serve.md).
 const AUTH_FAULTS = ["wrong-issuer", "resource-mismatch", "no-s256", "expired-token", "step-up"] as const;
 type AuthFault = (typeof AUTH_FAULTS)[number];
 
