@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run test docs bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -22,6 +22,15 @@ all: install web
 # Record the demo session, then serve the web UI on it (prints its URL; Ctrl-C stops).
 run: install web
 	$(BIN)/mcp-inspect demo
+
+# The inner loop (minutes): lint, types and the unit and in-process tests, in TEST_WORKERS workers:
+# none of the lanes that need a browser, an external peer, PostgreSQL or processes (tests/conftest.py).
+CHECK_LANES := not browser and not peers and not postgres and not processes and not serial
+check: install web
+	$(BIN)/ruff check inspector tests bench hatch_build.py
+	$(BIN)/ruff format --check inspector tests bench hatch_build.py
+	$(BIN)/mypy
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "$(CHECK_LANES)" --ignore=tests/e2e
 
 # The suite runs in TEST_WORKERS pytest-xdist workers (a file's tests stay in one worker; the
 # rules for parallel-safe tests are in tests/conftest.py), then the tests marked `serial`, if
@@ -37,6 +46,10 @@ test: install peers web chromium postgresql socat
 # The documentation site (mkdocs.yml, docs/), served on 127.0.0.1:8000; `make test` builds it into site/.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+# The sdist and the wheel into dist/, both carrying the built web UI (hatch_build.py).
+wheel: install web
+	$(UV) build --out-dir dist
 
 # Benchmarks print ratios against baselines measured in the same run (see bench/).
 BENCH_ARGS ?=
@@ -132,12 +145,12 @@ nginx:
 	fi
 
 lint: install
-	$(BIN)/ruff check inspector tests bench
-	$(BIN)/ruff format --check inspector tests bench
+	$(BIN)/ruff check inspector tests bench hatch_build.py
+	$(BIN)/ruff format --check inspector tests bench hatch_build.py
 
 fmt: install
-	$(BIN)/ruff format inspector tests bench
-	$(BIN)/ruff check --fix inspector tests bench
+	$(BIN)/ruff format inspector tests bench hatch_build.py
+	$(BIN)/ruff check --fix inspector tests bench hatch_build.py
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) site
+	rm -rf $(VENV) $(TOOLS) $(PEERS)/node_modules $(WEB)/node_modules $(STATIC) site dist

@@ -29,6 +29,27 @@ reuse `__pycache__` as Python does by default (git ignores it; the installed pac
 was compiled by `uv sync --compile-bytecode`). ($PYTHONPYCACHEPREFIX, tried first, makes Python
 ignore that bytecode too and compile the standard library and every package again per run.)
 
+Lanes. `pytest_collection_modifyitems` marks each test with the lanes it belongs to (markers
+declared in pyproject.toml), computed from where it is and what it uses, so that `-m` picks a lane
+(`make check`: `-m "not browser and not peers and not postgres and not processes and not serial"`,
+the unit and in-process tests, in minutes; `make test`: everything):
+
+- `browser`: under tests/e2e/, or uses the Playwright fixtures of tests/e2e/conftest.py (`browser`,
+  `page`, `context`): Chromium (`make chromium`) and the built UI (`make web`);
+- `postgres`: uses `pg_cluster` or `pg_url` (tests/postgres.py; also through its fixtures, all the
+  way down), or has a parameter `"postgresql"` (a backend-parametrized fixture such as `any_store`
+  or tests/api's `BACKENDS`): Debian's PostgreSQL server binaries (`make postgresql`);
+- `peers`: a real external peer, found in the source text of the test's module, of the tests'
+  helpers it imports and of the fixtures it uses (defined under tests/): server-everything
+  (`EVERYTHING_BIN`, an `everything_cmd...` fixture), the conformance suite (`tests.conformance`),
+  a Node client (a `.mjs` file), a Python SDK client process (`..._sdk_client.py`), a package of
+  `PEERS / "node_modules"` (`make peers`);
+- `processes`: starts a process, found in the same source text (`subprocess`, `Popen`,
+  `create_subprocess_`, `open_process`, `run_process`, `sys.executable`, the SDK's `stdio_client` /
+  `StdioServerParameters`, `ShimProcess`, `LineProcess`, `wrap_argv`, `SCRIPTED`), and every
+  `browser` and `peers` test. A test that drives a command in-process which itself starts a
+  process (CliRunner on `demo`) is not seen: the rule reads the tests' text, not what runs.
+
 A test that cannot share the machine (it measures time, or needs a resource of which there is
 one) takes `@pytest.mark.serial`: `make test` leaves it out of the parallel run and runs it after,
 alone, in one process. (Not `xdist_group`: pytest-xdist 3.8's loadgroup does not group under
@@ -37,11 +58,15 @@ pytest 9, whose node ids no longer come from `_nodeid`.)
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -151,8 +176,12 @@ def _file_seconds() -> dict[str, float]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist, the files longest first (see the module's docstring); a file's tests keep
-    their order. Every worker collects the same items and orders them the same way."""
+    """The lanes' markers (see the module's docstring); under xdist, the files longest first (see
+    the module's docstring): a file's tests keep their order. Every worker collects the same items
+    and orders them the same way."""
+    for item in items:
+        for name in lanes(item):
+            item.add_marker(name)
     if not hasattr(config, "workerinput"):
         return
     seconds = _file_seconds()
@@ -166,3 +195,82 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return (0 if known else 1, -seconds.get(path, 0.0), first_seen[path])
 
     items.sort(key=rank)  # stable: a file's tests stay in their order
+
+
+# The lanes (markers added by `lanes`, declared in pyproject.toml; see the module's docstring).
+_PEER_SOURCE = re.compile(
+    r"\bEVERYTHING_BIN\b|\beverything_cmd|tests\.conformance|\.mjs\b|_sdk_client\.py|PEERS / \"node_modules\""
+)
+_PROCESS_SOURCE = re.compile(
+    r"\bsubprocess\b|\bPopen\b|create_subprocess_|\bopen_process\b|\brun_process\b|sys\.executable"
+    r"|\bstdio_client\b|StdioServerParameters|\bShimProcess\b|\bLineProcess\b|\bwrap_argv\b|\bSCRIPTED\b"
+)
+_PG_FIXTURES = {"pg_cluster", "pg_url"}
+_BROWSER_FIXTURES = {"browser", "page", "context"}  # tests/e2e/conftest.py's Playwright fixtures
+_TESTS = ROOT / "tests"
+_E2E = _TESTS / "e2e"
+_FLAGS: dict[object, tuple[bool, bool]] = {}
+_FILES: dict[object, Path | None] = {}
+
+
+def _flags(obj: object) -> tuple[bool, bool]:
+    """Whether `obj`'s source names a peer, and a way to start a process (once per object)."""
+    if obj not in _FLAGS:
+        try:
+            text = inspect.getsource(obj)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            text = ""
+        _FLAGS[obj] = (bool(_PEER_SOURCE.search(text)), bool(_PROCESS_SOURCE.search(text)))
+    return _FLAGS[obj]
+
+
+def _file(obj: object) -> Path | None:
+    if obj not in _FILES:
+        try:
+            _FILES[obj] = Path(inspect.getfile(obj)).resolve()  # type: ignore[arg-type]
+        except TypeError:
+            _FILES[obj] = None
+    return _FILES[obj]
+
+
+@functools.cache
+def _helpers(module: ModuleType) -> list[object]:
+    """A test module and the tests' helpers it imports (functions, classes and modules of the
+    `tests` package; not what they import in turn)."""
+    found: list[object] = [module]
+    for value in vars(module).values():
+        owner = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+        helper = isinstance(value, ModuleType) or inspect.isfunction(value) or inspect.isclass(value)
+        if helper and isinstance(owner, str) and owner.startswith("tests.") and owner != module.__name__:
+            found.append(value)
+    return found
+
+
+def lanes(item: pytest.Item) -> set[str]:
+    """The lane markers of a test, from its path, the fixtures it uses (all the way down: its
+    fixtures' fixtures, those defined under tests/), its parameters and the source text of its
+    module, of the test helpers that module imports and of its fixtures' functions."""
+    found: set[str] = set()
+    fixtures = [
+        (name, d.func)
+        for name, definitions in item._fixtureinfo.name2fixturedefs.items()  # type: ignore[attr-defined]
+        for d in definitions
+        if (where := _file(d.func)) is not None and where.is_relative_to(_TESTS)
+    ]
+    browser = any(n in _BROWSER_FIXTURES and _file(f).is_relative_to(_E2E) for n, f in fixtures)  # type: ignore[union-attr]
+    if browser or Path(str(item.path)).resolve().is_relative_to(_E2E):
+        found.add("browser")
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    if any(n in _PG_FIXTURES for n, _ in fixtures) or any(
+        v in ("postgresql", "postgres") for v in params if isinstance(v, str)
+    ):
+        found.add("postgres")
+    module = getattr(item, "module", None)
+    sources = [*(_helpers(module) if module is not None else ()), *(f for _, f in fixtures)]
+    flags = [_flags(obj) for obj in sources]
+    if any(peer for peer, _ in flags):
+        found.add("peers")
+    if found & {"browser", "peers"} or any(process for _, process in flags):
+        found.add("processes")
+    return found
