@@ -94,7 +94,11 @@ def test_the_console_script_renders_the_same_help() -> None:
     rendering above checked, at 80 columns."""
     script = Path(sys.executable).with_name("mcp-inspect")
     out = subprocess.run(
-        [str(script), "--help"], capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "80"}
+        [str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == _help(None, 80)
