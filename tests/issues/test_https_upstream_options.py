@@ -83,7 +83,9 @@ def test_call_replay_and_versions_reach_a_mutual_tls_server(
         assert json.loads(called.stdout)["content"][0]["text"] == "hi"
         replayed = mcp_inspect("replay", "last", "--url", target, *tls)
         assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-        probed = mcp_inspect("versions", "--url", target, "--revisions", "2025-06-18,2025-11-25", "--json", *tls)
+        probed = mcp_inspect(
+            "versions", "--url", target, "--revisions", "2025-06-18,2025-11-25", "--json", *tls
+        )
         assert probed.returncode == 0, probed.stdout + probed.stderr
         untrusting = mcp_inspect("call", "tools/list", "--url", target, "--db", str(db_path))
         assert untrusting.returncode == 2 and "CERTIFICATE_VERIFY_FAILED" in untrusting.stderr
