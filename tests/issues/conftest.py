@@ -48,40 +48,42 @@ class Ran:
 
 
 @pytest.fixture
-def mcp_inspect(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Ran]]:
+def mcp_inspect() -> Iterator[Callable[..., Ran]]:
     """`mcp-inspect ARGS...` in-process, as the console script runs it (`inspector.cli.main`: a user
     error is one line on stderr and exit status 2), with stdout and stderr apart; `env` adds
     environment variables for the run, `input` is its stdin. A command still running after `timeout`
     seconds is stopped as Ctrl-C stops it (SIGINT: exit status 130), so one that should have refused
     to start fails its test rather than hanging it. The process-wide state a command sets (redaction
-    rules, outbound HTTP settings, signal handlers, `sys.argv`) is put back afterwards."""
+    rules, outbound HTTP settings, signal handlers, `sys.argv`) is put back when it returns, as if
+    it had been a process of its own."""
     from inspector.capture import redact
     from inspector.cli import main
     from inspector.transports import outbound
 
-    monkeypatch.setattr(redact, "_active", redact._active)
-    monkeypatch.setattr(outbound, "_active", outbound._active)
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2)
-    handlers = {sig: signal.getsignal(sig) for sig in signals}
 
     def run(
         *args: str, env: dict[str, str] | None = None, input: str | bytes | None = None, timeout: float = 60
     ) -> Ran:
-        monkeypatch.setattr(sys, "argv", ["mcp-inspect", *args])
+        saved = (redact._active, outbound._active, sys.argv, {sig: signal.getsignal(sig) for sig in signals})
+        sys.argv = ["mcp-inspect", *args]
         code: int = 0
         deadline = threading.Timer(timeout, signal.raise_signal, (signal.SIGINT,))
-        with CliRunner().isolation(input=input, env=env) as (out, err, _output):
-            deadline.start()
-            try:
-                main()
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-            finally:
-                deadline.cancel()
-                sys.stdout.flush()
-                sys.stderr.flush()
-            return Ran(code, out.getvalue().decode(), err.getvalue().decode())
+        try:
+            with CliRunner().isolation(input=input, env=env) as (out, err, _output):
+                deadline.start()
+                try:
+                    main()
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+                finally:
+                    deadline.cancel()
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                return Ran(code, out.getvalue().decode(), err.getvalue().decode())
+        finally:  # what the run set goes with it, as with a process
+            redact._active, outbound._active, sys.argv, handlers = saved
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
 
     yield run
-    for sig, handler in handlers.items():
-        signal.signal(sig, handler)
