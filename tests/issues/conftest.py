@@ -52,8 +52,8 @@ def mcp_inspect() -> Iterator[Callable[..., Ran]]:
     """`mcp-inspect ARGS...` in-process, as the console script runs it (`inspector.cli.main`: a user
     error is one line on stderr and exit status 2), with stdout and stderr apart; `env` adds
     environment variables for the run, `input` is its stdin. A command still running after `timeout`
-    seconds is stopped as Ctrl-C stops it (SIGINT: exit status 130), so one that should have refused
-    to start fails its test rather than hanging it. The process-wide state a command sets (redaction
+    seconds is stopped as Ctrl-C stops it (SIGINT), so one that should have refused to start fails
+    its test rather than hanging it. The process-wide state a command sets (redaction
     rules, outbound HTTP settings, signal handlers, `sys.argv`) is put back when it returns, as if
     it had been a process of its own."""
     from inspector.capture import redact
