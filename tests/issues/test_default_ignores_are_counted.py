@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.replay.diff import DEFAULT_IGNORE
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 from tests.sessions import load
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 
 
 @pytest.fixture

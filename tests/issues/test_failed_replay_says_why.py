@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 from tests.sessions import load
 
 BOOM = [sys.executable, "-c", "import sys; sys.stderr.write('boom: no repository here'); sys.exit(3)"]

@@ -23,8 +23,8 @@ import mcp
 import pytest
 
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import Ran
 from tests.http_peers import inspector_proxy
-from tests.issues.conftest import Ran
 from tests.tls import Pki, https_demo_server, make_pki
 
 

@@ -15,7 +15,7 @@ import anyio
 import mcp
 import pytest
 
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 from tests.sessions import load
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.cli_in_process import Ran
 from tests.http_peers import LineProcess
-from tests.issues.conftest import Ran
 from tests.listeners import INITIALIZE, JSON_HEADERS, empty_recording
 
 READY = r"(point your client at|mock server at|serving .* at) (http://\S+?)[;\s]"

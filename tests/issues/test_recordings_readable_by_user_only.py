@@ -18,7 +18,7 @@ import anyio
 import mcp
 import pytest
 
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 
 WAIT_S = 60.0
 UMASK_022 = ["sh", "-c", 'umask 022 && exec "$@"', "sh"]  # the usual umask, whatever the test runner has

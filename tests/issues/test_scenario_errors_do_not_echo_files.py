@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import Api, serve
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 
 SECRET = "s3cr3t-Hash-Qx7"
 FILES = {

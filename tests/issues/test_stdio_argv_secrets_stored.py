@@ -27,8 +27,8 @@ import pytest
 from inspector.store import get_session, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
+from tests.cli_in_process import Ran
 from tests.conftest import PEERS
-from tests.issues.conftest import Ran
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_session
 

@@ -23,7 +23,7 @@ from rich.cells import cell_len
 
 from inspector.lint import findings_of
 from inspector.store import open_engine
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 from tests.sessions import load
 
 LONG_NAME = "a recording of the exiting server with a name much longer than any column"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 
 
 def test_every_revision_shows_at_80_columns(

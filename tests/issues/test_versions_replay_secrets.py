@@ -19,7 +19,7 @@ import pytest
 from tests.api.conftest import serve
 from tests.api.test_client_api import _ok
 from tests.api.test_versions_api import finish
-from tests.issues.conftest import Ran
+from tests.cli_in_process import Ran
 from tests.secrets_scan import received, secret_leaks, secrets_server
 
 ARG_KEY = "VersionsArgKeySecret6e1d3"
