@@ -1,17 +1,21 @@
-"""The `mcp-inspect` command line run in this process (Typer's CliRunner isolation), as `cli.main`
-runs it: a user error (`InspectorError`) is one red line on stderr and exit status 2.
+"""`mcp-inspect` in-process, for tests where the process boundary is not what they check: the
+console script's answer (exit status, stdout, stderr) without a Python process of its own (1-2 s
+of imports each). tests/issues has it as the `mcp_inspect` fixture.
 
-`run_cli(*args, env=...)` returns what `subprocess.run(..., capture_output=True, text=True)` would
-(`returncode`, `stdout`, `stderr`), so a test that ran `python -m inspector ...` can run it here at
-the cost of the command alone (no interpreter, no imports: ~1-2 s less a command).
+`run("sessions", "--db", str(db))` runs `inspector.cli.main` as the console script does (a user
+error is one line on stderr and exit status 2, Ctrl-C 130), with stdout and stderr apart. `env`
+sets environment variables for the run (None unsets one), `input` is its stdin (a buffered reader,
+as a real stdin is: `import -` peeks at it), `cwd` its working directory. A command still running
+after `timeout` seconds is stopped as Ctrl-C stops it (SIGINT), so one that should have refused to
+start fails its test rather than hanging it.
 
-The module-wide state a command sets is put back after it, never leaked into the next test: the
-process's redaction rules (`capture/redact._active`), its outbound HTTP settings
-(`transports/outbound._active`), the signal handlers `cli.main` and the recorders install, the
-environment (`env` is given for the command only) and the working directory.
+What a command sets for the whole process is put back when it returns, as if it had been a process
+of its own: the redaction rules (`capture/redact._active`), the outbound HTTP settings
+(`transports/outbound._active`), the signal handlers `main` installs, `sys.argv`, the environment
+and the working directory.
 
-Not for what the process boundary is the point of: the console script's exit code, signals sent
-to the process, stdio forwarding (wrap's byte path), start-up.
+Not for what the process boundary is the point of: the console script's exit code, signals sent to
+the process, stdio forwarding (wrap's byte path), start-up.
 """
 
 from __future__ import annotations
@@ -25,78 +29,62 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from click.testing import CliRunner
+from typer.testing import CliRunner
 
-__all__ = ["Ran", "run_cli"]
+__all__ = ["Ran", "run"]
 
-_SIGNALS = [
-    signal.SIGINT,
-    signal.SIGTERM,
-    *(getattr(signal, n) for n in ("SIGUSR1", "SIGUSR2") if hasattr(signal, n)),
-]
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2)
 
 
 @dataclass
 class Ran:
-    """What a command did: its exit status and what it printed (the bytes, and as text)."""
+    """What an in-process `mcp-inspect` run left: its exit status and what it printed."""
 
     returncode: int
-    stdout_bytes: bytes
-    stderr_bytes: bytes
-
-    @property
-    def stdout(self) -> str:
-        return self.stdout_bytes.decode(errors="replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.stderr_bytes.decode(errors="replace")
+    stdout: str
+    stderr: str
 
 
-def run_cli(
+def run(
     *args: str,
     env: Mapping[str, str | None] | None = None,
-    stdin: bytes | None = None,
-    cwd: Path | None = None,
+    input: str | bytes | None = None,
+    cwd: str | Path | None = None,
+    timeout: float = 60,
 ) -> Ran:
-    """Run `mcp-inspect ARGS` in this process (`env`: environment variables for the command, None
-    to unset one; `stdin`: what it reads from its standard input; `cwd`: its working directory)."""
+    """`mcp-inspect ARGS...` in this process (see the module's docstring)."""
     from inspector.capture import redact
-    from inspector.cli import app
-    from inspector.command_setup import print_error
-    from inspector.errors import InspectorError
+    from inspector.cli import main
     from inspector.transports import outbound
 
-    saved_redaction, saved_outbound = redact._active, outbound._active
-    saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    runner = CliRunner()
+    main_thread = threading.current_thread() is threading.main_thread()
+    handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS} if main_thread else {}
+    saved = (redact._active, outbound._active, sys.argv, dict(os.environ), os.getcwd())
+    sys.argv = ["mcp-inspect", *args]
+    stdin = None
+    if input is not None:
+        stdin = io.BufferedReader(io.BytesIO(input.encode() if isinstance(input, str) else input))
     code: int = 0
+    deadline = threading.Timer(timeout, signal.raise_signal, (signal.SIGINT,))
     try:
         if cwd is not None:
             os.chdir(cwd)
-        # As a real stdin, a buffered reader (the importer peeks at it to tell the file's kind).
-        given = None if stdin is None else io.BufferedReader(io.BytesIO(stdin))
-        with runner.isolation(input=given, env={"COLUMNS": "200", **(env or {})}) as (out, err, _mixed):
+        with CliRunner().isolation(input=stdin, env=dict(env or {})) as (out, err, _output):
+            deadline.start()
             try:
-                app(args=list(args), prog_name="mcp-inspect")
+                main()
             except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            except InspectorError as exc:
-                print_error(exc)
-                code = 2
-            except KeyboardInterrupt:
-                code = 130
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
             finally:
+                deadline.cancel()
                 sys.stdout.flush()
                 sys.stderr.flush()
-            stdout, stderr = out.getvalue(), err.getvalue()
-    finally:
-        redact._active, outbound._active = saved_redaction, saved_outbound
-        for sig, handler in saved_signals.items():
-            if handler is not None and threading.current_thread() is threading.main_thread():
+            return Ran(code, out.getvalue().decode(errors="replace"), err.getvalue().decode(errors="replace"))
+    finally:  # what the run set goes with it, as with a process
+        redact._active, outbound._active, sys.argv, environ, where = saved
+        for sig, handler in handlers.items():
+            if handler is not None:
                 signal.signal(sig, handler)
         os.environ.clear()
-        os.environ.update(saved_env)
-        os.chdir(saved_cwd)
-    return Ran(code, stdout, stderr)
+        os.environ.update(environ)
+        os.chdir(where)

@@ -1,6 +1,6 @@
 """The conformance suite's client command with OUR client in this one process: tests/conformance/client.py
 (the same options from the scenario's context, the same two calls) where each `mcp-inspect call --auth`
-runs in-process through the console script's own handling (tests/inproc_cli.py) instead of a process
+runs in-process through the console script's own handling (tests/cli_in_process.py) instead of a process
 of its own: one interpreter start and one import of the inspector per scenario instead of three.
 """
 
@@ -14,7 +14,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]
 
 import client  # noqa: E402  (tests/conformance/client.py, beside this file)
 
-from tests.inproc_cli import run  # noqa: E402
+from tests.cli_in_process import run  # noqa: E402
 
 
 def _call(url: str, method: str, params: dict[str, object] | None, auth_args: list[str]) -> tuple[int, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspector.store import iter_messages, list_sessions, open_engine
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.http_peers import demo_http_server
 
 CLI = [sys.executable, "-m", "inspector"]
@@ -21,7 +21,7 @@ DEMO = [sys.executable, "-m", "inspector.demo"]
 
 
 def _call(db: Path, *args: str) -> Ran:
-    return run_cli("call", "--db", str(db), *args)
+    return run("call", "--db", str(db), *args)
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.inproc_cli import run
+from tests.cli_in_process import run
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.secrets_scan import secret_leaks
@@ -22,7 +22,7 @@ CLI = [sys.executable, "-m", "inspector"]
 
 def _call(db: Path, env: dict[str, str], url: str, *args: str) -> Ran:
     """`mcp-inspect call --auth` in this process (tests/cli_in_process.py); the server is a process."""
-    return run_cli(
+    return run(
         "call", "--db", str(db), *args, "--url", url, "--auth", "--auth-non-interactive", "--timeout", "20",
         env=dict(env),
     )  # fmt: skip

@@ -1,7 +1,7 @@
 """The `mcp-inspect` commands as a user runs them: sessions, show (--json, --follow), search, errors.
 
 Each test runs against an SQLite file and a PostgreSQL database (`--db URL`). The commands run
-in-process (tests/inproc_cli.py) on sessions recorded through the real shim and checked in
+in-process (tests/cli_in_process.py) on sessions recorded through the real shim and checked in
 (tests/data/sessions/pings.jsonl: `pings-N`, N pings to the scripted server, recorded by
 `mcp-inspect wrap` in the order pings-2, pings-1, pings-3); `show --follow` tails a session that a real shim is recording, from a process
 of its own, and `wrap --help` is the console script's own fast path."""
@@ -18,8 +18,8 @@ import pytest
 
 from inspector.share.importer import import_jsonl
 from inspector.store import open_engine
+from tests.cli_in_process import Ran, run
 from tests.conftest import SCRIPTED, wrap_argv
-from tests.inproc_cli import Done, run
 from tests.sessions import lines
 from tests.shim_process import ShimProcess
 
@@ -33,7 +33,7 @@ def db_path(any_store: Path | str) -> Path | str:
     return any_store
 
 
-def _cli(*args: str, db: Path | None = None) -> Done:
+def _cli(*args: str, db: Path | None = None) -> Ran:
     extra = ["--db", str(db)] if db is not None else []
     return run(*args, *extra)
 

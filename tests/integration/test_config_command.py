@@ -1,6 +1,6 @@
 """`mcp-inspect config`: show (every setting and its source: default, config file, environment,
 flag; a table in 80 columns and JSON), path, init (a commented 0600 template that loads, never
-overwritten without --force). The CLI in-process (tests/inproc_cli.py) with the environment a user's
+overwritten without --force). The CLI in-process (tests/cli_in_process.py) with the environment a user's
 shell would give it, a real config file."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import stat
 from pathlib import Path
 
 from inspector.settings import load
-from tests.inproc_cli import Done, run
+from tests.cli_in_process import Ran, run
 
 
-def _run(*args: str, config: Path, env: dict[str, str] | None = None) -> Done:
+def _run(*args: str, config: Path, env: dict[str, str] | None = None) -> Ran:
     unset: dict[str, str | None] = {
         k: None for k in os.environ if k.startswith("MCP_INSPECTOR_") and k != "MCP_INSPECTOR_RUNTIME"
     }

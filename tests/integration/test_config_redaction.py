@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from inspector.store import iter_messages, list_sessions, open_engine
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_named
@@ -27,9 +27,7 @@ def _run(args: list[str], config: Path) -> subprocess.CompletedProcess[str] | Ra
     """`args` under the config file: `mcp-inspect call` in this process (tests/cli_in_process.py),
     anything else (wrap: its own start-up reads the file) as a process."""
     if args[: len(CLI) + 1] == [*CLI, "call"]:
-        return run_cli(
-            *args[len(CLI) :], env={"MCP_INSPECTOR_CONFIG": str(config), "MCP_INSPECTOR_REDACT": None}
-        )
+        return run(*args[len(CLI) :], env={"MCP_INSPECTOR_CONFIG": str(config), "MCP_INSPECTOR_REDACT": None})
     env = {**os.environ, "MCP_INSPECTOR_CONFIG": str(config)}
     env.pop("MCP_INSPECTOR_REDACT", None)
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)

@@ -25,8 +25,8 @@ from inspector.demo.driver import drive_demo
 from inspector.replay.diff import diff_sessions
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_messages
+from tests.cli_in_process import run
 from tests.http_peers import demo_http_server, inspector_proxy
-from tests.inproc_cli import run
 from tests.shim_process import ended_named
 
 MRTR_TOOLS = {

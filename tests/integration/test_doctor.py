@@ -17,7 +17,7 @@ import pytest
 from inspector.capture.sessions import create_session
 from inspector.doctor import run_doctor
 from inspector.store import list_sessions, open_engine
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.shim_process import ended_named
 
 CLI = [sys.executable, "-m", "inspector"]
@@ -32,7 +32,7 @@ def _doctor(home: Path, project: Path, *args: str, config: Path | None = None) -
     }
     env.update(COLUMNS="80", MCP_INSPECTOR_CONFIG=str(config or home / "no-config.toml"))
     project.mkdir(parents=True, exist_ok=True)
-    return run_cli("doctor", "--home", str(home), "--project", str(project), *args, env=env, cwd=project)
+    return run("doctor", "--home", str(home), "--project", str(project), *args, env=env, cwd=project)
 
 
 def _write(path: Path, doc: Any) -> None:
@@ -146,9 +146,7 @@ def test_the_printed_fix_records_the_server_under_its_name(tmp_path: Path) -> No
     report = json.loads(_doctor(home, project, "--json", "--db", str(db)).stdout)
     fix = _servers(report)[("Claude Desktop", "demo")]["fix"]
     # The host would now start the server through the fix: drive it with the real mock client.
-    call = run_cli(
-        "call", "tools/list", "--db", str(tmp_path / "call.db"), "--", fix["command"], *fix["args"]
-    )
+    call = run("call", "tools/list", "--db", str(tmp_path / "call.db"), "--", fix["command"], *fix["args"])
     assert call.returncode == 0, call.stderr
     ended_named(db, "demo")  # a wrap the client's SIGTERM hurried may record it seconds later
     engine = open_engine(db, create=False)

@@ -24,7 +24,7 @@ from inspector.api import UiServer
 from inspector.errors import InspectorError
 from inspector.gateway_config import load_gateway_config
 from inspector.store import list_sessions, open_engine
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import PEERS
 from tests.gateway_helpers import gateway, route_table, started_lines
 from tests.http_peers import LineProcess, demo_http_server, free_port
@@ -87,7 +87,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
                 assert "/alpha" in detail and "/beta" in detail
                 assert alpha_target.split("/mcp")[0] not in missing.text
                 assert "127.0.0.1:" not in detail
-                listed = run_cli("sessions", "--db", str(db_path), "--name", "beta", "--json")
+                listed = run("sessions", "--db", str(db_path), "--name", "beta", "--json")
     finally:
         protected.stop()
     found = _sessions(db_path)
@@ -270,7 +270,7 @@ def test_a_bad_config_is_exit_2_and_one_line_without_traceback(tmp_path: Path) -
     for text, expected in (*picked, faults, (remote, "listen 0.0.0.0 would let other machines reach")):
         path = tmp_path / f"bad{len(expected)}.toml"
         path.write_text(text)
-        done = run_cli("proxy", "--config", str(path), "--db", str(db))
+        done = run("proxy", "--config", str(path), "--db", str(db))
         assert done.returncode == 2, (text, done.stderr)
         assert "Traceback" not in done.stderr, done.stderr
         lines = done.stderr.strip().splitlines()

@@ -30,9 +30,9 @@ from inspector.share.importer import import_har
 from inspector.store import open_engine
 from inspector.store.queries import iter_rows, list_sessions
 from inspector.store.writer import SessionWriter
+from tests.cli_in_process import Ran, run
 from tests.har_schema import har_validator
 from tests.http_peers import everything_http_server, free_port, inspector_proxy
-from tests.inproc_cli import Done, run
 from tests.sessions import load
 
 pytestmark = pytest.mark.timeout(600)  # a module fixture of real servers; the CI machine is shared
@@ -40,12 +40,12 @@ pytestmark = pytest.mark.timeout(600)  # a module fixture of real servers; the C
 ECHO = '{"name": "echo", "arguments": {"text": "hi"}}'
 
 
-def _run(*args: str) -> Done:
-    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py)."""
+def _run(*args: str) -> Ran:
+    """`mcp-inspect ARGS...` in-process (tests/cli_in_process.py)."""
     return run(*args)
 
 
-def _ok(result: Done) -> Done:
+def _ok(result: Ran) -> Ran:
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 

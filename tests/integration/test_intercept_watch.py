@@ -23,7 +23,7 @@ import pytest
 
 from inspector.control.server import ControlHandle, start_control
 from inspector.intercept import Interceptor, Rule, RuleSet, Seen
-from tests.inproc_cli import run
+from tests.cli_in_process import run
 
 CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}\n'
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")

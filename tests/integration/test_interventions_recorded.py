@@ -17,8 +17,8 @@ from mcp.shared.exceptions import MCPError
 from inspector.store import open_engine
 from inspector.store.queries import iter_rows
 from tests.api.conftest import serve
+from tests.cli_in_process import run
 from tests.conftest import wrap_argv
-from tests.inproc_cli import run
 from tests.shim_process import only_session
 
 RULES = """

@@ -29,8 +29,8 @@ from inspector.store.engine import ALEMBIC_HEAD
 from inspector.store.queries import delete_session, get_message, get_session, iter_rows
 from inspector.store.search import search_messages
 from tests.api.conftest import serve
+from tests.cli_in_process import run
 from tests.conftest import SCRIPTED, wrap_argv
-from tests.inproc_cli import run
 from tests.shim_process import ShimProcess, ended_count, ended_named, only_session
 
 DEMO = [sys.executable, "-m", "inspector.demo"]

@@ -3,7 +3,7 @@
 The SDK demo server (handshake era and 2026-07-28) and server-everything, over
 stdio through `wrap` and over Streamable HTTP through `proxy`, driven by the
 official SDK client, recorded once and checked in (tests/data/sessions/real-peers-sdk-client.jsonl).
-A finding here is a false positive of a rule. `mcp-inspect lint` runs in-process (tests/inproc_cli.py).
+A finding here is a false positive of a rule. `mcp-inspect lint` runs in-process (tests/cli_in_process.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from inspector.lint import check_rows, lint_session
 from inspector.lint.stored import lint_rows
 from inspector.store import iter_messages, list_sessions, open_engine
 from inspector.store.queries import iter_rows
-from tests.inproc_cli import Done, run
+from tests.cli_in_process import Ran, run
 from tests.lint_recordings import violations
 from tests.sessions import load
 
@@ -71,7 +71,7 @@ def test_clean_recordings_have_no_findings(clean_db: Path, name: str) -> None:
     assert versions & {"2025-11-25", "2026-07-28"}
 
 
-def _lint(db: Path, *args: str) -> Done:
+def _lint(db: Path, *args: str) -> Ran:
     return run("lint", *args, "--db", str(db))
 
 

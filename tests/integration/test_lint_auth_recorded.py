@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.lint_auth_recordings import all_findings, auth_findings
@@ -25,13 +25,13 @@ def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, Ran]:
     db = tmp_path / "rec.db"
     try:
         url = server.wait_for(r"listening on (\S+)").group(1)
-        run = run_cli(  # in this process (tests/cli_in_process.py); the server is a process
+        ran = run(  # in this process (tests/cli_in_process.py); the server is a process
             "call", "--db", str(db), "tools/list", "--url", url, "--auth", "--auth-non-interactive",
             "--timeout", "20", env={"MCP_INSPECTOR_AUTH_FILE": str(tmp_path / "auth.json")},
         )  # fmt: skip
     finally:
         server.stop()
-    return db, run
+    return db, ran
 
 
 @pytest.mark.timeout(120)

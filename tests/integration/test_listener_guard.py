@@ -18,8 +18,8 @@ from websockets.sync.client import connect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
+from tests.cli_in_process import run
 from tests.http_peers import scripted_http_server
-from tests.inproc_cli import run
 from tests.listeners import INITIALIZE, JSON_HEADERS, inspector_proxy, serve_http, wait_until
 
 

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from inspector.errors import RulesError
 from inspector.mock.intercept import mock_interceptor
 from inspector.store import list_sessions, open_engine
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.integration.serve_helpers import mock_rows, serve_argv, serve_http
 from tests.sessions import load
 
@@ -282,6 +282,6 @@ def test_bad_flags_are_clear(tmp_path: Path, db_path: Path) -> None:
     ):
         with pytest.raises(RulesError):
             call()
-    out = run_cli("serve", "--db", str(db_path), "--stdio", "--faults", str(bad))  # refused in this process
+    out = run("serve", "--db", str(db_path), "--stdio", "--faults", str(bad))  # refused in this process
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "bad.yaml" in out.stderr and "'x'" in out.stderr, out.stderr

@@ -18,9 +18,9 @@ import pytest
 from inspector.demo.driver import SAMPLING_REPLY, drive_demo
 from inspector.demo.report import DemoReport
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import run
 from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess
-from tests.inproc_cli import run
 from tests.sessions import load
 from tests.shim_process import ended_count, ended_named, messages
 

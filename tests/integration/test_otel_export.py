@@ -22,7 +22,7 @@ import pytest
 
 from inspector.demo.driver import SAMPLING_REPLY, drive_demo
 from inspector.store import Message, open_engine
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import wrap_argv
 from tests.http_peers import demo_http_server, inspector_proxy
 from tests.integration.test_wrap_real_peers import Taps
@@ -145,7 +145,7 @@ def test_wrap_exports_a_span_per_request_joining_the_hosts_trace(db_path: Path) 
 
     # After the fact: the stored session gives the same spans.
     with otlp_receiver() as again:
-        done = run_cli("export", "--db", str(db_path), str(session.id), "--otlp", again.url)  # in-process
+        done = run("export", "--db", str(db_path), str(session.id), "--otlp", again.url)  # in-process
         assert done.returncode == 0, done.stderr
         assert f"({len(spans)} spans)" in done.stderr
         again.wait_for(lambda: len(again.spans()) >= len(spans))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.sessions import load
 
@@ -29,14 +29,14 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     load(db, "demo", name="demo")
     recordings = root / "recordings"
     (recordings / "nested").mkdir(parents=True)
-    exported = run_cli("export", "demo", "--db", str(db), "-o", str(recordings / "demo.mcp.jsonl"))
+    exported = run("export", "demo", "--db", str(db), "-o", str(recordings / "demo.mcp.jsonl"))
     assert exported.returncode == 0, exported.stderr
     (recordings / "nested" / "demo-again.mcp.jsonl").write_bytes((recordings / "demo.mcp.jsonl").read_bytes())
     return recordings
 
 
 def _test(folder: Path, junit: Path, *server: str) -> Ran:
-    return run_cli(
+    return run(
         "test",
         str(folder),
         "--junit-xml",
@@ -90,7 +90,7 @@ def test_changed_and_broken(folder: Path, tmp_path: Path) -> None:
 
 
 def test_bad_input(tmp_path: Path) -> None:
-    empty = run_cli("test", str(tmp_path), "--", *DEMO)
+    empty = run("test", str(tmp_path), "--", *DEMO)
     assert empty.returncode == 2 and "no recordings" in empty.stderr
-    no_target = run_cli("test", str(tmp_path))
+    no_target = run("test", str(tmp_path))
     assert no_target.returncode == 2 and "needs a target" in no_target.stderr

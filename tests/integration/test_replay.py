@@ -16,7 +16,7 @@ import anyio
 import mcp
 
 from inspector.store import get_session, iter_messages, list_sessions, open_engine
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import wrap_argv
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server
@@ -33,7 +33,7 @@ def _record(db: Path, server: list[str], name: str) -> int:
 
 
 def _replay(db: Path, session: int, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    out = run_cli("replay", str(session), "--db", str(db), "--json", *args)
+    out = run("replay", str(session), "--db", str(db), "--json", *args)
     assert out.returncode in (0, 1), out.stderr
     return out.returncode, json.loads(out.stdout)
 
@@ -63,16 +63,16 @@ def test_replay_against_a_changed_server_names_exactly_the_changes(db_path: Path
     assert set(changed) == {"tools/list", "tools/call name=weather", "tools/call name=fail"}, changed
     assert any("tools[name=fail]" in p for p in changed["tools/list"])
     assert any(p.endswith("temperature_c") for p in changed["tools/call name=weather"])
-    text = run_cli("replay", str(original), "--db", str(db_path), "--", *DEMO, "--variant")
+    text = run("replay", str(original), "--db", str(db_path), "--", *DEMO, "--variant")
     assert text.returncode == 1 and "temperature_c" in text.stdout and "tools[name=fail]" in text.stdout
 
 
 def test_diff_of_two_recorded_sessions(db_path: Path) -> None:
     _record(db_path, DEMO, "build-a")
     b = _record(db_path, [*DEMO, "--variant"], "build-b")
-    same = run_cli("diff", str(b), str(b), "--db", str(db_path))
+    same = run("diff", str(b), str(b), "--db", str(db_path))
     assert same.returncode == 0
-    differ = run_cli("diff", "build-a", "build-b", "--db", str(db_path), "--json")
+    differ = run("diff", "build-a", "build-b", "--db", str(db_path), "--json")
     assert differ.returncode == 1
     assert "tools/call name=weather" in _changed(json.loads(differ.stdout))
 
@@ -97,7 +97,7 @@ def test_stdio_recording_replayed_over_streamable_http_shows_no_difference(
 
 def test_replay_that_cannot_run_exits_2(db_path: Path) -> None:
     original = _record(db_path, DEMO, "demo")
-    out = run_cli("replay", str(original), "--db", str(db_path), "--", "/nonexistent/server")
+    out = run("replay", str(original), "--db", str(db_path), "--", "/nonexistent/server")
     assert out.returncode == 2 and "could not run" in out.stderr and "Traceback" not in out.stderr
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess
-from tests.inproc_cli import Done, run
 from tests.secrets_scan import secret_leaks
 
 AUTH = ["--auth", "--auth-non-interactive"]
@@ -35,8 +35,8 @@ def server() -> Iterator[str]:
         process.stop()
 
 
-def _run(env: dict[str, str], *args: str) -> Done:
-    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py) with `env` (the OAuth server is a process)."""
+def _run(env: dict[str, str], *args: str) -> Ran:
+    """`mcp-inspect ARGS...` in-process (tests/cli_in_process.py) with `env` (the OAuth server is a process)."""
     return run(*args, env=env)
 
 

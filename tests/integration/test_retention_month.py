@@ -25,7 +25,7 @@ from sqlalchemy import Engine, text
 from inspector.store import iter_messages, open_engine
 from inspector.store.queries import update_session
 from inspector.store.usage import session_bytes, store_usage
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import wrap_argv
 from tests.shim_process import ShimProcess, ended_named
 
@@ -175,7 +175,7 @@ def test_a_dry_run_says_what_would_go_and_changes_nothing(month: tuple[Path, dic
     db, ids = month
     before = _snapshot(db)
     limit = str(_total_limit(db, ids))
-    out = run_cli(
+    out = run(
         "prune", "--db", str(db), "--dry-run", "--max-age", "20d", "--max-total-size", limit, env=_cli_env()
     )
     assert out.returncode == 0, out.stderr
@@ -189,7 +189,7 @@ def test_a_dry_run_says_what_would_go_and_changes_nothing(month: tuple[Path, dic
 def test_no_policy_anywhere_removes_nothing(month: tuple[Path, dict[str, int]]) -> None:
     db, _ids = month
     before = _snapshot(db)
-    out = run_cli("prune", "--db", str(db), env=_cli_env())
+    out = run("prune", "--db", str(db), env=_cli_env())
     assert out.returncode == 0 and "No retention policy is set: nothing removed." in out.stdout
     assert _snapshot(db) == before
 
@@ -202,7 +202,7 @@ def test_a_month_pruned_by_age_and_size_keeps_pins_and_labels_and_shrinks(
     limit = _total_limit(db, ids)
     config = tmp_path / "config.toml"
     config.write_text(f'[retention]\nmax_age = "20d"\nmax_total_size = {limit}\n')
-    out = run_cli("prune", "--db", str(db), env=_cli_env(MCP_INSPECTOR_CONFIG=str(config)))
+    out = run("prune", "--db", str(db), env=_cli_env(MCP_INSPECTOR_CONFIG=str(config)))
     assert out.returncode == 0, out.stderr
     said = " ".join(out.stdout.split())  # a long path wraps at 80 columns
     assert f"(config file {config})" in said and "Removed 2 sessions" in said

@@ -19,7 +19,7 @@ import pytest
 from inspector.store import iter_messages, list_sessions, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
-from tests.cli_in_process import Ran, run_cli
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.peers import secrets_server as upstream
@@ -54,7 +54,7 @@ USER_RULES = ["--redact", "x-custom-cred", "--redact-path", "params.arguments.ap
 
 def _run(*args: str, env: dict[str, str] | None = None) -> Ran:
     """The command in this process (tests/cli_in_process.py); servers, proxies and wraps stay processes."""
-    return run_cli(*args, env=env)
+    return run(*args, env=env)
 
 
 def _call(db: Path, url: str, *extra: str) -> Ran:

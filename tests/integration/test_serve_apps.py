@@ -14,7 +14,7 @@ import anyio
 import mcp
 import pytest
 
-from tests.inproc_cli import run
+from tests.cli_in_process import run
 from tests.integration.serve_helpers import serve_argv
 
 HTML = "<!doctype html><title>card</title><p id=card>A card view</p><script>1</script>\n"

@@ -11,13 +11,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.inproc_cli import Done, run
+from tests.cli_in_process import Ran, run
 from tests.integration.serve_helpers import serve_http
 from tests.secrets_scan import secret_leaks
 
 
-def _call(db: Path, auth_file: Path, url: str, *extra: str) -> Done:
-    """Our client in-process (tests/inproc_cli.py); `serve --auth` is the process it talks to."""
+def _call(db: Path, auth_file: Path, url: str, *extra: str) -> Ran:
+    """Our client in-process (tests/cli_in_process.py); `serve --auth` is the process it talks to."""
     return run(
         "call", "--db", str(db), "--url", url, *extra, "--auth", "--auth-non-interactive", "--timeout", "20",
         "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}',

@@ -8,7 +8,7 @@ import anyio
 import mcp
 import pytest
 
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.integration.serve_helpers import mock_rows, serve_argv
 
 FAULTS = """
@@ -71,10 +71,10 @@ def test_bad_scenario_files_are_clear_errors(db_path: Path, tmp_path: Path) -> N
     bad = tmp_path / "bad.yaml"
     bad.write_text("tools:\n  - name: t\n    steps: [{do: sample}]\n")
     # In this process (tests/cli_in_process.py): refused before anything is served.
-    out = run_cli("serve", "--db", str(db_path), str(bad))
+    out = run("serve", "--db", str(db_path), str(bad))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert str(bad) in out.stderr and "tools[0].steps[0].sample.params" in out.stderr
-    out = run_cli("serve", "--db", str(db_path), "--protocol-version", "1999-01-01")
+    out = run("serve", "--db", str(db_path), "--protocol-version", "1999-01-01")
     assert out.returncode == 2 and "unknown revision" in out.stderr
-    out = run_cli("serve", "--db", str(db_path), str(tmp_path / "nope.yaml"))
+    out = run("serve", "--db", str(db_path), str(tmp_path / "nope.yaml"))
     assert out.returncode == 2 and "cannot read the scenario" in out.stderr

@@ -26,7 +26,7 @@ import pytest
 
 from inspector.store import list_sessions, open_engine
 from tests.api.recordings import record_demo
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import PEERS
 from tests.http_peers import demo_http_server, inspector_proxy
 from tests.integration.serve_helpers import serve_http
@@ -44,8 +44,8 @@ class _Done:
 
 
 def _run(*args: str, stdin: bytes | None = None) -> _Done:
-    ran = run_cli(*args, stdin=stdin)
-    return _Done(ran.returncode, ran.stdout_bytes, ran.stderr_bytes)
+    ran = run(*args, input=stdin)
+    return _Done(ran.returncode, ran.stdout.encode(), ran.stderr.encode())
 
 
 def _ok(result: _Done) -> _Done:

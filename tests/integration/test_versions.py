@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from inspector.store import get_session, open_engine
+from tests.cli_in_process import Ran, run
 from tests.http_peers import demo_http_server
-from tests.inproc_cli import Done, run
 
 KNOWN = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 HANDSHAKE = KNOWN[:4]
@@ -30,7 +30,7 @@ DEMO = [sys.executable, "-m", "inspector.demo"]
 pytestmark = pytest.mark.timeout(600)
 
 
-def versions(db: Path, *args: str) -> Done:
+def versions(db: Path, *args: str) -> Ran:
     """`mcp-inspect versions` in-process (the peers it probes are still real processes)."""
     return run("versions", "--db", str(db), *args)
 

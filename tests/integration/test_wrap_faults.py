@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspector.store import open_engine
-from tests.cli_in_process import run_cli
+from tests.cli_in_process import run
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess, messages, only_session
 
@@ -201,7 +201,7 @@ def test_unknown_command_gives_clear_error(db_path: Path) -> None:
 def test_corrupt_database_gives_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"definitely not sqlite " * 200)
-    proc = run_cli("sessions", "--db", str(bad))  # in this process (tests/cli_in_process.py)
+    proc = run("sessions", "--db", str(bad))  # in this process (tests/cli_in_process.py)
     assert proc.returncode == 2
     assert "not a usable mcp-inspector database" in proc.stderr
     assert "Traceback" not in proc.stderr

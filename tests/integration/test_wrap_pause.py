@@ -24,8 +24,8 @@ from inspector.mock.runner import MockOptions, prepare_mock
 from inspector.recording_control import switch_session
 from inspector.replay.report import replay_verdict
 from inspector.store import iter_messages, open_engine
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS, wrap_argv
-from tests.inproc_cli import Done, run
 from tests.shim_process import ShimProcess, ended_session
 
 ECHO = [sys.executable, str(PEERS / "line_echo_server.py")]
@@ -68,8 +68,8 @@ def _wait_pauses(db: Path, predicate: Any, timeout: float = 10.0) -> list[dict[s
     raise AssertionError(f"pauses never matched: {_pauses(db)}")
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> Done:
-    """`mcp-inspect ARGS...` in-process (tests/inproc_cli.py): pause and resume signal the wrap process."""
+def _cli(*args: str, env: dict[str, str] | None = None) -> Ran:
+    """`mcp-inspect ARGS...` in-process (tests/cli_in_process.py): pause and resume signal the wrap process."""
     return run(*args, env=env)
 
 

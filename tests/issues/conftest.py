@@ -1,8 +1,9 @@
 """Fixtures shared by the regression tests: the browser tests' Chromium (from tests/e2e), a plain
 tab of it (a fresh context, 1400x860; unlike tests/e2e's `page`, a page error does not fail the
-test by itself), and a UI server over one generated session (`five_hundred_ui`)."""
+test by itself), a UI server over one generated session (`five_hundred_ui`), and the command line
+run in-process (`mcp_inspect`)."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -10,9 +11,10 @@ from playwright.sync_api import Browser, Page
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
+from tests.cli_in_process import Ran, run
 from tests.e2e.conftest import browser, new_context
 
-__all__ = ["browser", "five_hundred_ui", "page"]
+__all__ = ["Ran", "browser", "five_hundred_ui", "mcp_inspect", "page"]
 
 
 def five_hundred_ui(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[UiServer]:
@@ -30,3 +32,9 @@ def page(browser: Browser) -> Iterator[Page]:
     context = new_context(browser)
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def mcp_inspect() -> Callable[..., Ran]:
+    """`mcp-inspect ARGS...` in-process: `tests.cli_in_process.run` (see there)."""
+    return run

@@ -11,10 +11,9 @@ Run over stdio, Streamable HTTP and legacy SSE (the issue's "done when").
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,11 @@ import pytest
 from mcp.client.sse import sse_client
 
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import Ran
 from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import everything_http_server, inspector_proxy
 from tests.shim_process import ended_named
 
-CLI = [sys.executable, "-m", "inspector"]
 DYNAMIC = "demo://resource/dynamic/text/1"
 CLOCK = [sys.executable, str(PEERS / "clock_server.py")]
 
@@ -41,16 +40,16 @@ async def _session(target: Any, mode: str = "auto") -> str:
         return str(read.contents[0])
 
 
-def _replay(db: Path, session: int, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    out = subprocess.run(
-        [*CLI, "replay", str(session), "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**os.environ, **(env or {})},
-    )
-    assert out.returncode in (0, 1), out.stderr
-    return out.returncode, out.stdout
+@pytest.fixture
+def _replay(mcp_inspect: Callable[..., Ran]) -> Callable[..., tuple[int, str]]:
+    """`mcp-inspect replay SESSION --db DB ARGS` (in-process): its exit status and stdout."""
+
+    def replay(db: Path, session: int, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+        out = mcp_inspect("replay", str(session), "--db", str(db), *args, env=env, timeout=240)
+        assert out.returncode in (0, 1), out.stderr
+        return out.returncode, out.stdout
+
+    return replay
 
 
 def _next_second(recorded_at: int) -> None:
@@ -75,7 +74,7 @@ def _record_http(db: Path, url: str, mode: str) -> int:
 
 @pytest.mark.parametrize("mode", ["stdio", "streamableHttp", "sse"])
 def test_calibrated_replay_of_the_unchanged_server_passes(
-    db_path: Path, everything_cmd: list[str], mode: str
+    db_path: Path, everything_cmd: list[str], mode: str, _replay: Callable[..., tuple[int, str]]
 ) -> None:
     if mode == "stdio":
         argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "rec"))
@@ -93,7 +92,9 @@ def test_calibrated_replay_of_the_unchanged_server_passes(
     assert "behaviour unchanged" in out
 
 
-def test_a_changed_word_still_fails_and_a_clock_is_volatile(db_path: Path) -> None:
+def test_a_changed_word_still_fails_and_a_clock_is_volatile(
+    db_path: Path, _replay: Callable[..., tuple[int, str]]
+) -> None:
     argv = wrap_argv(db_path, *CLOCK, extra=("--quiet", "--name", "clock"))
 
     async def record() -> None:

@@ -5,25 +5,32 @@ out as `no [] table`. The error line now shows the text as it is."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 
-def _error(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 2, done.stderr
-    return done.stderr
+from tests.cli_in_process import Ran
 
 
-def test_a_path_with_brackets_is_printed_as_it_is(tmp_path: Path) -> None:
+@pytest.fixture
+def _error(mcp_inspect: Callable[..., Ran]) -> Callable[..., str]:
+    """The stderr of `mcp-inspect ARGS` (in-process), which must be a user error (exit status 2)."""
+
+    def error(*args: str) -> str:
+        done = mcp_inspect(*args)
+        assert done.returncode == 2, done.stderr
+        return done.stderr
+
+    return error
+
+
+def test_a_path_with_brackets_is_printed_as_it_is(tmp_path: Path, _error: Callable[..., str]) -> None:
     missing = tmp_path / "[i]" / "none.db"
     assert f"no recording database at {missing}" in _error("sessions", "--db", str(missing))
 
 
-def test_a_toml_table_name_is_printed_as_it_is(tmp_path: Path) -> None:
+def test_a_toml_table_name_is_printed_as_it_is(tmp_path: Path, _error: Callable[..., str]) -> None:
     config = tmp_path / "gw.toml"
     config.write_text('listen = "127.0.0.1:0"\n')
     assert "no [[route]] table" in _error("proxy", "--config", str(config))

@@ -8,25 +8,22 @@ and what it wrote on stderr (or that it wrote nothing); `replay` names the recor
 
 from __future__ import annotations
 
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from tests.integration.test_replay import _record
+from tests.cli_in_process import Ran
+from tests.sessions import load
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
-CLI = [sys.executable, "-m", "inspector"]
 BOOM = [sys.executable, "-c", "import sys; sys.stderr.write('boom: no repository here'); sys.exit(3)"]
 SILENT = [sys.executable, "-c", "import sys; sys.exit(4)"]
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120)
-
-
-def test_replay_against_a_server_that_exits_shows_its_stderr_and_status(db_path: Path) -> None:
-    original = _record(db_path, DEMO, "demo")
-    out = _cli("replay", str(original), "--db", str(db_path), "--", *BOOM)
+def test_replay_against_a_server_that_exits_shows_its_stderr_and_status(
+    db_path: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
+    original = load(db_path, "demo", name="demo")  # the demo recorded through `wrap`
+    out = mcp_inspect("replay", str(original), "--db", str(db_path), "--", *BOOM)
     assert out.returncode == 2, out.stderr
     assert "exited with status 3" in out.stderr, out.stderr
     assert "boom: no repository here" in out.stderr
@@ -34,16 +31,18 @@ def test_replay_against_a_server_that_exits_shows_its_stderr_and_status(db_path:
     assert "Traceback" not in out.stderr
 
 
-def test_replay_against_a_silent_server_says_it_wrote_nothing(db_path: Path) -> None:
-    original = _record(db_path, DEMO, "demo")
-    out = _cli("replay", str(original), "--db", str(db_path), "--", *SILENT)
+def test_replay_against_a_silent_server_says_it_wrote_nothing(
+    db_path: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
+    original = load(db_path, "demo", name="demo")
+    out = mcp_inspect("replay", str(original), "--db", str(db_path), "--", *SILENT)
     assert out.returncode == 2, out.stderr
     assert "exited with status 4" in out.stderr and "wrote nothing" in out.stderr, out.stderr
 
 
-def test_versions_against_a_server_that_exits_says_so(db_path: Path) -> None:
+def test_versions_against_a_server_that_exits_says_so(db_path: Path, mcp_inspect: Callable[..., Ran]) -> None:
     for server, said in ((SILENT, "wrote nothing"), (BOOM, "boom: no repository here")):
-        out = _cli("versions", "--db", str(db_path), "--revisions", "2025-06-18", "--", *server)
+        out = mcp_inspect("versions", "--db", str(db_path), "--revisions", "2025-06-18", "--", *server)
         text = out.stdout + out.stderr
         assert out.returncode != 0
         assert "closed: \n" not in text and not text.rstrip().endswith("closed:"), text

@@ -6,6 +6,9 @@ help is now unwrapped into paragraphs that Rich wraps to the terminal. For every
 COLUMNS=80 no line is longer than 80 characters, and in the description no line ends early: the
 next line's first word would not have fitted on it (checked at 120 columns too, where text wrapped
 by hand at any narrower width would show).
+
+Each command's help is rendered in-process (Typer's CliRunner, `COLUMNS` fixing Rich's width); one
+real `mcp-inspect --help` process checks the console script renders the same way.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
+import typer.main
+from typer.testing import CliRunner
 
 from inspector.cli import app
 
@@ -41,13 +47,19 @@ def test_groups_are_covered() -> None:
     assert "intercept rules add" in COMMANDS and "intercept watch" in COMMANDS
 
 
+# The Click command tree, built once (Typer's CliRunner.invoke builds it again on every call).
+_CLI = typer.main.get_command(app)
+
+
 def _help(command: str | None, columns: int) -> list[str]:
-    argv = [sys.executable, "-m", "inspector", *(command.split() if command else []), "--help"]
-    out = subprocess.run(
-        argv, capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": str(columns)}
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
+    """`mcp-inspect COMMAND --help` at `columns`, in-process (Rich takes its width from $COLUMNS)."""
+    with CliRunner().isolation(env={"COLUMNS": str(columns)}) as (out, err, _output):
+        with pytest.raises(SystemExit) as done:
+            _CLI.main([*(command.split() if command else []), "--help"], prog_name="mcp-inspect")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        assert done.value.code in (0, None), err.getvalue().decode()
+        return out.getvalue().decode().splitlines()
 
 
 def _ragged(lines: list[str], columns: int) -> list[str]:
@@ -75,3 +87,18 @@ def test_help_fits_and_reads_well(command: str | None) -> None:
     assert too_long == [], "\n".join(too_long)
     assert _ragged(at80, 80) == []
     assert _ragged(_help(command, 120), 120) == []
+
+
+def test_the_console_script_renders_the_same_help() -> None:
+    """The one real process: the installed `mcp-inspect` console script prints what the in-process
+    rendering above checked, at 80 columns."""
+    script = Path(sys.executable).with_name("mcp-inspect")
+    out = subprocess.run(
+        [str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == _help(None, 80)

@@ -6,13 +6,15 @@ explicit way to skip the check for a test server.
 Now `proxy`, `call`, `replay`, `versions` (and `mock-server --forward`, `ui`) take `--ca-bundle`,
 `--client-cert` (`--client-key`) and `--insecure` (a loud warning on stderr); unusable files are a
 one-line error with exit status 2, before anything starts.
+
+The proxy runs as its own process (a listener the SDK client connects to); `call`, `replay`,
+`versions` and the refusals run in-process (`mcp_inspect`).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -21,6 +23,7 @@ import mcp
 import pytest
 
 from inspector.store import list_sessions, open_engine
+from tests.cli_in_process import Ran
 from tests.http_peers import inspector_proxy
 from tests.tls import Pki, https_demo_server, make_pki
 
@@ -28,12 +31,6 @@ from tests.tls import Pki, https_demo_server, make_pki
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     return make_pki(tmp_path_factory.mktemp("pki"))
-
-
-def _cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args], capture_output=True, text=True, timeout=timeout
-    )
 
 
 async def _echo(url: str) -> str:
@@ -75,18 +72,22 @@ def test_untrusted_certificate_is_a_502_with_the_way_out_and_insecure_warns(pki:
     assert "WARNING: --insecure" in warning
 
 
-def test_call_replay_and_versions_reach_a_mutual_tls_server(pki: Pki, db_path: Path) -> None:
+def test_call_replay_and_versions_reach_a_mutual_tls_server(
+    pki: Pki, db_path: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
     tls = ["--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_combined), "--db", str(db_path)]
     params = json.dumps({"name": "echo", "arguments": {"text": "hi"}})
     with https_demo_server(pki) as target:
-        called = _cli("call", "tools/call", "--url", target, "--params", params, *tls)
+        called = mcp_inspect("call", "tools/call", "--url", target, "--params", params, *tls)
         assert called.returncode == 0, called.stderr
         assert json.loads(called.stdout)["content"][0]["text"] == "hi"
-        replayed = _cli("replay", "last", "--url", target, *tls)
+        replayed = mcp_inspect("replay", "last", "--url", target, *tls)
         assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-        probed = _cli("versions", "--url", target, "--revisions", "2025-06-18,2025-11-25", "--json", *tls)
+        probed = mcp_inspect(
+            "versions", "--url", target, "--revisions", "2025-06-18,2025-11-25", "--json", *tls
+        )
         assert probed.returncode == 0, probed.stdout + probed.stderr
-        untrusting = _cli("call", "tools/list", "--url", target, "--db", str(db_path))
+        untrusting = mcp_inspect("call", "tools/list", "--url", target, "--db", str(db_path))
         assert untrusting.returncode == 2 and "CERTIFICATE_VERIFY_FAILED" in untrusting.stderr
 
 
@@ -103,7 +104,7 @@ def test_call_replay_and_versions_reach_a_mutual_tls_server(pki: Pki, db_path: P
     ],
 )
 def test_unusable_tls_files_are_one_clear_line(
-    pki: Pki, tmp_path: Path, args: list[str], message: str
+    pki: Pki, tmp_path: Path, args: list[str], message: str, mcp_inspect: Callable[..., Ran]
 ) -> None:
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("not a certificate\n")
@@ -116,16 +117,17 @@ def test_unusable_tls_files_are_one_clear_line(
         "ca": pki.ca,
     }
     args = [a.format(**names) for a in args]
-    # One command per case (the CLI starts slowly on a busy machine): every command checks them
-    # through the same `_outbound` step.
+    # One command per case: every command checks them through the same `command_setup.outbound` step.
     command = ["proxy", "--target", "https://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0"]
     if "encrypted" in message:
         command = ["call", "tools/list", "--url", "https://127.0.0.1:9/mcp"]
-    done = _cli(*command, "--db", str(tmp_path / "rec.db"), *args, timeout=60)
+    done = mcp_inspect(*command, "--db", str(tmp_path / "rec.db"), *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
-def test_tls_options_with_a_stdio_command_are_refused(pki: Pki, tmp_path: Path) -> None:
-    done = _cli("call", "tools/list", "--db", str(tmp_path / "r.db"), "--insecure", "--", "true")
+def test_tls_options_with_a_stdio_command_are_refused(
+    pki: Pki, tmp_path: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
+    done = mcp_inspect("call", "tools/list", "--db", str(tmp_path / "r.db"), "--insecure", "--", "true")
     assert done.returncode == 2 and "give --url URL" in done.stderr

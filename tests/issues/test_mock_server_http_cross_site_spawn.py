@@ -26,6 +26,7 @@ from tests.listeners import (
     mock_server_http,
     wait_until,
 )
+from tests.sessions import load
 
 TEXT_PLAIN = {"content-type": "text/plain", "accept": "application/json, text/event-stream"}
 
@@ -63,9 +64,7 @@ def test_cross_site_requests_spawn_nothing(db_path: Path, tmp_path: Path) -> Non
 @pytest.mark.anyio
 async def test_the_official_sdk_client_still_works(db_path: Path) -> None:
     """A legitimate client through the guard: the SDK's Streamable HTTP client against a mock."""
-    from tests.integration.test_mock_server import _record_demo
-
-    await _record_demo(db_path)
+    load(db_path, "demo", name="demo-cassette")  # the demo recorded through `wrap` (tests/sessions.py)
     with mock_server_http(db_path, "demo-cassette") as url:
         with fail_after(60):
             async with mcp.Client(url, mode="legacy") as client:

@@ -19,8 +19,8 @@ import mcp
 import pytest
 
 from inspector.store import list_sessions, open_engine
-from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import LineProcess
+from tests.sessions import load
 from tests.shim_process import ShimProcess, ended_session, messages
 
 
@@ -32,16 +32,13 @@ def _mock_argv(db: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "inspector", "mock-server", "1", "--db", str(db), *extra]
 
 
-async def _record(db: Path) -> None:
-    """Session 1: echo is answered, then crash exits the real server with status 3."""
-    argv = wrap_argv(db, sys.executable, str(PEERS / "exiting_server.py"), extra=("--quiet",))
-    with anyio.fail_after(60):
-        async with mcp.Client(_params(argv), mode="legacy") as client:
-            await client.call_tool("echo", {"text": "before"})
-            with pytest.raises(mcp.MCPError):
-                await client.call_tool("crash", {"status": 3})
+def _record(db: Path) -> None:
+    """Session 1: echo is answered, then crash exits the real server with status 3. Recorded through
+    `wrap` (an SDK client in legacy mode, tests/peers/exiting_server.py) and checked in as
+    tests/data/sessions/echo_then_crash.jsonl."""
+    load(db, "echo_then_crash")
     engine = open_engine(db)
-    original = ended_session(engine)  # recorded, even when a finishing process does it
+    original = ended_session(engine)
     engine.dispose()
     assert original.exit_status == 3 and original.end_reason == "server-exit"
 
@@ -56,7 +53,7 @@ def _mock_session(db: Path):  # type: ignore[no-untyped-def]
 
 @pytest.mark.anyio
 async def test_stdio_mock_closes_and_exits_with_the_recorded_status(db_path: Path) -> None:
-    await _record(db_path)
+    _record(db_path)
     # An SDK client learns at once that the server is gone (not after its own timeout).
     with anyio.fail_after(30):
         async with mcp.Client(_params(_mock_argv(db_path, "--stdio")), mode="legacy") as client:
@@ -70,7 +67,7 @@ async def test_stdio_mock_closes_and_exits_with_the_recorded_status(db_path: Pat
 
 
 def test_stdio_mock_process_exit_status_is_the_recorded_one(db_path: Path) -> None:
-    anyio.run(_record, db_path)
+    _record(db_path)
     engine = open_engine(db_path, create=False)
     sent = [m.raw for m in messages(engine, 1) if m.direction == "c2s" and m.channel == "stdin"]
     engine.dispose()
@@ -87,7 +84,7 @@ def test_stdio_mock_process_exit_status_is_the_recorded_one(db_path: Path) -> No
 
 @pytest.mark.anyio
 async def test_http_mock_closes_the_stream_and_ends_the_session(db_path: Path) -> None:
-    await _record(db_path)
+    _record(db_path)
     server = LineProcess(_mock_argv(db_path, "--http", "127.0.0.1:0"))
     try:
         url = server.wait_for(r"mock server at (\S+);").group(1)

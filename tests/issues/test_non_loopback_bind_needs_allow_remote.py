@@ -4,18 +4,21 @@
 
 Now each command exits with status 2 and a message naming `--allow-remote` before it binds or
 opens anything (the database is not even created); with the flag it starts and still answers
-on loopback through the guard.
+on loopback through the guard. (The refusals run in-process; the listeners that start are processes.)
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.cli_in_process import Ran
 from tests.http_peers import LineProcess
 from tests.listeners import INITIALIZE, JSON_HEADERS, empty_recording
 
@@ -32,21 +35,20 @@ def _argv(command: str, db: Path, listen: str) -> list[str]:
 
 
 @pytest.mark.parametrize("command", ["proxy", "serve", "mock-server"])
-def test_non_loopback_bind_is_refused_without_the_flag(command: str, tmp_path: Path) -> None:
+def test_non_loopback_bind_is_refused_without_the_flag(
+    command: str, tmp_path: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
     db = tmp_path / "fresh.db"
     if command == "mock-server":
         empty_recording(db)
     before = db.stat().st_mtime_ns if db.exists() else None
-    server = LineProcess(_argv(command, db, "0.0.0.0:0"))
-    try:
-        found = server.wait_for(r"--allow-remote|" + READY)
-        assert "--allow-remote" in found.group(0), (
-            f"{command} started on 0.0.0.0 without --allow-remote: {''.join(server.output)}"
-        )
-        assert server.proc.wait(30) == 2
-    finally:
-        server.stop()
-    output = "".join(server.output)
+    # In-process: a command that starts serving instead is stopped (Ctrl-C) after 30 s.
+    done = mcp_inspect(*_argv(command, db, "0.0.0.0:0")[3:], timeout=30)
+    output = done.stdout + done.stderr
+    assert "--allow-remote" in output and not re.search(READY, output), (
+        f"{command} started on 0.0.0.0 without --allow-remote: {output}"
+    )
+    assert done.returncode == 2, output
     assert "error:" in output and "0.0.0.0" in output and "Traceback" not in output, output
     after = db.stat().st_mtime_ns if db.exists() else None
     assert after == before, "nothing may be opened before the bind is refused"

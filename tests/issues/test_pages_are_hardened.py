@@ -21,8 +21,9 @@ from playwright.sync_api import Browser, Page, expect
 from inspector.api import UiServer
 from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
-from tests.api.recordings import http_session, record_demo
+from tests.api.recordings import http_session
 from tests.e2e.conftest import new_context, watch_console
+from tests.sessions import load
 
 DEMO = f"{sys.executable} -m inspector.demo"
 
@@ -30,7 +31,7 @@ DEMO = f"{sys.executable} -m inspector.demo"
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     db = tmp_path_factory.mktemp("hardened") / "r.db"
-    record_demo(db)  # session 1: the demo over stdio
+    load(db, "demo", name="demo")  # session 1: the demo over stdio (tests/sessions.py)
     http_session(db)  # session 2: HTTP rows (the network view)
     server = UiServer(open_engine(db), port=0).start()
     yield server

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
 import mcp
 import pytest
+
+from tests.cli_in_process import Ran
 
 WAIT_S = 60.0
 UMASK_022 = ["sh", "-c", 'umask 022 && exec "$@"', "sh"]  # the usual umask, whatever the test runner has
@@ -67,12 +69,17 @@ async def test_wrap_creates_the_database_0600_and_its_folders_0700(
     assert folders == dict.fromkeys(created, "0o700")
 
 
-def _sessions(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [*UMASK_022, sys.executable, "-m", "inspector", "sessions", *args]
-    return subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=WAIT_S)
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask, whatever the test runner has (as UMASK_022 gives a process)."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
 
 
-def test_an_existing_database_open_to_others_is_tightened_and_said_once(tmp_path: Path) -> None:
+def test_an_existing_database_open_to_others_is_tightened_and_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mcp_inspect: Callable[..., Ran], umask_022: None
+) -> None:
     """`recordings/` from a checkout (0755) and a database from an older version (0644): the next
     command makes them 0700/0600 and says so on stderr; the one after says nothing."""
     folder = tmp_path / "recordings"
@@ -82,13 +89,15 @@ def test_an_existing_database_open_to_others_is_tightened_and_said_once(tmp_path
     db.touch()
     db.chmod(0o644)
 
-    first = _sessions(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the default database: ./recordings/inspector.db
+    monkeypatch.delenv("MCP_INSPECTOR_DB", raising=False)
+    first = mcp_inspect("sessions")
     assert first.returncode == 0, first.stderr
     assert _mode(db) == 0o600 and _mode(folder) == 0o700
     assert "inspector.db was open to other users (mode 0644): made it 0600" in first.stderr
     assert "recordings was open to other users (mode 0755): made it 0700" in first.stderr
 
-    second = _sessions(tmp_path)
+    second = mcp_inspect("sessions")
     assert second.returncode == 0, second.stderr
     assert "open to other users" not in second.stderr
 

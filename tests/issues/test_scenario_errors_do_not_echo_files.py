@@ -7,14 +7,13 @@ the file's text (`inspector/scenario/load.py`).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.api.conftest import Api, serve
+from tests.cli_in_process import Ran
 
 SECRET = "s3cr3t-Hash-Qx7"
 FILES = {
@@ -56,18 +55,10 @@ def test_the_api_names_lines_not_content(api: Api, runtime: Path, text_file: Pat
 
 
 @pytest.mark.parametrize("text_file", ["shadow", "code.py", "config.yaml"], indirect=True)
-def test_the_cli_names_lines_not_content(runtime: Path, tmp_path: Path, text_file: Path) -> None:
-    argv = [
-        sys.executable,
-        "-m",
-        "inspector",
-        "serve",
-        str(text_file),
-        "--stdio",
-        "--db",
-        str(tmp_path / "x.db"),
-    ]
-    done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+def test_the_cli_names_lines_not_content(
+    runtime: Path, tmp_path: Path, text_file: Path, mcp_inspect: Callable[..., Ran]
+) -> None:
+    done = mcp_inspect("serve", str(text_file), "--stdio", "--db", str(tmp_path / "x.db"), input="")
     assert done.returncode != 0
     output = done.stdout + done.stderr
     assert "line " in output and "Traceback" not in output

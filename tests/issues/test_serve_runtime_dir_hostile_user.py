@@ -21,11 +21,12 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import Ran
 from tests.http_peers import LineProcess
 
 SETPRIV = shutil.which("setpriv")
@@ -134,8 +135,16 @@ def _finish(proc: ServeProcess) -> tuple[int, str, int]:
     return status, "".join(proc.output), proc.proc.pid
 
 
-def _run_serve(db: Path, env: dict[str, str], *mode: str) -> tuple[int, str, int]:
-    return _finish(ServeProcess(db, env, *mode))
+def _run_serve(run: Callable[..., Ran], db: Path, env: dict[str, str], *mode: str) -> tuple[int, str]:
+    """`serve` in-process with the environment ServeProcess gives (nothing MCP_INSPECTOR_* or XDG_*
+    but `env`), under umask 022, stdin at EOF: its status and stderr."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("MCP_INSPECTOR_", "XDG_"))}
+    before = os.umask(0o022)
+    try:
+        done = run("serve", "--db", str(db), *mode, env={**unset, **env}, input="", timeout=WAIT_S)
+    finally:
+        os.umask(before)
+    return done.returncode, done.stderr
 
 
 @needs_root
@@ -161,23 +170,29 @@ def test_serve_refuses_a_directory_another_user_prepared(
 
 
 @pytest.mark.parametrize("mode", [("--stdio",), ("--http", "127.0.0.1:0")], ids=["stdio", "http"])
-def test_serve_refuses_its_own_directory_open_to_others(tmp_path: Path, mode: tuple[str, ...]) -> None:
+def test_serve_refuses_its_own_directory_open_to_others(
+    tmp_path: Path, mode: tuple[str, ...], mcp_inspect: Callable[..., Ran]
+) -> None:
     runtime = tmp_path / "runtime"
     runtime.mkdir()
     runtime.chmod(0o777)
-    status, output, _pid = _run_serve(tmp_path / "rec.db", {"MCP_INSPECTOR_RUNTIME": str(runtime)}, *mode)
+    status, output = _run_serve(
+        mcp_inspect, tmp_path / "rec.db", {"MCP_INSPECTOR_RUNTIME": str(runtime)}, *mode
+    )
     assert status == 2, output
     assert "refusing the runtime directory" in output and "mode 0777" in output, output
     assert list(runtime.iterdir()) == []
     assert not (tmp_path / "rec.db").exists()
 
 
-def test_serve_refuses_a_symlink_as_its_directory(tmp_path: Path) -> None:
+def test_serve_refuses_a_symlink_as_its_directory(tmp_path: Path, mcp_inspect: Callable[..., Ran]) -> None:
     real = tmp_path / "real"
     real.mkdir(mode=0o700)
     link = tmp_path / "link"
     link.symlink_to(real)
-    status, output, _pid = _run_serve(tmp_path / "rec.db", {"MCP_INSPECTOR_RUNTIME": str(link)}, "--stdio")
+    status, output = _run_serve(
+        mcp_inspect, tmp_path / "rec.db", {"MCP_INSPECTOR_RUNTIME": str(link)}, "--stdio"
+    )
     assert status == 2 and "symbolic link" in output, output
     assert list(real.iterdir()) == []
 

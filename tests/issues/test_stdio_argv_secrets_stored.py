@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ import pytest
 from inspector.store import get_session, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
+from tests.cli_in_process import Ran
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_session
@@ -57,18 +60,29 @@ def _started(log: Path) -> list[list[str]]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-@pytest.fixture
-def wrapped(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A real client (`call`) lists the tools of the argv server through `wrap`; both record."""
-    wrap_db, call_db, log = tmp_path / "wrap.db", tmp_path / "call.db", tmp_path / "argv.jsonl"
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real client (`call`) lists the tools of the argv server through `wrap`; both record (once
+    for the file: each test gets a copy, `wrapped`)."""
+    folder = tmp_path_factory.mktemp("recorded")
+    wrap_db, call_db, log = folder / "wrap.db", folder / "call.db", folder / "argv.jsonl"
     wrap = [*CLI, "wrap", "--db", str(wrap_db), "--"]
     out = _run(
         "call", "tools/list", "--db", str(call_db), "--", *wrap, *SERVER, *TYPED, env={"ARGV_LOG": str(log)}
     )
     assert out.returncode == 0, out.stderr
     assert _started(log) == [TYPED]  # the server got the secrets
-    ended_session(open_engine(wrap_db))  # the wrap's session is in (see tests/shim_process.py)
-    return wrap_db, call_db, log
+    engine = open_engine(wrap_db)
+    ended_session(engine)  # the wrap's session is in (see tests/shim_process.py)
+    engine.dispose()
+    return folder
+
+
+@pytest.fixture
+def wrapped(recorded: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The two databases and the argv log of `recorded`, copied for this test."""
+    copy = shutil.copytree(recorded, tmp_path / "recorded")
+    return copy / "wrap.db", copy / "call.db", copy / "argv.jsonl"
 
 
 def test_wrap_stores_command_line_secrets_as_placeholders(wrapped: tuple[Path, Path, Path]) -> None:
@@ -81,13 +95,15 @@ def test_wrap_stores_command_line_secrets_as_placeholders(wrapped: tuple[Path, P
     assert "[secret:arg.api-key]" in placeholders(call_db)  # the client's target is the wrap command
 
 
-def test_a_replay_given_the_secrets_runs_the_command_with_them(wrapped: tuple[Path, Path, Path]) -> None:
+def test_a_replay_given_the_secrets_runs_the_command_with_them(
+    wrapped: tuple[Path, Path, Path], mcp_inspect: Callable[..., Ran]
+) -> None:
     wrap_db, _call_db, log = wrapped
     engine = open_engine(wrap_db, create=False)
     recorded = get_session(engine, "last").target
     engine.dispose()
     env = {"ARGV_LOG": str(log), "MCP_INSPECTOR_SECRET_ARG_GITHUB_TOKEN": ENV_TOKEN}
-    out = _run(
+    out = mcp_inspect(
         "replay", "1", "--db", str(wrap_db), "--secret", f"arg.api-key={API_KEY}",
         "--secret", f"arg.token={TOKEN}", "--", *recorded, env=env,
     )  # fmt: skip
@@ -95,7 +111,7 @@ def test_a_replay_given_the_secrets_runs_the_command_with_them(wrapped: tuple[Pa
     assert _started(log)[-1] == TYPED  # the replayed server saw the real values
     assert secret_leaks(wrap_db, SECRETS) == []  # the replay's own session redacted them again
 
-    out = _run("replay", "1", "--db", str(wrap_db), "--", *recorded, env={"ARGV_LOG": str(log)})
+    out = mcp_inspect("replay", "1", "--db", str(wrap_db), "--", *recorded, env={"ARGV_LOG": str(log)})
     assert _started(log)[-1] == STORED  # run with the placeholders, and said so:
     for name, var in (
         ("arg.api-key", "MCP_INSPECTOR_SECRET_ARG_API_KEY"),

@@ -8,67 +8,48 @@ session (the name cut with an ellipsis, the version column dropped), one line pe
 clock dropped, the error code kept before the flags), and lint findings as blocks wrapped at words
 with spec pages shortened to revision/path. Rendered here at COLUMNS=80 on real recordings (an SDK
 server with a long command line that exits mid-session; server-everything answering with id null
-over Streamable HTTP): no line longer than 80, and no word broken across lines.
+over Streamable HTTP; both checked in as a session file): no line longer than 80, and no word
+broken across lines.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
-import anyio
-import httpx
-import mcp
 import pytest
 from rich.cells import cell_len
 
 from inspector.lint import findings_of
 from inspector.store import open_engine
-from tests.conftest import PEERS, wrap_argv
-from tests.http_peers import everything_http_server, inspector_proxy
+from tests.cli_in_process import Ran
+from tests.sessions import load
 
 LONG_NAME = "a recording of the exiting server with a name much longer than any column"
-DISCOVER = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "server/discover",
-    "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-}
-
-
-async def _record_stdio(db: Path) -> None:
-    # A long command line: the script's path, then arguments the server ignores.
-    server = (sys.executable, str(PEERS / "exiting_server.py"), "--with", "some-long-argument-words")
-    argv = wrap_argv(db, *server, extra=("--quiet", "--name", LONG_NAME))
-    with anyio.fail_after(60):
-        async with mcp.Client(mcp.StdioServerParameters(command=argv[0], args=argv[1:])) as client:
-            await client.call_tool("echo", {"text": "a few words"})
-            with pytest.raises(mcp.MCPError):
-                await client.call_tool("crash", {"status": 3})
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Sessions 1 and 2 of tests/data/sessions/exiting_and_null_id_error.jsonl: recorded through
+    `wrap` (an SDK client calling `echo`, then `crash`, of tests/peers/exiting_server.py started as
+    `python exiting_server.py --with some-long-argument-words`, named LONG_NAME) and through `proxy`
+    (DISCOVER posted to server-everything's Streamable HTTP), then exported (paths made neutral)."""
     db = tmp_path_factory.mktemp("columns") / "rec.db"
-    anyio.run(_record_stdio, db)  # session 1
-    with everything_http_server("streamableHttp") as target, inspector_proxy(target, db) as (url, _):
-        httpx.post(url, json=DISCOVER, headers={"accept": "application/json, text/event-stream"})  # session 2
+    load(db, "exiting_and_null_id_error")
     return db
 
 
-def _run(db: Path, *args: str) -> list[str]:
-    out = subprocess.run(
-        [sys.executable, "-m", "inspector", *args, "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "COLUMNS": "80"},
-    )
-    assert out.returncode in (0, 1), out.stderr
-    return out.stdout.splitlines()
+@pytest.fixture
+def run(mcp_inspect: Callable[..., Ran]) -> Callable[..., list[str]]:
+    """`mcp-inspect ARGS --db DB` at COLUMNS=80 (in-process): its stdout's lines."""
+
+    def run(db: Path, *args: str) -> list[str]:
+        out = mcp_inspect(*args, "--db", str(db), env={"COLUMNS": "80"})
+        assert out.returncode in (0, 1), out.stderr
+        return out.stdout.splitlines()
+
+    return run
 
 
 def _fits(lines: list[str]) -> None:
@@ -84,8 +65,8 @@ def _whole(words: str, lines: list[str]) -> None:
         assert word in shown or cut, f"{word!r} is broken: {lines}"
 
 
-def test_sessions_fit(recorded: Path) -> None:
-    lines = _run(recorded, "sessions")
+def test_sessions_fit(recorded: Path, run: Callable[..., list[str]]) -> None:
+    lines = run(recorded, "sessions")
     _fits(lines)
     row = next(line for line in lines if line.split()[:1] == ["1"])
     name = row.split("  ")[-1].strip()
@@ -94,22 +75,22 @@ def test_sessions_fit(recorded: Path) -> None:
     assert not any(line.split()[:1] == ["name"] for line in lines)
 
 
-def test_show_fits(recorded: Path) -> None:
+def test_show_fits(recorded: Path, run: Callable[..., list[str]]) -> None:
     for session in ("1", "2"):
-        lines = _run(recorded, "show", session)
+        lines = run(recorded, "show", session)
         _fits(lines)
         rows = [line for line in lines if re.match(r"\s+\d+ (\S+ )?[CS]→[CS] ", line)]
         assert len(rows) >= 2, lines
-    lines = _run(recorded, "show", "2")
+    lines = run(recorded, "show", "2")
     error = next(line for line in lines if " error " in line)
     assert "code -32000" in error, error  # the code survives; the flags after it may be cut
-    header = _run(recorded, "show", "1")[0]
+    header = run(recorded, "show", "1")[0]
     assert header.startswith("session 1 stdio-wrap ") and header.endswith("…"), header
 
 
-def test_lint_fits(recorded: Path) -> None:
+def test_lint_fits(recorded: Path, run: Callable[..., list[str]]) -> None:
     for session in ("1", "2"):
-        lines = _run(recorded, "lint", session)
+        lines = run(recorded, "lint", session)
         _fits(lines)
         engine = open_engine(recorded, create=False)
         findings = findings_of(engine, int(session))
@@ -117,5 +98,5 @@ def test_lint_fits(recorded: Path) -> None:
         for f in findings:
             _whole(f.explanation, lines)
             assert any(f.rule in line for line in lines)
-    lines = _run(recorded, "lint", "2")
+    lines = run(recorded, "lint", "2")
     assert any("spec 2026-07-28/" in line for line in lines), lines

@@ -7,24 +7,18 @@ names, so every revision shows at 80 columns; the caption says `--json` prints t
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
+from tests.cli_in_process import Ran
 
-CLI = [sys.executable, "-m", "inspector"]
 
-
-def test_every_revision_shows_at_80_columns(db_path: Path, everything_cmd: list[str]) -> None:
-    env = {**os.environ, "COLUMNS": "80"}
-    out = subprocess.run(
-        [*CLI, "versions", "--db", str(db_path), "--", *everything_cmd],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
+def test_every_revision_shows_at_80_columns(
+    db_path: Path, everything_cmd: list[str], mcp_inspect: Callable[..., Ran]
+) -> None:
+    out = mcp_inspect(
+        "versions", "--db", str(db_path), "--", *everything_cmd, env={"COLUMNS": "80"}, timeout=180
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()

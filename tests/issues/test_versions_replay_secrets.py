@@ -11,9 +11,7 @@ placeholder again.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,15 +19,11 @@ import pytest
 from tests.api.conftest import serve
 from tests.api.test_client_api import _ok
 from tests.api.test_versions_api import finish
+from tests.cli_in_process import Ran
 from tests.secrets_scan import received, secret_leaks, secrets_server
 
-CLI = [sys.executable, "-m", "inspector"]
 ARG_KEY = "VersionsArgKeySecret6e1d3"
 NAME = "body.params.arguments.api_key"
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=dict(os.environ))
 
 
 def _calls(log: Path) -> list[str]:
@@ -37,38 +31,38 @@ def _calls(log: Path) -> list[str]:
     return [r["body"] for r in received(log) if '"tools/call"' in r["body"]]
 
 
-def test_versions_replay_puts_secrets_back(tmp_path: Path) -> None:
+def test_versions_replay_puts_secrets_back(tmp_path: Path, mcp_inspect: Callable[..., Ran]) -> None:
     db, log = tmp_path / "v.db", tmp_path / "wire.jsonl"
     args = json.dumps({"name": "echo", "arguments": {"text": "hi", "api_key": ARG_KEY}})
     with secrets_server(log) as url:
-        out = _run("call", "tools/call", "--db", str(db), "--url", url, "--params", args, "--redact-path",
+        out = mcp_inspect("call", "tools/call", "--db", str(db), "--url", url, "--params", args, "--redact-path",
                    "params.arguments.api_key")  # fmt: skip
         assert out.returncode == 0, out.stderr
         assert secret_leaks(db, [ARG_KEY]) == []  # recorded as a placeholder
 
         probe = ["versions", "--db", str(db), "--url", url, "--revisions", "2025-11-25", "--replay", "1"]
-        out = _run(*probe, "--secret", f"{NAME}={ARG_KEY}")
+        out = mcp_inspect(*probe, "--secret", f"{NAME}={ARG_KEY}")
         assert out.returncode == 0, out.stderr
         assert ARG_KEY in _calls(log)[-1]  # the server got the value
         assert "were not given" not in out.stderr
         assert secret_leaks(db, [ARG_KEY]) == []  # the probe's session redacted it again
 
-        out = _run(*probe)
+        out = mcp_inspect(*probe)
         assert out.returncode == 0, out.stderr
         assert f"[secret:{NAME}]" in _calls(log)[-1]
         assert NAME in out.stderr and "MCP_INSPECTOR_SECRET_BODY_PARAMS_ARGUMENTS_API_KEY" in out.stderr
 
-        bad = _run(*probe, "--secret", "no-equals-sign")
+        bad = mcp_inspect(*probe, "--secret", "no-equals-sign")
         assert bad.returncode == 2 and "--secret wants NAME=VALUE" in bad.stderr
 
 
 def test_a_versions_job_of_the_ui_fills_them_from_its_environment_or_warns(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mcp_inspect: Callable[..., Ran]
 ) -> None:
     db, log = tmp_path / "ui.db", tmp_path / "wire.jsonl"
     args = json.dumps({"name": "echo", "arguments": {"text": "hi", "api_key": ARG_KEY}})
     with secrets_server(log) as url:
-        out = _run("call", "tools/call", "--db", str(db), "--url", url, "--params", args, "--redact-path",
+        out = mcp_inspect("call", "tools/call", "--db", str(db), "--url", url, "--params", args, "--redact-path",
                    "params.arguments.api_key")  # fmt: skip
         assert out.returncode == 0, out.stderr
         body = {"target": {"url": url}, "revisions": ["2025-11-25"], "replay_session_id": 1}

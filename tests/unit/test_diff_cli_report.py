@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from typer.testing import CliRunner, Result
+
 from bench.scale_lint import generate_session
+from inspector.cli import app
 
-CLI = [sys.executable, "-m", "inspector"]
 
-
-def _diff(db: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, "diff", "a", "b", "--db", str(db), *flags], capture_output=True, text=True)
+def _diff(db: Path, *flags: str) -> Result:
+    """`mcp-inspect diff a b --db DB FLAGS` in-process."""
+    return CliRunner().invoke(app, ["diff", "a", "b", "--db", str(db), *flags])
 
 
 def test_json_lists_what_differs_and_all_lists_everything(tmp_path: Path) -> None:
@@ -22,7 +22,7 @@ def test_json_lists_what_differs_and_all_lists_everything(tmp_path: Path) -> Non
     generate_session(db, 600, name="a")
     generate_session(db, 600, name="b", changes=frozenset({20, 150}))
     short, whole = _diff(db, "--json"), _diff(db, "--json", "--all")
-    assert short.returncode == whole.returncode == 1, short.stderr
+    assert short.exit_code == whole.exit_code == 1, short.stderr
     doc, full = json.loads(short.stdout), json.loads(whole.stdout)
     assert doc["listed"] == "differing" and full["listed"] == "all"
     assert doc["counts"] == full["counts"] and doc["counts"]["changed"] == 2
@@ -33,5 +33,5 @@ def test_json_lists_what_differs_and_all_lists_everything(tmp_path: Path) -> Non
     assert (
         text.stdout.count("\n= equal") == 0 and text_all.stdout.count("\n= equal") == doc["counts"]["equal"]
     )
-    help_text = subprocess.run([*CLI, "diff", "--help"], capture_output=True, text=True).stdout
+    help_text = CliRunner().invoke(app, ["diff", "--help"]).stdout
     assert "--all" in help_text and "differ" in help_text

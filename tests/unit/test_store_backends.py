@@ -4,7 +4,6 @@ environment. Real SQLite files and a real throwaway PostgreSQL cluster (tests/po
 
 from __future__ import annotations
 
-import os
 import socket
 import sqlite3
 import subprocess
@@ -21,8 +20,7 @@ from inspector.capture.sessions import create_session
 from inspector.errors import SchemaTooNewError, StoreError
 from inspector.store import SessionWriter, get_session, iter_messages, open_engine, search_messages
 from inspector.store.engine import ALEMBIC_HEAD, ALEMBIC_REVISIONS, SCHEMA_VERSION, database_url, masked_url
-
-CLI = [sys.executable, "-m", "inspector"]
+from tests.cli_in_process import run
 
 
 def _free_port() -> int:
@@ -143,13 +141,13 @@ def test_postgresql_urls_default_to_psycopg_and_never_show_the_password() -> Non
     assert masked_url("recordings/x.db") == "recordings/x.db"
 
 
-def test_an_unreachable_server_is_one_clear_line_and_exit_2(tmp_path: Path) -> None:
+def test_an_unreachable_server_is_one_clear_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = f"postgresql://someone:hunter2secret@127.0.0.1:{_free_port()}/rec"
+    monkeypatch.chdir(tmp_path)
     for argv in (["sessions", "--db", url], ["sessions"]):
-        env = {**os.environ, "MCP_INSPECTOR_DB": url}
-        done = subprocess.run(
-            [*CLI, *argv], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path
-        )
+        done = run(*argv, env={"MCP_INSPECTOR_DB": url})  # in-process
         assert done.returncode == 2, done.stderr
         assert "hunter2secret" not in done.stderr + done.stdout
         lines = [line for line in done.stderr.splitlines() if line.strip()]
@@ -159,18 +157,15 @@ def test_an_unreachable_server_is_one_clear_line_and_exit_2(tmp_path: Path) -> N
     assert "hunter2secret" not in str(caught.value)
 
 
-def test_the_environment_names_the_default_store(pg_url: str, tmp_path: Path) -> None:
+def test_the_environment_names_the_default_store(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine = open_engine(pg_url)
     sid = create_session(engine, kind="stdio-wrap", target=["far-away-server"], name="shared one")
     engine.dispose()
-    env = {
-        **os.environ,
-        "MCP_INSPECTOR_DB": pg_url.replace("postgresql+psycopg://", "postgresql://"),
-        "COLUMNS": "80",
-    }
-    done = subprocess.run(
-        [*CLI, "sessions"], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path
-    )
+    env = {"MCP_INSPECTOR_DB": pg_url.replace("postgresql+psycopg://", "postgresql://"), "COLUMNS": "80"}
+    monkeypatch.chdir(tmp_path)
+    done = run("sessions", env=env)  # in-process
     assert done.returncode == 0, done.stderr
     assert "shared one" in done.stdout and str(sid) in done.stdout
     assert not (tmp_path / "recordings").exists()  # no SQLite file was made beside it
