@@ -12,9 +12,9 @@ from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.cli_in_process import Ran, run
-from tests.e2e.conftest import browser, new_context
+from tests.e2e.conftest import browser, chromium, new_context
 
-__all__ = ["Ran", "browser", "five_hundred_ui", "mcp_inspect", "page"]
+__all__ = ["Ran", "browser", "chromium", "five_hundred_ui", "mcp_inspect", "page"]
 
 
 def five_hundred_ui(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[UiServer]:
