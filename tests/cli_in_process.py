@@ -61,15 +61,15 @@ def run(
     handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS} if main_thread else {}
     saved = (redact._active, outbound._active, sys.argv, dict(os.environ), os.getcwd())
     sys.argv = ["mcp-inspect", *args]
-    stdin = None
-    if input is not None:
-        stdin = io.BufferedReader(io.BytesIO(input.encode() if isinstance(input, str) else input))
+    data = input.encode() if isinstance(input, str) else input or b""
     code: int = 0
     deadline = threading.Timer(timeout, signal.raise_signal, (signal.SIGINT,))
     try:
         if cwd is not None:
             os.chdir(cwd)
-        with CliRunner().isolation(input=stdin, env=dict(env or {})) as (out, err, _output):
+        with CliRunner().isolation(env=dict(env or {})) as (out, err, _output):
+            # As a real stdin, over a buffered reader (the isolation's BytesIO cannot `peek`).
+            sys.stdin = io.TextIOWrapper(io.BufferedReader(io.BytesIO(data)), encoding="utf-8")
             deadline.start()
             try:
                 main()

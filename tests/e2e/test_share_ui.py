@@ -86,7 +86,10 @@ def _download(page: Page, testid: str) -> bytes:
 
 
 def test_download_a_session_in_each_format(page: Page, share_ui: UiServer) -> None:
-    page.goto(share_ui.url("/sessions/2"))
+    # The session page's findings request stores the lint the export carries: the page's download
+    # and the API's export are compared once it is done (before, the two could straddle it).
+    with page.expect_event("requestfinished", lambda r: r.url.endswith("/sessions/2/findings")):
+        page.goto(share_ui.url("/sessions/2"))
     expect(page.get_by_test_id("session-title")).to_contain_text("http by hand")
     jsonl = _download(page, "download-jsonl")
     assert jsonl == _get(share_ui, "/api/sessions/2/export?format=jsonl")
