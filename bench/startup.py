@@ -91,23 +91,27 @@ def _first_answer_s(argv: list[str]) -> float:
     return elapsed
 
 
-def forwarding_imports() -> dict[str, float]:
-    """Top-level modules imported before wrap forwards (cumulative ms each), from `-X importtime`."""
-    code = "import inspector.entry, inspector.wrap"
+def _importtime(args: list[str], env: dict[str, str] | None = None) -> list[tuple[int, int, str]]:
+    """`python -X importtime ARGS`: (self µs, cumulative µs, indented module name) per import."""
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", code],
+        [sys.executable, "-X", "importtime", *args],
         capture_output=True,
         text=True,
+        env=env,
         cwd=PROJECT_DIR,
-        timeout=60,
-        check=True,
+        timeout=120,
+        check=False,
     ).stderr
-    tops: dict[str, float] = {}
-    for line in out.splitlines():
-        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\S.*)$", line)
-        if m and not m.group(2).startswith(" "):
-            tops[m.group(2)] = int(m.group(1)) / 1000
-    return tops
+    found = (re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (.*)$", line) for line in out.splitlines())
+    return [(int(m.group(1)), int(m.group(2)), m.group(3)) for m in found if m and m.group(1).isdigit()]
+
+
+def forwarding_imports() -> dict[str, float]:
+    """Top-level modules imported before wrap forwards (cumulative ms each), from `-X importtime`."""
+    lines = _importtime(["-c", "import inspector.entry, inspector.wrap"])
+    if not lines:
+        raise RuntimeError("python -X importtime printed no import: inspector does not import")
+    return {name: cum / 1000 for _self, cum, name in lines if not name.startswith(" ")}
 
 
 def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
@@ -174,21 +178,10 @@ def _direct_s(server: list[str]) -> float:
 
 def import_shares(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     """Import ms of one run of `argv` by group (IMPORT_GROUPS; "other" for the rest), from `-X importtime`."""
-    out = subprocess.run(
-        [sys.executable, "-X", "importtime", *argv[1:]],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=PROJECT_DIR,
-        timeout=120,
-        check=False,
-    ).stderr
     groups: dict[str, float] = {}
-    for line in out.splitlines():
-        m = re.match(r"import time:\s+(\d+) \|\s+\d+ \| *(\S+)", line)
-        if m:
-            group = IMPORT_GROUPS.get(m.group(2).split(".")[0], "other")
-            groups[group] = groups.get(group, 0.0) + int(m.group(1)) / 1000
+    for own, _cum, name in _importtime(argv[1:], env):
+        group = IMPORT_GROUPS.get(name.strip().split(".")[0], "other")
+        groups[group] = groups.get(group, 0.0) + own / 1000
     return {k: round(v, 1) for k, v in groups.items()}
 
 
