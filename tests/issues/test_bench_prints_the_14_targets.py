@@ -17,12 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench.report import summary_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = "Issue #14 targets"
 
 
+@pytest.mark.timeout(300)  # the start-up section now also times each command (bench/startup.py)
 def test_a_real_run_ends_with_the_block(tmp_path: Path) -> None:
     """A short real run (start-up and flood only): the block closes the report, in 80 columns."""
     done = subprocess.run(
