@@ -56,3 +56,23 @@ def served(app: Any, sock: socket.socket, *, timeout: float = 60.0) -> Iterator[
         server.should_exit = True
         thread.join(30)
         sock.close()
+
+
+@contextmanager
+def demo_http(*, variant: bool = False) -> Iterator[str]:
+    """The demo server (inspector/demo, the official SDK) over Streamable HTTP, served on a thread of
+    this process, as `python -m inspector.demo --transport streamable-http --port 0` serves it; its
+    MCP URL."""
+    import warnings
+
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    from inspector.demo.server import build_server
+
+    with warnings.catch_warnings():
+        # As the demo's own entry point: it uses deprecated-at-2026 features (logging) on purpose.
+        warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+        app = build_server(variant=variant).streamable_http_app()
+    sock = loopback_socket()
+    with served(app, sock):
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
