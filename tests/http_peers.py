@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import EVERYTHING_BIN
+from tests.warm_peers import demo_argv
 
 _PORT_FROM_LINE = re.compile(r"port (\d+)|:(\d+)/")
 
@@ -71,10 +72,8 @@ class LineProcess:
 
 @contextmanager
 def demo_http_server(transport: str = "streamable-http", *extra: str) -> Iterator[str]:
-    """The demo server over HTTP; yields its MCP URL."""
-    server = LineProcess(
-        [sys.executable, "-m", "inspector.demo", "--transport", transport, "--port", "0", *extra]
-    )
+    """The demo server over HTTP (forked from the warm server: tests/warm_peers.py); yields its MCP URL."""
+    server = LineProcess(demo_argv("--transport", transport, "--port", "0", *extra))
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:
