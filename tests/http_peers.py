@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import EVERYTHING_BIN
-from tests.warm_peers import demo_argv
+from tests.warm_peers import demo_argv, inspector_argv
 
 _PORT_FROM_LINE = re.compile(r"port (\d+)|:(\d+)/")
 
@@ -102,25 +102,14 @@ def everything_http_server(mode: str) -> Iterator[str]:
 
 @contextmanager
 def inspector_proxy(
-    target: str, db: Path, *extra: str, env: dict[str, str] | None = None
+    target: str, db: Path, *extra: str, env: dict[str, str] | None = None, warm: bool = False
 ) -> Iterator[tuple[str, LineProcess]]:
     """`mcp-inspect proxy` in front of `target` (`env`: more environment variables); yields the URL
-    to give the client and the process."""
+    to give the client and the process. `warm`: forked from the warm server (tests/warm_peers.py),
+    without the start-up of a Python of its own (then the process's pid is the launcher's)."""
+    args = ["proxy", "--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
     proxy = LineProcess(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "proxy",
-            "--target",
-            target,
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            str(db),
-            *extra,
-        ],
-        env=env,
+        inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args], env=env
     )
     try:
         url = proxy.wait_for(r"point your client at (\S+)").group(1)

@@ -2,7 +2,7 @@
 once and forks a fresh process for each run, so a run costs a fork rather than Python's start-up and
 the imports (the demo server: ~2.4 s of CPU a start, mostly the SDK's types).
 
-    python forkserver.py SOCKET PRELOAD[,PRELOAD...]      # the server: listens on a Unix socket
+    python forkserver.py SOCKET PACKAGE[,PACKAGE...] [MODULE...]  # the server, on a Unix socket
     python -I -S forkserver.py --run SOCKET MODULE ARGS... # a run: behaves as `python -m MODULE ARGS...`
 
 The run (the launcher, a bare Python: no site, no imports but the standard library's few) sends its
@@ -12,6 +12,10 @@ directory and arguments; the server forks a watcher, the watcher forks the run, 
 end-of-file. The launcher passes on the signals it is sent to the run, and leaves with the run's exit
 status (or dies of the run's signal). The launcher killed (SIGKILL), the watcher kills the run. No
 server listening (none started, or gone): the launcher becomes `python -m MODULE ARGS...` itself.
+
+The server imports the libraries that PACKAGE's modules import (found by a process that imports them
+all), not PACKAGE's own modules: each run imports those afresh, as a new process does; but the
+MODULEs named after it, which the server imports too (own modules without state or settings).
 
 The server leaves when its stdin closes (the test process that started it is gone).
 """
@@ -187,14 +191,50 @@ def _reap(_sig: int, _frame: object) -> None:
         pass
 
 
-def serve(path: str, preload: list[str]) -> None:
+# Imports every module of a package (in a process of its own) and prints the names of the other
+# modules that came with them: the libraries our code uses, which the server imports.
+_PROBE = """
+import importlib, pkgutil, sys
+package = sys.argv[1]
+root = importlib.import_module(package)
+for info in pkgutil.walk_packages(root.__path__, package + "."):
+    if not info.name.endswith("__main__"):
+        try:
+            importlib.import_module(info.name)
+        except Exception:
+            pass
+ours = (package, package + ".")
+print("\\n".join(n for n in list(sys.modules) if not n.startswith(ours) and "__main__" not in n))
+"""
+
+
+def _libraries(packages: list[str]) -> list[str]:
+    import subprocess
+
+    names: dict[str, None] = {}
+    for package in packages:
+        found = subprocess.run(
+            [sys.executable, "-c", _PROBE, package], stdin=subprocess.DEVNULL, capture_output=True, text=True
+        )
+        names.update(dict.fromkeys(found.stdout.split()))
+    return list(names)
+
+
+def serve(path: str, packages: list[str], preload: list[str]) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)  # before the imports: a launcher that comes early waits in the backlog
     listener.listen(64)
     import importlib
 
-    for name in preload:
+    # The libraries only: the packages' own modules are imported by each run afresh, as a new
+    # process does (what they read from the environment at import, their module-wide state).
+    for name in _libraries(packages):
+        if name not in sys.modules:
+            with contextlib.suppress(Exception):  # one that cannot be imported alone: a run will
+                importlib.import_module(name)
+    for name in preload:  # own modules named to be kept warm too (no state, nothing read at import)
         importlib.import_module(name)
+    print("ready", flush=True)  # to the test process (tests/warm_peers.py waits for it)
     # The watchers are reaped as they end (with them the CPU time of their runs, which a
     # measurement of the test process's children then counts, as it counts a run's own process).
     signal.signal(signal.SIGCHLD, _reap)
@@ -221,4 +261,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--run":
         launch(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
-        serve(sys.argv[1], [name for name in sys.argv[2].split(",") if name])
+        serve(sys.argv[1], [name for name in sys.argv[2].split(",") if name], sys.argv[3:])
