@@ -32,9 +32,8 @@ from tests.api.conftest import serve
 from tests.cli_in_process import run
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess, ended_count, ended_named, only_session
-from tests.warm_peers import demo_argv
 
-DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
+DEMO = [sys.executable, "-m", "inspector.demo"]
 CLI = [sys.executable, "-m", "inspector"]
 BIG = 20 * 1024 * 1024
 # Not UTF-8 (Latin-1 `é`), compressible, with a word to search for; no newline inside.

@@ -22,25 +22,14 @@ import pytest
 from _pytest.pytester import SysModulesSnapshot
 
 from tests.conftest import PEERS
-from tests.warm_peers import demo_argv
 
 pytest_plugins = ["pytester"]
 
-# The demo as the inner tests' real server: forked from the warm server (tests/warm_peers.py), as
-# `python -m inspector.demo` without its start-up (the plugin's own mock server is still a process).
-WARM = f"""
-import shlex
-DEMO = {demo_argv()!r}
-DEMO_COMMAND = shlex.join(DEMO)
-"""
-
-CLIENT_TEST = (
-    WARM
-    + """
+CLIENT_TEST = """
 import os, sys
 import anyio, mcp, pytest
 
-REAL = os.environ.get("REAL_SERVER", DEMO_COMMAND)
+REAL = os.environ.get("REAL_SERVER", sys.executable + " -m inspector.demo")
 
 @pytest.mark.mcp_recording(server=REAL)
 def test_weather(mcp_server):
@@ -57,31 +46,25 @@ def test_weather(mcp_server):
                     assert result.content[0].text == "extra"
     anyio.run(main)
 """
-)
 
-SERVER_TEST = (
-    WARM
-    + """
+SERVER_TEST = """
 import sys
 import pytest
 
 @pytest.mark.mcp_recording(path="recordings/test_client/test_weather.mcp.jsonl")
 def test_demo_unchanged(mcp_replay):
-    mcp_replay(DEMO)
+    mcp_replay([sys.executable, "-m", "inspector.demo"])
 
 @pytest.mark.mcp_recording(path="recordings/test_client/test_weather.mcp.jsonl")
 def test_demo_variant(mcp_replay):
-    mcp_replay([*DEMO, "--variant"])
+    mcp_replay([sys.executable, "-m", "inspector.demo", "--variant"])
 """
-)
 
-TS_TEST = (
-    WARM
-    + f"""
+TS_TEST = f"""
 import json, os, subprocess, sys
 import pytest
 
-REAL = os.environ.get("REAL_SERVER", DEMO_COMMAND)
+REAL = os.environ.get("REAL_SERVER", sys.executable + " -m inspector.demo")
 
 @pytest.mark.mcp_recording(server=REAL)
 def test_ts_client(mcp_server):
@@ -93,7 +76,6 @@ def test_ts_client(mcp_server):
     assert lines[0]["connected"]["name"] == "inspector-demo", out.stderr
     assert lines[1]["result"]["content"][0]["text"] == "hi", lines
 """
-)
 
 RECORDING = Path("recordings/test_client/test_weather.mcp.jsonl")
 

@@ -28,11 +28,10 @@ from inspector.store.usage import session_bytes, store_usage
 from tests.cli_in_process import run
 from tests.conftest import wrap_argv
 from tests.shim_process import ShimProcess, ended_named
-from tests.warm_peers import demo_argv
 
 CLI = [sys.executable, "-m", "inspector"]
 DAY = 86_400 * 10**9
-DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
+DEMO = [sys.executable, "-m", "inspector.demo"]
 # The wraps whose exit status a test checks give their server 30 s to leave once its stdin closes (2 s
 # by default, then SIGTERM: the wrap then exits 143). A Python server's exit took longer than 2 s
 # once in CI, with the machine's load at 7 and the retention thread writing beside it.

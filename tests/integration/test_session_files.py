@@ -31,10 +31,9 @@ from tests.conftest import PEERS
 from tests.http_peers import demo_http_server, inspector_proxy
 from tests.integration.serve_helpers import serve_http
 from tests.shim_process import ShimProcess
-from tests.warm_peers import demo_argv
 
 CLI = [sys.executable, "-m", "inspector"]
-DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
+DEMO = [sys.executable, "-m", "inspector.demo"]
 
 
 @dataclass
