@@ -71,9 +71,11 @@ class LineProcess:
 
 
 @contextmanager
-def demo_http_server(transport: str = "streamable-http", *extra: str) -> Iterator[str]:
-    """The demo server over HTTP (forked from the warm server: tests/warm_peers.py); yields its MCP URL."""
-    server = LineProcess(demo_argv("--transport", transport, "--port", "0", *extra))
+def demo_http_server(transport: str = "streamable-http", *extra: str, warm: bool = False) -> Iterator[str]:
+    """The demo server over HTTP; yields its MCP URL. `warm`: forked from the warm server
+    (tests/warm_peers.py) rather than a Python start-up of its own."""
+    args = ("--transport", transport, "--port", "0", *extra)
+    server = LineProcess(demo_argv(*args) if warm else [sys.executable, "-m", "inspector.demo", *args])
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:

@@ -190,7 +190,7 @@ def _sse_messages(response: httpx.Response, until_id: int | None = None) -> list
 
 def test_dropped_stream_resumes_with_last_event_id_and_delete_ends_session(db_path: Path) -> None:
     with (
-        demo_http_server("streamable-http", "--resumable") as target,
+        demo_http_server("streamable-http", "--resumable", warm=True) as target,
         inspector_proxy(target, db_path, warm=True) as (url, _),
         httpx.Client(timeout=30) as http,
     ):
