@@ -123,6 +123,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_NO_PYC_KEY] = os.environ.pop(_NO_PYC_ENV, None)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The warm server of tests/warm_peers.py, if a collected module started one, ready before the
+    first test (its imports are counted in no test's time limit)."""
+    warm = sys.modules.get("tests.warm_peers")
+    if warm is not None:
+        warm.wait_until_ready()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     saved = config.stash.get(_RUNTIME_KEY, None)
     if saved is None:

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.http_peers import LineProcess
+from tests.warm_peers import inspector_argv
 
 __all__ = ["gateway", "route_table"]
 
@@ -23,12 +24,14 @@ def route_table(name: str, prefix: str, target: str, *more: str) -> str:
 
 @contextmanager
 def gateway(
-    config: str, db: Path, tmp: Path, *extra: str, env: dict[str, str] | None = None
+    config: str, db: Path, tmp: Path, *extra: str, env: dict[str, str] | None = None, warm: bool = False
 ) -> Iterator[tuple[str, LineProcess]]:
-    """The gateway for this TOML text; yields its base URL (http://127.0.0.1:PORT) and the process."""
+    """The gateway for this TOML text; yields its base URL (http://127.0.0.1:PORT) and the process.
+    `warm`: forked from the warm server (tests/warm_peers.py; the process's pid is the launcher's)."""
     path = tmp / "gateway.toml"
     path.write_text(config)
-    argv = [sys.executable, "-m", "inspector", "proxy", "--config", str(path), "--db", str(db), *extra]
+    args = ["proxy", "--config", str(path), "--db", str(db), *extra]
+    argv = inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args]
     proc = LineProcess(argv, env=env)
     try:
         base = proc.wait_for(r"gateway on (http://\S+):").group(1)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import EVERYTHING_BIN
+from tests.warm_peers import demo_argv, inspector_argv
 
 _PORT_FROM_LINE = re.compile(r"port (\d+)|:(\d+)/")
 
@@ -70,11 +71,11 @@ class LineProcess:
 
 
 @contextmanager
-def demo_http_server(transport: str = "streamable-http", *extra: str) -> Iterator[str]:
-    """The demo server over HTTP; yields its MCP URL."""
-    server = LineProcess(
-        [sys.executable, "-m", "inspector.demo", "--transport", transport, "--port", "0", *extra]
-    )
+def demo_http_server(transport: str = "streamable-http", *extra: str, warm: bool = False) -> Iterator[str]:
+    """The demo server over HTTP; yields its MCP URL. `warm`: forked from the warm server
+    (tests/warm_peers.py) rather than a Python start-up of its own."""
+    args = ("--transport", transport, "--port", "0", *extra)
+    server = LineProcess(demo_argv(*args) if warm else [sys.executable, "-m", "inspector.demo", *args])
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:
@@ -103,25 +104,14 @@ def everything_http_server(mode: str) -> Iterator[str]:
 
 @contextmanager
 def inspector_proxy(
-    target: str, db: Path, *extra: str, env: dict[str, str] | None = None
+    target: str, db: Path, *extra: str, env: dict[str, str] | None = None, warm: bool = False
 ) -> Iterator[tuple[str, LineProcess]]:
     """`mcp-inspect proxy` in front of `target` (`env`: more environment variables); yields the URL
-    to give the client and the process."""
+    to give the client and the process. `warm`: forked from the warm server (tests/warm_peers.py),
+    without the start-up of a Python of its own (then the process's pid is the launcher's)."""
+    args = ["proxy", "--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
     proxy = LineProcess(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "proxy",
-            "--target",
-            target,
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            str(db),
-            *extra,
-        ],
-        env=env,
+        inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args], env=env
     )
     try:
         url = proxy.wait_for(r"point your client at (\S+)").group(1)

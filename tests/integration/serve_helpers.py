@@ -12,18 +12,21 @@ from typing import Any
 from inspector.store import Message, list_sessions, open_engine
 from tests.http_peers import LineProcess
 from tests.shim_process import messages
+from tests.warm_peers import inspector_argv
 
 INPUT_METHODS = ("sampling/createMessage", "elicitation/create", "roots/list")
 
 
-def serve_argv(db: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "inspector", "serve", "--db", str(db), *extra]
+def serve_argv(db: Path, *extra: str, warm: bool = False) -> list[str]:
+    """`mcp-inspect serve`; `warm`: forked from the warm server (tests/warm_peers.py)."""
+    args = ("serve", "--db", str(db), *extra)
+    return inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args]
 
 
 @contextmanager
-def serve_http(db: Path, *extra: str) -> Iterator[str]:
+def serve_http(db: Path, *extra: str, warm: bool = False) -> Iterator[str]:
     """`mcp-inspect serve --http` on a free loopback port; yields the MCP URL."""
-    server = LineProcess(serve_argv(db, *extra, "--http", "127.0.0.1:0"))
+    server = LineProcess(serve_argv(db, *extra, "--http", "127.0.0.1:0", warm=warm))
     try:
         yield server.wait_for(r"at (http://\S+/mcp)").group(1)
     finally:

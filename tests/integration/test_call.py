@@ -15,9 +15,10 @@ import pytest
 from inspector.store import iter_messages, list_sessions, open_engine
 from tests.cli_in_process import Ran, run
 from tests.http_peers import demo_http_server
+from tests.warm_peers import demo_argv
 
 CLI = [sys.executable, "-m", "inspector"]
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 
 
 def _call(db: Path, *args: str) -> Ran:

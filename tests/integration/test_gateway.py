@@ -64,7 +64,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
                 + route_table("beta", "/beta", beta_target, "rewrite_auth_metadata = true")
             )
             env = {"GW_KEY": "gateway-secret-k3y"}
-            with gateway(config, db_path, tmp_path, env=env) as (base, proc):
+            with gateway(config, db_path, tmp_path, env=env, warm=True) as (base, proc):
                 lines = started_lines(proc)
                 assert any(f"alpha  /alpha/mcp -> {alpha_target}" in line for line in lines), lines
                 assert any(f"beta  /beta/mcp -> {beta_target}" in line for line in lines), lines
@@ -149,7 +149,7 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
         )
         with (
             otlp_receiver() as receiver,
-            gateway(config, db_path, tmp_path, "--otlp", receiver.url) as (base, _p),
+            gateway(config, db_path, tmp_path, "--otlp", receiver.url, warm=True) as (base, _p),
         ):
             init = {
                 "jsonrpc": "2.0",

@@ -287,7 +287,7 @@ def test_har_captured_by_mitmproxy_imports_like_a_direct_recording(tmp_path: Pat
     exe = mitmdump()
     direct_db, imported_db, har_file = tmp_path / "direct.db", tmp_path / "imported.db", tmp_path / "mitm.har"
     with everything_http_server("streamableHttp") as target:
-        with inspector_proxy(target, direct_db, "--name", "direct") as (url, _proc):
+        with inspector_proxy(target, direct_db, "--name", "direct", warm=True) as (url, _proc):
             anyio.run(_sdk_session, url)
         origin, path = target.rsplit("/", 1)
         port = free_port()

@@ -110,7 +110,10 @@ def faulty(everything: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     runtime = work / "runtime"
     runtime.mkdir(mode=0o700)
     extra = ("--faults", str(rules), "--intercept", "--pause-timeout", "0.3", "--pause-default", "forward")
-    with inspector_proxy(everything, db, *extra, env={"MCP_INSPECTOR_RUNTIME": str(runtime)}) as (url, proc):
+    with inspector_proxy(everything, db, *extra, env={"MCP_INSPECTOR_RUNTIME": str(runtime)}, warm=True) as (
+        url,
+        proc,
+    ):
         said = "".join(proc.output)
         assert "intercepting with seed 17: 15 rules: answer-me, fail-me," in said
         ours = [line for line in proc.output if "intercepting" in line or line.startswith("     ")]
@@ -430,7 +433,7 @@ async def test_legacy_sse_reply_and_error_go_out_on_the_event_stream(tmp_path: P
     db = tmp_path / "rec.db"
     with (
         everything_http_server("sse") as target,
-        inspector_proxy(target, db, "--faults", str(rules)) as (url, _p),
+        inspector_proxy(target, db, "--faults", str(rules), warm=True) as (url, _p),
     ):
         with anyio.fail_after(30):
             async with mcp.Client(sse_client(url), cache=None) as client:
@@ -485,7 +488,7 @@ rules:
     interval_ms: 20
 """)
     db = tmp_path / "rec.db"
-    with inspector_proxy(json_server, db, "--faults", str(rules)) as (url, _p):
+    with inspector_proxy(json_server, db, "--faults", str(rules), warm=True) as (url, _p):
         with anyio.fail_after(30):
             async with mcp.Client(url, cache=None) as client:
                 with pytest.raises(mcp.MCPError) as failed:
@@ -658,7 +661,7 @@ def test_rules_that_can_never_act_leave_the_plain_proxy_with_the_facts(
     rules.write_text("rules:\n  - {name: hold, match: {}, action: pause}\n")  # a pause needs --intercept
     db = tmp_path / "rec.db"
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    with inspector_proxy(everything, db, "--faults", str(rules)) as (url, proc):
+    with inspector_proxy(everything, db, "--faults", str(rules), warm=True) as (url, proc):
         r = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers, timeout=10)
     assert r.status_code == 400  # server-everything's own answer to a ping outside a session
     assert any(

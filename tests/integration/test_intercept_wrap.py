@@ -5,7 +5,8 @@ response makes the client's own request timeout fire and the next call succeeds;
 replaced result is what the client gets; a seeded probabilistic rule gives the same
 decisions twice; a breakpoint nobody watches times out and applies its default action.
 What the server received and what the client received are captured with `tee` outside
-the inspector and compared with the recorded rows.
+the inspector and compared with the recorded rows. The wraps are processes forked from a warm
+server (tests/warm_peers.py): the same pipes, without a Python start-up each.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from mcp.shared.exceptions import MCPError
 
 from inspector.store import Message, Session, open_engine
 from tests.conformance.suite import NODE
-from tests.conftest import PEERS, wrap_argv
+from tests.conftest import PEERS
 from tests.shim_process import messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 RULES = """
 rules:
@@ -56,7 +58,7 @@ class Taps:
 
     def command(self, server: list[str], *flags: str) -> list[str]:
         inner = f"tee {self.server_received} | {shlex.join(server)} | tee {self.server_sent}"
-        shim = shlex.join(wrap_argv(self.db, "sh", "-c", inner, extra=("--quiet", *flags)))
+        shim = shlex.join(warm_wrap_argv(self.db, "sh", "-c", inner, extra=("--quiet", *flags)))
         return ["sh", "-c", f"{shim} | tee {self.client_received}"]
 
     def recorded(self) -> tuple[Session, list[Message]]:
@@ -133,7 +135,7 @@ def _seeded_run(tmp: Path, everything_cmd: list[str], seed: str) -> tuple[list[b
         "rules:\n  - name: coin\n    match: {method: tools/call, name: echo, kind: request}\n"
         "    action: replace\n    probability: 0.5\n    error: {code: -32050, message: heads}\n"
     )
-    argv = wrap_argv(
+    argv = warm_wrap_argv(
         tmp / "rec.db", *everything_cmd, extra=("--quiet", "--faults", str(rules), "--seed", seed)
     )
 
@@ -179,7 +181,7 @@ async def test_unwatched_breakpoint_times_out_and_applies_the_default(
     rules.write_text(
         "rules:\n  - {name: hold-echo, match: {method: tools/call, name: echo}, action: pause}\n"
     )
-    argv = wrap_argv(
+    argv = warm_wrap_argv(
         tmp_path / "rec.db",
         *everything_cmd,
         extra=("--quiet", "--faults", str(rules), "--intercept", "--pause-timeout", "0.5"),

@@ -45,7 +45,7 @@ def test_the_stdio_serves_control_port_checks_host(tmp_path: Path) -> None:
 
 def test_allow_host_and_allow_origin_on_serve(db_path: Path) -> None:
     extra = ("--allow-host", "inspector.test", "--allow-origin", "http://app.test:5173")
-    with serve_http(db_path, *extra) as url:
+    with serve_http(db_path, *extra, warm=True) as url:
         port = url.split("/")[2].rsplit(":", 1)[1]
         body = json.dumps(INITIALIZE)
         named = httpx.post(url, content=body, headers={**JSON_HEADERS, "host": f"inspector.test:{port}"})
@@ -71,9 +71,11 @@ def test_a_bad_allow_origin_is_a_clear_error(db_path: Path) -> None:
 def test_websockets_from_another_origin_or_host_are_refused(listener: str, db_path: Path) -> None:
     with ExitStack() as stack:
         if listener == "serve":  # (the upstream only for the proxy)
-            context: Any = serve_http(db_path)
+            context: Any = serve_http(db_path, warm=True)
         else:
-            context = inspector_proxy(f"{stack.enter_context(scripted_http_server())}/mcp", db_path)
+            context = inspector_proxy(
+                f"{stack.enter_context(scripted_http_server())}/mcp", db_path, warm=True
+            )
         with context as found:
             url = found if isinstance(found, str) else found[0]
             ws = url.replace("http://", "ws://")
@@ -84,7 +86,10 @@ def test_websockets_from_another_origin_or_host_are_refused(listener: str, db_pa
 
 
 def test_the_proxy_checks_the_json_type_on_a_learned_legacy_endpoint(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/abs-sse", db_path) as (url, _proxy):
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/abs-sse", db_path, warm=True) as (url, _proxy),
+    ):
         with httpx.stream("GET", url) as events:
             for line in events.iter_lines():
                 if line.startswith("data:") and "session_id" in line:

@@ -9,7 +9,6 @@ the marks of the #17 contract and the seed; a disconnect rule ends the session w
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import run
 from tests.integration.serve_helpers import mock_rows, serve_argv, serve_http
 from tests.sessions import load
+from tests.warm_peers import inspector_argv
 
 RULES = """
 rules:
@@ -60,7 +60,7 @@ def _marks(rows: list[Any], key: str) -> dict[str, Any]:
 @pytest.mark.anyio
 async def test_serve_faults_reach_the_python_client(tmp_path: Path, db_path: Path) -> None:
     (tmp_path / "rules.yaml").write_text(RULES)
-    argv = serve_argv(db_path, "--stdio", "--faults", str(tmp_path / "rules.yaml"), "--seed", "5")
+    argv = serve_argv(db_path, "--stdio", "--faults", str(tmp_path / "rules.yaml"), "--seed", "5", warm=True)
     seen: list[str] = []
 
     async def sampling(ctx: Any, params: Any) -> Any:
@@ -128,10 +128,15 @@ async def test_mock_server_faults_and_a_disconnect(tmp_path: Path, db_path: Path
         "    match: {method: tools/call, name: now, kind: request}\n"
         "    action: disconnect\n"
     )
-    argv = [
-        sys.executable, "-m", "inspector", "mock-server", str(original), "--db", str(db_path),
-        "--stdio", "--faults", str(tmp_path / "rules.yaml"),
-    ]  # fmt: skip
+    argv = inspector_argv(
+        "mock-server",
+        str(original),
+        "--db",
+        str(db_path),
+        "--stdio",
+        "--faults",
+        str(tmp_path / "rules.yaml"),
+    )
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
     with anyio.fail_after(60):
         async with mcp.Client(params, mode="legacy") as client:
@@ -172,7 +177,7 @@ rules:
 @pytest.mark.anyio
 async def test_serve_http_faults_reach_the_python_client(tmp_path: Path, db_path: Path) -> None:
     (tmp_path / "rules.yaml").write_text(HTTP_RULES)
-    with serve_http(db_path, "--faults", str(tmp_path / "rules.yaml"), "--seed", "9") as url:
+    with serve_http(db_path, "--faults", str(tmp_path / "rules.yaml"), "--seed", "9", warm=True) as url:
         with anyio.fail_after(60):
             async with mcp.Client(url, mode="legacy") as client:
                 with pytest.raises(MCPError) as exc:
@@ -220,7 +225,9 @@ async def test_serve_breakpoint_answered_through_the_control_channel(tmp_path: P
     rules.write_text(
         "rules:\n  - name: hold\n    match: {method: tools/call, name: echo}\n    action: pause\n"
     )
-    argv = serve_argv(db_path, "--stdio", "--faults", str(rules), "--intercept", "--pause-timeout", "20")
+    argv = serve_argv(
+        db_path, "--stdio", "--faults", str(rules), "--intercept", "--pause-timeout", "20", warm=True
+    )
     env = {"MCP_INSPECTOR_RUNTIME": str(runtime)}
     got: dict[str, Any] = {}
 

@@ -72,7 +72,9 @@ def shared_proxy(
 ) -> Iterator[str]:
     """A proxy on each listener (as `listener_env`) for the tests that do not read the recording."""
     db = tmp_path_factory.mktemp(f"shared-{request.param}") / "rec.db"
-    with inspector_proxy(f"{scripted}/mcp", db, env={"MCP_INSPECTOR_PROXY_LISTENER": request.param}) as (
+    with inspector_proxy(
+        f"{scripted}/mcp", db, env={"MCP_INSPECTOR_PROXY_LISTENER": request.param}, warm=True
+    ) as (
         url,
         _p,
     ):
@@ -93,7 +95,10 @@ def _connected(url: str) -> Iterator[tuple[str, str, socket.socket]]:
 @contextmanager
 def _proxy(db: Path, env: dict[str, str], scripted: str) -> Iterator[tuple[str, str, socket.socket]]:
     """(path, host header, a connected socket) for a proxy of its own in front of the scripted server."""
-    with inspector_proxy(f"{scripted}/mcp", db, env=env) as (url, _proxy), _connected(url) as connected:
+    with (
+        inspector_proxy(f"{scripted}/mcp", db, env=env, warm=True) as (url, _proxy),
+        _connected(url) as connected,
+    ):
         yield connected
 
 
@@ -239,7 +244,7 @@ def test_what_is_not_http_gets_400_with_a_reason_and_the_connection_closed(share
 def test_stopping_the_proxy_with_an_event_stream_open_does_not_hang(
     db_path: Path, listener_env: dict[str, str], scripted: str
 ) -> None:
-    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env) as (url, proxy):
+    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env, warm=True) as (url, proxy):
         parts = urlsplit(url)
         with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
             sock.sendall(b"GET /slow-stream HTTP/1.1\r\nhost: " + parts.netloc.encode() + b"\r\n\r\n")
@@ -259,7 +264,7 @@ def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(
     # Past the listener's read high-water mark (1 MiB): reading pauses and resumes as the body goes upstream.
     text = "x" * (12 * 1024 * 1024)
     body = orjson.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"text": text}})
-    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env) as (url, _proxy):
+    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env, warm=True) as (url, _proxy):
         reply = httpx.post(url, content=body, headers=JSON_TYPES, timeout=60)
         assert reply.status_code == 200 and reply.json()["result"] == {"echo": "tools/call"}
     rows = _rows(db_path, lambda rows: any(m.channel == "http-request" for m in rows), timeout=60)

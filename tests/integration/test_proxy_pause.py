@@ -56,7 +56,7 @@ def test_proxy_metadata_only(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
     with (
         demo_http_server() as target,
-        inspector_proxy(target, db, "--metadata-only", "--idle-end", "0.5") as (url, _),
+        inspector_proxy(target, db, "--metadata-only", "--idle-end", "0.5", warm=True) as (url, _),
     ):
         anyio.run(lambda: drive_demo(url, mode="legacy"))
         ((session, rows),) = _ended(db, 1)

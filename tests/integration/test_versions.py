@@ -21,11 +21,12 @@ import pytest
 from inspector.store import get_session, open_engine
 from tests.cli_in_process import Ran, run
 from tests.http_peers import demo_http_server
+from tests.warm_peers import demo_argv
 
 KNOWN = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 HANDSHAKE = KNOWN[:4]
 UNKNOWN = "2099-01-01"
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 # The module fixtures start each peer once per revision (twelve starts): a loaded machine is slow.
 pytestmark = pytest.mark.timeout(600)
 
