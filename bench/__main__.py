@@ -90,7 +90,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="messages of the in-process stage timing (default 30000, best of 3)",
     )
     p.add_argument(
-        "--startup-runs", type=int, help="spawns per setup of the startup section (default 15; quick 5)"
+        "--startup-runs",
+        type=int,
+        help="spawns per setup of the startup section (default 15; quick 5); its commands run at most "
+        "this many times (default 5)",
     )
     p.add_argument("--only", help=f"comma-separated sections to run: {','.join(SECTIONS)} (default: all)")
     p.add_argument(

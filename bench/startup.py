@@ -139,7 +139,8 @@ def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
         # Its end too (bench/wrap_exit.py): stdin closed -> exit, wrap beside the server alone.
         "exit": run_wrap_exit(workdir, runs),
         # The commands (issue #36): read commands beside the interpreter's floor, call over its server.
-        "commands": run_commands(workdir),
+        # At most `runs` of each (--startup-runs 2: a short sanity run spawns half as many processes).
+        "commands": run_commands(workdir, min(runs, COMMAND_RUNS)),
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import sys
 import threading
@@ -83,15 +84,36 @@ class UiServer:
         return f"{self.base_url}{path}#token={self.token}"
 
     def run(self, ready: Callable[[], None] | None = None) -> None:
-        """Serve in this thread until Ctrl-C / SIGTERM. `ready` is called once the event loop exists:
-        a Ctrl-C (or SIGTERM) that comes after it, even before uvicorn's own handling of it starts,
-        stops a loop that was made whole (one interrupted while it was being made was reported as
-        an exception at the interpreter's exit)."""
-        with asyncio.Runner() as runner:
-            runner.get_loop()
-            if ready is not None:
-                ready()
-            runner.run(self.server.serve(sockets=[self.socket]))
+        """Serve in this thread until Ctrl-C / SIGTERM (then KeyboardInterrupt, once the loop is closed).
+
+        In the main thread SIGINT and SIGTERM are held from before the event loop exists until it is
+        closed: a signal at any moment only asks uvicorn to stop (`should_exit`; a second Ctrl-C
+        `force_exit`), so its start-up finishes and the app's lifespan shuts down in the loop. Left
+        to asyncio's runner, a signal before uvicorn's own handlers (or after them) cancelled the
+        server's task mid-start: the lifespan task was left waiting and, collected after the loop
+        had closed, logged "Event loop is closed" (tests/issues/test_ui_stops_cleanly_on_a_signal_at_any_moment.py).
+        `ready` is called once the event loop exists."""
+        held = threading.current_thread() is threading.main_thread()
+        came: list[int] = []
+
+        def stop(signum: int, _frame: object) -> None:
+            came.append(signum)
+            if self.server.should_exit and signum == signal.SIGINT:
+                self.server.force_exit = True
+            self.server.should_exit = True
+
+        previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if held else {}
+        try:
+            with asyncio.Runner() as runner:
+                runner.get_loop()
+                if ready is not None:
+                    ready()
+                runner.run(self.server.serve(sockets=[self.socket]))
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if came:
+            raise KeyboardInterrupt
 
     def start(self, timeout: float = 30.0) -> UiServer:
         """Serve on a background thread; return once it accepts requests."""

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_types.version import is_version_at_least
-
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts
+from inspector.protocol.mcp_tables import is_version_at_least
 
 __all__ = ["CapabilityCheck"]
 

@@ -28,11 +28,9 @@ the handshake, per-request versions, server requests, bad bytes) is given to eve
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mcp_types
 import orjson
-from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from inspector.lint.auth import AuthCheck
 from inspector.lint.capabilities import CapabilityCheck
@@ -41,13 +39,20 @@ from inspector.lint.lifecycle import BatchCheck, IdCheck, InitializationCheck, o
 from inspector.lint.revision import _SETTLED, RowContext, SessionWalk
 from inspector.lint.rules import rule
 from inspector.lint.scan import SessionScan
-from inspector.lint.shapes import ShapeCheck, frame_hits
 from inspector.lint.transport import HttpCheck
 from inspector.lint.wire2026 import WireCheck
 from inspector.protocol import Kind, id_key
+from inspector.protocol.mcp_tables import (
+    KNOWN_PROTOCOL_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    is_version_at_least,
+)
 from inspector.protocol.sse import stored_body
 from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
+
+if TYPE_CHECKING:
+    from inspector.lint.shapes import ShapeCheck
 
 __all__ = ["PAIRING_RULES", "VALUES", "Linter", "check_rows"]
 
@@ -64,7 +69,7 @@ Hit = tuple[str, str]
 _Plan = tuple[tuple[Hit, ...], bool, tuple[Hit, ...]]  # `Linter._plan`
 
 _KNOWN = frozenset(KNOWN_PROTOCOL_VERSIONS)
-_PV = mcp_types.PROTOCOL_VERSION_META_KEY
+_PV = PROTOCOL_VERSION_META_KEY
 _HTTP_CHANNELS = frozenset({"http-request", "http-response"})
 _NOT_JSONRPC = frozenset({"http", "log"})
 _REQUEST, _NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
@@ -106,7 +111,13 @@ class Linter:
     the revision in force), never the rows: a stored session is checked page by page."""
 
     def __init__(self, scan: SessionScan) -> None:
-        self._shapes, self._ids, self._caps = ShapeCheck(), IdCheck(), CapabilityCheck()
+        # The shapes are mcp-types' models: they load where messages are validated, not with this
+        # module (reading a session's stored findings imports it and validates nothing).
+        from inspector.lint.shapes import ShapeCheck, frame_hits
+
+        self._frame_hits = frame_hits
+        self._shapes: ShapeCheck = ShapeCheck()
+        self._ids, self._caps = IdCheck(), CapabilityCheck()
         self._checks: list[_Check] = [
             self._shapes,
             self._ids,
@@ -158,7 +169,7 @@ class Linter:
         calls and lookups of the common rows were half of a 100k lint (issue 21)."""
         findings: list[Finding] = []
         walk, ids = self._walk, self._ids
-        result_hits = self._shapes.result_hits
+        result_hits, frame_hits = self._shapes.result_hits, self._frame_hits
         reused, sent, note_request = ids.reused, ids.sent, walk.note_request
         requests, notifications = self._requests, self._notifications
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError  # noqa: N806

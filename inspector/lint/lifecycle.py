@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_types.version import is_version_at_least
-
 from inspector.lint.revision import RowContext
 from inspector.lint.scan import SessionScan
 from inspector.protocol import Kind
+from inspector.protocol.mcp_tables import is_version_at_least
 from inspector.store.models import StoredRow
 
 __all__ = ["IdCheck", "InitializationCheck", "BatchCheck", "orphan"]

@@ -6,25 +6,31 @@ lines). Below `WIDE` columns the table gives way to one block per finding
 revision and path, the common address printed once), so that 80 columns
 never fold a word or a URL. Exit status: 0 without errors, 1 with errors, 2 for bad input
 (raised as `InspectorError`, which the CLI turns into 2).
+
+A session whose stored findings are current (`stored.lint_is_stale`: it has not grown since it was
+linted by this inspector's rule set) is not checked again: its stored findings are what a lint
+would find, so the output is the same, and no message is validated (no `mcp-types` model loads).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import orjson
 from rich.console import Console
 from rich.padding import Padding
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
 from inspector.lint.findings import SEVERITIES, SPEC_BASE, Finding, at_least
-from inspector.lint.stored import lint_session
+from inspector.lint.stored import findings_of, lint_is_stale, lint_session
 from inspector.store import get_session
 from inspector.terminal_text import markup_safe, visible, visible_json
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERRORS", "lint_command", "summary"]
 
@@ -77,6 +83,8 @@ def _blocks(console: Console, findings: list[Finding]) -> None:
 
 def _lint_with_progress(engine: Engine, session_id: int, total: int | None) -> list[Finding]:
     """`lint_session` with a transient progress bar on stderr (a terminal only; long sessions)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     err = Console(stderr=True)
     with Progress(
         TextColumn("linting"), BarColumn(), MofNCompleteColumn(), console=err, transient=True,
@@ -92,7 +100,10 @@ def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severi
         raise InspectorError(f"--min-severity must be one of {', '.join(SEVERITIES)}, not {min_severity!r}")
     session = get_session(engine, ref)
     assert session.id is not None
-    findings = _lint_with_progress(engine, session.id, session.message_count)
+    if lint_is_stale(engine, session.id):
+        findings = _lint_with_progress(engine, session.id, session.message_count)
+    else:
+        findings = findings_of(engine, session.id, relint_if_stale=False)
     shown = [f for f in findings if at_least(f.severity, min_severity)]
     counts = summary(findings)
     if json_out:

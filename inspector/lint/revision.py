@@ -25,16 +25,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import mcp_types
-from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
 from inspector.protocol import Classified, Kind, Pairing, SessionFacts, classify
+from inspector.protocol.mcp_tables import (
+    KNOWN_PROTOCOL_VERSIONS,
+    MODERN_PROTOCOL_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+)
 from inspector.protocol.sse import stored_body
 from inspector.store.models import StoredRow
 
 __all__ = ["RowContext", "SessionWalk", "header", "headers_of"]
 
-_PV = mcp_types.PROTOCOL_VERSION_META_KEY
+_PV = PROTOCOL_VERSION_META_KEY
 _NOT_JSONRPC = frozenset({"http", "log"})
 _SETTLED = frozenset(KNOWN_PROTOCOL_VERSIONS) - frozenset(MODERN_PROTOCOL_VERSIONS)
 

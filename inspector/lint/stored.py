@@ -6,7 +6,10 @@ compact list of `{rule, severity}` (what the timeline's badges need without
 a join); `lint_run` remembers up to which seq and with which rule set the
 session was linted, so a growing live session, or a new rule set, makes the
 findings stale and the next request re-lints. A re-lint replaces the
-session's findings.
+session's findings. The rule set (`RULES_VERSION`) is the rules' ids, severities and revisions,
+the code that checks them (the sources of `inspector.lint` and `inspector.protocol`) and the
+`mcp-types` release whose models validate the shapes: findings stored by another inspector, or
+another `mcp-types`, are stale.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 import typing
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -30,6 +34,7 @@ from inspector.lint.check import VALUES, Linter
 from inspector.lint.findings import Finding
 from inspector.lint.rules import RULES
 from inspector.lint.scan import SessionScan
+from inspector.protocol import mcp_tables
 from inspector.store import bodies
 from inspector.store.engine import write_connection
 from inspector.store.models import LintFinding, LintRun, Message, StoredRow
@@ -40,9 +45,21 @@ __all__ = ["RULES_VERSION", "findings_of", "lint_is_stale", "lint_rows", "lint_s
 PAGE = 2000  # rows read at a time
 WRITE_BATCH = 1000  # findings (and flagged messages) written per statement
 
-RULES_VERSION = hashlib.sha1(
-    "|".join(f"{r.id}:{r.severity}:{r.since}" for r in RULES.values()).encode()
-).hexdigest()[:12]
+
+def _rules_version() -> str:
+    """The rule set's digest (see the module): its rules, the code that checks them, mcp-types'
+    release. The sources are read once per process (some 35 files, a millisecond)."""
+    digest = hashlib.sha1("|".join(f"{r.id}:{r.severity}:{r.since}" for r in RULES.values()).encode())
+    digest.update(f"|mcp-types {mcp_tables.MCP_TYPES_VERSION}|".encode())
+    here = Path(__file__).parent
+    for package in (here, Path(mcp_tables.__file__).parent):
+        for source in sorted(package.glob("*.py")):
+            digest.update(f"{package.name}/{source.name}:".encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+RULES_VERSION = _rules_version()
 
 _m = Message.__table__  # type: ignore[attr-defined]
 _f = LintFinding.__table__  # type: ignore[attr-defined]

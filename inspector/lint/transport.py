@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_types.version import is_version_at_least
-
 from inspector.lint.auth import is_auth_leg
 from inspector.lint.revision import RowContext, header, headers_of
 from inspector.lint.scan import SessionScan
 from inspector.protocol import Kind
+from inspector.protocol.mcp_tables import is_version_at_least
 
 __all__ = ["HttpCheck"]
 

@@ -1,6 +1,6 @@
-"""A snapshot of what `inspector.protocol` needs from `mcp-types` (2.3.0): the revisions, the `_meta`
-keys of the stateless era, the URL-elicitation error code and which methods each revision allows in
-which direction.
+"""A snapshot of what `inspector.protocol` and the lint's method gates need from `mcp-types` (2.3.0):
+the revisions and how they compare, the `_meta` keys of the stateless era, the URL-elicitation error
+code, which methods each revision allows in which direction and which of them have a result.
 
 Why a snapshot: importing `mcp_types` builds every revision's pydantic models (0.5-2 s of a wrapped
 server's start-up on a loaded host, 37% of the recorder's imports), and the recorder needs only
@@ -8,7 +8,7 @@ these constants (`protocol.versions`). `tests/unit/test_mcp_tables.py` checks th
 the installed `mcp_types` (`tests/unit/test_commands_import_what_they_use.py` the error code), so a new `mcp-types` release that changes them fails the suite (it
 prints the new table). Everything that validates shapes (lint, the mock peers) imports `mcp_types`
 itself, where it validates or builds a message: `mcp-inspect call` reaches the server through these
-constants alone.
+constants alone, and `mcp-inspect lint` of a session whose stored findings are current loads no model.
 """
 
 from __future__ import annotations
@@ -18,16 +18,22 @@ __all__ = [
     "CLIENT_INFO_META_KEY",
     "CLIENT_NOTIFICATIONS",
     "CLIENT_REQUESTS",
+    "CLIENT_RESULTS",
     "HANDSHAKE_PROTOCOL_VERSIONS",
     "KNOWN_PROTOCOL_VERSIONS",
     "LOG_LEVEL_META_KEY",
+    "MCP_TYPES_VERSION",
     "MODERN_PROTOCOL_VERSIONS",
     "PROTOCOL_VERSION_META_KEY",
     "SERVER_INFO_META_KEY",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",
+    "SERVER_RESULTS",
     "URL_ELICITATION_REQUIRED",
+    "is_version_at_least",
 ]
+
+MCP_TYPES_VERSION = "2.3.0"  # the release this snapshot is of (its models: what the lint validates with)
 
 KNOWN_PROTOCOL_VERSIONS: tuple[str, ...] = (
     "2024-11-05",
@@ -45,6 +51,16 @@ CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 URL_ELICITATION_REQUIRED = -32042  # the error that asks the client for URL-mode elicitations
+
+
+def is_version_at_least(version: str, minimum: str) -> bool:
+    """`mcp_types.version.is_version_at_least`: whether `version` is a known revision at least as new
+    as `minimum` (an unknown `version`: False; an unknown `minimum`: ValueError)."""
+    if minimum not in KNOWN_PROTOCOL_VERSIONS:
+        raise ValueError(f"minimum must be a known protocol version, got {minimum!r}")
+    if version not in KNOWN_PROTOCOL_VERSIONS:
+        return False
+    return KNOWN_PROTOCOL_VERSIONS.index(version) >= KNOWN_PROTOCOL_VERSIONS.index(minimum)
 
 
 def _pairs(by_method: dict[str, tuple[str, ...]]) -> frozenset[tuple[str, str]]:
@@ -124,3 +140,6 @@ SERVER_NOTIFICATIONS = _pairs(
         ),
     }
 )
+# The (method, revision) pairs of `mcp_types.methods`' result tables: every request has a result.
+SERVER_RESULTS = CLIENT_REQUESTS
+CLIENT_RESULTS = SERVER_REQUESTS

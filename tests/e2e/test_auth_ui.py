@@ -19,10 +19,10 @@ import http.server
 import json
 import re
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,9 @@ from playwright.sync_api import Browser, Page, expect
 from inspector.api import UiServer
 from inspector.auth import pkce
 from inspector.store import list_sessions, open_engine
-from tests.conftest import PEERS
 from tests.e2e.conftest import ROOT, new_context, shot
-from tests.http_peers import LineProcess
+from tests.e2e.in_thread import served
+from tests.peers import oauth_server
 from tests.secrets_scan import secret_leaks
 
 DOCS_SHOT = ROOT / "docs" / "oauth-debugger.png"
@@ -81,16 +81,17 @@ def auth_ui(tmp_path: Path, auth_file: Path) -> Iterator[UiServer]:
 
 @pytest.fixture
 def oauth_peer() -> Iterator[Callable[..., str]]:
-    started: list[LineProcess] = []
+    """Start the peer (tests/peers/oauth_server.py) with these arguments, served on a thread of this
+    process (its own socket; the SDK is imported once, not at each start); its MCP URL."""
+    with ExitStack() as started:
 
-    def start(*args: str) -> str:
-        server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *args])
-        started.append(server)
-        return server.wait_for(r"listening on (\S+)").group(1)
+        def start(*args: str) -> str:
+            app, sock, url = oauth_server.build(list(args))
+            sock.listen(128)
+            started.enter_context(served(app, sock))
+            return url
 
-    yield start
-    for server in started:
-        server.stop()
+        yield start
 
 
 def _steps(db: Path, session: int) -> list[str]:

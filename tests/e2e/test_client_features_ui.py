@@ -17,8 +17,8 @@ from inspector.api import UiServer
 from inspector.store import list_sessions, open_engine
 from tests.conftest import EVERYTHING_BIN
 from tests.e2e.conftest import shot
+from tests.e2e.in_thread import demo_http
 from tests.e2e.test_client_ui import client_ui  # noqa: F401 - the fixture
-from tests.http_peers import demo_http_server
 from tests.recorded import rows_until
 
 SLOW = 60_000  # ms, for steps that wait on the server
@@ -194,7 +194,7 @@ def test_everything_over_stdio(page: Page, client_ui: UiServer, tmp_path: Path) 
 
 
 def test_demo_over_streamable_http(page: Page, client_ui: UiServer, tmp_path: Path) -> None:  # noqa: F811
-    with demo_http_server() as url:
+    with demo_http() as url:
         page.goto(client_ui.url("/client"))
         page.get_by_label("URL (HTTP)").check()
         page.get_by_label("url", exact=True).fill(url)

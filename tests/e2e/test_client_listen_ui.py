@@ -18,9 +18,9 @@ from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
 from tests.e2e.conftest import shot
+from tests.e2e.in_thread import demo_http
 from tests.e2e.test_client_features_ui import SLOW, _recorded, _sent, _tab, _tool
 from tests.e2e.test_client_ui import DEMO, client_ui  # noqa: F401 - the fixture
-from tests.http_peers import demo_http_server
 
 NOTE = "demo://notes/shopping"
 KEY = "io.modelcontextprotocol/subscriptionId"
@@ -31,7 +31,7 @@ def _target(transport: str) -> Iterator[str | None]:
     if transport == "stdio":
         yield None
         return
-    with demo_http_server() as url:
+    with demo_http() as url:
         yield url
 
 

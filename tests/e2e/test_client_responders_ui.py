@@ -25,8 +25,8 @@ from playwright.sync_api import Page, expect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.e2e.conftest import shot
+from tests.e2e.in_thread import demo_http
 from tests.e2e.test_client_ui import _inbox_item, _mock_sessions, client_ui  # noqa: F401
-from tests.http_peers import demo_http_server
 from tests.recorded import rows_until
 
 FEATURES = f"{sys.executable} {Path(__file__).resolve().parents[1] / 'peers' / 'client_features_server.py'}"
@@ -245,7 +245,7 @@ def test_http_header_and_edit_and_resend(
     client_ui: UiServer,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    with demo_http_server() as url:
+    with demo_http() as url:
         _connect(page, client_ui, url=url)
         page.get_by_label("headers").fill("X-Trace: e2e-trace-7")
         _submit(page)

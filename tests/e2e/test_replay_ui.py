@@ -4,6 +4,7 @@ with…", and the mock-server commands. Screenshots in light and dark go to test
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
@@ -55,7 +56,8 @@ def themed(browser: Browser, request: pytest.FixtureRequest) -> Iterator[tuple[P
         yield page, request.param
 
 
-def _replay_the_variant(page: Page, ui: UiServer, theme: str) -> None:
+def _fill_the_dialog(page: Page, ui: UiServer, theme: str) -> Locator:
+    """The session's replay dialog, prefilled with the recorded command, filled in for the variant."""
     page.goto(ui.url("/sessions/1"))
     expect(page.get_by_test_id("session-title")).to_contain_text("demo")
     expect(page.locator("html")).to_have_attribute("data-theme", theme)
@@ -68,15 +70,17 @@ def _replay_the_variant(page: Page, ui: UiServer, theme: str) -> None:
     command.fill(f"{sys.executable} -m inspector.demo --variant")
     dialog.get_by_test_id("replay-ignore").fill("**.nothingLikeThis")
     shot(page, f"replay-dialog-{theme}")
+    return dialog
+
+
+def _replay_the_variant(page: Page, ui: UiServer, theme: str) -> None:
+    dialog = _fill_the_dialog(page, ui, theme)
     dialog.get_by_test_id("replay-start").click()
     expect(page).to_have_url(re.compile(r"/diff\?a=1&b=\d+&ignore=\*\*\.nothingLikeThis"), timeout=60_000)
 
 
-def test_replay_from_the_dialog_lands_on_the_diff_with_highlighted_paths(
-    themed: tuple[Page, str], replay_ui: UiServer
-) -> None:
-    page, theme = themed
-    _replay_the_variant(page, replay_ui, theme)
+def _the_diff_shows_the_variants_changes(page: Page, theme: str) -> None:
+    expect(page.locator("html")).to_have_attribute("data-theme", theme)
     expect(page.get_by_test_id("verdict")).to_have_text("behaviour changed")
     expect(page.get_by_test_id("count-changed")).to_have_text("3 changed")
     expect(page.get_by_test_id("count-missing")).to_have_text("0 missing")
@@ -112,6 +116,23 @@ def test_replay_from_the_dialog_lands_on_the_diff_with_highlighted_paths(
     expect(original).to_contain_text('"fail"')
     expect(detail.get_by_test_id("side-replay").get_by_test_id("diff-hit")).to_have_count(0)
     shot(page, f"diff-tools-list-{theme}")
+
+
+def test_replay_from_the_dialog_lands_on_the_diff_with_highlighted_paths(
+    browser: Browser, replay_ui: UiServer
+) -> None:
+    # One replay (the variant's server is a process the UI server starts), seen in both themes: the
+    # dialog and the diff it lands on in light, then the dialog and that diff in a dark tab.
+    with contextlib.contextmanager(_page)(browser, "light") as page:
+        _replay_the_variant(page, replay_ui, "light")
+        landed = page.url
+        _the_diff_shows_the_variants_changes(page, "light")
+    with contextlib.contextmanager(_page)(browser, "dark") as page:
+        _fill_the_dialog(page, replay_ui, "dark")
+        page.keyboard.press("Escape")
+        expect(page.get_by_test_id("replay-dialog")).to_have_count(0)
+        page.goto(landed)
+        _the_diff_shows_the_variants_changes(page, "dark")
 
 
 def test_diff_view_keyboard_and_diff_with_dialog(page: Page, replay_ui: UiServer) -> None:

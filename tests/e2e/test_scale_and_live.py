@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
+from inspector.store import open_engine
+from tests.api.recordings import generate_session
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.e2e.conftest import BIG, shot
 from tests.shim_process import ShimProcess
 
 
-def test_a_100k_session_opens_and_scrolls_to_the_end(page: Page, ui: UiServer) -> None:
-    page.goto(ui.url("/sessions/2"))
+@pytest.fixture(scope="module")
+def big_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
+    """A UI server on a database of one session (#1) of BIG generated messages."""
+    db = tmp_path_factory.mktemp("e2e-big") / "big.db"
+    assert generate_session(db, BIG, name="hundred thousand") == 1
+    server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
+    yield server
+    server.stop()
+
+
+def test_a_100k_session_opens_and_scrolls_to_the_end(page: Page, big_ui: UiServer) -> None:
+    page.goto(big_ui.url("/sessions/1"))
     expect(page.locator("[data-testid=row][data-seq='1']")).to_be_visible()
     expect(page.get_by_test_id("total")).to_have_text(f"{BIG:,} messages")
     rendered = page.get_by_test_id("row").count()
@@ -28,8 +42,8 @@ def test_a_100k_session_opens_and_scrolls_to_the_end(page: Page, ui: UiServer) -
     shot(page, "timeline-100k-end-light")
 
 
-def test_a_deep_link_into_a_big_session_scrolls_to_the_message(page: Page, ui: UiServer) -> None:
-    page.goto(ui.url("/sessions/2/messages/73210"))
+def test_a_deep_link_into_a_big_session_scrolls_to_the_message(page: Page, big_ui: UiServer) -> None:
+    page.goto(big_ui.url("/sessions/1/messages/73210"))
     expect(page.get_by_test_id("detail").locator("h2")).to_contain_text("#73210")
     row = page.locator("[data-testid=row][data-seq='73210']")
     expect(row).to_be_visible()

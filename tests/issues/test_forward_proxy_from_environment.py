@@ -10,8 +10,6 @@ The forward proxy here is proxy.py (a real one): its access log shows the tunnel
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -19,6 +17,7 @@ import httpx
 import mcp
 import pytest
 
+from tests.cli_in_process import run
 from tests.http_peers import forward_proxy, free_port, inspector_proxy, keepalive_server
 from tests.tls import Pki, https_demo_server, make_pki
 
@@ -77,11 +76,10 @@ async def test_no_proxy_bypasses_it(pki: Pki, db_path: Path) -> None:
 def test_call_goes_through_the_environments_proxy(pki: Pki, db_path: Path, tmp_path: Path) -> None:
     params = json.dumps({"name": "echo", "arguments": {"text": "called"}})
     with forward_proxy(tmp_path) as (proxy_url, forward), https_demo_server(pki) as target:
-        done = subprocess.run(
-            [sys.executable, "-m", "inspector", "call", "tools/call", "--url", target, "--params", params,
-             "--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_combined), "--db", str(db_path)],
-            capture_output=True, text=True, timeout=120,
-            env={**__import__("os").environ, "HTTPS_PROXY": proxy_url, "NO_PROXY": ""},
+        done = run(  # in-process (tests/cli_in_process.py): the environment is set for the run only
+            "call", "tools/call", "--url", target, "--params", params,
+            "--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_combined), "--db", str(db_path),
+            env={"HTTPS_PROXY": proxy_url, "NO_PROXY": ""}, timeout=120,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["content"][0]["text"] == "called"

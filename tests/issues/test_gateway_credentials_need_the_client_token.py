@@ -13,9 +13,6 @@ client sending the token as a host's configured header would.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +25,7 @@ import mcp
 import pytest
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
+from tests.cli_in_process import run
 from tests.gateway_helpers import gateway, route_table, started_lines
 from tests.http_peers import demo_http_server
 from tests.secrets_scan import secret_leaks
@@ -154,13 +152,7 @@ def test_a_token_file_others_can_read_stops_the_start(tmp_path: Path, mode: int)
     token_file = tmp_path / "gateway.toml.token"
     token_file.write_text("a-token-others-can-read-0123456789abcdef\n")
     token_file.chmod(mode)
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "proxy", "--config", str(config), "--db", str(tmp_path / "r.db")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **ENV},
-    )
+    done = run("proxy", "--config", str(config), "--db", str(tmp_path / "r.db"), env=ENV)  # in-process
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and str(token_file) in lines[0] and f"{mode:04o}" in lines[0], lines

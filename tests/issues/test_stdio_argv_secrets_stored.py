@@ -15,9 +15,7 @@ with to $ARGV_LOG, outside any recording, so the test sees what really ran.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +25,7 @@ import pytest
 from inspector.store import get_session, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
-from tests.cli_in_process import Ran
+from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_session
@@ -49,12 +47,6 @@ STORED = [
 ]
 
 
-def _run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=120, env={**os.environ, **env}
-    )
-
-
 def _started(log: Path) -> list[list[str]]:
     """The argv of each start of the argv server, in order."""
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
@@ -62,14 +54,15 @@ def _started(log: Path) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real client (`call`) lists the tools of the argv server through `wrap`; both record (once
-    for the file: each test gets a copy, `wrapped`)."""
+    """A real client (`call`, in-process) lists the tools of the argv server through `wrap` (a process,
+    as an MCP host starts it); both record (once for the file: each test gets a copy, `wrapped`)."""
     folder = tmp_path_factory.mktemp("recorded")
     wrap_db, call_db, log = folder / "wrap.db", folder / "call.db", folder / "argv.jsonl"
     wrap = [*CLI, "wrap", "--db", str(wrap_db), "--"]
-    out = _run(
-        "call", "tools/list", "--db", str(call_db), "--", *wrap, *SERVER, *TYPED, env={"ARGV_LOG": str(log)}
-    )
+    out = run(
+        "call", "tools/list", "--db", str(call_db), "--", *wrap, *SERVER, *TYPED, env={"ARGV_LOG": str(log)},
+        timeout=120,
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert _started(log) == [TYPED]  # the server got the secrets
     engine = open_engine(wrap_db)

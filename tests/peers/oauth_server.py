@@ -225,7 +225,9 @@ class Faults:
         return await self.app(scope, receive, patched)  # type: ignore[operator]
 
 
-def main() -> None:
+def build(argv: list[str] | None = None) -> tuple[Any, socket.socket, str]:
+    """The peer's ASGI app for these arguments, its socket (bound, not yet listening) and its MCP
+    URL (tests/e2e serves it on a thread of the test process: tests/e2e/in_thread.py)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--expires", type=int, default=3600)
     parser.add_argument("--approval-page", action="store_true")
@@ -237,7 +239,7 @@ def main() -> None:
         default=[],
         choices=["no-resource-metadata", "incomplete-as-metadata", "wrong-issuer"],
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -274,12 +276,17 @@ def main() -> None:
     app.router.routes.insert(0, Route("/approve", approve))
     if args.fault:
         app = Faults(app, set(args.fault))  # type: ignore[assignment]
-    config = uvicorn.Config(WrongIssuer(app) if args.wrong_issuer else app, log_level="warning")
+    return (WrongIssuer(app) if args.wrong_issuer else app), sock, f"{base}/mcp"
+
+
+def main() -> None:
+    app, sock, url = build()
+    config = uvicorn.Config(app, log_level="warning")
     # Listening before saying so: connections made before uvicorn has started wait in the backlog
     # (it used to be only bound here: a client quick enough, or a loaded machine, got "connection
     # refused"; tests/issues/test_oauth_peer_listens_before_it_says_so.py).
     sock.listen(128)
-    print(f"oauth server listening on {base}/mcp", file=sys.stderr, flush=True)
+    print(f"oauth server listening on {url}", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -1,9 +1,10 @@
 """Each command imports what it uses (issue #36, start-up): the read commands and `--help` never load
-the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-types only), and
-`call` against a stdio server never loads the HTTP client, the OAuth listener or mcp-types. Nor does
-any of them load what the CLI itself does not use there: `--help` builds no command and renders
-without Markdown's parser or the traceback renderer (Pygments), and plain option values are read
-without pydantic (Typer's adapters). The process boundary is the point: each command runs through the
+the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-types only, and only
+when the session has no current stored findings), and `call` against a stdio server never loads the
+HTTP client, the OAuth listener or mcp-types. Nor does any of them load what the CLI itself does not
+use there: `--help` builds no command and renders without Markdown's parser or the traceback
+renderer (Pygments), and plain option values are read without pydantic (Typer's adapters). The
+process boundary is the point: each command runs through the
 console entry (`python -m inspector`) in a fresh interpreter whose imports are listed on its stderr
 (`PYTHONPROFILEIMPORTTIME`), on a store at the current revision (the checked-in demo session).
 """
@@ -119,3 +120,15 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
 def test_the_url_elicitation_code_is_that_of_mcp_types() -> None:
     # protocol.mcp_tables holds it so that the mock client needs no mcp-types to recognise it.
     assert mcp_tables.URL_ELICITATION_REQUIRED == mcp_types.URL_ELICITATION_REQUIRED
+
+
+def test_lint_of_a_session_linted_by_this_rule_set_loads_no_sdk_models(tmp_path: Path) -> None:
+    # Its stored findings are current (nothing recorded since, the same rules, code and mcp-types):
+    # they are read, not found again, so no message is validated and no mcp-types model loads.
+    db = tmp_path / "demo.db"
+    load(db, "demo", name="demo")
+    first_packages, first = imports_of(["lint", "1"], db)  # the first lint validates the messages
+    assert "mcp_types" in first_packages
+    packages, out = imports_of(["lint", "1"], db)
+    assert out == first and "no errors" in out
+    assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))

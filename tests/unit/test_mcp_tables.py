@@ -5,6 +5,7 @@ what the installed `mcp-types` says, and the wrap's recording must not import `m
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sqlite3
 import subprocess
@@ -17,7 +18,14 @@ from mcp_types import methods, version
 
 from inspector.protocol import mcp_tables
 
-TABLES = ("CLIENT_REQUESTS", "CLIENT_NOTIFICATIONS", "SERVER_REQUESTS", "SERVER_NOTIFICATIONS")
+TABLES = (
+    "CLIENT_REQUESTS",
+    "CLIENT_NOTIFICATIONS",
+    "CLIENT_RESULTS",
+    "SERVER_REQUESTS",
+    "SERVER_NOTIFICATIONS",
+    "SERVER_RESULTS",
+)
 
 
 def test_the_revisions_and_meta_keys_are_those_of_mcp_types() -> None:
@@ -25,6 +33,23 @@ def test_the_revisions_and_meta_keys_are_those_of_mcp_types() -> None:
         assert getattr(mcp_tables, name) == tuple(getattr(version, name)), name
     keys = [k for k in dir(mcp_types) if k.endswith("_META_KEY")]
     assert keys and all(getattr(mcp_tables, k) == getattr(mcp_types, k) for k in keys)
+
+
+def test_the_snapshot_is_of_the_installed_release() -> None:
+    # A stored lint result is current only for the release it was validated with (`lint.stored`).
+    assert importlib.metadata.version("mcp-types") == mcp_tables.MCP_TYPES_VERSION
+
+
+def test_revisions_compare_as_mcp_types_compares_them() -> None:
+    unknown = ("", "2099-01-01", "zzz", "2025-11-24")
+    for v in (*version.KNOWN_PROTOCOL_VERSIONS, *unknown):
+        for minimum in version.KNOWN_PROTOCOL_VERSIONS:
+            assert mcp_tables.is_version_at_least(v, minimum) == version.is_version_at_least(v, minimum)
+        for minimum in unknown:
+            with pytest.raises(ValueError):
+                version.is_version_at_least(v, minimum)
+            with pytest.raises(ValueError):
+                mcp_tables.is_version_at_least(v, minimum)
 
 
 @pytest.mark.parametrize("name", TABLES)
