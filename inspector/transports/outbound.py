@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import ssl
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -127,6 +126,8 @@ def active() -> Outbound:
 
 def proxy_for(url: str) -> str | None:
     """The forward proxy the environment names for `url`, None when none applies (or NO_PROXY matches)."""
+    import urllib.request  # here: with http.client and email, not for a stdio `call`
+
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
     proxy = proxies.get(parts.scheme) or proxies.get("all")

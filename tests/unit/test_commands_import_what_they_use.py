@@ -1,7 +1,10 @@
 """Each command imports what it uses (issue #36, start-up): the read commands and `--help` never load
 the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-types only, and only
 when the session has no current stored findings), and `call` against a stdio server never loads the
-HTTP client, the OAuth listener or mcp-types. The process boundary is the point: each command runs through the
+HTTP client, the OAuth listener or mcp-types. Nor does any of them load what the CLI itself does not
+use there: `--help` builds no command and renders without Markdown's parser or the traceback
+renderer (Pygments), and plain option values are read without pydantic (Typer's adapters). The
+process boundary is the point: each command runs through the
 console entry (`python -m inspector`) in a fresh interpreter whose imports are listed on its stderr
 (`PYTHONPROFILEIMPORTTIME`), on a store at the current revision (the checked-in demo session).
 """
@@ -41,8 +44,19 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+# What the CLI's own start-up never needs for these commands: Markdown's parser and Pygments (help
+# text is not Markdown, tracebacks are not pretty), pydantic's adapters for option values.
+NOT_FOR_THE_CLI = ("markdown_it", "pygments", "typer._adapters")
+
+
 def imports_of(args: list[str], db: Path) -> tuple[set[str], str]:
     """The top-level packages `mcp-inspect ARGS` imports, and its stdout."""
+    modules, out = modules_of(args, db)
+    return {m.split(".")[0] for m in modules}, out
+
+
+def modules_of(args: list[str], db: Path) -> tuple[set[str], str]:
+    """The modules `mcp-inspect ARGS` imports, and its stdout."""
     env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_DB": str(db), "COLUMNS": "120"}
     done = subprocess.run(
         [sys.executable, "-m", "inspector", *args], capture_output=True, env=env, timeout=120, check=False
@@ -51,7 +65,7 @@ def imports_of(args: list[str], db: Path) -> tuple[set[str], str]:
     assert done.returncode == 0, stderr[-2000:]
     modules = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
     assert "inspector.entry" in modules  # the listing did come through
-    return {m.split(".")[0] for m in modules}, done.stdout.decode()
+    return modules, done.stdout.decode()
 
 
 @pytest.mark.parametrize(
@@ -76,15 +90,31 @@ def test_read_commands_load_no_web_stack_migrations_or_sdk_models(
         assert not packages & {"sqlalchemy", "sqlmodel"}
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["sessions", "--limit", "5"], ["show", "1", "--help"], ["search", "tool"]],
+    ids=["help", "sessions", "show-help", "search"],
+)
+def test_the_cli_loads_no_markdown_parser_traceback_renderer_or_value_adapters(
+    demo_db: Path, args: list[str]
+) -> None:
+    modules, out = modules_of(args, demo_db)
+    assert out.strip()
+    unwanted = {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
+    assert not unwanted, sorted(unwanted)
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:
     server = tmp_path / "server.py"
     server.write_text(ANSWERING_SERVER)
-    packages, out = imports_of(["call", "ping", "--", sys.executable, str(server)], tmp_path / "call.db")
+    modules, out = modules_of(["call", "ping", "--", sys.executable, str(server)], tmp_path / "call.db")
+    packages = {m.split(".")[0] for m in modules}
     assert out.strip() == "{}"
     assert "sqlalchemy" in packages  # it did record
     assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))
+    assert not {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
 
 
 def test_the_url_elicitation_code_is_that_of_mcp_types() -> None:
