@@ -117,10 +117,10 @@ def _pyformat(sql: str) -> str:
 
 def _decode(backend: str, names: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
     row = dict(zip(names, values, strict=True))
-    if backend == "sqlite":  # JSON is text there, booleans are integers (psycopg decodes both)
+    if backend == "sqlite":  # JSON is text there (or bytes: the writer's orjson), booleans are integers
         for name in _JSON_COLUMNS.intersection(row):
             value = row[name]
-            if isinstance(value, str):
+            if isinstance(value, (str, bytes)):
                 row[name] = json.loads(value)
         for name in _BOOL_COLUMNS.intersection(row):
             if row[name] is not None:
@@ -278,6 +278,11 @@ def open_db(db: str | Path, *, create: bool = True) -> Db:
             if not create:
                 raise StoreError(f"no recording database at {path}")
             return _upgraded(db, create)
+        from inspector.config import DEFAULT_DB
+        from inspector.store.files import prepare_sqlite_file
+
+        # The folder and file the user's only, as `open_engine` checks them (store/files.py).
+        prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
     elif url.startswith("postgresql+psycopg://"):
         backend = "postgresql"
     else:

@@ -9,6 +9,8 @@ backends (tests/unit/test_store_backends.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -31,8 +33,16 @@ __all__ = ["blob", "lint_finding", "lint_run", "message", "metadata", "session"]
 metadata = MetaData(naming_convention={"ix": "ix_%(column_0_label)s"})
 
 
-def _json(name: str) -> Column[object]:
-    return Column(name, JSON(none_as_null=True))
+def _column(name: str, *args: Any, **kwargs: Any) -> Column[Any]:
+    """A column whose name and key are plain `str` (as SQLModel's were), not SQLAlchemy's
+    `quoted_name`: they become the keys of rows read as dicts, which orjson serialises."""
+    column: Column[Any] = Column(name, *args, **kwargs)
+    column.name = column.key = name
+    return column
+
+
+def _json(name: str) -> Column[Any]:
+    return _column(name, JSON(none_as_null=True))
 
 
 # One recorded connection. Ids are never reused after a delete (`sqlite_autoincrement`): the UI's
@@ -40,54 +50,54 @@ def _json(name: str) -> Column[object]:
 session = Table(
     "session",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String, nullable=True),
-    Column("kind", String, nullable=False, index=True),
+    _column("id", Integer, primary_key=True),
+    _column("name", String, nullable=True),
+    _column("kind", String, nullable=False, index=True),
     _json("target"),
-    Column("status", String, nullable=False, index=True),
-    Column("started_ns", BigInteger, nullable=False, index=True),
-    Column("ended_ns", BigInteger),
-    Column("exit_status", Integer, nullable=True),
-    Column("end_reason", String, nullable=True),
-    Column("era", String, nullable=True),
-    Column("offered_version", String, nullable=True),
-    Column("protocol_version", String, nullable=True),
+    _column("status", String, nullable=False, index=True),
+    _column("started_ns", BigInteger, nullable=False, index=True),
+    _column("ended_ns", BigInteger),
+    _column("exit_status", Integer, nullable=True),
+    _column("end_reason", String, nullable=True),
+    _column("era", String, nullable=True),
+    _column("offered_version", String, nullable=True),
+    _column("protocol_version", String, nullable=True),
     _json("client_info"),
     _json("server_info"),
     _json("client_capabilities"),
     _json("server_capabilities"),
     _json("facts"),
-    Column("parent_id", Integer, ForeignKey("session.id"), nullable=True),
+    _column("parent_id", Integer, ForeignKey("session.id"), nullable=True),
     _json("labels"),
-    Column("message_count", Integer, nullable=False),
-    Column("host", String, nullable=True),
-    Column("pid", Integer, nullable=True),
+    _column("message_count", Integer, nullable=False),
+    _column("host", String, nullable=True),
+    _column("pid", Integer, nullable=True),
     # Kept by retention whatever its age or size (added by revision 0003, hence last).
-    Column("pinned", Boolean, nullable=False, server_default=false()),
+    _column("pinned", Boolean, nullable=False, server_default=false()),
     sqlite_autoincrement=True,
 )
 
 blob = Table(
     "blob",
     metadata,
-    Column("sha256", String(64), primary_key=True),  # of the original bytes
-    Column("codec", String, nullable=False),  # zstd | none
-    Column("size", BigInteger, nullable=False),  # the original size
-    Column("data", LargeBinary, nullable=False),
+    _column("sha256", String(64), primary_key=True),  # of the original bytes
+    _column("codec", String, nullable=False),  # zstd | none
+    _column("size", BigInteger, nullable=False),  # the original size
+    _column("data", LargeBinary, nullable=False),
 )
 
 lint_finding = Table(
     "lint_finding",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("session_id", Integer, ForeignKey("session.id"), nullable=False),
-    Column("seq", Integer, nullable=False),
-    Column("message_id", Integer, nullable=True),
-    Column("severity", String, nullable=False),
-    Column("rule", String, nullable=False),
-    Column("explanation", String, nullable=False),
-    Column("spec_section", String, nullable=False),
-    Column("revision", String, nullable=True),
+    _column("id", Integer, primary_key=True),
+    _column("session_id", Integer, ForeignKey("session.id"), nullable=False),
+    _column("seq", Integer, nullable=False),
+    _column("message_id", Integer, nullable=True),
+    _column("severity", String, nullable=False),
+    _column("rule", String, nullable=False),
+    _column("explanation", String, nullable=False),
+    _column("spec_section", String, nullable=False),
+    _column("revision", String, nullable=True),
     Index("ix_lint_finding_session_seq", "session_id", "seq"),
     Index("ix_lint_finding_session_severity", "session_id", "severity"),
 )
@@ -95,42 +105,42 @@ lint_finding = Table(
 lint_run = Table(
     "lint_run",
     metadata,
-    Column("session_id", Integer, ForeignKey("session.id"), primary_key=True),
-    Column("upto_seq", Integer, nullable=False),
-    Column("rules_version", String, nullable=False),
-    Column("linted_ns", BigInteger, nullable=False),
-    Column("errors", Integer, nullable=False),
-    Column("warnings", Integer, nullable=False),
-    Column("infos", Integer, nullable=False),
+    _column("session_id", Integer, ForeignKey("session.id"), primary_key=True),
+    _column("upto_seq", Integer, nullable=False),
+    _column("rules_version", String, nullable=False),
+    _column("linted_ns", BigInteger, nullable=False),
+    _column("errors", Integer, nullable=False),
+    _column("warnings", Integer, nullable=False),
+    _column("infos", Integer, nullable=False),
 )
 
 message = Table(
     "message",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("session_id", Integer, ForeignKey("session.id"), nullable=False),
-    Column("seq", Integer, nullable=False),  # per session, gap-free, from 1
-    Column("ts_ns", BigInteger, nullable=False),
-    Column("direction", String, nullable=False),
-    Column("channel", String, nullable=False),
-    Column("raw", LargeBinary, nullable=False),
-    Column("size", Integer, nullable=False),
-    Column("parse_status", String, nullable=False),
-    Column("kind", String, nullable=False),
-    Column("method", String, nullable=True),
-    Column("rpc_id", String, nullable=True),
-    Column("error_code", Integer, nullable=True),
-    Column("answers_seq", Integer, nullable=True),
-    Column("latency_ns", BigInteger),
-    Column("http_method", String, nullable=True),
-    Column("http_path", String, nullable=True),
-    Column("http_status", Integer, nullable=True),
+    _column("id", Integer, primary_key=True),
+    _column("session_id", Integer, ForeignKey("session.id"), nullable=False),
+    _column("seq", Integer, nullable=False),  # per session, gap-free, from 1
+    _column("ts_ns", BigInteger, nullable=False),
+    _column("direction", String, nullable=False),
+    _column("channel", String, nullable=False),
+    _column("raw", LargeBinary, nullable=False),
+    _column("size", Integer, nullable=False),
+    _column("parse_status", String, nullable=False),
+    _column("kind", String, nullable=False),
+    _column("method", String, nullable=True),
+    _column("rpc_id", String, nullable=True),
+    _column("error_code", Integer, nullable=True),
+    _column("answers_seq", Integer, nullable=True),
+    _column("latency_ns", BigInteger),
+    _column("http_method", String, nullable=True),
+    _column("http_path", String, nullable=True),
+    _column("http_status", Integer, nullable=True),
     _json("http_headers"),
-    Column("sse_event_id", String, nullable=True),
+    _column("sse_event_id", String, nullable=True),
     _json("meta"),
     _json("lint"),
     # A large body's hash (store/bodies.py; added by revision 0004, hence last).
-    Column("body_sha256", String(64), index=True),
+    _column("body_sha256", String(64), index=True),
     Index("ix_message_session_seq", "session_id", "seq", unique=True),
     # A filter on one method, direction or kind reads its rows in seq order from its own index, and
     # counts them from the index alone (revision 0006, issue 21). The method one replaces
