@@ -31,8 +31,6 @@ from inspector.cli.common import (
 from inspector.terminal_text import markup_safe, visible_json
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from inspector.store.db import Db
     from inspector.store.models import Session
 
