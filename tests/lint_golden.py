@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from inspector.lint.check import check_rows
+from inspector.store import schema
 from inspector.store.models import StoredRow
 
 GOLDEN = Path(__file__).parent / "unit" / "lint_golden"
@@ -49,9 +50,8 @@ def _decode(value: Any) -> Any:
 
 
 def _columns() -> tuple[str, ...]:
-    from inspector.store.models import Message
 
-    return tuple(c.name for c in Message.__table__.columns)  # type: ignore[attr-defined]
+    return tuple(c.name for c in schema.message.columns)
 
 
 def _written(row: dict[str, Any]) -> dict[str, Any]:

@@ -63,8 +63,7 @@ from inspector.api.schemas_live import LiveStatus
 from inspector.api.security import SUBPROTOCOL
 from inspector.api.views import session_out
 from inspector.errors import NotFoundError
-from inspector.store import Session, session_state
-from inspector.store.models import Message
+from inspector.store import Session, schema, session_state
 from inspector.store.notify import Notice
 from inspector.store.pages import MessageFilter, message_page, message_rows
 from inspector.store.queries import SessionFilter, find_sessions, max_ids, sessions_after_id, sessions_by_ids
@@ -427,7 +426,7 @@ class LiveFeed:
 
 def _grown(engine: Engine, after_id: int, upto_id: int, sessions: list[int]) -> dict[int, tuple[int, int]]:
     """The subscribed sessions with rows of ids in (after_id, upto_id]: session -> (first, last) seq."""
-    m = Message.__table__  # type: ignore[attr-defined]
+    m = schema.message
     stmt = (
         sa_select(m.c.session_id, func.min(m.c.seq).label("first"), func.max(m.c.seq).label("last"))
         .where(m.c.id > after_id, m.c.id <= upto_id, m.c.session_id.in_(sessions))

@@ -11,7 +11,7 @@ from sqlalchemy import select as sa_select
 
 from inspector.protocol.http_groups import HTTP_CHANNELS, group_exchanges, header_dict
 from inspector.protocol.routing_headers import recorded_tool_schemas, routing_of_row
-from inspector.store import bodies
+from inspector.store import bodies, schema
 from inspector.store.models import Message
 
 __all__ = ["HTTP_CHANNELS", "group_exchanges", "header_dict", "message_routing", "routing_bodies"]
@@ -21,7 +21,7 @@ def routing_bodies(engine: Engine, session_id: int, rows: list[dict[str, Any]]) 
     """seq -> raw bytes of the request rows and tools/list answers among `rows` (one query)."""
     if not rows:
         return {}
-    m = Message.__table__.c  # type: ignore[attr-defined]
+    m = schema.message.c
     stmt = sa_select(m.seq, m.raw, m.body_sha256).where(
         m.session_id == session_id,
         m.seq >= rows[0]["seq"],
@@ -39,7 +39,7 @@ def message_routing(engine: Engine, session_id: int, message: Message) -> dict[s
     checked against the session's recorded `tools/list` answers."""
     if message.channel != "http-request" or message.http_headers is None:
         return None
-    m = Message.__table__.c  # type: ignore[attr-defined]
+    m = schema.message.c
     stmt = sa_select(m.seq, m.raw, m.body_sha256, m.method, m.direction, m.kind, m.channel).where(
         m.session_id == session_id, m.method == "tools/list", m.direction == "s2c", m.kind == "response"
     )

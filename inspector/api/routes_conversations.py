@@ -34,15 +34,14 @@ from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.params import SqlInt
 from inspector.api.schemas_conversations import Conversations
 from inspector.protocol.conversations import derive
-from inspector.store import bodies, get_session
-from inspector.store.models import Message
+from inspector.store import bodies, get_session, schema
 from inspector.store.pages import count_messages
 
 __all__ = ["conversations_of", "router"]
 
 router = APIRouter(prefix="/api/sessions/{session_id}", tags=["messages"])
 
-_T = Message.__table__  # type: ignore[attr-defined]
+_T = schema.message
 
 _COLUMNS = (
     "seq",

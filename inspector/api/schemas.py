@@ -21,6 +21,7 @@ from inspector.api.schemas_live import Behind
 from inspector.flow import RowMeta
 from inspector.store import Message, Session
 from inspector.store import models as store_models
+from inspector.store.models import column_names
 from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 
 __all__ = [
@@ -64,9 +65,9 @@ def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None
     """Each column as a required field: its type from `declared` (a message's `store.models.MessageRow`,
     with the Literal vocabularies of direction, channel, kind, parse_status), sharper for JSON columns."""
     out: dict[str, Any] = {}
+    hints = get_type_hints(table)
     for name in names:
-        field = table.model_fields[name]  # type: ignore[attr-defined]
-        annotation = _SHARPER.get(name) or (declared or {}).get(name) or field.annotation
+        annotation = _SHARPER.get(name) or (declared or {}).get(name) or hints[name]
         # Every column is always sent (null when empty), so each is required, nullable or not.
         out[name] = (int if name == "id" else annotation, ...)
     return out
@@ -106,7 +107,7 @@ SessionOut = create_model(
     "SessionOut",
     __doc__="One recorded session: every column, and `state` (recording, ended, or interrupted).",
     **_SESSION_STATE,
-    **_fields(Session, tuple(Session.model_fields)),
+    **_fields(Session, column_names(Session)),
 )
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, create_model
 
 from inspector.api.schemas import _fields
-from inspector.store.models import LintFinding
+from inspector.store.models import LintFinding, column_names
 
 __all__ = ["FindingOut", "SessionFindings"]
 
 FindingOut = create_model(
     "FindingOut",
     __doc__="One conformance finding on one message: every column of the `lint_finding` table but its ids.",
-    **_fields(LintFinding, tuple(n for n in LintFinding.model_fields if n not in ("id", "session_id"))),
+    **_fields(LintFinding, tuple(n for n in column_names(LintFinding) if n not in ("id", "session_id"))),
 )
 
 

@@ -38,7 +38,7 @@ def fit_json_columns(doc: dict[str, Any]) -> dict[str, Any]:
 
 def session_out(s: Session) -> dict[str, Any]:
     """A `SessionOut` document."""
-    return fit_json_columns({**s.model_dump(), "state": session_state(s)})
+    return fit_json_columns({**s.to_json(), "state": session_state(s)})
 
 
 def message_detail(m: Message) -> dict[str, Any]:

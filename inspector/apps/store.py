@@ -10,7 +10,7 @@ from sqlalchemy import Engine, select
 
 from inspector.apps.catalog import METHODS, AppCatalog, AppRequest, build_catalog
 from inspector.protocol.sse import stored_body
-from inspector.store import Message, bodies
+from inspector.store import bodies, schema
 from inspector.store.pages import count_messages
 
 __all__ = ["catalog_of"]
@@ -46,7 +46,7 @@ def _catalog(engine: Engine, session_id: int, upto: int, view_calls_only: bool) 
 
 
 def _exchanges(engine: Engine, session_id: int, methods: tuple[str, ...]) -> list[AppRequest]:
-    t = Message.__table__  # type: ignore[attr-defined]
+    t = schema.message
     with engine.connect() as conn:
         rows = conn.execute(
             select(t.c.seq, t.c.kind, t.c.channel, t.c.raw, t.c.answers_seq, t.c.method, t.c.body_sha256)

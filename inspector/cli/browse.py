@@ -31,11 +31,18 @@ from inspector.cli.common import (
 from inspector.terminal_text import markup_safe, visible_json
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
+    from inspector.store.db import Db
     from inspector.store.models import Session
 
 __all__ = ["demo", "doctor", "search", "sessions", "show", "ui"]
+
+
+def _reader(db: str | None) -> Db:
+    """The store of `--db` (None: the default one) opened for reading over DB-API (`store.db`)."""
+    from inspector.config import default_db
+    from inspector.store.db import open_db
+
+    return open_db(db or default_db(), create=False)
 
 
 def sessions(
@@ -52,8 +59,7 @@ def sessions(
     from inspector.store import session_state
     from inspector.store.queries import SessionFilter, find_sessions, session_idle
 
-    engine = open_store(db, create=False)
-    found, _total = find_sessions(engine, SessionFilter(name=name), limit=limit)
+    found, _total = find_sessions(_reader(db), SessionFilter(name=name), limit=limit)
     if json_out:
         docs = [{**s.to_json(), "state": session_state(s), "idle": session_idle(s)} for s in found]
         sys.stdout.write(visible_json(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode()) + "\n")
@@ -65,8 +71,8 @@ def sessions(
     console.print(sessions_table(found, console.width))
 
 
-def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float) -> tuple[Engine, Session]:
-    """The engine and the session `show` prints. With --follow, a database or session that does not
+def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float) -> tuple[Db, Session]:
+    """The open store and the session `show` prints. With --follow, a database or session that does not
     exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
     creates both off its forwarding path."""
     from inspector.config import default_db
@@ -79,7 +85,7 @@ def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float)
     while True:
         missing = path is not None and not path.exists()
         if not missing:
-            engine = open_store(db, create=False)
+            engine = _reader(db)
             try:
                 return engine, get_session(engine, session)
             except NotFoundError as exc:
@@ -88,7 +94,7 @@ def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float)
                 reason = str(exc)
             engine.dispose()
         elif not follow:
-            open_store(db, create=False)  # raises the clear "no recording database" error
+            _reader(db)  # raises the clear "no recording database" error
         else:
             reason = f"no recording database at {path} yet"
         if not told:
@@ -158,7 +164,7 @@ def search(
     from inspector.console import WIDE, message_line, method_width
     from inspector.store import get_session, search_messages
 
-    engine = open_store(db, create=False)
+    engine = _reader(db)
     session_id = get_session(engine, session).id if session else None
     found = search_messages(engine, words, session_id=session_id, limit=limit, syntax=syntax)
     console = Console(highlight=False)

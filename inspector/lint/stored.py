@@ -35,9 +35,9 @@ from inspector.lint.findings import Finding
 from inspector.lint.rules import RULES
 from inspector.lint.scan import SessionScan
 from inspector.protocol import mcp_tables
-from inspector.store import bodies
+from inspector.store import bodies, schema
 from inspector.store.engine import write_connection
-from inspector.store.models import LintFinding, LintRun, Message, StoredRow
+from inspector.store.models import StoredRow
 from inspector.store.queries import get_session
 
 __all__ = ["RULES_VERSION", "findings_of", "lint_is_stale", "lint_rows", "lint_session"]
@@ -61,9 +61,9 @@ def _rules_version() -> str:
 
 RULES_VERSION = _rules_version()
 
-_m = Message.__table__  # type: ignore[attr-defined]
-_f = LintFinding.__table__  # type: ignore[attr-defined]
-_run = LintRun.__table__  # type: ignore[attr-defined]
+_m = schema.message
+_f = schema.lint_finding
+_run = schema.lint_run
 
 
 def _max_seq(engine: Engine, session_id: int) -> int:

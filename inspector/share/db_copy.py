@@ -21,16 +21,17 @@ from sqlalchemy import Engine, select
 
 from inspector.share.export import jsonl_lines
 from inspector.share.importer import import_jsonl
+from inspector.store import schema
 from inspector.store.engine import write_connection
-from inspector.store.models import LintFinding, LintRun, Message, Session
+from inspector.store.models import Session
 from inspector.store.queries import get_session, session_state
 
 __all__ = ["CopyReport", "copy_sessions"]
 
-_s = Session.__table__  # type: ignore[attr-defined]
-_m = Message.__table__  # type: ignore[attr-defined]
-_f = LintFinding.__table__  # type: ignore[attr-defined]
-_r = LintRun.__table__  # type: ignore[attr-defined]
+_s = schema.session
+_m = schema.message
+_f = schema.lint_finding
+_r = schema.lint_run
 
 
 @dataclass

@@ -1,10 +1,22 @@
-"""The recording store: SQLModel tables, engine and schema versions, the batched writer, queries."""
+"""The recording store: the records and their tables, opening a database and its schema versions, the
+batched writer, the reads.
 
-from inspector.store.engine import SCHEMA_VERSION, database_url, open_engine
+What needs SQLAlchemy (`open_engine`, the writers) is imported on first use, so that a command that
+only reads (over DB-API: `store.db`) never loads it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from inspector.store.db import SCHEMA_VERSION, database_url
 from inspector.store.models import SQL_INT_MAX, Message, Session
 from inspector.store.queries import get_session, iter_messages, list_sessions, pair_of, session_state
 from inspector.store.search import search_messages
-from inspector.store.writer import SessionWriter, StoreWriter
+
+if TYPE_CHECKING:
+    from inspector.store.engine import open_engine
+    from inspector.store.writer import SessionWriter, StoreWriter
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -22,3 +34,18 @@ __all__ = [
     "search_messages",
     "session_state",
 ]
+
+_LAZY = {
+    "open_engine": "inspector.store.engine",
+    "SessionWriter": "inspector.store.writer",
+    "StoreWriter": "inspector.store.writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'inspector.store' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -22,11 +22,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from sqlalchemy import Connection, text
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import BlobMissingError
+from inspector.store.db import Conn
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, TextClause
+
+
+def text(sql: str) -> TextClause:
+    """SQLAlchemy's `text` (the writes here run on the writer's SQLAlchemy connection; the reads,
+    `load` and `fill`, run over DB-API and need no SQLAlchemy)."""
+    from sqlalchemy import text as sa_text
+
+    return sa_text(sql)
+
 
 __all__ = [
     "HEAD_BYTES",
@@ -175,15 +186,15 @@ def decode(codec: str, data: bytes, size: int | None = None) -> bytes:
     raise BlobMissingError(f"unknown body codec {codec!r}")
 
 
-def load(conn: Connection, shas: Iterable[str]) -> dict[str, bytes]:
+def load(conn: Conn | Connection, shas: Iterable[str]) -> dict[str, bytes]:
     """Bodies by hash (every one asked for, or `BlobMissingError`)."""
     wanted = sorted(set(shas))
     out: dict[str, bytes] = {}
     for i in range(0, len(wanted), 100):  # a 20 MB body each: small reads
         chunk = wanted[i : i + 100]
         marks = ", ".join(f":s{j}" for j in range(len(chunk)))
-        rows = conn.execute(
-            text(f"SELECT sha256, codec, size, data FROM blob WHERE sha256 IN ({marks})"),
+        rows = Conn.of(conn).all(
+            f"SELECT sha256, codec, size, data FROM blob WHERE sha256 IN ({marks})",
             {f"s{j}": s for j, s in enumerate(chunk)},
         )
         for r in rows:
@@ -194,7 +205,7 @@ def load(conn: Connection, shas: Iterable[str]) -> dict[str, bytes]:
     return out
 
 
-def fill(conn: Connection, rows: Iterable[Any]) -> None:
+def fill(conn: Conn | Connection, rows: Iterable[Any]) -> None:
     """Put the whole bodies back into rows read with `raw` and `body_sha256` (dicts or objects with
     those attributes, e.g. `Message`), in place."""
     rows = list(rows)
@@ -216,11 +227,8 @@ def _get(row: Any, name: str) -> Any:
 def _set(row: Any, raw: bytes) -> None:
     if isinstance(row, MutableMapping):
         row["raw"] = raw
-        return
-    from sqlalchemy.orm.attributes import set_committed_value
-
-    # As loaded, not as changed: the ORM session must never flush the whole body back into `raw`.
-    set_committed_value(row, "raw", raw)
+    else:
+        row.raw = raw
 
 
 def collect(conn: Connection, shas: Iterable[str] | None = None) -> int:

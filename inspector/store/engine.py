@@ -20,9 +20,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, InterfaceError, OperationalError
-from sqlmodel import SQLModel
 
 from inspector.config import DEFAULT_DB
 from inspector.errors import (
@@ -32,9 +30,17 @@ from inspector.errors import (
     SchemaTooNewError,
     StoreError,
 )
-from inspector.store import (
-    fts,
-    models,  # noqa: F401  (registers the tables)
+from inspector.store import fts, schema
+from inspector.store.db import (
+    ALEMBIC_HEAD,
+    ALEMBIC_REVISIONS,
+    SCHEMA_VERSION,
+    Conn,
+    database_url,
+    looks_corrupt,
+    mask_secrets,
+    masked_url,
+    stored_version,
 )
 from inspector.store.files import NEW_FILE_PRAGMAS, prepare_sqlite_file
 
@@ -52,26 +58,7 @@ __all__ = [
     "write_connection",
 ]
 
-# schema_info.version: 1..3 were hand-written steps (store/legacy.py); 4 means Alembic owns the
-# schema (an mcp-inspector from before Alembic refuses such a file as "newer": it is).
-SCHEMA_VERSION = 4
-# Alembic's revisions in order (store/migrations/versions; a test checks they agree). A stored
-# revision not listed here was written by a newer mcp-inspector.
-ALEMBIC_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
-ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
 _PG_LOCK = 0x6D63_7069  # pg_advisory_xact_lock key: one process migrates a database at a time
-
-
-def database_url(db: str | Path) -> str:
-    """An SQLAlchemy URL for a path (or the URL itself when one is given; `postgresql://` and
-    `postgres://` without a driver mean psycopg)."""
-    text_db = str(db)
-    if "://" in text_db:
-        scheme, rest = text_db.split("://", 1)
-        if scheme in ("postgresql", "postgres"):
-            return f"postgresql+psycopg://{rest}"
-        return text_db
-    return f"sqlite:///{Path(text_db).expanduser().resolve()}"
 
 
 def no_driver(url: str, exc: ImportError) -> InspectorError:
@@ -79,33 +66,6 @@ def no_driver(url: str, exc: ImportError) -> InspectorError:
     if url.startswith("postgresql+psycopg://"):
         return MissingExtraError("PostgreSQL", "postgres")
     return StoreError(f"no driver for {masked_url(url)}: {exc}")
-
-
-def masked_url(db: str | Path) -> str:
-    """`db` for messages: a URL with its password replaced by `***` (a path as it is)."""
-    text_db = str(db)
-    if "://" not in text_db:
-        return text_db
-    try:
-        return make_url(text_db).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        scheme, rest = text_db.split("://", 1)
-        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}" if "@" in rest else text_db
-
-
-def mask_secrets(message: str, db: str | Path) -> str:
-    """`message` with the password of `db` (when it is a URL with one) replaced by `***`."""
-    text_db = str(db)
-    if "://" not in text_db:
-        return message
-    try:
-        password = make_url(database_url(text_db)).password
-    except (ArgumentError, ValueError):
-        password = None
-    message = message.replace(text_db, masked_url(text_db))
-    if password:
-        message = message.replace(str(password), "***")
-    return message
 
 
 def store_name(engine: Engine) -> str:
@@ -219,12 +179,11 @@ def open_engine(db: str | Path, *, create: bool = True) -> Engine:
 
 
 def _looks_corrupt(exc: Exception) -> bool:
-    message = str(getattr(exc, "orig", exc)).lower()
-    return any(word in message for word in ("not a database", "malformed", "corrupt", "disk image"))
+    return looks_corrupt(str(getattr(exc, "orig", exc)))
 
 
 def _create_fresh_sqlite(conn: Connection) -> bool:
-    """A new, empty SQLite file gets the head schema from the models' metadata and is stamped at
+    """A new, empty SQLite file gets the head schema from `store.schema` and is stamped at
     head, without importing Alembic: `wrap` creates databases often, and Alembic's imports and
     script loading cost 0.4 s idle and seconds under load, during which a host that leaves early
     finds the session not yet recorded. On SQLite the migrations' result and the metadata's are the
@@ -233,7 +192,7 @@ def _create_fresh_sqlite(conn: Connection) -> bool:
     already has tables."""
     if conn.dialect.name != "sqlite" or conn.exec_driver_sql("SELECT 1 FROM sqlite_master LIMIT 1").first():
         return False
-    SQLModel.metadata.create_all(conn)
+    schema.metadata.create_all(conn)
     fts.create(conn)  # what revision 0005 adds: the full-text index (store/fts.py)
     conn.exec_driver_sql(
         "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, "
@@ -247,22 +206,11 @@ def _create_fresh_sqlite(conn: Connection) -> bool:
 
 def _stored_version(conn: Connection) -> tuple[int | None, str | None]:
     """schema_info's version and Alembic's revision as stored (None where the table is absent)."""
-    if conn.dialect.name == "sqlite":
-        names = {
-            r[0]
-            for r in conn.exec_driver_sql(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_info', 'alembic_version')"
-            )
-        }
-    elif conn.dialect.name == "postgresql":
-        found = conn.exec_driver_sql(
-            "SELECT to_regclass('schema_info') IS NOT NULL, to_regclass('alembic_version') IS NOT NULL"
-        ).one()
-        names = {n for n, present in zip(("schema_info", "alembic_version"), found, strict=True) if present}
-    else:
-        from sqlalchemy import inspect
+    if conn.dialect.name in ("sqlite", "postgresql"):
+        return stored_version(Conn.of(conn))
+    from sqlalchemy import inspect
 
-        names = set(inspect(conn).get_table_names()) & {"schema_info", "alembic_version"}
+    names = set(inspect(conn).get_table_names()) & {"schema_info", "alembic_version"}
     version = revision = None
     if "schema_info" in names:
         row = conn.exec_driver_sql("SELECT version FROM schema_info").first()

@@ -11,9 +11,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Index, MetaData, Table
 from sqlalchemy.schema import CreateTable
-from sqlmodel import SQLModel
 
-from inspector.store import models  # noqa: F401 (registers the tables)
+from inspector.store import schema
 
 __all__ = ["ADDED_AFTER_BASELINE", "LEGACY_STEPS", "LEGACY_VERSION", "baseline_tables", "upgrade_legacy"]
 
@@ -40,9 +39,9 @@ BASELINE_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
 
 def baseline_tables() -> dict[str, Table]:
     """The models' tables as revision 0001 has them: a copy without `ADDED_AFTER_BASELINE`."""
-    md = MetaData(naming_convention=SQLModel.metadata.naming_convention)
+    md = MetaData(naming_convention=schema.metadata.naming_convention)
     tables: dict[str, Table] = {}
-    for table in SQLModel.metadata.sorted_tables:
+    for table in schema.metadata.sorted_tables:
         if table.name in CREATED_AFTER_BASELINE:
             continue
         copy = table.to_metadata(md)

@@ -1,4 +1,6 @@
-"""The two tables: `Session` (one recorded connection) and `Message` (one framed message).
+"""The records of the tables: `Session` (one recorded connection), `Message` (one framed message),
+`Blob`, `LintFinding`, `LintRun`: plain dataclasses, no SQLAlchemy (the tables themselves, for the
+code that builds SQLAlchemy statements, are `store.schema`).
 
 `Message` is the one message record of the project: the recorder fills its
 columns, the store writes them, the API and UI read them back. Raw bytes are
@@ -8,11 +10,10 @@ kept exactly as they crossed the wire (terminator included for stdio lines).
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass, fields
 from typing import Annotated, Any, Literal, Protocol, TypeAlias, TypedDict
 
 from annotated_types import Ge, Le, Len
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, LargeBinary, String, false, text
-from sqlmodel import Field, SQLModel
 
 from inspector.flow import RowMeta
 from inspector.protocol.sse import stored_body
@@ -42,6 +43,7 @@ __all__ = [
     "ParseStatusName",
     "Session",
     "StoredRow",
+    "column_names",
 ]
 
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
@@ -85,42 +87,39 @@ JSON_COLUMN_SHAPES = {
 }
 
 
-class Session(SQLModel, table=True):
-    """One recorded connection (a wrap, a proxy session, a mock run, a replay, an import)."""
+@dataclass(slots=True, kw_only=True)
+class Session:
+    """One recorded connection (a wrap, a proxy session, a mock run, a replay, an import): a row of
+    the `session` table (`store.schema`)."""
 
-    __tablename__ = "session"
-    # Ids are never reused after a delete: the UI's URLs and the live feed's and full-text index's
-    # watermarks (the highest id seen) rely on it (store/engine.py `_v3` upgrades older files).
-    __table_args__ = {"sqlite_autoincrement": True}
-
-    id: int | None = Field(default=None, primary_key=True)
+    id: int | None = None
     name: str | None = None
-    kind: str = Field(index=True)  # stdio-wrap, http-proxy, mock-client, mock-server, replay, import
-    target: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))  # argv list or URL
-    status: str = Field(default="recording", index=True)  # recording, ended
-    started_ns: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
-    ended_ns: int | None = Field(default=None, sa_column=Column(BigInteger))
+    kind: str  # stdio-wrap, http-proxy, mock-client, mock-server, replay, import
+    target: Any = None  # argv list or URL
+    status: str = "recording"  # recording, ended
+    started_ns: int
+    ended_ns: int | None = None
     exit_status: int | None = None
     end_reason: str | None = None
     era: str | None = None
     offered_version: str | None = None
     protocol_version: str | None = None
-    client_info: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    server_info: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    client_capabilities: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    server_capabilities: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    facts: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    parent_id: int | None = Field(default=None, foreign_key="session.id")
-    labels: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    client_info: Any = None
+    server_info: Any = None
+    client_capabilities: Any = None
+    server_capabilities: Any = None
+    facts: Any = None
+    parent_id: int | None = None
+    labels: Any = None
     message_count: int = 0
     host: str | None = None
     pid: int | None = None
     # Kept by retention whatever its age or size (column added by revision 0003, hence last).
-    pinned: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    pinned: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of every column."""
-        return self.model_dump()
+        return _columns(self)
 
 
 # The closed vocabularies of a message's columns (`protocol.jsonrpc.Kind` / `ParseStatus` hold the
@@ -131,42 +130,18 @@ KindName = Literal["request", "notification", "response", "error", "batch", "inv
 ParseStatusName = Literal["ok", "empty", "invalid-utf8", "invalid-json", "not-jsonrpc", "truncated"]
 
 
-class Message(SQLModel, table=True):
-    """One framed message (or stderr line, or HTTP exchange part) of a session."""
+@dataclass(slots=True, kw_only=True)
+class Message:
+    """One framed message (or stderr line, or HTTP exchange part) of a session: a row of the
+    `message` table (`store.schema`)."""
 
-    __tablename__ = "message"
-    __table_args__ = (
-        Index("ix_message_session_seq", "session_id", "seq", unique=True),
-        # A filter on one method, direction or kind reads its rows in seq order from its own index,
-        # and counts them from the index alone (revision 0006, issue 21: pages of a 1,000,000-message
-        # session). The method one replaces (session_id, method), which it covers.
-        Index("ix_message_session_method_seq", "session_id", "method", "seq"),
-        Index("ix_message_session_direction_seq", "session_id", "direction", "seq"),
-        Index("ix_message_session_kind_seq", "session_id", "kind", "seq"),
-        # A session's lowest and highest id in one lookup each: the proof that a range of ids is
-        # the session's own, behind a text search's total (revision 0007, store/pages.py).
-        Index("ix_message_session_id", "session_id", "id"),
-        # A session's flagged messages, for a re-lint to clear without walking the session: partial,
-        # only rows whose `lint` is set (a row is written with none: no cost to the recorder).
-        Index(
-            "ix_message_session_linted",
-            "session_id",
-            "seq",
-            sqlite_where=text("lint IS NOT NULL"),
-            postgresql_where=text("lint IS NOT NULL"),
-        ),
-        Index("ix_message_session_rpc_id", "session_id", "rpc_id"),
-        Index("ix_message_session_answers", "session_id", "answers_seq"),
-        {"sqlite_autoincrement": True},  # ids never reused: see Session
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    session_id: int = Field(foreign_key="session.id")
+    id: int | None = None
+    session_id: int
     seq: int  # per session, gap-free, from 1
-    ts_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
+    ts_ns: int
     direction: str  # c2s | s2c
     channel: str  # stdin, stdout, stderr, http-request, http-response, sse
-    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    raw: bytes
     size: int
     parse_status: str
     kind: str  # request, notification, response, error, batch, invalid, log
@@ -174,19 +149,19 @@ class Message(SQLModel, table=True):
     rpc_id: str | None = None  # canonical JSON text of the id
     error_code: int | None = None
     answers_seq: int | None = None  # seq of the request this response answers
-    latency_ns: int | None = Field(default=None, sa_column=Column(BigInteger))
+    latency_ns: int | None = None
     http_method: str | None = None
     http_path: str | None = None
     http_status: int | None = None
-    http_headers: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    http_headers: Any = None
     sse_event_id: str | None = None
     # A `flow.RowMeta` (typed so in `MessageRow`; here `Any`: the column keeps what an import or an
-    # older version wrote, and pydantic would drop the keys a TypedDict does not name).
-    meta: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
-    lint: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True)))
+    # older version wrote).
+    meta: Any = None
+    lint: Any = None
     # A large body's hash: `raw` then holds only its start and `blob` the whole (store/bodies.py;
     # column added by revision 0004, hence last). Readers put the whole back with `bodies.fill`.
-    body_sha256: str | None = Field(default=None, sa_column=Column(String(64), index=True))
+    body_sha256: str | None = None
 
     @property
     def body(self) -> bytes:
@@ -202,7 +177,8 @@ class Message(SQLModel, table=True):
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: every column, raw as text (or base64 when not UTF-8)."""
-        out = self.model_dump(exclude={"raw", "body_sha256"})
+        out = _columns(self)
+        del out["raw"], out["body_sha256"]
         text = self.raw_text()
         out["raw"] = text
         if text is None:
@@ -255,15 +231,14 @@ class StoredRow(_Columns, total=False):
     body_sha256: str | None
 
 
-class Blob(SQLModel, table=True):
+@dataclass(slots=True, kw_only=True)
+class Blob:
     """A large message body, stored once however many messages carry it (`store.bodies`)."""
 
-    __tablename__ = "blob"
-
-    sha256: str = Field(sa_column=Column(String(64), primary_key=True))  # of the original bytes
+    sha256: str  # of the original bytes
     codec: str  # zstd | none
-    size: int = Field(sa_column=Column(BigInteger, nullable=False))  # the original size
-    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    size: int  # the original size
+    data: bytes
 
 
 class MessageRecord(Protocol):
@@ -289,17 +264,12 @@ class MessageRecord(Protocol):
     def meta(self) -> RowMeta | None: ...
 
 
-class LintFinding(SQLModel, table=True):
+@dataclass(slots=True, kw_only=True)
+class LintFinding:
     """One conformance finding on one message (`inspector.lint`); a re-lint replaces a session's findings."""
 
-    __tablename__ = "lint_finding"
-    __table_args__ = (
-        Index("ix_lint_finding_session_seq", "session_id", "seq"),
-        Index("ix_lint_finding_session_severity", "session_id", "severity"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    session_id: int = Field(foreign_key="session.id")
+    id: int | None = None
+    session_id: int
     seq: int  # the message's seq in its session
     message_id: int | None = None  # the message's row id
     severity: str  # error, warning, info
@@ -309,25 +279,30 @@ class LintFinding(SQLModel, table=True):
     revision: str | None = None  # the protocol revision the message was checked against
 
 
-class LintRun(SQLModel, table=True):
+@dataclass(slots=True, kw_only=True)
+class LintRun:
     """When a session was last linted: up to which seq, with which rule set (to know when findings are stale)."""
 
-    __tablename__ = "lint_run"
-
-    session_id: int = Field(foreign_key="session.id", primary_key=True)
+    session_id: int
     upto_seq: int  # the highest seq linted
     rules_version: str  # changes when the rule set changes
-    linted_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
+    linted_ns: int
     errors: int = 0
     warnings: int = 0
     infos: int = 0
 
 
+def _columns(record: Any) -> dict[str, Any]:
+    """A record's columns as a dict, in table order."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
+def column_names(record: type) -> tuple[str, ...]:
+    """The columns of a record class (`Session`, `Message`, ...), in table order."""
+    return tuple(f.name for f in fields(record))
+
+
 # The columns a recorder fills for each message (every column but the database's own id and the
 # writer's `body_sha256`), and those the writer stores.
-ROW_COLUMNS: tuple[str, ...] = tuple(
-    c.name
-    for c in Message.__table__.columns  # type: ignore[attr-defined]
-    if c.name not in ("id", "body_sha256")
-)
+ROW_COLUMNS: tuple[str, ...] = tuple(c for c in column_names(Message) if c not in ("id", "body_sha256"))
 STORED_COLUMNS: tuple[str, ...] = (*ROW_COLUMNS, "body_sha256")

@@ -39,6 +39,7 @@ from typing import Any, cast
 
 import orjson
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Engine,
     Integer,
@@ -56,8 +57,8 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.sql import Select
 
 from inspector.errors import NotFoundError
-from inspector.store import bodies
-from inspector.store.models import SQL_INT_MAX, LintFinding, Message
+from inspector.store import bodies, schema
+from inspector.store.models import SQL_INT_MAX
 from inspector.store.search import fts_query, text_condition
 
 __all__ = [
@@ -106,8 +107,8 @@ class MessageFilter:
 
 
 PREVIEW_BYTES = bodies.HEAD_BYTES  # a large body's row keeps this much of its start in `raw`
-_m = Message.__table__  # type: ignore[attr-defined]
-_f = LintFinding.__table__  # type: ignore[attr-defined]
+_m = schema.message
+_f = schema.lint_finding
 ROW_FIELDS: tuple[str, ...] = tuple(c.name for c in _m.columns if c.name not in ("raw", "body_sha256"))
 PAGE_FIELDS: tuple[str, ...] = (*ROW_FIELDS, "preview")  # a page row's keys, in this order
 JSON_FIELDS = ("http_headers", "meta", "lint")  # JSON text in SQLite
@@ -131,7 +132,7 @@ def _conditions(dialect: str, flt: MessageFilter) -> list[Any]:
     if flt.methods:
         exact = [m for m in flt.methods if not m.endswith("*")]
         prefixes = [m[:-1] for m in flt.methods if m.endswith("*")]
-        ors = [_m.c.method.in_(exact)] if exact else []
+        ors: list[ColumnElement[bool]] = [_m.c.method.in_(exact)] if exact else []
         ors += [_m.c.method.startswith(p, autoescape=True) for p in prefixes]
         conds.append(or_(*ors))
     if flt.findings:

@@ -11,17 +11,17 @@ import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
-
-from sqlalchemy import ColumnElement, Engine, func, text
-from sqlalchemy import select as sa_select
-from sqlmodel import Session as DbSession
-from sqlmodel import col, select
+from typing import TYPE_CHECKING, Any, cast
 
 from inspector.errors import InspectorError, NotFoundError
-from inspector.store import bodies, fts
-from inspector.store.engine import write_connection
+from inspector.store import bodies
+from inspector.store.db import MESSAGE_COLUMNS, SESSION_COLUMNS, Conn, message_of, reading, session_of
 from inspector.store.models import SQL_INT_MAX, Message, Session, StoredRow
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from inspector.store.db import Store
 
 __all__ = [
     "SessionFilter",
@@ -40,41 +40,63 @@ __all__ = [
     "session_state",
     "sessions_after_id",
     "sessions_by_ids",
+    "sessions_where",
     "update_session",
 ]
 
 
-def list_sessions(engine: Engine, *, limit: int = 100, offset: int = 0) -> list[Session]:
+_SESSION = "SELECT " + ", ".join(SESSION_COLUMNS) + " FROM session"
+_MESSAGE = "SELECT " + ", ".join(MESSAGE_COLUMNS) + " FROM message"
+
+
+def _sessions(conn: Conn, sql: str, params: dict[str, Any] | None = None) -> list[Session]:
+    return [session_of(r) for r in conn.rows(sql, params)]
+
+
+def _messages(conn: Conn, sql: str, params: dict[str, Any]) -> list[Message]:
+    found = [message_of(r) for r in conn.rows(sql, params)]
+    bodies.fill(conn, found)
+    return found
+
+
+def list_sessions(store: Store, *, limit: int = 100, offset: int = 0) -> list[Session]:
     """Sessions, newest first."""
-    with DbSession(engine) as db:
-        stmt = select(Session).order_by(col(Session.started_ns).desc(), col(Session.id).desc())
-        return list(db.exec(stmt.offset(offset).limit(limit)).all())
+    with reading(store) as conn:
+        return _sessions(
+            conn,
+            f"{_SESSION} ORDER BY started_ns DESC, id DESC LIMIT :limit OFFSET :offset",
+            {"limit": limit, "offset": offset},
+        )
 
 
-def get_session(engine: Engine, ref: int | str) -> Session:
+def get_session(store: Store, ref: int | str) -> Session:
     """A session by id, `last` for the newest one, or the newest session with that name."""
-    with DbSession(engine) as db:
+    with reading(store) as conn:
         if isinstance(ref, str) and ref.lower() == "last":
-            found = db.exec(select(Session).order_by(col(Session.id).desc()).limit(1)).first()
-            if found is None:
+            found = _sessions(conn, f"{_SESSION} ORDER BY id DESC LIMIT 1")
+            if not found:
                 raise NotFoundError("there are no recorded sessions yet")
-            return found
+            return found[0]
         try:
             session_id = int(ref)
         except ValueError:
-            named = db.exec(
-                select(Session).where(Session.name == str(ref)).order_by(col(Session.id).desc()).limit(1)
-            ).first()
-            if named is None:
+            named = _sessions(
+                conn, f"{_SESSION} WHERE name = :name ORDER BY id DESC LIMIT 1", {"name": str(ref)}
+            )
+            if not named:
                 raise NotFoundError(
                     f"{ref!r} is not a session id (a number, 'last', or the name of a recorded session)"
                 ) from None
-            return named
+            return named[0]
         # A number past the 64-bit column range names no session (and cannot be bound to a query).
-        found = db.get(Session, session_id) if 0 <= session_id <= SQL_INT_MAX else None
-        if found is None:
+        by_id = (
+            _sessions(conn, f"{_SESSION} WHERE id = :id", {"id": session_id})
+            if 0 <= session_id <= SQL_INT_MAX
+            else []
+        )
+        if not by_id:
             raise NotFoundError(f"no session with id {session_id}")
-        return found
+        return by_id[0]
 
 
 def session_state(session: Session) -> str:
@@ -113,21 +135,18 @@ def idle_words(idle: dict[str, Any], *, short: bool = False) -> str:
 
 
 def iter_messages(
-    engine: Engine, session_id: int, *, after_seq: int = 0, limit: int | None = None, page: int = 1000
+    store: Store, session_id: int, *, after_seq: int = 0, limit: int | None = None, page: int = 1000
 ) -> Iterator[Message]:
     """Messages of a session in seq order, after `after_seq`, paged from the database."""
     remaining = limit
-    with DbSession(engine) as db:
+    with reading(store) as conn:
         while remaining is None or remaining > 0:
             size = page if remaining is None else min(page, remaining)
-            stmt = (
-                select(Message)
-                .where(Message.session_id == session_id, Message.seq > after_seq)
-                .order_by(col(Message.seq))
-                .limit(size)
+            rows = _messages(
+                conn,
+                f"{_MESSAGE} WHERE session_id = :sid AND seq > :after ORDER BY seq LIMIT :size",
+                {"sid": session_id, "after": after_seq, "size": size},
             )
-            rows = list(db.exec(stmt).all())
-            bodies.fill(db.connection(), rows)
             yield from rows
             if len(rows) < size:
                 return
@@ -136,43 +155,37 @@ def iter_messages(
                 remaining -= len(rows)
 
 
-def iter_rows(engine: Engine, session_id: int, *, page: int = 2000) -> Iterator[StoredRow]:
-    """Every stored row of a session in seq order as plain dicts (all columns; no model per row:
+def iter_rows(store: Store, session_id: int, *, page: int = 2000) -> Iterator[StoredRow]:
+    """Every stored row of a session in seq order as plain dicts (all columns; no record per row:
     lint and export read whole sessions)."""
-    table = Message.__table__  # type: ignore[attr-defined]
     after = 0
-    with engine.connect() as conn:
+    with reading(store) as conn:
         while True:
-            rows = conn.execute(
-                sa_select(table)
-                .where(table.c.session_id == session_id, table.c.seq > after)
-                .order_by(table.c.seq)
-                .limit(page)
-            ).all()
-            dicts = [dict(r._mapping) for r in rows]
+            dicts = conn.rows(
+                f"{_MESSAGE} WHERE session_id = :sid AND seq > :after ORDER BY seq LIMIT :page",
+                {"sid": session_id, "after": after, "page": page},
+            )
             bodies.fill(conn, dicts)
             for d in dicts:
                 yield cast(StoredRow, d)
-            if len(rows) < page:
+            if len(dicts) < page:
                 return
-            after = rows[-1].seq
+            after = dicts[-1]["seq"]
 
 
-def pair_of(engine: Engine, message: Message) -> Message | None:
+def pair_of(store: Store, message: Message) -> Message | None:
     """The request a response answers, or the response that answers a request."""
-    with DbSession(engine) as db:
+    with reading(store) as conn:
         if message.answers_seq is not None:
-            stmt = select(Message).where(
-                Message.session_id == message.session_id, Message.seq == message.answers_seq
-            )
+            where, seq = "seq = :seq", message.answers_seq
         else:
-            stmt = select(Message).where(
-                Message.session_id == message.session_id, Message.answers_seq == message.seq
-            )
-        found = db.exec(stmt.limit(1)).first()
-        if found is not None:
-            bodies.fill(db.connection(), [found])
-        return found
+            where, seq = "answers_seq = :seq", message.seq
+        found = _messages(
+            conn,
+            f"{_MESSAGE} WHERE session_id = :sid AND {where} LIMIT 1",
+            {"sid": message.session_id, "seq": seq},
+        )
+        return found[0] if found else None
 
 
 # ---------------------------------------------------------------------------
@@ -191,30 +204,43 @@ class SessionFilter:
 
 
 def find_sessions(
-    engine: Engine, flt: SessionFilter, *, limit: int = 100, offset: int = 0
+    store: Store, flt: SessionFilter, *, limit: int = 100, offset: int = 0
 ) -> tuple[list[Session], int]:
     """Sessions matching `flt`, newest first, and how many match in all."""
-    conds: list[ColumnElement[bool]] = []
+    conds: list[str] = []
+    params: dict[str, Any] = {}
     if flt.name:
-        conds.append(func.lower(func.coalesce(Session.name, "")).contains(flt.name.lower()))
+        conds.append("lower(coalesce(name, '')) LIKE '%' || :name || '%'")
+        params["name"] = flt.name.lower()
     if flt.kind:
-        conds.append(col(Session.kind) == flt.kind)
+        conds.append("kind = :kind")
+        params["kind"] = flt.kind
     if flt.started_after_ns is not None:
-        conds.append(col(Session.started_ns) >= flt.started_after_ns)
+        conds.append("started_ns >= :after")
+        params["after"] = flt.started_after_ns
     if flt.started_before_ns is not None:
-        conds.append(col(Session.started_ns) < flt.started_before_ns)
-    order = (col(Session.started_ns).desc(), col(Session.id).desc())
-    with DbSession(engine) as db:
+        conds.append("started_ns < :before")
+        params["before"] = flt.started_before_ns
+    order = " ORDER BY started_ns DESC, id DESC"
+    with reading(store) as conn:
         if flt.state in ("recording", "interrupted"):
             # The state of a `recording` row depends on whether its process lives: decide in Python.
-            stmt = select(Session).where(Session.status == "recording", *conds).order_by(*order)
-            found = [s for s in db.exec(stmt).all() if session_state(s) == flt.state]
+            where = " WHERE " + " AND ".join(["status = 'recording'", *conds])
+            found = [
+                s for s in _sessions(conn, _SESSION + where + order, params) if session_state(s) == flt.state
+            ]
             return found[offset : offset + limit], len(found)
         if flt.state is not None:
-            conds.append(col(Session.status) == flt.state)
-        total = db.exec(select(func.count()).select_from(Session).where(*conds)).one()
-        stmt = select(Session).where(*conds).order_by(*order).offset(offset).limit(limit)
-        return list(db.exec(stmt).all()), int(total)
+            conds.append("status = :state")
+            params["state"] = flt.state
+        where = " WHERE " + " AND ".join(conds) if conds else ""
+        total = conn.scalar("SELECT COUNT(*) FROM session" + where, params)
+        listed = _sessions(
+            conn,
+            _SESSION + where + order + " LIMIT :limit OFFSET :offset",
+            {**params, "limit": limit, "offset": offset},
+        )
+        return listed, int(total)
 
 
 def update_session(
@@ -235,7 +261,10 @@ def update_session(
     if pinned is not None:
         values["pinned"] = pinned
     if values:
-        table = Session.__table__  # type: ignore[attr-defined]
+        from inspector.store import schema
+        from inspector.store.engine import write_connection
+
+        table = schema.session
         with write_connection(engine) as conn, conn.begin():
             conn.execute(table.update().where(table.c.id == session_id).values(**values))
     return get_session(engine, session_id)
@@ -257,6 +286,11 @@ def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool
     `keep_pinned`: a pinned one (checked under the lock) is left alone. Returns the ids deleted."""
     if not session_ids:
         return []
+    from sqlalchemy import text
+
+    from inspector.store import fts
+    from inspector.store.engine import write_connection
+
     with write_connection(engine) as conn, conn.begin():
         params = {f"s{i}": int(sid) for i, sid in enumerate(session_ids)}
         found = conn.execute(
@@ -285,36 +319,41 @@ def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool
     return session_ids
 
 
-def get_message(engine: Engine, session_id: int, seq: int) -> Message:
+def get_message(store: Store, session_id: int, seq: int) -> Message:
     """One message of a session by its seq."""
-    with DbSession(engine) as db:
-        found = db.exec(select(Message).where(Message.session_id == session_id, Message.seq == seq)).first()
-        if found is not None:
-            bodies.fill(db.connection(), [found])
-    if found is None:
+    with reading(store) as conn:
+        found = _messages(
+            conn, f"{_MESSAGE} WHERE session_id = :sid AND seq = :seq", {"sid": session_id, "seq": seq}
+        )
+    if not found:
         raise NotFoundError(f"session {session_id} has no message {seq}")
-    return found
+    return found[0]
 
 
-def max_ids(engine: Engine) -> tuple[int, int]:
+def max_ids(store: Store) -> tuple[int, int]:
     """The highest session id and message id so far (0 when empty)."""
-    with engine.connect() as conn:
-        sid = conn.execute(sa_select(func.coalesce(func.max(col(Session.id)), 0))).scalar_one()
-        mid = conn.execute(sa_select(func.coalesce(func.max(col(Message.id)), 0))).scalar_one()
+    with reading(store) as conn:
+        sid = conn.scalar("SELECT COALESCE(MAX(id), 0) FROM session")
+        mid = conn.scalar("SELECT COALESCE(MAX(id), 0) FROM message")
     return int(sid or 0), int(mid or 0)
 
 
-def sessions_by_ids(engine: Engine, ids: list[int]) -> list[Session]:
+def sessions_by_ids(store: Store, ids: list[int]) -> list[Session]:
     """Sessions with these ids (missing ones are left out), by id."""
     if not ids:
         return []
-    with DbSession(engine) as db:
-        return list(db.exec(select(Session).where(col(Session.id).in_(ids)).order_by(col(Session.id))).all())
+    params = {f"i{j}": int(i) for j, i in enumerate(ids)}
+    with reading(store) as conn:
+        marks = ", ".join(f":{k}" for k in params)
+        return _sessions(conn, f"{_SESSION} WHERE id IN ({marks}) ORDER BY id", params)
 
 
-def sessions_after_id(engine: Engine, after_id: int) -> list[Session]:
+def sessions_where(store: Store, where: str, params: dict[str, Any] | None = None) -> list[Session]:
+    """Sessions matching an SQL condition on `session` (with `:name` parameters), by id."""
+    with reading(store) as conn:
+        return _sessions(conn, f"{_SESSION} WHERE {where} ORDER BY id", params)
+
+
+def sessions_after_id(store: Store, after_id: int) -> list[Session]:
     """Sessions created after `after_id`, by id."""
-    with DbSession(engine) as db:
-        return list(
-            db.exec(select(Session).where(col(Session.id) > after_id).order_by(col(Session.id))).all()
-        )
+    return sessions_where(store, "id > :after", {"after": after_id})

@@ -13,21 +13,27 @@ costs no more than a rare one. The timeline's text filter (`store.pages`) takes 
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
-from functools import reduce
-from typing import Any
-
-from sqlalchemy import Engine, bindparam, func, literal_column, text
-from sqlalchemy import select as sa_select
-from sqlalchemy.exc import OperationalError
-from sqlmodel import Session as DbSession
-from sqlmodel import col, select
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import InspectorError
 from inspector.store import bodies
+from inspector.store.db import MESSAGE_COLUMNS, Conn, message_of, reading
 from inspector.store.models import Message
 
-__all__ = ["SearchPage", "fts_query", "make_snippet", "search_messages", "search_page", "text_condition"]
+if TYPE_CHECKING:
+    from inspector.store.db import Store
+
+__all__ = [
+    "SearchPage",
+    "condition_sql",
+    "fts_query",
+    "make_snippet",
+    "search_messages",
+    "search_page",
+    "text_condition",
+]
 
 
 # Characters an SQLite string cannot hold (NUL ends it; a lone surrogate is not UTF-8). The tokenizer
@@ -41,44 +47,62 @@ def fts_query(words: str) -> str:
     return " ".join(f'"{t}"' for t in terms)
 
 
-def _pg_words_query(words: str) -> Any | None:
-    """Plain words as a PostgreSQL tsquery: every word must appear; a word with punctuation inside
-    (`tools/call`) is the phrase of its parts, as FTS5 reads the quoted word on SQLite."""
-    terms = [w for w in _NOT_IN_SQL_TEXT.sub(" ", words).split() if any(ch.isalnum() for ch in w)]
+def _pg_tsquery(query: str, syntax: bool) -> tuple[str, dict[str, Any]] | None:
+    """A PostgreSQL tsquery (SQL and its parameters) for a full-text query, None when it holds no
+    word. Plain words: every word must appear; a word with punctuation inside (`tools/call`) is the
+    phrase of its parts, as FTS5 reads the quoted word on SQLite."""
+    if syntax:
+        return "websearch_to_tsquery('simple'::regconfig, :fts_q)", {"fts_q": query}
+    terms = [w for w in _NOT_IN_SQL_TEXT.sub(" ", query).split() if any(ch.isalnum() for ch in w)]
     if not terms:
         return None
-    simple: Any = literal_column("'simple'::regconfig")
-    queries: list[Any] = [func.phraseto_tsquery(simple, func.inspector_fts_text(t)) for t in terms]
-    return reduce(lambda a, b: a.op("&&")(b), queries)
+    params = {f"fts_w{i}": t for i, t in enumerate(terms)}
+    sql = " && ".join(f"phraseto_tsquery('simple'::regconfig, inspector_fts_text(:{k}))" for k in params)
+    return f"({sql})", params
 
 
-def text_condition(dialect: str, query: str, *, syntax: bool = False) -> Any | None:
-    """A condition on `message` rows for a full-text query (None when the query holds no word), in
-    the SQL of `dialect` (the engine's `dialect.name`)."""
-    if dialect == "postgresql":
-        simple: Any = literal_column("'simple'::regconfig")
-        tsq = func.websearch_to_tsquery(simple, query) if syntax else _pg_words_query(query)
+def condition_sql(backend: str, query: str, *, syntax: bool = False) -> tuple[str, dict[str, Any]] | None:
+    """A condition on `message` rows (SQL and its parameters) for a full-text query, None when the
+    query holds no word: FTS5's index on SQLite, the `fts` column on PostgreSQL."""
+    if backend == "postgresql":
+        tsq = _pg_tsquery(query, syntax)
         if tsq is None:
             return None
-        return literal_column("message.fts").op("@@", is_comparison=True)(tsq)
+        return f"message.fts @@ {tsq[0]}", tsq[1]
     match = query if syntax else fts_query(query)
     if not match:
         return None
-    ids_sql = text("SELECT rowid FROM message_fts WHERE message_fts MATCH :q").bindparams(q=match)
-    return col(Message.id).in_(ids_sql)
+    return "message.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH :fts_q)", {"fts_q": match}
+
+
+def text_condition(dialect: str, query: str, *, syntax: bool = False) -> Any | None:
+    """`condition_sql` as an SQLAlchemy clause, for the statements `store.pages` builds."""
+    found = condition_sql(dialect, query, syntax=syntax)
+    if found is None:
+        return None
+    from sqlalchemy import text
+
+    return text(found[0]).bindparams(**found[1])
 
 
 def search_messages(
-    engine: Engine, query: str, *, session_id: int | None = None, limit: int = 100, syntax: bool = False
+    store: Store, query: str, *, session_id: int | None = None, limit: int = 100, syntax: bool = False
 ) -> list[Message]:
     """Messages whose text contains every word of `query` (or matches it in the backend's own query
     syntax: FTS5's on SQLite, `websearch_to_tsquery`'s on PostgreSQL), oldest first."""
-    ids = [int(h["id"]) for h in _search_rows(engine, query, session_id, 0, limit, syntax)]
+    ids = [int(h["id"]) for h in _search_rows(store, query, session_id, 0, limit, syntax)]
     if not ids:
         return []
-    with DbSession(engine) as db:
-        found = list(db.exec(select(Message).where(col(Message.id).in_(ids)).order_by(col(Message.id))).all())
-        bodies.fill(db.connection(), found)
+    params = {f"i{j}": i for j, i in enumerate(ids)}
+    marks = ", ".join(f":{k}" for k in params)
+    with reading(store) as conn:
+        found = [
+            message_of(r)
+            for r in conn.rows(
+                f"SELECT {', '.join(MESSAGE_COLUMNS)} FROM message WHERE id IN ({marks}) ORDER BY id", params
+            )
+        ]
+        bodies.fill(conn, found)
         return found
 
 
@@ -109,23 +133,21 @@ _SNIPPET_SIDE = 70  # characters of context either side of the first match
 _SYNTAX_WORDS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
-def _session_id_range(conn: Any, session_id: int) -> tuple[int, int] | None:
+def _session_id_range(conn: Conn, session_id: int) -> tuple[int, int] | None:
     """The first and last message id of a session (ids grow with seq within a session: its one writer
     inserts in seq order), through the (session_id, seq) index: two index probes, whatever its size."""
-    lo = conn.execute(
-        text("SELECT id FROM message WHERE session_id = :s ORDER BY seq LIMIT 1"), {"s": session_id}
-    ).scalar()
+    lo = conn.scalar("SELECT id FROM message WHERE session_id = :s ORDER BY seq LIMIT 1", {"s": session_id})
     if lo is None:
         return None
-    hi = conn.execute(
-        text("SELECT id FROM message WHERE session_id = :s ORDER BY seq DESC LIMIT 1"), {"s": session_id}
-    ).scalar_one()
+    hi = conn.scalar(
+        "SELECT id FROM message WHERE session_id = :s ORDER BY seq DESC LIMIT 1", {"s": session_id}
+    )
     return int(lo), int(hi)
 
 
 def _search_sqlite(
-    conn: Any, match: str, session_id: int | None, after_id: int, limit: int, cap: int
-) -> tuple[list[Any], int | None]:
+    conn: Conn, match: str, session_id: int | None, after_id: int, limit: int, cap: int
+) -> tuple[list[dict[str, Any]], int | None]:
     """SQLite: the FTS5 table drives (`CROSS JOIN` keeps it the outer loop). It yields rowids in
     order, so `ORDER BY f.rowid LIMIT n` stops after n hits even when a word is in every row; one
     session's search is bounded by its first and last message id. FTS5 seeks to ONE lower bound
@@ -141,43 +163,44 @@ def _search_sqlite(
         where += " AND f.rowid <= :hi AND m.session_id = :sid"
     from_sql = f"FROM message_fts f CROSS JOIN message m ON m.id = f.rowid WHERE {where} ORDER BY f.rowid"
     columns = ", ".join(f"m.{c}" for c in _HIT_COLUMNS)
-    rows = conn.execute(text(f"SELECT {columns} {from_sql} LIMIT :lim"), params).all()
+    rows = conn.rows(f"SELECT {columns} {from_sql} LIMIT :lim", params)
     total = None
     if cap:
         if session_id is None:  # every row of the index is a message: no join to count them
             from_sql = "FROM message_fts f WHERE f.message_fts MATCH :q AND f.rowid > :after ORDER BY f.rowid"
-        total = conn.execute(
-            text(f"SELECT COUNT(*) FROM (SELECT 1 {from_sql} LIMIT :cap)"), params
-        ).scalar_one()
+        total = conn.scalar(f"SELECT COUNT(*) FROM (SELECT 1 {from_sql} LIMIT :cap)", params)
     return rows, total
 
 
-def _search_core(
-    conn: Any, cond: Any, session_id: int | None, after_id: int, limit: int, cap: int
-) -> tuple[list[Any], int | None]:
-    """PostgreSQL (and any other backend): the same query over `message.fts` (its GIN index)."""
-    table = Message.__table__  # type: ignore[attr-defined]
-    conds = [cond, table.c.id > after_id]
+def _search_postgresql(
+    conn: Conn, cond: tuple[str, dict[str, Any]], session_id: int | None, after_id: int, limit: int, cap: int
+) -> tuple[list[dict[str, Any]], int | None]:
+    """PostgreSQL: the same query over `message.fts` (its GIN index)."""
+    params = {**cond[1], "after": after_id, "lim": limit, "cap": cap + 1}
+    where = f"{cond[0]} AND message.id > :after"
     if session_id is not None:
-        conds.append(table.c.session_id == session_id)
-    base = sa_select(*[table.c[c] for c in _HIT_COLUMNS]).where(*conds).order_by(table.c.id)
-    rows = conn.execute(base.limit(limit)).all()
+        where += " AND message.session_id = :sid"
+        params["sid"] = session_id
+    columns = ", ".join(f"message.{c}" for c in _HIT_COLUMNS)
+    rows = conn.rows(f"SELECT {columns} FROM message WHERE {where} ORDER BY message.id LIMIT :lim", params)
     total = None
     if cap:
-        capped = sa_select(table.c.id).where(*conds).order_by(table.c.id).limit(cap + 1).subquery()
-        total = conn.execute(sa_select(func.count()).select_from(capped)).scalar_one()
+        total = conn.scalar(
+            f"SELECT COUNT(*) FROM (SELECT message.id FROM message WHERE {where} ORDER BY message.id LIMIT :cap) AS capped",
+            params,
+        )
     return rows, total
 
 
 def _search_rows(
-    engine: Engine, query: str, session_id: int | None, after_id: int, limit: int, syntax: bool
+    store: Store, query: str, session_id: int | None, after_id: int, limit: int, syntax: bool
 ) -> list[dict[str, Any]]:
-    found, _ = _search(engine, query, session_id, after_id, limit, syntax)
+    found, _ = _search(store, query, session_id, after_id, limit, syntax)
     return found
 
 
 def _search(
-    engine: Engine,
+    store: Store,
     query: str,
     session_id: int | None,
     after_id: int,
@@ -188,29 +211,28 @@ def _search(
 ) -> tuple[list[dict[str, Any]], int | None]:
     """Up to `limit` hit rows (whole bodies) after message id `after_id`, oldest first, and (with
     `cap`) how many match after it, counted up to `cap` + 1."""
-    with engine.connect() as conn:
+    with reading(store) as conn:
         try:
-            if engine.dialect.name == "sqlite":
+            if conn.backend == "sqlite":
                 match = query if syntax else fts_query(query)
                 rows, total = (
                     _search_sqlite(conn, match, session_id, after_id, limit, cap) if match else ([], 0)
                 )
             else:
-                cond = text_condition(engine.dialect.name, query, syntax=syntax)
+                cond = condition_sql(conn.backend, query, syntax=syntax)
                 rows, total = (
-                    _search_core(conn, cond, session_id, after_id, limit, cap)
+                    _search_postgresql(conn, cond, session_id, after_id, limit, cap)
                     if cond is not None
                     else ([], 0)
                 )
-        except OperationalError as exc:
-            raise InspectorError(f"invalid search {query!r}: {exc.orig}") from None
-        hits = [dict(r._mapping) for r in rows]
-        bodies.fill(conn, hits)
-    return hits, total
+        except sqlite3.OperationalError as exc:
+            raise InspectorError(f"invalid search {query!r}: {exc}") from None
+        bodies.fill(conn, rows)
+    return rows, total
 
 
 def search_page(
-    engine: Engine,
+    store: Store,
     query: str,
     *,
     session_id: int | None = None,
@@ -221,21 +243,17 @@ def search_page(
 ) -> SearchPage:
     """A page of hits for the search API: each with its session's name and a short snippet of text
     around the first match (`snippet`, and `marks`: [start, end) of each word found in it)."""
-    rows, total = _search(engine, query, session_id, after_id, limit + 1, syntax, cap=count_upto)
+    rows, total = _search(store, query, session_id, after_id, limit + 1, syntax, cap=count_upto)
     more = len(rows) > limit
     rows = rows[:limit]
     names: dict[int, str | None] = {}
     if rows:
-        sids = sorted({int(r["session_id"]) for r in rows})
-        with engine.connect() as conn:
+        sids = {f"s{j}": i for j, i in enumerate(sorted({int(r["session_id"]) for r in rows}))}
+        in_list = ", ".join(f":{k}" for k in sids)
+        with reading(store) as conn:
             names = {
-                int(r.id): r.name
-                for r in conn.execute(
-                    text("SELECT id, name FROM session WHERE id IN :ids").bindparams(
-                        bindparam("ids", expanding=True)
-                    ),
-                    {"ids": sids},
-                ).all()
+                int(i): name
+                for i, name in conn.all(f"SELECT id, name FROM session WHERE id IN ({in_list})", sids)
             }
     words = _snippet_words(query, syntax)
     hits = []

@@ -12,8 +12,7 @@ import orjson
 from sqlalchemy import Connection, Dialect, Engine, Text, bindparam, select, type_coerce
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from inspector.store import bodies
-from inspector.store.models import Message
+from inspector.store import bodies, schema
 
 __all__ = ["StoredMessages", "WireRecord", "wire"]
 
@@ -34,7 +33,7 @@ class WireRecord(NamedTuple):
     meta: Any
 
 
-_m = Message.__table__  # type: ignore[attr-defined]
+_m = schema.message
 # `meta` as its text, parsed with orjson below (SQLAlchemy's JSON type runs the json module on each
 # row: a sixth of a streamed diff's time); PostgreSQL's driver hands over the parsed value itself.
 _WIRE_COLUMNS = [

@@ -20,10 +20,10 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, insert, update
 
-from inspector.store import fts
+from inspector.store import fts, schema
 from inspector.store.bodies import Encoder
 from inspector.store.engine import write_connection
-from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, Message, MessageRow, Session
+from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, MessageRow
 from inspector.store.notify import notifier
 
 __all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "insert_session"]
@@ -53,7 +53,7 @@ def insert_session(
     redacts the target's secrets first (the store knows no redaction rules)."""
     with write_connection(engine) as conn, conn.begin():
         result = conn.execute(
-            insert(Session).values(
+            insert(schema.session).values(
                 kind=kind,
                 target=target,
                 name=name,
@@ -95,8 +95,8 @@ class StoreWriter:
         self.bodies = bodies or Encoder()
         self.counts: dict[int, int] = {}
         self._conn = write_connection(engine)
-        self._insert = insert(Message.__table__)  # type: ignore[attr-defined]
-        self._session = Session.__table__  # type: ignore[attr-defined]
+        self._insert = insert(schema.message)
+        self._session = schema.session
         marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(engine.dialect.paramstyle)
         self._count_sql = (
             f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
@@ -302,7 +302,7 @@ class BulkWriter:
         """A new session in state `recording` owned by this process until `finish_session`."""
         with self._writer._conn.begin():
             result = self._writer._conn.execute(
-                insert(Session).values(
+                insert(schema.session).values(
                     kind="import",
                     status="recording",
                     started_ns=time.time_ns(),

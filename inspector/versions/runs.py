@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlmodel import Session as DbSession
-from sqlmodel import col, select
 
 from inspector.errors import NotFoundError
 from inspector.lint import findings_of
 from inspector.store import Session, iter_messages
+from inspector.store.queries import sessions_where
 from inspector.versions.matrix import Column, build_matrix, column_of
 from inspector.versions.probe import run_label
 
@@ -28,13 +27,7 @@ def _revision(s: Session) -> str:
 
 def _candidates(engine: Engine) -> list[Session]:
     # Labels are a JSON list: filter the (few) probe sessions by name in SQL, by label in Python.
-    with DbSession(engine) as db:
-        stmt = (
-            select(Session)
-            .where(Session.kind == "mock-client", col(Session.name).like("versions %"))
-            .order_by(col(Session.id))
-        )
-        return list(db.exec(stmt).all())
+    return sessions_where(engine, "kind = 'mock-client' AND name LIKE 'versions %'")
 
 
 def run_sessions(engine: Engine, run_id: str) -> list[Session]:

@@ -14,13 +14,10 @@ from typing import Any
 
 import orjson
 import pytest
-from sqlmodel import Session as DbSession
-from sqlmodel import select
 
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
-from inspector.store import SessionWriter, open_engine
-from inspector.store.models import LintFinding
+from inspector.store import SessionWriter, open_engine, schema
 from inspector.store.pages import ROW_FIELDS, MessageFilter, count_messages, message_page, message_rows
 from inspector.store.queries import iter_rows
 from tests.api.conftest import BOTH_BACKENDS, Api, in_process, new_store
@@ -57,14 +54,13 @@ def odd_session(db: Any) -> int:
     writer = SessionWriter(engine, sid)
     writer.on_batch(rows, builder.facts.snapshot())
     writer.on_end(0, "done", builder.facts.snapshot())
-    with DbSession(engine) as db_session:  # findings, as `lint` stores them
+    with engine.begin() as conn:  # findings, as `lint` stores them
         for seq, severity in ((2, "warning"), (3, "error"), (6, "error")):
-            db_session.add(
-                LintFinding(
+            conn.execute(
+                schema.lint_finding.insert().values(
                     session_id=sid, seq=seq, severity=severity, rule="r", explanation="e", spec_section="s"
                 )
             )
-        db_session.commit()
     engine.dispose()
     return sid
 
@@ -79,10 +75,10 @@ def pages_db(
     assert generate_session(db, 1001, name="a thousand and one") == 2
     assert odd_session(db) == 3
     engine = open_engine(db)
-    with DbSession(engine) as db_session:
+    with engine.begin() as conn:
         for seq in range(7, 1002, 7):
-            db_session.add(
-                LintFinding(
+            conn.execute(
+                schema.lint_finding.insert().values(
                     session_id=2,
                     seq=seq,
                     severity=("error", "warning", "info")[seq % 3],
@@ -91,7 +87,6 @@ def pages_db(
                     spec_section="s",
                 )
             )
-        db_session.commit()
     engine.dispose()
     return db
 
@@ -168,8 +163,9 @@ def _expected(api: Api, sid: int, q: dict[str, Any], **page: Any) -> tuple[list[
     engine = _ENGINES.get(str(api.db)) or _ENGINES.setdefault(str(api.db), open_engine(api.db))
     flt = _flt(q)
     severities: dict[int, set[str]] = {}
-    with DbSession(engine) as db_session:
-        for finding in db_session.exec(select(LintFinding).where(LintFinding.session_id == sid)):
+    f = schema.lint_finding
+    with engine.connect() as conn:
+        for finding in conn.execute(f.select().where(f.c.session_id == sid)):
             severities.setdefault(finding.seq, set()).add(finding.severity)
     every = [r for r in iter_rows(engine, sid) if _matches(r, flt, severities)]
     rows = [r for r in every if page.get("after_seq") is None or r["seq"] > page["after_seq"]]

@@ -34,8 +34,9 @@ def test_schema_served_lists_routes_and_live_events(demo_api: Api) -> None:
     # The message shape is the table's: every column but raw and where a large body is stored
     # (`body_sha256`: store/bodies.py, an internal reference).
     from inspector.store import Message
+    from inspector.store.models import column_names
 
-    columns = set(Message.model_fields) - {"raw", "body_sha256"}
+    columns = set(column_names(Message)) - {"raw", "body_sha256"}
     assert columns | {"preview"} == set(components["PageRow"]["properties"])
 
 

@@ -19,8 +19,7 @@ from inspector.api.routes_conversations import _rows, conversations_of
 from inspector.capture.builder import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.protocol.conversations import derive
-from inspector.store import bodies, open_engine
-from inspector.store.models import Message
+from inspector.store import bodies, open_engine, schema
 from inspector.store.writer import SessionWriter
 
 TS = 1_700_000_000_000_000_000
@@ -72,7 +71,7 @@ def _session(url: Path | str) -> tuple[Any, int]:
 
 
 def _every_row(engine: Any, sid: int) -> list[dict[str, Any]]:
-    table = Message.__table__  # type: ignore[attr-defined]
+    table = schema.message
     with engine.connect() as conn:
         rows = [
             dict(r._mapping)

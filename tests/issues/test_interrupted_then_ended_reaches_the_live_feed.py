@@ -19,8 +19,7 @@ from sqlalchemy import update
 
 from inspector.api.live import LiveFeed
 from inspector.capture.sessions import create_session
-from inspector.store import SessionWriter, open_engine
-from inspector.store.models import Session
+from inspector.store import SessionWriter, open_engine, schema
 
 
 def _events(feed: LiveFeed) -> list[dict]:
@@ -35,7 +34,7 @@ def test_an_interrupted_session_that_ends_later_is_sent_as_ended(tmp_path: Path)
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a pid that is no longer alive: the recorder has exited
     with engine.begin() as conn:
-        conn.execute(update(Session).where(Session.id == sid).values(pid=gone.pid))
+        conn.execute(update(schema.session).where(schema.session.c.id == sid).values(pid=gone.pid))
     first = _events(feed)
     assert [(e["type"], e["session"]["state"]) for e in first] == [("session_ended", "interrupted")]
     # The finisher writes the end.

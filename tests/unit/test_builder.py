@@ -9,6 +9,7 @@ import pytest
 
 from inspector.capture.builder import ROW_COLUMNS, MessageBuilder
 from inspector.protocol.jsonrpc import Kind, ParseStatus
+from inspector.store import schema
 from inspector.store.models import KindName, Message, MessageRow, ParseStatusName
 
 INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
@@ -29,7 +30,7 @@ def only(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def test_row_columns_are_the_message_table_minus_id() -> None:
     """...and minus `body_sha256`, which only the writer fills (store/bodies.py)."""
-    table_columns = [c.name for c in Message.__table__.columns]  # type: ignore[attr-defined]
+    table_columns = [c.name for c in schema.message.columns]
     assert "id" in table_columns
     assert len(ROW_COLUMNS) == len(set(ROW_COLUMNS))
     assert set(ROW_COLUMNS) == set(table_columns) - {"id", "body_sha256"}

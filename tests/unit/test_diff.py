@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -415,7 +416,7 @@ def test_request_state_of_input_required_is_ignored_but_the_rest_compared() -> N
     a = session()
     b = session(state="other")
     assert not diff_sessions(a, b).changed
-    c = [m.model_copy(update={"raw": m.raw.replace(b"to prod?", b"to staging?")}) for m in a]
+    c = [dataclasses.replace(m, raw=m.raw.replace(b"to prod?", b"to staging?")) for m in a]
     d = diff_sessions(a, c)
     assert changed_paths(d) == {
         "tools/call name=deploy · round 1 of 2": ["result.inputRequests.confirm.params.message"],
@@ -1008,7 +1009,7 @@ def renumbered(msgs: list[Message]) -> list[Message]:
         if isinstance(payload, dict) and "id" in payload:
             new_id = f"new-{payload['id']}"
             raw = orjson.dumps({**payload, "id": new_id}) + b"\n"
-            m = m.model_copy(update={"rpc_id": json.dumps(new_id), "raw": raw, "size": len(raw)})
+            m = dataclasses.replace(m, rpc_id=json.dumps(new_id), raw=raw, size=len(raw))
         out.append(m)
     return out
 

@@ -19,8 +19,7 @@ from sqlalchemy import Engine
 from inspector.capture.sessions import create_session
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, diff_sessions
 from inspector.replay.diff import stream as diff
-from inspector.store import open_engine
-from inspector.store.models import Message
+from inspector.store import open_engine, schema
 from inspector.store.wire import StoredMessages, WireRecord
 from tests import diff_golden
 from tests.unit.test_diff_record_lane import (
@@ -56,7 +55,7 @@ def _stored(engine: Engine, records: list[WireRecord]) -> int:
         for r in records
     ]
     with engine.begin() as conn:
-        conn.execute(Message.__table__.insert(), rows)  # type: ignore[attr-defined]
+        conn.execute(schema.message.insert(), rows)
     return sid
 
 
