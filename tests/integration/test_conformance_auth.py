@@ -5,46 +5,49 @@ extension scenarios are left out) must pass every check: no FAILURE and no
 WARNING. Issue #15: before `call --auth` existed our client passed 0 of them.
 The counts per scenario are printed (pytest -s, or in the failure message).
 
-Each scenario is one run of the suite (its own server, our client's own token file and database);
-they run three at a time, each of our client's two calls in the adapter's one process
-(tests/conformance/inproc_client.py).
+The scenarios run in one runner per revision (`run_suites`: the suite's own parallel run, every
+scenario with its own server, our client's own token file and database), each scenario under
+the newest released revision it is listed for; our client's runs (its two calls each) in this
+test's process, one at a time, handed over by the runners' forwarding client command
+(tests/conformance/forward_client.py).
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conformance.suite import INPROC_ADAPTER, NODE, RELEASED, SUITE, run_scenario, scenarios
+from tests.conformance.suite import NODE, RELEASED, SUITE, run_suites, scenarios
 
-# Scenarios at a time: each is a Node process, its server and our client, mostly waiting on each other.
-AT_ONCE = 3
+# The runner's suite that holds a revision's scenarios: 2025-03-26's are back-compatibility ones.
+SUITE_OF = {"2025-03-26": "backcompat"}
 
 
-def _released() -> list[str]:
+def _released() -> dict[str, str]:
+    """Each released scenario and the newest released revision it is listed for."""
     if not NODE.exists() or not SUITE.exists():
         pytest.fail("the conformance suite is not installed: run `make peers` (make test does it)")
-    return [name for name, revisions in scenarios() if any(RELEASED.match(r) for r in revisions)]
+    found = {}
+    for name, revisions in scenarios():
+        released = sorted(r for r in revisions if RELEASED.match(r))
+        if released:
+            found[name] = released[-1]
+    return found
 
 
-@pytest.mark.timeout(900)  # 16 scenarios, each bounded by the suite's 30 s client timeout
+@pytest.mark.timeout(600)  # the runners at once, each bounded by its 120 s client timeout
 def test_every_released_auth_scenario_passes(tmp_path: Path) -> None:
-    names = _released()
+    released = _released()
+    names = sorted(released)
     assert len(names) >= 16, names  # the suite's released auth scenarios (0.1.16 lists 16)
-
-    def scenario(name: str) -> tuple[list[dict[str, Any]], str]:
-        work = tmp_path / name.replace("/", "_")
-        work.mkdir()
-        return run_scenario(name, work, adapter=INPROC_ADAPTER)
-
-    with ThreadPoolExecutor(AT_ONCE) as pool:
-        results = list(pool.map(scenario, names))
+    runs = run_suites([(SUITE_OF.get(r, "auth"), r) for r in sorted(set(released.values()))], tmp_path)
     rows = []
     failed = {}
-    for name, (checks, output) in zip(names, results, strict=True):
+    for name in names:
+        revision = released[name]
+        results, runner = runs[(SUITE_OF.get(revision, "auth"), revision)]
+        checks, output = results.get(name, ([], runner))
         counts = {
             s: sum(1 for c in checks if c.get("status") == s) for s in ("SUCCESS", "FAILURE", "WARNING")
         }

@@ -174,6 +174,11 @@ def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster:
 
 
 def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -> None:
+    """The first UI's API in-process (its PATCH and DELETE through the same app and store code, in
+    this process: another process as far as the other UI is concerned); the other a real `ui`."""
+    from starlette.testclient import TestClient
+
+    from inspector.api.app import create_app
     from inspector.capture.sessions import create_session
     from inspector.store import SessionWriter, open_engine
 
@@ -181,24 +186,26 @@ def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -
     try:
         sid = create_session(engine, kind="stdio-wrap", target=["server"], name="before")
         SessionWriter(engine, sid).on_end(0, "client-eof")
+        other = Ui(pg_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
+        token = "t" * 32
+        one = TestClient(
+            create_app(engine, token=token, hosts=["127.0.0.1"]),
+            base_url="http://127.0.0.1",
+            headers={"authorization": f"Bearer {token}"},
+        )
+        try:
+            _until(lambda: other.status()["mode"] == "notify", f"never listened: {other.output}")
+            with other.websocket() as ws:
+                time.sleep(0.3)  # the feed's first look (a websocket joined) is done
+                deadline = time.monotonic() + 60
+                renamed = one.patch(f"/api/sessions/{sid}", json={"name": "after"})
+                assert renamed.status_code == 200, renamed.text
+                assert _next(ws, "session_updated", deadline)["session"]["name"] == "after"
+                assert one.delete(f"/api/sessions/{sid}").status_code == 204
+                assert _next(ws, "session_deleted", deadline, session_id=sid)
+            assert other.status()["polls_on_timer"] == 0
+        finally:
+            one.close()
+            assert other.stop() == 0, "".join(other.output)
     finally:
         engine.dispose()
-    env = {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"}
-    one, other = Ui(pg_url, env), Ui(pg_url, env)
-    try:
-        _until(lambda: other.status()["mode"] == "notify", f"never listened: {other.output}")
-        with other.websocket() as ws:
-            time.sleep(0.3)  # the feed's first look (a websocket joined) is done
-            deadline = time.monotonic() + 60
-            auth = {"token": one.token}
-            renamed = httpx.patch(
-                f"{one.base}/api/sessions/{sid}", params=auth, json={"name": "after"}, timeout=30
-            )
-            assert renamed.status_code == 200, renamed.text
-            assert _next(ws, "session_updated", deadline)["session"]["name"] == "after"
-            assert httpx.delete(f"{one.base}/api/sessions/{sid}", params=auth, timeout=30).status_code == 204
-            assert _next(ws, "session_deleted", deadline, session_id=sid)
-        assert other.status()["polls_on_timer"] == 0
-    finally:
-        assert one.stop() == 0, "".join(one.output)
-        assert other.stop() == 0, "".join(other.output)

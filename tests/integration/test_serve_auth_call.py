@@ -11,13 +11,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from inspector.scenario.runner import ServeOptions
 from tests.cli_in_process import Ran, run
-from tests.integration.serve_helpers import serve_http
+from tests.integration.serve_helpers import serve_http_in_process
 from tests.secrets_scan import secret_leaks
 
 
 def _call(db: Path, auth_file: Path, url: str, *extra: str) -> Ran:
-    """Our client in-process (tests/cli_in_process.py); `serve --auth` is the process it talks to."""
+    """Our client in-process (tests/cli_in_process.py), as `serve --auth` (serve_http_in_process)."""
     return run(
         "call", "--db", str(db), "--url", url, *extra, "--auth", "--auth-non-interactive", "--timeout", "20",
         "tools/call", "--params", '{"name": "echo", "arguments": {"text": "authorized"}}',
@@ -80,7 +81,7 @@ def test_call_auth_against_serve_auth_in_each_revision(tmp_path: Path) -> None:
     """Each revision's flow (its own auth file, so each registers and authorizes afresh)."""
     served, client_db = tmp_path / "served.db", tmp_path / "client.db"
     secrets: list[str] = []
-    with serve_http(served, "--auth") as url:
+    with serve_http_in_process(served, ServeOptions(auth=True)) as url:
         for number, revision in enumerate(REVISIONS, 1):
             auth_file = tmp_path / f"auth-{revision}.json"
             done = _call(client_db, auth_file, url, "--protocol-version", revision)
@@ -105,7 +106,7 @@ def test_call_auth_against_serve_auth_in_each_revision(tmp_path: Path) -> None:
 @pytest.mark.timeout(150)
 def test_call_auth_refuses_an_as_without_s256(tmp_path: Path) -> None:
     served, client_db = tmp_path / "served.db", tmp_path / "client.db"
-    with serve_http(served, "--auth-fault", "no-s256") as url:
+    with serve_http_in_process(served, ServeOptions(auth_faults=("no-s256",))) as url:
         done = _call(client_db, tmp_path / "auth.json", url)
     assert done.returncode == 2, done.stdout
     assert "authorization failed at pkce" in done.stderr
@@ -119,7 +120,7 @@ def test_call_auth_survives_expired_token_and_step_up(tmp_path: Path) -> None:
     """Both faults at once: the first token is refused as expired after one request (our client
     refreshes), then tools/call needs mcp:tools (it authorizes again with the wider scope)."""
     served, client_db = tmp_path / "served.db", tmp_path / "client.db"
-    with serve_http(served, "--auth-fault", "expired-token", "--auth-fault", "step-up") as url:
+    with serve_http_in_process(served, ServeOptions(auth_faults=("expired-token", "step-up"))) as url:
         done = _call(client_db, tmp_path / "auth.json", url)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["content"][0]["text"] == "authorized"

@@ -30,7 +30,8 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from tests.integration.serve_helpers import serve_http
+from inspector.scenario.runner import ServeOptions
+from tests.integration.serve_helpers import serve_http_in_process
 from tests.secrets_scan import secret_leaks
 
 REDIRECT = "http://127.0.0.1:9/callback"  # never reached: the handler reads the Location itself
@@ -159,7 +160,7 @@ async def _failure(url: str) -> tuple[list[BaseException], Browser]:
 
 @pytest.mark.anyio
 async def test_sdk_provider_authorizes_and_calls_a_tool(db_path: Path) -> None:
-    with serve_http(db_path, "--auth") as url, anyio.fail_after(60):
+    with serve_http_in_process(db_path, ServeOptions(auth=True)) as url, anyio.fail_after(60):
         provider, memory, browser = _provider(url)
         assert await _echo_twice(url, provider) == ["one", "two"]
     assert browser.scopes == ["mcp"]  # from the 401's WWW-Authenticate
@@ -184,7 +185,10 @@ async def test_sdk_provider_authorizes_and_calls_a_tool(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_wrong_issuer_is_refused(db_path: Path) -> None:
-    with serve_http(db_path, "--auth-fault", "wrong-issuer") as url, anyio.fail_after(60):
+    with (
+        serve_http_in_process(db_path, ServeOptions(auth_faults=("wrong-issuer",))) as url,
+        anyio.fail_after(60),
+    ):
         errors, browser = await _failure(url)
     flow = [e for e in errors if isinstance(e, OAuthFlowError)]
     assert flow and "issuer mismatch" in str(flow[0]), errors  # RFC 8414 section 3.3
@@ -194,7 +198,10 @@ async def test_wrong_issuer_is_refused(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_resource_mismatch_is_refused(db_path: Path) -> None:
-    with serve_http(db_path, "--auth-fault", "resource-mismatch") as url, anyio.fail_after(60):
+    with (
+        serve_http_in_process(db_path, ServeOptions(auth_faults=("resource-mismatch",))) as url,
+        anyio.fail_after(60),
+    ):
         errors, browser = await _failure(url)
     flow = [e for e in errors if isinstance(e, OAuthFlowError)]
     assert flow and "does not match" in str(flow[0]), errors  # RFC 9728 section 3.3, RFC 8707
@@ -204,7 +211,10 @@ async def test_resource_mismatch_is_refused(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_expired_token_gets_a_new_token_and_retries(db_path: Path) -> None:
-    with serve_http(db_path, "--auth-fault", "expired-token") as url, anyio.fail_after(60):
+    with (
+        serve_http_in_process(db_path, ServeOptions(auth_faults=("expired-token",))) as url,
+        anyio.fail_after(60),
+    ):
         provider, memory, _browser = _provider(url)
         assert await _echo_twice(url, provider) == ["one", "two"]
     refused = _refused_bodies(db_path)
@@ -217,7 +227,7 @@ async def test_expired_token_gets_a_new_token_and_retries(db_path: Path) -> None
 
 @pytest.mark.anyio
 async def test_step_up_authorizes_again_with_the_wider_scope(db_path: Path) -> None:
-    with serve_http(db_path, "--auth-fault", "step-up") as url, anyio.fail_after(60):
+    with serve_http_in_process(db_path, ServeOptions(auth_faults=("step-up",))) as url, anyio.fail_after(60):
         provider, memory, browser = _provider(url)
         assert await _echo_twice(url, provider) == ["one", "two"]
     assert browser.scopes == ["mcp", "mcp mcp:tools"]
@@ -236,7 +246,7 @@ async def test_step_up_authorizes_again_with_the_wider_scope(db_path: Path) -> N
     "(test_serve_auth_call.py)",
 )
 async def test_no_s256_is_refused(db_path: Path) -> None:
-    with serve_http(db_path, "--auth-fault", "no-s256") as url, anyio.fail_after(60):
+    with serve_http_in_process(db_path, ServeOptions(auth_faults=("no-s256",))) as url, anyio.fail_after(60):
         provider, _memory, browser = _provider(url)
         with contextlib.suppress(Exception):  # refusing is what the spec asks; how is not asserted
             await _echo_twice(url, provider)

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from inspector.scenario.runner import ServeOptions
 from tests.conftest import PEERS
-from tests.integration.serve_helpers import serve_http
+from tests.integration.serve_helpers import serve_http_in_process
 from tests.secrets_scan import secret_leaks
 
 CLIENT = PEERS / "serve_auth_client.mjs"
@@ -31,7 +32,7 @@ def _run(url: str) -> list[dict[str, Any]]:
 
 
 def test_typescript_auth_provider_authorizes_and_calls_a_tool(db_path: Path) -> None:
-    with serve_http(db_path, "--auth") as url:
+    with serve_http_in_process(db_path, ServeOptions(auth=True)) as url:
         events = _run(url)
     assert events[0] == {"authorize": "mcp", "status": 302}
     assert events[1]["result"]["content"][0]["text"] == "from ts"
@@ -61,7 +62,7 @@ _NOT_CHECKED = "the TypeScript SDK 1.32 does not check this; the spec says the c
     ],
 )
 def test_typescript_refuses_the_faults(db_path: Path, fault: str, message: str) -> None:
-    with serve_http(db_path, "--auth-fault", fault) as url:
+    with serve_http_in_process(db_path, ServeOptions(auth_faults=(fault,))) as url:
         events = _run(url)
     assert not any("authorize" in e for e in events), events  # stopped before the authorization request
     assert message in events[0].get("error", ""), events

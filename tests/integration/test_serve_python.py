@@ -18,7 +18,7 @@ import pytest
 from mcp import types
 
 from inspector.store import list_sessions, open_engine
-from tests.integration.serve_helpers import client_answers, mock_rows, serve_argv, serve_http
+from tests.integration.serve_helpers import client_answers, mock_rows, serve_argv, serve_http_in_process
 
 SAMPLED = "hello from the python sdk"
 ROOT = "file:///work/python-project"
@@ -109,7 +109,7 @@ async def test_python_client_over_stdio(db_path: Path, mode: str) -> None:
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_python_client_over_http(db_path: Path, mode: str) -> None:
     callbacks = Callbacks()
-    with serve_http(db_path) as url, anyio.fail_after(90):
+    with serve_http_in_process(db_path) as url, anyio.fail_after(90):
         async with callbacks.client(url, mode) as client:
             results = await _exercise(client)
             if mode == "legacy":
@@ -146,7 +146,7 @@ async def test_python_client_listens_at_2026(db_path: Path, transport: str) -> N
     async with contextlib.AsyncExitStack() as stack:
         stack.enter_context(anyio.fail_after(90))
         if transport == "http":
-            target: Any = stack.enter_context(serve_http(db_path))
+            target: Any = stack.enter_context(serve_http_in_process(db_path))
         else:
             argv = serve_argv(db_path)
             target = mcp.StdioServerParameters(command=argv[0], args=argv[1:])

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import PEERS
-from tests.integration.serve_helpers import client_answers, mock_rows, serve_argv, serve_http
+from tests.integration.serve_helpers import client_answers, mock_rows, serve_argv, serve_http_in_process
 
-TOOLS = ["ask_llm", "list_roots", "fill_form", "open_url", "never", "malformed"]
+# `never` and `malformed` are expected to time out: a short timeout each (the others keep 5 s).
+TOOLS = ["ask_llm", "list_roots", "fill_form", "open_url", "never@1000", "malformed@1000"]
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -58,6 +59,6 @@ def test_typescript_client_over_stdio(db_path: Path) -> None:
 
 
 def test_typescript_client_over_http(db_path: Path) -> None:
-    with serve_http(db_path) as url:
+    with serve_http_in_process(db_path) as url:
         calls = _run_client("http", url)
     _check(calls, db_path, cancels=1)

@@ -1,6 +1,8 @@
 // A TypeScript SDK client for the `mcp-inspect serve` tests: answers sampling, roots and elicitation
 // with fixed values, calls the tools named on the command line and prints one JSON line per call.
-// Usage: node serve_client.mjs (stdio COMMAND ARG... | http URL) -- TOOL...
+// Usage: node serve_client.mjs (stdio COMMAND ARG... | http URL) -- TOOL[@MS]...
+// MS: the call's timeout in milliseconds (5000 by default): a shorter one for a call that is
+// expected to time out (a tool that never answers) keeps the run short.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -38,10 +40,11 @@ const transport =
     : new StdioClientTransport({ command: target[1], args: target.slice(2), stderr: "inherit" });
 await client.connect(transport);
 console.log(JSON.stringify({ connected: client.getServerVersion(), protocol: transport.protocolVersion ?? null }));
-for (const name of tools) {
+for (const spec of tools) {
+  const [name, ms] = spec.split("@");
   try {
     const result = await client.callTool({ name, arguments: { text: "hi", prompt: "hello?" } }, undefined, {
-      timeout: 5000,
+      timeout: ms ? Number(ms) : 5000,
     });
     console.log(JSON.stringify({ tool: name, result }));
   } catch (error) {

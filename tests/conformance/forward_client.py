@@ -1,0 +1,28 @@
+"""The conformance suite's client command as a forwarder: it hands its command line and scenario to
+the test process (`suite.run_suites`, the Unix socket in $MCP_CONFORMANCE_FORWARD), which runs OUR
+client there, in-process (tests/conformance/client.py's two calls through tests/cli_in_process.py),
+and prints what the client printed and exits with its status. Only the standard library: no import of
+the inspector per scenario (one interpreter start, a few milliseconds of imports).
+"""
+
+import json
+import os
+import socket
+import sys
+
+request = {
+    "argv": sys.argv[1:],
+    "scenario": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""),
+    "context": os.environ.get("MCP_CONFORMANCE_CONTEXT"),
+}
+with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+    conn.connect(os.environ["MCP_CONFORMANCE_FORWARD"])
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    conn.shutdown(socket.SHUT_WR)
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+answer = json.loads(data)
+sys.stdout.write(answer["stdout"])
+sys.stderr.write(answer["stderr"])
+sys.exit(answer["status"])
