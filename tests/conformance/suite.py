@@ -48,7 +48,7 @@ def run_scenario(
     *,
     adapter_args: str = "",
     env: dict[str, str] | None = None,
-    adapter: Path = ADAPTER,
+    adapter: Path = INPROC_ADAPTER,
 ) -> tuple[list[dict[str, Any]], str]:
     """The checks of one scenario run against our client, and the suite's output. `adapter`: the
     client command's script (`INPROC_ADAPTER`: the same client, its calls in one process)."""
