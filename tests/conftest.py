@@ -28,6 +28,11 @@ run takes the variable out of its environment (restored at the end), so its proc
 reuse `__pycache__` as Python does by default (git ignores it; the installed packages' bytecode
 was compiled by `uv sync --compile-bytecode`). ($PYTHONPYCACHEPREFIX, tried first, makes Python
 ignore that bytecode too and compile the standard library and every package again per run.)
+The pytest process itself (read the variable when it started) turns bytecode writing back on too,
+at configure time, before it imports a test module: pytest rewrites the asserts of the test modules
+and of every package with a pytest plugin entry point (inspector, hypothesis, schemathesis, anyio),
+and caches the rewritten modules as bytecode only where Python may write it; without, a single
+process (`-n 0`, the serial run) parsed and rewrote them all from source at each collection.
 
 Lanes. `pytest_collection_modifyitems` marks each test with the lanes it belongs to (markers
 declared in pyproject.toml), computed from where it is and what it uses, so that `-m` picks a lane
@@ -105,6 +110,7 @@ _RUNTIME_ENV = "MCP_INSPECTOR_RUNTIME"
 _RUNTIME_KEY = pytest.StashKey[tuple[str, "str | None"]]()
 _NO_PYC_ENV = "PYTHONDONTWRITEBYTECODE"
 _NO_PYC_KEY = pytest.StashKey["str | None"]()
+_DONT_WRITE_KEY = pytest.StashKey[bool]()
 FILE_SECONDS = Path(__file__).with_name("file_seconds.txt")
 
 
@@ -119,8 +125,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # The developer's own config file (retention, per-server rules, `db`) must not change what the
     # tests see: every process they start looks for one that does not exist, unless a test says.
     os.environ["MCP_INSPECTOR_CONFIG"] = os.path.join(directory, "no-config.toml")
-    # The processes the tests start keep their bytecode (see the module's docstring).
+    # The processes the tests start keep their bytecode, and so does this one (see the module's docstring).
     config.stash[_NO_PYC_KEY] = os.environ.pop(_NO_PYC_ENV, None)
+    config.stash[_DONT_WRITE_KEY] = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -144,6 +152,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     no_pyc = config.stash.get(_NO_PYC_KEY, None)
     if no_pyc is not None:
         os.environ[_NO_PYC_ENV] = no_pyc
+    sys.dont_write_bytecode = config.stash.get(_DONT_WRITE_KEY, sys.dont_write_bytecode)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.cli_in_process import run
+
 CLI = [sys.executable, "-m", "inspector"]
 
 
@@ -86,12 +88,7 @@ def test_demo_records_then_serves_the_session_until_ctrl_c(tmp_path: Path) -> No
 
 
 def test_demo_without_the_ui_records_and_exits(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*CLI, "demo", "--db", str(tmp_path / "d.db"), "--no-ui"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    """In-process (nothing of the process is the point here): the command's exit status and output."""
+    done = run("demo", "--db", str(tmp_path / "d.db"), "--no-ui", input=b"", timeout=120)
     assert done.returncode == 0, done.stderr
     assert "mcp-inspector UI" not in done.stdout + done.stderr and "completion/complete" in done.stdout

@@ -94,6 +94,8 @@ def pages_db(
 @pytest.fixture(scope="module")
 def pages_api(pages_db: Any) -> Iterator[Api]:
     yield from in_process(pages_db)
+    for key in [k for k in _MATCHING if k[0] == str(pages_db)]:
+        del _MATCHING[key]
     engine = _ENGINES.pop(str(pages_db), None)
     if engine is not None:
         engine.dispose()
@@ -117,6 +119,7 @@ def _flt(q: dict[str, Any]) -> MessageFilter:
 
 
 _ENGINES: dict[str, Any] = {}
+_MATCHING: dict[tuple[str, int, bytes], list[Any]] = {}  # `_matching`'s rows
 _TOKEN = re.compile(r"[^\W_]+")  # FTS5 unicode61 / the PostgreSQL text: runs of letters and digits
 
 
@@ -158,8 +161,12 @@ def _matches(row: Any, flt: MessageFilter, severities: dict[int, set[str]]) -> b
     )
 
 
-def _expected(api: Api, sid: int, q: dict[str, Any], **page: Any) -> tuple[list[Any], int]:
-    """The page (as JSON values) and the filter's total, from the whole session filtered in Python."""
+def _matching(api: Api, sid: int, q: dict[str, Any]) -> list[Any]:
+    """The session's whole stored rows that the filter matches, in order, worked out in Python once
+    a database, session and filter (the module's databases are read-only; `pages_api` forgets them)."""
+    key = (str(api.db), sid, orjson.dumps(q, option=orjson.OPT_SORT_KEYS))
+    if key in _MATCHING:
+        return _MATCHING[key]
     engine = _ENGINES.get(str(api.db)) or _ENGINES.setdefault(str(api.db), open_engine(api.db))
     flt = _flt(q)
     severities: dict[int, set[str]] = {}
@@ -168,6 +175,12 @@ def _expected(api: Api, sid: int, q: dict[str, Any], **page: Any) -> tuple[list[
         for finding in conn.execute(f.select().where(f.c.session_id == sid)):
             severities.setdefault(finding.seq, set()).add(finding.severity)
     every = [r for r in iter_rows(engine, sid) if _matches(r, flt, severities)]
+    return _MATCHING.setdefault(key, every)
+
+
+def _expected(api: Api, sid: int, q: dict[str, Any], **page: Any) -> tuple[list[Any], int]:
+    """The page (as JSON values) and the filter's total, from the whole session filtered in Python."""
+    every = _matching(api, sid, q)
     rows = [r for r in every if page.get("after_seq") is None or r["seq"] > page["after_seq"]]
     rows = [r for r in rows if page.get("before_seq") is None or r["seq"] < page["before_seq"]]
     offset, limit = page.get("offset", 0), page.get("limit", 500)

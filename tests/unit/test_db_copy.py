@@ -1,12 +1,10 @@
 """`mcp-inspect db copy` between real stores: SQLite -> PostgreSQL -> SQLite keeps every byte and
 column (new ids), parent links and lint findings remapped; copying again adds nothing; `--session`
-picks; a session still recording is left for later. The CLI runs as a subprocess."""
+picks; a session still recording is left for later. The CLI runs in-process (tests/cli_in_process.py:
+the command's exit status and output, without a Python process of its own each)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,9 @@ from inspector.capture.sessions import create_session
 from inspector.lint import findings_of, lint_session
 from inspector.store import SessionWriter, get_session, iter_messages, open_engine
 from inspector.store.queries import list_sessions, update_session
+from tests.cli_in_process import Ran, run
 
-CLI = [sys.executable, "-m", "inspector"]
+COLUMNS = {"COLUMNS": "80"}
 RAWS = [
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n',
     b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"caf\xc3\xa9"}]}}\n',
@@ -47,9 +46,8 @@ def _fill(db: Path) -> tuple[int, int, int]:
     return first, child, live
 
 
-def _copy(*argv: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "80"}
-    done = subprocess.run([*CLI, "db", "copy", *argv], capture_output=True, text=True, timeout=120, env=env)
+def _copy(*argv: str) -> Ran:
+    done = run("db", "copy", *argv, env=COLUMNS, timeout=120)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -120,12 +118,9 @@ def test_one_session_at_a_time_sqlite_to_sqlite(tmp_path: Path) -> None:
 
 
 def test_same_store_and_missing_source_are_clear_errors(tmp_path: Path) -> None:
-    env = {**os.environ, "COLUMNS": "80"}
     db = tmp_path / "x.db"
     open_engine(db).dispose()
-    same = subprocess.run([*CLI, "db", "copy", str(db), str(db)], capture_output=True, text=True, env=env)
+    same = run("db", "copy", str(db), str(db), env=COLUMNS)
     assert same.returncode == 2 and "same store" in same.stderr
-    gone = subprocess.run(
-        [*CLI, "db", "copy", str(tmp_path / "nope.db"), str(db)], capture_output=True, text=True, env=env
-    )
+    gone = run("db", "copy", str(tmp_path / "nope.db"), str(db), env=COLUMNS)
     assert gone.returncode == 2 and "no recording database" in gone.stderr
