@@ -1,7 +1,7 @@
 """The mock server workspace API: a real Python SDK client connected to `mcp-inspect serve`, driven
 through the UI server's /api/serve routes (relayed to the serve process's control channel).
 
-`serve --http` runs in this process (`serving`: the command's composition root, `run_serve`, in a
+`serve --http` runs in this process (`serve_helpers.serving`: the command's composition root, `run_serve`, in a
 task of the test's event loop): the same listener, control channel and registration in the runtime
 directory, over real sockets, without a Python process of its own. `serve --stdio` stays a process:
 the SDK client spawns it."""
@@ -9,8 +9,6 @@ the SDK client spawns it."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,9 @@ import mcp
 import pytest
 from mcp import types
 
-from inspector.store import open_engine
 from tests.api.conftest import Api
 from tests.api.conftest import call_api as _api
-from tests.integration.serve_helpers import mock_rows
+from tests.integration.serve_helpers import mock_rows, serving
 
 FORM = {
     "message": "Who are you?",
@@ -33,28 +30,6 @@ FORM = {
         "required": ["name"],
     },
 }
-
-
-@asynccontextmanager
-async def serving(db: Path, runtime: Path) -> AsyncIterator[str]:
-    """`mcp-inspect serve --db DB --http 127.0.0.1:0` in this process until the block ends (then
-    cancelled, as Ctrl-C stops the command); yields its MCP URL, read from its registration."""
-    from inspector.scenario.runner import ServeOptions, run_serve
-
-    engine = open_engine(db)
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(lambda: run_serve(engine, ServeOptions(), http=("127.0.0.1", 0)))
-            with anyio.fail_after(60):
-                while not (registered := list(runtime.glob("serve-*.json"))):
-                    await anyio.sleep(0.01)
-            control = json.loads(registered[0].read_text())["url"]
-            try:
-                yield control.removesuffix("/control") + "/mcp"
-            finally:
-                tg.cancel_scope.cancel()
-    finally:
-        engine.dispose()
 
 
 @pytest.mark.anyio
@@ -67,7 +42,7 @@ async def test_push_requests_to_a_connected_client(fresh_api: Api, runtime: Path
 
     with anyio.fail_after(90):
         async with (
-            serving(fresh_api.db, runtime) as url,
+            serving(fresh_api.db) as url,
             mcp.Client(url, mode="legacy", elicitation_callback=elicit, list_roots_callback=roots) as client,
         ):
             listed = (await _api(fresh_api, "GET", "/api/serve")).json()
@@ -117,7 +92,7 @@ async def test_push_requests_to_a_connected_client(fresh_api: Api, runtime: Path
 
 @pytest.mark.anyio
 async def test_control_channel_is_guarded(fresh_api: Api, runtime: Path) -> None:
-    async with serving(fresh_api.db, runtime):
+    async with serving(fresh_api.db):
         reg = json.loads(next(runtime.glob("serve-*.json")).read_text())
         assert (runtime / next(runtime.glob("serve-*.json")).name).stat().st_mode & 0o077 == 0
         async with httpx.AsyncClient(trust_env=False) as http:
@@ -170,7 +145,7 @@ async def test_notifications_reach_a_2026_client_on_its_listen_stream(fresh_api:
     from mcp.client.subscriptions import ToolsListChanged
 
     with anyio.fail_after(90):
-        async with serving(fresh_api.db, runtime) as url, mcp.Client(url, mode="auto") as client:
+        async with serving(fresh_api.db) as url, mcp.Client(url, mode="auto") as client:
             (served,) = (await _api(fresh_api, "GET", "/api/serve")).json()["clients"]
             sid = served["sessionId"]
             assert served["protocolVersion"] == "2026-07-28" and not served["canPush"]

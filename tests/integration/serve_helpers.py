@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from inspector.store import Message, list_sessions, open_engine
 from tests.http_peers import LineProcess
@@ -34,38 +35,40 @@ def serve_http(db: Path, *extra: str, warm: bool = False) -> Iterator[str]:
         server.stop()
 
 
-@contextmanager
-def serve_http_in_process(db: Path, options: Any = None) -> Iterator[str]:
-    """`mcp-inspect serve --http 127.0.0.1:0` in this process (`run_serve` on an event loop in a
-    thread, a `ServeOptions`; the default scenario by default): a real socket, without a Python
-    process of its own (1-2 s of imports). Yields the MCP URL, read from the serve's registration in
-    the runtime directory (written once its socket listens). Stopped by cancelling it: its sessions
-    end and its recorder has written every row when the block is left."""
-    from anyio.from_thread import start_blocking_portal
-
+@asynccontextmanager
+async def serving(db: Path, options: Any = None) -> AsyncIterator[str]:
+    """`mcp-inspect serve --http 127.0.0.1:0` in this process (`run_serve`, its composition root, in a
+    task of the caller's event loop; a `ServeOptions`, the default scenario by default): a real
+    socket, without a Python process of its own (1-2 s of imports). Yields the MCP URL, read from
+    the serve's registration in the runtime directory (written once its socket listens). Stopped by
+    cancelling it, as Ctrl-C stops the command: its sessions end and its recorder has written every
+    row when the block is left."""
     from inspector.scenario.control import registrations
     from inspector.scenario.runner import ServeOptions, run_serve
 
     engine = open_engine(db)
     before = {r["url"] for r in registrations(engine)}
     try:
-        with start_blocking_portal() as portal:
-            future = portal.start_task_soon(
-                lambda: run_serve(engine, options or ServeOptions(), http=("127.0.0.1", 0))
-            )
-            deadline = time.monotonic() + 60
-            while not (found := [r for r in registrations(engine) if r["url"] not in before]):
-                if future.done():
-                    future.result()  # its error
-                    raise AssertionError("serve returned before it listened")
-                assert time.monotonic() < deadline, "serve never listened"
-                time.sleep(0.01)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: run_serve(engine, options or ServeOptions(), http=("127.0.0.1", 0)))
+            with anyio.fail_after(60):
+                while not (found := [r for r in registrations(engine) if r["url"] not in before]):
+                    await anyio.sleep(0.01)
             try:
                 yield found[0]["url"].removesuffix("/control") + "/mcp"
             finally:
-                future.cancel()
+                tg.cancel_scope.cancel()
     finally:
         engine.dispose()
+
+
+@contextmanager
+def serve_http_in_process(db: Path, options: Any = None) -> Iterator[str]:
+    """`serving` for a synchronous test: on an event loop in a thread of this process."""
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(serving(db, options)) as url:
+        yield url
 
 
 def mock_rows(db: Path) -> list[Message]:
