@@ -40,7 +40,7 @@ __all__ = ["demo", "doctor", "search", "sessions", "show", "ui"]
 def _reader(db: str | None) -> Db:
     """The store of `--db` (None: the default one) opened for reading over DB-API (`store.db`)."""
     from inspector.config import default_db
-    from inspector.store.db import open_db
+    from inspector.store.opening import open_db
 
     return open_db(db or default_db(), create=False)
 

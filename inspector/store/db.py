@@ -6,9 +6,8 @@ The reads of the store (`store.queries`, `store.search`, `store.bodies`) are SQL
 CLI) or an SQLAlchemy `Engine` (the API, the recorders), whose pool lends its DB-API connection
 (`engine.raw_connection()`). Rows come back as the records of `store.models`, JSON columns decoded.
 
-`open_db` opens the database with the same pragmas as `store.engine` and checks the stored schema
-version in plain SQL; only when it is not the head (a new file, an older version) does it hand over to
-`store.engine.open_engine`, which creates or upgrades it (SQLAlchemy and, for an upgrade, Alembic).
+`store.opening.open_db` opens a `Db` with the same pragmas as `store.engine`, after reading the stored
+schema version here in plain SQL (`stored_version`); this module never imports `store.engine`.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
-from inspector.errors import CorruptDatabaseError, InspectorError, MissingExtraError, StoreError
+from inspector.errors import MissingExtraError
 from inspector.store.models import JSON_COLUMN_TYPES, Message, Session, column_names
 
 if TYPE_CHECKING:
@@ -42,7 +41,6 @@ __all__ = [
     "mask_secrets",
     "masked_url",
     "message_of",
-    "open_db",
     "reading",
     "session_of",
     "stored_version",
@@ -264,59 +262,3 @@ def _connect_postgresql(url: str) -> Any:
         raise MissingExtraError("PostgreSQL", "postgres") from None
     conninfo = "postgresql://" + url.split("://", 1)[1]
     return psycopg.connect(conninfo, connect_timeout=10, autocommit=True)
-
-
-def open_db(db: str | Path, *, create: bool = True) -> Db:
-    """Open the database at `db` for reading and writing over DB-API; a database not at the current
-    schema (new, or older) is created or upgraded first by `store.engine.open_engine`. Raises the same
-    clear errors as `open_engine`."""
-    url = database_url(db)
-    shown = masked_url(url)
-    if url.startswith("sqlite:///"):
-        backend, path = "sqlite", Path(url.split("///", 1)[1])
-        if not path.exists():
-            if not create:
-                raise StoreError(f"no recording database at {path}")
-            return _upgraded(db, create)
-        from inspector.config import DEFAULT_DB
-        from inspector.store.files import prepare_sqlite_file
-
-        # The folder and file the user's only, as `open_engine` checks them (store/files.py).
-        prepare_sqlite_file(path, private_folder=DEFAULT_DB.parent.resolve())
-    elif url.startswith("postgresql+psycopg://"):
-        backend = "postgresql"
-    else:
-        return _upgraded(db, create)  # another database: SQLAlchemy's dialects
-    try:
-        raw = _connect_sqlite(path) if backend == "sqlite" else _connect_postgresql(url)
-    except InspectorError:
-        raise
-    except Exception as exc:  # psycopg's OperationalError and the like: a server that does not answer
-        raise StoreError(mask_secrets(f"cannot reach the database {shown}: {_first_line(exc)}", db)) from None
-    handle = Db(raw, backend, url)
-    try:
-        version, revision = stored_version(handle._conn)
-    except Exception as exc:  # sqlite3.DatabaseError, psycopg.Error: the engine's path gives the message
-        handle.dispose()
-        if backend == "sqlite" and looks_corrupt(str(exc)):
-            raise CorruptDatabaseError(
-                f"{path} is not a usable mcp-inspector database ({exc}). Move it aside or pass another --db."
-            ) from None
-        return _upgraded(db, create)
-    if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
-        return handle
-    handle.dispose()
-    return _upgraded(db, create)
-
-
-def _upgraded(db: str | Path, create: bool) -> Db:
-    """Create or upgrade through `open_engine` (its errors as they are), then open over DB-API."""
-    from inspector.store.engine import open_engine
-
-    open_engine(db, create=create).dispose()
-    url = database_url(db)
-    if url.startswith("sqlite:///"):
-        return Db(_connect_sqlite(Path(url.split("///", 1)[1])), "sqlite", url)
-    if url.startswith("postgresql+psycopg://"):
-        return Db(_connect_postgresql(url), "postgresql", url)
-    raise StoreError(f"{masked_url(url)}: only SQLite and PostgreSQL databases can be read")

@@ -11,7 +11,8 @@ import pytest
 
 from inspector.errors import StoreError
 from inspector.store import get_session, iter_messages, list_sessions, open_engine, pair_of, search_messages
-from inspector.store.db import Db, _pyformat, open_db
+from inspector.store.db import Db, _pyformat
+from inspector.store.opening import open_db
 from inspector.store.queries import (
     SessionFilter,
     find_sessions,
