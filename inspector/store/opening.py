@@ -54,6 +54,8 @@ def open_db(db: str | Path, *, create: bool = True) -> Db:
     except InspectorError:
         raise
     except Exception as exc:  # psycopg's OperationalError and the like: a server that does not answer
+        if backend == "sqlite" and looks_corrupt(str(exc)):  # the pragmas read a file that is not SQLite
+            raise _corrupt(path, exc) from None
         raise StoreError(mask_secrets(f"cannot reach the database {shown}: {_first_line(exc)}", db)) from None
     handle = Db(raw, backend, url)
     try:
@@ -61,14 +63,18 @@ def open_db(db: str | Path, *, create: bool = True) -> Db:
     except Exception as exc:  # sqlite3.DatabaseError, psycopg.Error: the engine's path gives the message
         handle.dispose()
         if backend == "sqlite" and looks_corrupt(str(exc)):
-            raise CorruptDatabaseError(
-                f"{path} is not a usable mcp-inspector database ({exc}). Move it aside or pass another --db."
-            ) from None
+            raise _corrupt(path, exc) from None
         return _upgraded(db, create)
     if version == SCHEMA_VERSION and revision == ALEMBIC_HEAD:
         return handle
     handle.dispose()
     return _upgraded(db, create)
+
+
+def _corrupt(path: Path, exc: BaseException) -> CorruptDatabaseError:
+    return CorruptDatabaseError(
+        f"{path} is not a usable mcp-inspector database ({exc}). Move it aside or pass another --db."
+    )
 
 
 def _upgraded(db: str | Path, create: bool) -> Db:
