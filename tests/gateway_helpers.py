@@ -5,7 +5,6 @@ Readiness is taken from the start-up lines it prints, never from sleeps."""
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +30,7 @@ def gateway(
     path = tmp / "gateway.toml"
     path.write_text(config)
     args = ["proxy", "--config", str(path), "--db", str(db), *extra]
-    argv = inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args]
+    argv = inspector_argv(*args, warm=warm)
     proc = LineProcess(argv, env=env)
     try:
         base = proc.wait_for(r"gateway on (http://\S+):").group(1)

@@ -75,7 +75,7 @@ def demo_http_server(transport: str = "streamable-http", *extra: str, warm: bool
     """The demo server over HTTP; yields its MCP URL. `warm`: forked from the warm server
     (tests/warm_peers.py) rather than a Python start-up of its own."""
     args = ("--transport", transport, "--port", "0", *extra)
-    server = LineProcess(demo_argv(*args) if warm else [sys.executable, "-m", "inspector.demo", *args])
+    server = LineProcess(demo_argv(*args, warm=warm))
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:
@@ -110,9 +110,7 @@ def inspector_proxy(
     to give the client and the process. `warm`: forked from the warm server (tests/warm_peers.py),
     without the start-up of a Python of its own (then the process's pid is the launcher's)."""
     args = ["proxy", "--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
-    proxy = LineProcess(
-        inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args], env=env
-    )
+    proxy = LineProcess(inspector_argv(*args, warm=warm), env=env)
     try:
         url = proxy.wait_for(r"point your client at (\S+)").group(1)
         yield url, proxy

@@ -82,18 +82,22 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def _argv(module: str, args: tuple[str, ...]) -> list[str]:
+def _argv(module: str, args: tuple[str, ...], warm: bool) -> list[str]:
+    if not warm:
+        return [sys.executable, "-m", module, *args]
     return [sys.executable, "-I", "-S", str(FORKSERVER), "--run", _socket(), module, *args]
 
 
-def demo_argv(*args: str) -> list[str]:
-    """`python -m inspector.demo ARGS...`, forked from the warm server (see the module's docstring)."""
-    return _argv("inspector.demo", args)
+def demo_argv(*args: str, warm: bool = True) -> list[str]:
+    """`python -m inspector.demo ARGS...`, forked from the warm server (see the module's docstring);
+    `warm=False`: a plain process of its own (where its pid is what a test checks)."""
+    return _argv("inspector.demo", args, warm)
 
 
-def inspector_argv(*args: str) -> list[str]:
-    """`python -m inspector ARGS...`, forked from the warm server (see the module's docstring)."""
-    return _argv("inspector", args)
+def inspector_argv(*args: str, warm: bool = True) -> list[str]:
+    """`python -m inspector ARGS...`, forked from the warm server (see the module's docstring);
+    `warm=False`: a plain process of its own (where its pid is what a test checks)."""
+    return _argv("inspector", args, warm)
 
 
 def warm_wrap_argv(db: Path | str, *server: str, extra: tuple[str, ...] = ()) -> list[str]:

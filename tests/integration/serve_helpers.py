@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -22,7 +21,7 @@ INPUT_METHODS = ("sampling/createMessage", "elicitation/create", "roots/list")
 def serve_argv(db: Path, *extra: str, warm: bool = False) -> list[str]:
     """`mcp-inspect serve`; `warm`: forked from the warm server (tests/warm_peers.py)."""
     args = ("serve", "--db", str(db), *extra)
-    return inspector_argv(*args) if warm else [sys.executable, "-m", "inspector", *args]
+    return inspector_argv(*args, warm=warm)
 
 
 @contextmanager
