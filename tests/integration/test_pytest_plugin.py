@@ -1,7 +1,9 @@
 """The pytest plugin (inspector/share/pytest_plugin.py), run through pytester in this process (a new
 pytest session each time, `runpytest_inprocess`), as a user's test suite would load it: the
 `pytest11` entry point of the installed package. The peers it starts (the demo server, the
-plugin's `mcp-inspect mock-server`, the TypeScript client) are still processes of their own.
+plugin's `mcp-inspect mock-server`, the TypeScript client) are still processes of their own; the
+demo and the mock server are forked from a warm server (tests/warm_peers.py: the same command line's
+behaviour without a Python start-up each), the plugin's `mcp-inspect` command line pointed at it.
 
 Client side: an official Python SDK client (and the TypeScript SDK client) talk to `mcp_server`,
 which records the demo server once and plays it afterwards; each record mode does what its name
@@ -13,6 +15,7 @@ says; a client that skips a recorded call, or makes one the recording lacks, fai
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +24,9 @@ import mcp.client.stdio  # noqa: F401  (imported here, not first in a run: see _
 import pytest
 from _pytest.pytester import SysModulesSnapshot
 
+from inspector.share import pytest_plugin
 from tests.conftest import PEERS
+from tests.warm_peers import demo_argv, inspector_argv
 
 pytest_plugins = ["pytester"]
 
@@ -48,16 +53,18 @@ def test_weather(mcp_server):
 """
 
 SERVER_TEST = """
-import sys
+import os, shlex, sys
 import pytest
+
+DEMO = shlex.split(os.environ.get("REAL_SERVER", sys.executable + " -m inspector.demo"))
 
 @pytest.mark.mcp_recording(path="recordings/test_client/test_weather.mcp.jsonl")
 def test_demo_unchanged(mcp_replay):
-    mcp_replay([sys.executable, "-m", "inspector.demo"])
+    mcp_replay(DEMO)
 
 @pytest.mark.mcp_recording(path="recordings/test_client/test_weather.mcp.jsonl")
 def test_demo_variant(mcp_replay):
-    mcp_replay([sys.executable, "-m", "inspector.demo", "--variant"])
+    mcp_replay([*DEMO, "--variant"])
 """
 
 TS_TEST = f"""
@@ -78,6 +85,8 @@ def test_ts_client(mcp_server):
 """
 
 RECORDING = Path("recordings/test_client/test_weather.mcp.jsonl")
+# The real server of the inner suites: the demo, forked from the warm server (`python -m inspector.demo`).
+WARM_DEMO = shlex.join(demo_argv())
 
 
 class _KeepLibraries(SysModulesSnapshot):
@@ -98,11 +107,19 @@ def keep_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pytest.pytester, "SysModulesSnapshot", _KeepLibraries)
 
 
+@pytest.fixture(autouse=True)
+def warm_mock_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin starts `python -m inspector mock-server ...`: here the same command forked from the
+    warm server (tests/warm_peers.py), ~1 s of imports less each of the ~20 starts."""
+    monkeypatch.setattr(pytest_plugin, "_cli", inspector_argv)
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(test_client=CLIENT_TEST)
-    for name in ("REAL_SERVER", "SKIP_WEATHER", "EXTRA_CALL"):
+    for name in ("SKIP_WEATHER", "EXTRA_CALL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REAL_SERVER", WARM_DEMO)
     return pytester
 
 
@@ -156,7 +173,7 @@ def test_client_side_record_modes(suite: pytest.Pytester, monkeypatch: pytest.Mo
     extra.assert_outcomes(failed=1)
     extra.stdout.fnmatch_lines(["*mcp-inspect mock: no recorded tools/call matches these params*"])
     # new_episodes: the recorded call is played, the new one goes to the real server and is added.
-    monkeypatch.delenv("REAL_SERVER")
+    monkeypatch.setenv("REAL_SERVER", WARM_DEMO)
     _run(suite, "test_client.py", "--mcp-record-mode", "new_episodes").assert_outcomes(passed=1)
     calls = [r for r in _requests(recording) if r.startswith("tools/call")]
     assert any("weather" in c for c in calls) and any("extra" in c for c in calls)
@@ -171,7 +188,7 @@ def test_client_side_record_modes(suite: pytest.Pytester, monkeypatch: pytest.Mo
     # rewrite: deletes the recording first.
     _run(suite, "test_client.py", "--mcp-record-mode", "rewrite").assert_outcomes(failed=1)
     assert not recording.exists()
-    monkeypatch.delenv("REAL_SERVER")
+    monkeypatch.setenv("REAL_SERVER", WARM_DEMO)
     _run(suite, "test_client.py", "--mcp-record-mode", "all").assert_outcomes(passed=1)
     calls = [r for r in _requests(recording) if r.startswith("tools/call")]
     assert len(calls) == 1 and "weather" in calls[0]  # recorded afresh: no extra call this time
@@ -198,7 +215,7 @@ def test_server_side_replay_and_ts_client(suite: pytest.Pytester) -> None:
     try:
         _run(suite, "test_ts.py").assert_outcomes(passed=1)  # played from the recording
     finally:
-        del os.environ["REAL_SERVER"]
+        os.environ["REAL_SERVER"] = WARM_DEMO
 
 
 def test_plugin_is_registered(pytester: pytest.Pytester) -> None:
@@ -228,7 +245,7 @@ def test_http_client_side(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyP
     from tests.http_peers import demo_http_server
 
     pytester.makepyfile(test_http=HTTP_TEST)
-    with demo_http_server() as url:
+    with demo_http_server(warm=True) as url:
         monkeypatch.setenv("REAL_URL", url)
         _run(pytester, "test_http.py", "--mcp-record-mode", "once").assert_outcomes(passed=1)
     recording = pytester.path / "recordings" / "test_http" / "test_echo_over_http.mcp.jsonl"
