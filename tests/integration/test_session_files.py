@@ -1,15 +1,17 @@
 """Session files (`export` / `import`, JSONL): the round trip is exact for every kind of session.
 
 One database gets a session of every kind the inspector records, each from real processes: the
-stdio shim (the SDK demo, and a scripted peer that prints invalid JSON, with a client that sends
+stdio shim (the SDK demo, its session as recorded through the real shim and checked in:
+tests/data/sessions/demo.jsonl; and a scripted peer that prints invalid JSON, with a client that sends
 non-UTF-8 bytes), the HTTP proxy (Streamable HTTP and legacy SSE), the mock client (`call`), a
 replay, `serve` and `mock-server`. Each is exported, imported into a fresh database, exported
 again: the two files are identical and every column of every row came back. An imported session
 replays against the real server with no difference, and a mock server played from it answers as
 one played from the original.
 
-The commands (`call`, `replay`, `export`, `import`) run in this process (tests/cli_in_process.py);
-the recorders they talk to (wrap, proxy, serve, mock-server) and the servers are real processes.
+The commands (`call`, `replay`, `export`, `import`) and `serve --http` (tests/integration/serve_helpers.py) run in
+this process (tests/cli_in_process.py); the other recorders (wrap, proxy, mock-server) and the servers
+are real processes, forked from a warm server (tests/warm_peers.py).
 """
 
 from __future__ import annotations
@@ -25,15 +27,15 @@ from typing import Any
 import pytest
 
 from inspector.store import list_sessions, open_engine
-from tests.api.recordings import record_demo
 from tests.cli_in_process import run
 from tests.conftest import PEERS
 from tests.http_peers import demo_http_server, inspector_proxy
-from tests.integration.serve_helpers import serve_http
+from tests.integration.serve_helpers import serve_http_in_process
+from tests.sessions import load
 from tests.shim_process import ShimProcess
+from tests.warm_peers import demo_argv, inspector_argv, warm_wrap_argv
 
-CLI = [sys.executable, "-m", "inspector"]
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 
 
 @dataclass
@@ -57,8 +59,13 @@ def _record_bad_bytes(db: Path) -> None:
     """A wrap of a peer that prints a non-JSON line before each answer; the client sends a non-UTF-8
     line and a broken JSON line before a real request."""
     shim = ShimProcess(
-        [*CLI, "wrap", "--quiet", "--db", str(db), "--name", "bad bytes", "--"]
-        + [sys.executable, str(PEERS / "scripted_server.py"), "--garbage"]
+        warm_wrap_argv(
+            db,
+            sys.executable,
+            str(PEERS / "scripted_server.py"),
+            "--garbage",
+            extra=("--quiet", "--name", "bad bytes"),
+        )
     )
     shim.send(b"\xff\xfe not utf-8 \x80\n")
     shim.send(b'{"jsonrpc": "2.0", "id": \n')
@@ -73,22 +80,22 @@ def _record_bad_bytes(db: Path) -> None:
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database holding a session of every kind (the names say which)."""
     db = tmp_path_factory.mktemp("kinds") / "all.db"
-    record_demo(db, name="wrap demo")
+    load(db, "demo", name="wrap demo")  # the demo as the SDK client drove it through wrap
     _record_bad_bytes(db)
     _ok(_run("call", "--db", str(db), "tools/list", "--", *DEMO))
     _ok(_run("replay", "1", "--db", str(db), "--", *DEMO))
     for transport in ("streamable-http", "sse"):
         with (
-            demo_http_server(transport) as url,
-            inspector_proxy(url, db, "--name", f"proxy {transport}") as (
+            demo_http_server(transport, warm=True) as url,
+            inspector_proxy(url, db, "--name", f"proxy {transport}", warm=True) as (
                 proxied,
                 _proc,
             ),
         ):
             _ok(_run("call", "--db", str(db), "tools/list", "--url", proxied))
-    with serve_http(db) as url:
+    with serve_http_in_process(db) as url:
         _ok(_run("call", "--db", str(db), "tools/list", "--url", url))
-    mock = [*CLI, "mock-server", "1", "--db", str(db), "--stdio"]
+    mock = inspector_argv("mock-server", "1", "--db", str(db), "--stdio")
     _ok(_run("call", "--db", str(db), "tools/list", "--", *mock))
     return db
 
@@ -179,7 +186,7 @@ def test_imported_session_replays_and_mocks_alike(recorded: Path, tmp_path: Path
     assert b"behaviour unchanged" in replayed.stdout
 
     def mocked(db: Path) -> Any:
-        mock = [*CLI, "mock-server", "wrap demo", "--db", str(db), "--stdio"]
+        mock = inspector_argv("mock-server", "wrap demo", "--db", str(db), "--stdio")
         answer = _ok(_run("call", "--db", str(tmp_path / "calls.db"), "tools/list", "--", *mock))
         return json.loads(answer.stdout)
 
