@@ -1,9 +1,12 @@
-"""Retention on real recordings (issue 20): a simulated month of wrapped sessions of the demo server
-and server-everything with large results, pruned by `mcp-inspect prune` with an age and a size
-policy; pruning while a wrap records; a wrap applying the policy by itself.
+"""Retention (issue 20): a simulated month of wrapped sessions of the demo server and server-everything
+with large results, pruned by `mcp-inspect prune` with an age and a size policy; pruning while a real
+wrap records; a wrap applying the policy by itself; the HTTP proxy applying it.
 
-`prune` of the recorded month runs in this process (tests/cli_in_process.py); pruning while a wrap
-records stays a process beside the wrap's (two processes on one store is the point)."""
+The month is built once per module in this process, through the wrap's framing and store writer
+(test data: a real wrap records in the tests after it); its `prune` runs in this process
+(tests/cli_in_process.py). Pruning while a wrap records stays a process beside the wrap's (two
+processes on one store is the point). The wraps, the proxy, that `prune` and the demo are processes
+forked from a warm server (tests/warm_peers.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +14,11 @@ import base64
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import anyio
-import mcp
 import pytest
 from sqlalchemy import Engine, text
 
@@ -26,12 +26,11 @@ from inspector.store import iter_messages, open_engine
 from inspector.store.queries import update_session
 from inspector.store.usage import session_bytes, store_usage
 from tests.cli_in_process import run
-from tests.conftest import wrap_argv
 from tests.shim_process import ShimProcess, ended_named
+from tests.warm_peers import demo_argv, inspector_argv, warm_wrap_argv
 
-CLI = [sys.executable, "-m", "inspector"]
 DAY = 86_400 * 10**9
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 # The wraps whose exit status a test checks give their server 30 s to leave once its stdin closes (2 s
 # by default, then SIGTERM: the wrap then exits 143). A Python server's exit took longer than 2 s
 # once in CI, with the machine's load at 7 and the retention thread writing beside it.
@@ -42,21 +41,47 @@ def _noise(size: int) -> str:
     return base64.b64encode(os.urandom(size))[:size].decode()
 
 
-def _record(db: Path, server: list[str], tool: str, arg: str, name: str, size: int, calls: int = 3) -> None:
-    argv = wrap_argv(db, *server, extra=("--quiet", "--name", name))
+def _month_session(db: Path, name: str, server: str, tool: str, arg: str, size: int, calls: int) -> None:
+    """An ended session of a wrapped server as the wrap records it (the handshake, then `calls` calls of
+    `tool` with `size` bytes of fresh noise, each echoed back), written in this process through the
+    wrap's own framing and store writer (capture.MessageBuilder, store.SessionWriter): the month is
+    test data here; recording through a real wrap is what the tests of pruning beside a wrap do."""
+    from inspector.capture import MessageBuilder
+    from inspector.capture.sessions import create_session
+    from inspector.store import SessionWriter
 
-    async def go() -> None:
-        with anyio.fail_after(60):
-            async with mcp.Client(
-                mcp.StdioServerParameters(command=argv[0], args=argv[1:]), mode="legacy"
-            ) as c:
-                for _ in range(calls):
-                    sent = _noise(size)
-                    result = await c.call_tool(tool, {arg: sent})
-                    assert sent in json.dumps(result.model_dump(mode="json"))
+    def line(doc: dict[str, Any]) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", **doc}).encode() + b"\n"
 
-    anyio.run(go)
-    ended_named(db, name)
+    engine = open_engine(db)
+    try:
+        sid = create_session(engine, kind="stdio-wrap", target=[server, "stdio"], name=name)
+        builder, writer, ts = MessageBuilder(sid), SessionWriter(engine, sid), time.time_ns()
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        traffic = [
+            ("c2s", "stdin", line({"id": 0, "method": "initialize", "params": hello})),
+            (
+                "s2c",
+                "stdout",
+                line({"id": 0, "result": {**hello, "serverInfo": {"name": server, "version": "1"}}}),
+            ),
+            ("c2s", "stdin", line({"method": "notifications/initialized"})),
+        ]
+        for i in range(1, calls + 1):
+            sent = _noise(size)
+            call = {"name": tool, "arguments": {arg: sent}}
+            traffic.append(("c2s", "stdin", line({"id": i, "method": "tools/call", "params": call})))
+            answer = {"content": [{"type": "text", "text": f"Echo: {sent}"}]}
+            traffic.append(("s2c", "stdout", line({"id": i, "result": answer})))
+        for n, (direction, channel, data) in enumerate(traffic):
+            writer.on_batch(builder.feed(ts + n, direction, channel, data))  # type: ignore[arg-type]
+        writer.on_end(0, "client-eof")
+    finally:
+        engine.dispose()
 
 
 def _backdate(engine: Engine, name: str, days_ago: float) -> int:
@@ -124,19 +149,18 @@ def _cli_env(**more: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def month(
-    tmp_path_factory: pytest.TempPathFactory, everything_cmd_module: list[str]
-) -> tuple[Path, dict[str, int]]:
-    """Six sessions spread over 30 days: four of server-everything with ~1.2 MB of results each, two
-    of the demo server with ~0.4 MB; the oldest pinned, the second oldest labelled."""
+def month(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    """Six wrapped sessions spread over 30 days, built in this process once for the module: four of
+    server-everything with ~1.2 MB of calls and results each, two of the demo server with ~0.4 MB;
+    the oldest pinned, the second oldest labelled."""
     db = tmp_path_factory.mktemp("month") / "month.db"
     days = {}
     for days_ago in (30, 26, 21, 16, 11, 4):
         name = f"day-{days_ago}"
         if days_ago in (26, 11):
-            _record(db, DEMO, "echo", "text", name, 100_000, calls=2)
+            _month_session(db, name, "inspector-demo", "echo", "text", 100_000, calls=2)
         else:
-            _record(db, everything_cmd_module, "echo", "message", name, 300_000, calls=2)
+            _month_session(db, name, "server-everything", "echo", "message", 300_000, calls=2)
         days[name] = days_ago
     engine = open_engine(db)
     ids = {name: _backdate(engine, name, d) for name, d in days.items()}
@@ -250,7 +274,9 @@ def test_pruning_while_a_wrap_records_loses_none_of_the_live_sessions_rows(
     db = tmp_path / "live.db"
     for i in range(2):  # ended sessions for the pruner to remove meanwhile
         _stored(db, f"old-{i}", 1, 50_000)
-    shim = ShimProcess(wrap_argv(db, *everything_cmd_module, extra=("--quiet", "--name", "live", *PATIENT)))
+    shim = ShimProcess(
+        warm_wrap_argv(db, *everything_cmd_module, extra=("--quiet", "--name", "live", *PATIENT))
+    )
     _handshake(shim)
     results: list[subprocess.CompletedProcess[str]] = []
 
@@ -258,7 +284,9 @@ def test_pruning_while_a_wrap_records_loses_none_of_the_live_sessions_rows(
         for _ in range(2):
             results.append(
                 subprocess.run(
-                    [*CLI, "prune", "--db", str(db), "--max-total-size", "1kB", "--max-session-size", "1kB"],
+                    inspector_argv(
+                        "prune", "--db", str(db), "--max-total-size", "1kB", "--max-session-size", "1kB"
+                    ),
                     capture_output=True,
                     text=True,
                     timeout=120,
@@ -301,7 +329,7 @@ def test_a_wrap_applies_the_policy_once_per_interval(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir(mode=0o700)
 
     def wrap_once(name: str, *, prunes: bool) -> str:
-        shim = ShimProcess(wrap_argv(db, *DEMO, extra=("--name", name, *PATIENT)), env=env)
+        shim = ShimProcess(warm_wrap_argv(db, *DEMO, extra=("--name", name, *PATIENT)), env=env)
         _handshake(shim)  # forwarding works while the pruning thread runs beside it
         deadline = time.monotonic() + (60 if prunes else 1.5)
         while time.monotonic() < deadline and b"retention removed" not in shim.stderr_bytes:
@@ -333,7 +361,9 @@ def test_the_http_proxy_applies_the_policy_in_a_thread(tmp_path: Path) -> None:
     config.write_text('[retention]\nmax_age = "30d"\n')
     (tmp_path / "run").mkdir(mode=0o700)
     env = _env(MCP_INSPECTOR_CONFIG=str(config), MCP_INSPECTOR_RUNTIME=str(tmp_path / "run"))
-    argv = [*CLI, "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0", "--db", str(db)]
+    argv = inspector_argv(
+        "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0", "--db", str(db)
+    )
     proxy = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     engine = open_engine(db)
     try:
