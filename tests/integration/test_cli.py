@@ -4,7 +4,8 @@ Each test runs against an SQLite file and a PostgreSQL database (`--db URL`). Th
 in-process (tests/cli_in_process.py) on sessions recorded through the real shim and checked in
 (tests/data/sessions/pings.jsonl: `pings-N`, N pings to the scripted server, recorded by
 `mcp-inspect wrap` in the order pings-2, pings-1, pings-3); `show --follow` tails a session that a real shim is recording, from a process
-of its own, and `wrap --help` is the console script's own fast path."""
+of its own (both forked from a warm server: tests/warm_peers.py), and `wrap --help` is the console
+script's own fast path."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ import pytest
 from inspector.share.importer import import_jsonl
 from inspector.store import open_engine
 from tests.cli_in_process import Ran, run
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.sessions import lines
 from tests.shim_process import ShimProcess
+from tests.warm_peers import inspector_argv, warm_wrap_argv
 
 CLI = [sys.executable, "-m", "inspector"]
 
@@ -91,11 +93,11 @@ def test_show_table_names_methods_and_pairs(db_path: Path) -> None:
 
 
 def test_show_follow_tails_a_live_session(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED))
     shim.request(1, "first-call")
     shim.read_line()
     follower = subprocess.Popen(
-        [*CLI, "show", "last", "--follow", "--json", "--poll", "0.05", "--db", str(db_path)],
+        inspector_argv("show", "last", "--follow", "--json", "--poll", "0.05", "--db", str(db_path)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -9,7 +9,6 @@ import base64
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,11 @@ from inspector.store.queries import delete_session, get_message, get_session, it
 from inspector.store.search import search_messages
 from tests.api.conftest import serve
 from tests.cli_in_process import run
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess, ended_count, ended_named, only_session
+from tests.warm_peers import demo_argv, inspector_argv, warm_wrap_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
-CLI = [sys.executable, "-m", "inspector"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 BIG = 20 * 1024 * 1024
 # Not UTF-8 (Latin-1 `é`), compressible, with a word to search for; no newline inside.
 NOT_UTF8 = b'{"note":"' + b"caf\xe9 quokka " * 800 + b'"}\n'
@@ -55,7 +54,7 @@ def _blobs(engine: Any) -> list[tuple[str, str, int, int]]:
 
 
 def test_a_wrapped_20_mb_answer_and_a_non_utf8_line_come_back_exact_everywhere(store: Path | str) -> None:
-    shim = ShimProcess(wrap_argv(store, *SCRIPTED, "--big-bytes", str(BIG), extra=("--name", "big")))
+    shim = ShimProcess(warm_wrap_argv(store, *SCRIPTED, "--big-bytes", str(BIG), extra=("--name", "big")))
     shim.send(NOT_UTF8)  # recorded (c2s), ignored by the server
     shim.request(1, "tools/call")
     line = shim.read_line(timeout=60)
@@ -101,7 +100,7 @@ def test_a_wrapped_20_mb_answer_and_a_non_utf8_line_come_back_exact_everywhere(s
             assert got.status_code == 200 and got.content == want
 
     # The mock server plays the recorded answer back (re-framed for the asking client's id).
-    mock = ShimProcess([*CLI, "mock-server", str(session.id), "--db", str(store)])
+    mock = ShimProcess(inspector_argv("mock-server", str(session.id), "--db", str(store)))
     mock.request(1, "tools/call")
     assert json.loads(mock.read_line(timeout=60)) == json.loads(line)
     mock.close_stdin()
@@ -116,7 +115,7 @@ def test_a_wrapped_20_mb_answer_and_a_non_utf8_line_come_back_exact_everywhere(s
 
 
 def _record_demo(db: Path | str, name: str) -> int:
-    argv = wrap_argv(db, *DEMO, extra=("--quiet", "--name", name))  # type: ignore[arg-type]
+    argv = warm_wrap_argv(db, *DEMO, extra=("--quiet", "--name", name))
     before = ended_count(db, name)
     # The SDK passes a server only a few variables unless told: the thresholds go in by name.
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
