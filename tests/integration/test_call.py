@@ -96,7 +96,7 @@ def test_error_response_exits_1_and_unreachable_exits_2(db_path: Path) -> None:
 
 def test_call_over_streamable_http_and_legacy_sse(db_path: Path) -> None:
     for transport in ("streamable-http", "sse"):
-        with demo_http_server(transport) as url:
+        with demo_http_server(transport, warm=True) as url:
             out = _call(
                 db_path, "tools/call", "--params", '{"name":"echo","arguments":{"text":"web"}}', "--url", url
             )

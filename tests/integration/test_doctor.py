@@ -19,9 +19,10 @@ from inspector.doctor import run_doctor
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import Ran, run
 from tests.shim_process import ended_named
+from tests.warm_peers import demo_argv
 
 CLI = [sys.executable, "-m", "inspector"]
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 
 
 def _doctor(home: Path, project: Path, *args: str, config: Path | None = None) -> Ran:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from inspector.store import Message, Session, open_engine
-from tests.conftest import PEERS, wrap_argv
+from tests.conftest import PEERS
 from tests.shim_process import ShimProcess, messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 SERVER = [sys.executable, str(PEERS / "line_echo_server.py")]
 
@@ -55,7 +56,7 @@ class Run:
         self.server_sent = tmp / "server_sent.bin"
         (tmp / "rules.yaml").write_text(rules)
         inner = f"tee {self.server_received} | {shlex.join(SERVER)} | tee {self.server_sent}"
-        argv = wrap_argv(self.db, "sh", "-c", inner, extra=("--faults", str(tmp / "rules.yaml"), *extra))
+        argv = warm_wrap_argv(self.db, "sh", "-c", inner, extra=("--faults", str(tmp / "rules.yaml"), *extra))
         self.shim = ShimProcess(argv)
         self.sent = bytearray()
 

@@ -18,8 +18,8 @@ from inspector.store import open_engine
 from inspector.store.queries import iter_rows
 from tests.api.conftest import serve
 from tests.cli_in_process import run
-from tests.conftest import wrap_argv
 from tests.shim_process import only_session
+from tests.warm_peers import warm_wrap_argv
 
 RULES = """
 rules:
@@ -45,7 +45,7 @@ rules:
 def _record(tmp: Path, everything_cmd: list[str]) -> tuple[Path, int]:
     db = tmp / "rec.db"
     (tmp / "rules.yaml").write_text(RULES)
-    argv = wrap_argv(
+    argv = warm_wrap_argv(
         db, *everything_cmd, extra=("--quiet", "--faults", str(tmp / "rules.yaml"), "--seed", "7")
     )
 

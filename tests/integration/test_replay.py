@@ -2,8 +2,9 @@
 
 The recordings replayed are the checked-in demo sessions (tests/data/sessions/demo.jsonl and
 demo-variant.jsonl: the demo and `--variant` driven by the SDK client through `mcp-inspect wrap`),
-imported; the commands run in this process (tests/cli_in_process.py) against real servers. The
-everything recording is made here (its stdio recording replayed over HTTP is the point)."""
+imported; the commands run in this process (tests/cli_in_process.py) against real servers (the demo
+forked from a warm server: tests/warm_peers.py). The everything recording is made here, through a
+wrap forked from the warm server (its stdio recording replayed over HTTP is the point)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,11 @@ import mcp
 
 from inspector.store import get_session, iter_messages, list_sessions, open_engine
 from tests.cli_in_process import run
-from tests.conftest import wrap_argv
 from tests.everything_client import everything_session
 from tests.http_peers import demo_http_server, everything_http_server
 from tests.sessions import load
 from tests.shim_process import ended_named
-from tests.warm_peers import demo_argv
+from tests.warm_peers import demo_argv, warm_wrap_argv
 
 DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 CLI = [sys.executable, "-m", "inspector"]
@@ -81,7 +81,7 @@ def test_diff_of_two_recorded_sessions(db_path: Path) -> None:
 def test_stdio_recording_replayed_over_streamable_http_shows_no_difference(
     db_path: Path, everything_cmd: list[str]
 ) -> None:
-    argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "everything-stdio"))
+    argv = warm_wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "everything-stdio"))
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
     anyio.run(lambda: everything_session(params, "transport change", mode="legacy"))
     original = ended_named(db_path, "everything-stdio").id
@@ -112,7 +112,7 @@ def test_replay_needs_a_target(db_path: Path) -> None:
 
 def test_stdio_recording_replayed_over_legacy_sse_shows_no_difference(db_path: Path) -> None:
     original = _record(db_path, DEMO, "demo")
-    with demo_http_server("sse") as url:
+    with demo_http_server("sse", warm=True) as url:
         assert url.endswith("/sse")
         code, report = _replay(db_path, original, "--url", url)
     assert code == 0, _changed(report)

@@ -195,7 +195,7 @@ def test_replay_of_a_recorded_session_under_each_revision(tmp_path: Path) -> Non
 
 
 def test_over_streamable_http(tmp_path: Path) -> None:
-    with demo_http_server() as url:
+    with demo_http_server(warm=True) as url:
         m = matrix_of(tmp_path / "v.db", "--revisions", "2025-06-18,2026-07-28", "--url", url)
         assert [c["outcome"] for c in m["columns"]] == ["accepted", "accepted"]
         assert row(m, "fields", "tools/list resultType")["values"] == {"2025-06-18": None, "2026-07-28": 1}

@@ -1,4 +1,8 @@
-"""`mcp-inspect wrap` when things go wrong: crashes, garbage, EOF, signals, kill -9, bad input."""
+"""`mcp-inspect wrap` when things go wrong: crashes, garbage, EOF, signals, kill -9, bad input.
+
+The wraps a signal is sent to (SIGTERM, SIGINT, kill -9) are processes of their own; the others are
+forked from a warm server (tests/warm_peers.py): the same pipes and exit status without a Python
+start-up each."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from inspector.store import open_engine
 from tests.cli_in_process import run
 from tests.conftest import SCRIPTED, wrap_argv
 from tests.shim_process import ShimProcess, messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 
 def _wait_for_rows(db: Path, count: int, timeout: float = 20.0) -> None:
@@ -34,7 +39,7 @@ def _wait_for_rows(db: Path, count: int, timeout: float = 20.0) -> None:
 
 
 def test_server_crash_mid_session_keeps_everything_and_exit_status(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--crash-after", "2"))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, "--crash-after", "2"))
     shim.request(1, "ping")
     assert json.loads(shim.read_line())["id"] == 1
     shim.request(2, "tools/list")
@@ -58,7 +63,7 @@ def test_server_crash_mid_session_keeps_everything_and_exit_status(db_path: Path
 
 
 def test_non_json_stdout_is_forwarded_and_recorded_invalid(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--garbage"))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, "--garbage"))
     shim.request(1, "ping")
     assert shim.read_line() == b"this is not json\n"
     assert json.loads(shim.read_line())["result"] == {"echo": "ping"}
@@ -75,7 +80,7 @@ def test_non_json_stdout_is_forwarded_and_recorded_invalid(db_path: Path) -> Non
 
 
 def test_client_eof_closes_server_stdin_and_ends_session(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED))
     shim.request(7, "ping")
     shim.read_line()
     shim.close_stdin()
@@ -86,7 +91,7 @@ def test_client_eof_closes_server_stdin_and_ends_session(db_path: Path) -> None:
 
 
 def test_server_ignoring_eof_is_terminated_after_grace(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--ignore-eof", extra=("--grace", "0.3")))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, "--ignore-eof", extra=("--grace", "0.3")))
     shim.request(1, "ping")
     shim.read_line()
     shim.close_stdin()
@@ -99,7 +104,7 @@ def test_server_ignoring_eof_is_terminated_after_grace(db_path: Path) -> None:
 
 def test_server_ignoring_sigterm_is_killed_after_grace(db_path: Path) -> None:
     shim = ShimProcess(
-        wrap_argv(db_path, *SCRIPTED, "--ignore-eof", "--ignore-term", extra=("--grace", "0.3"))
+        warm_wrap_argv(db_path, *SCRIPTED, "--ignore-eof", "--ignore-term", extra=("--grace", "0.3"))
     )
     shim.request(1, "ping")
     shim.read_line()
@@ -145,7 +150,7 @@ def test_kill_9_of_shim_leaves_a_clean_database(db_path: Path) -> None:
 
 
 def test_partial_last_line_and_crlf_are_recorded_exactly(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED))
     shim.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n')
     shim.read_line()
     shim.send(b'{"jsonrpc":"2.0","id":2,"meth')
@@ -161,7 +166,7 @@ def test_partial_last_line_and_crlf_are_recorded_exactly(db_path: Path) -> None:
 
 def test_twenty_megabyte_line_passes_unchanged(db_path: Path) -> None:
     size = 20 * 1024 * 1024
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--big-bytes", str(size)))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, "--big-bytes", str(size)))
     shim.request(1, "tools/call")
     line = shim.read_line(timeout=60)
     assert len(line) > size and json.loads(line)["result"]["blob"] == "x" * size
@@ -174,7 +179,7 @@ def test_twenty_megabyte_line_passes_unchanged(db_path: Path) -> None:
 
 
 def test_durable_mode_commits_before_forwarding(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, extra=("--durable",)))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, extra=("--durable",)))
     shim.request(1, "ping")
     shim.read_line()
     # The response reached us only after both messages were committed: no waiting needed.
@@ -186,7 +191,7 @@ def test_durable_mode_commits_before_forwarding(db_path: Path) -> None:
 
 def test_unknown_command_gives_clear_error(db_path: Path) -> None:
     proc = subprocess.run(
-        wrap_argv(db_path, "/nonexistent/server-binary"),
+        warm_wrap_argv(db_path, "/nonexistent/server-binary"),
         capture_output=True,
         timeout=60,
         stdin=subprocess.DEVNULL,
@@ -209,7 +214,7 @@ def test_corrupt_database_gives_clear_error(tmp_path: Path) -> None:
 
 
 def test_two_processes_record_into_one_database(db_path: Path) -> None:
-    shims = [ShimProcess(wrap_argv(db_path, *SCRIPTED)) for _ in range(2)]
+    shims = [ShimProcess(warm_wrap_argv(db_path, *SCRIPTED)) for _ in range(2)]
     for round_ in range(30):
         for shim in shims:
             shim.request(round_, "ping")
@@ -230,7 +235,7 @@ def test_two_processes_record_into_one_database(db_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX only")
 def test_stderr_lines_are_recorded_as_log(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED, "--stderr"))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED, "--stderr"))
     shim.request(1, "tools/list")
     shim.read_line()
     shim.close_stdin()

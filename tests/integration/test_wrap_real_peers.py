@@ -3,13 +3,13 @@
 Byte faithfulness is proven with `tee` on both sides of the shim: what the
 client wrote, what the server read, what the server wrote and what the
 client read are captured outside the inspector and compared with the
-recorded rows.
+recorded rows. The wrap and the demo are processes forked from a warm server (tests/warm_peers.py):
+the same pipes, without a Python start-up each.
 """
 
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 
 import anyio
@@ -18,9 +18,9 @@ import pytest
 
 from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, Session, open_engine
-from tests.conftest import wrap_argv
 from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
 from tests.shim_process import ended_session, messages
+from tests.warm_peers import demo_argv, warm_wrap_argv
 
 
 class Taps:
@@ -34,7 +34,7 @@ class Taps:
 
     def client_params(self, db: Path, server: list[str]) -> mcp.StdioServerParameters:
         inner = f"tee {self.server_received} | {shlex.join(server)} | tee {self.server_sent}"
-        shim = shlex.join(wrap_argv(db, "sh", "-c", inner, extra=("--quiet",)))
+        shim = shlex.join(warm_wrap_argv(db, "sh", "-c", inner, extra=("--quiet",)))
         outer = f"tee {self.client_sent} | {shim} | tee {self.client_received}"
         return mcp.StdioServerParameters(command="sh", args=["-c", outer])
 
@@ -65,7 +65,7 @@ def _methods(rows: list[Message], direction: str, kind: str = "request") -> set[
 @pytest.mark.anyio
 async def test_sdk_client_and_demo_server_legacy(db_path: Path, tmp_path: Path) -> None:
     taps = Taps(tmp_path)
-    demo = [sys.executable, "-m", "inspector.demo"]
+    demo = demo_argv()
     with anyio.fail_after(90):
         report = await drive_demo(taps.client_params(db_path, demo), mode="legacy")
     assert report.tool_results["echo"].text == "hello inspector"
@@ -106,7 +106,7 @@ async def test_sdk_client_and_demo_server_legacy(db_path: Path, tmp_path: Path) 
 @pytest.mark.anyio
 async def test_sdk_client_and_demo_server_stateless_2026(db_path: Path, tmp_path: Path) -> None:
     taps = Taps(tmp_path)
-    demo = [sys.executable, "-m", "inspector.demo"]
+    demo = demo_argv()
     with anyio.fail_after(90):
         report = await drive_demo(taps.client_params(db_path, demo), mode="auto")
     assert report.protocol_version == "2026-07-28"
