@@ -1,4 +1,5 @@
-"""End-to-end tests: the demo driver against `python -m inspector.demo` over stdio.
+"""End-to-end tests: the demo driver against `python -m inspector.demo` over stdio (forked from a
+warm server, tests/warm_peers.py; the driver CLI test starts a plain one).
 
 Each mode runs the server subprocess once (module-scoped fixture) and the tests
 assert on the resulting `DemoReport`:
@@ -13,7 +14,6 @@ assert on the resulting `DemoReport`:
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import anyio
@@ -26,9 +26,13 @@ from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_MODEL, SAMPLING_R
 from inspector.demo.driver import main as driver_main
 from inspector.demo.report import DemoReport
 from inspector.demo.server import NOTES, build_server
+from tests.warm_peers import demo_argv
 
-DEMO_COMMAND = mcp.StdioServerParameters(command=sys.executable, args=["-m", "inspector.demo"])
-DEMO_COMMAND_ARGV = [DEMO_COMMAND.command, *DEMO_COMMAND.args]
+# The demo forked from a warm server (tests/warm_peers.py): `python -m inspector.demo` without the
+# SDK's imports each start; the driver's CLI below drives a plain `python -m inspector.demo` (its start).
+_WARM = demo_argv()
+DEMO_COMMAND = mcp.StdioServerParameters(command=_WARM[0], args=_WARM[1:])
+DEMO_COMMAND_ARGV = demo_argv(warm=False)
 RUN_TIMEOUT_S = 60
 RESOLVER_KEYS = {
     "sampling/createMessage": "inspector.demo._resolvers:sample_answer",

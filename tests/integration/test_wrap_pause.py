@@ -3,7 +3,9 @@ metadata-only recording from a per-server rule in a config file (#20, pause20).
 
 A real `mcp-inspect wrap` subprocess around a real NDJSON peer (tests/peers/line_echo_server.py),
 driven with raw bytes: the client sees every answer while paused, the store holds none of the
-messages made while paused, and the session's facts mark where recording paused.
+messages made while paused, and the session's facts mark where recording paused. The wraps whose
+pid a test signals or checks are processes of their own; the rules' wraps are forked from a warm
+server (tests/warm_peers.py: the pid they record is their own, which `resume` signals).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from inspector.store import iter_messages, open_engine
 from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS, wrap_argv
 from tests.shim_process import ShimProcess, ended_session
+from tests.warm_peers import warm_wrap_argv
 
 ECHO = [sys.executable, str(PEERS / "line_echo_server.py")]
 
@@ -147,7 +150,7 @@ def test_metadata_only_rule_keeps_no_bodies(db_path: Path, tmp_path: Path) -> No
     config.write_text('[[servers]]\nmatch = "*line_echo_server*"\nrecord = "metadata"\n')
     env = {**os.environ, "MCP_INSPECTOR_CONFIG": str(config)}
     secret = "sk-live-SECRETPAYLOAD-4f9a1c"
-    shim = ShimProcess(wrap_argv(db_path, *ECHO), env=env)
+    shim = ShimProcess(warm_wrap_argv(db_path, *ECHO), env=env)
     _ask(shim, 1, secret)
     _ask(shim, 2, secret * 50)
     shim.close_stdin()
@@ -185,7 +188,9 @@ def test_metadata_only_rule_keeps_no_bodies(db_path: Path, tmp_path: Path) -> No
 def test_a_paused_rule_starts_the_session_paused(db_path: Path, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[[servers]]\nmatch = "*line_echo_server*"\nrecord = "paused"\n')
-    shim = ShimProcess(wrap_argv(db_path, *ECHO), env={**os.environ, "MCP_INSPECTOR_CONFIG": str(config)})
+    shim = ShimProcess(
+        warm_wrap_argv(db_path, *ECHO), env={**os.environ, "MCP_INSPECTOR_CONFIG": str(config)}
+    )
     _ask(shim, 1, "not kept")
     deadline = time.monotonic() + 30
     while not (db_path.exists() and _started(db_path)):
