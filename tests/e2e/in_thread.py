@@ -28,10 +28,20 @@ def loopback_socket() -> socket.socket:
     return sock
 
 
+GRACE = 0.5  # s: see `served`
+
+
 @contextmanager
 def served(app: Any, sock: socket.socket, *, timeout: float = 60.0) -> Iterator[None]:
-    """Serve `app` on `sock` from a thread until the block ends; the socket is closed after."""
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    """Serve `app` on `sock` from a thread until the block ends; the socket is closed after.
+
+    A connection still open when the block ends (a UI server's client holding its SSE stream: it
+    stays connected until its test ends) is cut after `GRACE` seconds: uvicorn's graceful shutdown
+    would wait for it forever, and the join below gave up only after 30 s, in every test that
+    left a client connected (test_demo_over_streamable_http, test_listen_at_2026[streamable-http])."""
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=GRACE
+    )
     config.install_signal_handlers = False  # type: ignore[attr-defined]  # not the main thread
     server = uvicorn.Server(config)
     failed: list[BaseException] = []
@@ -56,6 +66,7 @@ def served(app: Any, sock: socket.socket, *, timeout: float = 60.0) -> Iterator[
         server.should_exit = True
         thread.join(30)
         sock.close()
+        assert not thread.is_alive(), "the in-thread server did not stop in 30 s"
 
 
 @contextmanager

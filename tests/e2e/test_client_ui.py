@@ -9,6 +9,7 @@ import functools
 import http.server
 import json
 import re
+import shlex
 import sys
 import threading
 from collections.abc import Iterator
@@ -21,8 +22,11 @@ from inspector.api import UiServer
 from inspector.store import list_sessions, open_engine
 from tests.e2e.conftest import new_context, shot
 from tests.recorded import rows_until
+from tests.warm_peers import demo_argv
 
-DEMO = f"{sys.executable} -m inspector.demo"
+# The demo server (stdio), forked from the warm server of tests/warm_peers.py: a process of its own as
+# `python -m inspector.demo` is, without ~2.4 s of CPU in imports at each connect.
+DEMO = shlex.join(demo_argv())
 WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawned')"
 
 

@@ -24,6 +24,11 @@ from tests.issues.test_cross_site_pages_cannot_drive_listeners import (  # the a
     browser,
 )
 from tests.listeners import BATCH, JSON_HEADERS, RecordingUpstream, wait_until
+from tests.warm_peers import inspector_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 __all__ = ["attack_site", "browser"]  # fixtures, used by name
 
@@ -39,7 +44,7 @@ def test_the_gateway_refuses_other_sites_and_rebinding_pages(
             + route_table("one", "/one", f"{one.url}/mcp")
             + route_table("two", "/two", f"{two.url}/mcp")
         )
-        base, _proc = stack.enter_context(gateway(config, tmp_path / "rec.db", tmp_path))
+        base, _proc = stack.enter_context(gateway(config, tmp_path / "rec.db", tmp_path, warm=True))
         context = browser.new_context()
         stack.callback(context.close)
         context.set_default_timeout(20_000)

@@ -27,9 +27,13 @@ from playwright.sync_api import Page, expect
 
 from inspector.api import UiServer
 from inspector.store import list_sessions, open_engine
-from tests.conftest import wrap_argv
 from tests.e2e.conftest import ROOT, shot
 from tests.shim_process import messages
+from tests.warm_peers import inspector_argv, warm_wrap_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 DOCS_SHOT = ROOT / "docs" / "intercept-panel.png"
 RULES = """
@@ -78,7 +82,7 @@ def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, everything_cmd: list[s
     monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
     (tmp_path / "rules.yaml").write_text(RULES)
     db = tmp_path / "rec.db"
-    argv = wrap_argv(
+    argv = warm_wrap_argv(
         db, *everything_cmd, extra=("--quiet", "--intercept", "--faults", str(tmp_path / "rules.yaml"))
     )
     client = Client(argv)

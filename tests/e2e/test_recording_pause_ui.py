@@ -21,18 +21,22 @@ from playwright.sync_api import Browser, Page, expect
 
 from inspector.api import UiServer
 from inspector.store import get_session, list_sessions, open_engine
-from tests.conftest import wrap_argv
 from tests.e2e.conftest import shot
 from tests.e2e.foreign import foreign_page_outcome
 from tests.e2e.test_intercept_ui import Client
 from tests.shim_process import ended_session, messages
+from tests.warm_peers import inspector_argv, warm_wrap_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 
 @pytest.fixture
 def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, everything_cmd: list[str]) -> Iterator[tuple[UiServer, Client, Path]]:  # fmt: skip
     monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
     db = tmp_path / "rec.db"
-    client = Client(wrap_argv(db, *everything_cmd, extra=("--quiet",)))
+    client = Client(warm_wrap_argv(db, *everything_cmd, extra=("--quiet",)))
     assert client.result(60) == "connected"
     ui = UiServer(open_engine(db), port=0, live_interval=0.1).start()
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import sys
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
 from tests.e2e.conftest import new_context, shot
 from tests.sessions import load
+from tests.warm_peers import demo_argv
 
 VARIANT_CHANGES = ["tools/list", "tools/call name=weather", "tools/call name=fail"]
 
@@ -67,7 +68,8 @@ def _fill_the_dialog(page: Page, ui: UiServer, theme: str) -> Locator:
     command = dialog.get_by_test_id("replay-command")
     # Prefilled with the recorded server command; the variant is "the next version" of that server.
     expect(command).to_have_value(re.compile(r"-m inspector\.demo$"))
-    command.fill(f"{sys.executable} -m inspector.demo --variant")
+    # The variant: a process of its own, forked warm (tests/warm_peers.py).
+    command.fill(shlex.join(demo_argv("--variant")))
     dialog.get_by_test_id("replay-ignore").fill("**.nothingLikeThis")
     shot(page, f"replay-dialog-{theme}")
     return dialog

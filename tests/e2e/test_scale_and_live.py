@@ -12,9 +12,14 @@ from playwright.sync_api import Page, expect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.api.recordings import generate_session
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.e2e.conftest import BIG, shot
 from tests.shim_process import ShimProcess
+from tests.warm_peers import inspector_argv, warm_wrap_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +58,7 @@ def test_a_deep_link_into_a_big_session_scrolls_to_the_message(page: Page, big_u
 def test_a_wrap_started_elsewhere_appears_live(page: Page, ui: UiServer, e2e_db: Path) -> None:
     page.goto(ui.url("/"))
     expect(page.locator("[data-session-id='1']")).to_be_visible()
-    shim = ShimProcess(wrap_argv(e2e_db, *SCRIPTED, extra=("--name", "live from a terminal")))
+    shim = ShimProcess(warm_wrap_argv(e2e_db, *SCRIPTED, extra=("--name", "live from a terminal")))
     try:
         row = page.locator("tr", has_text="live from a terminal")
         expect(row.get_by_test_id("state")).to_have_text("recording")

@@ -19,6 +19,11 @@ from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import ARTIFACTS, new_context
 from tests.integration.serve_helpers import serve_http
+from tests.warm_peers import inspector_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 VERIFIER = "a-verifier-of-the-test-client-" + "x" * 20
 EVIL_FORM = """<!doctype html><title>elsewhere</title>
@@ -59,7 +64,7 @@ def _client_site(evil: dict[str, str]) -> Iterator[tuple[str, list[dict[str, str
 
 def test_approval_page_click_and_a_foreign_origin_refused(browser: Browser, db_path: Path) -> None:
     evil: dict[str, str] = {}
-    with serve_http(db_path, "--approve", "ui") as url, _client_site(evil) as (site, seen):
+    with serve_http(db_path, "--approve", "ui", warm=True) as url, _client_site(evil) as (site, seen):
         origin = url.removesuffix("/mcp")
         callback = f"{site}/callback"
         client = httpx.post(

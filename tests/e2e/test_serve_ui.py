@@ -21,6 +21,11 @@ from inspector.store import open_engine
 from tests.e2e.conftest import shot
 from tests.integration.serve_helpers import client_answers, serve_http
 from tests.recorded import poll_until
+from tests.warm_peers import inspector_argv
+
+# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
+# before the first test): a fixture's first warm process then starts in a fraction of a second.
+_WARM = inspector_argv()
 
 
 class ClientThread:
@@ -67,7 +72,7 @@ def serve_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[
 
 def test_send_an_elicitation_form_built_in_the_ui(page: Page, serve_ui: tuple[UiServer, Path]) -> None:
     ui, db = serve_ui
-    with serve_http(db) as url:
+    with serve_http(db, warm=True) as url:
         client = ClientThread(url)
         try:
             assert client.connected.wait(60) and client.error is None, client.error

@@ -5,7 +5,7 @@ the two-session diff of two revisions with the differing paths marked on each si
 from __future__ import annotations
 
 import re
-import sys
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.e2e.conftest import shot
+from tests.warm_peers import demo_argv
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,8 @@ def test_matrix_from_the_ui_and_diff_of_two_revisions(page: Page, versions_ui: U
     page.goto(versions_ui.url("/"))
     page.get_by_test_id("nav-versions").click()
     expect(page).to_have_url(re.compile(r"/versions$"))
-    page.get_by_test_id("versions-command").fill(f"{sys.executable} -m inspector.demo")
+    # A process per revision, each forked warm (tests/warm_peers.py) as `python -m inspector.demo`.
+    page.get_by_test_id("versions-command").fill(shlex.join(demo_argv()))
     # Two revisions keep the test short: one of each era.
     for rev in ("2024-11-05", "2025-03-26", "2025-06-18"):
         page.get_by_label(rev).uncheck()

@@ -11,7 +11,7 @@ starts Swagger UI from a file. A run over every view in Chromium shows no CSP vi
 from __future__ import annotations
 
 import re
-import sys
+import shlex
 from collections.abc import Iterator
 
 import httpx
@@ -24,8 +24,9 @@ from inspector.store import open_engine
 from tests.api.recordings import http_session
 from tests.e2e.conftest import new_context, watch_console
 from tests.sessions import load
+from tests.warm_peers import demo_argv
 
-DEMO = f"{sys.executable} -m inspector.demo"
+DEMO = shlex.join(demo_argv())  # a process of its own, forked warm (tests/warm_peers.py)
 
 
 @pytest.fixture(scope="module")
@@ -111,13 +112,19 @@ def _visit_every_view(page: Page, ui: UiServer) -> None:
     page.get_by_role("button", name="Call").click()
     expect(page.get_by_test_id("result")).to_contain_text("checked without eval")
     page.get_by_role("button", name="Disconnect").click()
-    # The API docs (Swagger UI), in the tab the UI's link opens.
+    # The API docs (Swagger UI), in the tab the UI's link opens: watched from its first script on by
+    # the context's listeners (a reload to watch it was a second render of Swagger UI, seconds of CPU).
+    errors: list[str] = []
+    page.context.on("weberror", lambda error: errors.append(str(error.error)))
+    page.context.on(
+        "console",
+        lambda msg: (
+            msg.page is not page and "Content Security Policy" in msg.text and errors.append(msg.text)
+        ),
+    )
     with page.context.expect_page() as opened:
         page.get_by_role("link", name="API").click()
     docs = opened.value
-    errors: list[str] = []
-    watch_console(docs, errors)
-    docs.reload()
     expect(docs.locator(".opblock-summary-path").first).to_be_visible(timeout=60_000)
     # The operation's own toggle (a button): clicking it opens the operation and navigates nowhere,
     # so the click need not wait for navigations (it once hung 20 s in CI waiting for one). Swagger
