@@ -48,6 +48,8 @@ __all__ = [
     "message_of",
     "reading",
     "session_of",
+    "sqlite_path",
+    "store_name",
     "stored_version",
     "writing",
 ]
@@ -271,6 +273,23 @@ Store: TypeAlias = "Db | Engine"
 def backend_of(store: Db | Engine) -> str:
     """`sqlite` or `postgresql` (an engine of another database: its dialect's name)."""
     return store.backend if isinstance(store, Db) else store.dialect.name
+
+
+def sqlite_path(store: Db | Engine) -> str | None:
+    """The SQLite file of `store` (None for another database)."""
+    if isinstance(store, Db):
+        return store.url.split("///", 1)[1] if store.backend == "sqlite" else None
+    return str(store.url.database or "") if store.dialect.name == "sqlite" else None
+
+
+def store_name(store: Db | Engine) -> str:
+    """The store for messages: an SQLite file's path, another database's URL without its password."""
+    path = sqlite_path(store)
+    if path is not None:
+        return path
+    if isinstance(store, Db):
+        return masked_url(store.url)
+    return str(store.url.render_as_string(hide_password=True))
 
 
 def connect_writer(store: Db | Engine) -> Conn:
