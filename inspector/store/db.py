@@ -1,10 +1,11 @@
 """One open database over DB-API (`sqlite3`, or `psycopg` for PostgreSQL), without SQLAlchemy.
 
-The reads of the store (`store.queries`, `store.search`, `store.bodies`) are SQL written once over a
-`Conn`: a DB-API connection and its backend, with named parameters (`:name`) translated for psycopg
-(`%(name)s`). They take a `Store`: either a `Db` (what `open_db` returns: the read commands of the
-CLI) or an SQLAlchemy `Engine` (the API, the recorders), whose pool lends its DB-API connection
-(`engine.raw_connection()`). Rows come back as the records of `store.models`, JSON columns decoded.
+The reads and the writes of the store are SQL written once over a `Conn`: a DB-API connection and its
+backend, with named parameters (`:name`) translated for psycopg (`%(name)s`). They take a `Store`:
+either a `Db` (what `open_db` returns: the CLI's commands) or an SQLAlchemy `Engine` (the API), whose
+pool lends its DB-API connection (`engine.raw_connection()`). Reads run on `reading(store)`; writes
+on a connection of their own (`connect_writer`, `writing`) in `Conn.transaction()`. Rows come back
+as the records of `store.models`, JSON columns decoded; JSON parameters go in as text (`json_param`).
 
 `store.opening.open_db` opens a `Db` with the same pragmas as `store.engine`, after reading the stored
 schema version here in plain SQL (`stored_version`); this module never imports `store.engine`.

@@ -111,7 +111,8 @@ def _begin(conn: Connection) -> None:
 
 
 def write_connection(engine: Engine) -> Connection:
-    """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks)."""
+    """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks): the
+    migrations' and `db copy`'s (the writers run over DB-API: `store.db.writing`)."""
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
 
 
