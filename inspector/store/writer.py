@@ -8,6 +8,7 @@ one SQLite file at once: every batch takes the write lock at BEGIN
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sqlite3
@@ -215,6 +216,8 @@ class StoreWriter:
         for sid, n in added.items():
             counts[sid] = counts.get(sid, 0) + n
         touched = set(added) | set(facts)
+        if self._retrying:
+            self._renew_if_broken()
         try:
             with self._conn.transaction():
                 if rows:
@@ -241,6 +244,8 @@ class StoreWriter:
             "end_reason": reason,
             **(_fact_values(facts) if facts else {}),
         }
+        if self._retrying:
+            self._renew_if_broken()
         with self._conn.transaction():
             self._update(session_id, values)
             if self._notify is not None:
@@ -249,6 +254,16 @@ class StoreWriter:
 
     def close(self) -> None:
         self._conn.close()
+
+    def _renew_if_broken(self) -> None:
+        """Before a retry: a connection the server dropped (PostgreSQL gone away) is replaced by a new
+        one (if none can be opened yet, the retry fails as the last try did, and the next tries again)."""
+        raw = self._conn.raw
+        if not (getattr(raw, "closed", False) or getattr(raw, "broken", False)):
+            return
+        with contextlib.suppress(Exception):
+            self._conn.close()
+        self._conn = connect_writer(self.engine)
 
     def _update(self, session_id: int, values: dict[str, Any]) -> None:
         update_session_row(self._conn, session_id, values)
