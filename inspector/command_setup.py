@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from inspector.guard import Access
+    from inspector.store.db import Db
 
-__all__ = ["access", "err", "open_store", "outbound", "print_error", "redaction"]
+__all__ = ["access", "err", "open_db_store", "open_store", "outbound", "print_error", "redaction"]
 
 
 def err() -> Console:
@@ -38,11 +39,22 @@ def print_error(exc: InspectorError) -> None:
 
 
 def open_store(db: str | None, *, create: bool = True) -> Engine:
-    """The recording store of `--db` (None: the default one)."""
+    """The recording store of `--db` (None: the default one) as an SQLAlchemy `Engine`, for the
+    commands whose code still takes one (the API, replay, retention, ...); `open_db_store` for the
+    rest."""
     from inspector.config import default_db
     from inspector.store import open_engine
 
     return open_engine(db or default_db(), create=create)
+
+
+def open_db_store(db: str | None, *, create: bool = True) -> Db:
+    """The recording store of `--db` (None: the default one) over DB-API (`store.opening.open_db`:
+    SQLAlchemy is imported only to create or upgrade it): `call`, `lint`, `wrap`, `demo`."""
+    from inspector.config import default_db
+    from inspector.store.opening import open_db
+
+    return open_db(db or default_db(), create=create)
 
 
 def redaction(names: list[str] | None, paths: list[str] | None, keep: bool) -> None:

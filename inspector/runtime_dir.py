@@ -40,7 +40,7 @@ from inspector.errors import RuntimeDirError
 from inspector.private_files import OTHERS, create_private_file, make_private_dirs, mode_text
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from inspector.store.db import Store
 
 __all__ = [
     "check_runtime_dir",
@@ -117,13 +117,15 @@ def _opened(create: bool) -> Iterator[int | None]:
         os.close(fd)
 
 
-def db_key(engine: Engine) -> str:
-    """The database an engine (SQLAlchemy) opens, comparable between processes: the processes that
-    announce themselves here say which database they record into."""
-    url = engine.url
-    if url.get_backend_name() == "sqlite" and url.database:
-        return "sqlite:" + os.path.abspath(url.database)
-    return url.render_as_string(hide_password=True)
+def db_key(store: Store) -> str:
+    """The database a store (a `Db` or an SQLAlchemy engine) opens, comparable between processes:
+    the processes that announce themselves here say which database they record into."""
+    from inspector.store.db import sqlite_path, store_name
+
+    path = sqlite_path(store)
+    if path:
+        return "sqlite:" + os.path.abspath(path)
+    return store_name(store)
 
 
 def check_runtime_dir() -> Path:

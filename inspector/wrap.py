@@ -316,8 +316,9 @@ class _Store:
         from inspector.config import default_db
         from inspector.recording_control import announce as announce_pausable
         from inspector.runtime_dir import db_key
-        from inspector.store import StoreWriter, open_engine
         from inspector.store.autoprune import start as start_retention
+        from inspector.store.opening import open_db
+        from inspector.store.writer import StoreWriter
 
         try:
             rules = rules_from(opts.redact, opts.redact_path, keep=opts.keep_secrets)
@@ -325,9 +326,9 @@ class _Store:
             raise InspectorError(str(exc)) from None
         otel = _otel(opts)  # a bad --otlp is refused before the session is created
         cap = record_cap(opts.max_record_bytes)  # and a bad --max-record-bytes
-        self.engine = open_engine(opts.db or default_db(), create=True)
+        self.engine = open_db(opts.db or default_db(), create=True)
         rules = rules.for_server(opts.name, opts.command)  # the session's own (capture/sessions.py)
-        # What exists now (the modules, SQLAlchemy's tables, the engine) lives as long as the process:
+        # What exists now (the modules, the store's connection) lives as long as the process:
         # out of the collector's sight, it is no longer walked by every full collection, which took
         # about 2 of the ~12 us of CPU the shim spent per message in a flood.
         gc.freeze()
@@ -355,7 +356,7 @@ class _Store:
 
     def announce(self, opts: WrapOptions) -> None:
         if not opts.quiet:
-            from inspector.store.engine import store_name
+            from inspector.store.db import store_name
 
             print(
                 f"[mcp-inspect] recording session {self.session_id} ({store_name(self.engine)})",

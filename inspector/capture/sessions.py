@@ -15,13 +15,12 @@ from inspector.capture.redact import Redaction, active
 from inspector.store.writer import insert_session
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from inspector.capture.recorder import Recorder, Tap
+    from inspector.store.db import Store
 
 
 def create_session(
-    engine: Engine,
+    engine: Store,
     *,
     kind: str,
     target: Any,
@@ -41,7 +40,7 @@ def create_session(
 
 def open_session(
     recorder: Recorder,
-    engine: Engine,
+    engine: Store,
     *,
     kind: str,
     target: Any,

@@ -146,8 +146,9 @@ def lint(
     ] = "info",
 ) -> None:
     """Check a session against its protocol revision (exit 1 when there are errors)."""
+    from inspector.command_setup import open_db_store
     from inspector.lint.report import lint_command
 
     raise typer.Exit(
-        lint_command(open_store(db, create=False), session, json_out=json_out, min_severity=min_severity)
+        lint_command(open_db_store(db, create=False), session, json_out=json_out, min_severity=min_severity)
     )

@@ -30,7 +30,7 @@ from inspector.store import get_session
 from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from inspector.store.db import Store
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERRORS", "lint_command", "summary"]
 
@@ -81,7 +81,7 @@ def _blocks(console: Console, findings: list[Finding]) -> None:
         console.print(Padding(section, (0, 0, 0, 7)), no_wrap=True, overflow="ellipsis")
 
 
-def _lint_with_progress(engine: Engine, session_id: int, total: int | None) -> list[Finding]:
+def _lint_with_progress(engine: Store, session_id: int, total: int | None) -> list[Finding]:
     """`lint_session` with a transient progress bar on stderr (a terminal only; long sessions)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -94,7 +94,7 @@ def _lint_with_progress(engine: Engine, session_id: int, total: int | None) -> l
         return lint_session(engine, session_id, progress=lambda n: bar.update(task, completed=n))
 
 
-def lint_command(engine: Engine, ref: str, *, json_out: bool = False, min_severity: str = "info") -> int:
+def lint_command(engine: Store, ref: str, *, json_out: bool = False, min_severity: str = "info") -> int:
     """Lint a session (id, name or `last`), print its findings, return the exit status."""
     if min_severity not in SEVERITIES:
         raise InspectorError(f"--min-severity must be one of {', '.join(SEVERITIES)}, not {min_severity!r}")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from inspector.command_setup import err, open_store, print_error
+from inspector.command_setup import err, open_db_store, print_error
 from inspector.errors import InspectorError
 from inspector.terminal_text import markup_safe, visible_json
 
@@ -59,7 +59,7 @@ def run_call(opts: CallOptions) -> int:
             "roots/list": Responder("fixed", {"roots": [{"uri": r} for r in opts.roots]}),
         },
     )
-    engine = open_store(opts.db)
+    engine = open_db_store(opts.db)
 
     async def log_progress(kind: str, payload: dict[str, Any]) -> None:
         if kind == "notification":

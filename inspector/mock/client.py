@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from sqlalchemy import Engine
 
 from inspector import __version__
 from inspector.capture import Recorder, Tap
@@ -51,6 +50,8 @@ from inspector.transports.connect import Connection, StdioConnection, open_conne
 
 if TYPE_CHECKING:
     import httpx
+
+    from inspector.store.db import Store
 
 __all__ = ["ClientConfig", "InboxItem", "MockClient", "Responder"]
 
@@ -131,7 +132,7 @@ class MockClient:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Store,
         config: ClientConfig,
         *,
         listener: Listener | None = None,

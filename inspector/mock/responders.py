@@ -14,13 +14,14 @@ What a person's answer must not break is `inspector.protocol.client_answers`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Any
 
 from inspector.replay.matching import AnswerBook, MatchPolicy
 from inspector.replay.plan import plan_replay
 from inspector.store import get_session, iter_messages
+
+if TYPE_CHECKING:
+    from inspector.store.db import Store
 
 __all__ = [
     "MODES",
@@ -65,7 +66,7 @@ class Responder:
         return out
 
 
-def load_recorded(engine: Engine, responder: Responder) -> AnswerBook:
+def load_recorded(engine: Store, responder: Responder) -> AnswerBook:
     """The answers the client of a recorded session gave to its server's requests (LookupError: no session)."""
     if responder.book is None:
         assert responder.session_id is not None
@@ -76,7 +77,7 @@ def load_recorded(engine: Engine, responder: Responder) -> AnswerBook:
 
 
 def automatic_answer(
-    engine: Engine, responder: Responder | None, method: str, params: Any, roots: list[dict[str, Any]] | None
+    engine: Store, responder: Responder | None, method: str, params: Any, roots: list[dict[str, Any]] | None
 ) -> tuple[str, dict[str, Any]] | None:
     """(who answered, {"result"} or {"error"}) when no person is needed; None to ask a person."""
     if responder is None:

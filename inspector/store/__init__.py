@@ -1,8 +1,8 @@
 """The recording store: the records and their tables, opening a database and its schema versions, the
 batched writer, the reads.
 
-What needs SQLAlchemy (`open_engine`, the writers) is imported on first use, so that a command that
-only reads (over DB-API: `store.db`) never loads it.
+Reads and writes run over DB-API (`store.db`); what needs SQLAlchemy (`open_engine`: creating or
+upgrading a database) is imported on first use, so that a command on a current database never loads it.
 """
 
 from __future__ import annotations

@@ -21,22 +21,23 @@ import os
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
+if TYPE_CHECKING:
+    from inspector.store.db import Store
 
 __all__ = ["INTERVAL_S", "claim", "prune_if_due", "start"]
 
 INTERVAL_S = 3600.0
 
 
-def _stamp_name(engine: Engine) -> str:
+def _stamp_name(engine: Store) -> str:
     from inspector.runtime_dir import db_key
 
     return "retention-" + hashlib.sha256(db_key(engine).encode()).hexdigest()[:20] + ".stamp"
 
 
-def claim(engine: Engine, interval: float = INTERVAL_S) -> int | None:
+def claim(engine: Store, interval: float = INTERVAL_S) -> int | None:
     """The locked stamp's descriptor when this process should prune now (close it when done), else None."""
     import fcntl
 
@@ -58,7 +59,7 @@ def claim(engine: Engine, interval: float = INTERVAL_S) -> int | None:
     return fd
 
 
-def prune_if_due(engine: Engine, interval: float = INTERVAL_S, *, quiet: bool = False) -> list[int]:
+def prune_if_due(engine: Store, interval: float = INTERVAL_S, *, quiet: bool = False) -> list[int]:
     """Apply the policy in force when it is set and due; the ids removed. Raises on errors."""
     from inspector import settings
     from inspector.store.retention import apply, plan
@@ -86,7 +87,7 @@ def prune_if_due(engine: Engine, interval: float = INTERVAL_S, *, quiet: bool = 
     return done.removed
 
 
-def _run(engine: Engine, every: float | None, quiet: bool) -> None:
+def _run(engine: Store, every: float | None, quiet: bool) -> None:
     while True:
         try:
             prune_if_due(engine, quiet=quiet)
@@ -99,7 +100,7 @@ def _run(engine: Engine, every: float | None, quiet: bool) -> None:
         time.sleep(every)
 
 
-def start(engine: Engine, *, every: float | None = None, quiet: bool = False) -> Any:
+def start(engine: Store, *, every: float | None = None, quiet: bool = False) -> Any:
     """Prune in a daemon thread (once, or every `every` seconds); the thread."""
     thread = threading.Thread(
         target=_run, args=(engine, every, quiet), name="mcp-inspect-retention", daemon=True

@@ -28,15 +28,7 @@ from inspector.errors import BlobMissingError
 from inspector.store.db import Conn
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, TextClause
-
-
-def text(sql: str) -> TextClause:
-    """SQLAlchemy's `text` (the writes here run on the writer's SQLAlchemy connection; the reads,
-    `load` and `fill`, run over DB-API and need no SQLAlchemy)."""
-    from sqlalchemy import text as sa_text
-
-    return sa_text(sql)
+    from sqlalchemy import Connection
 
 
 __all__ = [
@@ -136,25 +128,22 @@ class Encoder:
             made.append(_Blob(sha, codec, len(raw), data))
         return made
 
-    def write(self, conn: Connection, bodies: Mapping[str, bytes]) -> None:
+    def write(self, conn: Conn, bodies: Mapping[str, bytes]) -> None:
         """Store the bodies not stored yet (in the caller's transaction). Existing ones are skipped
         before compressing (the same tools/list at every start costs a hash and a lookup); the
         insert ignores one that another recorder added meanwhile."""
         if not bodies:
             return
-        postgres = conn.dialect.name == "postgresql"
-        if postgres:  # wait for a collection in progress (see `collect`)
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock_shared({_PG_LOCK})")
+        if conn.backend == "postgresql":  # wait for a collection in progress (see `collect`)
+            conn.execute(f"SELECT pg_advisory_xact_lock_shared({_PG_LOCK})")
         have = _present(conn, list(bodies))
         missing = {sha: raw for sha, raw in bodies.items() if sha not in have}
         if not missing:
             return
         made = self.blobs(missing)
-        conn.execute(
-            text(
-                "INSERT INTO blob (sha256, codec, size, data) VALUES (:sha256, :codec, :size, :data) "
-                "ON CONFLICT (sha256) DO NOTHING"
-            ),
+        conn.executemany(
+            "INSERT INTO blob (sha256, codec, size, data) VALUES (:sha256, :codec, :size, :data) "
+            "ON CONFLICT (sha256) DO NOTHING",
             [{"sha256": b.sha256, "codec": b.codec, "size": b.size, "data": b.data} for b in made],
         )
         self.stats["blobs_written"] += len(made)
@@ -162,14 +151,13 @@ class Encoder:
         self.stats["bytes_stored"] += sum(len(b.data) for b in made)
 
 
-def _present(conn: Connection, shas: list[str]) -> set[str]:
+def _present(conn: Conn, shas: list[str]) -> set[str]:
     found: set[str] = set()
     for i in range(0, len(shas), 500):
         chunk = shas[i : i + 500]
         marks = ", ".join(f":s{j}" for j in range(len(chunk)))
-        rows = conn.execute(
-            text(f"SELECT sha256 FROM blob WHERE sha256 IN ({marks})"),
-            {f"s{j}": s for j, s in enumerate(chunk)},
+        rows = conn.all(
+            f"SELECT sha256 FROM blob WHERE sha256 IN ({marks})", {f"s{j}": s for j, s in enumerate(chunk)}
         )
         found.update(r[0] for r in rows)
     return found
@@ -231,43 +219,42 @@ def _set(row: Any, raw: bytes) -> None:
         row.raw = raw
 
 
-def collect(conn: Connection, shas: Iterable[str] | None = None) -> int:
+def collect(conn: Conn | Connection, shas: Iterable[str] | None = None) -> int:
     """Delete blobs no message refers to (among `shas`, or all), in the caller's transaction, after
     the caller deleted messages; return how many went. On PostgreSQL an exclusive lock makes
     writers adding a reference to one of them wait (and then write it again)."""
-    if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
+    conn = Conn.of(conn)
+    if conn.backend == "postgresql":
+        conn.execute(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
     orphan = "NOT EXISTS (SELECT 1 FROM message WHERE message.body_sha256 = blob.sha256)"
     if shas is None:
-        return int(conn.execute(text(f"DELETE FROM blob WHERE {orphan}")).rowcount or 0)
+        return int(conn.execute(f"DELETE FROM blob WHERE {orphan}").rowcount or 0)
     gone = 0
     wanted = sorted(set(shas))
     for i in range(0, len(wanted), 500):
         chunk = wanted[i : i + 500]
         marks = ", ".join(f":s{j}" for j in range(len(chunk)))
         result = conn.execute(
-            text(f"DELETE FROM blob WHERE sha256 IN ({marks}) AND {orphan}"),
+            f"DELETE FROM blob WHERE sha256 IN ({marks}) AND {orphan}",
             {f"s{j}": s for j, s in enumerate(chunk)},
         )
         gone += int(result.rowcount or 0)
     return gone
 
 
-def session_blobs(conn: Connection, session_ids: Sequence[int]) -> list[str]:
+def session_blobs(conn: Conn | Connection, session_ids: Sequence[int]) -> list[str]:
     """The blobs the sessions' messages refer to."""
     if not session_ids:
         return []
     marks = ", ".join(f":i{j}" for j in range(len(session_ids)))
-    rows = conn.execute(
-        text(
-            f"SELECT DISTINCT body_sha256 FROM message WHERE session_id IN ({marks}) AND body_sha256 IS NOT NULL"
-        ),
+    rows = Conn.of(conn).all(
+        f"SELECT DISTINCT body_sha256 FROM message WHERE session_id IN ({marks}) AND body_sha256 IS NOT NULL",
         {f"i{j}": int(s) for j, s in enumerate(session_ids)},
     )
     return [r[0] for r in rows]
 
 
-def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[int, int]:
+def session_stored_bytes(conn: Conn | Connection, session_ids: Sequence[int]) -> dict[int, int]:
     """Stored bytes of each session: its rows' `raw` (heads of large bodies included) plus, for each
     blob its rows refer to, the blob's stored size divided by the number of sessions sharing it
     (so the figures of all sessions add up to what the blobs take). Sessions without messages get 0.
@@ -278,11 +265,9 @@ def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[i
         return out
     params = {f"i{j}": s for j, s in enumerate(ids)}
     marks = ", ".join(f":i{j}" for j in range(len(ids)))
-    for row in conn.execute(
-        text(
-            f"SELECT session_id, COALESCE(SUM(LENGTH(raw)), 0) FROM message WHERE session_id IN ({marks}) "
-            "GROUP BY session_id"
-        ),
+    for row in Conn.of(conn).all(
+        f"SELECT session_id, COALESCE(SUM(LENGTH(raw)), 0) FROM message WHERE session_id IN ({marks}) "
+        "GROUP BY session_id",
         params,
     ):
         out[int(row[0])] += int(row[1])
@@ -292,7 +277,7 @@ def session_stored_bytes(conn: Connection, session_ids: Sequence[int]) -> dict[i
 
 
 def blob_shares(
-    conn: Connection, session_ids: Sequence[int] | None = None, *, stored: str = "LENGTH(b.data)"
+    conn: Conn | Connection, session_ids: Sequence[int] | None = None, *, stored: str = "LENGTH(b.data)"
 ) -> dict[int, int]:
     """Each session's share of the blobs its rows refer to (every session's, or those of
     `session_ids`): per blob, its stored size (`stored`, an SQL expression over `b`) divided by the
@@ -303,15 +288,13 @@ def blob_shares(
             return {}
         params = {f"i{j}": int(s) for j, s in enumerate(session_ids)}
         only = "AND session_id IN (" + ", ".join(f":{k}" for k in params) + ")"
-    rows = conn.execute(
-        text(
-            f"SELECT used.session_id, COALESCE(SUM({stored} / sh.n), 0) FROM "
-            f"(SELECT DISTINCT session_id, body_sha256 FROM message WHERE body_sha256 IS NOT NULL {only}) used "
-            "JOIN blob b ON b.sha256 = used.body_sha256 "
-            "JOIN (SELECT body_sha256, COUNT(DISTINCT session_id) AS n FROM message "
-            "WHERE body_sha256 IS NOT NULL GROUP BY body_sha256) sh ON sh.body_sha256 = used.body_sha256 "
-            "GROUP BY used.session_id"
-        ),
+    rows = Conn.of(conn).all(
+        f"SELECT used.session_id, COALESCE(SUM({stored} / sh.n), 0) FROM "
+        f"(SELECT DISTINCT session_id, body_sha256 FROM message WHERE body_sha256 IS NOT NULL {only}) used "
+        "JOIN blob b ON b.sha256 = used.body_sha256 "
+        "JOIN (SELECT body_sha256, COUNT(DISTINCT session_id) AS n FROM message "
+        "WHERE body_sha256 IS NOT NULL GROUP BY body_sha256) sh ON sh.body_sha256 = used.body_sha256 "
+        "GROUP BY used.session_id",
         params,
     )
     return {int(row[0]): int(row[1]) for row in rows}

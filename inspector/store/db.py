@@ -1,10 +1,11 @@
 """One open database over DB-API (`sqlite3`, or `psycopg` for PostgreSQL), without SQLAlchemy.
 
-The reads of the store (`store.queries`, `store.search`, `store.bodies`) are SQL written once over a
-`Conn`: a DB-API connection and its backend, with named parameters (`:name`) translated for psycopg
-(`%(name)s`). They take a `Store`: either a `Db` (what `open_db` returns: the read commands of the
-CLI) or an SQLAlchemy `Engine` (the API, the recorders), whose pool lends its DB-API connection
-(`engine.raw_connection()`). Rows come back as the records of `store.models`, JSON columns decoded.
+The reads and the writes of the store are SQL written once over a `Conn`: a DB-API connection and its
+backend, with named parameters (`:name`) translated for psycopg (`%(name)s`). They take a `Store`:
+either a `Db` (what `open_db` returns: the CLI's commands) or an SQLAlchemy `Engine` (the API), whose
+pool lends its DB-API connection (`engine.raw_connection()`). Reads run on `reading(store)`; writes
+on a connection of their own (`connect_writer`, `writing`) in `Conn.transaction()`. Rows come back
+as the records of `store.models`, JSON columns decoded; JSON parameters go in as text (`json_param`).
 
 `store.opening.open_db` opens a `Db` with the same pragmas as `store.engine`, after reading the stored
 schema version here in plain SQL (`stored_version`); this module never imports `store.engine`.
@@ -15,12 +16,14 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import unquote, urlsplit
+
+import orjson
 
 from inspector.errors import MissingExtraError
 from inspector.store.models import JSON_COLUMN_TYPES, Message, Session, column_names
@@ -37,13 +40,19 @@ __all__ = [
     "Conn",
     "Db",
     "Store",
+    "backend_of",
+    "connect_writer",
     "database_url",
+    "json_param",
     "mask_secrets",
     "masked_url",
     "message_of",
     "reading",
     "session_of",
+    "sqlite_path",
+    "store_name",
     "stored_version",
+    "writing",
 ]
 
 # schema_info.version: 1..3 were hand-written steps (store/legacy.py); 4 means Alembic owns the
@@ -126,14 +135,74 @@ def _decode(backend: str, names: Sequence[str], values: Sequence[Any]) -> dict[s
     return row
 
 
+def json_param(value: Any) -> str | None:
+    """A JSON column's value as a statement parameter: its text (None stays SQL NULL). orjson, or the
+    standard library for what orjson refuses (an integer past 64 bits)."""
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
 class Conn:
-    """A DB-API connection and its backend (`sqlite` or `postgresql`): what the reads run on."""
+    """A DB-API connection and its backend (`sqlite` or `postgresql`): what the reads and the writes
+    run on. Writes go in `transaction()` on a connection of their own (`writing`, `connect_writer`)."""
 
-    __slots__ = ("backend", "raw")
+    __slots__ = ("_close", "backend", "raw")
 
-    def __init__(self, raw: Any, backend: str) -> None:
+    def __init__(self, raw: Any, backend: str, close: Callable[[], None] | None = None) -> None:
         self.raw = raw
         self.backend = backend
+        self._close = close
+
+    @property
+    def marker(self) -> str:
+        """The driver's positional parameter marker (`?` for sqlite3, `%s` for psycopg)."""
+        return "?" if self.backend == "sqlite" else "%s"
+
+    def executemany(self, sql: str, params: Sequence[Any]) -> Any:
+        """Run one statement for each parameter set (`:name` dicts, or tuples with `marker`s)."""
+        cur = self.raw.cursor()
+        if self.backend == "postgresql" and params and isinstance(params[0], Mapping):
+            sql = _pyformat(sql)
+        cur.executemany(sql, params)
+        return cur
+
+    def positional(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement written with the driver's own `marker`s and a tuple of parameters."""
+        cur = self.raw.cursor()
+        cur.execute(sql, params)
+        return cur
+
+    @contextmanager
+    def transaction(self) -> Iterator[Conn]:
+        """One write transaction, committed at the end (rolled back on an error). SQLite takes its
+        write lock at BEGIN (`BEGIN IMMEDIATE`: no lock-upgrade deadlock between two writers, the
+        wait is SQLite's busy timeout); PostgreSQL's is psycopg's transaction block."""
+        if self.backend != "sqlite":
+            with self.raw.transaction():
+                yield self
+            return
+        self.raw.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            if self.raw.in_transaction:
+                self.raw.execute("ROLLBACK")
+            raise
+        try:
+            self.raw.execute("COMMIT")
+        except BaseException:
+            if self.raw.in_transaction:
+                self.raw.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        """Give the connection back (closed, or returned to the engine's pool that lent it)."""
+        if self._close is not None:
+            self._close()
 
     @classmethod
     def of(cls, conn: Conn | Connection) -> Conn:
@@ -188,12 +257,80 @@ class Db:
     def connect(self) -> Iterator[Conn]:
         yield self._conn
 
+    def new_connection(self) -> Any:
+        """Another DB-API connection to the same database, in autocommit mode (a writer's own)."""
+        if self.backend == "sqlite":
+            return _connect_sqlite(Path(self.url.split("///", 1)[1]))
+        return _connect_postgresql(self.url)
+
     def dispose(self) -> None:
         """Close the connection (the name `Engine` has for it)."""
         self._conn.raw.close()
 
 
 Store: TypeAlias = "Db | Engine"
+
+
+def backend_of(store: Db | Engine) -> str:
+    """`sqlite` or `postgresql` (an engine of another database: its dialect's name)."""
+    return store.backend if isinstance(store, Db) else store.dialect.name
+
+
+def sqlite_path(store: Db | Engine) -> str | None:
+    """The SQLite file of `store` (None for another database)."""
+    if isinstance(store, Db):
+        return store.url.split("///", 1)[1] if store.backend == "sqlite" else None
+    return str(store.url.database or "") if store.dialect.name == "sqlite" else None
+
+
+def store_name(store: Db | Engine) -> str:
+    """The store for messages: an SQLite file's path, another database's URL without its password."""
+    path = sqlite_path(store)
+    if path is not None:
+        return path
+    if isinstance(store, Db):
+        return masked_url(store.url)
+    return str(store.url.render_as_string(hide_password=True))
+
+
+def connect_writer(store: Db | Engine) -> Conn:
+    """A connection of its own for writing `store` (`Conn.transaction()`), until `close()`: a new one
+    for a `Db`, one lent by an `Engine`'s pool (put in autocommit mode while lent on PostgreSQL, so
+    that each transaction is exactly a `transaction()` block)."""
+    if isinstance(store, Db):
+        raw = store.new_connection()
+        return Conn(raw, store.backend, raw.close)
+    backend = store.dialect.name
+    if backend not in ("sqlite", "postgresql"):
+        from inspector.errors import StoreError
+
+        raise StoreError(f"only SQLite and PostgreSQL databases can be written, not {backend}")
+    lent = store.raw_connection()
+    driver: Any = lent.driver_connection
+    if backend == "sqlite":
+        return Conn(driver, backend, lent.close)
+    was = driver.autocommit
+    driver.autocommit = True
+
+    def give_back() -> None:
+        try:
+            if not driver.closed:
+                driver.autocommit = was
+        finally:
+            lent.close()
+
+    return Conn(driver, backend, give_back)
+
+
+@contextmanager
+def writing(store: Db | Engine) -> Iterator[Conn]:
+    """A write transaction on a connection of its own (`connect_writer`), committed when done."""
+    conn = connect_writer(store)
+    try:
+        with conn.transaction():
+            yield conn
+    finally:
+        conn.close()
 
 
 @contextmanager

@@ -40,6 +40,7 @@ from inspector.store.db import (
     looks_corrupt,
     mask_secrets,
     masked_url,
+    store_name,
     stored_version,
 )
 from inspector.store.files import NEW_FILE_PRAGMAS, prepare_sqlite_file
@@ -66,13 +67,6 @@ def no_driver(url: str, exc: ImportError) -> InspectorError:
     if url.startswith("postgresql+psycopg://"):
         return MissingExtraError("PostgreSQL", "postgres")
     return StoreError(f"no driver for {masked_url(url)}: {exc}")
-
-
-def store_name(engine: Engine) -> str:
-    """The store for messages: an SQLite file's path, another database's URL without its password."""
-    if engine.url.get_backend_name() == "sqlite":
-        return str(engine.url.database)
-    return str(engine.url.render_as_string(hide_password=True))
 
 
 def is_postgresql(engine: Engine | Connection) -> bool:
@@ -117,7 +111,8 @@ def _begin(conn: Connection) -> None:
 
 
 def write_connection(engine: Engine) -> Connection:
-    """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks)."""
+    """A connection whose transactions take SQLite's write lock at BEGIN (no lock-upgrade deadlocks): the
+    migrations' and `db copy`'s (the writers run over DB-API: `store.db.writing`)."""
     return engine.connect().execution_options(sqlite_begin="IMMEDIATE")
 
 

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-from sqlalchemy import Connection, text
+from typing import TYPE_CHECKING, Any
 
 from inspector.store import bodies
+from inspector.store.db import Conn
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 __all__ = [
     "FTS_DDL",
@@ -48,53 +50,53 @@ _BACKFILL_CHUNK = 50_000
 _PROGRESS_FROM = 200_000  # rows: a smaller file is indexed in a few seconds without a word
 
 
-def create(conn: Connection) -> None:
+def create(conn: Conn | Connection) -> None:
     """The full-text table (in the caller's transaction; SQLite only)."""
     for ddl in FTS_DDL:
-        conn.exec_driver_sql(ddl)
+        Conn.of(conn).execute(ddl)
 
 
-def index_text(conn: Connection, ids_sql: str, params: Mapping[str, Any], *, delete: bool = False) -> None:
+def index_text(
+    conn: Conn | Connection, ids_sql: str, params: Mapping[str, Any], *, delete: bool = False
+) -> None:
     """Add (or, with `delete`, remove) the entries of the message ids `ids_sql` selects: `raw` as
     text, the whole body for a large one. Removing must repeat exactly what was indexed."""
+    conn = Conn.of(conn)
     target = (
         "message_fts (message_fts, rowid, body) SELECT 'delete', "
         if delete
         else "message_fts (rowid, body) SELECT "
     )
     conn.execute(
-        text(
-            f"INSERT INTO {target}id, CAST(raw AS TEXT) FROM message "
-            f"WHERE id IN ({ids_sql}) AND body_sha256 IS NULL"
-        ),
+        f"INSERT INTO {target}id, CAST(raw AS TEXT) FROM message WHERE id IN ({ids_sql}) AND body_sha256 IS NULL",
         dict(params),
     )
-    large: list[Any] = conn.execute(
-        text(f"SELECT id, body_sha256 FROM message WHERE id IN ({ids_sql}) AND body_sha256 IS NOT NULL"),
+    large = conn.all(
+        f"SELECT id, body_sha256 FROM message WHERE id IN ({ids_sql}) AND body_sha256 IS NOT NULL",
         dict(params),
-    ).all()  # type: ignore[assignment]
+    )
     values = "'delete', :id, CAST(:body AS TEXT)" if delete else ":id, CAST(:body AS TEXT)"
     columns = "(message_fts, rowid, body)" if delete else "(rowid, body)"
     for start in range(0, len(large), 50):
         chunk = large[start : start + 50]
         whole = bodies.load(conn, [sha for _, sha in chunk])
-        conn.execute(
-            text(f"INSERT INTO message_fts {columns} VALUES ({values})"),
+        conn.executemany(
+            f"INSERT INTO message_fts {columns} VALUES ({values})",
             [{"id": mid, "body": whole[sha]} for mid, sha in chunk],
         )
 
 
-def newest_id(conn: Connection) -> int:
+def newest_id(conn: Conn) -> int:
     """The newest message id (read inside the batch's write transaction, before its insert)."""
-    return int(conn.exec_driver_sql("SELECT COALESCE(MAX(id), 0) FROM message").scalar_one())
+    return int(conn.scalar("SELECT COALESCE(MAX(id), 0) FROM message"))
 
 
 def index_batch(
-    conn: Connection, after_id: int, rows: Sequence[Mapping[str, Any]], whole: Mapping[str, bytes]
+    conn: Conn, after_id: int, rows: Sequence[Mapping[str, Any]], whole: Mapping[str, bytes]
 ) -> None:
     """Index the rows a batch just inserted: those with ids above `after_id` (`newest_id` before
     the insert, in the same write transaction), a large body's from `whole` (bodies by hash)."""
-    conn.exec_driver_sql(
+    conn.positional(
         "INSERT INTO message_fts (rowid, body) SELECT id, CAST(raw AS TEXT) FROM message "
         "WHERE id > ? AND body_sha256 IS NULL",
         (after_id,),
@@ -103,14 +105,14 @@ def index_batch(
         index_bodies(conn, rows, whole)
 
 
-def index_bodies(conn: Connection, rows: Sequence[Mapping[str, Any]], whole: Mapping[str, bytes]) -> None:
+def index_bodies(conn: Conn, rows: Sequence[Mapping[str, Any]], whole: Mapping[str, bytes]) -> None:
     """Index the large bodies of rows just inserted (their `body_sha256` set, `whole` their bodies
     by hash), in the inserting transaction."""
     params = [
         (whole[row["body_sha256"]], row["session_id"], row["seq"]) for row in rows if row.get("body_sha256")
     ]
     if params:
-        conn.exec_driver_sql(
+        conn.executemany(
             "INSERT INTO message_fts (rowid, body) SELECT id, CAST(? AS TEXT) FROM message "
             "WHERE session_id = ? AND seq = ?",
             params,
@@ -122,12 +124,13 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
-def backfill(conn: Connection, *, after_id: int = 0, progress: Callable[[str], None] | None = _say) -> int:
+def backfill(
+    conn: Conn | Connection, *, after_id: int = 0, progress: Callable[[str], None] | None = _say
+) -> int:
     """Index every message with an id above `after_id` (an old file, once, at open), in chunks of
     ids; a large one prints its progress (one line per tenth). Returns how many were indexed."""
-    row = conn.execute(
-        text("SELECT MIN(id), MAX(id), COUNT(*) FROM message WHERE id > :a"), {"a": after_id}
-    ).one()
+    conn = Conn.of(conn)
+    row = conn.all("SELECT MIN(id), MAX(id), COUNT(*) FROM message WHERE id > :a", {"a": after_id})[0]
     total = int(row[2] or 0)
     if not total:
         return 0
@@ -141,9 +144,7 @@ def backfill(conn: Connection, *, after_id: int = 0, progress: Callable[[str], N
         end = start + _BACKFILL_CHUNK
         index_text(conn, "SELECT id FROM message WHERE id >= :lo AND id < :hi", {"lo": start, "hi": end})
         done = int(
-            conn.execute(
-                text("SELECT COUNT(*) FROM message WHERE id > :a AND id < :hi"), {"a": after_id, "hi": end}
-            ).scalar_one()
+            conn.scalar("SELECT COUNT(*) FROM message WHERE id > :a AND id < :hi", {"a": after_id, "hi": end})
         )
         tenth = done * 10 // total
         if loud and progress is not None and tenth > shown:

@@ -19,9 +19,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
+from inspector.store.db import Conn, backend_of, writing
+
+if TYPE_CHECKING:
+    from inspector.store.db import Store
 
 __all__ = ["CHANNEL", "Notice", "Notifier", "announce", "notifier", "parse"]
 
@@ -36,7 +39,7 @@ class Notifier:
     def __init__(self) -> None:
         self.sent = 0
 
-    def send(self, conn: Any, kind: str, session_ids: Iterable[int], *, inserted: bool = False) -> None:
+    def send(self, conn: Conn, kind: str, session_ids: Iterable[int], *, inserted: bool = False) -> None:
         """Queue a notification in `conn`'s open transaction (delivered when it commits).
         `inserted`: this transaction inserted message rows (the payload then names the last id)."""
         ids = sorted(set(session_ids))
@@ -45,28 +48,28 @@ class Notifier:
         params = {"channel": CHANNEL, "head": head}
         if inserted:
             # currval: this connection's own last message id, no scan (defined: it just inserted).
-            conn.exec_driver_sql(
-                "SELECT pg_notify(%(channel)s, %(head)s || ' ' || "
+            conn.execute(
+                "SELECT pg_notify(:channel, :head || ' ' || "
                 "currval(pg_get_serial_sequence('message', 'id'))::text)",
                 params,
             )
         else:
-            conn.exec_driver_sql("SELECT pg_notify(%(channel)s, %(head)s)", params)
+            conn.execute("SELECT pg_notify(:channel, :head)", params)
         self.sent += 1
 
 
-def notifier(engine: Engine) -> Notifier | None:
-    """A notifier for a PostgreSQL engine, None for any other database (nothing listens there)."""
-    return Notifier() if engine.dialect.name == "postgresql" else None
+def notifier(store: Store) -> Notifier | None:
+    """A notifier for a PostgreSQL store, None for any other database (nothing listens there)."""
+    return Notifier() if backend_of(store) == "postgresql" else None
 
 
-def announce(engine: Engine, kind: str, session_ids: Iterable[int]) -> None:
+def announce(store: Store, kind: str, session_ids: Iterable[int]) -> None:
     """Notify a change made outside a writer (a rename, a delete) in a transaction of its own;
     nothing on SQLite."""
-    notify = notifier(engine)
+    notify = notifier(store)
     if notify is None:
         return
-    with engine.connect() as conn, conn.begin():
+    with writing(store) as conn:
         notify.send(conn, kind, session_ids)
 
 

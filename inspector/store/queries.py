@@ -15,12 +15,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from inspector.errors import InspectorError, NotFoundError
 from inspector.store import bodies
-from inspector.store.db import MESSAGE_COLUMNS, SESSION_COLUMNS, Conn, message_of, reading, session_of
+from inspector.store.db import (
+    MESSAGE_COLUMNS,
+    SESSION_COLUMNS,
+    Conn,
+    message_of,
+    reading,
+    session_of,
+    writing,
+)
 from inspector.store.models import SQL_INT_MAX, Message, Session, StoredRow
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from inspector.store.db import Store
 
 __all__ = [
@@ -244,7 +250,7 @@ def find_sessions(
 
 
 def update_session(
-    engine: Engine,
+    engine: Store,
     session_id: int,
     *,
     name: str | None = None,
@@ -261,16 +267,14 @@ def update_session(
     if pinned is not None:
         values["pinned"] = pinned
     if values:
-        from inspector.store import schema
-        from inspector.store.engine import write_connection
+        from inspector.store.writer import update_session_row
 
-        table = schema.session
-        with write_connection(engine) as conn, conn.begin():
-            conn.execute(table.update().where(table.c.id == session_id).values(**values))
+        with writing(engine) as conn:
+            update_session_row(conn, session_id, values)
     return get_session(engine, session_id)
 
 
-def delete_session(engine: Engine, session_id: int, *, force: bool = False) -> None:
+def delete_session(engine: Store, session_id: int, *, force: bool = False) -> None:
     """Delete a session and its messages (and their full-text entries); refuse one still recording
     unless `force` (its writer is this process, e.g. an import undoing itself)."""
     found = get_session(engine, session_id)
@@ -279,26 +283,23 @@ def delete_session(engine: Engine, session_id: int, *, force: bool = False) -> N
     delete_sessions(engine, [session_id])
 
 
-def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool = False) -> list[int]:
+def delete_sessions(engine: Store, session_ids: list[int], *, keep_pinned: bool = False) -> list[int]:
     """Delete these sessions and everything stored for them in ONE write transaction (retention
     deletes a few at a time so that recorders wait for the lock only briefly). The one delete path:
     whatever else a session owns is removed here. Callers check that none is still recording.
     `keep_pinned`: a pinned one (checked under the lock) is left alone. Returns the ids deleted."""
     if not session_ids:
         return []
-    from sqlalchemy import text
-
     from inspector.store import fts
-    from inspector.store.engine import write_connection
 
-    with write_connection(engine) as conn, conn.begin():
+    with writing(engine) as conn:
         params = {f"s{i}": int(sid) for i, sid in enumerate(session_ids)}
-        found = conn.execute(
-            text(f"SELECT id, pinned FROM session WHERE id IN ({', '.join(':' + k for k in params)})"), params
-        ).all()
+        found = conn.all(
+            f"SELECT id, pinned FROM session WHERE id IN ({', '.join(':' + k for k in params)})", params
+        )
         present = {int(row[0]) for row in found if not (keep_pinned and row[1])}  # (id, pinned)
         session_ids = [sid for sid in session_ids if sid in present]
-        has_fts = engine.dialect.name == "sqlite"  # PostgreSQL's `fts` column goes with its row
+        has_fts = conn.backend == "sqlite"  # PostgreSQL's `fts` column goes with its row
         for session_id in session_ids:
             if has_fts:
                 # A contentless FTS5 row is removed by repeating what was indexed (store/fts.py). Without
@@ -309,13 +310,11 @@ def delete_sessions(engine: Engine, session_ids: list[int], *, keep_pinned: bool
         used = bodies.session_blobs(conn, session_ids)
         for session_id in session_ids:
             for table in ("lint_finding", "lint_run", "message"):
-                conn.execute(text(f"DELETE FROM {table} WHERE session_id = :sid"), {"sid": session_id})
+                conn.execute(f"DELETE FROM {table} WHERE session_id = :sid", {"sid": session_id})
         bodies.collect(conn, used)  # the large bodies no other session's messages carry
         for session_id in session_ids:
-            conn.execute(
-                text("UPDATE session SET parent_id = NULL WHERE parent_id = :sid"), {"sid": session_id}
-            )
-            conn.execute(text("DELETE FROM session WHERE id = :sid"), {"sid": session_id})
+            conn.execute("UPDATE session SET parent_id = NULL WHERE parent_id = :sid", {"sid": session_id})
+            conn.execute("DELETE FROM session WHERE id = :sid", {"sid": session_id})
     return session_ids
 
 

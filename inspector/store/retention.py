@@ -31,15 +31,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Any
 
 from inspector.settings import Retention
 from inspector.store import fts
+from inspector.store.db import Conn, backend_of, connect_writer, reading
 from inspector.store.models import Session
 from inspector.store.queries import delete_sessions, session_state
 from inspector.store.usage import TABLES, Usage, session_bytes, store_usage
+
+if TYPE_CHECKING:
+    from inspector.store.db import Store
 
 __all__ = [
     "BATCH",
@@ -166,12 +168,10 @@ def choose(sessions: list[SessionInfo], retention: Retention, now_ns: int, used_
     return out
 
 
-def session_infos(engine: Engine) -> list[SessionInfo]:
-    with engine.connect() as conn:
-        rows: list[Any] = list(
-            conn.exec_driver_sql(
-                "SELECT id, name, started_ns, status, host, pid, labels, pinned FROM session"
-            ).all()
+def session_infos(engine: Store) -> list[SessionInfo]:
+    with reading(engine) as conn:
+        rows: list[Any] = conn.all(
+            "SELECT id, name, started_ns, status, host, pid, labels, pinned FROM session"
         )
         sizes = session_bytes(conn)
     infos = []
@@ -193,14 +193,14 @@ def session_infos(engine: Engine) -> list[SessionInfo]:
     return infos
 
 
-def plan(engine: Engine, retention: Retention, now_ns: int | None = None) -> Plan:
+def plan(engine: Store, retention: Retention, now_ns: int | None = None) -> Plan:
     """What `retention` removes from this store now (nothing is changed)."""
     now = time.time_ns() if now_ns is None else now_ns
     return choose(session_infos(engine), retention, now, store_usage(engine).used_bytes)
 
 
 def apply(
-    engine: Engine,
+    engine: Store,
     planned: Plan,
     *,
     convert: bool = False,
@@ -225,17 +225,17 @@ def apply(
     return out
 
 
-def reclaim(engine: Engine, *, convert: bool = False) -> str:
+def reclaim(engine: Store, *, convert: bool = False) -> str:
     """Give free space back to the disk; say how (one line)."""
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM " + ", ".join(TABLES))
-        return "VACUUM (PostgreSQL: freed space reusable, trailing pages returned)"
-    if engine.dialect.name != "sqlite":
+    backend = backend_of(engine)
+    if backend not in ("sqlite", "postgresql"):
         return "no vacuum for this database"
-    with engine.connect() as conn:
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
+    conn: Conn = connect_writer(engine)  # in autocommit: VACUUM runs outside a transaction
+    try:
+        if backend == "postgresql":
+            conn.execute("VACUUM " + ", ".join(TABLES))
+            return "VACUUM (PostgreSQL: freed space reusable, trailing pages returned)"
+        raw = conn.raw
         fts.compact(raw)  # the removed messages' full-text entries leave the index's pages
         mode = int(raw.execute("PRAGMA auto_vacuum").fetchone()[0])
         if mode == 0:
@@ -254,3 +254,5 @@ def reclaim(engine: Engine, *, convert: bool = False) -> str:
         # The shrunken file reaches the disk at a checkpoint; PASSIVE never waits for (or blocks) writers.
         raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         return "incremental vacuum"
+    finally:
+        conn.close()

@@ -15,10 +15,16 @@ TOAST included), of which the rows account for the sum of the sessions' sizes.
 from __future__ import annotations
 
 import os
+import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, text
+from inspector.store.db import Conn, Db, backend_of, reading, sqlite_path
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from inspector.store.db import Store
 
 __all__ = ["ROW_OVERHEAD", "TABLES", "Usage", "session_bytes", "store_usage"]
 
@@ -30,31 +36,30 @@ TABLES = ("session", "message", "blob", "lint_finding", "lint_run")
 _AUTO_VACUUM = {0: "none", 1: "full", 2: "incremental"}
 
 
-def session_bytes(conn: Engine | Connection, session_ids: list[int] | None = None) -> dict[int, int]:
+def session_bytes(conn: Store | Conn | Connection, session_ids: list[int] | None = None) -> dict[int, int]:
     """Stored bytes per session (every session, or those of `session_ids`; 0 for one without rows)."""
     if session_ids is not None and not session_ids:
         return {}
-    body = "pg_column_size(m.raw)" if conn.dialect.name == "postgresql" else "length(m.raw)"
+    if isinstance(conn, Db) or hasattr(conn, "raw_connection"):  # a store: read on a connection of its own
+        with reading(typing.cast("Store", conn)) as c:
+            return session_bytes(c, session_ids)
+    conn = Conn.of(conn)
+    postgres = conn.backend == "postgresql"
+    body = "pg_column_size(m.raw)" if postgres else "length(m.raw)"
     where = ""
     params: dict[str, int] = {}
     if session_ids is not None:
         where = "WHERE s.id IN (" + ", ".join(f":s{i}" for i in range(len(session_ids))) + ")"
         params = {f"s{i}": sid for i, sid in enumerate(session_ids)}
-    sql = text(
+    sql = (
         f"SELECT s.id, COALESCE(SUM({body}), 0) + COUNT(m.id) * {ROW_OVERHEAD} "
         f"FROM session s LEFT JOIN message m ON m.session_id = s.id {where} GROUP BY s.id"
     )
     from inspector.store.bodies import blob_shares
 
-    stored = "pg_column_size(b.data)" if conn.dialect.name == "postgresql" else "LENGTH(b.data)"
-    rows: list[Any]
-    if isinstance(conn, Engine):
-        with conn.connect() as c:
-            rows = list(c.execute(sql, params).all())
-            shares = blob_shares(c, session_ids, stored=stored)
-    else:
-        rows = list(conn.execute(sql, params).all())
-        shares = blob_shares(conn, session_ids, stored=stored)
+    stored = "pg_column_size(b.data)" if postgres else "LENGTH(b.data)"
+    rows: list[Any] = conn.all(sql, params)
+    shares = blob_shares(conn, session_ids, stored=stored)
     return {int(sid): int(size) + shares.get(int(sid), 0) for sid, size in rows}
 
 
@@ -72,14 +77,14 @@ class Usage:
     wal_bytes: int = 0
 
 
-def store_usage(engine: Engine) -> Usage:
-    with engine.connect() as conn:
-        if engine.dialect.name == "sqlite":
-            page_size = int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
-            pages = int(conn.exec_driver_sql("PRAGMA page_count").scalar_one())
-            free = int(conn.exec_driver_sql("PRAGMA freelist_count").scalar_one())
-            mode = int(conn.exec_driver_sql("PRAGMA auto_vacuum").scalar_one())
-            path = engine.url.database or ""
+def store_usage(engine: Store) -> Usage:
+    with reading(engine) as conn:
+        if conn.backend == "sqlite":
+            page_size = int(conn.scalar("PRAGMA page_size"))
+            pages = int(conn.scalar("PRAGMA page_count"))
+            free = int(conn.scalar("PRAGMA freelist_count"))
+            mode = int(conn.scalar("PRAGMA auto_vacuum"))
+            path = sqlite_path(engine) or ""
             file_bytes = os.path.getsize(path) if path and os.path.exists(path) else pages * page_size
             wal = path + "-wal"
             wal_bytes = os.path.getsize(wal) if path and os.path.exists(wal) else 0
@@ -93,9 +98,6 @@ def store_usage(engine: Engine) -> Usage:
             )
         total = 0
         for table in TABLES:
-            total += int(
-                conn.execute(text("SELECT pg_total_relation_size(to_regclass(:t))"), {"t": table}).scalar()
-                or 0
-            )
+            total += int(conn.scalar("SELECT pg_total_relation_size(to_regclass(:t))", {"t": table}) or 0)
         used = sum(session_bytes(conn).values())
-        return Usage(engine.dialect.name, total, min(used, total), max(total - used, 0))
+        return Usage(backend_of(engine), total, min(used, total), max(total - used, 0))

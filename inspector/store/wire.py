@@ -3,16 +3,17 @@ pages of the driver's own tuples (`StoredMessages`), or read whole (`wire`)."""
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
-from sqlalchemy import Connection, Dialect, Engine, Text, bindparam, select, type_coerce
-from sqlalchemy.sql.compiler import SQLCompiler
 
-from inspector.store import bodies, schema
+from inspector.store import bodies
+from inspector.store.db import Conn, reading
+
+if TYPE_CHECKING:
+    from inspector.store.db import Store
 
 __all__ = ["StoredMessages", "WireRecord", "wire"]
 
@@ -33,12 +34,12 @@ class WireRecord(NamedTuple):
     meta: Any
 
 
-_m = schema.message
-# `meta` as its text, parsed with orjson below (SQLAlchemy's JSON type runs the json module on each
-# row: a sixth of a streamed diff's time); PostgreSQL's driver hands over the parsed value itself.
-_WIRE_COLUMNS = [
-    type_coerce(_m.c[name], Text) if name == "meta" else _m.c[name] for name in WireRecord._fields
-]
+# `meta` as the driver gives it: SQLite's text, parsed with orjson below (the json module on each
+# row was a sixth of a streamed diff's time); PostgreSQL's driver hands over the parsed value itself.
+_PAGE_SQL = (
+    f"SELECT {', '.join(WireRecord._fields)}, body_sha256 FROM message "
+    "WHERE session_id = :session_id AND seq > :after ORDER BY seq LIMIT :limit"
+)
 
 
 def _meta(value: Any) -> Any:
@@ -55,15 +56,15 @@ class StoredMessages:
     pages of `page` rows (one short connection each), so only a page is held at a time (issue 21).
     Iterable more than once (the diff reads a session again when it has conversation rounds)."""
 
-    def __init__(self, engine: Engine, session_id: int, *, page: int = 2000) -> None:
+    def __init__(self, engine: Store, session_id: int, *, page: int = 2000) -> None:
         self.engine, self.session_id, self.page = engine, session_id, page
 
     def __iter__(self) -> Iterator[WireRecord]:
         after = -1
         new, fix = tuple.__new__, _fixed
         while True:
-            with self.engine.connect() as conn:
-                rows = _page(conn, _statement(conn.dialect, self.page), self.session_id, after)
+            with reading(self.engine) as conn:
+                rows = _page(conn, self.page, self.session_id, after)
                 large = [r[9] for r in rows if r[9]]
                 whole = bodies.load(conn, large) if large else {}
             # A record made as it is read, not a page of them at once: the collector never
@@ -88,32 +89,17 @@ def _fixed(row: Any, whole: dict[str, bytes]) -> WireRecord:
     return WireRecord._make((*row[:3], raw, *row[4:8], _meta(meta)))
 
 
-def _page(conn: Connection, compiled: SQLCompiler, session_id: int, after: int) -> list[Any]:
-    """One keyset page of the wire columns as the driver's own tuples: SQLAlchemy's per-row result
-    processing was more than half of reading (issue 21). The statement is SQLAlchemy's, compiled
-    once per dialect and page size (`_statement`: a compile per page was ~6% of a streamed diff)."""
-    params = compiled.construct_params({"session_id": session_id, "after": after})
-    args: Any = tuple(params[k] for k in compiled.positiontup or ()) if compiled.positional else params
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+def _page(conn: Conn, limit: int, session_id: int, after: int) -> list[Any]:
+    """One keyset page of the wire columns as the driver's own tuples (result objects' per-row
+    processing was more than half of reading: issue 21)."""
+    cursor = conn.execute(_PAGE_SQL, {"session_id": session_id, "after": after, "limit": limit})
     try:
-        cursor.execute(compiled.string, args)
         return list(cursor.fetchall())
     finally:
         cursor.close()
 
 
-@functools.lru_cache(maxsize=16)
-def _statement(dialect: Dialect, limit: int) -> SQLCompiler:
-    stmt = (
-        select(*_WIRE_COLUMNS, _m.c.body_sha256)
-        .where(_m.c.session_id == bindparam("session_id"), _m.c.seq > bindparam("after"))
-        .order_by(_m.c.seq)
-        .limit(limit)
-    )
-    return stmt.compile(dialect=dialect)
-
-
-def wire(engine: Engine, session_id: int, *, page: int = 5000) -> list[WireRecord]:
+def wire(engine: Store, session_id: int, *, page: int = 5000) -> list[WireRecord]:
     """A session's message records, the diff's input: only the columns it reads, in keyset pages of
     plain tuples (no ORM objects, no identity map; issue 21: a third of a 100k diff's time and most
     of its memory went to `Message` instances). `StoredMessages` streams them instead."""

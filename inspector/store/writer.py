@@ -8,6 +8,7 @@ one SQLite file at once: every batch takes the write lock at BEGIN
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sqlite3
@@ -15,18 +16,27 @@ import time
 from collections import Counter
 from itertools import chain
 from operator import itemgetter, methodcaller
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from sqlalchemy import Engine, insert, update
 
-from inspector.store import fts, schema
+from inspector.store import fts
 from inspector.store.bodies import Encoder
-from inspector.store.engine import write_connection
-from inspector.store.models import ROW_COLUMNS, STORED_COLUMNS, MessageRow
+from inspector.store.db import Conn, backend_of, connect_writer, json_param, writing
+from inspector.store.models import JSON_COLUMN_TYPES, ROW_COLUMNS, STORED_COLUMNS, MessageRow
 from inspector.store.notify import notifier
 
-__all__ = ["FACT_COLUMNS", "BulkWriter", "SessionWriter", "StoreWriter", "insert_session"]
+if TYPE_CHECKING:
+    from inspector.store.db import Store
+
+__all__ = [
+    "FACT_COLUMNS",
+    "BulkWriter",
+    "SessionWriter",
+    "StoreWriter",
+    "insert_session",
+    "update_session_row",
+]
 
 FACT_COLUMNS = (  # the session facts that also have a column of their own
     "era",
@@ -39,8 +49,29 @@ FACT_COLUMNS = (  # the session facts that also have a column of their own
 )
 
 
+def _new_session(conn: Conn, values: dict[str, Any]) -> int:
+    """Insert a session row (`values`: its columns, JSON ones as Python values); its id."""
+    names = list(values)
+    params = {k: json_param(v) if k in JSON_COLUMN_TYPES else v for k, v in values.items()}
+    sql = (
+        f"INSERT INTO session ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) RETURNING id"
+    )
+    return int(conn.scalar(sql, params))
+
+
+def update_session_row(conn: Conn, session_id: int, values: dict[str, Any]) -> None:
+    """Set columns of a session row (JSON ones given as Python values), in `conn`'s transaction."""
+    if not values:
+        return
+    params = {k: json_param(v) if k in JSON_COLUMN_TYPES else v for k, v in values.items()}
+    assigned = ", ".join(f"{k} = :{k}" for k in values)
+    conn.execute(
+        f"UPDATE session SET {assigned} WHERE id = :session_id_", {**params, "session_id_": session_id}
+    )
+
+
 def insert_session(
-    engine: Engine,
+    store: Store,
     *,
     kind: str,
     target: Any,
@@ -51,22 +82,22 @@ def insert_session(
 
     Recording code opens sessions through `inspector.capture.sessions.create_session`, which
     redacts the target's secrets first (the store knows no redaction rules)."""
-    with write_connection(engine) as conn, conn.begin():
-        result = conn.execute(
-            insert(schema.session).values(
-                kind=kind,
-                target=target,
-                name=name,
-                status="recording",
-                started_ns=time.time_ns(),
-                parent_id=parent_id,
-                message_count=0,
-                host=socket.gethostname(),
-                pid=os.getpid(),
-            )
+    with writing(store) as conn:
+        session_id = _new_session(
+            conn,
+            {
+                "kind": kind,
+                "target": target,
+                "name": name,
+                "status": "recording",
+                "started_ns": time.time_ns(),
+                "parent_id": parent_id,
+                "message_count": 0,
+                "host": socket.gethostname(),
+                "pid": os.getpid(),
+            },
         )
-        session_id = int(result.inserted_primary_key[0])  # type: ignore[index]  # an INSERT's key: never None
-        notify = notifier(engine)
+        notify = notifier(store)
         if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
             notify.send(conn, "created", [session_id])
         return session_id
@@ -75,9 +106,9 @@ def insert_session(
 class StoreWriter:
     """The recorder's subscriber that writes rows of any sessions and keeps their session rows current.
 
-    Message rows go in as plain tuples, their JSON columns serialised with
-    orjson: SQLAlchemy's per-row parameter processing cost about 10 us a row,
-    more than SQLite's insert itself. On SQLite they go in as multi-row
+    It writes over a DB-API connection of its own (`store.db.connect_writer`: a new one for a `Db`,
+    one lent by an `Engine`'s pool), one transaction per batch. Message rows go in as plain tuples,
+    their JSON columns serialised with orjson. On SQLite they go in as multi-row
     `INSERT ... VALUES (...), (...)` statements of up to 1024 rows (powers of
     two, so a handful of cached prepared statements serve every batch size):
     one `sqlite3_step` per statement instead of one per row cost about 1.5 us
@@ -85,42 +116,29 @@ class StoreWriter:
     inserts the whole group. On PostgreSQL they go in with one `COPY ... FROM
     STDIN` per batch (psycopg's copy: about 2.7x the rows a second of psycopg's
     pipelined `executemany`, the full-text column computed on the way, see
-    docs/decisions/0004-alembic-one-schema-for-sqlite-and-postgresql.md). Other dialects taking `?` or `%s`
-    placeholders get one `executemany`; the rest the portable Core insert.
+    docs/decisions/0004-alembic-one-schema-for-sqlite-and-postgresql.md).
     """
 
-    def __init__(self, engine: Engine, bodies: Encoder | None = None) -> None:
-        self.engine = engine
+    def __init__(self, store: Store, bodies: Encoder | None = None) -> None:
+        self.engine = store
         # Large bodies go out of line, compressed and stored once (store/bodies.py), on this thread.
         self.bodies = bodies or Encoder()
         self.counts: dict[int, int] = {}
-        self._conn = write_connection(engine)
-        self._insert = insert(schema.message)
-        self._session = schema.session
-        marker = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(engine.dialect.paramstyle)
-        self._count_sql = (
-            f"UPDATE session SET message_count = {marker} WHERE id = {marker}" if marker else None
-        )
-        self._fast_sql = (
-            f"INSERT INTO message ({', '.join(STORED_COLUMNS)}) VALUES ({', '.join([marker] * len(STORED_COLUMNS))})"
-            if marker
-            else None
-        )
-        self._notify = notifier(engine)
-        if self._fast_sql and self._notify is not None:
+        self._conn = connect_writer(store)
+        marker = self._conn.marker
+        self._count_sql = f"UPDATE session SET message_count = {marker} WHERE id = {marker}"
+        self._fast_sql = f"INSERT INTO message ({', '.join(STORED_COLUMNS)}) VALUES ({', '.join([marker] * len(STORED_COLUMNS))})"
+        self._notify = notifier(store)
+        if self._notify is not None:
             # PostgreSQL over a network: a COMMIT whose answer was lost (the server went away) is
             # retried by the recorder; its rows are already there and must not fail the retry.
             self._fast_sql += " ON CONFLICT (session_id, seq) DO NOTHING"
-        self._sqlite = engine.dialect.name == "sqlite"
+        self._sqlite = backend_of(store) == "sqlite"
         # SQLite's full-text index kept as rows arrive (off only to measure its cost: bench/scale_search.py).
         self.full_text = True
-        self._group = _rows_per_statement(self._conn) if self._sqlite else 1
+        self._group = _rows_per_statement(self._conn.raw) if self._sqlite else 1
         self._group_sql: dict[int, str] = {}
-        self._copy_sql = (
-            f"COPY message ({', '.join(STORED_COLUMNS)}) FROM STDIN"
-            if engine.dialect.name == "postgresql" and engine.driver == "psycopg"
-            else None
-        )
+        self._copy_sql = None if self._sqlite else f"COPY message ({', '.join(STORED_COLUMNS)}) FROM STDIN"
         # After a failed transaction the next batch (the recorder's retry) may hold rows whose COMMIT
         # went through but whose answer was lost: it goes in with INSERT ... ON CONFLICT DO NOTHING,
         # not COPY (which cannot skip them and would fail the retry forever).
@@ -141,7 +159,7 @@ class StoreWriter:
         elif bodies and self._notify is not None:
             # PostgreSQL's full-text column: its trigger indexes `raw`, which holds only a large
             # body's start; the whole body's words are indexed here (migration 0004).
-            self._conn.exec_driver_sql(
+            self._conn.executemany(
                 "UPDATE message SET fts = inspector_fts_vector(%s) WHERE session_id = %s AND seq = %s",
                 [
                     (bodies[row["body_sha256"]], row["session_id"], row["seq"])  # type: ignore[typeddict-item]
@@ -151,9 +169,6 @@ class StoreWriter:
             )
 
     def _insert_stored(self, rows: list[MessageRow]) -> None:
-        if self._fast_sql is None:
-            self._conn.execute(self._insert, [{**row, "body_sha256": row.get("body_sha256")} for row in rows])
-            return
         dumps = orjson.dumps
         params: list[tuple[Any, ...]] = []
         append = params.append
@@ -169,17 +184,17 @@ class StoreWriter:
                 values = tuple(listed)
             append(values + (row.get("body_sha256"),) if hashed else values + _NO_SHA)
         if self._copy_sql is not None and not self._retrying:
-            with self._conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql) as copy:  # type: ignore[union-attr]
+            with self._conn.raw.cursor() as cur, cur.copy(self._copy_sql) as copy:
                 for values in params:
                     copy.write_row(values)
             return
         if self._group == 1:
-            self._conn.exec_driver_sql(self._fast_sql, params)
+            self._conn.executemany(self._fast_sql, params)
             return
         start, left = 0, len(params)
         while left:
             size = min(self._group, 1 << (left.bit_length() - 1))  # the largest power of two that fits
-            self._conn.exec_driver_sql(self._values_sql(size), tuple(_flat(params[start : start + size])))
+            self._conn.positional(self._values_sql(size), tuple(_flat(params[start : start + size])))
             start += size
             left -= size
 
@@ -201,17 +216,17 @@ class StoreWriter:
         for sid, n in added.items():
             counts[sid] = counts.get(sid, 0) + n
         touched = set(added) | set(facts)
+        if self._retrying:
+            self._renew_if_broken()
         try:
-            with self._conn.begin():
+            with self._conn.transaction():
                 if rows:
                     self._insert_rows(rows)
                 for sid in touched:
                     if sid in facts:
                         self._update(sid, {"message_count": counts.get(sid, 0), **_fact_values(facts[sid])})
-                    elif self._count_sql is not None:
-                        self._conn.exec_driver_sql(self._count_sql, (counts.get(sid, 0), sid))
                     else:
-                        self._update(sid, {"message_count": counts.get(sid, 0)})
+                        self._conn.positional(self._count_sql, (counts.get(sid, 0), sid))
                 if self._notify is not None:
                     self._notify.send(self._conn, "rows", touched, inserted=bool(rows))
         except BaseException:
@@ -229,7 +244,9 @@ class StoreWriter:
             "end_reason": reason,
             **(_fact_values(facts) if facts else {}),
         }
-        with self._conn.begin():
+        if self._retrying:
+            self._renew_if_broken()
+        with self._conn.transaction():
             self._update(session_id, values)
             if self._notify is not None:
                 self._notify.send(self._conn, "ended", [session_id])
@@ -238,8 +255,18 @@ class StoreWriter:
     def close(self) -> None:
         self._conn.close()
 
+    def _renew_if_broken(self) -> None:
+        """Before a retry: a connection the server dropped (PostgreSQL gone away) is replaced by a new
+        one (if none can be opened yet, the retry fails as the last try did, and the next tries again)."""
+        raw = self._conn.raw
+        if not (getattr(raw, "closed", False) or getattr(raw, "broken", False)):
+            return
+        with contextlib.suppress(Exception):
+            self._conn.close()
+        self._conn = connect_writer(self.engine)
+
     def _update(self, session_id: int, values: dict[str, Any]) -> None:
-        self._conn.execute(update(self._session).where(self._session.c.id == session_id).values(**values))
+        update_session_row(self._conn, session_id, values)
 
 
 _JSON_COLUMNS = ("http_headers", "meta", "lint")
@@ -255,9 +282,8 @@ _MAX_GROUP = (
 )
 
 
-def _rows_per_statement(conn: Any) -> int:
+def _rows_per_statement(dbapi: Any) -> int:
     """The largest power-of-two row count (<= 1024) whose parameters this SQLite build accepts at once."""
-    dbapi = conn.connection.driver_connection
     try:
         variables = dbapi.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     except (AttributeError, sqlite3.Error):  # not the standard library's sqlite3: one row at a time
@@ -275,9 +301,9 @@ def _fact_values(facts: dict[str, Any]) -> dict[str, Any]:
 class SessionWriter:
     """A `StoreWriter` for one session, for code that writes rows itself (imports, tests, generators)."""
 
-    def __init__(self, engine: Engine, session_id: int) -> None:
+    def __init__(self, store: Store, session_id: int) -> None:
         self.session_id = session_id
-        self._writer = StoreWriter(engine)
+        self._writer = StoreWriter(store)
 
     def on_batch(self, rows: list[MessageRow], facts: dict[str, Any] | None = None) -> None:
         """Write rows of this session (and its changed facts) in one transaction."""
@@ -294,34 +320,34 @@ class BulkWriter:
     column given, its rows in batches (one transaction each, so a long import never holds the
     write lock for long), the final columns set at the end, or the session removed on failure."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._writer = StoreWriter(engine)
+    def __init__(self, store: Store) -> None:
+        self.engine = store
+        self._writer = StoreWriter(store)
 
     def add_session(self, parent_id: int | None) -> int:
         """A new session in state `recording` owned by this process until `finish_session`."""
-        with self._writer._conn.begin():
-            result = self._writer._conn.execute(
-                insert(schema.session).values(
-                    kind="import",
-                    status="recording",
-                    started_ns=time.time_ns(),
-                    parent_id=parent_id,
-                    message_count=0,
-                    host=socket.gethostname(),
-                    pid=os.getpid(),
-                )
+        with self._writer._conn.transaction() as conn:
+            return _new_session(
+                conn,
+                {
+                    "kind": "import",
+                    "status": "recording",
+                    "started_ns": time.time_ns(),
+                    "parent_id": parent_id,
+                    "message_count": 0,
+                    "host": socket.gethostname(),
+                    "pid": os.getpid(),
+                },
             )
-        return int(result.inserted_primary_key[0])  # type: ignore[index]  # an INSERT's key: never None
 
     def add_rows(self, rows: list[MessageRow]) -> None:
         if rows:
-            with self._writer._conn.begin():
+            with self._writer._conn.transaction():
                 self._writer._insert_rows(rows)
 
     def finish_session(self, session_id: int, columns: dict[str, Any]) -> None:
         """Set every column of the session (its final state) at once."""
-        with self._writer._conn.begin():
+        with self._writer._conn.transaction():
             self._writer._update(session_id, columns)
             if self._writer._notify is not None:
                 self._writer._notify.send(self._writer._conn, "ended", [session_id])

@@ -1,8 +1,8 @@
 """Each command imports what it uses (issue #36, start-up): the read commands and `--help` never load
 the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-types only, and only
 when the session has no current stored findings), and `call` against a stdio server never loads the
-HTTP client, the OAuth listener or mcp-types; `sessions`, `show` and `search` read the store without
-SQLAlchemy or SQLModel. Nor does any of them load what the CLI itself does not use there: `--help`
+HTTP client, the OAuth listener or mcp-types; on a store at the current revision `sessions`, `show`,
+`search` and `lint` read it, and `lint`, `call` and `wrap` write it, without SQLAlchemy or SQLModel. Nor does any of them load what the CLI itself does not use there: `--help`
 builds no command and renders without Markdown's parser or the traceback renderer (Pygments), and
 plain option values are read without pydantic (Typer's adapters). The process boundary is the point:
 each command runs through the
@@ -12,6 +12,7 @@ console entry (`python -m inspector`) in a fresh interpreter whose imports are l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -56,11 +57,16 @@ def imports_of(args: list[str], db: Path) -> tuple[set[str], str]:
     return {m.split(".")[0] for m in modules}, out
 
 
-def modules_of(args: list[str], db: Path) -> tuple[set[str], str]:
-    """The modules `mcp-inspect ARGS` imports, and its stdout."""
+def modules_of(args: list[str], db: Path, stdin: bytes = b"") -> tuple[set[str], str]:
+    """The modules `mcp-inspect ARGS` imports (given `stdin`), and its stdout."""
     env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_DB": str(db), "COLUMNS": "120"}
     done = subprocess.run(
-        [sys.executable, "-m", "inspector", *args], capture_output=True, env=env, timeout=120, check=False
+        [sys.executable, "-m", "inspector", *args],
+        capture_output=True,
+        env=env,
+        input=stdin,
+        timeout=120,
+        check=False,
     )
     stderr = done.stderr.decode()
     assert done.returncode == 0, stderr[-2000:]
@@ -87,8 +93,8 @@ def test_read_commands_load_no_web_stack_migrations_or_sdk_models(
     assert shows in out
     unwanted = set(NOT_FOR_READING) - ({"mcp_types"} if args[0] == "lint" else set())
     assert not packages & unwanted, sorted(packages & unwanted)
-    if args[0] != "lint":  # help opens no store; the other reads run over DB-API (store/db.py)
-        assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
+    # help opens no store; the others read (and lint writes its findings) over DB-API (store/db.py)
+    assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
 
 
 @pytest.mark.parametrize(
@@ -110,12 +116,50 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
 ) -> None:
     server = tmp_path / "server.py"
     server.write_text(ANSWERING_SERVER)
-    modules, out = modules_of(["call", "ping", "--", sys.executable, str(server)], tmp_path / "call.db")
+    db = tmp_path / "call.db"
+    load(db, "demo", name="demo")  # a store at the current revision: nothing to create or upgrade
+    modules, out = modules_of(["call", "ping", "--", sys.executable, str(server)], db)
     packages = {m.split(".")[0] for m in modules}
     assert out.strip() == "{}"
-    assert "sqlalchemy" in packages  # it did record
+    assert _recorded(db, "mock-client") == [
+        "initialize",
+        "initialize",
+        "ping",
+        "ping",
+    ]  # recorded, over DB-API
+    assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
     assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))
     assert not {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
+
+
+def test_wrap_records_a_current_store_without_sqlalchemy(tmp_path: Path) -> None:
+    server = tmp_path / "server.py"
+    server.write_text(ANSWERING_SERVER)
+    db = tmp_path / "wrap.db"
+    load(db, "demo", name="demo")
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+    modules, out = modules_of(
+        ["wrap", "--durable", "--quiet", "--db", str(db), "--", sys.executable, str(server)], db, ping
+    )
+    packages = {m.split(".")[0] for m in modules}
+    assert '"id": 1' in out
+    assert _recorded(db, "stdio-wrap") == ["ping", "ping"]  # the request and its answer's pair
+    assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
+
+
+def _recorded(db: Path, kind: str) -> list[str]:
+    """The methods of the messages of the newest session of `kind` (a request's answer names it)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT COALESCE(m.method, q.method) FROM message m JOIN session s ON s.id = m.session_id "
+            "LEFT JOIN message q ON q.session_id = m.session_id AND q.seq = m.answers_seq "
+            "WHERE s.id = (SELECT MAX(id) FROM session WHERE kind = ?) AND m.kind IN ('request', 'response') "
+            "ORDER BY m.seq",
+            (kind,),
+        ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def test_the_url_elicitation_code_is_that_of_mcp_types() -> None:
@@ -133,3 +177,4 @@ def test_lint_of_a_session_linted_by_this_rule_set_loads_no_sdk_models(tmp_path:
     packages, out = imports_of(["lint", "1"], db)
     assert out == first and "no errors" in out
     assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))
+    assert not (packages | first_packages) & {"sqlalchemy", "sqlmodel"}  # read and written over DB-API
