@@ -213,9 +213,10 @@ def running_proxy(*args: str, env: dict[str, str] | None = None) -> Iterator[InP
 
     saved = (redact._active, outbound._active, dict(os.environ), sys.stderr)
     running = InProcess(proxy_options(*args))
+    tee = _Tee(sys.stderr, running.output)
     try:
         os.environ.update(env or {})
-        sys.stderr = _Tee(sys.stderr, running.output)
+        sys.stderr = tee
         running._thread.start()
         running.wait_ready()
         yield running
@@ -223,7 +224,9 @@ def running_proxy(*args: str, env: dict[str, str] | None = None) -> Iterator[InP
         try:
             running.stop()
         finally:
-            redact._active, outbound._active, environ, sys.stderr = saved
+            redact._active, outbound._active, environ, stderr = saved
+            if sys.stderr is tee:  # else pytest's capture has put its own back meanwhile
+                sys.stderr = stderr
             os.environ.clear()
             os.environ.update(environ)
             gc.unfreeze()
