@@ -6,7 +6,7 @@ Readiness is taken from the start-up lines it prints, never from sleeps."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,7 +43,7 @@ def gateway(
 
 @contextmanager
 def gateway_in_process(
-    config: str, db: Path, tmp: Path, *extra: str, env: dict[str, str] | None = None
+    config: str, db: Path, tmp: Path, *extra: str, env: Mapping[str, str | None] | None = None
 ) -> Iterator[tuple[str, InProcess]]:
     """`gateway` in this process (tests/http_peers.py `running_proxy`: not where the process, its
     signals or exit status are the point); yields its base URL and the running gateway."""

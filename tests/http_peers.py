@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -176,7 +176,7 @@ class InProcess:
             timer.cancel()
         return self.control.address
 
-    def stop(self, timeout: float = 20.0) -> int:
+    def stop(self, timeout: float = 60.0) -> int:
         self.control.stop()
         self._thread.join(timeout)
         assert not self._thread.is_alive(), f"the proxy did not stop within {timeout}s"
@@ -201,11 +201,11 @@ def proxy_options(*args: str) -> Any:
 
 
 @contextmanager
-def running_proxy(*args: str, env: dict[str, str] | None = None) -> Iterator[InProcess]:
+def running_proxy(*args: str, env: Mapping[str, str | None] | None = None) -> Iterator[InProcess]:
     """`mcp-inspect proxy ARGS...` in this process (`run_proxy` on a thread); yields it once it
     serves. What it sets for the process is put back when the block is left, as if it had been a
-    process of its own: the redaction rules, the outbound settings, `env` (set for its run), the
-    collector's frozen objects, sys.stderr (tee'd into `output`)."""
+    process of its own: the redaction rules, the outbound settings, `env` (set for its run; None
+    unsets a variable), the collector's frozen objects, sys.stderr (tee'd into `output`)."""
     import gc
 
     from inspector.capture import redact
@@ -215,7 +215,11 @@ def running_proxy(*args: str, env: dict[str, str] | None = None) -> Iterator[InP
     running = InProcess(proxy_options(*args))
     tee = _Tee(sys.stderr, running.output)
     try:
-        os.environ.update(env or {})
+        for key, value in (env or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         sys.stderr = tee
         running._thread.start()
         running.wait_ready()
@@ -234,7 +238,7 @@ def running_proxy(*args: str, env: dict[str, str] | None = None) -> Iterator[InP
 
 @contextmanager
 def proxy_in_process(
-    target: str, db: Path, *extra: str, env: dict[str, str] | None = None
+    target: str, db: Path, *extra: str, env: Mapping[str, str | None] | None = None
 ) -> Iterator[tuple[str, InProcess]]:
     """`inspector_proxy` in this process (`running_proxy`): yields the URL to give the client and the
     running proxy. Not where the process is the point (its pid, signals, exit status, the console
