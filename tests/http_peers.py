@@ -8,6 +8,7 @@ listener's `ListenerControl`, never from sleeps.
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import re
@@ -160,7 +161,7 @@ class InProcess:
         except BaseException as exc:  # re-raised in the test by `wait_ready` or `stop`
             self.error = exc
 
-    def wait_ready(self, timeout: float = 30.0) -> Any:
+    def wait_ready(self, timeout: float = 60.0) -> Any:
         """The listener's address once it serves (its start-up lines printed)."""
         deadline = threading.Event()
         timer = threading.Timer(timeout, deadline.set)
@@ -185,17 +186,21 @@ class InProcess:
         return 0
 
 
-def proxy_options(*args: str) -> Any:
-    """`ProxyOptions` from `mcp-inspect proxy ARGS...` as the command line reads them."""
+@functools.cache
+def _proxy_command(app: Any) -> Any:
+    """The click command of `mcp-inspect proxy` (built once: the whole app's tree costs ~0.2 s)."""
     import typer
 
+    return typer.main.get_command(app).commands["proxy"]  # type: ignore[attr-defined]
+
+
+def proxy_options(*args: str) -> Any:
+    """`ProxyOptions` from `mcp-inspect proxy ARGS...` as the command line reads them."""
     from inspector.cli import app
     from inspector.cli.common import options
     from inspector.proxy_run import ProxyOptions
 
-    command: Any = typer.main.get_command(app)
-    proxy = command.commands["proxy"]
-    with proxy.make_context("proxy", list(args)) as ctx:
+    with _proxy_command(app).make_context("proxy", list(args)) as ctx:
         given = {k: list(v) if isinstance(v, tuple) else v for k, v in ctx.params.items()}
     return options(ProxyOptions, given)
 
