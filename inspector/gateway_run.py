@@ -41,6 +41,7 @@ class GatewayFlags:
     otlp: str | None = None  # spans to an OpenTelemetry collector, as the single proxy's --otlp
     otlp_content: bool = False
     max_record_bytes: int | None = None  # --max-record-bytes (None: the setting)
+    control: Any = None  # not a flag: `http_listener.ListenerControl` (address, a stop that is not a signal)
 
 
 def refused_flags(
@@ -70,7 +71,8 @@ def route_line(route: Any, hide: Any) -> str:
 
 
 def run_gateway(config_path: str, flags: GatewayFlags) -> None:
-    """Serve every route of the config file until Ctrl-C; sessions are saved on the way out."""
+    """Serve every route of the config file until Ctrl-C (or `flags.control.stop()`); sessions are
+    saved on the way out."""
     from inspector.capture import Recorder
     from inspector.capture.redact import active as redaction
     from inspector.capture.sessions import create_session
@@ -185,7 +187,7 @@ def run_gateway(config_path: str, flags: GatewayFlags) -> None:
     gc.freeze()  # as the single proxy: start-up's objects out of the collector's sight
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            proxy_listener(header_timeout)(
+            proxy_listener(header_timeout, flags.control)(
                 guarded, sock, on_ready=ready, on_connection_lost=gateway.connection_closed
             )
     finally:

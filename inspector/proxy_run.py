@@ -2,9 +2,10 @@
 
 `run_proxy(ProxyOptions(...))` builds everything the command runs (the process's redaction and
 outbound settings, the bound listener, the store and its recorder, the proxy with its
-interceptor and control channel, the guard in front) and serves until Ctrl-C or SIGTERM; with
-`config` it hands over to the gateway (`inspector/gateway_run.py`). The command line only fills
-the options (`inspector/cli/record.py`); a test may call it in-process.
+interceptor and control channel, the guard in front) and serves until Ctrl-C or SIGTERM (or
+`opts.control.stop()`, a `ListenerControl`: the same stop, from a caller's thread); with `config`
+it hands over to the gateway (`inspector/gateway_run.py`). The command line only fills the options
+(`inspector/cli/record.py`); a test may call it in-process (tests/http_peers.py: `proxy_in_process`).
 
 Bad input is refused before anything is opened, in this order: --max-record-bytes, the listener
 header timeout, the redaction rules, the rules file, the TLS files, the listen address.
@@ -65,6 +66,9 @@ class ProxyOptions:
     otlp_content: bool = False
     metadata_only: bool = False
     max_record_bytes: str | None = None
+    # not a flag: a caller's handle on the listener (`http_listener.ListenerControl`: its address
+    # once it serves, a stop that is not a signal); None: signals only
+    control: Any = None
 
 
 def run_proxy(opts: ProxyOptions) -> None:
@@ -119,6 +123,7 @@ def _run_gateway(opts: ProxyOptions, cap: int | None) -> None:
         opts.otlp,
         opts.otlp_content,
         cap,
+        opts.control,
     )
     run_gateway(opts.config, flags)
 
@@ -228,7 +233,7 @@ def _run_single(opts: ProxyOptions, target: str, cap: int | None) -> None:
     gc.freeze()
     try:
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the stop signal: a normal stop
-            proxy_listener(header_timeout)(
+            proxy_listener(header_timeout, opts.control)(
                 guarded, sock, on_ready=ready, on_connection_lost=app.connection_closed
             )
     finally:

@@ -1,18 +1,19 @@
-"""Test helper: `mcp-inspect proxy --config FILE` (a gateway of several routes) as a real subprocess.
+"""Test helper: `mcp-inspect proxy --config FILE` (a gateway of several routes) as a real subprocess,
+or in this process (`gateway_in_process`).
 
 Readiness is taken from the start-up lines it prints, never from sleeps."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.http_peers import LineProcess
+from tests.http_peers import InProcess, LineProcess, running_proxy
 from tests.warm_peers import inspector_argv
 
-__all__ = ["gateway", "route_table"]
+__all__ = ["gateway", "gateway_in_process", "route_table"]
 
 
 def route_table(name: str, prefix: str, target: str, *more: str) -> str:
@@ -40,6 +41,20 @@ def gateway(
         proc.stop()
 
 
-def started_lines(proc: LineProcess) -> list[str]:
+@contextmanager
+def gateway_in_process(
+    config: str, db: Path, tmp: Path, *extra: str, env: Mapping[str, str | None] | None = None
+) -> Iterator[tuple[str, InProcess]]:
+    """`gateway` in this process (tests/http_peers.py `running_proxy`: not where the process, its
+    signals or exit status are the point); yields its base URL and the running gateway."""
+    path = tmp / "gateway.toml"
+    path.write_text(config)
+    with running_proxy("--config", str(path), "--db", str(db), *extra, env=env) as running:
+        base = re.search(r"gateway on (http://\S+):", "".join(running.output))
+        assert base is not None, running.output
+        yield base.group(1), running
+
+
+def started_lines(proc: LineProcess | InProcess) -> list[str]:
     """The lines printed so far, without their line ends."""
     return [re.sub(r"\r?\n$", "", line) for line in proc.output]

@@ -1,11 +1,14 @@
-"""Test helper: start HTTP MCP servers and `mcp-inspect proxy` as real subprocesses.
+"""Test helper: start HTTP MCP servers and `mcp-inspect proxy` as real subprocesses, or the proxy
+(and the gateway) in this process (`proxy_in_process`: its composition root on a thread, stopped as
+Ctrl-C stops it, without a Python process of its own).
 
-Readiness is taken from what each process prints ("listening on ..."), never
-from sleeps.
+Readiness is taken from what each process prints ("listening on ..."), or from the in-process
+listener's `ListenerControl`, never from sleeps.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import re
@@ -13,9 +16,10 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import EVERYTHING_BIN
 from tests.warm_peers import demo_argv, inspector_argv
@@ -70,6 +74,13 @@ class LineProcess:
             return self.proc.wait()
 
 
+def warm_start() -> None:
+    """Start the warm server of tests/warm_peers.py now: a module that calls this at import has it
+    ready before its first test (tests/conftest.py waits for it after the collection), rather than
+    starting it, imports and all, within a test's time limit."""
+    demo_argv()
+
+
 @contextmanager
 def demo_http_server(transport: str = "streamable-http", *extra: str, warm: bool = False) -> Iterator[str]:
     """The demo server over HTTP; yields its MCP URL. `warm`: forked from the warm server
@@ -87,7 +98,7 @@ def _free_port() -> int:
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -116,6 +127,141 @@ def inspector_proxy(
         yield url, proxy
     finally:
         proxy.stop()
+
+
+class _Tee:
+    """sys.stderr while an in-process proxy runs: every line written is also kept."""
+
+    def __init__(self, under: Any, lines: list[str]) -> None:
+        self._under, self._lines, self._part = under, lines, ""
+
+    def write(self, text: str) -> int:
+        self._part += text
+        *done, self._part = self._part.split("\n")
+        self._lines.extend(line + "\n" for line in done)
+        return int(self._under.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._under, name)
+
+
+class InProcess:
+    """`mcp-inspect proxy` run by `proxy_in_process`: the lines it printed so far (`output`, as a
+    `LineProcess`'s) and `stop()`, the stop Ctrl-C is (its exit status: 0, or the error re-raised)."""
+
+    def __init__(self, options: Any) -> None:
+        from inspector.transports.http_listener import ListenerControl
+
+        self.output: list[str] = []
+        self.control = ListenerControl()
+        self.error: BaseException | None = None
+        options.control = self.control
+        self._thread = threading.Thread(
+            target=self._run, args=(options,), name="in-process proxy", daemon=True
+        )
+
+    def _run(self, options: Any) -> None:
+        from inspector.proxy_run import run_proxy
+
+        try:
+            run_proxy(options)
+        except BaseException as exc:  # re-raised in the test by `wait_ready` or `stop`
+            self.error = exc
+
+    def wait_ready(self, timeout: float = 60.0) -> Any:
+        """The listener's address once it serves (its start-up lines printed)."""
+        deadline = threading.Event()
+        timer = threading.Timer(timeout, deadline.set)
+        timer.start()
+        try:
+            while not self.control.ready.wait(0.01):
+                if not self._thread.is_alive():
+                    if self.error is not None:
+                        raise self.error
+                    raise AssertionError(f"the proxy stopped before it served: {''.join(self.output)}")
+                assert not deadline.is_set(), f"the proxy did not serve within {timeout}s: {self.output}"
+        finally:
+            timer.cancel()
+        return self.control.address
+
+    def stop(self, timeout: float = 60.0) -> int:
+        self.control.stop()
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), f"the proxy did not stop within {timeout}s"
+        if self.error is not None and not isinstance(self.error, KeyboardInterrupt):
+            raise self.error
+        return 0
+
+
+@functools.cache
+def _proxy_command(app: Any) -> Any:
+    """The click command of `mcp-inspect proxy` (built once: the whole app's tree costs ~0.2 s)."""
+    import typer
+
+    return typer.main.get_command(app).commands["proxy"]  # type: ignore[attr-defined]
+
+
+def proxy_options(*args: str) -> Any:
+    """`ProxyOptions` from `mcp-inspect proxy ARGS...` as the command line reads them."""
+    from inspector.cli import app
+    from inspector.cli.common import options
+    from inspector.proxy_run import ProxyOptions
+
+    with _proxy_command(app).make_context("proxy", list(args)) as ctx:
+        given = {k: list(v) if isinstance(v, tuple) else v for k, v in ctx.params.items()}
+    return options(ProxyOptions, given)
+
+
+@contextmanager
+def running_proxy(*args: str, env: Mapping[str, str | None] | None = None) -> Iterator[InProcess]:
+    """`mcp-inspect proxy ARGS...` in this process (`run_proxy` on a thread); yields it once it
+    serves. What it sets for the process is put back when the block is left, as if it had been a
+    process of its own: the redaction rules, the outbound settings, `env` (set for its run; None
+    unsets a variable), the collector's frozen objects, sys.stderr (tee'd into `output`)."""
+    import gc
+
+    from inspector.capture import redact
+    from inspector.transports import outbound
+
+    saved = (redact._active, outbound._active, dict(os.environ), sys.stderr)
+    running = InProcess(proxy_options(*args))
+    tee = _Tee(sys.stderr, running.output)
+    try:
+        for key, value in (env or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        sys.stderr = tee
+        running._thread.start()
+        running.wait_ready()
+        yield running
+    finally:
+        try:
+            running.stop()
+        finally:
+            redact._active, outbound._active, environ, stderr = saved
+            if sys.stderr is tee:  # else pytest's capture has put its own back meanwhile
+                sys.stderr = stderr
+            os.environ.clear()
+            os.environ.update(environ)
+            gc.unfreeze()
+
+
+@contextmanager
+def proxy_in_process(
+    target: str, db: Path, *extra: str, env: Mapping[str, str | None] | None = None
+) -> Iterator[tuple[str, InProcess]]:
+    """`inspector_proxy` in this process (`running_proxy`): yields the URL to give the client and the
+    running proxy. Not where the process is the point (its pid, signals, exit status, the console
+    script), nor with a forward proxy in `env` (this process's clients would use it too), nor with
+    the uvicorn listener (it stops on signals only)."""
+    from inspector.proxy_run import client_url
+
+    args = ["--target", target, "--listen", "127.0.0.1:0", "--db", str(db), *extra]
+    with running_proxy(*args, env=env) as running:
+        host, port = running.control.address[:2]
+        yield client_url(target, host, port), running
 
 
 @contextmanager

@@ -39,7 +39,11 @@ per response. This server does what the proxy needs and no more:
   for a keep-alive connection closing between requests).
 - SIGINT/SIGTERM: stop accepting, close idle connections, give open
   responses `graceful` seconds, then cancel them; ASGI lifespan startup and
-  shutdown around it (the proxy closes its upstream pool there).
+  shutdown around it (the proxy closes its upstream pool there). A caller
+  may pass a `ListenerControl`: its `stop()` (from any thread) is the same
+  stop as the signals (the handlers call it), and it says the address once
+  the listener serves. Signal handlers are set on the main thread only (a
+  listener on another thread, an in-process test's, is stopped by `stop()`).
 
 The app is the guarded proxy (`guard.ListenerGuard` around `HttpProxy`): the
 guard runs on every request here exactly as under uvicorn.
@@ -56,6 +60,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -65,7 +70,14 @@ import httptools
 
 from inspector.errors import InspectorError
 
-__all__ = ["ABORT", "HEADER_TIMEOUT_ENV", "PROXY_LISTENER_ENV", "proxy_listener", "serve_proxy"]
+__all__ = [
+    "ABORT",
+    "HEADER_TIMEOUT_ENV",
+    "PROXY_LISTENER_ENV",
+    "ListenerControl",
+    "proxy_listener",
+    "serve_proxy",
+]
 
 # An ASGI message of our own (`send({"type": ABORT})`): cut the client's connection without an answer
 # (`proxy --faults` rules with `action: disconnect`). uvicorn, the fallback, answers it with an error
@@ -595,6 +607,42 @@ async def _lifespan(app: ASGIApp) -> tuple[asyncio.Queue[dict[str, Any]], asynci
     return inbox, outbox
 
 
+class ListenerControl:
+    """A running listener as its caller holds it, besides signals: `address` (the socket's name)
+    once it serves and `on_ready` has run (`ready` is set then), and `stop()`, which does what
+    SIGINT/SIGTERM do (a second call: what a second Ctrl-C does). Thread-safe: a caller on another
+    thread (an in-process test) stops the listener with it; a stop before the listener serves
+    takes effect as it starts."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.address: Any = None
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._on_stop: Callable[[], None] | None = None
+        self._early = 0
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._loop is None or self._on_stop is None:
+                self._early += 1
+                return
+            loop, on_stop = self._loop, self._on_stop
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the listener has stopped
+            loop.call_soon_threadsafe(on_stop)
+
+    def _attach(self, loop: asyncio.AbstractEventLoop, on_stop: Callable[[], None]) -> None:
+        with self._lock:
+            self._loop, self._on_stop = loop, on_stop
+            early, self._early = self._early, 0
+        for _ in range(early):
+            loop.call_soon(on_stop)
+
+    def _detach(self) -> None:
+        with self._lock:
+            self._loop = self._on_stop = None
+
+
 async def _serve(
     app: ASGIApp,
     sock: socket.socket,
@@ -602,6 +650,7 @@ async def _serve(
     on_connection_lost: Callable[[tuple[str, int]], None] | None,
     graceful: float,
     header_timeout: float,
+    control: ListenerControl | None = None,
 ) -> None:
     loop = asyncio.get_running_loop()
     state = _Server(app, loop, on_connection_lost, header_timeout)
@@ -609,6 +658,7 @@ async def _serve(
     server = await loop.create_server(lambda: _Connection(state), sock=sock, backlog=2048)
     stop = asyncio.Event()
     signals = 0
+    control = control or ListenerControl()
 
     def on_signal() -> None:
         nonlocal signals
@@ -619,8 +669,11 @@ async def _serve(
                 if conn.task is not None and conn.current is not None:
                     conn.task.cancel()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
+    control._attach(loop, on_signal)
+    signalled = threading.current_thread() is threading.main_thread()
+    if signalled:  # handlers can only be set on the main thread
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, control.stop)
 
     def sweep() -> None:
         state.sweep()
@@ -629,9 +682,12 @@ async def _serve(
     sweeper = [loop.call_later(_KEEP_ALIVE / 5, sweep)]
     if on_ready is not None:
         on_ready()
+    control.address = sock.getsockname()
+    control.ready.set()
     try:
         await stop.wait()
     finally:
+        control._detach()
         sweeper[0].cancel()
         server.close()
         busy = []
@@ -656,8 +712,9 @@ async def _serve(
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(5.0):
                 await outbox.get()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        if signalled:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
 
 
 def serve_proxy(
@@ -668,15 +725,17 @@ def serve_proxy(
     on_connection_lost: Callable[[tuple[str, int]], None] | None = None,
     graceful: float = _GRACEFUL,
     header_timeout: float | None = None,
+    control: ListenerControl | None = None,
 ) -> None:
-    """Serve `app` on the bound socket `sock` (uvloop) until SIGINT/SIGTERM; see the module docstring.
+    """Serve `app` on the bound socket `sock` (uvloop) until SIGINT/SIGTERM or `control.stop()`; see
+    the module docstring.
 
     `header_timeout`: seconds a request head may take (None: `$MCP_INSPECTOR_HEADER_TIMEOUT`, else 10)."""
     import uvloop
 
     if header_timeout is None:
         header_timeout = header_timeout_from_env()
-    uvloop.run(_serve(app, sock, on_ready, on_connection_lost, graceful, header_timeout))
+    uvloop.run(_serve(app, sock, on_ready, on_connection_lost, graceful, header_timeout, control))
 
 
 def header_timeout_from_env() -> float:
@@ -693,12 +752,15 @@ def header_timeout_from_env() -> float:
     return value
 
 
-def proxy_listener(header_timeout: float) -> Callable[..., None]:
+def proxy_listener(header_timeout: float, control: ListenerControl | None = None) -> Callable[..., None]:
     """What serves a proxy or gateway: this module's listener, faster than uvicorn
     (bench/http_bench.py); uvicorn stays behind the seam ($MCP_INSPECTOR_PROXY_LISTENER=uvicorn) as
-    the library fallback, should the own listener misbehave with some client."""
+    the library fallback, should the own listener misbehave with some client. `control`: a stop
+    that is not a signal (the own listener only: uvicorn stops on signals)."""
     if os.environ.get(PROXY_LISTENER_ENV, "").lower() == "uvicorn":
+        if control is not None:
+            raise ValueError(f"a ListenerControl needs the own listener (unset {PROXY_LISTENER_ENV})")
         from inspector.transports.serve import serve
 
         return serve
-    return functools.partial(serve_proxy, header_timeout=header_timeout)
+    return functools.partial(serve_proxy, header_timeout=header_timeout, control=control)

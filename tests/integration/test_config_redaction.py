@@ -82,18 +82,17 @@ def test_a_bad_config_file_stops_wrap_naming_the_file_and_the_key(tmp_path: Path
 def test_the_gateway_applies_a_server_rule_per_route(tmp_path: Path) -> None:
     """Two routes to the same real server: the rule matching route `gh` (the session's name) redacts
     its sessions only; the file's name is redacted in both."""
-    from tests.gateway_helpers import gateway, route_table
+    from tests.gateway_helpers import gateway_in_process, route_table
     from tests.secrets_scan import secrets_server
 
     config = tmp_path / "config.toml"
     config.write_text('redact = ["note"]\n\n[[servers]]\nmatch = "gh"\nredact = ["api_key"]\n')
     db = tmp_path / "gateway.db"
     args = json.dumps({"name": "echo", "arguments": {"text": "hello", "api_key": ARG_KEY, "note": NOTE}})
-    env = {**os.environ, "MCP_INSPECTOR_CONFIG": str(config)}
-    env.pop("MCP_INSPECTOR_REDACT", None)
+    env: dict[str, str | None] = {"MCP_INSPECTOR_CONFIG": str(config), "MCP_INSPECTOR_REDACT": None}
     with secrets_server(tmp_path / "upstream.log") as target:
         routes = route_table("gh", "/gh", target) + route_table("plain", "/plain", target)
-        with gateway(routes, db, tmp_path, env=env) as (base, _proc):
+        with gateway_in_process(routes, db, tmp_path, env=env) as (base, _proc):
             for route in ("gh", "plain"):
                 url = f"{base}/{route}/mcp"
                 call = [

@@ -26,8 +26,10 @@ from inspector.replay.diff import diff_sessions
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_messages
 from tests.cli_in_process import run
-from tests.http_peers import demo_http_server, inspector_proxy
+from tests.http_peers import demo_http_server, proxy_in_process, warm_start
 from tests.shim_process import ended_named
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 MRTR_TOOLS = {
     "ask_llm": "sampling/createMessage",
@@ -41,9 +43,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, h
     """Two runs of the demo driver (`auto`: server/discover first; `2026-07-28`: not, so every id
     is one lower), each through its own proxy, into one database; the UI's API over it."""
     db = tmp_path_factory.mktemp("conversations") / "rec.db"
-    with demo_http_server() as target:
+    with demo_http_server(warm=True) as target:
         for mode in ("auto", "2026-07-28"):
-            with inspector_proxy(target, db, "--name", f"demo-{mode}") as (url, _proxy):
+            with proxy_in_process(target, db, "--name", f"demo-{mode}") as (url, _proxy):
                 report = anyio.run(lambda u=url, m=mode: drive_demo(u, mode=m))
                 assert report.protocol_version == "2026-07-28"
     server = UiServer(open_engine(db), port=0).start()
@@ -172,7 +174,7 @@ def test_several_clients_without_session_ids_are_told_apart(tmp_path: Path) -> N
     async def both(url: str) -> None:
         await asyncio.gather(_client(url, "alpha", 6), _client(url, "beta", 4))
 
-    with demo_http_server() as target, inspector_proxy(target, db) as (url, _proxy):
+    with demo_http_server(warm=True) as target, proxy_in_process(target, db) as (url, _proxy):
         asyncio.run(both(url))
     engine = open_engine(db)
     try:
@@ -225,8 +227,8 @@ def test_a_cut_answer_then_a_reissued_request_is_a_retry_pair(tmp_path: Path) ->
         "mcp-name": "echo",
     }
     with (
-        demo_http_server() as target,
-        inspector_proxy(target, db, "--faults", str(rules)) as (url, _proxy),
+        demo_http_server(warm=True) as target,
+        proxy_in_process(target, db, "--faults", str(rules)) as (url, _proxy),
         httpx.Client(timeout=10) as http,
     ):
         assert http.post(url, json=_call(1, "before"), headers=headers).status_code == 200

@@ -26,11 +26,14 @@ from inspector.gateway_config import load_gateway_config
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import run
 from tests.conftest import PEERS
-from tests.gateway_helpers import gateway, route_table, started_lines
-from tests.http_peers import LineProcess, demo_http_server, free_port
+from tests.gateway_helpers import gateway_in_process, route_table, started_lines
+from tests.http_peers import LineProcess, demo_http_server, free_port, warm_start
 from tests.otlp_receiver import otlp_receiver
 from tests.secrets_scan import secret_leaks
 from tests.shim_process import messages
+from tests.warm_peers import inspector_argv
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 
 async def _echo(url: str, text: str) -> str:
@@ -57,14 +60,14 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
     protected = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), "--audience", beta_url])
     try:
         beta_target = protected.wait_for(r"listening on (\S+)").group(1)
-        with demo_http_server("streamable-http") as alpha_target:
+        with demo_http_server("streamable-http", warm=True) as alpha_target:
             config = (
                 f'listen = "127.0.0.1:{port}"\nallow_shared_credentials = true\n'
                 + route_table("alpha", "/alpha", alpha_target, 'headers = { "X-Route-Key" = "${GW_KEY}" }')
                 + route_table("beta", "/beta", beta_target, "rewrite_auth_metadata = true")
             )
             env = {"GW_KEY": "gateway-secret-k3y"}
-            with gateway(config, db_path, tmp_path, env=env, warm=True) as (base, proc):
+            with gateway_in_process(config, db_path, tmp_path, env=env) as (base, proc):
                 lines = started_lines(proc)
                 assert any(f"alpha  /alpha/mcp -> {alpha_target}" in line for line in lines), lines
                 assert any(f"beta  /beta/mcp -> {beta_target}" in line for line in lines), lines
@@ -135,7 +138,10 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
     one to the demo server over legacy HTTP+SSE (its relative `endpoint` event is pointed under
     the route's prefix, so the client's POSTs come back to this route)."""
     down = f"http://127.0.0.1:{free_port()}/mcp"
-    with demo_http_server("streamable-http") as alive, demo_http_server("sse") as legacy:
+    with (
+        demo_http_server("streamable-http", warm=True) as alive,
+        demo_http_server("sse", warm=True) as legacy,
+    ):
         config = (
             'listen = "127.0.0.1:0"\n'
             + route_table("down", "/down", down)
@@ -149,7 +155,7 @@ async def test_an_upstream_that_is_down_does_not_affect_the_other_routes(
         )
         with (
             otlp_receiver() as receiver,
-            gateway(config, db_path, tmp_path, "--otlp", receiver.url, warm=True) as (base, _p),
+            gateway_in_process(config, db_path, tmp_path, "--otlp", receiver.url) as (base, _p),
         ):
             init = {
                 "jsonrpc": "2.0",
@@ -278,16 +284,7 @@ def test_a_bad_config_is_exit_2_and_one_line_without_traceback(tmp_path: Path) -
     assert not db.exists(), "a refused config opened the database"
     # Through the console script: its exit status and one line for a refused command line.
     both = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "proxy",
-            "--config",
-            str(path),
-            "--target",
-            "http://127.0.0.1:9/",
-        ],
+        inspector_argv("proxy", "--config", str(path), "--target", "http://127.0.0.1:9/"),
         capture_output=True,
         text=True,
         timeout=60,

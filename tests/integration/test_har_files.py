@@ -32,7 +32,7 @@ from inspector.store.queries import iter_rows, list_sessions
 from inspector.store.writer import SessionWriter
 from tests.cli_in_process import Ran, run
 from tests.har_schema import har_validator
-from tests.http_peers import everything_http_server, free_port, inspector_proxy
+from tests.http_peers import everything_http_server, free_port, proxy_in_process
 from tests.sessions import load
 
 pytestmark = pytest.mark.timeout(600)  # a module fixture of real servers; the CI machine is shared
@@ -287,7 +287,7 @@ def test_har_captured_by_mitmproxy_imports_like_a_direct_recording(tmp_path: Pat
     exe = mitmdump()
     direct_db, imported_db, har_file = tmp_path / "direct.db", tmp_path / "imported.db", tmp_path / "mitm.har"
     with everything_http_server("streamableHttp") as target:
-        with inspector_proxy(target, direct_db, "--name", "direct", warm=True) as (url, _proc):
+        with proxy_in_process(target, direct_db, "--name", "direct") as (url, _proc):
             anyio.run(_sdk_session, url)
         origin, path = target.rsplit("/", 1)
         port = free_port()

@@ -14,8 +14,10 @@ import httpx
 import pytest
 
 from inspector.store import Message, list_sessions, open_engine
-from tests.http_peers import demo_http_server, free_port, inspector_proxy, scripted_http_server
+from tests.http_peers import demo_http_server, free_port, proxy_in_process, scripted_http_server, warm_start
 from tests.shim_process import messages
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 JSON_SSE = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
@@ -48,7 +50,7 @@ def base() -> Iterator[str]:
 
 def test_upstream_not_listening_gives_502_and_is_recorded(db_path: Path) -> None:
     target = f"http://127.0.0.1:{free_port()}/mcp"
-    with inspector_proxy(target, db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(target, db_path) as (url, _proxy):
         reply = httpx.post(url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping"}', headers=JSON_SSE)
         assert reply.status_code == 502
         assert "upstream" in reply.text and "ConnectError" in reply.text
@@ -61,7 +63,7 @@ def test_upstream_not_listening_gives_502_and_is_recorded(db_path: Path) -> None
 
 
 def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path, base: str) -> None:
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         body = b'{"jsonrpc": "2.0", "id": 1, "method": '
         reply = httpx.post(url, content=body, headers=JSON_SSE)
         assert reply.status_code == 400 and reply.json()["error"]["code"] == -32700
@@ -78,7 +80,7 @@ def test_invalid_json_is_forwarded_unchanged_and_recorded_invalid(db_path: Path,
 
 def test_ten_megabyte_response_streams_through_unchanged(db_path: Path, base: str) -> None:
     size = 10 * 1024 * 1024
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         request = b'{"jsonrpc":"2.0","id":9,"method":"tools/call"}'
         direct = httpx.post(f"{base}/big?bytes={size}", content=request, headers=JSON_SSE, timeout=60)
         proxied = httpx.post(
@@ -91,7 +93,7 @@ def test_ten_megabyte_response_streams_through_unchanged(db_path: Path, base: st
 
 
 def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path, base: str) -> None:
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         well_known = url.replace("/mcp", "/.well-known/oauth-authorization-server")
         reply = httpx.get(well_known, headers={"authorization": "Bearer s3cret-token", "cookie": "a=b"})
         assert reply.json()["issuer"] == "http://127.0.0.1"
@@ -109,7 +111,7 @@ def test_other_paths_are_forwarded_and_recorded_as_http(db_path: Path, base: str
 def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path, base: str) -> None:
     lines = []
     with (
-        inspector_proxy(f"{base}/abs-sse", db_path, warm=True) as (url, _proxy),
+        proxy_in_process(f"{base}/abs-sse", db_path) as (url, _proxy),
         httpx.stream("GET", url) as r,
     ):
         for line in r.iter_lines():
@@ -128,7 +130,7 @@ def test_absolute_legacy_endpoint_is_rewritten_to_the_proxy(db_path: Path, base:
 
 def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path, base: str) -> None:
     ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         evil = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://evil.example"})
         assert evil.status_code == 403 and "not allowed" in evil.text
         # Another port is another origin, loopback or not.
@@ -137,13 +139,13 @@ def test_foreign_origin_is_refused_own_and_allowed_origins_pass(db_path: Path, b
         own = "http://" + url.split("/")[2]
         assert httpx.post(url, content=ping, headers={**JSON_SSE, "origin": own}).status_code == 200
     allowed = ("--allow-origin", "http://localhost:5173")
-    with inspector_proxy(f"{base}/mcp", db_path, *allowed, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path, *allowed) as (url, _proxy):
         local = httpx.post(url, content=ping, headers={**JSON_SSE, "origin": "http://localhost:5173"})
         assert local.status_code == 200
 
 
 def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Path, base: str) -> None:
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         events = []
         with (
             pytest.raises(httpx.RemoteProtocolError),
@@ -160,7 +162,7 @@ def test_upstream_breaking_mid_stream_is_seen_by_client_and_recorded(db_path: Pa
 
 def test_client_leaving_mid_stream_closes_the_upstream_stream(db_path: Path, base: str) -> None:
     closed_before = httpx.get(f"{base}/stats").json()["disconnects"]  # by this file's earlier tests
-    with inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
+    with proxy_in_process(f"{base}/mcp", db_path) as (url, _proxy):
         with httpx.stream("GET", url.replace("/mcp", "/slow-stream")) as r:
             for line in r.iter_lines():
                 if line.startswith("data:"):
@@ -191,7 +193,7 @@ def _sse_messages(response: httpx.Response, until_id: int | None = None) -> list
 def test_dropped_stream_resumes_with_last_event_id_and_delete_ends_session(db_path: Path) -> None:
     with (
         demo_http_server("streamable-http", "--resumable", warm=True) as target,
-        inspector_proxy(target, db_path, warm=True) as (url, _),
+        proxy_in_process(target, db_path) as (url, _),
         httpx.Client(timeout=30) as http,
     ):
         init = {

@@ -12,8 +12,10 @@ from mcp.client.sse import sse_client
 from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, list_sessions, open_engine
 from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
-from tests.http_peers import demo_http_server, everything_http_server, inspector_proxy
+from tests.http_peers import demo_http_server, everything_http_server, proxy_in_process, warm_start
 from tests.shim_process import messages
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 
 def _jsonrpc(rows: list[Message]) -> list[Message]:
@@ -41,7 +43,10 @@ def _demo_session(db: Path):  # type: ignore[no-untyped-def]
 
 @pytest.mark.anyio
 async def test_sdk_streamable_http_demo_server_through_proxy(db_path: Path) -> None:
-    with demo_http_server("streamable-http") as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with (
+        demo_http_server("streamable-http", warm=True) as target,
+        proxy_in_process(target, db_path) as (url, _proxy),
+    ):
         with anyio.fail_after(90):
             report = await drive_demo(url, mode="legacy")
     assert report.tool_results["echo"].text == "hello inspector"
@@ -75,7 +80,7 @@ async def test_sdk_streamable_http_demo_server_through_proxy(db_path: Path) -> N
 
 @pytest.mark.anyio
 async def test_sdk_legacy_sse_demo_server_through_proxy(db_path: Path) -> None:
-    with demo_http_server("sse") as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with demo_http_server("sse", warm=True) as target, proxy_in_process(target, db_path) as (url, _proxy):
         assert url.endswith("/sse")
         with anyio.fail_after(90):
             report = await drive_demo(sse_client(url), mode="legacy")
@@ -98,7 +103,7 @@ async def test_sdk_legacy_sse_demo_server_through_proxy(db_path: Path) -> None:
 async def test_sdk_client_server_everything_through_proxy(
     db_path: Path, mode: str, everything_cmd: list[str]
 ) -> None:
-    with everything_http_server(mode) as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with everything_http_server(mode) as target, proxy_in_process(target, db_path) as (url, _proxy):
         with anyio.fail_after(120):
             out = await everything_session(url if mode == "streamableHttp" else sse_client(url), "via proxy")
     assert "via proxy" in out["echo"]

@@ -7,6 +7,7 @@ with every rule, each rule keyed on the echo message it applies to, serve the mo
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextConte
 
 from inspector.store import Message, list_sessions, open_engine
 from tests.conftest import EVERYTHING_BIN, PEERS
-from tests.http_peers import LineProcess, everything_http_server, inspector_proxy
+from tests.http_peers import LineProcess, everything_http_server, proxy_in_process
 from tests.shim_process import messages
 
 RULES = """
@@ -110,10 +111,7 @@ def faulty(everything: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     runtime = work / "runtime"
     runtime.mkdir(mode=0o700)
     extra = ("--faults", str(rules), "--intercept", "--pause-timeout", "0.3", "--pause-default", "forward")
-    with inspector_proxy(everything, db, *extra, env={"MCP_INSPECTOR_RUNTIME": str(runtime)}, warm=True) as (
-        url,
-        proc,
-    ):
+    with proxy_in_process(everything, db, *extra, env={"MCP_INSPECTOR_RUNTIME": str(runtime)}) as (url, proc):
         said = "".join(proc.output)
         assert "intercepting with seed 17: 15 rules: answer-me, fail-me," in said
         ours = [line for line in proc.output if "intercepting" in line or line.startswith("     ")]
@@ -433,7 +431,7 @@ async def test_legacy_sse_reply_and_error_go_out_on_the_event_stream(tmp_path: P
     db = tmp_path / "rec.db"
     with (
         everything_http_server("sse") as target,
-        inspector_proxy(target, db, "--faults", str(rules), warm=True) as (url, _p),
+        proxy_in_process(target, db, "--faults", str(rules)) as (url, _p),
     ):
         with anyio.fail_after(30):
             async with mcp.Client(sse_client(url), cache=None) as client:
@@ -488,7 +486,7 @@ rules:
     interval_ms: 20
 """)
     db = tmp_path / "rec.db"
-    with inspector_proxy(json_server, db, "--faults", str(rules), warm=True) as (url, _p):
+    with proxy_in_process(json_server, db, "--faults", str(rules)) as (url, _p):
         with anyio.fail_after(30):
             async with mcp.Client(url, cache=None) as client:
                 with pytest.raises(mcp.MCPError) as failed:
@@ -557,8 +555,8 @@ async def test_breakpoints_edited_and_answered_through_the_control_channel(
     db = tmp_path / "rec.db"
     extra = ("--faults", str(rules), "--intercept", "--pause-timeout", "20")
     env = {"MCP_INSPECTOR_RUNTIME": str(runtime)}
-    with inspector_proxy(everything, db, *extra, env=env) as (url, proc):
-        announced = json.loads((runtime / f"intercept-{proc.proc.pid}.json").read_text())
+    with proxy_in_process(everything, db, *extra, env=env) as (url, _proc):
+        announced = json.loads((runtime / f"intercept-{os.getpid()}.json").read_text())  # this process's
         control, token = announced["url"], announced["token"]
         assert announced["kind"] == "proxy" and announced["target"] == everything
         got: dict[str, str] = {}
@@ -631,20 +629,15 @@ def test_a_seeded_probabilistic_rule_gives_the_same_sequence_twice(everything: s
     )
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
     dbs = [tmp_path / "run0.db", tmp_path / "run1.db"]
-    argv = [sys.executable, "-m", "inspector", "proxy", "--target", everything, "--listen", "127.0.0.1:0",
-            "--faults", str(rules), "--seed", "5", "--db"]  # fmt: skip
-    procs = [LineProcess([*argv, str(db)]) for db in dbs]  # both start at once: half the wait
     runs = []
-    try:
-        for proc in procs:
-            url = proc.wait_for(r"point your client at (\S+)").group(1)
-            with httpx.Client(timeout=10) as client:
-                # Not initialised: what server-everything answers is a 400; the rule's answer is a 503.
-                runs.append([client.post(url, json={"jsonrpc": "2.0", "id": i, "method": "ping"},
-                                         headers=headers).status_code for i in range(24)])  # fmt: skip
-    finally:
-        for proc in procs:
-            proc.stop()
+    for db in dbs:  # one proxy after the other: the second draws from a generator seeded afresh
+        with (
+            proxy_in_process(everything, db, "--faults", str(rules), "--seed", "5") as (url, _proc),
+            httpx.Client(timeout=10) as client,
+        ):
+            # Not initialised: what server-everything answers is a 400; the rule's answer is a 503.
+            runs.append([client.post(url, json={"jsonrpc": "2.0", "id": i, "method": "ping"},
+                                     headers=headers).status_code for i in range(24)])  # fmt: skip
     for db in dbs:
         engine = open_engine(db)
         facts = [s.facts for s in list_sessions(engine)]
@@ -661,7 +654,7 @@ def test_rules_that_can_never_act_leave_the_plain_proxy_with_the_facts(
     rules.write_text("rules:\n  - {name: hold, match: {}, action: pause}\n")  # a pause needs --intercept
     db = tmp_path / "rec.db"
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    with inspector_proxy(everything, db, "--faults", str(rules), warm=True) as (url, proc):
+    with proxy_in_process(everything, db, "--faults", str(rules)) as (url, proc):
         r = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=headers, timeout=10)
     assert r.status_code == 400  # server-everything's own answer to a ping outside a session
     assert any(

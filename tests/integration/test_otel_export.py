@@ -24,10 +24,12 @@ from inspector.demo.driver import SAMPLING_REPLY, drive_demo
 from inspector.store import Message, open_engine
 from tests.cli_in_process import run
 from tests.conftest import wrap_argv
-from tests.http_peers import demo_http_server, inspector_proxy
+from tests.http_peers import demo_http_server, proxy_in_process, warm_start
 from tests.integration.test_wrap_real_peers import Taps
 from tests.otlp_receiver import KIND_CLIENT, KIND_SERVER, ReceivedSpan, Receiver, otlp_receiver
 from tests.shim_process import ended_session, messages
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 PEER = Path(__file__).parents[1] / "peers" / "otel_sdk_client.py"
 STATUS_ERROR = 2
@@ -162,8 +164,8 @@ def test_wrap_exports_a_span_per_request_joining_the_hosts_trace(db_path: Path) 
 async def test_proxy_exports_with_tcp_transport_and_the_session_id(db_path: Path) -> None:
     with otlp_receiver() as receiver:
         with (
-            demo_http_server("streamable-http") as target,
-            inspector_proxy(target, db_path, "--otlp", receiver.url, "--otlp-content") as (url, _proxy),
+            demo_http_server("streamable-http", warm=True) as target,
+            proxy_in_process(target, db_path, "--otlp", receiver.url, "--otlp-content") as (url, _proxy),
         ):
             with anyio.fail_after(90):
                 report = await drive_demo(url, mode="legacy")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.http_peers import inspector_proxy, scripted_http_server
+from tests.http_peers import proxy_in_process, scripted_http_server
 from tests.recorded import poll_until
 
 
@@ -31,7 +31,7 @@ def test_rewritten_for_the_client_recorded_as_sent(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
     with (
         scripted_http_server() as base,
-        inspector_proxy(f"{base}/mcp", db, "--rewrite-auth-metadata") as (url, _proxy),
+        proxy_in_process(f"{base}/mcp", db, "--rewrite-auth-metadata") as (url, _proxy),
     ):
         proxy = url.rsplit("/", 1)[0]
         prm = httpx.get(f"{proxy}/.well-known/oauth-protected-resource/mcp")
@@ -59,7 +59,7 @@ def test_rewritten_for_the_client_recorded_as_sent(tmp_path: Path) -> None:
 
 def test_without_the_option_only_labels(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
-    with scripted_http_server() as base, inspector_proxy(f"{base}/mcp", db) as (url, _proxy):
+    with scripted_http_server() as base, proxy_in_process(f"{base}/mcp", db) as (url, _proxy):
         proxy = url.rsplit("/", 1)[0]
         prm = httpx.get(f"{proxy}/.well-known/oauth-protected-resource/mcp")
         refused = httpx.post(f"{proxy}/protected", json={})

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conformance.suite import NODE  # node 22 from tests/peers (the SDK's engines)
 from tests.conftest import PEERS
-from tests.http_peers import LineProcess, free_port, inspector_proxy
+from tests.http_peers import LineProcess, free_port, proxy_in_process
 from tests.lint_auth_recordings import all_findings, auth_findings
 from tests.secrets_scan import secret_leaks
 
@@ -48,7 +48,7 @@ def _through_proxy(db: Path, *, audience: bool = True, rewrite: bool = True) -> 
     proxy_url = f"http://127.0.0.1:{port}/mcp"
     with _protected(*(["--audience", proxy_url] if audience else [])) as upstream:
         extra = ["--listen", f"127.0.0.1:{port}"] + (["--rewrite-auth-metadata"] if rewrite else [])
-        with inspector_proxy(upstream, db, *extra) as (url, _proxy):  # the last --listen counts
+        with proxy_in_process(upstream, db, *extra) as (url, _proxy):  # the last --listen counts
             assert url == proxy_url
             yield upstream, url
 

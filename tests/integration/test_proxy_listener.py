@@ -9,6 +9,9 @@ not HTTP, a stop (SIGINT) that does not hang on an open event stream, a
 12 MiB request body (read pauses and resumes) and a client that leaves in
 the middle of its request body.
 
+The own listener's proxy runs in this process (tests/http_peers.py `proxy_in_process`), uvicorn's
+(it stops on signals only) and the one the stop test signals as processes.
+
 One scripted server serves the module. The tests that only read responses share one proxy per
 listener (`shared_proxy`: a client that broke off or sent garbage leaves it working for the next
 test); the tests that read the recording, and the stop, start their own.
@@ -22,6 +25,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import h11
@@ -30,8 +34,10 @@ import orjson
 import pytest
 
 from inspector.store import list_sessions, open_engine
-from tests.http_peers import inspector_proxy, scripted_http_server
+from tests.http_peers import inspector_proxy, proxy_in_process, scripted_http_server, warm_start
 from tests.shim_process import messages
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 TIMEOUT = 20.0
 
@@ -40,6 +46,13 @@ TIMEOUT = 20.0
 def listener_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """Each test runs on the proxy's own listener and on its library fallback (uvicorn)."""
     return {"MCP_INSPECTOR_PROXY_LISTENER": request.param}
+
+
+def _listening(target: str, db: Path, env: dict[str, str]) -> Any:
+    """The proxy on the listener `env` names: the own one in this process, uvicorn as a process."""
+    if env["MCP_INSPECTOR_PROXY_LISTENER"] == "uvicorn":
+        return inspector_proxy(target, db, env=env, warm=True)
+    return proxy_in_process(target, db, env=env)
 
 
 JSON_TYPES = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -72,12 +85,7 @@ def shared_proxy(
 ) -> Iterator[str]:
     """A proxy on each listener (as `listener_env`) for the tests that do not read the recording."""
     db = tmp_path_factory.mktemp(f"shared-{request.param}") / "rec.db"
-    with inspector_proxy(
-        f"{scripted}/mcp", db, env={"MCP_INSPECTOR_PROXY_LISTENER": request.param}, warm=True
-    ) as (
-        url,
-        _p,
-    ):
+    with _listening(f"{scripted}/mcp", db, {"MCP_INSPECTOR_PROXY_LISTENER": request.param}) as (url, _p):
         yield url
 
 
@@ -96,7 +104,7 @@ def _connected(url: str) -> Iterator[tuple[str, str, socket.socket]]:
 def _proxy(db: Path, env: dict[str, str], scripted: str) -> Iterator[tuple[str, str, socket.socket]]:
     """(path, host header, a connected socket) for a proxy of its own in front of the scripted server."""
     with (
-        inspector_proxy(f"{scripted}/mcp", db, env=env, warm=True) as (url, _proxy),
+        _listening(f"{scripted}/mcp", db, env) as (url, _proxy),
         _connected(url) as connected,
     ):
         yield connected
@@ -264,7 +272,7 @@ def test_a_twelve_megabyte_request_body_is_forwarded_and_recorded_whole(
     # Past the listener's read high-water mark (1 MiB): reading pauses and resumes as the body goes upstream.
     text = "x" * (12 * 1024 * 1024)
     body = orjson.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"text": text}})
-    with inspector_proxy(f"{scripted}/mcp", db_path, env=listener_env, warm=True) as (url, _proxy):
+    with _listening(f"{scripted}/mcp", db_path, listener_env) as (url, _proxy):
         reply = httpx.post(url, content=body, headers=JSON_TYPES, timeout=60)
         assert reply.status_code == 200 and reply.json()["result"] == {"echo": "tools/call"}
     rows = _rows(db_path, lambda rows: any(m.channel == "http-request" for m in rows), timeout=60)

@@ -15,7 +15,9 @@ import pytest
 
 from inspector.demo.driver import drive_demo
 from inspector.store import iter_messages, list_sessions, open_engine
-from tests.http_peers import demo_http_server, inspector_proxy
+from tests.http_peers import demo_http_server, inspector_proxy, proxy_in_process, warm_start
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGUSR1 is POSIX")
 
@@ -36,7 +38,10 @@ def _ended(db: Path, count: int, timeout: float = 30.0) -> list:
 
 def test_proxy_pauses_every_session_by_signal(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
-    with demo_http_server() as target, inspector_proxy(target, db, "--idle-end", "0.5") as (url, proxy):
+    with (
+        demo_http_server(warm=True) as target,
+        inspector_proxy(target, db, "--idle-end", "0.5", warm=True) as (url, proxy),  # the signals forwarded
+    ):
         os.kill(proxy.proc.pid, signal.SIGUSR1)
         time.sleep(0.3)  # the handler runs on the proxy's main thread
         report = anyio.run(lambda: drive_demo(url, mode="legacy"))
@@ -55,8 +60,8 @@ def test_proxy_pauses_every_session_by_signal(tmp_path: Path) -> None:
 def test_proxy_metadata_only(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
     with (
-        demo_http_server() as target,
-        inspector_proxy(target, db, "--metadata-only", "--idle-end", "0.5", warm=True) as (url, _),
+        demo_http_server(warm=True) as target,
+        proxy_in_process(target, db, "--metadata-only", "--idle-end", "0.5") as (url, _),
     ):
         anyio.run(lambda: drive_demo(url, mode="legacy"))
         ((session, rows),) = _ended(db, 1)

@@ -25,7 +25,7 @@ from inspector.protocol.http_groups import group_exchanges
 from inspector.protocol.routing_headers import encode_value
 from inspector.store import iter_messages, list_sessions, open_engine
 from inspector.store.queries import iter_rows
-from tests.http_peers import LineProcess, inspector_proxy
+from tests.http_peers import LineProcess, proxy_in_process
 
 PEER = Path(__file__).parents[1] / "peers" / "routing_demo_server.py"
 REGION = "Zürich 東京"
@@ -110,7 +110,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     server = LineProcess([sys.executable, str(PEER)])
     try:
         target = server.wait_for(r"listening on (\S+)").group(1)
-        with inspector_proxy(target, db, "--name", "routing") as (url, _proxy):
+        with proxy_in_process(target, db, "--name", "routing") as (url, _proxy):
 
             async def sdk() -> None:
                 with anyio.fail_after(60):

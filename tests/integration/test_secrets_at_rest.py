@@ -21,7 +21,7 @@ from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
-from tests.http_peers import LineProcess, inspector_proxy
+from tests.http_peers import LineProcess, proxy_in_process
 from tests.peers import secrets_server as upstream
 from tests.secrets_scan import placeholders, received, secret_leaks, secrets_server
 from tests.shim_process import ended_session
@@ -102,7 +102,7 @@ def test_every_form_through_the_proxy_and_the_mock_client_then_a_replay_puts_the
 ) -> None:
     proxy_db, call_db = tmp_path / "proxy.db", tmp_path / "call.db"
     with secrets_server(log) as url:
-        with inspector_proxy(f"{url}?api_key={TARGET_KEY}", proxy_db, *USER_RULES) as (proxy_url, _proxy):
+        with proxy_in_process(f"{url}?api_key={TARGET_KEY}", proxy_db, *USER_RULES) as (proxy_url, _proxy):
             assert TARGET_KEY in proxy_url  # the client is told the URL with the key, as the target had it
             _call(call_db, f"{proxy_url}&access_token={QUERY_TOKEN}", *USER_RULES)
             _oauth_through(proxy_url)

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from inspector.store import Message, list_sessions, open_engine
-from tests.http_peers import inspector_proxy
+from tests.http_peers import proxy_in_process
 from tests.integration.test_upstream import _pattern, scripted_server, self_signed_cert
 from tests.shim_process import messages
 
@@ -67,7 +67,7 @@ def _raw_exchange(url: str, request: bytes) -> tuple[bytes, bytes]:
 
 
 def test_request_and_response_pass_byte_for_byte_but_hop_by_hop_and_host(db_path: Path, port: int) -> None:
-    with inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path, warm=True) as (url, _):
+    with proxy_in_process(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _):
         proxy_port = url.split(":")[2].split("/")[0]
         request = (
             b"POST /echo?x=1&y=%2F HTTP/1.1\r\nHost: 127.0.0.1:" + proxy_port.encode() + b"\r\n"
@@ -92,7 +92,7 @@ def test_request_and_response_pass_byte_for_byte_but_hop_by_hop_and_host(db_path
 
 def test_upstream_connections_are_reused_across_requests(db_path: Path, port: int) -> None:
     with (
-        inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path, warm=True) as (url, _),
+        proxy_in_process(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
         base = url.removesuffix("/mcp")
@@ -114,7 +114,7 @@ def test_ten_megabyte_request_bodies_stream_through_chunked_or_with_length(db_pa
             yield data[i : i + 65536]
 
     with (
-        inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path, warm=True) as (url, _),
+        proxy_in_process(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=60) as http,
     ):
         sink = url.replace("/mcp", "/sink")
@@ -128,7 +128,7 @@ def test_a_response_cut_short_upstream_is_cut_short_for_the_client_and_recorded(
     db_path: Path, port: int
 ) -> None:
     with (
-        inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path, warm=True) as (url, _),
+        proxy_in_process(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
         base = url.removesuffix("/mcp")
@@ -147,19 +147,19 @@ def test_https_upstream_verified_with_the_system_trust_settings(
     cert, key = self_signed_cert(tmp_path)
     with scripted_server((cert, key)) as port:
         monkeypatch.setenv("SSL_CERT_FILE", cert)  # what ssl.create_default_context() trusts in the proxy
-        with inspector_proxy(f"https://localhost:{port}/mcp", db_path, warm=True) as (url, _):
+        with proxy_in_process(f"https://localhost:{port}/mcp", db_path) as (url, _):
             echoed = httpx.get(url.replace("/mcp", "/echo"), timeout=20).content
         assert echoed.startswith(b"GET /echo HTTP/1.1\r\nhost: localhost:" + str(port).encode() + b"\r\n")
         monkeypatch.delenv("SSL_CERT_FILE")
         monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path / "nothing-here"))
-        with inspector_proxy(f"https://localhost:{port}/mcp", db_path, warm=True) as (url, _):
+        with proxy_in_process(f"https://localhost:{port}/mcp", db_path) as (url, _):
             refused = httpx.get(url.replace("/mcp", "/echo"), timeout=20)
         assert refused.status_code == 502 and "CERTIFICATE_VERIFY_FAILED" in refused.text
 
 
 def test_event_stream_head_and_events_pass_each_as_it_comes(db_path: Path, port: int) -> None:
     with (
-        inspector_proxy(f"http://127.0.0.1:{port}/mcp", db_path, warm=True) as (url, _),
+        proxy_in_process(f"http://127.0.0.1:{port}/mcp", db_path) as (url, _),
         httpx.Client(timeout=20) as http,
     ):
         base = url.removesuffix("/mcp")

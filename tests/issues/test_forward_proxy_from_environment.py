@@ -18,7 +18,7 @@ import mcp
 import pytest
 
 from tests.cli_in_process import run
-from tests.http_peers import forward_proxy, free_port, inspector_proxy, keepalive_server
+from tests.http_peers import forward_proxy, free_port, keepalive_server, proxy_in_process
 from tests.tls import Pki, https_demo_server, make_pki
 
 
@@ -43,7 +43,7 @@ async def test_recording_proxy_tunnels_through_https_proxy(pki: Pki, db_path: Pa
     tls = ("--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_combined))
     with forward_proxy(tmp_path) as (proxy_url, forward), https_demo_server(pki) as target:
         env = {"HTTPS_PROXY": proxy_url, "NO_PROXY": ""}
-        with inspector_proxy(target, db_path, *tls, env=env) as (url, recording):
+        with proxy_in_process(target, db_path, *tls, env=env) as (url, recording):
             assert await _echo(url, "through a tunnel") == "through a tunnel"
             said = "".join(recording.output)
         forward.wait_for(rf"CONNECT {_authority(target)}")
@@ -55,8 +55,9 @@ def test_plain_http_upstream_through_http_proxy(db_path: Path, tmp_path: Path) -
     # lower case (as MCP clients send it), which uvicorn then refuses; a body-less request is
     # enough to show the absolute-form request going through it.
     with forward_proxy(tmp_path) as (proxy_url, forward), keepalive_server() as base:
-        with inspector_proxy(f"{base}/mcp", db_path, env={"HTTP_PROXY": proxy_url}) as (url, _rec):
-            response = httpx.get(url.replace("/mcp", "/sse?n=2&ms=10"), timeout=30)
+        with proxy_in_process(f"{base}/mcp", db_path, env={"HTTP_PROXY": proxy_url}) as (url, _rec):
+            # This process's environment has HTTP_PROXY while the proxy runs in it: this client goes direct.
+            response = httpx.get(url.replace("/mcp", "/sse?n=2&ms=10"), timeout=30, trust_env=False)
             lines = [line for line in response.text.splitlines() if line]
         forward.wait_for(rf"GET {_authority(base)}/sse")
     assert lines == ["data: event 0", "data: event 1"]
@@ -68,7 +69,7 @@ async def test_no_proxy_bypasses_it(pki: Pki, db_path: Path) -> None:
     tls = ("--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_combined))
     with https_demo_server(pki) as target:
         env = {"HTTPS_PROXY": dead, "NO_PROXY": "localhost,127.0.0.1"}
-        with inspector_proxy(target, db_path, *tls, env=env) as (url, recording):
+        with proxy_in_process(target, db_path, *tls, env=env) as (url, recording):
             assert await _echo(url, "direct") == "direct"
             assert any("upstream client: built-in" in line for line in recording.output)
 

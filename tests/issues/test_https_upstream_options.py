@@ -24,7 +24,7 @@ import pytest
 
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import Ran
-from tests.http_peers import inspector_proxy
+from tests.http_peers import proxy_in_process
 from tests.tls import Pki, https_demo_server, make_pki
 
 
@@ -44,10 +44,10 @@ async def _echo(url: str) -> str:
 async def test_proxy_to_a_mutual_tls_server_with_a_private_ca(pki: Pki, db_path: Path) -> None:
     tls = ["--ca-bundle", str(pki.ca), "--client-cert", str(pki.client_cert)]
     with https_demo_server(pki) as target:
-        with inspector_proxy(target, db_path, *tls, "--client-key", str(pki.client_key)) as (url, proxy):
+        with proxy_in_process(target, db_path, *tls, "--client-key", str(pki.client_key)) as (url, proxy):
             assert await _echo(url) == "over mutual TLS"
             assert any("upstream client: built-in" in line for line in proxy.output)
-        with inspector_proxy(target, db_path, *tls[:2]) as (url, _proxy):  # no client certificate
+        with proxy_in_process(target, db_path, *tls[:2]) as (url, _proxy):  # no client certificate
             refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
     assert refused.status_code == 502
     sessions = [s for s in list_sessions(open_engine(db_path)) if s.message_count]
@@ -56,9 +56,9 @@ async def test_proxy_to_a_mutual_tls_server_with_a_private_ca(pki: Pki, db_path:
 
 def test_untrusted_certificate_is_a_502_with_the_way_out_and_insecure_warns(pki: Pki, db_path: Path) -> None:
     with https_demo_server(pki, mutual=False) as target:
-        with inspector_proxy(target, db_path) as (url, _proxy):
+        with proxy_in_process(target, db_path) as (url, _proxy):
             refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
-        with inspector_proxy(target, db_path, "--insecure") as (url, proxy):
+        with proxy_in_process(target, db_path, "--insecure") as (url, proxy):
             answered = httpx.post(
                 url,
                 json={"jsonrpc": "2.0", "id": 1, "method": "ping"},

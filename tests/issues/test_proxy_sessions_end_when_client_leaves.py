@@ -23,7 +23,9 @@ from mcp.client.sse import sse_client
 
 from inspector.api.server import UiServer
 from inspector.store import list_sessions, open_engine
-from tests.http_peers import demo_http_server, inspector_proxy
+from tests.http_peers import demo_http_server, proxy_in_process, warm_start
+
+warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 
 def _ended_sessions(db: Path, deadline: float = 20.0) -> list:  # type: ignore[type-arg]
@@ -63,7 +65,7 @@ def _assert_deletable(ui: httpx.Client, session_ids: list[int]) -> None:
 
 @pytest.mark.anyio
 async def test_legacy_sse_session_ends_with_its_stream(db_path: Path, ui: httpx.Client) -> None:
-    with demo_http_server("sse") as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with demo_http_server("sse", warm=True) as target, proxy_in_process(target, db_path) as (url, _proxy):
         await _use(sse_client(url))
         sessions = _ended_sessions(db_path)  # while the proxy still runs
     assert len(sessions) == 1
@@ -74,8 +76,8 @@ async def test_legacy_sse_session_ends_with_its_stream(db_path: Path, ui: httpx.
 @pytest.mark.anyio
 async def test_stateless_session_ends_with_its_connection(db_path: Path, ui: httpx.Client) -> None:
     with (
-        demo_http_server("streamable-http", "--stateless") as target,
-        inspector_proxy(target, db_path, "--peer-gap", "0.5") as (url, _proxy),
+        demo_http_server("streamable-http", "--stateless", warm=True) as target,
+        proxy_in_process(target, db_path, "--peer-gap", "0.5") as (url, _proxy),
     ):
         await _use(url)
         sessions = _ended_sessions(db_path)
@@ -87,8 +89,8 @@ async def test_stateless_session_ends_with_its_connection(db_path: Path, ui: htt
 @pytest.mark.anyio
 async def test_idle_session_ends_after_idle_end(db_path: Path, ui: httpx.Client) -> None:
     with (
-        demo_http_server("streamable-http", "--stateless") as target,
-        inspector_proxy(target, db_path, "--idle-end", "0.5") as (url, _proxy),
+        demo_http_server("streamable-http", "--stateless", warm=True) as target,
+        proxy_in_process(target, db_path, "--idle-end", "0.5") as (url, _proxy),
         httpx.Client() as http,  # kept open: the connection stays, the client just goes quiet
     ):
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
