@@ -95,6 +95,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="spawns per setup of the startup section (default 15; quick 5); its commands run at most "
         "this many times (default 5)",
     )
+    p.add_argument(
+        "--no-commands",
+        action="store_true",
+        help="skip the start-up section's commands (--help, the read commands, call): wrap's start-up only",
+    )
     p.add_argument("--only", help=f"comma-separated sections to run: {','.join(SECTIONS)} (default: all)")
     p.add_argument(
         "--pin",
@@ -248,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         st = section(
             "startup",
             "startup: spawn -> first answer, direct / socat / wrap ...",
-            lambda d: run_startup(d, args.startup_runs),
+            lambda d: run_startup(d, args.startup_runs, commands=not args.no_commands),
         )
         if st:
             results["startup"] = st

@@ -114,8 +114,9 @@ def forwarding_imports() -> dict[str, float]:
     return {name: cum / 1000 for _self, cum, name in lines if not name.startswith(" ")}
 
 
-def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
-    """Median ms to the first answer per setup, the added ms over direct, and the forwarding imports."""
+def run_startup(workdir: Path, runs: int, commands: bool = True) -> dict[str, Any]:
+    """Median ms to the first answer per setup, the added ms over direct, and the forwarding imports;
+    with `commands`, also the commands' start-up (run_commands: most of the section's processes)."""
     if shutil.which("socat") is None:
         raise RuntimeError("socat is missing: `make bench` installs it (apt-get socat)")
     server = responder_argv()
@@ -130,7 +131,7 @@ def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
     med = {s: statistics.median(v) * 1000 for s, v in times.items()}
     imports = forwarding_imports()
     heavy = sorted(m for m in imports if m.split(".")[0] in ("sqlalchemy", "sqlmodel", "typer", "rich"))
-    return {
+    out: dict[str, Any] = {
         "runs": runs,
         "median_ms": med,
         "added_ms": {s: med[s] - med["direct"] for s in ("socat", "wrap")},
@@ -138,10 +139,12 @@ def run_startup(workdir: Path, runs: int) -> dict[str, Any]:
         "forwarding_heavy_imports": heavy,
         # Its end too (bench/wrap_exit.py): stdin closed -> exit, wrap beside the server alone.
         "exit": run_wrap_exit(workdir, runs),
+    }
+    if commands:
         # The commands (issue #36): read commands beside the interpreter's floor, call over its server.
         # At most `runs` of each (--startup-runs 2: a short sanity run spawns half as many processes).
-        "commands": run_commands(workdir, min(runs, COMMAND_RUNS)),
-    }
+        out["commands"] = run_commands(workdir, min(runs, COMMAND_RUNS))
+    return out
 
 
 def _timed(argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> tuple[float, float]:

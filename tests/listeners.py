@@ -23,6 +23,7 @@ from inspector.capture.sessions import create_session
 from inspector.store import open_engine
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.integration.serve_helpers import serve_http
+from tests.warm_peers import inspector_argv
 
 __all__ = [
     "BATCH",
@@ -137,10 +138,14 @@ def empty_recording(db: Path, name: str = "empty") -> str:
 
 
 @contextmanager
-def mock_server_http(db: Path, ref: str, *extra: str, listen: str = "127.0.0.1:0") -> Iterator[str]:
-    """`mcp-inspect mock-server REF --http`; yields its MCP URL."""
-    argv = [sys.executable, "-m", "inspector", "mock-server", ref, "--db", str(db), "--http", listen]
-    server = LineProcess([*argv, *extra])
+def mock_server_http(
+    db: Path, ref: str, *extra: str, listen: str = "127.0.0.1:0", warm: bool = False
+) -> Iterator[str]:
+    """`mcp-inspect mock-server REF --http`; yields its MCP URL. `warm`: forked from the warm server
+    (tests/warm_peers.py), without the start-up of a Python of its own."""
+    server = LineProcess(
+        inspector_argv("mock-server", ref, "--db", str(db), "--http", listen, *extra, warm=warm)
+    )
     try:
         yield server.wait_for(r"mock server at (\S+);").group(1)
     finally:

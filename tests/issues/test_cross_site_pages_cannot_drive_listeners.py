@@ -183,7 +183,7 @@ def _ui(db: Path, tmp: Path) -> Iterator[Listener]:
 
 @contextmanager
 def _proxy(db: Path, _tmp: Path) -> Iterator[Listener]:
-    with RecordingUpstream() as upstream, inspector_proxy(f"{upstream.url}/mcp", db) as (url, _p):
+    with RecordingUpstream() as upstream, inspector_proxy(f"{upstream.url}/mcp", db, warm=True) as (url, _p):
 
         def legitimate() -> None:
             assert httpx.post(url, content=json.dumps(BATCH), headers=JSON_HEADERS).status_code == 200
@@ -204,7 +204,7 @@ def _serve(db: Path, _tmp: Path) -> Iterator[Listener]:
     def sessions() -> list[Any]:
         return [s for s in list_sessions(open_engine(db)) if s.kind == "mock-server"]
 
-    with serve_http(db) as url:
+    with serve_http(db, warm=True) as url:
 
         def legitimate() -> None:
             with httpx.stream("POST", url, content=json.dumps(BATCH), headers=JSON_HEADERS) as answer:
@@ -219,7 +219,7 @@ def _serve(db: Path, _tmp: Path) -> Iterator[Listener]:
 def _mock_server(db: Path, tmp: Path) -> Iterator[Listener]:
     cmd, marker = forward_marker(tmp)
     ref = empty_recording(db)
-    with mock_server_http(db, ref, "--unmatched", "forward", "--forward-cmd", cmd) as url:
+    with mock_server_http(db, ref, "--unmatched", "forward", "--forward-cmd", cmd, warm=True) as url:
 
         def legitimate() -> None:
             with httpx.stream("POST", url, content=json.dumps(BATCH), headers=JSON_HEADERS, timeout=60) as r:

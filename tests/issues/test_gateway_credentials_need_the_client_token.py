@@ -78,7 +78,7 @@ def test_a_route_that_adds_credentials_answers_only_with_the_client_token(
             + route_table("keyed", "/keyed", target, 'headers = { "X-Api-Key" = "${GW_CRED_KEY}" }')
             + route_table("plain", "/plain", plain_target)
         )
-        with gateway(config, db_path, tmp_path, env=ENV) as (base, proc):
+        with gateway(config, db_path, tmp_path, env=ENV, warm=True) as (base, proc):
             token_file = tmp_path / "gateway.toml.token"
             token = token_file.read_text().strip()
             assert len(token) >= 32 and (token_file.stat().st_mode & 0o777) == 0o600
@@ -110,14 +110,14 @@ def test_a_route_that_adds_credentials_answers_only_with_the_client_token(
 def test_a_kept_token_is_not_printed_again_and_the_sdk_client_sends_it_as_a_header(
     db_path: Path, tmp_path: Path
 ) -> None:
-    with demo_http_server("streamable-http") as target:
+    with demo_http_server("streamable-http", warm=True) as target:
         config = 'listen = "127.0.0.1:0"\n' + route_table(
             "demo", "/demo", target, 'headers = { "X-Api-Key" = "${GW_CRED_KEY}" }'
         )
-        with gateway(config, db_path, tmp_path, env=ENV):
+        with gateway(config, db_path, tmp_path, env=ENV, warm=True):
             pass
         token = (tmp_path / "gateway.toml.token").read_text().strip()
-        with gateway(config, db_path, tmp_path, env=ENV) as (base, proc):
+        with gateway(config, db_path, tmp_path, env=ENV, warm=True) as (base, proc):
             lines = "\n".join(started_lines(proc))
             assert token not in lines and "gateway.toml.token" in lines, lines
 
@@ -164,7 +164,7 @@ def test_allow_shared_credentials_serves_without_a_token_and_says_so(db_path: Pa
         config = 'listen = "127.0.0.1:0"\nallow_shared_credentials = true\n' + route_table(
             "keyed", "/keyed", target, 'headers = { "X-Api-Key" = "${GW_CRED_KEY}" }'
         )
-        with gateway(config, db_path, tmp_path, env=ENV) as (base, proc):
+        with gateway(config, db_path, tmp_path, env=ENV, warm=True) as (base, proc):
             lines = "\n".join(started_lines(proc))
             assert "every local user" in lines, lines
             assert _post(f"{base}/keyed/mcp").status_code == 200

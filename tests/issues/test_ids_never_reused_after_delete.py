@@ -16,12 +16,13 @@ from inspector.api.live import LiveFeed
 from inspector.store import open_engine
 from inspector.store.queries import delete_session, get_session
 from inspector.store.search import search_messages
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess
+from tests.warm_peers import warm_wrap_argv
 
 
 def _record(db: Path, name: str, word: str) -> int:
-    shim = ShimProcess(wrap_argv(db, *SCRIPTED, extra=("--name", name)))
+    shim = ShimProcess(warm_wrap_argv(db, *SCRIPTED, extra=("--name", name)))
     shim.request(1, word)
     shim.read_line()
     shim.close_stdin()

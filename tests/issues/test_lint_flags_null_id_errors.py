@@ -10,14 +10,13 @@ accepts it. The spec requires the request's id; now that is rule `error-id-null`
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from inspector.lint import findings_of
 from inspector.store import open_engine
+from tests.cli_in_process import run
 from tests.http_peers import everything_http_server, inspector_proxy
 from tests.shim_process import messages
 
@@ -30,7 +29,10 @@ DISCOVER = {
 
 
 def test_null_id_error_from_server_everything_is_flagged(db_path: Path) -> None:
-    with everything_http_server("streamableHttp") as target, inspector_proxy(target, db_path) as (url, _):
+    with (
+        everything_http_server("streamableHttp") as target,
+        inspector_proxy(target, db_path, warm=True) as (url, _),
+    ):
         answer = httpx.post(url, json=DISCOVER, headers={"accept": "application/json, text/event-stream"})
     assert answer.json()["id"] is None and "error" in answer.json()  # the server's answer, as recorded
     engine = open_engine(db_path, create=False)
@@ -41,10 +43,5 @@ def test_null_id_error_from_server_everything_is_flagged(db_path: Path) -> None:
     engine.dispose()
     assert [(f.seq, f.severity) for f in found] == [(error.seq, "error")]
     assert "id 1 could be read" in found[0].explanation
-    out = subprocess.run(
-        [sys.executable, "-m", "inspector", "lint", "1", "--db", str(db_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run("lint", "1", "--db", str(db_path))  # the CLI in-process
     assert out.returncode == 1 and "error-id-null" in out.stdout

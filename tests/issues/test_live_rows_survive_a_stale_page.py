@@ -24,14 +24,15 @@ from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess
+from tests.warm_peers import warm_wrap_argv
 
 
 @pytest.fixture
 def ui(tmp_path: Path) -> Iterator[UiServer]:
     db = tmp_path / "rec.db"
-    shim = ShimProcess(wrap_argv(db, *SCRIPTED, extra=("--name", "six rows")))
+    shim = ShimProcess(warm_wrap_argv(db, *SCRIPTED, extra=("--name", "six rows")))
     for i in range(1, 4):
         shim.request(i, "tools/call", {"name": f"live-{i}"})
         shim.read_line()

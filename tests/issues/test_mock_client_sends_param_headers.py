@@ -12,13 +12,13 @@ the tools again, as the spec's Client Behavior says (and the SDK's client does).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from inspector.protocol.routing_headers import encode_value, routing_of_row
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_rows
+from tests.cli_in_process import run
 from tests.http_peers import LineProcess
 
 PEER = Path(__file__).parents[1] / "peers" / "routing_demo_server.py"
@@ -31,26 +31,10 @@ def test_call_sends_the_tools_param_headers(tmp_path: Path) -> None:
     try:
         url = server.wait_for(r"listening on (\S+)", timeout=60).group(1)
         params = json.dumps({"name": "forecast", "arguments": {"region": REGION, "days": 2}})
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "inspector",
-                "call",
-                "--db",
-                str(db),
-                "tools/call",
-                "--params",
-                params,
-                "--protocol-version",
-                "2026-07-28",
-                "--url",
-                url,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        out = run(  # the CLI in-process
+            "call", "--db", str(db), "tools/call", "--params", params, "--protocol-version", "2026-07-28",
+            "--url", url, timeout=120,
+        )  # fmt: skip
     finally:
         server.stop()
     assert out.returncode == 0, out.stdout + out.stderr

@@ -7,7 +7,6 @@ command exit 2 at once, and the client only saw "Connection closed". Now `--stdi
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,14 +16,20 @@ import pytest
 
 from tests.cli_in_process import Ran
 from tests.sessions import load
+from tests.warm_peers import inspector_argv
 
 
 def _params(argv: list[str]) -> mcp.StdioServerParameters:
     return mcp.StdioServerParameters(command=argv[0], args=argv[1:])
 
 
+def _mock_args(db: Path, *extra: str) -> list[str]:
+    return ["mock-server", "1", "--db", str(db), *extra]
+
+
 def _mock_argv(db: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "inspector", "mock-server", "1", "--db", str(db), *extra]
+    """`mcp-inspect mock-server 1 ...`, forked from the warm server (tests/warm_peers.py)."""
+    return inspector_argv(*_mock_args(db, *extra))
 
 
 @pytest.mark.anyio
@@ -37,6 +42,6 @@ async def test_mock_server_serves_an_sdk_client_with_stdio_option(db_path: Path)
 
 
 def test_stdio_with_http_is_a_clear_error(db_path: Path, mcp_inspect: Callable[..., Ran]) -> None:
-    out = mcp_inspect(*_mock_argv(db_path, "--stdio", "--http", "127.0.0.1:0")[3:])
+    out = mcp_inspect(*_mock_args(db_path, "--stdio", "--http", "127.0.0.1:0"))
     assert out.returncode == 2, out.stderr
     assert "either --stdio or --http" in out.stderr and "Traceback" not in out.stderr

@@ -34,7 +34,7 @@ TEXT_PLAIN = {"content-type": "text/plain", "accept": "application/json, text/ev
 def test_cross_site_requests_spawn_nothing(db_path: Path, tmp_path: Path) -> None:
     cmd, marker = forward_marker(tmp_path)
     ref = empty_recording(db_path)
-    with mock_server_http(db_path, ref, "--unmatched", "forward", "--forward-cmd", cmd) as url:
+    with mock_server_http(db_path, ref, "--unmatched", "forward", "--forward-cmd", cmd, warm=True) as url:
         port = url.split("/")[2].split(":")[1]
         body = json.dumps(BATCH)
         attempts = {
@@ -65,7 +65,7 @@ def test_cross_site_requests_spawn_nothing(db_path: Path, tmp_path: Path) -> Non
 async def test_the_official_sdk_client_still_works(db_path: Path) -> None:
     """A legitimate client through the guard: the SDK's Streamable HTTP client against a mock."""
     load(db_path, "demo", name="demo-cassette")  # the demo recorded through `wrap` (tests/sessions.py)
-    with mock_server_http(db_path, "demo-cassette") as url:
+    with mock_server_http(db_path, "demo-cassette", warm=True) as url:
         with fail_after(60):
             async with mcp.Client(url, mode="legacy") as client:
                 result = await client.call_tool("echo", {"text": "hello inspector"})

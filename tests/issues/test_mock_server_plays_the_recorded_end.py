@@ -11,7 +11,6 @@ own session records that end (exit status, reason).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import anyio
@@ -22,14 +21,20 @@ from inspector.store import list_sessions, open_engine
 from tests.http_peers import LineProcess
 from tests.sessions import load
 from tests.shim_process import ShimProcess, ended_session, messages
+from tests.warm_peers import inspector_argv
 
 
 def _params(argv: list[str]) -> mcp.StdioServerParameters:
     return mcp.StdioServerParameters(command=argv[0], args=argv[1:])
 
 
+def _mock_args(db: Path, *extra: str) -> list[str]:
+    return ["mock-server", "1", "--db", str(db), *extra]
+
+
 def _mock_argv(db: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "inspector", "mock-server", "1", "--db", str(db), *extra]
+    """`mcp-inspect mock-server 1 ...`, forked from the warm server (tests/warm_peers.py)."""
+    return inspector_argv(*_mock_args(db, *extra))
 
 
 def _record(db: Path) -> None:

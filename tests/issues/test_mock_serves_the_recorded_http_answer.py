@@ -35,14 +35,17 @@ def _run(url: str, first_id: int) -> list[httpx.Response]:
 
 
 def test_recorded_500_with_null_id_is_served_as_recorded(db_path: Path) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/quirky", db_path) as (url, _proxy):
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/quirky", db_path, warm=True) as (url, _proxy),
+    ):
         recorded = _run(url, 1)
     assert [r.status_code for r in recorded] == [200, 500]
     engine = open_engine(db_path)
     (session,) = [s for s in list_sessions(engine) if s.message_count]
     engine.dispose()
 
-    with mock_server_http(db_path, str(session.id)) as mock_url:
+    with mock_server_http(db_path, str(session.id), warm=True) as mock_url:
         same_ids = _run(mock_url, 1)
         other_ids = _run(mock_url, 7)
     for served in (same_ids, other_ids):

@@ -22,7 +22,10 @@ TOKEN = "UpstreamTokenSecret7a1f3"
 
 def test_the_view_and_the_store_agree_on_a_token_header(tmp_path: Path) -> None:
     db = tmp_path / "proxy.db"
-    with secrets_server(tmp_path / "log.jsonl") as url, inspector_proxy(url, db) as (proxy_url, _proxy):
+    with (
+        secrets_server(tmp_path / "log.jsonl") as url,
+        inspector_proxy(url, db, warm=True) as (proxy_url, _proxy),
+    ):
         body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
         headers = {
             "content-type": "application/json",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,17 +20,18 @@ import pytest
 from tests.cli_in_process import Ran
 from tests.http_peers import LineProcess
 from tests.listeners import INITIALIZE, JSON_HEADERS, empty_recording
+from tests.warm_peers import inspector_argv
 
 READY = r"(point your client at|mock server at|serving .* at) (http://\S+?)[;\s]"
 
 
-def _argv(command: str, db: Path, listen: str) -> list[str]:
-    base = [sys.executable, "-m", "inspector"]
+def _args(command: str, db: Path, listen: str) -> list[str]:
+    """The command's arguments (after `mcp-inspect`)."""
     if command == "proxy":
-        return [*base, "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", listen, "--db", str(db)]
+        return ["proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", listen, "--db", str(db)]
     if command == "serve":
-        return [*base, "serve", "--http", listen, "--db", str(db)]
-    return [*base, "mock-server", "empty", "--http", listen, "--db", str(db)]
+        return ["serve", "--http", listen, "--db", str(db)]
+    return ["mock-server", "empty", "--http", listen, "--db", str(db)]
 
 
 @pytest.mark.parametrize("command", ["proxy", "serve", "mock-server"])
@@ -43,7 +43,7 @@ def test_non_loopback_bind_is_refused_without_the_flag(
         empty_recording(db)
     before = db.stat().st_mtime_ns if db.exists() else None
     # In-process: a command that starts serving instead is stopped (Ctrl-C) after 30 s.
-    done = mcp_inspect(*_argv(command, db, "0.0.0.0:0")[3:], timeout=30)
+    done = mcp_inspect(*_args(command, db, "0.0.0.0:0"), timeout=30)
     output = done.stdout + done.stderr
     assert "--allow-remote" in output and not re.search(READY, output), (
         f"{command} started on 0.0.0.0 without --allow-remote: {output}"
@@ -59,7 +59,7 @@ def test_with_the_flag_it_starts_and_answers_on_loopback(command: str, tmp_path:
     db = tmp_path / "r.db"
     if command == "mock-server":
         empty_recording(db)
-    server = LineProcess([*_argv(command, db, "0.0.0.0:0"), "--allow-remote"])
+    server = LineProcess(inspector_argv(*_args(command, db, "0.0.0.0:0"), "--allow-remote"))
     try:
         url = server.wait_for(READY).group(2)
         port = url.split("/")[2].rsplit(":", 1)[1]

@@ -24,7 +24,7 @@ def test_oauth_form_and_json_bodies_keep_no_secret(tmp_path: Path) -> None:
     db = tmp_path / "proxy.db"
     with (
         secrets_server(tmp_path / "log.jsonl") as url,
-        inspector_proxy(url, db) as (proxy_url, _proxy),
+        inspector_proxy(url, db, warm=True) as (proxy_url, _proxy),
     ):
         base = proxy_url.removesuffix("/mcp")
         form = f"grant_type=authorization_code&code={CODE}&code_verifier={VERIFIER}&client_secret={CLIENT_SECRET}"

@@ -24,7 +24,10 @@ from tests.listeners import INITIALIZE, JSON_HEADERS, RecordingUpstream, inspect
 
 def test_rebinding_cross_site_and_non_json_requests_never_reach_the_upstream(db_path: Path) -> None:
     body = json.dumps(INITIALIZE)
-    with RecordingUpstream() as upstream, inspector_proxy(f"{upstream.url}/mcp", db_path) as (url, _p):
+    with (
+        RecordingUpstream() as upstream,
+        inspector_proxy(f"{upstream.url}/mcp", db_path, warm=True) as (url, _p),
+    ):
         port = url.split("/")[2].split(":")[1]
         for host in ("evil.example", f"evil.example:{port}", f"localhost:{int(port) + 1}"):
             for method in ("GET", "POST"):
@@ -58,7 +61,7 @@ def test_allow_origin_lets_a_browser_based_client_in(db_path: Path) -> None:
     allowed = ("--allow-origin", "http://localhost:5173")
     with (
         RecordingUpstream() as upstream,
-        inspector_proxy(f"{upstream.url}/mcp", db_path, *allowed) as (url, _p),
+        inspector_proxy(f"{upstream.url}/mcp", db_path, *allowed, warm=True) as (url, _p),
     ):
         ok = httpx.post(url, content=body, headers={**JSON_HEADERS, "origin": "http://localhost:5173"})
         assert ok.status_code == 200
@@ -69,7 +72,10 @@ def test_allow_origin_lets_a_browser_based_client_in(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_the_official_sdk_client_still_works_through_the_proxy(db_path: Path) -> None:
-    with demo_http_server("streamable-http") as target, inspector_proxy(target, db_path) as (url, _p):
+    with (
+        demo_http_server("streamable-http", warm=True) as target,
+        inspector_proxy(target, db_path, warm=True) as (url, _p),
+    ):
         with anyio.fail_after(90):
             report = await drive_demo(url, mode="legacy")
     assert report.tool_results["echo"].text == "hello inspector"

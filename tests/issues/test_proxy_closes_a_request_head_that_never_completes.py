@@ -29,7 +29,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]
     db = tmp_path_factory.mktemp("headtimeout") / "rec.db"
     env = {"MCP_INSPECTOR_HEADER_TIMEOUT": str(HEAD_TIMEOUT), "MCP_INSPECTOR_PROXY_LISTENER": "own"}
     # The upstream is never reached: no head is ever complete.
-    with inspector_proxy("http://127.0.0.1:9/mcp", db, env=env) as (url, _process):
+    with inspector_proxy("http://127.0.0.1:9/mcp", db, env=env, warm=True) as (url, _process):
         parts = urlsplit(url)
         assert parts.hostname is not None and parts.port is not None
         yield parts.hostname, parts.port

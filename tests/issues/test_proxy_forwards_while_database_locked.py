@@ -25,7 +25,10 @@ from tests.shim_process import messages
 
 @pytest.mark.anyio
 async def test_exchanges_complete_while_the_database_is_locked(db_path: Path) -> None:
-    with demo_http_server("streamable-http") as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with (
+        demo_http_server("streamable-http", warm=True) as target,
+        inspector_proxy(target, db_path, warm=True) as (url, _proxy),
+    ):
         lock = sqlite3.connect(db_path, timeout=0)
         lock.execute("BEGIN IMMEDIATE")  # the write lock, held by another connection
         try:

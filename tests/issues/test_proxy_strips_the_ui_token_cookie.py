@@ -69,7 +69,7 @@ def test_the_proxy_never_forwards_the_inspector_cookie(
         f"mcp_inspector_token_6290={TOKEN}",
         "plain=1",
     ]
-    with inspector_proxy(target, db_path) as (url, _proxy):
+    with inspector_proxy(target, db_path, warm=True) as (url, _proxy):
         for i, cookie in enumerate(sent):
             body = f'{{"jsonrpc":"2.0","id":{i},"method":"ping"}}'.encode()
             reply = httpx.post(url, content=body, headers={**JSON_SSE, "cookie": cookie}, timeout=30)

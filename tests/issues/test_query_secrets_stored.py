@@ -20,7 +20,7 @@ def test_query_secrets_are_placeholders_in_path_and_target(tmp_path: Path) -> No
     db = tmp_path / "proxy.db"
     with (
         secrets_server(tmp_path / "log.jsonl") as url,
-        inspector_proxy(f"{url}?api_key={KEY}", db) as (proxy_url, _proxy),
+        inspector_proxy(f"{url}?api_key={KEY}", db, warm=True) as (proxy_url, _proxy),
     ):
         ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
         reply = httpx.post(

@@ -19,6 +19,7 @@ import mcp
 import pytest
 
 from tests.cli_in_process import Ran
+from tests.warm_peers import demo_argv
 
 WAIT_S = 60.0
 UMASK_022 = ["sh", "-c", 'umask 022 && exec "$@"', "sh"]  # the usual umask, whatever the test runner has
@@ -55,7 +56,8 @@ async def test_wrap_creates_the_database_0600_and_its_folders_0700(
     """A real `mcp-inspect wrap` around the demo server, driven by the SDK client, under umask 022:
     while the session is live, the database, its -wal and -shm are 0600 and the new folders 0700."""
     python = sys.executable
-    argv = [*UMASK_022, python, "-m", "inspector", "wrap", *db_args, "--", python, "-m", "inspector.demo"]
+    # The demo forked from the warm server (tests/warm_peers.py); the wrap a plain process under the umask.
+    argv = [*UMASK_022, python, "-m", "inspector", "wrap", *db_args, "--", *demo_argv()]
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=_env(), cwd=str(tmp_path))
     db = tmp_path / db_rel
     files = [db, Path(f"{db}-wal"), Path(f"{db}-shm")]

@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.store import open_engine
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess, messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 
 def test_every_response_follows_its_request(db_path: Path) -> None:
-    shim = ShimProcess(wrap_argv(db_path, *SCRIPTED))
+    shim = ShimProcess(warm_wrap_argv(db_path, *SCRIPTED))
     for i in range(300):
         shim.request(i, "ping")
         shim.read_line()

@@ -19,7 +19,7 @@ JSON = {"content-type": "application/json"}
 
 
 def test_second_request_on_a_connection_the_server_closed_is_sent_again(db_path: Path) -> None:
-    with keepalive_server() as base, inspector_proxy(f"{base}/once", db_path) as (url, _proxy):
+    with keepalive_server() as base, inspector_proxy(f"{base}/once", db_path, warm=True) as (url, _proxy):
         with httpx.Client(timeout=20) as http:
             first = http.post(url, content=b'{"n": 1}', headers=JSON)
             second = http.post(url, content=b'{"n": 2}', headers=JSON)
@@ -35,7 +35,7 @@ def test_second_request_on_a_connection_the_server_closed_is_sent_again(db_path:
 def test_never_a_second_retry_nor_one_on_a_fresh_connection_or_after_a_response_byte(
     db_path: Path,
 ) -> None:
-    with keepalive_server() as base, inspector_proxy(f"{base}/mcp", db_path) as (url, _proxy):
+    with keepalive_server() as base, inspector_proxy(f"{base}/mcp", db_path, warm=True) as (url, _proxy):
         root = url.removesuffix("/mcp")
         with httpx.Client(timeout=20) as http:
             fresh = http.post(f"{root}/never", content=b"{}", headers=JSON)  # a fresh connection

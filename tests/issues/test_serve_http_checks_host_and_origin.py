@@ -25,7 +25,7 @@ def _mock_sessions(db: Path) -> int:
 
 
 def test_foreign_host_origin_and_non_json_are_refused(db_path: Path) -> None:
-    with serve_http(db_path) as url:
+    with serve_http(db_path, warm=True) as url:
         port = url.split("/")[2].split(":")[1]
         control = url.replace("/mcp", "/control/sessions")
         body = json.dumps(INITIALIZE)
@@ -47,7 +47,7 @@ def test_foreign_host_origin_and_non_json_are_refused(db_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_the_official_sdk_client_still_works(db_path: Path) -> None:
-    with serve_http(db_path) as url:
+    with serve_http(db_path, warm=True) as url:
         with fail_after(60):
             async with mcp.Client(url, mode="legacy") as client:
                 tools = await client.list_tools()

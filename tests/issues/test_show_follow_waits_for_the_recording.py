@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess
-
-CLI = [sys.executable, "-m", "inspector"]
+from tests.warm_peers import inspector_argv, warm_wrap_argv
 
 
 def _first_line(process: subprocess.Popen[str], within: float) -> str:
@@ -37,7 +35,7 @@ def _first_line(process: subprocess.Popen[str], within: float) -> str:
 def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> None:
     db = tmp_path / "later.db"
     follower = subprocess.Popen(
-        [*CLI, "show", "last", "--follow", "--json", "--poll", "0.05", "--db", str(db)],
+        inspector_argv("show", "last", "--follow", "--json", "--poll", "0.05", "--db", str(db)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -46,7 +44,7 @@ def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> 
     # The follower says what it waits for before anything exists.
     assert "waiting for it" in follower.stderr.readline()
     assert follower.poll() is None and not db.exists()
-    shim = ShimProcess(wrap_argv(db, *SCRIPTED))
+    shim = ShimProcess(warm_wrap_argv(db, *SCRIPTED))
     shim.request(1, "first-call")
     shim.read_line()
     line = _first_line(follower, within=90)
@@ -62,7 +60,10 @@ def test_follow_waits_for_a_database_that_does_not_exist_yet(tmp_path: Path) -> 
 
 def test_without_follow_a_missing_database_is_still_one_clear_error(tmp_path: Path) -> None:
     out = subprocess.run(
-        [*CLI, "show", "last", "--db", str(tmp_path / "nope.db")], capture_output=True, text=True, timeout=60
+        inspector_argv("show", "last", "--db", str(tmp_path / "nope.db")),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 2 and "no recording database" in out.stderr
     assert not (tmp_path / "nope.db").exists()

@@ -21,7 +21,6 @@ import queue
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, list_sessions, open_engine
 from tests.conftest import SCRIPTED
+from tests.warm_peers import inspector_argv
 
 INIT = {
     "jsonrpc": "2.0",
@@ -47,14 +47,20 @@ INIT = {
     },
 }
 INIT_LINE = json.dumps(INIT).encode() + b"\n"
+# `intercept watch`, forked from the warm server (tests/warm_peers.py); asked for at import, so that
+# the server starts during the collection and is ready before the first test (tests/conftest.py).
+WATCH = inspector_argv("intercept", "watch")
 
 
 class Command:
-    """A command under test: stdin kept open, stderr lines collected."""
+    """A command under test: stdin kept open, stderr lines collected. A warm process
+    (tests/warm_peers.py: the launcher passes the signals it is sent on to the run, and leaves with
+    the run's exit status), but where SIGINT is ignored: that disposition is inherited from the parent,
+    so that one is a plain process."""
 
     def __init__(self, argv: list[str], *, sigint_ignored: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "inspector", *argv],
+            inspector_argv(*argv, warm=not sigint_ignored),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -270,7 +276,7 @@ def test_sigterm_leaves_intercept_watch_with_the_terminal_given_back(
     interceptor = Interceptor(RuleSet(rules=[pause], pause_timeout_s=120), breakpoints=True)
     handle = start_control(interceptor, kind="wrap", target=["srv"], sessions=lambda: [1])
     _pause(interceptor)
-    terminal = Terminal([sys.executable, "-m", "inspector", "intercept", "watch"])
+    terminal = Terminal(WATCH)
     try:
         terminal.wait_for("f forward")
         assert not termios.tcgetattr(terminal.master)[3] & termios.ICANON  # single keys

@@ -39,7 +39,10 @@ def _rows(db: Path, count: int):  # type: ignore[no-untyped-def]
 
 
 def test_sse_rows_hold_the_exact_event_bytes(db_path: Path, browser: Browser) -> None:
-    with scripted_http_server() as base, inspector_proxy(f"{base}/raw-sse", db_path) as (url, _proxy):
+    with (
+        scripted_http_server() as base,
+        inspector_proxy(f"{base}/raw-sse", db_path, warm=True) as (url, _proxy),
+    ):
         request = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
         with httpx.Client() as http:
             answer = http.post(url, json=request, headers={"accept": "text/event-stream"})

@@ -13,6 +13,7 @@ from pathlib import Path
 from inspector.capture.redact import Redaction
 from inspector.capture.redact_text import redact_line
 from tests.secrets_scan import secret_leaks
+from tests.warm_peers import inspector_argv
 
 SECRETS = [
     "sk-live-4f9a8b7c6d",
@@ -38,7 +39,7 @@ def test_wrapped_server_stderr_holds_no_secret(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
     logger = tmp_path / "logger.py"  # a file: the command line (the session's target) holds no secret
     logger.write_text(LOGGER)
-    wrap = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--"]
+    wrap = inspector_argv("wrap", "--quiet", "--db", str(db), "--")  # forked from the warm server
     done = subprocess.run(
         [*wrap, sys.executable, str(logger)],
         input=b"",

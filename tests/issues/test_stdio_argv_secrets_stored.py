@@ -29,8 +29,8 @@ from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_session
+from tests.warm_peers import inspector_argv
 
-CLI = [sys.executable, "-m", "inspector"]
 API_KEY = "ArgvApiKeySecret3f9a1"
 TOKEN = "ArgvTokenSecret7c2e4"
 ENV_TOKEN = "ArgvEnvTokenSecret5b8d0"
@@ -58,7 +58,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     as an MCP host starts it); both record (once for the file: each test gets a copy, `wrapped`)."""
     folder = tmp_path_factory.mktemp("recorded")
     wrap_db, call_db, log = folder / "wrap.db", folder / "call.db", folder / "argv.jsonl"
-    wrap = [*CLI, "wrap", "--db", str(wrap_db), "--"]
+    wrap = inspector_argv("wrap", "--db", str(wrap_db), "--")  # forked from the warm server
     out = run(
         "call", "tools/list", "--db", str(call_db), "--", *wrap, *SERVER, *TYPED, env={"ARGV_LOG": str(log)},
         timeout=120,

@@ -9,8 +9,9 @@ like the rest (and a recording's name is never read as Rich markup).
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.warm_peers import inspector_argv
 
 
 def test_every_line_fits_80_columns_however_long_the_paths(tmp_path: Path) -> None:
@@ -19,7 +20,7 @@ def test_every_line_fits_80_columns_however_long_the_paths(tmp_path: Path) -> No
     (deep / "broken[bold].mcp.jsonl").write_text("this is not a session file\n")
     junit = deep / "report" / "junit.xml"
     result = subprocess.run(
-        [sys.executable, "-m", "inspector", "test", str(deep), "--junit-xml", str(junit), "--", "true"],
+        inspector_argv("test", str(deep), "--junit-xml", str(junit), "--", "true"),
         capture_output=True,
         text=True,
         timeout=120,

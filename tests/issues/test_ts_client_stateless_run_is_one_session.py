@@ -51,7 +51,7 @@ def _ts_run(url: str) -> dict:  # type: ignore[type-arg]
 
 
 def test_ts_client_run_is_one_session_and_its_mock_serves_it_whole(db_path: Path) -> None:
-    with _stateless_json_server() as target, inspector_proxy(target, db_path) as (url, _proxy):
+    with _stateless_json_server() as target, inspector_proxy(target, db_path, warm=True) as (url, _proxy):
         direct = _ts_run(url)
     assert direct["echo"] == "hello" and direct["session"] is None  # a stateless server: no session id
     engine = open_engine(db_path)
@@ -67,7 +67,7 @@ def test_ts_client_run_is_one_session_and_its_mock_serves_it_whole(db_path: Path
     assert methods == ["initialize", "tools/list", "tools/call", "resources/list", "prompts/list"]
     engine.dispose()
 
-    with mock_server_http(db_path, str(session.id)) as mock_url:
+    with mock_server_http(db_path, str(session.id), warm=True) as mock_url:
         mocked = _ts_run(mock_url)
     assert {k: v for k, v in mocked.items() if k != "session"} == {
         k: v for k, v in direct.items() if k != "session"

@@ -29,7 +29,7 @@ def test_concurrent_event_streams_over_the_cap_all_complete_on_at_most_cap_conne
 ) -> None:
     with (
         keepalive_server() as base,
-        inspector_proxy(f"{base}/mcp", db_path, "--max-connections", str(CAP)) as (url, _proxy),
+        inspector_proxy(f"{base}/mcp", db_path, "--max-connections", str(CAP), warm=True) as (url, _proxy),
     ):
         stream = url.replace("/mcp", "/sse?n=4&ms=60")
         with ThreadPoolExecutor(STREAMS) as pool:

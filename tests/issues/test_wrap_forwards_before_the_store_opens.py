@@ -17,8 +17,8 @@ import sqlite3
 from pathlib import Path
 
 from inspector.store import open_engine
-from tests.conftest import wrap_argv
 from tests.shim_process import ShimProcess, messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 INIT = {
     "protocolVersion": "2025-06-18",
@@ -34,7 +34,7 @@ def test_server_answers_while_the_store_is_locked_and_nothing_is_lost(
     lock = sqlite3.connect(db_path, isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")  # every writer now waits (busy timeout 30 s)
     sent = bytearray()
-    shim = ShimProcess(wrap_argv(db_path, *everything_cmd))
+    shim = ShimProcess(warm_wrap_argv(db_path, *everything_cmd))
     try:
         for msg in (
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},

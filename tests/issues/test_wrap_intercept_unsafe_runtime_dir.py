@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from inspector.store import list_sessions, open_engine
-from tests.conftest import wrap_argv
+from tests.warm_peers import warm_wrap_argv
 
 
 def test_an_unsafe_runtime_directory_stops_the_wrap_before_the_server(tmp_path: Path) -> None:
@@ -23,7 +23,7 @@ def test_an_unsafe_runtime_directory_stops_the_wrap_before_the_server(tmp_path: 
     runtime.chmod(0o755)
     marker = tmp_path / "server-started"
     server = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
-    argv = wrap_argv(tmp_path / "rec.db", *server, extra=("--intercept",))
+    argv = warm_wrap_argv(tmp_path / "rec.db", *server, extra=("--intercept",))
     out = subprocess.run(
         argv,
         input=b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n',

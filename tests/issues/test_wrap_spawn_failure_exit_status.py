@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from inspector.store import open_engine
-from tests.conftest import wrap_argv
 from tests.shim_process import only_session
+from tests.warm_peers import warm_wrap_argv
 
 
 def _not_executable(tmp_path: Path) -> Path:
@@ -38,7 +38,7 @@ def _not_executable(tmp_path: Path) -> Path:
 def test_spawn_failure_exits_like_a_shell_and_is_recorded(
     db_path: Path, tmp_path: Path, command: str | None, status: int, why: str
 ) -> None:
-    argv = wrap_argv(db_path, command or str(_not_executable(tmp_path)))
+    argv = warm_wrap_argv(db_path, command or str(_not_executable(tmp_path)))
     out = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert out.returncode == status, out.stderr
     assert "cannot start" in out.stderr and why in out.stderr and "Traceback" not in out.stderr
