@@ -132,10 +132,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The warm server of tests/warm_peers.py, if a collected module started one, ready before the
-    first test (its imports are counted in no test's time limit)."""
+    """The warm server of tests/warm_peers.py, started and ready before the first test when a collected
+    module imports it (its imports are counted in no test's time limit)."""
     warm = sys.modules.get("tests.warm_peers")
-    if warm is not None:
+    if warm is not None and session.items:
+        warm.start()
         warm.wait_until_ready()
 
 

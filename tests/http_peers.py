@@ -74,13 +74,6 @@ class LineProcess:
             return self.proc.wait()
 
 
-def warm_start() -> None:
-    """Start the warm server of tests/warm_peers.py now: a module that calls this at import has it
-    ready before its first test (tests/conftest.py waits for it after the collection), rather than
-    starting it, imports and all, within a test's time limit."""
-    demo_argv()
-
-
 @contextmanager
 def demo_http_server(transport: str = "streamable-http", *extra: str, warm: bool = False) -> Iterator[str]:
     """The demo server over HTTP; yields its MCP URL. `warm`: forked from the warm server

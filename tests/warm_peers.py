@@ -6,9 +6,9 @@ and the signals sent to it, forked from a warm server of this pytest process
 imported by each run afresh, as in a new process (but the demo's, see WARM_OWN). A demo start then costs ~0.1 s of CPU instead of
 ~2.4 s; an `mcp-inspect` one its own modules' imports rather than 1-2 s.
 
-The warm server starts at the first call (in the background, during the collection of the modules
-that call it at import) and leaves with this process; tests/conftest.py waits for it to be ready
-once the tests are collected, so a test's own time limits do not count its imports. What differs from a plain process: the pid the caller
+The warm server starts when the tests are collected, if a collected module imports this one
+(tests/conftest.py calls `start` then `wait_until_ready`, so no test's time limit counts its imports),
+or else at the first call; it leaves with this process. What differs from a plain process: the pid the caller
 sees is the launcher's, not the run's (a control file named for the run's pid is not the caller's
 pid), and the run is not in the caller's process group. Where the start-up, the console script or the
 pid is what a test checks, use `[sys.executable, "-m", ...]`.
@@ -54,6 +54,11 @@ def _socket() -> str:
             _server = (proc, path)
             atexit.register(_stop, proc)
         return _server[1]
+
+
+def start() -> None:
+    """Start the warm server now, in the background (it imports while the caller goes on)."""
+    _socket()
 
 
 def wait_until_ready(timeout: float = 600) -> None:

@@ -24,11 +24,6 @@ from tests.issues.test_cross_site_pages_cannot_drive_listeners import (  # the a
     browser,
 )
 from tests.listeners import BATCH, JSON_HEADERS, RecordingUpstream, wait_until
-from tests.warm_peers import inspector_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
 
 __all__ = ["attack_site", "browser"]  # fixtures, used by name
 

@@ -29,11 +29,7 @@ from inspector.api import UiServer
 from inspector.store import list_sessions, open_engine
 from tests.e2e.conftest import ROOT, shot
 from tests.shim_process import messages
-from tests.warm_peers import inspector_argv, warm_wrap_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
+from tests.warm_peers import warm_wrap_argv
 
 DOCS_SHOT = ROOT / "docs" / "intercept-panel.png"
 RULES = """

@@ -25,11 +25,6 @@ from inspector.store import list_sessions, open_engine
 from tests.e2e.conftest import shot
 from tests.http_peers import everything_http_server, inspector_proxy
 from tests.shim_process import messages
-from tests.warm_peers import inspector_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
 
 pytest.importorskip("inspector.control.server")  # the control channel and the panel come together
 

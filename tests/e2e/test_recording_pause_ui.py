@@ -25,11 +25,7 @@ from tests.e2e.conftest import shot
 from tests.e2e.foreign import foreign_page_outcome
 from tests.e2e.test_intercept_ui import Client
 from tests.shim_process import ended_session, messages
-from tests.warm_peers import inspector_argv, warm_wrap_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
+from tests.warm_peers import warm_wrap_argv
 
 
 @pytest.fixture

@@ -15,11 +15,7 @@ from tests.api.recordings import generate_session
 from tests.conftest import SCRIPTED
 from tests.e2e.conftest import BIG, shot
 from tests.shim_process import ShimProcess
-from tests.warm_peers import inspector_argv, warm_wrap_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
+from tests.warm_peers import warm_wrap_argv
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,6 @@ from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import ARTIFACTS, new_context
 from tests.integration.serve_helpers import serve_http
-from tests.warm_peers import inspector_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
 
 VERIFIER = "a-verifier-of-the-test-client-" + "x" * 20
 EVIL_FORM = """<!doctype html><title>elsewhere</title>

@@ -21,11 +21,6 @@ from inspector.store import open_engine
 from tests.e2e.conftest import shot
 from tests.integration.serve_helpers import client_answers, serve_http
 from tests.recorded import poll_until
-from tests.warm_peers import inspector_argv
-
-# The warm server of tests/warm_peers.py started at collection (tests/conftest.py waits for its imports
-# before the first test): a fixture's first warm process then starts in a fraction of a second.
-_WARM = inspector_argv()
 
 
 class ClientThread:

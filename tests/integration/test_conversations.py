@@ -26,10 +26,8 @@ from inspector.replay.diff import diff_sessions
 from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_messages
 from tests.cli_in_process import run
-from tests.http_peers import demo_http_server, proxy_in_process, warm_start
+from tests.http_peers import demo_http_server, proxy_in_process
 from tests.shim_process import ended_named
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 MRTR_TOOLS = {
     "ask_llm": "sampling/createMessage",

@@ -27,13 +27,11 @@ from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import run
 from tests.conftest import PEERS
 from tests.gateway_helpers import gateway_in_process, route_table, started_lines
-from tests.http_peers import LineProcess, demo_http_server, free_port, warm_start
+from tests.http_peers import LineProcess, demo_http_server, free_port
 from tests.otlp_receiver import otlp_receiver
 from tests.secrets_scan import secret_leaks
 from tests.shim_process import messages
 from tests.warm_peers import inspector_argv
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 
 async def _echo(url: str, text: str) -> str:

@@ -14,10 +14,8 @@ import httpx
 import pytest
 
 from inspector.store import Message, list_sessions, open_engine
-from tests.http_peers import demo_http_server, free_port, proxy_in_process, scripted_http_server, warm_start
+from tests.http_peers import demo_http_server, free_port, proxy_in_process, scripted_http_server
 from tests.shim_process import messages
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 JSON_SSE = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 

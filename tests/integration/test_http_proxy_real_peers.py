@@ -12,10 +12,8 @@ from mcp.client.sse import sse_client
 from inspector.demo.driver import BOOKING, DEMO_ROOT, SAMPLING_REPLY, drive_demo
 from inspector.store import Message, list_sessions, open_engine
 from tests.everything_client import ELICITED_NAME, ROOT, SAMPLED, everything_session
-from tests.http_peers import demo_http_server, everything_http_server, proxy_in_process, warm_start
+from tests.http_peers import demo_http_server, everything_http_server, proxy_in_process
 from tests.shim_process import messages
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 
 def _jsonrpc(rows: list[Message]) -> list[Message]:

@@ -24,12 +24,10 @@ from inspector.demo.driver import SAMPLING_REPLY, drive_demo
 from inspector.store import Message, open_engine
 from tests.cli_in_process import run
 from tests.conftest import wrap_argv
-from tests.http_peers import demo_http_server, proxy_in_process, warm_start
+from tests.http_peers import demo_http_server, proxy_in_process
 from tests.integration.test_wrap_real_peers import Taps
 from tests.otlp_receiver import KIND_CLIENT, KIND_SERVER, ReceivedSpan, Receiver, otlp_receiver
 from tests.shim_process import ended_session, messages
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 PEER = Path(__file__).parents[1] / "peers" / "otel_sdk_client.py"
 STATUS_ERROR = 2

@@ -34,10 +34,8 @@ import orjson
 import pytest
 
 from inspector.store import list_sessions, open_engine
-from tests.http_peers import inspector_proxy, proxy_in_process, scripted_http_server, warm_start
+from tests.http_peers import inspector_proxy, proxy_in_process, scripted_http_server
 from tests.shim_process import messages
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
 
 TIMEOUT = 20.0
 

@@ -15,9 +15,7 @@ import pytest
 
 from inspector.demo.driver import drive_demo
 from inspector.store import iter_messages, list_sessions, open_engine
-from tests.http_peers import demo_http_server, inspector_proxy, proxy_in_process, warm_start
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
+from tests.http_peers import demo_http_server, inspector_proxy, proxy_in_process
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGUSR1 is POSIX")
 

@@ -1,12 +1,9 @@
 """Fixtures shared by the regression tests: the browser tests' Chromium (from tests/e2e), a plain
 tab of it (a fresh context, 1400x860; unlike tests/e2e's `page`, a page error does not fail the
 test by itself), a UI server over one generated session (`five_hundred_ui`), and the command line
-run in-process (`mcp_inspect`). Processes these tests start but whose pid or start-up is not the point
-are forked from the warm server of tests/warm_peers.py: it is started during the collection."""
+run in-process (`mcp_inspect`)."""
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -28,16 +25,6 @@ def five_hundred_ui(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iter
     server = UiServer(open_engine(db), port=0).start()
     yield server
     server.stop()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the warm server of tests/warm_peers.py while collecting, when a test of this folder is
-    collected and a module imported the helpers: tests/conftest.py then waits for it once, before the
-    first test (its imports under a loaded machine count in no test's time limit)."""
-    warm = sys.modules.get("tests.warm_peers")
-    here = Path(__file__).parent
-    if warm is not None and any(item.path.parent == here for item in items):
-        warm.inspector_argv("--version")  # the first call starts the server, in the background
 
 
 @pytest.fixture

@@ -23,9 +23,7 @@ from mcp.client.sse import sse_client
 
 from inspector.api.server import UiServer
 from inspector.store import list_sessions, open_engine
-from tests.http_peers import demo_http_server, proxy_in_process, warm_start
-
-warm_start()  # the warm server, ready before the first test (tests/http_peers.py)
+from tests.http_peers import demo_http_server, proxy_in_process
 
 
 def _ended_sessions(db: Path, deadline: float = 20.0) -> list:  # type: ignore[type-arg]
