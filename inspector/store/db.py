@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
 from inspector.errors import MissingExtraError
-from inspector.store.models import JSON_COLUMN_TYPES, Message, Session, column_names
+from inspector.store.models import JSON_COLUMNS, Message, Session, column_names
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -56,7 +56,7 @@ ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
 
 SESSION_COLUMNS = column_names(Session)
 MESSAGE_COLUMNS = column_names(Message)  # not `SELECT *`: PostgreSQL's `message` also has `fts`
-_JSON_COLUMNS = frozenset(JSON_COLUMN_TYPES)
+_JSON_COLUMNS = frozenset(JSON_COLUMNS)
 _BOOL_COLUMNS = frozenset({"pinned"})
 
 

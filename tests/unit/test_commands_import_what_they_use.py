@@ -105,6 +105,36 @@ def test_the_cli_loads_no_markdown_parser_traceback_renderer_or_value_adapters(
     assert not unwanted, sorted(unwanted)
 
 
+# What printing the store never loads (issue #36): the columns' validation metadata (annotated_types,
+# read by pydantic where a session file or the API is checked: `store.column_types`), the protocol
+# core's framing, correlation, JSON-RPC and version tables (`show` needs only `client_identity`'s
+# words), hashing, sockets; nor, for `sessions` and `show`, the full-text search.
+NOT_FOR_PRINTING = (
+    "annotated_types",
+    "inspector.store.column_types",
+    "inspector.protocol.framing",
+    "inspector.protocol.correlate",
+    "inspector.protocol.jsonrpc",
+    "inspector.protocol.versions",
+    "hashlib",
+    "socket",
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["sessions"], ["show", "1"], ["search", "tool"]],
+    ids=["help", "sessions", "show", "search"],
+)
+def test_printing_the_store_loads_no_validation_metadata_protocol_core_hashing_or_sockets(
+    demo_db: Path, args: list[str]
+) -> None:
+    modules, out = modules_of(args, demo_db)
+    assert out.strip()
+    unwanted = set(NOT_FOR_PRINTING) | ({"inspector.store.search"} if args[0] != "search" else set())
+    assert not modules & unwanted, sorted(modules & unwanted)
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:
