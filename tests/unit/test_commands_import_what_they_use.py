@@ -135,6 +135,32 @@ def test_printing_the_store_loads_no_validation_metadata_protocol_core_hashing_o
     assert not modules & unwanted, sorted(modules & unwanted)
 
 
+def test_reading_the_default_store_without_a_config_file_loads_no_pydantic(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    # No $MCP_INSPECTOR_DB and no config file: the default ./recordings/inspector.db, every setting its
+    # default, nothing to check, so the settings' models (pydantic) are not loaded.
+    (tmp_path / "recordings").mkdir()
+    (tmp_path / "recordings" / "inspector.db").write_bytes(demo_db.read_bytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_INSPECTOR_")}
+    env |= {"PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_CONFIG": str(tmp_path / "none.toml")}
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "sessions"],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    stderr = done.stderr.decode()
+    assert done.returncode == 0, stderr[-2000:]
+    assert "demo" in done.stdout.decode()
+    modules = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    assert "inspector.entry" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core", "inspector.settings")}
+    assert "inspector.settings" not in modules
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:
