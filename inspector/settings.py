@@ -47,8 +47,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from inspector.config import ENV, config_path
 from inspector.errors import InspectorError
+from inspector.settings_sources import ENV, config_path
 
 __all__ = [
     "ENV",

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.config import DEFAULT_DB, ENV, default_db
+from inspector.config import DEFAULT_DB, default_db
 from inspector.errors import InspectorError
 from inspector.settings import load, parse_duration, parse_size
+from inspector.settings_sources import ENV
 
 CONFIG = """
 db = "~/rec/inspector.db"
