@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import orjson
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from inspector.protocol.client_identity import grouping_words
 from inspector.store import Message, Session, session_state
 from inspector.store.interventions import describe, is_injected
 from inspector.store.queries import idle_words, session_idle
-from inspector.terminal_text import visible
+from inspector.terminal_text import markup_safe, visible
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
 
@@ -71,6 +73,9 @@ def _size(n: int) -> str:
 
 def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
     """The sessions list for a terminal `width` columns wide (below `WIDE`: no version column)."""
+    from rich import box  # the table is this list's alone (`show` and `search` print lines)
+    from rich.table import Table
+
     columns = ["id", "started", "kind", "status", "version", "msgs", "exit", "name or target"]
     if width < WIDE:
         columns.remove("version")
@@ -119,7 +124,8 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
     for r in rows:
         last_cell = Text(str(r[-1]), no_wrap=True, overflow="ellipsis")
         last_cell.truncate(room, overflow="ellipsis")  # Rich would drop the words that do not fit, silently
-        table.add_row(*r[:-1], last_cell)
+        # A cell given as a string is read as markup: recorded text (a kind, a version) is escaped
+        table.add_row(*(markup_safe(c) if isinstance(c, str) else c for c in r[:-1]), last_cell)
     return table
 
 
@@ -167,8 +173,10 @@ def timeline_header(console: Console, session: Session) -> None:
         )
     width = method_width(console)
     clock = f"{'time':12} " if console.width >= WIDE else ""
-    console.print(
-        f"{'seq':>5} {clock}{'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}",
+    console.print(  # a Text: plain words, no markup or emoji codes to look for
+        Text(
+            f"{'seq':>5} {clock}{'dir':3} {'kind':6} {'method':{width}} {'id':>4} {'latency':>7} {'size':>6}"
+        ),
         no_wrap=True,
         overflow="ellipsis",
     )

@@ -48,6 +48,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from inspector.errors import InspectorError
+from inspector.settings_sources import ENV, config_path
 
 __all__ = [
     "ENV",
@@ -199,19 +200,6 @@ class Settings(BaseModel):
         return next((rule for rule in self.servers if rule.matches(name, line, url)), None)
 
 
-# Environment variables, by the dotted key they set.
-ENV: dict[str, str] = {
-    "db": "MCP_INSPECTOR_DB",
-    "redact": "MCP_INSPECTOR_REDACT",  # comma-separated
-    "retention.max_age": "MCP_INSPECTOR_MAX_AGE",
-    "retention.max_total_size": "MCP_INSPECTOR_MAX_TOTAL_SIZE",
-    "retention.max_session_size": "MCP_INSPECTOR_MAX_SESSION_SIZE",
-    "storage.compress_above": "MCP_INSPECTOR_COMPRESS_ABOVE",
-    "storage.dedup_above": "MCP_INSPECTOR_DEDUP_ABOVE",
-    "storage.max_record_bytes": "MCP_INSPECTOR_MAX_RECORD_BYTES",
-}
-
-
 @dataclass
 class Effective:
     """The settings in force and, per dotted key that is not a default, where its value came from
@@ -224,16 +212,6 @@ class Effective:
 
     def source(self, key: str) -> str:
         return self.sources.get(key, "default")
-
-
-def config_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the config file is looked for."""
-    env = os.environ if environ is None else environ
-    if env.get("MCP_INSPECTOR_CONFIG"):
-        return Path(env["MCP_INSPECTOR_CONFIG"]).expanduser()
-    from platformdirs import user_config_path
-
-    return user_config_path("mcp-inspector", appauthor=False) / "config.toml"
 
 
 def _set(doc: dict[str, Any], key: str, value: Any) -> None:

@@ -21,6 +21,7 @@ from inspector.api.schemas_live import Behind
 from inspector.flow import RowMeta
 from inspector.store import Message, Session
 from inspector.store import models as store_models
+from inspector.store.column_types import JSON_COLUMN_TYPES
 from inspector.store.models import column_names
 from inspector.store.pages import PAGE_FIELDS, ROW_FIELDS
 
@@ -58,7 +59,7 @@ def _schema_of(tp: Any) -> Any:
 
 # A row's `meta` is the flow's `RowMeta` (its key families documented in the schema, hence in the
 # TypeScript types); open to more keys, as a row an import or an older version wrote may hold them.
-_SHARPER: dict[str, Any] = {**store_models.JSON_COLUMN_TYPES, "meta": _schema_of(RowMeta) | None}
+_SHARPER: dict[str, Any] = {**JSON_COLUMN_TYPES, "meta": _schema_of(RowMeta) | None}
 
 
 def _fields(table: type, names: tuple[str, ...], declared: dict[str, Any] | None = None) -> dict[str, Any]:

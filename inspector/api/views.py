@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from inspector.store import Message, Session, session_state
-from inspector.store.models import JSON_COLUMN_TYPES
+from inspector.store.column_types import JSON_COLUMN_TYPES
 
 __all__ = ["fit_json_columns", "message_detail", "session_out"]
 

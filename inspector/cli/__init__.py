@@ -13,6 +13,7 @@ the same table on first use.
 
 from __future__ import annotations
 
+import gc
 import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -139,6 +140,14 @@ class LazyGroup(TyperGroup):
         command = plain_values(typer.main.get_group(one).commands[cmd_name])
         self.commands[cmd_name] = command
         return command
+
+    def invoke(self, ctx: Context) -> Any:
+        # The console script starts with the cyclic garbage collector off (`inspector.entry`): the
+        # command runs with it on, what start-up made set aside (frozen: never scanned again).
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
+        return super().invoke(ctx)
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
         self._listing = True

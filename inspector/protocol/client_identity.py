@@ -17,7 +17,6 @@ new `initialize` (`opens_session`) starts the next run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +50,8 @@ class ClientIdentity:
 
 
 def _fingerprint(value: bytes) -> str:
+    import hashlib  # here: `show` imports this module for `grouping_words` and hashes nothing
+
     return "sha256:" + hashlib.sha256(value).hexdigest()[:12]
 
 

@@ -28,16 +28,15 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from inspector.errors import FileFormatError
-from inspector.store.models import (
+from inspector.store.column_types import (
     JSON_COLUMN_SHAPES,
     JSON_COLUMN_TYPES,
-    ROW_COLUMNS,
     Int64,
     LabelsColumn,
-    MessageRow,
     ObjectColumn,
     TargetColumn,
 )
+from inspector.store.models import ROW_COLUMNS, MessageRow
 
 __all__ = [
     "FORMAT",

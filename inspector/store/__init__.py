@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from inspector.store.db import SCHEMA_VERSION, database_url
 from inspector.store.models import SQL_INT_MAX, Message, Session
 from inspector.store.queries import get_session, iter_messages, list_sessions, pair_of, session_state
-from inspector.store.search import search_messages
 
 if TYPE_CHECKING:
     from inspector.store.engine import open_engine
+    from inspector.store.search import search_messages
     from inspector.store.writer import SessionWriter, StoreWriter
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
 
 _LAZY = {
     "open_engine": "inspector.store.engine",
+    "search_messages": "inspector.store.search",  # `search` and the API only
     "SessionWriter": "inspector.store.writer",
     "StoreWriter": "inspector.store.writer",
 }
@@ -46,6 +47,5 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'inspector.store' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+    # `__import__` rather than importlib's `import_module`: `python -X importtime` lists it
+    return getattr(__import__(module, fromlist=[name]), name)

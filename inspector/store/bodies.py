@@ -19,7 +19,6 @@ shared between sessions counted in equal shares.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -96,6 +95,8 @@ class Encoder:
     def split(self, rows: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
         """Rows as stored (large bodies cut to their head, `body_sha256` set) and the whole bodies by
         hash. Rows with no large body come back as they are (the same dicts)."""
+        import hashlib  # here, not at the top: the read commands import this module and hash nothing
+
         limit = self.limits.out_of_line
         out: list[dict[str, Any]] = []
         bodies: dict[str, bytes] = {}

@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from inspector.errors import MissingExtraError
-from inspector.store.models import JSON_COLUMN_TYPES, Message, Session, column_names
+from inspector.store.models import JSON_COLUMNS, Message, Session, column_names
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -65,7 +65,7 @@ ALEMBIC_HEAD = ALEMBIC_REVISIONS[-1]
 
 SESSION_COLUMNS = column_names(Session)
 MESSAGE_COLUMNS = column_names(Message)  # not `SELECT *`: PostgreSQL's `message` also has `fts`
-_JSON_COLUMNS = frozenset(JSON_COLUMN_TYPES)
+_JSON_COLUMNS = frozenset(JSON_COLUMNS)
 _BOOL_COLUMNS = frozenset({"pinned"})
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, Literal, Protocol, TypeAlias, TypedDict
-
-from annotated_types import Ge, Le, Len
+from typing import Any, Literal, Protocol, TypedDict
 
 from inspector.flow import RowMeta
 from inspector.protocol.sse import stored_body
@@ -22,16 +20,9 @@ __all__ = [
     "ROW_COLUMNS",
     "STORED_COLUMNS",
     "Blob",
-    "JSON_COLUMN_SHAPES",
-    "JSON_COLUMN_TYPES",
-    "HeadersColumn",
-    "LabelsColumn",
-    "LintColumn",
-    "ObjectColumn",
-    "TargetColumn",
+    "JSON_COLUMNS",
     "SQL_INT_MAX",
     "SQL_INT_MIN",
-    "Int64",
     "Channel",
     "Direction",
     "KindName",
@@ -47,44 +38,25 @@ __all__ = [
 ]
 
 # Every integer column (ids, seqs, ns timestamps) is a signed 64-bit integer in SQLite and
-# PostgreSQL: a bigger Python int cannot be bound to a query at all (OverflowError).
+# PostgreSQL: a bigger Python int cannot be bound to a query at all (OverflowError). A session file's
+# integers are checked against them (`store.column_types.Int64`), and so are the API's parameters.
 SQL_INT_MAX = 2**63 - 1
 SQL_INT_MIN = -(2**63)
-Int64 = Annotated[int, Ge(SQL_INT_MIN), Le(SQL_INT_MAX)]
 
-# What each JSON column holds (the API's schema types them so, a session file is checked against
-# them, and the API's readers fit an older row to them: `api.views`).
-TargetColumn: TypeAlias = list[str] | str | None  # argv or URL
-LabelsColumn: TypeAlias = list[str] | None
-ObjectColumn: TypeAlias = dict[str, Any] | None
-LintColumn: TypeAlias = list[Any] | dict[str, Any] | None
-# [name, value] pairs as they came (or, in older rows, an object)
-HeadersColumn: TypeAlias = dict[str, str] | list[Annotated[list[str], Len(2, 2)]] | None
-JSON_COLUMN_TYPES: dict[str, Any] = {
-    "target": TargetColumn,
-    "labels": LabelsColumn,
-    "meta": ObjectColumn,
-    "lint": LintColumn,
-    "http_headers": HeadersColumn,
-    "client_info": ObjectColumn,
-    "server_info": ObjectColumn,
-    "client_capabilities": ObjectColumn,
-    "server_capabilities": ObjectColumn,
-    "facts": ObjectColumn,
-}
-# ... and in words, for the one-line errors of an import.
-JSON_COLUMN_SHAPES = {
-    "target": "a list of strings or a string",
-    "labels": "a list of strings",
-    "meta": "an object",
-    "lint": "a list or an object",
-    "http_headers": "a list of [name, value] string pairs",
-    "client_info": "an object",
-    "server_info": "an object",
-    "client_capabilities": "an object",
-    "server_capabilities": "an object",
-    "facts": "an object",
-}
+# The columns that hold JSON documents: `store.db` decodes them as it reads a row. What each holds,
+# as a session file's lines and the API are checked against, is `store.column_types`.
+JSON_COLUMNS: tuple[str, ...] = (
+    "target",
+    "labels",
+    "meta",
+    "lint",
+    "http_headers",
+    "client_info",
+    "server_info",
+    "client_capabilities",
+    "server_capabilities",
+    "facts",
+)
 
 
 @dataclass(slots=True, kw_only=True)

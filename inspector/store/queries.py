@@ -7,7 +7,6 @@ search is `store.search`.
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -109,6 +108,8 @@ def session_state(session: Session) -> str:
     """`recording`, `ended`, or `interrupted` (the recording process on this host is gone)."""
     if session.status != "recording":
         return session.status
+    import socket  # only for a session still recording: is its recorder on this host?
+
     if session.host == socket.gethostname() and session.pid is not None:
         try:
             import os

@@ -10,7 +10,7 @@ import pytest
 from inspector.capture.builder import ROW_COLUMNS, MessageBuilder
 from inspector.protocol.jsonrpc import Kind, ParseStatus
 from inspector.store import schema
-from inspector.store.models import KindName, Message, MessageRow, ParseStatusName
+from inspector.store.models import KindName, Message, MessageRow, ParseStatusName, Session
 
 INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
 INIT_RESULT = b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"2"}}}\n'
@@ -421,3 +421,13 @@ def test_message_with_http_metadata() -> None:
     assert resp["latency_ns"] == 3
     assert resp["sse_event_id"] == "e1"
     assert resp["seq"] == 2
+
+
+def test_the_json_columns_the_reader_decodes_are_those_whose_types_are_checked() -> None:
+    # `store.db` decodes `JSON_COLUMNS` as it reads; an import and the API check `JSON_COLUMN_TYPES`
+    # (kept apart so that reading loads no validation metadata): one list of columns, in one order.
+    from inspector.store.column_types import JSON_COLUMN_SHAPES, JSON_COLUMN_TYPES
+    from inspector.store.models import JSON_COLUMNS, STORED_COLUMNS, column_names
+
+    assert tuple(JSON_COLUMN_TYPES) == tuple(JSON_COLUMN_SHAPES) == JSON_COLUMNS
+    assert set(JSON_COLUMNS) <= set(STORED_COLUMNS) | set(column_names(Session))

@@ -111,6 +111,65 @@ def test_the_cli_loads_no_markdown_parser_traceback_renderer_or_value_adapters(
     assert not unwanted, sorted(unwanted)
 
 
+# What printing the store never loads (issue #36): the columns' validation metadata (annotated_types,
+# read by pydantic where a session file or the API is checked: `store.column_types`), the protocol
+# core's framing, correlation, JSON-RPC and version tables (`show` needs only `client_identity`'s
+# words), hashing, sockets; nor, for `sessions` and `show`, the full-text search; nor, for `show` and
+# `search` (lines, not a table), Rich's table and its layout arithmetic (fractions, decimal).
+NOT_FOR_PRINTING = (
+    "annotated_types",
+    "inspector.store.column_types",
+    "inspector.protocol.framing",
+    "inspector.protocol.correlate",
+    "inspector.protocol.jsonrpc",
+    "inspector.protocol.versions",
+    "hashlib",
+    "socket",
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["sessions"], ["show", "1"], ["search", "tool"]],
+    ids=["help", "sessions", "show", "search"],
+)
+def test_printing_the_store_loads_no_validation_metadata_protocol_core_hashing_or_sockets(
+    demo_db: Path, args: list[str]
+) -> None:
+    modules, out = modules_of(args, demo_db)
+    assert out.strip()
+    unwanted = set(NOT_FOR_PRINTING) | ({"inspector.store.search"} if args[0] != "search" else set())
+    if args[0] in ("show", "search"):
+        unwanted |= {"rich.table", "fractions", "decimal"}
+    assert not modules & unwanted, sorted(modules & unwanted)
+
+
+def test_reading_the_default_store_without_a_config_file_loads_no_pydantic(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    # No $MCP_INSPECTOR_DB and no config file: the default ./recordings/inspector.db, every setting its
+    # default, nothing to check, so the settings' models (pydantic) are not loaded.
+    (tmp_path / "recordings").mkdir()
+    (tmp_path / "recordings" / "inspector.db").write_bytes(demo_db.read_bytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_INSPECTOR_")}
+    env |= {"PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_CONFIG": str(tmp_path / "none.toml")}
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "sessions"],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    stderr = done.stderr.decode()
+    assert done.returncode == 0, stderr[-2000:]
+    assert "demo" in done.stdout.decode()
+    modules = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    assert "inspector.entry" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core", "inspector.settings")}
+    assert "inspector.settings" not in modules
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.config import default_db
+from inspector.config import DEFAULT_DB, default_db
 from inspector.errors import InspectorError
 from inspector.settings import load, parse_duration, parse_size
+from inspector.settings_sources import ENV
 
 CONFIG = """
 db = "~/rec/inspector.db"
@@ -113,3 +114,21 @@ def test_default_db_comes_from_the_file_after_the_variable(
     assert default_db() == str(Path("~/rec/inspector.db").expanduser())
     monkeypatch.setenv("MCP_INSPECTOR_DB", "postgresql://h/db")
     assert default_db() == "postgresql://h/db"
+
+
+def test_default_db_with_nothing_configured_is_the_default_and_a_bad_variable_is_still_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No file, no variable: the default path (the settings' models are not needed to know it). Any
+    # settings variable is still read and checked as before, a bad one a one-line error.
+    for name in ENV.values():
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MCP_INSPECTOR_CONFIG", str(tmp_path / "none.toml"))
+    assert default_db() == str(DEFAULT_DB)
+    monkeypatch.setenv("MCP_INSPECTOR_MAX_AGE", "forever")
+    with pytest.raises(InspectorError, match="environment MCP_INSPECTOR_MAX_AGE"):
+        default_db()
+    monkeypatch.delenv("MCP_INSPECTOR_MAX_AGE")
+    (tmp_path / "none.toml").mkdir()  # there but not a file: the same error as before
+    with pytest.raises(InspectorError, match="cannot read the config file"):
+        default_db()
