@@ -25,7 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess
-from tests.warm_peers import inspector_argv, warm_wrap_argv
+from tests.warm_peers import inspector_argv
 
 
 class Ui:
@@ -84,8 +84,12 @@ def _next(ws: ClientConnection, wanted: str, deadline: float, **match: Any) -> d
             return event
 
 
+# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+WRAP = inspector_argv("wrap")
+
+
 def _wrap(db: str, name: str) -> ShimProcess:
-    return ShimProcess(warm_wrap_argv(db, *SCRIPTED, extra=("--name", name)))
+    return ShimProcess([*WRAP, "--db", db, "--name", name, "--", *SCRIPTED])
 
 
 def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_url: str) -> None:

@@ -20,18 +20,21 @@ from sqlalchemy import create_engine, text
 from tests.conftest import SCRIPTED
 from tests.postgres import PgCluster
 from tests.shim_process import ShimProcess
-from tests.warm_peers import warm_wrap_argv
+from tests.warm_peers import inspector_argv
+
+# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+WRAP = inspector_argv("wrap")
 
 
 def _wrap(db: str, name: str, env: dict[str, str] | None = None) -> ShimProcess:
-    return ShimProcess(warm_wrap_argv(db, *SCRIPTED, extra=("--name", name)), env=env)
+    return ShimProcess([*WRAP, "--db", db, "--name", name, "--", *SCRIPTED], env=env)
 
 
 def _talk(shim: ShimProcess, first: int, count: int, pause: float = 0.0) -> int:
     """Send `count` requests one after the other; every answer must come back (the client's view)."""
     for rpc_id in range(first, first + count):
         shim.request(rpc_id, "tools/call", {"name": "echo", "arguments": {"n": rpc_id}})
-        answer = json.loads(shim.read_line())
+        answer = json.loads(shim.read_line(60))  # a generous deadline: twenty start at once
         assert answer["id"] == rpc_id and answer["result"] == {"echo": "tools/call"}, answer
         if pause:
             time.sleep(pause)
