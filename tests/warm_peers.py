@@ -25,7 +25,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["demo_argv", "inspector_argv", "warm_wrap_argv"]
+__all__ = ["demo_argv", "inspector_argv", "peer_argv", "warm_wrap_argv"]
 
 FORKSERVER = Path(__file__).resolve().parent / "peers" / "forkserver.py"
 
@@ -103,6 +103,13 @@ def inspector_argv(*args: str, warm: bool = True) -> list[str]:
     """`python -m inspector ARGS...`, forked from the warm server (see the module's docstring);
     `warm=False`: a plain process of its own (where its pid is what a test checks)."""
     return _argv("inspector", args, warm)
+
+
+def peer_argv(module: str, *args: str, warm: bool = True) -> list[str]:
+    """`python -m MODULE ARGS...` for a Python peer of the tests (a script of tests/peers as
+    `tests.peers.NAME`: the editable install puts the checkout on the path), forked from the warm
+    server; `warm=False`: a plain process of its own."""
+    return _argv(module, args, warm)
 
 
 def warm_wrap_argv(db: Path | str, *server: str, extra: tuple[str, ...] = ()) -> list[str]:

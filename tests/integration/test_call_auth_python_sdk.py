@@ -1,7 +1,8 @@
 """`call --auth` against an authorization-protected server built with the official Python SDK's
 server auth support (tests/peers/oauth_server.py): it registers, authorizes, calls a tool; the next
 run reuses the token from the user-only auth file; when the server no longer accepts it (401) the
-client refreshes instead of authorizing again. The recordings hold no token."""
+client refreshes instead of authorizing again. The recordings hold no token. The server is a process
+forked from the warm server (tests/warm_peers.py): the SDK's imports are not paid at each start."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli_in_process import Ran, run
-from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.secrets_scan import secret_leaks
+from tests.warm_peers import peer_argv
 
 CLI = [sys.executable, "-m", "inspector"]
+# At import: the warm server starts during the collection and is ready before the first test.
+OAUTH_SERVER = peer_argv("tests.peers.oauth_server")
 
 
 def _call(db: Path, env: dict[str, str], url: str, *args: str) -> Ran:
@@ -44,7 +47,7 @@ def test_authorize_call_then_refresh(tmp_path: Path) -> None:
     import os
 
     env = {**os.environ, "MCP_INSPECTOR_AUTH_FILE": str(tmp_path / "auth.json")}
-    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py")])
+    server = LineProcess(OAUTH_SERVER)
     try:
         url = server.wait_for(r"listening on (\S+)").group(1)
         db = tmp_path / "rec.db"

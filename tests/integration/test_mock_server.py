@@ -2,13 +2,15 @@
 
 The demo is recorded through `wrap` once for the file (`recorded_demo`: the recording and what the
 SDK client saw), copied into each test's own store; where only the recording is needed, the
-checked-in demo session (tests/data/sessions/demo.jsonl, recorded so) is imported.
+checked-in demo session (tests/data/sessions/demo.jsonl, recorded so) is imported. The mock
+server, `wrap` and the demo are processes forked from the warm server (tests/warm_peers.py): the SDK
+client's stdio or HTTP peer, without Python's start-up and the libraries' imports each time.
 """
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
-import sys
 from pathlib import Path
 
 import anyio
@@ -19,16 +21,16 @@ from inspector.demo.driver import SAMPLING_REPLY, drive_demo
 from inspector.demo.report import DemoReport
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import run
-from tests.conftest import wrap_argv
 from tests.http_peers import LineProcess
 from tests.sessions import load
 from tests.shim_process import ended_count, ended_named, messages
+from tests.warm_peers import demo_argv, inspector_argv, warm_wrap_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()
 
 
 def _mock_argv(db: Path, ref: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "inspector", "mock-server", ref, "--db", str(db), *extra]
+    return inspector_argv("mock-server", ref, "--db", str(db), *extra)
 
 
 def _params(argv: list[str]) -> mcp.StdioServerParameters:
@@ -36,7 +38,7 @@ def _params(argv: list[str]) -> mcp.StdioServerParameters:
 
 
 async def _record_demo(db: Path, name: str = "demo-cassette") -> DemoReport:
-    argv = wrap_argv(db, *DEMO, extra=("--quiet", "--name", name))
+    argv = warm_wrap_argv(db, *DEMO, extra=("--quiet", "--name", name))
     before = ended_count(db, name)
     with anyio.fail_after(90):
         report = await drive_demo(_params(argv), mode="legacy")
@@ -125,7 +127,7 @@ async def test_unmatched_request_gets_the_documented_error(db_path: Path) -> Non
 
 @pytest.mark.anyio
 async def test_record_mode_once_records_then_plays(db_path: Path) -> None:
-    forward = f"{sys.executable} -m inspector.demo"
+    forward = shlex.join(DEMO)
     first_argv = _mock_argv(db_path, "fresh-cassette", "--record-mode", "once", "--forward-cmd", forward)
     with anyio.fail_after(90):
         recorded = await drive_demo(_params(first_argv), mode="legacy")
@@ -143,7 +145,7 @@ async def test_record_mode_once_records_then_plays(db_path: Path) -> None:
 @pytest.mark.anyio
 async def test_record_mode_new_forwards_what_does_not_match(db_path: Path) -> None:
     load(db_path, "demo", name="demo-cassette")
-    argv = _mock_argv(db_path, "demo-cassette", "--record-mode", "new", "--forward-cmd", " ".join(DEMO))
+    argv = _mock_argv(db_path, "demo-cassette", "--record-mode", "new", "--forward-cmd", shlex.join(DEMO))
     with anyio.fail_after(60):
         async with mcp.Client(_params(argv), mode="legacy") as client:
             played = await client.call_tool("echo", {"text": "hello inspector"})

@@ -2,8 +2,10 @@
 feed, woken by PostgreSQL's NOTIFY rather than by polling (issue 19).
 
 Two real processes on one real PostgreSQL cluster (`tests/postgres.py`): `mcp-inspect ui` and
-`mcp-inspect wrap` around a scripted peer. The ui's safety poll is set to 10 minutes, so the
-events can only come from notifications; its `/api/live/status` counts what woke the feed.
+`mcp-inspect wrap` around a scripted peer, each forked from the warm server (tests/warm_peers.py:
+processes of their own, without Python's start-up and the libraries' imports each time). The ui's
+safety poll is set to 10 minutes, so the events can only come from notifications; its
+`/api/live/status` counts what woke the feed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import queue
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from typing import Any
@@ -24,8 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess
-
-CLI = [sys.executable, "-m", "inspector"]
+from tests.warm_peers import inspector_argv
 
 
 class Ui:
@@ -33,7 +33,7 @@ class Ui:
 
     def __init__(self, db: str, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [*CLI, "ui", "--db", db, "--port", "0", "--no-open"],
+            inspector_argv("ui", "--db", db, "--port", "0", "--no-open"),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -84,8 +84,12 @@ def _next(ws: ClientConnection, wanted: str, deadline: float, **match: Any) -> d
             return event
 
 
+# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+WRAP = inspector_argv("wrap")
+
+
 def _wrap(db: str, name: str) -> ShimProcess:
-    return ShimProcess([*CLI, "wrap", "--db", db, "--name", name, "--", *SCRIPTED])
+    return ShimProcess([*WRAP, "--db", db, "--name", name, "--", *SCRIPTED])
 
 
 def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_url: str) -> None:

@@ -1,7 +1,9 @@
 """Many recorders on one PostgreSQL store, and recorders that lose it (issue 19).
 
 Real processes on a real PostgreSQL cluster (`tests/postgres.py`): `mcp-inspect wrap` around the
-scripted stdio peer, driven by this test as the client. The cluster is stopped and started under
+scripted stdio peer, driven by this test as the client; each wrap a process of its own (its own
+connections, as recorders on other machines have), forked from the warm server (tests/warm_peers.py:
+the pid and the start-up are not what these tests check). The cluster is stopped and started under
 a running wrap (`PgCluster.stop()` / `.start()`: same port, same data).
 """
 
@@ -9,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
 from typing import Any
@@ -19,19 +20,21 @@ from sqlalchemy import create_engine, text
 from tests.conftest import SCRIPTED
 from tests.postgres import PgCluster
 from tests.shim_process import ShimProcess
+from tests.warm_peers import inspector_argv
 
-CLI = [sys.executable, "-m", "inspector"]
+# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+WRAP = inspector_argv("wrap")
 
 
 def _wrap(db: str, name: str, env: dict[str, str] | None = None) -> ShimProcess:
-    return ShimProcess([*CLI, "wrap", "--db", db, "--name", name, "--", *SCRIPTED], env=env)
+    return ShimProcess([*WRAP, "--db", db, "--name", name, "--", *SCRIPTED], env=env)
 
 
 def _talk(shim: ShimProcess, first: int, count: int, pause: float = 0.0) -> int:
     """Send `count` requests one after the other; every answer must come back (the client's view)."""
     for rpc_id in range(first, first + count):
         shim.request(rpc_id, "tools/call", {"name": "echo", "arguments": {"n": rpc_id}})
-        answer = json.loads(shim.read_line())
+        answer = json.loads(shim.read_line(60))  # a generous deadline: twenty start at once
         assert answer["id"] == rpc_id and answer["result"] == {"echo": "tools/call"}, answer
         if pause:
             time.sleep(pause)

@@ -38,7 +38,7 @@ def test_sdk_client_lists_and_reads_a_served_app_view(tmp_path: Path, mode: str)
     (tmp_path / "card.html").write_text(HTML)
     scenario = tmp_path / "apps.yaml"
     scenario.write_text(SCENARIO)
-    argv = serve_argv(tmp_path / "serve.db", str(scenario))
+    argv = serve_argv(tmp_path / "serve.db", str(scenario), warm=True)
     seen: dict[str, object] = {}
 
     async def drive() -> None:

@@ -36,14 +36,14 @@ async def test_faults_reach_the_client_and_the_session_records_its_reaction(
 ) -> None:
     scenario = tmp_path / "faults.yaml"
     scenario.write_text(FAULTS)
-    argv = serve_argv(db_path, str(scenario))
+    argv = serve_argv(db_path, str(scenario), warm=True)
     outcomes: dict[str, str] = {}
     with anyio.fail_after(90):
         # No sampling callback: the SDK client refuses sampling with an error.
         async with mcp.Client(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), mode="legacy") as c:
             for name in ("never", "malformed"):
                 with pytest.raises(mcp.MCPError) as caught:
-                    await c.call_tool(name, {}, read_timeout_seconds=2)
+                    await c.call_tool(name, {}, read_timeout_seconds=1)
                 outcomes[name] = caught.value.error.message
             with pytest.raises(mcp.MCPError) as failed:
                 await c.call_tool("error", {})

@@ -90,7 +90,7 @@ def _check(results: dict[str, Any], callbacks: Callbacks, db: Path) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_python_client_over_stdio(db_path: Path, mode: str) -> None:
-    argv = serve_argv(db_path)
+    argv = serve_argv(db_path, warm=True)
     callbacks = Callbacks()
     with anyio.fail_after(90):
         async with callbacks.client(
@@ -122,7 +122,7 @@ async def test_python_client_over_http(db_path: Path, mode: str) -> None:
 
 @pytest.mark.anyio
 async def test_restricted_versions_make_the_client_fall_back(db_path: Path) -> None:
-    argv = serve_argv(db_path, "--protocol-version", "2025-06-18")
+    argv = serve_argv(db_path, "--protocol-version", "2025-06-18", warm=True)
     with anyio.fail_after(60):
         async with Callbacks().client(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), "auto") as c:
             assert _text(await c.call_tool("echo", {"text": "fallback"})) == "fallback"
@@ -148,7 +148,7 @@ async def test_python_client_listens_at_2026(db_path: Path, transport: str) -> N
         if transport == "http":
             target: Any = stack.enter_context(serve_http_in_process(db_path))
         else:
-            argv = serve_argv(db_path)
+            argv = serve_argv(db_path, warm=True)
             target = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
         client = await stack.enter_async_context(Callbacks().client(target, "auto"))
         wanted = {"tools_list_changed": True, "resource_subscriptions": ["mock://readme"]}

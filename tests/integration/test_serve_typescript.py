@@ -55,7 +55,7 @@ def _check(calls: dict[str, Any], db: Path, *, cancels: int) -> None:
 
 
 def test_typescript_client_over_stdio(db_path: Path) -> None:
-    _check(_run_client("stdio", *serve_argv(db_path)), db_path, cancels=2)
+    _check(_run_client("stdio", *serve_argv(db_path, warm=True)), db_path, cancels=2)
 
 
 def test_typescript_client_over_http(db_path: Path) -> None:

@@ -6,8 +6,9 @@ path, no Node.js: PATH is the virtualenv's bin only), where `mcp-inspect demo --
 The process and packaging boundary is the point, so this starts processes. It packs the web UI
 already built in the checkout (`make web`, which `make test` runs): MCP_INSPECTOR_WEB_BUILD=never
 tells hatch_build.py to build nothing and write nothing into the checkout. uv is the Makefile's
-(.tools/bin/uv), else $UV, else the one on PATH; the wheel's dependencies come from uv's cache
-(or the package index the first time).
+(.tools/bin/uv), else $UV, else the one on PATH; the build's and the wheel's dependencies come
+from uv's cache without asking the package index (`--offline`: no round trips to revalidate what
+the cache holds), or from the index when the cache lacks one (the first time).
 """
 
 from __future__ import annotations
@@ -60,13 +61,24 @@ def _run(
     return done
 
 
+def _uv_run(
+    *args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`uv ARGS...` from uv's cache alone (`--offline`); again with the index if that fails (a
+    dependency not cached yet)."""
+    try:
+        return _run([_uv(), *args, "--offline"], env=env, cwd=cwd)
+    except AssertionError:
+        return _run([_uv(), *args], env=env, cwd=cwd)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (STATIC / "index.html").is_file():
         pytest.fail("the web UI is not built: run `make web` (make test does it)")
     out = tmp_path_factory.mktemp("dist")
     env = {**os.environ, "MCP_INSPECTOR_WEB_BUILD": "never"}
-    _run([_uv(), "build", "--out-dir", out, ROOT], env=env, cwd=out)
+    _uv_run("build", "--out-dir", out, ROOT, env=env, cwd=out)
     (built,) = out.glob("*.whl")
     return built
 
@@ -76,7 +88,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv holding the wheel and its dependencies only: its bin directory."""
     venv = tmp_path_factory.mktemp("venv") / "venv"
     _run([_uv(), "venv", "--quiet", "--python", sys.executable, venv])
-    _run([_uv(), "pip", "install", "--quiet", "--python", venv / "bin" / "python", wheel])
+    _uv_run("pip", "install", "--quiet", "--python", venv / "bin" / "python", wheel)
     return venv / "bin"
 
 

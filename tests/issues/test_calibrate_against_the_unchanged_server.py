@@ -5,13 +5,14 @@ calibration runs fall in the same second, match each other, and both differ from
 so calibration learned nothing and the replay failed. Strings that differ only in clock-like
 parts (times, dates, UUIDs, numbers inside otherwise equal text) are now "volatile": listed in the
 report, not failing unless `--strict-volatile`. A real change (a word) still fails.
-Run over stdio, Streamable HTTP and legacy SSE (the issue's "done when").
+Run over stdio, Streamable HTTP and legacy SSE (the issue's "done when"). `wrap`, `proxy` and the
+clock server are processes forked from the warm server (tests/warm_peers.py); `replay` runs in this
+process.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,12 +25,12 @@ from mcp.client.sse import sse_client
 
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import Ran
-from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import everything_http_server, inspector_proxy
 from tests.shim_process import ended_named
+from tests.warm_peers import peer_argv, warm_wrap_argv
 
 DYNAMIC = "demo://resource/dynamic/text/1"
-CLOCK = [sys.executable, str(PEERS / "clock_server.py")]
+CLOCK = peer_argv("tests.peers.clock_server")  # an SDK server: forked warm, not 2 s of imports a start
 
 
 async def _session(target: Any, mode: str = "auto") -> str:
@@ -62,7 +63,7 @@ def _next_second(recorded_at: int) -> None:
 
 
 def _record_http(db: Path, url: str, mode: str) -> int:
-    with inspector_proxy(url, db) as (proxied, _proc):
+    with inspector_proxy(url, db, warm=True) as (proxied, _proc):
         target = proxied if mode == "streamableHttp" else sse_client(proxied)
         text = anyio.run(lambda: _session(target))
     assert "created" in text.lower() or "dynamic" in text.lower(), text
@@ -77,7 +78,7 @@ def test_calibrated_replay_of_the_unchanged_server_passes(
     db_path: Path, everything_cmd: list[str], mode: str, _replay: Callable[..., tuple[int, str]]
 ) -> None:
     if mode == "stdio":
-        argv = wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "rec"))
+        argv = warm_wrap_argv(db_path, *everything_cmd, extra=("--quiet", "--name", "rec"))
         anyio.run(lambda: _session(mcp.StdioServerParameters(command=argv[0], args=argv[1:]), "legacy"))
         original = ended_named(db_path, "rec").id  # see tests/shim_process.py
         assert original is not None
@@ -95,7 +96,7 @@ def test_calibrated_replay_of_the_unchanged_server_passes(
 def test_a_changed_word_still_fails_and_a_clock_is_volatile(
     db_path: Path, _replay: Callable[..., tuple[int, str]]
 ) -> None:
-    argv = wrap_argv(db_path, *CLOCK, extra=("--quiet", "--name", "clock"))
+    argv = warm_wrap_argv(db_path, *CLOCK, extra=("--quiet", "--name", "clock"))
 
     async def record() -> None:
         async with mcp.Client(

@@ -7,11 +7,15 @@ the mock server itself died. Now the client gets a JSON-RPC error naming the for
 exit status and the end of its stderr; the mock keeps serving (played requests still answered,
 the next unmatched request tries a new forward process); everything is recorded: the error
 answer in the mock session, the forward process's stderr and exit status in its own session.
+
+The cassette is recorded once for the file (`cassette`) and copied into each test's store; the mock
+server, `wrap` and its SDK server are processes forked from the warm server (tests/warm_peers.py).
 """
 
 from __future__ import annotations
 
 import shlex
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -20,18 +24,18 @@ import mcp
 import pytest
 
 from inspector.store import list_sessions, open_engine
-from tests.conftest import PEERS, wrap_argv
 from tests.http_peers import LineProcess
-from tests.shim_process import messages
+from tests.shim_process import ended_named, messages
+from tests.warm_peers import inspector_argv, peer_argv, warm_wrap_argv
 
 DYING = [sys.executable, "-c", "import sys; print('forward boom', file=sys.stderr); sys.exit(3)"]
 
 
 def _mock_argv(db: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable, "-m", "inspector", "mock-server", "cassette", "--db", str(db),
+    return inspector_argv(
+        "mock-server", "cassette", "--db", str(db),
         "--unmatched", "forward", "--forward-cmd", shlex.join(DYING), *extra,
-    ]  # fmt: skip
+    )  # fmt: skip
 
 
 def _params(argv: list[str]) -> mcp.StdioServerParameters:
@@ -40,12 +44,25 @@ def _params(argv: list[str]) -> mcp.StdioServerParameters:
 
 async def _record(db: Path) -> None:
     """The cassette: a real SDK client lists the tools of a real SDK server through wrap."""
-    argv = wrap_argv(
-        db, sys.executable, str(PEERS / "argv_server.py"), extra=("--quiet", "--name", "cassette")
-    )
+    argv = warm_wrap_argv(db, *peer_argv("tests.peers.argv_server"), extra=("--quiet", "--name", "cassette"))
     with anyio.fail_after(60):
         async with mcp.Client(_params(argv), mode="legacy") as client:
             await client.list_tools()
+
+
+@pytest.fixture(scope="module")
+def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The recorded cassette, once for the file (each test gets a copy: `_copy`)."""
+    db = tmp_path_factory.mktemp("cassette") / "rec.db"
+    anyio.run(_record, db)
+    ended_named(db, "cassette")  # recorded to its end (see tests/shim_process.py) before it is copied
+    return db
+
+
+def _copy(cassette: Path, db: Path) -> None:
+    """The cassette into `db` (SQLite's backup: a consistent copy)."""
+    with sqlite3.connect(cassette) as source, sqlite3.connect(db) as target:
+        source.backup(target)
 
 
 async def _drive(target: str | mcp.StdioServerParameters) -> list[mcp.MCPError]:
@@ -85,8 +102,10 @@ def _check(db: Path, errors: list[mcp.MCPError]) -> None:
 
 
 @pytest.mark.anyio
-async def test_http_mock_answers_a_clear_error_when_the_forward_process_dies(db_path: Path) -> None:
-    await _record(db_path)
+async def test_http_mock_answers_a_clear_error_when_the_forward_process_dies(
+    db_path: Path, cassette: Path
+) -> None:
+    _copy(cassette, db_path)
     server = LineProcess(_mock_argv(db_path, "--http", "127.0.0.1:0"))
     try:
         url = server.wait_for(r"mock server at (\S+);").group(1)
@@ -101,7 +120,9 @@ async def test_http_mock_answers_a_clear_error_when_the_forward_process_dies(db_
 
 
 @pytest.mark.anyio
-async def test_stdio_mock_answers_a_clear_error_when_the_forward_process_dies(db_path: Path) -> None:
-    await _record(db_path)
+async def test_stdio_mock_answers_a_clear_error_when_the_forward_process_dies(
+    db_path: Path, cassette: Path
+) -> None:
+    _copy(cassette, db_path)
     errors = await _drive(_params(_mock_argv(db_path)))
     _check(db_path, errors)
