@@ -19,7 +19,7 @@ from tests.secrets_scan import secret_leaks
 from tests.warm_peers import peer_argv
 
 CLI = [sys.executable, "-m", "inspector"]
-# At import: the warm server starts during the collection and is ready before the first test.
+# The OAuth SDK server, forked from the warm server (tests/warm_peers.py).
 OAUTH_SERVER = peer_argv("tests.peers.oauth_server")
 
 

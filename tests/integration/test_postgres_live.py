@@ -84,7 +84,7 @@ def _next(ws: ClientConnection, wanted: str, deadline: float, **match: Any) -> d
             return event
 
 
-# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+# `mcp-inspect wrap`, forked from the warm server (tests/warm_peers.py).
 WRAP = inspector_argv("wrap")
 
 

@@ -22,7 +22,7 @@ from tests.postgres import PgCluster
 from tests.shim_process import ShimProcess
 from tests.warm_peers import inspector_argv
 
-# `mcp-inspect wrap`, forked from the warm server (started here, at import: ready before the first test).
+# `mcp-inspect wrap`, forked from the warm server (tests/warm_peers.py).
 WRAP = inspector_argv("wrap")
 
 

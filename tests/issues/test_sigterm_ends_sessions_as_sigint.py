@@ -47,8 +47,7 @@ INIT = {
     },
 }
 INIT_LINE = json.dumps(INIT).encode() + b"\n"
-# `intercept watch`, forked from the warm server (tests/warm_peers.py); asked for at import, so that
-# the server starts during the collection and is ready before the first test (tests/conftest.py).
+# `intercept watch`, forked from the warm server (tests/warm_peers.py).
 WATCH = inspector_argv("intercept", "watch")
 
 
