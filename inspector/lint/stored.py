@@ -37,7 +37,7 @@ from inspector.lint.scan import SessionScan
 from inspector.protocol import mcp_tables
 from inspector.store import bodies
 from inspector.store.db import MESSAGE_COLUMNS, Conn, json_param, reading, writing
-from inspector.store.models import JSON_COLUMN_TYPES, StoredRow
+from inspector.store.models import JSON_COLUMNS, StoredRow
 from inspector.store.queries import get_session
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def _json(text: str | None) -> Any:
         return json.loads(text)
 
 
-_JSON_NAMES = tuple(c for c in MESSAGE_COLUMNS if c in JSON_COLUMN_TYPES and c != "lint")
+_JSON_NAMES = tuple(c for c in MESSAGE_COLUMNS if c in JSON_COLUMNS and c != "lint")
 assert set(_JSON_NAMES) == {"http_headers", "meta"}  # the two `_row_of` parses
 # Columns no rule reads (nor `bodies.fill`): left out of the page read, a quarter fewer values to
 # fetch and put in each row's dict. `lint` is what the lint writes.

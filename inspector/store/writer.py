@@ -23,7 +23,7 @@ import orjson
 from inspector.store import fts
 from inspector.store.bodies import Encoder
 from inspector.store.db import Conn, backend_of, connect_writer, json_param, writing
-from inspector.store.models import JSON_COLUMN_TYPES, ROW_COLUMNS, STORED_COLUMNS, MessageRow
+from inspector.store.models import JSON_COLUMNS, ROW_COLUMNS, STORED_COLUMNS, MessageRow
 from inspector.store.notify import notifier
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ FACT_COLUMNS = (  # the session facts that also have a column of their own
 def _new_session(conn: Conn, values: dict[str, Any]) -> int:
     """Insert a session row (`values`: its columns, JSON ones as Python values); its id."""
     names = list(values)
-    params = {k: json_param(v) if k in JSON_COLUMN_TYPES else v for k, v in values.items()}
+    params = {k: json_param(v) if k in JSON_COLUMNS else v for k, v in values.items()}
     sql = (
         f"INSERT INTO session ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)}) RETURNING id"
     )
@@ -63,7 +63,7 @@ def update_session_row(conn: Conn, session_id: int, values: dict[str, Any]) -> N
     """Set columns of a session row (JSON ones given as Python values), in `conn`'s transaction."""
     if not values:
         return
-    params = {k: json_param(v) if k in JSON_COLUMN_TYPES else v for k, v in values.items()}
+    params = {k: json_param(v) if k in JSON_COLUMNS else v for k, v in values.items()}
     assigned = ", ".join(f"{k} = :{k}" for k in values)
     conn.execute(
         f"UPDATE session SET {assigned} WHERE id = :session_id_", {**params, "session_id_": session_id}
