@@ -110,7 +110,7 @@ def _alive(pid: int) -> bool:
 def switch_session(engine: Any, session_ref: int | str, paused: bool, *, wait: float = 3.0) -> bool:
     """Pause (or resume) the recording of a live session by signalling its recording process;
     return the state the session's facts then show. InspectorError (one line) when it cannot."""
-    from inspector.runtime_dir import db_key
+    from inspector.store.db import db_key
     from inspector.store.queries import get_session
 
     session = get_session(engine, session_ref)  # NotFoundError (an InspectorError) when unknown
@@ -168,7 +168,7 @@ def pause_signals(recorder: Any, engine: Any, kind: str) -> str | None:
     on the main thread; returns the announcement's name for `withdraw`."""
     import threading
 
-    from inspector.runtime_dir import db_key
+    from inspector.store.db import db_key
 
     if not PAUSE_SIGNAL or threading.current_thread() is not threading.main_thread():
         return None  # handlers can only be set on the main thread (an in-process test's proxy)

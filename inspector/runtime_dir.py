@@ -34,17 +34,13 @@ import secrets
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from inspector.errors import RuntimeDirError
 from inspector.private_files import OTHERS, create_private_file, make_private_dirs, mode_text
 
-if TYPE_CHECKING:
-    from inspector.store.db import Store
-
 __all__ = [
     "check_runtime_dir",
-    "db_key",
     "live_files",
     "read_json_files",
     "remove_file",
@@ -115,17 +111,6 @@ def _opened(create: bool) -> Iterator[int | None]:
         yield fd
     finally:
         os.close(fd)
-
-
-def db_key(store: Store) -> str:
-    """The database a store (a `Db` or an SQLAlchemy engine) opens, comparable between processes:
-    the processes that announce themselves here say which database they record into."""
-    from inspector.store.db import sqlite_path, store_name
-
-    path = sqlite_path(store)
-    if path:
-        return "sqlite:" + os.path.abspath(path)
-    return store_name(store)
 
 
 def check_runtime_dir() -> Path:

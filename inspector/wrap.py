@@ -315,8 +315,8 @@ class _Store:
         from inspector.capture.sessions import create_session
         from inspector.config import default_db
         from inspector.recording_control import announce as announce_pausable
-        from inspector.runtime_dir import db_key
         from inspector.store.autoprune import start as start_retention
+        from inspector.store.db import db_key
         from inspector.store.opening import open_db
         from inspector.store.writer import StoreWriter
 

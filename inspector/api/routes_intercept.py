@@ -22,7 +22,7 @@ from inspector.api.deps import json_response, state_of
 from inspector.api.params import SqlInt
 from inspector.control.announce import announcements
 from inspector.intercept.rules import ErrorSpec, Rule
-from inspector.runtime_dir import db_key
+from inspector.store.db import db_key
 
 __all__ = ["router"]
 

@@ -12,7 +12,6 @@ session.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from typing import Any
 
@@ -20,6 +19,7 @@ from inspector.capture import Recorder
 from inspector.flow import Addons
 from inspector.intercept.addon import InterceptAddon
 from inspector.intercept.engine import Interceptor
+from inspector.store.db import db_key
 from inspector.transports.http_proxy import HttpProxy
 
 __all__ = ["describe", "proxy_addon", "proxy_addons", "proxy_interceptor", "start_proxy_control"]
@@ -93,15 +93,7 @@ def start_proxy_control(proxy: HttpProxy, recorder: Recorder, target: str, engin
         return sorted(i for i in ids if i is not None)
 
     handle = start_control(
-        addon.interceptor, kind="proxy", target=target, sessions=sessions, db=_db_key(engine)
+        addon.interceptor, kind="proxy", target=target, sessions=sessions, db=db_key(engine)
     )
     addon.on_session = handle.announce
     return handle
-
-
-def _db_key(engine: Any) -> str:
-    """The database as `inspector.scenario.control.db_key` names it (importing that module is slow)."""
-    url: Any = engine.url
-    if url.get_backend_name() == "sqlite" and url.database:
-        return "sqlite:" + os.path.abspath(str(url.database))
-    return str(url.render_as_string(hide_password=True))

@@ -84,7 +84,7 @@ def run_intercepted(
     control = None
     if opts.intercept:  # before the server starts: an unsafe runtime directory stops everything
         from inspector.control.server import start_control
-        from inspector.runtime_dir import db_key
+        from inspector.store.db import db_key
 
         sid = store.session_id
         try:

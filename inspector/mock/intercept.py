@@ -227,7 +227,7 @@ def start_mock_control(
     if interceptor is None or not interceptor.breakpoints:
         return None
     from inspector.control.server import start_control
-    from inspector.runtime_dir import db_key
+    from inspector.store.db import db_key
 
     return start_control(
         interceptor, kind=kind, target=target, sessions=lambda: list(sessions), db=db_key(engine)

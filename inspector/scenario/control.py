@@ -31,10 +31,11 @@ from inspector.capture import Tap
 from inspector.errors import ControlError
 from inspector.mock.session import MockSession
 from inspector.protocol.client_answers import check_exchange
-from inspector.runtime_dir import db_key, live_files, remove_file, write_json
+from inspector.runtime_dir import live_files, remove_file, write_json
 from inspector.scenario.features import wire_tool
 from inspector.scenario.models import Tool
 from inspector.scenario.script import ScenarioScript
+from inspector.store.db import db_key
 
 __all__ = [
     "LOOPBACK",

@@ -32,7 +32,7 @@ INTERVAL_S = 3600.0
 
 
 def _stamp_name(engine: Store) -> str:
-    from inspector.runtime_dir import db_key
+    from inspector.store.db import db_key
 
     return "retention-" + hashlib.sha256(db_key(engine).encode()).hexdigest()[:20] + ".stamp"
 

@@ -14,6 +14,7 @@ schema version here in plain SQL (`stored_version`); this module never imports `
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -291,6 +292,15 @@ def store_name(store: Db | Engine) -> str:
     if isinstance(store, Db):
         return masked_url(store.url)
     return str(store.url.render_as_string(hide_password=True))
+
+
+def db_key(store: Db | Engine) -> str:
+    """The database `store` opens, comparable between processes: the processes that announce
+    themselves in the runtime directory (inspector/runtime_dir.py) say which database they record into."""
+    path = sqlite_path(store)
+    if path:
+        return "sqlite:" + os.path.abspath(path)
+    return store_name(store)
 
 
 def connect_writer(store: Db | Engine) -> Conn:
