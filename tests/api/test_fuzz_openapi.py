@@ -37,7 +37,6 @@ that every one of them refuses before starting anything (`harmless`):
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,11 +57,12 @@ from inspector.intercept import Interceptor, Rule, RuleSet
 from inspector.store import open_engine
 from tests.api.recordings import generate_session, http_session
 from tests.sessions import load
+from tests.warm_peers import demo_argv
 
 MAX_EXAMPLES = 25
 NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
 REFUSED_URL = "http://127.0.0.1:9/mcp"  # loopback, nothing listening (the discard port)
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 
 CONFIG = schemathesis.Config.from_dict(
     {
