@@ -54,7 +54,8 @@ the unit and in-process tests, in minutes; `make test`: everything):
   `StdioServerParameters`, `ShimProcess`, `LineProcess`, `wrap_argv`, `SCRIPTED`, tests/warm_peers.py's
   `demo_argv`, `inspector_argv`, `warm_wrap_argv`), and every
   `browser` and `peers` test. A test that drives a command in-process which itself starts a
-  process (CliRunner on `demo`) is not seen: the rule reads the tests' text, not what runs.
+  process (CliRunner on `demo`) is not seen: the rule reads the tests' text, not what runs; such a
+  module says so itself (`pytestmark = pytest.mark.processes`: the API spawning a peer).
 
 A test that cannot share the machine (it measures time, or needs a resource of which there is
 one) takes `@pytest.mark.serial`: `make test` leaves it out of the parallel run and runs it after,
