@@ -13,16 +13,17 @@ from pathlib import Path
 import httpx
 
 from tests.cli_in_process import run
+from tests.warm_peers import inspector_argv
 
 CLI = [sys.executable, "-m", "inspector"]
 
 
 class Running:
-    """A CLI process whose output lines are collected by a reader thread."""
+    """A CLI process (`argv`) whose output lines are collected by a reader thread."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, argv: list[str]) -> None:
         self.proc = subprocess.Popen(
-            [*CLI, *args],
+            argv,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -55,7 +56,8 @@ class Running:
 
 
 def test_ui_prints_a_url_with_token_that_opens_the_api_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    run = Running("ui", "--db", str(tmp_path / "r.db"), "--port", "0", "--no-open")
+    """The console script's own process: Ctrl-C is sent to it."""
+    run = Running([*CLI, "ui", "--db", str(tmp_path / "r.db"), "--port", "0", "--no-open"])
     try:
         url = run.url()
         found = re.fullmatch(r"(http://127\.0\.0\.1:\d+)/#token=([\w-]{20,})", url)
@@ -72,7 +74,9 @@ def test_ui_prints_a_url_with_token_that_opens_the_api_and_stops_on_ctrl_c(tmp_p
 
 
 def test_demo_records_then_serves_the_session_until_ctrl_c(tmp_path: Path) -> None:
-    run = Running("demo", "--db", str(tmp_path / "d.db"), "--port", "0", "--no-open")
+    """A process forked from the warm server (tests/warm_peers.py: the Ctrl-C sent to it reaches the
+    run; the console script's own process is the ui test's)."""
+    run = Running(inspector_argv("demo", "--db", str(tmp_path / "d.db"), "--port", "0", "--no-open"))
     try:
         url = run.url()
         match = re.fullmatch(r"(http://127\.0\.0\.1:\d+)/sessions/(\d+)#token=([\w-]+)", url)

@@ -21,8 +21,9 @@ from inspector.store import get_session, iter_messages, open_engine
 from tests.api.conftest import Api, in_process
 from tests.api.test_live import _next, _ws
 from tests.http_peers import demo_http_server
+from tests.warm_peers import demo_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 BOOKING = {"name": "Ada", "date": "2026-12-24", "party_size": 4, "seating": "bar", "vegetarian": True}
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "a-person"}
 

@@ -9,7 +9,6 @@ subprocesses from the UI server, and record into the same database.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,8 +24,9 @@ from inspector.store import get_session, open_engine
 from tests.api.conftest import Api, in_process
 from tests.http_peers import LineProcess
 from tests.sessions import load
+from tests.warm_peers import demo_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 VARIANT_CHANGES = {"tools/list", "tools/call name=weather", "tools/call name=fail"}
 
 

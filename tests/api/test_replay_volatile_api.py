@@ -19,14 +19,21 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import Api, in_process
-from tests.api.recordings import CLOCK, record_clock
+from tests.api.recordings import CLOCK
+from tests.sessions import load
+
+# The replay jobs spawn the clock peer (`CLOCK`, a Python process): the lane rule of tests/conftest.py
+# reads the tests' text, where only the API's request names the command.
+pytestmark = pytest.mark.processes
 
 
 @pytest.fixture(scope="module")
 def clock_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """The API (in-process) on a database of this module's own; session 1: greet Ada, now, now."""
+    """The API (in-process) on a database of this module's own; session 1: greet Ada, now, now (the
+    clock peer recorded through the real shim as `record_clock` drives it, checked in as
+    tests/data/sessions/clock.jsonl, imported)."""
     db = tmp_path_factory.mktemp("volatile") / "clock.db"
-    assert record_clock(db) == 1
+    assert load(db, "clock", name="clock") == 1
     yield from in_process(db)
 
 

@@ -4,7 +4,7 @@ through the UI server's /api/serve routes (relayed to the serve process's contro
 `serve --http` runs in this process (`serve_helpers.serving`: the command's composition root, `run_serve`, in a
 task of the test's event loop): the same listener, control channel and registration in the runtime
 directory, over real sockets, without a Python process of its own. `serve --stdio` stays a process:
-the SDK client spawns it."""
+the SDK client spawns it (forked from the warm server of tests/warm_peers.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from mcp import types
 from tests.api.conftest import Api
 from tests.api.conftest import call_api as _api
 from tests.integration.serve_helpers import mock_rows, serving
+from tests.warm_peers import inspector_argv
 
 FORM = {
     "message": "Who are you?",
@@ -112,12 +113,11 @@ async def test_control_channel_is_guarded(fresh_api: Api, runtime: Path) -> None
 async def test_push_to_a_stdio_client_through_the_control_port(fresh_api: Api, runtime: Path) -> None:
     """A stdio client spawns `mcp-inspect serve --stdio`: the UI still reaches it, via its control port."""
     import os
-    import sys
 
     async def roots(ctx: Any) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri="file:///stdio/project")])  # type: ignore[arg-type]
 
-    argv = [sys.executable, "-m", "inspector", "serve", "--stdio", "--db", str(fresh_api.db)]
+    argv = inspector_argv("serve", "--stdio", "--db", str(fresh_api.db))  # forked from the warm server
     env = {"MCP_INSPECTOR_RUNTIME": str(runtime), "PATH": os.environ.get("PATH", "")}
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:], env=env)
     with anyio.fail_after(90):

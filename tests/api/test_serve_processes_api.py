@@ -18,6 +18,10 @@ from inspector.store import list_sessions, open_engine
 from tests.api.conftest import Api, in_process
 from tests.api.conftest import call_api as _api
 
+# The API spawns `mcp-inspect serve` processes: the lane rule of tests/conftest.py reads the tests'
+# text, where only the API's request asks for them.
+pytestmark = pytest.mark.processes
+
 SCENARIO = """
 tools:
   - name: shout

@@ -14,8 +14,9 @@ import pytest
 
 from tests.api.conftest import Api, in_process
 from tests.api.recordings import generate_session
+from tests.warm_peers import demo_argv
 
-DEMO = [sys.executable, "-m", "inspector.demo"]
+DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 WRITE_MARKER = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('spawned')"
 
 
