@@ -57,6 +57,17 @@ def new_store(request: pytest.FixtureRequest, backend: str, path: Path) -> Any:
     return path
 
 
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
+    """Schemathesis's pytest plugin for the module that uses it (test_fuzz_openapi.py), registered
+    as pytest collects that module: pyproject's `-p no:schemathesis` keeps it (and the Hypothesis and
+    schemathesis imports it makes, ~1 s of CPU) out of every other pytest process."""
+    if file_path.name == "test_fuzz_openapi.py":
+        from schemathesis.pytest import plugin
+
+        if not parent.config.pluginmanager.is_registered(plugin):
+            parent.config.pluginmanager.register(plugin, "schemathesis-where-used")
+
+
 @pytest.fixture(scope="session")
 def store_backend(request: pytest.FixtureRequest) -> str:
     """Which store the API fixtures' databases live in: SQLite, unless parametrized (`BOTH_BACKENDS`)."""

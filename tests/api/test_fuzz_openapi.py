@@ -37,13 +37,16 @@ that every one of them refuses before starting anything (`harmless`):
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.python import asgi
+from schemathesis.python.asgi import ASGIClient
 
 from inspector.api.app import create_app
 from inspector.api.openapi_export import openapi_document
@@ -56,57 +59,26 @@ from tests.api.recordings import generate_session, http_session
 from tests.sessions import load
 from tests.warm_peers import demo_argv
 
-if TYPE_CHECKING:
-    import schemathesis
-    from schemathesis.python.asgi import ASGIClient
-
 MAX_EXAMPLES = 25
 NO_PROGRAM = "/nonexistent/mcp-inspector-fuzz-target"
 REFUSED_URL = "http://127.0.0.1:9/mcp"  # loopback, nothing listening (the discard port)
 DEMO = demo_argv()  # the demo, forked from a warm server (tests/warm_peers.py)
 
-CONFIG = {
-    "seed": 20261123,
-    "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none"},
-    "phases": {"stateful": {"enabled": False}},
-    "checks": {
-        "enabled": False,
-        "not_a_server_error": {"enabled": False},  # `assert_not_our_error` instead
-        "status_code_conformance": {"enabled": False},
-        "content_type_conformance": {"enabled": True},
-        "response_schema_conformance": {"enabled": True},
-    },
-}
-DOCUMENT = orjson.loads(openapi_document())
-HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-# One test per operation of the document, as schemathesis's own `parametrize` names them (`METHOD
-# /path`, in the document's order; `test_every_operation_is_fuzzed` holds the two lists equal). Its
-# Hypothesis test for the operation (phases, coverage cases) is built when that test runs, not when
-# the module is collected: building the 80-odd of them cost every pytest process that collects the
-# suite ~10 s of CPU, most of them processes that never run one (the other xdist worker, `make check`).
-OPERATIONS = [
-    f"{method.upper()} {path}"
-    for path, item in DOCUMENT["paths"].items()
-    for method in item
-    if method in HTTP_METHODS
-]
-
-
-@functools.cache
-def _schema() -> Any:
-    """The schema schemathesis fuzzes, from the document the app serves (made once a process)."""
-    import schemathesis
-
-    return schemathesis.openapi.from_dict(DOCUMENT, config=schemathesis.Config.from_dict(CONFIG))
-
-
-@functools.cache
-def _feedback() -> Any:
-    """What schemathesis's pytest plugin shares between the operations' tests of a schema."""
-    from schemathesis.generation.feedback import FeedbackSources
-    from schemathesis.python._constants.orchestrator import make_constants_value_source
-
-    return FeedbackSources(constants_value_source=make_constants_value_source(_schema()))
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "seed": 20261123,
+        "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none"},
+        "phases": {"stateful": {"enabled": False}},
+        "checks": {
+            "enabled": False,
+            "not_a_server_error": {"enabled": False},  # `assert_not_our_error` instead
+            "status_code_conformance": {"enabled": False},
+            "content_type_conformance": {"enabled": True},
+            "response_schema_conformance": {"enabled": True},
+        },
+    }
+)
+SCHEMA = schemathesis.openapi.from_dict(orjson.loads(openapi_document()), config=CONFIG)
 
 
 PORT = 47814  # the port the app believes it listens on (nothing is bound: the guard checks Host)
@@ -137,8 +109,6 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
         mp.setenv("MCP_INSPECTOR_RUNTIME", str(root / "runtime"))
         app = create_app(engine, token=token, hosts=allowed_hosts("127.0.0.1", PORT))
         try:
-            from schemathesis.python import asgi
-
             with asgi.get_client(app) as client:  # starts the app's lifespan (the feed, the clients)
                 target = Target(app, client, db, token)
                 created = client.post(
@@ -165,8 +135,6 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
                 finally:
                     control.close()
         finally:
-            from schemathesis.python import asgi
-
             asgi.shutdown_lifespans()  # the app's lifespan ends here (its clients closed), not at exit
             engine.dispose()
 
@@ -201,61 +169,20 @@ def harmless(case: schemathesis.Case, target: Target) -> None:
         case.query["wait"] = min(case.query["wait"], 0.2)
 
 
-def test_every_operation_is_fuzzed() -> None:
-    """`OPERATIONS` are the operations schemathesis finds in the document, in its order."""
-    from schemathesis.core.result import Ok
-
-    found = [result.ok().label for result in _schema().get_all_operations() if isinstance(result, Ok)]
-    assert found == OPERATIONS and len(found) == sum(1 for _ in _schema().get_all_operations())
-
-
-@functools.cache
-def _one_case() -> Callable[..., None]:
-    """The test of one generated request (the function schemathesis's `parametrize` decorated)."""
-    from hypothesis import HealthCheck, settings
-
-    @settings(
-        max_examples=MAX_EXAMPLES,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    def no_server_error(case: schemathesis.Case, target: Target) -> None:
-        harmless(case, target)
-        auth = {"authorization": f"Bearer {target.token}"}
-        response = case.call(base_url=BASE_URL, session=target.http, headers=auth, timeout=30, app=target.app)
-        assert_not_our_error(case, response)
-        case.validate_response(response, headers=auth)
-
-    return no_server_error
-
-
-@pytest.mark.timeout(300)  # builds its Hypothesis test too (its coverage cases), which collection did
-@pytest.mark.parametrize("operation", OPERATIONS)
-def test_no_input_gives_a_server_error(operation: str, target: Target) -> None:
-    """schemathesis's Hypothesis test of `operation`, built as its pytest plugin builds it at collection
-    (`build_operation_test`: the config's phases, seed and settings), run here on the module's target."""
-    from schemathesis.checks import load_all_checks
-    from schemathesis.core.control import SkipTest
-    from schemathesis.core.failures import FailureGroup, as_reported_failure
-    from schemathesis.pytest._test_builder import build_operation_test
-
-    load_all_checks()
-    method, path = operation.split(" ", 1)
-    test = build_operation_test(
-        config=_schema().config,
-        operation=_schema()[path][method],
-        test_func=_one_case(),
-        given_kwargs={},
-        feedback=_feedback(),
-    )
-    try:  # what the plugin makes of these (its `pytest_pyfunc_call`)
-        test(target=target)
-    except FailureGroup as exc:
-        raise as_reported_failure(exc) from None
-    except SkipTest as exc:
-        pytest.skip(exc.args[0])
+@SCHEMA.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_no_input_gives_a_server_error(case: schemathesis.Case, target: Target) -> None:
+    harmless(case, target)
+    auth = {"authorization": f"Bearer {target.token}"}
+    response = case.call(base_url=BASE_URL, session=target.http, headers=auth, timeout=30, app=target.app)
+    assert_not_our_error(case, response)
+    case.validate_response(response, headers=auth)
 
 
 def assert_not_our_error(case: schemathesis.Case, response: schemathesis.Response) -> None:
