@@ -49,6 +49,18 @@ FACT_COLUMNS = (  # the session facts that also have a column of their own
 )
 
 
+def _recording(**fields: object) -> dict[str, object]:
+    """A new session row's values: `fields`, in state `recording`, owned by this process."""
+    return {
+        **fields,
+        "status": "recording",
+        "started_ns": time.time_ns(),
+        "message_count": 0,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+    }
+
+
 def _new_session(conn: Conn, values: dict[str, Any]) -> int:
     """Insert a session row (`values`: its columns, JSON ones as Python values); its id."""
     names = list(values)
@@ -83,20 +95,7 @@ def insert_session(
     Recording code opens sessions through `inspector.capture.sessions.create_session`, which
     redacts the target's secrets first (the store knows no redaction rules)."""
     with writing(store) as conn:
-        session_id = _new_session(
-            conn,
-            {
-                "kind": kind,
-                "target": target,
-                "name": name,
-                "status": "recording",
-                "started_ns": time.time_ns(),
-                "parent_id": parent_id,
-                "message_count": 0,
-                "host": socket.gethostname(),
-                "pid": os.getpid(),
-            },
-        )
+        session_id = _new_session(conn, _recording(kind=kind, target=target, name=name, parent_id=parent_id))
         notify = notifier(store)
         if notify is not None:  # PostgreSQL: `ui` servers elsewhere see it at once (store/notify.py)
             notify.send(conn, "created", [session_id])
@@ -327,18 +326,7 @@ class BulkWriter:
     def add_session(self, parent_id: int | None) -> int:
         """A new session in state `recording` owned by this process until `finish_session`."""
         with self._writer._conn.transaction() as conn:
-            return _new_session(
-                conn,
-                {
-                    "kind": "import",
-                    "status": "recording",
-                    "started_ns": time.time_ns(),
-                    "parent_id": parent_id,
-                    "message_count": 0,
-                    "host": socket.gethostname(),
-                    "pid": os.getpid(),
-                },
-            )
+            return _new_session(conn, _recording(kind="import", parent_id=parent_id))
 
     def add_rows(self, rows: list[MessageRow]) -> None:
         if rows:
