@@ -365,14 +365,28 @@ def test_the_http_proxy_applies_the_policy_in_a_thread(tmp_path: Path) -> None:
         "proxy", "--target", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0", "--db", str(db)
     )
     proxy = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The proxy says what it removed after the deletion is committed: wait for its line, not for the
+    # rows to go (stopping it between the two lost the line).
+    lines: list[str] = []
+    said = threading.Event()
+
+    def read() -> None:
+        assert proxy.stderr is not None
+        for line in proxy.stderr:
+            lines.append(line)
+            if "retention removed" in line:
+                said.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     engine = open_engine(db)
     try:
-        deadline = time.monotonic() + 60
-        while "ancient" in _names(engine) and time.monotonic() < deadline and proxy.poll() is None:
-            time.sleep(0.2)
+        said.wait(60)
         assert _names(engine) == {"recent"}
     finally:
         engine.dispose()
         proxy.terminate()
-        _out, err = proxy.communicate(timeout=30)
+        proxy.wait(30)
+        reader.join(30)
+    err = "".join(lines)
     assert "retention removed 1 session(s)" in err, err
