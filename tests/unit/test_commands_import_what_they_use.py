@@ -57,14 +57,22 @@ def imports_of(args: list[str], db: Path) -> tuple[set[str], str]:
     return {m.split(".")[0] for m in modules}, out
 
 
-def modules_of(args: list[str], db: Path, stdin: bytes = b"") -> tuple[set[str], str]:
-    """The modules `mcp-inspect ARGS` imports (given `stdin`), and its stdout."""
-    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_DB": str(db), "COLUMNS": "120"}
+def modules_of(
+    args: list[str],
+    db: Path,
+    stdin: bytes = b"",
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> tuple[set[str], str]:
+    """The modules `mcp-inspect ARGS` imports (given `stdin`), and its stdout; `env`: the whole
+    environment in place of this one with `db` as $MCP_INSPECTOR_DB."""
+    base = {**os.environ, "MCP_INSPECTOR_DB": str(db), "COLUMNS": "120"} if env is None else env
     done = subprocess.run(
         [sys.executable, "-m", "inspector", *args],
         capture_output=True,
-        env=env,
+        env={**base, "PYTHONPROFILEIMPORTTIME": "1"},
         input=stdin,
+        cwd=cwd,
         timeout=120,
         check=False,
     )
@@ -152,20 +160,9 @@ def test_reading_the_default_store_without_a_config_file_loads_no_pydantic(
     (tmp_path / "recordings").mkdir()
     (tmp_path / "recordings" / "inspector.db").write_bytes(demo_db.read_bytes())
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_INSPECTOR_")}
-    env |= {"PYTHONPROFILEIMPORTTIME": "1", "MCP_INSPECTOR_CONFIG": str(tmp_path / "none.toml")}
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "sessions"],
-        capture_output=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
-    stderr = done.stderr.decode()
-    assert done.returncode == 0, stderr[-2000:]
-    assert "demo" in done.stdout.decode()
-    modules = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
-    assert "inspector.entry" in modules
+    env["MCP_INSPECTOR_CONFIG"] = str(tmp_path / "none.toml")
+    modules, out = modules_of(["sessions"], demo_db, env=env, cwd=tmp_path)
+    assert "demo" in out
     assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core", "inspector.settings")}
     assert "inspector.settings" not in modules
 
