@@ -48,6 +48,7 @@ from inspector.protocol.mcp_tables import (
     is_version_at_least,
 )
 from inspector.protocol.sse import stored_body
+from inspector.protocol.stdout_lines import Crash, Note, StdioWatch
 from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
 
@@ -71,6 +72,7 @@ _Plan = tuple[tuple[Hit, ...], bool, tuple[Hit, ...]]  # `Linter._plan`
 _KNOWN = frozenset(KNOWN_PROTOCOL_VERSIONS)
 _PV = PROTOCOL_VERSION_META_KEY
 _HTTP_CHANNELS = frozenset({"http-request", "http-response"})
+_STDIO_CHANNELS = frozenset({"stdin", "stdout", "stderr"})
 _NOT_JSONRPC = frozenset({"http", "log"})
 _REQUEST, _NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
 # Answers that change the session's facts (`SessionFacts.observe`): every check reads them.
@@ -137,6 +139,21 @@ class Linter:
         self._requests: dict[str, _Plan] = {}
         self._notifications: dict[str, _Plan] = {}
         self.general = 0  # rows given to every check (`_general`); the others were asked less
+        # Why a stdio server broke: its stdout lines no client can read, a crash's request. It sees
+        # every stdio row (a few operations each) and may settle a line only later (`close`).
+        self._stdio = StdioWatch()
+
+    def close(self) -> list[Finding]:
+        """The findings only the session's end settles (a held stdout block, a crash), after the last row."""
+        findings: list[Finding] = []
+        self._noted(self._stdio.close(), findings)
+        return findings
+
+    @staticmethod
+    def _noted(notes: Sequence[Note | Crash], findings: list[Finding]) -> None:
+        for note in notes:
+            r = rule(f"stdout-{note.cls.id}" if isinstance(note, Note) else "server-crashed")
+            findings.append(Finding(note.seq, None, r.severity, r.id, note.explain(), r.section(None), None))
 
     def feed(self, row: StoredRow) -> list[Finding]:
         """Every finding of the next row (the rows' seq order)."""
@@ -174,6 +191,9 @@ class Linter:
         requests, notifications = self._requests, self._notifications
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError  # noqa: N806
 
+        stdio = self._stdio.feed
+        noted = self._noted
+
         def general(values: tuple[Any, ...]) -> None:
             findings.extend(self._general(row_of(values)))
 
@@ -186,6 +206,19 @@ class Linter:
                     general(values)  # `row_of` parses it its own way
                     continue
             channel = values[2]
+            if channel in _STDIO_CHANNELS:
+                flags = meta.get("flags") if type(meta) is dict else None
+                notes = stdio(
+                    values[0],
+                    values[1],
+                    channel,
+                    values[3],
+                    values[5],
+                    values[7],
+                    bool(flags and "no-newline" in flags),
+                )
+                if notes:
+                    noted(notes, findings)
             if channel in _HTTP_CHANNELS:
                 general(values)
                 continue
@@ -359,4 +392,6 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
     ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
     linter = Linter(SessionScan.of_rows(ordered))
     findings = [f for row in ordered for f in linter.feed(row)]
+    if closing := linter.close():
+        findings = sorted([*findings, *closing], key=lambda f: f.seq)
     return [f for f in findings if at_least(f.severity, min_severity)]
