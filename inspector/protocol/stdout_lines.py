@@ -193,6 +193,24 @@ def _log_detail(body: bytes) -> str | None:
     return None
 
 
+def _request(raw: bytes) -> tuple[str | None, str | None, str | None]:
+    """A request's id, method and the name it is about (`_NAMED`)."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, None, None
+    if not isinstance(value, dict):
+        return None, None, None
+    method, params = value.get("method"), value.get("params")
+    key = _NAMED.get(method) if isinstance(method, str) else None
+    name = params.get(key) if key and isinstance(params, dict) else None
+    return (
+        _text(orjson.dumps(value.get("id")), 40),
+        _text(method.encode(), 80) if isinstance(method, str) else None,
+        _text(str(name).encode(), 80) if name is not None else None,
+    )
+
+
 def _text(raw: bytes, limit: int = 200) -> str:
     text = raw.decode("utf-8", "replace").strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -207,7 +225,7 @@ class StdioWatch:
         self._headers = 0  # 1: Content-Length headers seen, 2: their blank line too (the body is next)
         self._block: list[tuple[int, bytes, bool]] = []  # a pretty-printed message so far
         self._block_size = 0
-        self._pending: dict[int, tuple[str, str | None, str | None]] = {}  # request seq -> id, method, name
+        self._pending: dict[int, bytes] = {}  # request seq -> its bytes (read only if a crash took it down)
         self._crashes: list[tuple[int, str, tuple[int, ...]]] = []  # (stderr seq, last line, in flight)
         self._stderr_state = ""  # "py": inside a Python traceback; "node": inside a stack
         self._stderr_prev = b""
@@ -222,18 +240,15 @@ class StdioWatch:
         kind: str | None,
         answers_seq: int | None = None,
         no_newline: bool = False,
-        value: object = None,
     ) -> list[Note]:
-        """The next row of the session; the notes it settles (maybe of earlier lines).
-
-        `value` is the row's parsed JSON when the caller has it (a request's params name)."""
+        """The next row of the session; the notes it settles (maybe of earlier lines)."""
         if channel == "stderr":
             if raw is not None:
                 self._stderr(seq, raw)
             return []
         if direction == "c2s":
-            if kind == "request":
-                self._request(seq, raw, value)
+            if kind == "request" and raw is not None:
+                self._pending[seq] = raw
             return []
         if channel != "stdout" or raw is None:
             return []
@@ -252,28 +267,8 @@ class StdioWatch:
             if not dead:
                 out.append(Crash(stderr_seq, last))
             for s in dead:
-                rpc_id, method, name = self._pending[s]
-                out.append(Crash(stderr_seq, last, s, rpc_id, method, name))
+                out.append(Crash(stderr_seq, last, s, *_request(self._pending[s])))
         return out
-
-    def _request(self, seq: int, raw: bytes | None, value: object) -> None:
-        if value is None and raw is not None:
-            try:
-                value = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                return
-        if not isinstance(value, dict):
-            return
-        method = value.get("method")
-        rpc_id = value.get("id")
-        params = value.get("params")
-        key = _NAMED.get(method) if isinstance(method, str) else None
-        name = params.get(key) if key and isinstance(params, dict) else None
-        self._pending[seq] = (
-            str(rpc_id),
-            method if isinstance(method, str) else None,
-            str(name) if name is not None else None,
-        )
 
     def _stderr(self, seq: int, raw: bytes) -> None:
         body = _body(raw)
