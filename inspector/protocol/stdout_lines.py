@@ -29,6 +29,9 @@ _PY_DROPS = (
     "exception and drops the line"
 )
 _TS_DROPS = "the TypeScript SDK's JSON.parse throws, onerror fires and the line is dropped"
+# Claude Desktop reads stdio with the TypeScript SDK's ReadBuffer (its logs show the stack
+# `JSON.parse` < `readMessage` < `processReadBuffer`) and shows the parse error to the user.
+_HOSTS = 'hosts on the TypeScript SDK, such as Claude Desktop, show "Unexpected token ... is not valid JSON"'
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ CLASSES: dict[str, LineClass] = {
             "log-line",
             "log line",
             "A log line on stdout: stdout carries only JSON-RPC messages",
-            f"{_PY_DROPS}; {_TS_DROPS}; most hosts show a parse error or close the server",
+            f"{_PY_DROPS}; {_TS_DROPS}; {_HOSTS}",
             "write logs to stderr (Python: logging.basicConfig(stream=sys.stderr); "
             "Node: console.error, never console.log)",
         ),
@@ -61,7 +64,7 @@ CLASSES: dict[str, LineClass] = {
             "banner",
             "banner",
             "A start-up banner on stdout, before the first JSON-RPC message",
-            f"{_PY_DROPS}; {_TS_DROPS}; a host that waits for the initialize answer may give up",
+            f"{_PY_DROPS}; {_TS_DROPS}; {_HOSTS}",
             "print banners to stderr, or not at all when started over stdio",
         ),
         LineClass(
@@ -117,6 +120,7 @@ class Note:
     seq: int
     cls: LineClass
     detail: str = ""  # what in the line showed it (e.g. "a timestamp and a level")
+    first: bool = True  # False: a later line of a pretty-printed message (told once, on its first)
 
     def explain(self) -> str:
         lead = f"{self.cls.what} ({self.detail})" if self.detail else self.cls.what
@@ -177,19 +181,28 @@ def _body(raw: bytes) -> bytes:
     return raw.rstrip(b"\n").rstrip(b"\r")
 
 
-def _log_detail(body: bytes) -> str | None:
-    """Why a line reads as a log line, or None."""
+_NOT_JSON = object()
+
+
+def _json(body: bytes) -> object:
+    """The line's JSON value, or `_NOT_JSON`."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return _NOT_JSON
+
+
+def _log_detail(value: object, body: bytes = b"") -> str | None:
+    """Why a line reads as a log line, or None: its JSON `value` (a structured log record), or its
+    text `body` (a timestamp or a level)."""
+    if isinstance(value, dict):
+        if "jsonrpc" not in value and len(_JSON_LOG_KEYS & value.keys()) >= 2:
+            return "a structured (JSON) log record"
+        return None
     if _TIMESTAMP.match(body):
         return "it starts with a timestamp"
     if _LEVEL.match(body):
         return "it carries a log level"
-    if body[:1] == b"{":
-        try:
-            value = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return None
-        if isinstance(value, dict) and "jsonrpc" not in value and len(_JSON_LOG_KEYS & value.keys()) >= 2:
-            return "a structured (JSON) log record"
     return None
 
 
@@ -308,7 +321,8 @@ class StdioWatch:
                     except orjson.JSONDecodeError:
                         return []
                     cls = CLASSES["pretty-json"]
-                    notes = [Note(s, cls) for s, _, _ in self._block]
+                    lines = f"lines #{self._block[0][0]} to #{seq}"
+                    notes = [Note(s, cls, lines, i == 0) for i, (s, _, _) in enumerate(self._block)]
                     self._block.clear()
                     self._seen_message = True
                     return notes
@@ -324,11 +338,17 @@ class StdioWatch:
                 self._crlf_told = True
                 return [Note(seq, CLASSES["crlf"], "the first such line; later ones are not told")]
             return []
-        if body.lstrip()[:1] in (b"{", b"[") and not no_newline and _log_detail(body) is None:
+        value = _json(body)
+        if value is not _NOT_JSON:
+            # JSON but no JSON-RPC message (`invalid-jsonrpc` says what is wrong): unless a log record
+            detail = _log_detail(value)
+            return [Note(seq, CLASSES["log-line"], detail)] if detail else []
+        if body.lstrip()[:1] in (b"{", b"[") and not no_newline and _log_detail(None, body) is None:
             self._block.append((seq, raw, no_newline))
             self._block_size = len(raw)
             return []
-        return [self._one(seq, raw, no_newline)]
+        note = self._one(seq, raw, no_newline)
+        return [note] if note is not None else []
 
     def _flush_block(self) -> list[Note]:
         """A block that never became one JSON value: its lines told one by one."""
@@ -336,11 +356,13 @@ class StdioWatch:
         first = True
         notes = []
         for seq, raw, no_newline in block:
-            notes.append(self._one(seq, raw, no_newline, broken_json=first))
+            if (note := self._one(seq, raw, no_newline, broken_json=first)) is not None:
+                notes.append(note)
             first = False
         return notes
 
-    def _one(self, seq: int, raw: bytes, no_newline: bool, *, broken_json: bool = False) -> Note:
+    def _one(self, seq: int, raw: bytes, no_newline: bool, *, broken_json: bool = False) -> Note | None:
+        """The note of a line that is not JSON, told by itself."""
         body = _body(raw)
         if body.startswith(_BOM):
             return Note(seq, CLASSES["bom"])
@@ -356,11 +378,14 @@ class StdioWatch:
                 return Note(seq, CLASSES["content-length"], "a body without its newline")
         if b"Content-Length:" in body:
             return Note(seq, CLASSES["content-length"], "a body glued to the next header")
-        if no_newline and (broken_json or body.lstrip()[:1] in (b"{", b"[")):
+        looks_json = broken_json or body.lstrip()[:1] in (b"{", b"[")
+        if no_newline and looks_json:
             return Note(seq, CLASSES["partial-line"], "cut off at exit")
-        detail = _log_detail(body)
+        detail = _log_detail(None, body)
         if detail is not None:
             return Note(seq, CLASSES["log-line"], detail)
+        if looks_json:
+            return None  # a broken message, not another kind of line: `malformed-json` tells it
         if not self._seen_message:
             return Note(seq, CLASSES["banner"], "an empty line" if not body.strip() else "")
         return Note(seq, CLASSES["log-line"], "an empty line" if not body.strip() else "plain text")
