@@ -18,11 +18,13 @@ JSON-RPC schema; a throw goes to `onerror` and the line is dropped; no "\\n", no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
-__all__ = ["CLASSES", "Crash", "LineClass", "Note", "StdioWatch"]
+__all__ = ["CLASSES", "Crash", "LineClass", "Note", "StdioWatch", "notes_of"]
 
 _PY_DROPS = (
     'the Python SDK logs "Failed to parse JSONRPC message from server", hands the session an '
@@ -122,6 +124,10 @@ class Note:
     detail: str = ""  # what in the line showed it (e.g. "a timestamp and a level")
     first: bool = True  # False: a later line of a pretty-printed message (told once, on its first)
 
+    @property
+    def label(self) -> str:
+        return self.cls.label
+
     def explain(self) -> str:
         lead = f"{self.cls.what} ({self.detail})" if self.detail else self.cls.what
         return f"{lead}. Clients: {self.cls.clients}. Fix: {self.cls.fix}."
@@ -153,6 +159,13 @@ class Crash:
     def seq(self) -> int:
         """The row the crash is told on: the request it took down, or the traceback's last line."""
         return self.request_seq if self.request_seq is not None else self.stderr_seq
+
+    @property
+    def label(self) -> str:
+        return "crashed" if self.request_seq is not None else "crash"
+
+    def to_json(self) -> dict[str, str]:
+        return {"class": "server-crashed", "label": self.label, "what": self.explain()}
 
     def explain(self) -> str:
         if self.request_seq is None:
@@ -389,3 +402,20 @@ class StdioWatch:
         if not self._seen_message:
             return Note(seq, CLASSES["banner"], "an empty line" if not body.strip() else "")
         return Note(seq, CLASSES["log-line"], "an empty line" if not body.strip() else "plain text")
+
+
+def notes_of(rows: Iterable[Any]) -> dict[int, list[Note | Crash]]:
+    """Every note and crash of a session's rows (in seq order; objects with the message columns as
+    attributes, e.g. `store.models.Message`), by the seq each is told on."""
+    watch = StdioWatch()
+    out: dict[int, list[Note | Crash]] = {}
+    found: list[Note | Crash] = []
+    for m in rows:
+        if m.channel in ("stdin", "stdout", "stderr"):
+            flags = m.meta.get("flags") if isinstance(m.meta, dict) else None
+            no_newline = bool(flags and "no-newline" in flags)
+            found.extend(watch.feed(m.seq, m.direction, m.channel, m.raw, m.kind, m.answers_seq, no_newline))
+    found.extend(watch.close())
+    for note in found:
+        out.setdefault(note.seq, []).append(note)
+    return out
