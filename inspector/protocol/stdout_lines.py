@@ -18,7 +18,7 @@ JSON-RPC schema; a throw goes to `onerror` and the line is dropped; no "\\n", no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,6 +195,7 @@ def _body(raw: bytes) -> bytes:
 
 
 _NOT_JSON = object()
+_NONE: tuple[Note, ...] = ()
 
 
 def _json(body: bytes) -> object:
@@ -266,23 +267,29 @@ class StdioWatch:
         kind: str | None,
         answers_seq: int | None = None,
         no_newline: bool = False,
-    ) -> list[Note]:
+    ) -> Sequence[Note]:
         """The next row of the session; the notes it settles (maybe of earlier lines)."""
         if channel == "stderr":
             if raw is not None:
                 self._stderr(seq, raw)
-            return []
+            return _NONE
         if direction == "c2s":
             if kind == "request" and raw is not None:
                 self._pending[seq] = raw
-            return []
+            return _NONE
         if channel != "stdout" or raw is None:
-            return []
+            return _NONE
         if answers_seq is not None:
             self._pending.pop(answers_seq, None)
         if self._stdout_after is not None:
             self._stdout_after += 1
-        return self._stdout(seq, raw, kind != "invalid" and kind != "log", no_newline)
+        ok = kind != "invalid" and kind != "log"
+        if ok and not no_newline and not self._block and (self._crlf_told or raw[-2:-1] != b"\r"):
+            # A message on its own line (nearly every row): nothing to tell, little to learn.
+            self._seen_message = True
+            self._headers = 0
+            return _NONE
+        return self._stdout(seq, raw, ok, no_newline)
 
     def close(self) -> list[Note | Crash]:
         """End of the session: the lines still held, and the crashes."""

@@ -159,7 +159,7 @@ def test_a_node_stack_and_a_go_panic() -> None:
 def test_a_handled_traceback_is_no_crash() -> None:
     """A server that logs a traceback and then answers went on: nothing to tie."""
     watch = StdioWatch()
-    assert watch.feed(1, "c2s", "stdin", CALL, "request") == []
+    assert not watch.feed(1, "c2s", "stdin", CALL, "request")
     for i, line in enumerate(PY_TRACEBACK.splitlines(keepends=True), start=2):
         watch.feed(i, "s2c", "stderr", line, "log")
     error = b'{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"boom"}}\n'
