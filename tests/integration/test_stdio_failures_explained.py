@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.cli_in_process import run
 from tests.conftest import PEERS
+from tests.lint_recordings import Stdio, request, store
 from tests.shim_process import ended_named
 from tests.warm_peers import warm_wrap_argv
 
@@ -67,3 +68,22 @@ def test_show_and_lint_name_each_class_and_the_crashed_request(tmp_path: Path) -
     assert "malformed-json" not in rules  # each of those lines is told by its class
     crash = next(f for f in findings if f["rule"] == "server-crashed")
     assert crash["explanation"].startswith(crashed)
+
+
+def test_a_hostile_crash_line_is_shown_escaped(tmp_path: Path) -> None:
+    """The traceback's last line is the server's text: `show` prints its control characters as escapes."""
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "ping"))
+    stderr = (
+        b'Traceback (most recent call last):\n  File "s.py", line 1\nValueError: \x1b]0;pwned\x07\x1b[2J\n'
+    )
+    s.rows += [dict(r) for r in s.builder.feed(s.t + 1, "s2c", "stderr", stderr)]
+    db = tmp_path / "hostile.db"
+    store(db, s, name="hostile")
+    shown = run("show", "hostile", "--db", str(db))
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "the server crashed while handling request id 1 (ping): ValueError: \\x1b]0;pwned\\x07"
+        in shown.stdout
+    )
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 
-def send(message: dict[str, object], indent: int | None = None) -> None:
+def send(message: dict[str, Any], indent: int | None = None) -> None:
     sys.stdout.write(json.dumps(message, indent=indent) + "\n")
     sys.stdout.flush()
 
