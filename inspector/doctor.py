@@ -19,16 +19,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import sqlite3
 import stat
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from inspector.hosts.install import inspector_argv as _inspector_argv
+from inspector.hosts.install import is_wrapped_command
+from inspector.hosts.jsonc import loads_jsonc
+from inspector.hosts.table import URL_KEYS as _URL_KEYS
+from inspector.hosts.table import host_files, server_tables
 
 __all__ = [
     "Finding",
@@ -46,7 +50,6 @@ __all__ = [
 
 PROXY_PORT = 6280  # `mcp-inspect proxy`'s default listen port
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-_URL_KEYS = ("url", "serverUrl", "httpUrl")  # Windsurf: serverUrl; Gemini CLI: httpUrl (url is SSE)
 
 
 @dataclass
@@ -100,128 +103,27 @@ class Report:
         }
 
 
-# -- reading host files -----------------------------------------------------------------------------
+# -- reading host files: the host table, the JSONC reader and "is it wrapped?" are inspector/hosts' --
 
 
-def loads_jsonc(text: str) -> Any:
-    """JSON with // and /* */ comments and trailing commas (VS Code's settings.json and mcp.json)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-        else:
-            out.append(c)
-            i += 1
-    cleaned = "".join(out)
-    cleaned = re.sub(r",(\s*[}\]])", r"\1", cleaned)  # strings were kept whole above: only syntax here
-    return json.loads(cleaned)
-
-
-def host_files(
-    home: Path, project: Path, environ: dict[str, str] | None = None
-) -> list[tuple[str, Path, str, str]]:
-    """(host, file, format, scope) for every place the common hosts keep MCP servers. Formats:
-    `mcpServers` (a top-level object of servers), `servers` (VS Code's mcp.json), `vscode-settings`
-    (`mcp.servers` in settings.json), `claude-code` (~/.claude.json: top-level and per-project
-    `mcpServers`). Scope: user or project."""
-    env = os.environ if environ is None else environ
-    own = home == Path.home()  # the real home: %APPDATA% and $XDG_CONFIG_HOME apply
-    appdata = Path(env["APPDATA"]) if env.get("APPDATA") and own else home / "AppData" / "Roaming"
-    linux = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") and own else home / ".config"
-    mac = home / "Library" / "Application Support"
-    files: list[tuple[str, Path, str, str]] = []
-    for base in (linux, mac, appdata):
-        files.append(("Claude Desktop", base / "Claude" / "claude_desktop_config.json", "mcpServers", "user"))
-    files += [
-        ("Claude Code", home / ".claude.json", "claude-code", "user"),
-        ("Claude Code", project / ".mcp.json", "mcpServers", "project"),
-        ("Cursor", home / ".cursor" / "mcp.json", "mcpServers", "user"),
-        ("Cursor", project / ".cursor" / "mcp.json", "mcpServers", "project"),
-        ("VS Code", project / ".vscode" / "mcp.json", "servers", "project"),
-    ]
-    for base in (linux, mac, appdata):
-        files.append(("VS Code", base / "Code" / "User" / "settings.json", "vscode-settings", "user"))
-        files.append(("VS Code", base / "Code" / "User" / "mcp.json", "servers", "user"))
-    files += [
-        ("Windsurf", home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "user"),
-        ("Gemini CLI", home / ".gemini" / "settings.json", "mcpServers", "user"),
-        ("Gemini CLI", project / ".gemini" / "settings.json", "mcpServers", "project"),
-    ]
-    seen: set[Path] = set()
-    unique = []
-    for entry in files:
-        if entry[1] not in seen:  # the project is the home folder: its files once, as the user's
-            seen.add(entry[1])
-            unique.append(entry)
-    return unique
-
-
-def _server_tables(doc: Any, fmt: str, scope: str) -> list[tuple[str, dict[str, Any]]]:
-    """(scope, servers object) pairs of one host document."""
-    if not isinstance(doc, dict):
-        return []
-    found: list[tuple[str, Any]] = []
-    if fmt in ("mcpServers", "claude-code"):
-        found.append((scope, doc.get("mcpServers")))
-    if fmt == "servers":
-        found.append((scope, doc.get("servers")))
-    if fmt == "vscode-settings":
-        mcp = doc.get("mcp")
-        found.append((scope, mcp.get("servers") if isinstance(mcp, dict) else doc.get("mcp.servers")))
-    if fmt == "claude-code" and isinstance(doc.get("projects"), dict):
-        for path, entry in doc["projects"].items():
-            if isinstance(entry, dict):
-                found.append((str(path), entry.get("mcpServers")))
-    return [(s, t) for s, t in found if isinstance(t, dict)]
-
-
-# -- is it wrapped? ---------------------------------------------------------------------------------
-
-
-def is_wrapped_command(argv: list[str]) -> bool:
-    """Does this command line run `mcp-inspect ... wrap` (also through uvx/uv run/npx-style launchers)
-    or `python -m inspector ... wrap`?"""
-    for i, word in enumerate(argv):
-        base = re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe")
-        if base == "mcp-inspect" or (word == "-m" and i + 1 < len(argv) and argv[i + 1] == "inspector"):
-            return "wrap" in argv[i + 1 :]
-    return False
-
-
-def _is_local_proxy(url: str) -> bool:
-    """A loopback URL on `mcp-inspect proxy`'s default port (doctor cannot tell a proxy on another
-    port from the server itself without connecting to it, which it does not do)."""
+def _is_local_proxy(url: str, ports: frozenset[int] = frozenset({PROXY_PORT})) -> bool:
+    """A loopback URL on `mcp-inspect proxy`'s default port or the installed gateway's (doctor
+    cannot tell a proxy on another port from the server itself without connecting to it, which it
+    does not do)."""
     try:
         parts = urlsplit(url)
-        return (parts.hostname or "") in _LOOPBACK and parts.port == PROXY_PORT
+        return (parts.hostname or "") in _LOOPBACK and parts.port in ports
     except ValueError:
         return False
 
 
-def _inspector_argv() -> list[str]:
-    """How a host should start mcp-inspect: the installed script's absolute path, else this Python
-    with `-m inspector`."""
-    beside = Path(sys.executable).parent / ("mcp-inspect.exe" if os.name == "nt" else "mcp-inspect")
-    found = str(beside) if beside.is_file() else shutil.which("mcp-inspect")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "inspector"]
-
-
 def check_servers(
-    servers: dict[str, Any], scope: str, *, db_args: list[str], next_port: list[int]
+    servers: dict[str, Any],
+    scope: str,
+    *,
+    db_args: list[str],
+    next_port: list[int],
+    ports: frozenset[int] = frozenset({PROXY_PORT}),
 ) -> list[ServerCheck]:
     """Each server of one host's servers object: wrapped or not, and the entry to put instead.
     `db_args`: `--db PATH` for the wrap line when the config file does not name the database;
@@ -251,7 +153,7 @@ def check_servers(
             checks.append(check)
         elif url_key is not None:
             url = hide.url(entry[url_key])
-            wrapped = _is_local_proxy(url)
+            wrapped = _is_local_proxy(url, ports)
             check = ServerCheck(str(name), scope, "http", wrapped, url, masked=url != entry[url_key])
             if not wrapped:
                 port = next_port[0]
@@ -268,23 +170,34 @@ def check_servers(
     return checks
 
 
-def check_hosts(home: Path, project: Path, *, db_args: list[str]) -> list[HostFile]:
-    """Every host config file found under `home` and `project`, read only."""
+def check_hosts(
+    home: Path, project: Path, *, db_args: list[str], gateway_ports: frozenset[int] = frozenset()
+) -> list[HostFile]:
+    """Every host config file found under `home` and `project`, read only. `gateway_ports`: the
+    installed gateway's port (its URLs count as wrapped too)."""
+    from inspector.errors import HostFileError
+    from inspector.hosts.edit import parse_doc, read_host_file
+
     results = []
     next_port = [PROXY_PORT]
-    for host, path, fmt, scope in host_files(home, project):
-        if not path.is_file():
+    for spec in host_files(home, project):
+        if not spec.path.is_file():
             continue
-        found = HostFile(host, str(path), "found")
+        found = HostFile(spec.host, str(spec.path), "found")
         try:
-            text = path.read_text(encoding="utf-8")
-            doc = loads_jsonc(text) if fmt in ("servers", "vscode-settings") else json.loads(text)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            doc = parse_doc(read_host_file(spec.path), spec.syntax, spec.path)
+        except HostFileError as exc:
             found.status, found.error = "broken", _one_line(exc)
             results.append(found)
             continue
-        for table_scope, table in _server_tables(doc, fmt, scope):
-            found.servers += check_servers(table, table_scope, db_args=db_args, next_port=next_port)
+        for table_scope, _path, table in server_tables(doc, spec.fmt, spec.scope):
+            found.servers += check_servers(
+                table,
+                table_scope,
+                db_args=db_args,
+                next_port=next_port,
+                ports=frozenset({PROXY_PORT}) | gateway_ports,
+            )
         results.append(found)
     return results
 

@@ -16,6 +16,7 @@ for: none reaches a user as it is.
     │   ├── MissingExtraError            a feature whose packages are an extra that is not installed
 │   ├── SpawnError                   the wrapped server command could not start
     │   ├── RuntimeDirError              the runtime directory is not safe to use
+    │   ├── HostFileError                a host's MCP config file that cannot be read or parsed (FILE:LINE:COL)
     │   ├── RulesError                   an intercept rules file (or live rule) that cannot be used
     │   ├── InterceptRemoteError         an intercepting process not found, or it refused
     │   ├── ScenarioError                a scenario file that cannot be read
@@ -73,6 +74,7 @@ __all__ = [
     "ResponseTimeout",
     "RulesError",
     "RuntimeDirError",
+    "HostFileError",
     "ScenarioError",
     "SchemaTooNewError",
     "ServeStartFailed",
@@ -135,6 +137,11 @@ class MissingExtraError(InspectorError):
 
 class RuntimeDirError(InspectorError):
     """The runtime directory is not safe to use (owned by someone else, open to others, a link)."""
+
+
+class HostFileError(InspectorError):
+    """A host's MCP config file (Claude Desktop's, VS Code's, Codex's...) that cannot be read or
+    parsed: the message names FILE:LINE:COL; the file is left as it is."""
 
 
 class RulesError(InspectorError):
