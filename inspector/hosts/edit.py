@@ -8,6 +8,7 @@ Pure: text in, text out; `read_host_file` is the one reader of a file's bytes.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -57,8 +58,10 @@ def parse_doc(text: str, syntax: str, where: Path | str) -> Any:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            line, col = getattr(exc, "lineno", 0), getattr(exc, "colno", 0)
-            reason = getattr(exc, "msg", str(exc))
+            # Python 3.11's message ends "(at line 3, column 11)"; 3.14 also has lineno/colno.
+            found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))
+            line, col = (found.group(1), found.group(2)) if found else ("1", "1")
+            reason = str(exc)[: found.start()] if found else str(exc)
             raise HostFileError(f"{where}:{line}:{col}: not valid TOML: {reason}") from None
     try:
         return jsonc.parse(text, jsonc=syntax == "jsonc").plain()
