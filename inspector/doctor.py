@@ -2,10 +2,14 @@
 counts (`check_servers` takes parsed documents), with what to change printed rather than done.
 
 - Hosts: the common MCP hosts' config files (Claude Desktop, Claude Code, Cursor, VS Code,
-  Windsurf, Gemini CLI; user-level under `home`, project-level under `project`) and each server
+  Windsurf, Gemini CLI, Codex: the table is `inspector/hosts/table.py`; user-level under `home`,
+  project-level under `project`) and each server
   in them: wrapped (its command runs `mcp-inspect ... wrap` or `python -m inspector wrap`; its URL
   is a local mcp-inspect proxy's) or not, and for one that is not, the entry to put instead.
-  A host file that is not valid JSON is reported, never fatal. Host files are never written.
+  A host file that is not valid JSON is reported, never fatal. Host files are never written
+  (`mcp-inspect install` writes them). A wrapped server is "recording" when a session under its
+  name started in the last week.
+- The recording gateway `install` configured for HTTP servers: up or not.
 - The database the settings name (with where that came from): reachable, integrity (SQLite
   `PRAGMA quick_check` on a read-only connection: doctor never upgrades or re-permissions it;
   PostgreSQL: a connect), schema revision, size, free space, permissions (0600 file, 0700 folder),
@@ -70,6 +74,7 @@ class ServerCheck:
     fix: dict[str, Any] | None = None  # the keys of the entry to change (env, headers, ... stay)
     proxy_command: str | None = None  # for an HTTP server: run this first
     masked: bool = False  # secrets of the entry are shown as [secret:NAME] in detail, fix and command
+    recording: bool | None = None  # a session under its name in the last week (None: not known)
 
 
 @dataclass
@@ -86,10 +91,11 @@ class Report:
     config: list[Finding] = field(default_factory=list)
     database: list[Finding] = field(default_factory=list)
     hosts: list[HostFile] = field(default_factory=list)
+    gateway: list[Finding] = field(default_factory=list)  # the installed gateway: up or not
 
     @property
     def ok(self) -> bool:
-        findings = [*self.config, *self.database]
+        findings = [*self.config, *self.database, *self.gateway]
         return all(f.status != "action" for f in findings) and not any(
             h.status == "broken" or any(not s.wrapped for s in h.servers) for h in self.hosts
         )
@@ -100,6 +106,7 @@ class Report:
             "config": [asdict(f) for f in self.config],
             "database": [asdict(f) for f in self.database],
             "hosts": [asdict(h) for h in self.hosts],
+            "gateway": [asdict(f) for f in self.gateway],
         }
 
 
@@ -392,8 +399,58 @@ def run_doctor(home: Path, project: Path, db: str | None = None) -> Report:
     # A wrap line names the database unless the config file does (hosts start servers elsewhere).
     from_file = effective is not None and effective.source("db").startswith("config file")
     db_args = [] if from_file else ["--db", chosen]
-    report.hosts = check_hosts(home, project, db_args=db_args)
+    report.gateway, ports = check_gateway()
+    report.hosts = check_hosts(home, project, db_args=db_args, gateway_ports=ports)
+    recent = _recent_names(chosen)
+    for host in report.hosts:
+        for server in host.servers:
+            server.recording = None if recent is None or not server.wrapped else server.name in recent
     return report
+
+
+RECENT_S = 7 * 24 * 3600  # "recording": a session under the entry's name within this long
+
+
+def _recent_names(db: str) -> set[str] | None:
+    """The names of the sessions started in the last week (None: not an SQLite file we can read)."""
+    import time
+
+    path = Path(db)
+    if "://" in db or not path.is_file():
+        return None if "://" in db else set()
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        since = time.time_ns() - RECENT_S * 1_000_000_000
+        rows = conn.execute("SELECT DISTINCT name FROM session WHERE started_ns >= ?", (since,)).fetchall()
+        return {str(r[0]) for r in rows if r[0] is not None}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def check_gateway() -> tuple[list[Finding], frozenset[int]]:
+    """The installed recording gateway (when `install` wrote its config): up or not; and its port."""
+    from inspector.hosts import gateway
+
+    path = gateway.config_file()
+    if not path.is_file():
+        return [], frozenset()
+    try:
+        routes = gateway.Routes(path)
+        state = gateway.status()
+    except Exception as exc:  # a broken gateway.toml: said, never fatal
+        return [Finding("gateway", "action", f"{path}: {_one_line(exc)}")], frozenset()
+    count = len(routes.routes)
+    if state["up"]:
+        found = Finding("gateway", "ok", f"up on {state['listen']} (pid {state['pid']}), {count} route(s)")
+    else:
+        found = Finding("gateway", "action", f"not running: {count} route(s) of {path} are not recorded",
+                        "mcp-inspect gateway start (or a user unit: mcp-inspect gateway start --write-unit)")  # fmt: skip
+    return [found], frozenset({routes.port})
 
 
 def render(report: Report, console: Any, home: Path) -> None:
@@ -413,6 +470,10 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print("[bold]Database[/bold]")
     for f in report.database:
         say(f)
+    if report.gateway:
+        console.print("[bold]Gateway[/bold]")
+        for f in report.gateway:
+            say(f)
     console.print("[bold]Hosts[/bold]")
     if not report.hosts:
         console.print(
@@ -434,8 +495,10 @@ def render(report: Report, console: Any, home: Path) -> None:
         for s in h.servers:
             where = "" if s.scope in ("user", "project") else f" \\[{markup_safe(_tilde(s.scope, home))}]"
             if s.wrapped:
+                recording = {True: ", recording", False: ", no session in the last week", None: ""}
                 console.print(
-                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped", overflow="fold"
+                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped{recording[s.recording]}",
+                    overflow="fold",
                 )
                 continue
             console.print(
@@ -457,7 +520,7 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print(
         "all well"
         if report.ok
-        else "[red]something needs action[/red] (host files are never changed by doctor)"
+        else "[red]something needs action[/red] (doctor changes no file: `mcp-inspect install` does)"
     )
 
 

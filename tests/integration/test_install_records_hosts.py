@@ -102,6 +102,12 @@ def test_the_sdk_client_runs_every_rewritten_stdio_entry_and_its_session_names_t
         session = ended_named(db, name)
         assert session.facts["host_config"] == {"host": host, "file": str(path), "entry": name}, name
         assert session.message_count >= 4, name
+    # doctor: every entry wrapped and recording (a session under its name).
+    report = json.loads(_cli(tmp_path, "doctor", "--json", "--db", str(db)).stdout)
+    servers = {s["name"]: s for h in report["hosts"] for s in h["servers"]}
+    assert {n: (servers[n]["wrapped"], servers[n]["recording"]) for n in entries} == {
+        n: (True, True) for n in entries
+    }
 
 
 def test_an_http_entry_is_recorded_through_the_gateway(tmp_path: Path) -> None:
@@ -124,6 +130,10 @@ def test_an_http_entry_is_recorded_through_the_gateway(tmp_path: Path) -> None:
         try:
             status = run("gateway", "status", "--json", env=_env(tmp_path))
             assert status.returncode == 0 and json.loads(status.stdout)["up"] is True, status.stdout
+            report = json.loads(_cli(tmp_path, "doctor", "--json", "--db", str(db)).stdout)
+            assert [f["status"] for f in report["gateway"]] == ["ok"], report["gateway"]
+            (server,) = [s for h in report["hosts"] for s in h["servers"]]
+            assert server["name"] == "everything" and server["wrapped"] is True
 
             async def tools() -> list[str]:
                 with anyio.fail_after(60):
