@@ -40,7 +40,8 @@ for: none reaches a user as it is.
     ├── NotLean                      lint's lean schema copy cannot handle a part: use the original
     └── HandedOff                    wrap's copies went to a finishing process before the session
     ValueError
-    └── TemplateError                a scenario placeholder whose path has no value
+    ├── TemplateError                a scenario placeholder whose path has no value
+    └── JsoncError                   text that is not JSON (or JSONC): the line and column (hosts/jsonc.py)
     RuntimeError
     └── BlobMissingError             a row names a blob the store does not hold
 """
@@ -82,6 +83,7 @@ __all__ = [
     "StartFailed",
     "StoreError",
     "TemplateError",
+    "JsoncError",
     "Unsupported",
     "UpstreamError",
 ]
@@ -262,6 +264,16 @@ class HandedOff(Exception):
 
 class TemplateError(ValueError):
     """A placeholder whose path has no value in the context."""
+
+
+class JsoncError(ValueError):
+    """Not valid JSON (or JSONC): `line` and `col` (1-based) say where, `reason` what."""
+
+    def __init__(self, message: str, text: str, offset: int) -> None:
+        self.line = text.count("\n", 0, offset) + 1
+        self.col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        self.reason = message
+        super().__init__(f"line {self.line} column {self.col}: {message}")
 
 
 class BlobMissingError(RuntimeError):

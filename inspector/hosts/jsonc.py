@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.errors import JsoncError
+
 __all__ = [
     "JsoncError",
     "Node",
@@ -32,16 +34,6 @@ __all__ = [
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = ("true", "false", "null")
 _SPACE = " \t\r\n\ufeff"
-
-
-class JsoncError(ValueError):
-    """Not valid JSON (or JSONC): `line` and `col` (1-based) say where."""
-
-    def __init__(self, message: str, text: str, offset: int) -> None:
-        self.line = text.count("\n", 0, offset) + 1
-        self.col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        self.reason = message
-        super().__init__(f"line {self.line} column {self.col}: {message}")
 
 
 @dataclass
