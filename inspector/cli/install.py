@@ -123,7 +123,7 @@ def install(
         state = gateway.status()
         if state["up"]:
             gateway.stop()
-            gateway.start(db)
+            gateway.start(db or state.get("db"))  # the database it recorded into, unless --db says another
             _say(f"gateway restarted with {len(routes.routes)} route(s) on {routes.doc['listen']}")
         else:
             _say(f"gateway config {routes.path}: {len(routes.routes)} route(s); run `mcp-inspect gateway start` "

@@ -84,6 +84,13 @@ class Routes:
         names = {str(r.get("name")) for r in self.routes}
         prefixes = {str(r.get("prefix")) for r in self.routes}
         base, k = _slug(name), 1
+        # The route's name is the sessions' name: the entry's, unless the gateway config could not hold it.
+        plain = (
+            name == name.strip()
+            and 0 < len(name) <= 90
+            and not any(ord(c) < 32 or ord(c) == 127 for c in name)
+        )
+        name = name if plain else base[:90]
         route_name, prefix = name, f"/{base}"
         while route_name in names or prefix in prefixes or prefix == "/.well-known":
             k += 1
@@ -132,9 +139,15 @@ class Routes:
             return
         import tomllib
 
-        from inspector.gateway_config import GatewayConfig
+        from pydantic import ValidationError
 
-        GatewayConfig.model_validate(tomllib.loads(data.decode("utf-8")))  # what the gateway will read
+        from inspector.gateway_config import GatewayConfig, _first_error
+
+        doc = tomllib.loads(data.decode("utf-8"))
+        try:
+            GatewayConfig.model_validate(doc)  # what the gateway will read
+        except ValidationError as exc:
+            raise InspectorError(f"{self.path}: {_first_error(exc, doc)}") from None
         make_private_dirs(self.path.parent)
         atomic_write(self.path, data)
         os.chmod(self.path, 0o600)
@@ -180,7 +193,7 @@ def status() -> dict[str, Any]:
     with contextlib.suppress(Exception):
         listen = Routes(config_file()).doc["listen"] if config_file().is_file() else None
     up = bool(found) and listen is not None and _answers(str(listen))
-    return {"up": up, "pid": found["pid"] if found else None, "listen": listen,
+    return {"up": up, "pid": found["pid"] if found else None, "listen": listen, "db": found.get("db") if found else None,
             "config": str(config_file()), "log": str(_log_file())}  # fmt: skip
 
 
@@ -207,7 +220,7 @@ def start(db: str | None, wait_s: float = 30.0) -> dict[str, Any]:
         process = subprocess.Popen(
             _command(db), stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
         )
-    write_json(_PID_FILE, {"pid": process.pid, "config": str(path)})
+    write_json(_PID_FILE, {"pid": process.pid, "config": str(path), "db": db})
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         text = log.read_bytes()[offset:].decode("utf-8", "replace")

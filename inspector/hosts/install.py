@@ -117,10 +117,13 @@ def _stdio_change(spec: HostFileSpec, path: list[str], name: str, entry: dict[st
 
 
 def _http_change(path: list[str], name: str, entry: dict[str, Any], url_key: str,
-                 routes: gateway.Routes) -> EntryChange | None:  # fmt: skip
+                 routes: gateway.Routes) -> EntryChange | str | None:  # fmt: skip
     url = entry[url_key]
     if routes.is_gateway_url(url):
         return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{name}: {url_key} is not an http(s) URL, left alone"
     route = routes.route_for(name, url)
     local = routes.client_url(route, url)
     return EntryChange(path, name, "http", {url_key: url}, {url_key: local}, [], route)
@@ -137,7 +140,7 @@ def plan_install(specs: list[HostFileSpec], db: str | None, routes: gateway.Rout
         plan = FilePlan(spec, text.encode("utf-8"), b"")
         for _scope, path, name, entry in entries(doc, spec.fmt, spec.scope):
             url_key = next((k for k in URL_KEYS if isinstance(entry.get(k), str)), None)
-            change = None
+            change: EntryChange | str | None = None
             if isinstance(entry.get("command"), str):
                 change = _stdio_change(spec, path, name, entry, db)
             elif url_key is not None:
@@ -147,6 +150,8 @@ def plan_install(specs: list[HostFileSpec], db: str | None, routes: gateway.Rout
                 continue
             if change is None:
                 plan.notes.append(f"{name}: already wrapped")
+            elif isinstance(change, str):
+                plan.notes.append(change)
             else:
                 plan.changes.append(change)
         plan.after = apply(text, spec.syntax, plan.changes).encode("utf-8") if plan.changes else plan.before

@@ -209,3 +209,20 @@ def test_insert_then_remove_a_member_is_a_byte_exact_round_trip(text: str) -> No
     again = jsonc.find(jsonc.parse(added), ["s"])
     assert again is not None
     assert jsonc.remove_member(added, again, "args") == text
+
+
+def test_odd_http_entries_are_left_alone_or_routed_under_a_plain_name(tmp_path: Path) -> None:
+    files = lay_hosts(tmp_path / "home", tmp_path / "project", ["mcp.json"])
+    path = files["mcp.json"]
+    path.write_text(json.dumps({"mcpServers": {
+        "ftp": {"url": "ftp://example.com/x"},
+        " odd\u001bname ": {"url": "https://example.com/mcp"},
+    }}))  # fmt: skip
+    out = _install(tmp_path, "install", "claude-code", "--gateway-listen", "127.0.0.1:6392")
+    assert out.returncode == 0, out.stderr
+    assert "ftp: url is not an http(s) URL, left alone" in out.stdout and "\x1b" not in out.stdout
+    servers = json.loads(path.read_text())["mcpServers"]
+    assert servers["ftp"] == {"url": "ftp://example.com/x"}
+    (route,) = tomllib.loads((tmp_path / "config" / "gateway.toml").read_text())["route"]
+    assert route["name"] == route["prefix"][1:] == "odd-name"
+    assert servers[" odd\u001bname "]["url"] == "http://127.0.0.1:6392/odd-name/mcp"
