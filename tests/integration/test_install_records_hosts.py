@@ -7,6 +7,7 @@ this process, the servers and the gateway as the processes a host would start.""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -53,11 +54,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def _echo(params: StdioServerParameters, text: str) -> str:
-    with anyio.fail_after(60):
-        async with mcp.Client(stdio_client(params), mode="legacy") as client:
-            result = await client.call_tool("echo", {"text": text})
-    return result.content[0].text  # type: ignore[union-attr]
+async def _echo_each(servers: dict[str, StdioServerParameters]) -> dict[str, str]:
+    """Each server's echo of its own name, as a host starts it (the SDK's stdio client)."""
+    answers = {}
+    for name, params in servers.items():
+        with anyio.fail_after(60):
+            async with mcp.Client(stdio_client(params), mode="legacy") as client:
+                result = await client.call_tool("echo", {"text": f"hello {name}"})
+        answers[name] = result.content[0].text  # type: ignore[union-attr]
+    gc.collect()  # the SDK's subprocess transports go while their event loop is still open
+    return answers
 
 
 def test_the_sdk_client_runs_every_rewritten_stdio_entry_and_its_session_names_the_entry(
@@ -93,10 +99,13 @@ def test_the_sdk_client_runs_every_rewritten_stdio_entry_and_its_session_names_t
     from inspector.hosts.jsonc import loads_jsonc
 
     entries["code"][2].update(loads_jsonc(files["vscode"].read_text())["servers"]["code"])
+    servers = {}
     for name, (_host, _path, entry) in entries.items():
         assert entry["command"] != DEMO[0] and "wrap" in entry["args"], name
-        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
-        assert anyio.run(_echo, params, f"hello {name}") == f"hello {name}"
+        servers[name] = StdioServerParameters(
+            command=entry["command"], args=entry["args"], env=entry.get("env")
+        )
+    assert anyio.run(_echo_each, servers) == {name: f"hello {name}" for name in entries}
 
     for name, (host, path, _entry) in entries.items():
         session = ended_named(db, name)
