@@ -217,9 +217,3 @@ def write_uninstall(plan: FilePlan) -> None:
 
 def route_names(plans: list[FilePlan]) -> set[str]:
     return {c.route["name"] for p in plans for c in p.changes if c.route}
-
-
-def url_of(url: str) -> str:
-    """A URL's scheme://host:port (for messages)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

@@ -226,3 +226,18 @@ def test_odd_http_entries_are_left_alone_or_routed_under_a_plain_name(tmp_path: 
     (route,) = tomllib.loads((tmp_path / "config" / "gateway.toml").read_text())["route"]
     assert route["name"] == route["prefix"][1:] == "odd-name"
     assert servers[" odd\u001bname "]["url"] == "http://127.0.0.1:6392/odd-name/mcp"
+
+
+def test_the_gateway_unit_runs_the_proxy_on_the_installed_config(tmp_path: Path) -> None:
+    env = {**install_env(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    printed = run("gateway", "start", "--unit", "--db", str(tmp_path / "rec.db"), env=env)
+    assert printed.returncode == 0, printed.stderr
+    (exec_start,) = [line for line in printed.stdout.splitlines() if line.startswith("ExecStart=")]
+    assert f"proxy --config {tmp_path / 'config' / 'gateway.toml'} --db {tmp_path / 'rec.db'}" in exec_start
+    written = run("gateway", "start", "--write-unit", env=env)
+    assert written.returncode == 0, written.stderr
+    unit = tmp_path / "xdg" / "systemd" / "user" / "mcp-inspector-gateway.service"
+    assert "WantedBy=default.target" in unit.read_text() and "systemctl --user enable --now" in written.stdout
+    # Without a config, start says what to do in one line.
+    started = run("gateway", "start", env=env)
+    assert started.returncode == 2 and "mcp-inspect install" in started.stderr
