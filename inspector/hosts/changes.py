@@ -45,18 +45,7 @@ def _id(path: Path) -> str:
 
 def _write_private(target: Path, data: bytes) -> None:
     make_private_dirs(target.parent)
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    fd = create_private_file(temporary)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
+    atomic_write(target, data, mode=0o600)
 
 
 def load_record(path: Path) -> dict[str, Any] | None:
@@ -102,16 +91,18 @@ def all_records() -> list[dict[str, Any]]:
     return out
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace the file `path` (a link: the file it points to) with `data` at once: a new file in
-    the same folder with the same mode, renamed over it. A reader sees the old bytes or the new."""
+    the same folder, with `mode` (default: the file's own, 0600 for a new one), renamed over it.
+    A reader sees the old bytes or the new."""
     target = Path(os.path.realpath(path))
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o600
+    if mode is None:
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o600
     temporary = target.with_name(f".{target.name}.mcp-inspect-{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = create_private_file(temporary)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

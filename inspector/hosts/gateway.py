@@ -149,8 +149,7 @@ class Routes:
         except ValidationError as exc:
             raise InspectorError(f"{self.path}: {_first_error(exc, doc)}") from None
         make_private_dirs(self.path.parent)
-        atomic_write(self.path, data)
-        os.chmod(self.path, 0o600)
+        atomic_write(self.path, data, mode=0o600)
 
 
 # -- the process ------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ def _without_ours(value: Any) -> Any:
 
 def test_install_wraps_every_entry_keeps_the_rest_and_uninstall_gives_the_bytes_back(tmp_path: Path) -> None:
     files = lay_hosts(tmp_path / "home", tmp_path / "project")
+    files["claude.json"].chmod(0o640)  # a file's mode is its own: the new bytes keep it
     before = {p: p.read_bytes() for p in files.values()}
     db = tmp_path / "rec.db"
     out = _install(tmp_path, "install", "--all", "--db", str(db), "--gateway-listen", "127.0.0.1:6391")
@@ -81,6 +82,10 @@ def test_install_wraps_every_entry_keeps_the_rest_and_uninstall_gives_the_bytes_
     assert "# the docs server" in files["codex_config.toml"].read_text()
     assert '"globalShortcut": "Ctrl+Space",\n' in files["claude_desktop_config.json"].read_text()
 
+    assert files["claude.json"].stat().st_mode & 0o777 == 0o640
+    backups = tmp_path / "state" / "mcp-inspector" / "installed"
+    assert {f.stat().st_mode & 0o777 for f in backups.iterdir()} == {0o600}
+    assert backups.stat().st_mode & 0o777 == 0o700
     installed = {p: p.read_bytes() for p in files.values()}
     again = _install(tmp_path, "install", "--all", "--db", str(db))
     assert again.returncode == 0, again.stderr
@@ -90,6 +95,7 @@ def test_install_wraps_every_entry_keeps_the_rest_and_uninstall_gives_the_bytes_
     back = _install(tmp_path, "uninstall", "--all")
     assert back.returncode == 0, back.stderr
     assert {p: p.read_bytes() for p in files.values()} == before  # byte for byte
+    assert files["claude.json"].stat().st_mode & 0o777 == 0o640
     assert not (tmp_path / "config" / "gateway.toml").exists()  # its routes were all install's
     assert list((tmp_path / "state" / "mcp-inspector" / "installed").iterdir()) == []
 
