@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from inspector.errors import InspectorError
 from inspector.terminal_text import visible
 
 __all__ = ["gateway_app", "install", "uninstall"]
@@ -81,7 +82,7 @@ def install(
     formatting stay; each file is backed up first and `mcp-inspect uninstall` gives it back.
     Running it again changes nothing."""
     from inspector.hosts import gateway
-    from inspector.hosts.install import plan_install, route_names, select, write_install
+    from inspector.hosts.install import plan_install, route_names, select, write_all
 
     home = (home or Path.home()).expanduser().absolute()
     project = (project or Path.cwd()).expanduser().absolute()
@@ -116,9 +117,17 @@ def install(
         routes.save()
     if dry_run:
         return
-    for plan in plans:
-        if plan.changed:
-            write_install(plan)
+    try:
+        write_all(plans)
+    except InspectorError:
+        if new_routes:  # the gateway config goes back too
+            from inspector.hosts.changes import atomic_write
+
+            if routes.before:
+                atomic_write(routes.path, routes.before)
+            else:
+                routes.path.unlink(missing_ok=True)
+        raise
     if new_routes:
         state = gateway.status()
         if state["up"]:

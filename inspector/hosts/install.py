@@ -16,6 +16,7 @@ else reverts only the keys install set that still hold what it set.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -39,7 +40,16 @@ from inspector.hosts.edit import (
 )
 from inspector.hosts.table import HOSTS, URL_KEYS, HostFileSpec, host_files
 
-__all__ = ["FilePlan", "inspector_argv", "is_wrapped_command", "plan_install", "plan_uninstall", "select"]
+__all__ = [
+    "FilePlan",
+    "inspector_argv",
+    "is_wrapped_command",
+    "plan_install",
+    "plan_uninstall",
+    "select",
+    "write_all",
+    "write_uninstall",
+]
 
 
 def inspector_argv() -> list[str]:
@@ -206,6 +216,29 @@ def write_install(plan: FilePlan) -> None:
     record["written_sha256"] = changes.digest(plan.after)
     changes.save_record(plan.spec.path, record, original)
     changes.atomic_write(plan.spec.path, plan.after)
+
+
+def write_all(plans: list[FilePlan]) -> None:
+    """`write_install` each changed file; if one cannot be written, the ones before it get their
+    bytes and change records back, and the error names the file: no host is left half-changed."""
+    done: list[tuple[FilePlan, dict[str, Any] | None]] = []
+    for plan in (p for p in plans if p.changed):
+        previous = changes.load_record(plan.spec.path)
+        try:
+            write_install(plan)
+        except OSError as exc:
+            for written, record in [*done, (plan, previous)]:
+                with contextlib.suppress(OSError):
+                    if written is not plan:
+                        changes.atomic_write(written.spec.path, written.before)
+                    if record is None:
+                        changes.drop_record(written.spec.path)
+                    else:
+                        changes.save_record(written.spec.path, record, None)
+            raise InspectorError(
+                f"{plan.spec.path}: cannot write it ({exc.strerror or exc}); no host file was changed"
+            ) from None
+        done.append((plan, previous))
 
 
 def write_uninstall(plan: FilePlan) -> None:
