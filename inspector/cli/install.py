@@ -18,7 +18,7 @@ __all__ = ["gateway_app", "install", "uninstall"]
 HostsArg = Annotated[
     list[str] | None,
     typer.Argument(
-        metavar="[HOST]...",
+        metavar="HOST",
         help="claude-desktop, claude-code, cursor, vscode, windsurf, gemini, codex.",
         show_default=False,
     ),
