@@ -122,26 +122,28 @@ def _edit(text: str, syntax: str, changes: list[EntryChange], revert: bool) -> t
                 else:
                     entry[key] = change.before[key]
         return tomlkit.dumps(doc), kept
+    root = jsonc.parse(text, jsonc=True)  # one reading: every splice's offsets are of this text
+    splices: list[jsonc.Splice] = []
     for change in changes:
+        entry_node = jsonc.find(root, [*change.path, change.name])
+        if entry_node is None or entry_node.kind != "object":
+            kept.append(change.name)
+            continue
         for key, value in change.after.items():
-            root = jsonc.parse(text, jsonc=True)  # offsets move with every edit: read again
-            entry_node = jsonc.find(root, [*change.path, change.name])
-            if entry_node is None or entry_node.kind != "object":
-                kept.append(change.name)
-                break
             node = entry_node.get(key)
             if not revert:
                 if node is not None:
-                    text = jsonc.replace_value(text, node, value)
+                    splices.append(jsonc.replace_value_splice(text, node, value))
                 else:
                     after = "command" if entry_node.get("command") is not None else None
-                    text = jsonc.insert_member(text, entry_node, key, value, after=after)
+                    splices.append(jsonc.insert_member_splice(text, entry_node, key, value, after=after))
             elif node is None or node.plain() != value:
                 kept.append(f"{change.name}.{key}")
             elif key in change.absent:
-                text = jsonc.remove_member(text, entry_node, key)
+                splices.append(jsonc.remove_member_splice(text, entry_node, key))
             else:
-                text = jsonc.replace_value(text, node, change.before[key])
+                splices.append(jsonc.replace_value_splice(text, node, change.before[key]))
+    text = jsonc.apply_splices(text, splices)
     return text, kept
 
 

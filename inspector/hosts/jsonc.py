@@ -28,12 +28,19 @@ __all__ = [
     "parse",
     "remove_member",
     "render",
+    "Splice",
+    "apply_splices",
+    "insert_member_splice",
+    "remove_member_splice",
     "replace_value",
+    "replace_value_splice",
 ]
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = ("true", "false", "null")
-_SPACE = " \t\r\n\ufeff"
+_WHITESPACE = re.compile(r"[ \t\r\n\ufeff]*")
+_STRING = re.compile(r'"[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"')
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 @dataclass
@@ -78,41 +85,36 @@ class _Parser:
     def skip(self) -> None:
         """Whitespace, and in JSONC comments."""
         text, n = self.text, len(self.text)
-        while self.i < n:
-            c = text[self.i]
-            if c in _SPACE:
-                self.i += 1
-            elif text.startswith("//", self.i) or text.startswith("/*", self.i):
-                if not self.jsonc:
-                    raise self.fail("a comment (JSON has none)")
-                if text[self.i + 1] == "/":
-                    end = text.find("\n", self.i)
-                    self.i = n if end < 0 else end
-                else:
-                    end = text.find("*/", self.i + 2)
-                    if end < 0:
-                        raise self.fail("a /* comment that is never closed")
-                    self.i = end + 2
-            else:
+        while True:
+            self.i = _WHITESPACE.match(text, self.i).end()  # type: ignore[union-attr]
+            if not (text.startswith("//", self.i) or text.startswith("/*", self.i)):
                 return
+            if not self.jsonc:
+                raise self.fail("a comment (JSON has none)")
+            if text[self.i + 1] == "/":
+                end = text.find("\n", self.i)
+                self.i = n if end < 0 else end
+            else:
+                end = text.find("*/", self.i + 2)
+                if end < 0:
+                    raise self.fail("a /* comment that is never closed")
+                self.i = end + 2
 
     def string(self) -> Node:
-        start, text, n = self.i, self.text, len(self.text)
-        j = start + 1
-        while j < n and text[j] != '"':
-            if text[j] == "\\":
-                j += 1
-            elif text[j] in "\n\r":
-                break
-            j += 1
-        if j >= n or text[j] != '"':
+        start = self.i
+        match = _STRING.match(self.text, start)
+        if match is None:
             raise self.fail("a string that is never closed", start)
-        try:
-            value = json.loads(text[start : j + 1])
-        except ValueError:
-            raise self.fail("a string with a bad escape or control character", start) from None
-        self.i = j + 1
-        return Node("string", start, j + 1, value)
+        raw = match.group()
+        if "\\" not in raw and _CONTROL.search(raw) is None:
+            value = raw[1:-1]  # the common case: the text is the value
+        else:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                raise self.fail("a string with a bad escape or control character", start) from None
+        self.i = match.end()
+        return Node("string", start, self.i, value)
 
     def value(self, depth: int = 0) -> Node:
         if depth > 500:
@@ -226,14 +228,29 @@ def render(value: Any, text: str, like: Node | None) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def replace_value(text: str, node: Node, value: Any) -> str:
-    """`text` with `node`'s value replaced by `value`."""
-    return text[: node.start] + render(value, text, node) + text[node.end :]
+Splice = tuple[int, int, str]  # the text from start to end becomes this
 
 
-def insert_member(text: str, obj: Node, key: str, value: Any, after: str | None = None) -> str:
-    """`text` with the member `key: value` added to `obj`, after the member `after` (else last),
-    on a line of its own (indented as its siblings) when the object's members are on lines of their own."""
+def apply_splices(text: str, splices: list[Splice]) -> str:
+    """`text` with every splice made (all taken from the same reading of `text`, none overlapping):
+    made from the last to the first, so each one's offsets still hold when it is made."""
+    out = text
+    bound = len(text) + 1
+    for start, end, new in sorted(splices, key=lambda s: (s[0], s[1]), reverse=True):
+        assert end <= bound, "overlapping splices"
+        out = out[:start] + new + out[end:]
+        bound = start
+    return out
+
+
+def replace_value_splice(text: str, node: Node, value: Any) -> Splice:
+    """`node`'s value replaced by `value`."""
+    return node.start, node.end, render(value, text, node)
+
+
+def insert_member_splice(text: str, obj: Node, key: str, value: Any, after: str | None = None) -> Splice:
+    """The member `key: value` added to `obj`, after the member `after` (else last), on a line of
+    its own (indented as its siblings) when the object's members are on lines of their own."""
     assert obj.kind == "object"
     members = obj.members
     index = next((k for k, m in enumerate(members) if m.key == after), len(members) - 1)
@@ -242,31 +259,40 @@ def insert_member(text: str, obj: Node, key: str, value: Any, after: str | None 
         inside = text[obj.start + 1 : obj.end - 1]
         if "\n" in inside:
             indent = _line_indent(text, obj.start) + "  "
-            return text[: obj.start + 1] + f"\n{indent}{piece}" + text[obj.start + 1 :]
-        return text[: obj.start + 1] + piece + text[obj.end - 1 :]
+            return obj.start + 1, obj.start + 1, f"\n{indent}{piece}"
+        return obj.start + 1, obj.end - 1, piece
     anchor = members[index]
     # On its own line when the anchor's key starts its line.
     own_line = text[text.rfind("\n", 0, anchor.key_start) + 1 : anchor.key_start].strip() == ""
     newline = "\r\n" if "\r\n" in text[obj.start : obj.end] else "\n"
     joint = f",{newline}{_line_indent(text, anchor.key_start)}" if own_line else ", "
     # What followed the anchor (its comma, a trailing comma, the closing brace) follows ours.
-    return text[: anchor.value.end] + joint + piece + text[anchor.value.end :]
+    return anchor.value.end, anchor.value.end, joint + piece
 
 
-def remove_member(text: str, obj: Node, key: str) -> str:
-    """`text` without the member `key` of `obj` (and its comma; the line it had to itself)."""
+def remove_member_splice(text: str, obj: Node, key: str) -> Splice:
+    """The member `key` of `obj` taken out (with its comma; the line it had to itself)."""
     members = obj.members
     index = next(k for k, m in enumerate(members) if m.key == key)
     member = members[index]
     if index > 0:
-        start = members[index - 1].value.end  # from the comma after the previous value
-        end = member.value.end
-    elif len(members) > 1:
-        start = member.key_start
-        end = members[1].key_start
-    else:
-        start = obj.start + 1
-        end = obj.end - 1
-        return text[:start] + text[end:] if "\n" not in text[start:end] else text[:start] + "\n" + \
-            _line_indent(text, obj.end - 1) + text[end:]  # fmt: skip
-    return text[:start] + text[end:]
+        return members[index - 1].value.end, member.value.end, ""  # from the comma after the previous value
+    if len(members) > 1:
+        return member.key_start, members[1].key_start, ""
+    start, end = obj.start + 1, obj.end - 1
+    return start, end, "" if "\n" not in text[start:end] else "\n" + _line_indent(text, obj.end - 1)
+
+
+def replace_value(text: str, node: Node, value: Any) -> str:
+    """`text` with `node`'s value replaced by `value`."""
+    return apply_splices(text, [replace_value_splice(text, node, value)])
+
+
+def insert_member(text: str, obj: Node, key: str, value: Any, after: str | None = None) -> str:
+    """`text` with the member `key: value` added to `obj` (`insert_member_splice`)."""
+    return apply_splices(text, [insert_member_splice(text, obj, key, value, after)])
+
+
+def remove_member(text: str, obj: Node, key: str) -> str:
+    """`text` without the member `key` of `obj` (`remove_member_splice`)."""
+    return apply_splices(text, [remove_member_splice(text, obj, key)])
