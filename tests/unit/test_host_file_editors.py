@@ -247,3 +247,15 @@ def test_the_gateway_unit_runs_the_proxy_on_the_installed_config(tmp_path: Path)
     # Without a config, start says what to do in one line.
     started = run("gateway", "start", env=env)
     assert started.returncode == 2 and "mcp-inspect install" in started.stderr
+
+
+def test_vscode_settings_with_a_dotted_mcp_servers_key(tmp_path: Path) -> None:
+    files = lay_hosts(tmp_path / "home", tmp_path / "project", ["vscode_settings.json"])
+    path = files["vscode_settings.json"]
+    text = '{\n  "mcp.servers": {\n    "t": {"command": "uvx", "args": ["x"]}, // mine\n  },\n  "z": 1\n}\n'
+    path.write_text(text)
+    assert _install(tmp_path, "install", "vscode").returncode == 0
+    entry = jsonc.loads_jsonc(path.read_text())["mcp.servers"]["t"]
+    assert entry["args"][-3:] == ["--", "uvx", "x"] and "// mine" in path.read_text()
+    assert _install(tmp_path, "uninstall", "vscode").returncode == 0
+    assert path.read_text() == text
