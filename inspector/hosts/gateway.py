@@ -171,7 +171,15 @@ def _running() -> dict[str, Any] | None:
     from inspector.runtime_dir import live_files
 
     found = live_files("gateway", lambda d: isinstance(d.get("pid"), int) and d["pid"] > 0)
-    return found[0] if found else None
+    if not found:
+        return None
+    # A pid is reused once its process is gone: where the system shows command lines, the process
+    # must still be a gateway on this config (else a stop would signal a stranger).
+    try:
+        argv = Path(f"/proc/{found[0]['pid']}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return found[0]
+    return found[0] if str(found[0].get("config")).encode() in argv and b"proxy" in argv else None
 
 
 def _answers(listen: str) -> bool:
