@@ -167,6 +167,10 @@ def test_reading_the_default_store_without_a_config_file_loads_no_pydantic(
     assert "inspector.settings" not in modules
 
 
+# What reading the settings never loads (`inspector/settings.py` checks them itself).
+NO_VALIDATION_LIBRARY = {"pydantic", "pydantic_core", "annotated_types", "typing_inspection"}
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:
@@ -186,6 +190,9 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
     assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))
     assert not {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
+    # its settings ($MCP_INSPECTOR_DB here, the redaction names, the record cap) are read and checked
+    # by `inspector/settings.py` alone: no validation library
+    assert not packages & NO_VALIDATION_LIBRARY, sorted(packages & NO_VALIDATION_LIBRARY)
 
 
 def test_wrap_records_a_current_store_without_sqlalchemy(tmp_path: Path) -> None:
