@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, SettingsError
 from inspector.settings_sources import ENV, config_path
 
 __all__ = [
@@ -225,13 +225,8 @@ class Settings:
 # -- reading a document into them -----------------------------------------------------------------
 
 
-class BadSetting(ValueError):
-    """A document's value that its annotation does not take: `key` is its dotted place."""
-
-    def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
-        self.key = ".".join(str(p) for p in loc) or "(top level)"
-        self.message = message
+def _bad(loc: tuple[str | int, ...], message: str) -> SettingsError:
+    return SettingsError(".".join(str(p) for p in loc) or "(top level)", message)
 
 
 T = TypeVar("T")
@@ -254,7 +249,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _value(annotation: Any, value: Any, loc: tuple[str | int, ...]) -> Any:
-    """`value` as `annotation` holds it, or BadSetting naming `loc`."""
+    """`value` as `annotation` holds it, or SettingsError naming `loc`."""
     origin = typing.get_origin(annotation)
     if origin is Annotated:
         parse = next((m for m in annotation.__metadata__ if isinstance(m, Parsed)), None)
@@ -263,7 +258,7 @@ def _value(annotation: Any, value: Any, loc: tuple[str | int, ...]) -> Any:
         try:
             return parse(value)
         except ValueError as exc:
-            raise BadSetting(loc, str(exc)) from None
+            raise _bad(loc, str(exc)) from None
     if origin in (typing.Union, types.UnionType):
         options = typing.get_args(annotation)
         if value is None and type(None) in options:
@@ -274,11 +269,11 @@ def _value(annotation: Any, value: Any, loc: tuple[str | int, ...]) -> Any:
         allowed = typing.get_args(annotation)
         if value not in allowed or isinstance(value, bool):
             words = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
-            raise BadSetting(loc, f"should be {words}, not {value!r}")
+            raise _bad(loc, f"should be {words}, not {value!r}")
         return value
     if origin is list:
         if not isinstance(value, list | tuple):
-            raise BadSetting(loc, f"should be a list, not {value!r}")
+            raise _bad(loc, f"should be a list, not {value!r}")
         (item,) = typing.get_args(annotation)
         return [_value(item, v, (*loc, i)) for i, v in enumerate(value)]
     if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
@@ -288,21 +283,21 @@ def _value(annotation: Any, value: Any, loc: tuple[str | int, ...]) -> Any:
             return value
         if isinstance(value, int | str) and str(value).strip().lower() in _BOOLS:
             return _BOOLS[str(value).strip().lower()]
-        raise BadSetting(loc, f"should be a boolean, not {value!r}")
+        raise _bad(loc, f"should be a boolean, not {value!r}")
     if annotation is str:
         if not isinstance(value, str):
-            raise BadSetting(loc, f"should be a string, not {value!r}")
+            raise _bad(loc, f"should be a string, not {value!r}")
         return value
     raise TypeError(f"{loc}: no reading for {annotation!r}")  # a settings class this does not know
 
 
 def _record(cls: type[T], doc: Any, loc: tuple[str | int, ...]) -> T:
     if not isinstance(doc, Mapping):
-        raise BadSetting(loc, f"should be a table, not {doc!r}")
+        raise _bad(loc, f"should be a table, not {doc!r}")
     hints = _hints(cls)
     for key in doc:
         if key not in hints:
-            raise BadSetting((*loc, key), "unknown setting")
+            raise _bad((*loc, key), "unknown setting")
     values = {name: _value(hints[name], doc[name], (*loc, name)) for name in hints if name in doc}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if (
@@ -310,13 +305,13 @@ def _record(cls: type[T], doc: Any, loc: tuple[str | int, ...]) -> T:
             and f.default is dataclasses.MISSING
             and f.default_factory is dataclasses.MISSING
         ):
-            raise BadSetting((*loc, f.name), "required, missing")
+            raise _bad((*loc, f.name), "required, missing")
     return cls(**values)
 
 
 def from_doc(cls: type[T], doc: Mapping[str, Any]) -> T:
     """`cls` (Settings, Retention, ...) from a TOML/environment document: each key checked against
-    its annotation (BadSetting, a ValueError, names the first bad key)."""
+    its annotation (SettingsError names the first bad key and what is wrong)."""
     return _record(cls, doc, ())
 
 
@@ -354,8 +349,8 @@ def _flat(doc: Mapping[str, Any], prefix: str = "") -> list[str]:
 def _checked(where: str, doc: dict[str, Any]) -> Settings:
     try:
         return from_doc(Settings, doc)
-    except BadSetting as exc:
-        raise InspectorError(f"{where}: {exc.key}: {exc.message}") from None
+    except SettingsError as exc:
+        raise InspectorError(f"{where}: {exc}") from None
 
 
 def load(
