@@ -45,7 +45,6 @@ import dataclasses
 import fnmatch
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -372,6 +371,8 @@ def load(
     except OSError as exc:
         raise InspectorError(f"{where}: cannot read the config file: {exc.strerror}") from None
     if text is not None:
+        import tomllib  # only when there is a file to parse
+
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

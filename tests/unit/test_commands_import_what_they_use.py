@@ -195,6 +195,8 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     assert not packages & NO_VALIDATION_LIBRARY, sorted(packages & NO_VALIDATION_LIBRARY)
     # nor the replay's matching, which only a `recorded` responder uses (the call has none)
     assert not {m for m in modules if m.startswith("inspector.replay")}
+    # nor a TOML parser: there is no config file to parse (conftest points $MCP_INSPECTOR_CONFIG at none)
+    assert "tomllib" not in modules
 
 
 def test_wrap_records_a_current_store_without_sqlalchemy(tmp_path: Path) -> None:
