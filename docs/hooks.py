@@ -157,7 +157,7 @@ def _field_infos(model: Any) -> list[tuple[str, Any, list[Any], bool, Any, str |
 
     if dataclasses.is_dataclass(model):
         hints = typing.get_type_hints(model, include_extras=True)
-        rows = []
+        rows: list[tuple[str, Any, list[Any], bool, Any, str | None]] = []
         for f in dataclasses.fields(model):
             annotation, metadata = hints[f.name], []
             if typing.get_origin(annotation) is typing.Annotated:
