@@ -22,6 +22,7 @@ for: none reaches a user as it is.
     │   ├── ScenarioError                a scenario file that cannot be read
     │   ├── HarFormatError               a HAR file that is not HAR 1.2
     │   ├── FileFormatError              a session file's line that is not the format
+    │   ├── SettingsError                a settings value (config file, variable, flag) its key does not take
     │   └── AuthFailure                  an OAuth flow's expectation failed (step, expectation id)
     ├── ControlError                 a control channel (intercept's, serve's) refuses a request: HTTP status
     ├── RequestError                 an `Endpoint` handler answers with a JSON-RPC error
@@ -79,6 +80,7 @@ __all__ = [
     "ScenarioError",
     "SchemaTooNewError",
     "ServeStartFailed",
+    "SettingsError",
     "SpawnError",
     "StartFailed",
     "StoreError",
@@ -169,6 +171,16 @@ class FileFormatError(InspectorError):
         where = f"{source}:{line}" if source else f"line {line}"
         super().__init__(f"{where}: {message}")
         self.line = line
+
+
+class SettingsError(InspectorError):
+    """A settings value that its key does not take: `key` is its dotted place (`servers.0.record`),
+    `message` what is wrong; `settings.load` adds where the value came from."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
 
 
 class AuthFailure(InspectorError):
