@@ -36,6 +36,7 @@ def finish(path: str) -> int:
         metadata_only=state.get("metadata_only", False),
         max_record_bytes=state.get("max_record_bytes"),
     )
+    opts.parent = state.get("parent") or {}  # the wrap's host (this process's parent is the wrap)
     if "otel" in state:  # the wrap decided before its server started
         opts.otel = state["otel"]
     else:  # a state written without that decision
