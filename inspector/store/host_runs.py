@@ -100,6 +100,21 @@ class HostRun:
         ends = [s.ended_ns for s in self.sessions if s.ended_ns is not None]
         return max(ends) if ends else None
 
+    def summary(self) -> dict[str, Any]:
+        """The run as a JSON document, without its sessions (the API's `HostRunOut` and `--json` add them)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "machine": self.machine,
+            "pid": self.pid,
+            "parent_started_ns": self.parent_started_ns,
+            "exe": self.exe,
+            "config_files": self.config_files,
+            "started_ns": self.started_ns,
+            "ended_ns": self.ended_ns,
+            "live": self.live,
+        }
+
 
 def _group(sessions: list[Session]) -> list[HostRun]:
     runs: dict[RunKey, HostRun] = {}
@@ -123,11 +138,16 @@ def _group(sessions: list[Session]) -> list[HostRun]:
     return sorted(runs.values(), key=lambda r: (r.started_ns, r.id), reverse=True)
 
 
-def host_runs(store: Store, *, limit: int = 100, offset: int = 0) -> tuple[list[HostRun], int]:
-    """Host runs, newest first (live ones included), and how many there are in all."""
+def host_runs(
+    store: Store, *, limit: int = 100, offset: int = 0, name: str | None = None
+) -> tuple[list[HostRun], int]:
+    """Host runs, newest first (live ones included), and how many there are in all; with `name`,
+    those with a session whose name contains it (any case)."""
     with reading(store) as conn:
         found = [session_of(r) for r in conn.rows(_WITH_PARENT)]
     runs = _group(found)
+    if name:
+        runs = [r for r in runs if any(name.lower() in (s.name or "").lower() for s in r.sessions)]
     return runs[offset : offset + limit], len(runs)
 
 
