@@ -1,7 +1,7 @@
 """A host run as test data: sessions recorded through the real recorder and store writer with the
 facts a wrap records (`facts["parent"]`, `facts["host_config"]`), their rows at chosen times.
 
-`record_runs(db)` records, into the SQLite file `db`:
+`record_runs(db)` records, into the store `db` (an SQLite path or a database URL):
   a1 "weather" and a2 "files": one host process (HOST_A, clientInfo "claude-ai"); a1 ended, with a
       config file fact; a2 left `recording` (owned by this process: the run is live). Each has
       a stderr line between its stdin and stdout rows.
@@ -12,7 +12,6 @@ Returns the ids by those names. Row times are T0 + a few ns, in the order the te
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,8 @@ from inspector.capture import Recorder
 from inspector.capture.redact import Redaction
 from inspector.capture.sessions import create_session
 from inspector.store import StoreWriter, open_engine
+from inspector.store.db import writing
+from inspector.store.writer import update_session_row
 
 __all__ = ["CONFIG_FILE", "HOST_A", "HOST_B", "T0", "record_runs"]
 
@@ -70,7 +71,7 @@ def _record(
     return sid
 
 
-def record_runs(db_path: Path) -> dict[str, int]:
+def record_runs(db_path: Path | str) -> dict[str, int]:
     engine = open_engine(db_path)
     recorder = Recorder([StoreWriter(engine)], redaction=Redaction()).start()
     config = {
@@ -95,7 +96,7 @@ def record_runs(db_path: Path) -> dict[str, int]:
     lone = _record(engine, recorder, "lone", {}, [(5, "c2s", "stdin", _init("inspector"))])
     recorder.stop()  # every row and fact is written (and every open session ended)
     # a2 as a wrap still running leaves it: `recording`, its recorder (this process) alive.
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE session SET status = 'recording', ended_ns = NULL WHERE id = ?", (a2,))
+    with writing(engine) as conn:  # one transaction
+        update_session_row(conn, a2, {"status": "recording", "ended_ns": None})
     engine.dispose()
     return {"a1": a1, "a2": a2, "b": b, "reused": reused, "lone": lone}

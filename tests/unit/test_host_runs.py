@@ -16,9 +16,10 @@ from tests.host_runs_data import T0, record_runs
 
 
 @pytest.fixture
-def recorded(db_path: Path):
-    ids = record_runs(db_path)
-    engine = open_engine(db_path)
+def recorded(any_store: Path | str):
+    """The runs of tests/host_runs_data.py on each backend (the query's JSON text test on both)."""
+    ids = record_runs(any_store)
+    engine = open_engine(any_store)
     yield engine, ids
     engine.dispose()
 
