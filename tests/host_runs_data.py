@@ -7,7 +7,7 @@ facts a wrap records (`facts["parent"]`, `facts["host_config"]`), their rows at 
       a stderr line between its stdin and stdout rows.
   b "other": another host (HOST_B, "cursor-vscode"); reused: HOST_A's pid started later (another run);
   lone: no parent (in no run).
-Returns the ids by those names. Row times are T0 + a few ns, in the order the tests assert.
+Returns the ids by those names. Row times are T0 + a few ms, in the order the tests assert.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from inspector.store import StoreWriter, open_engine
 from inspector.store.db import writing
 from inspector.store.writer import update_session_row
 
-__all__ = ["CONFIG_FILE", "HOST_A", "HOST_B", "T0", "record_runs"]
+__all__ = ["CONFIG_FILE", "HOST_A", "HOST_B", "MS", "T0", "record_runs"]
 
 CONFIG_FILE = "/home/u/.config/Claude/claude_desktop_config.json"
 T0 = 1_700_000_000_000_000_000
+MS = 1_000_000  # rows are ms apart (a browser reads ns times as doubles: 256 ns apart at best)
 HOST_A = {"pid": 4242, "started_ns": 1_690_000_000_000_000_000, "exe": "claude"}
 HOST_B = {"pid": 4343, "started_ns": 1_690_000_000_000_000_000, "exe": "cursor"}
 # The same pid as HOST_A, started later: another process (the pid was reused), another run.
@@ -65,7 +66,7 @@ def _record(
     tap = recorder.open(sid)
     tap.add_facts(facts)
     for ts, direction, channel, data in lines:
-        tap.submit(direction, channel, data, T0 + ts)
+        tap.submit(direction, channel, data, T0 + ts * MS)
     if end:
         tap.end(0, "server exited")
     return sid

@@ -5,6 +5,7 @@ filter per server (tests/host_runs_data.py records the run through the real reco
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -16,18 +17,18 @@ from tests.host_runs_data import record_runs
 
 
 @pytest.fixture(scope="module")
-def hosts_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, dict[str, int]]]:
+def hosts_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, dict[str, int], Path]]:
     db = tmp_path_factory.mktemp("hosts-ui") / "hosts.db"
     ids = record_runs(db)
     server = UiServer(open_engine(db), port=0, live_interval=0.1).start()
-    yield server, ids
+    yield server, ids, db
     server.stop()
 
 
 def test_a_host_runs_servers_share_one_timeline_with_their_stderr(
-    page: Page, hosts_ui: tuple[UiServer, dict[str, int]]
+    page: Page, hosts_ui: tuple[UiServer, dict[str, int], Path]
 ) -> None:
-    ui, ids = hosts_ui
+    ui, ids, db = hosts_ui
     a1, a2 = ids["a1"], ids["a2"]
     page.goto(ui.url("/"))
     page.get_by_test_id("nav-hosts").click()
@@ -71,3 +72,34 @@ def test_a_host_runs_servers_share_one_timeline_with_their_stderr(
     expect(timeline.get_by_test_id("host-stderr")).to_have_text(["files: ready"])
     page.get_by_test_id(f"lane-toggle-{a1}").check()
     expect(cells).to_have_count(5)
+
+
+def test_a_live_run_shows_a_server_that_joins_it(
+    page: Page, hosts_ui: tuple[UiServer, dict[str, int], Path]
+) -> None:
+    """The run is live (a2 records): a third server the same host starts joins its lanes, and its stderr
+    line takes its place by time (before a row the page already shows)."""
+    from inspector.capture import Recorder
+    from inspector.capture.redact import Redaction
+    from inspector.store import StoreWriter
+    from tests.host_runs_data import HOST_A, MS, T0
+
+    ui, ids, db = hosts_ui
+    page.goto(ui.url(f"/hosts/{ids['a1']}"))
+    cells = page.get_by_test_id("host-run-timeline").locator("[data-session]")
+    expect(cells).to_have_count(5)
+    from inspector.capture.sessions import create_session
+
+    store = open_engine(db)
+
+    recorder = Recorder([StoreWriter(store)], redaction=Redaction()).start()
+    sid = create_session(store, kind="stdio-wrap", target=["server", "search"], name="search")
+    tap = recorder.open(sid)
+    tap.add_facts({"parent": HOST_A})
+    tap.submit("s2c", "stderr", b"search: joined\n", T0 + 45 * MS)
+    recorder.stop()
+    store.dispose()
+    expect(page.get_by_test_id(f"lane-title-{sid}")).to_have_text("search")
+    expect(page.get_by_test_id("host-run-timeline").get_by_test_id("host-stderr")).to_have_text(
+        ["weather: starting", "files: ready", "search: joined"]
+    )

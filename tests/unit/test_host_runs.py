@@ -12,7 +12,7 @@ from inspector.errors import NotFoundError
 from inspector.host_process import process_facts
 from inspector.store import open_engine
 from inspector.store.host_runs import host_run, host_runs, run_timeline
-from tests.host_runs_data import T0, record_runs
+from tests.host_runs_data import MS, T0, record_runs
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_the_timeline_merges_the_runs_sessions_by_time_with_stderr(recorded) -> 
     engine, ids = recorded
     run = host_run(engine, ids["a1"])
     rows = run_timeline(engine, [s.id for s in run.sessions])
-    got = [(r["session_id"], r["channel"], r["ts_ns"] - T0) for r in rows]
+    got = [(r["session_id"], r["channel"], (r["ts_ns"] - T0) // MS) for r in rows]
     assert got == [
         (ids["a1"], "stdin", 10),
         (ids["a2"], "stdin", 20),

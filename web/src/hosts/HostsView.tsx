@@ -23,6 +23,27 @@ function clock(ns: number): string {
   return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
 }
 
+/** The API's cursor (store/host_runs.py: time, session, seq) a little before a row: a ns time is
+ * rounded as a JavaScript number (to 256 ns), so the rows of the last microsecond are asked for
+ * again (and kept once, by id) rather than risk skipping one. */
+function cursorOf(r: Row): string {
+  return btoa(`t:${Math.max(0, r.ts_ns - 1000)}:${r.session_id}:${r.seq}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function order(a: Row, b: Row): number {
+  return a.ts_ns - b.ts_ns || a.session_id - b.session_id || a.seq - b.seq;
+}
+
+/** `old` with `items` put in their places by (time, session, seq), each row once; the newest MAX_ROWS. */
+function merge(old: Row[], items: Row[]): Row[] {
+  const seen = new Set(old.map((r) => r.id));
+  const fresh = items.filter((r) => !seen.has(r.id));
+  if (!fresh.length) return old;
+  const tail = old.length ? old[old.length - 1] : null;
+  const next = tail && fresh.every((r) => order(tail, r) < 0) ? [...old, ...fresh] : [...old, ...fresh].sort(order);
+  return next.slice(-MAX_ROWS);
+}
+
 function serverName(s: HostRun["sessions"][number]): string {
   return s.name || (Array.isArray(s.target) ? String(s.target[0] ?? "") : String(s.target ?? "")) || `session ${s.id}`;
 }
@@ -101,9 +122,11 @@ export function HostRunView() {
   const [rows, setRows] = useState<Row[]>([]);
   const [hidden, setHidden] = useState<Set<number>>(new Set());
   const [error, setError] = useState<string | null>(null);
-  const cursor = useRef<string | null>(null);
-  const busy = useRef(false);
-  const again = useRef(false);
+  // Rows are fetched per session after its last row shown: a live server's rows may be committed
+  // after another server's later ones, so one cursor over the merged order would skip them.
+  const last = useRef(new Map<number, string>());
+  const busy = useRef(new Set<number | "all">());
+  const again = useRef(new Set<number | "all">());
 
   const loadRun = useCallback(() => {
     api
@@ -112,41 +135,51 @@ export function HostRunView() {
       .then(setRun, (e: Error) => setError(e.message));
   }, [id]);
 
-  // Rows after the last one, page after page; one fetch at a time (a live event during one asks again).
-  const more = useCallback(async () => {
-    if (busy.current) {
-      again.current = true;
-      return;
-    }
-    busy.current = true;
-    try {
-      do {
-        again.current = false;
-        for (;;) {
-          const page = unwrap(
-            await api.GET("/api/host-runs/{run_id}/timeline", {
-              params: { path: { run_id: id }, query: { cursor: cursor.current ?? undefined, limit: PAGE } },
-            }),
-          );
-          if (page.last_cursor) cursor.current = page.last_cursor;
-          if (page.items.length) setRows((old) => [...old, ...(page.items as Row[])].slice(-MAX_ROWS));
-          if (!page.next_cursor) break;
-        }
-      } while (again.current);
-      setError(null);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      busy.current = false;
-    }
-  }, [id]);
+  // The rows after the last one of `which` (a session, or "all" for the first load), page after page;
+  // one fetch at a time per session (a live event during one asks again).
+  const more = useCallback(
+    async (which: number | "all") => {
+      if (busy.current.has(which)) {
+        again.current.add(which);
+        return;
+      }
+      busy.current.add(which);
+      try {
+        do {
+          again.current.delete(which);
+          let cursor = which === "all" ? undefined : last.current.get(which);
+          for (;;) {
+            const page = unwrap(
+              await api.GET("/api/host-runs/{run_id}/timeline", {
+                params: {
+                  path: { run_id: id },
+                  query: { cursor, limit: PAGE, session: which === "all" ? undefined : [which] },
+                },
+              }),
+            );
+            const items = page.items as Row[];
+            for (const r of items) last.current.set(r.session_id, cursorOf(r));
+            if (items.length) setRows((old) => merge(old, items));
+            if (!page.next_cursor) break;
+            cursor = page.next_cursor;
+          }
+        } while (again.current.has(which));
+        setError(null);
+      } catch (e) {
+        setError((e as Error).message);
+      } finally {
+        busy.current.delete(which);
+      }
+    },
+    [id],
+  );
 
   useEffect(() => {
-    cursor.current = null;
+    last.current = new Map();
     setRows([]);
     setRun(null);
     loadRun();
-    more();
+    more("all");
   }, [loadRun, more]);
 
   const sessionIds = useMemo(() => (run ? run.sessions.map((s) => s.id) : []), [run]);
@@ -155,14 +188,14 @@ export function HostRunView() {
     const unsubscribe = sessionIds.map((sid) => live.subscribe(sid));
     const stop = live.listen(
       (ev) => {
-        if (ev.type === "messages" && sessionIds.includes(ev.session_id)) more();
-        else if (ev.type === "session_created" || ev.type === "session_ended") {
-          loadRun(); // a new server of this run, or one that ended
-          more();
-        }
+        if (ev.type === "messages" && sessionIds.includes(ev.session_id)) more(ev.session_id);
+        else if (ev.type === "session_created" || ev.type === "session_ended") loadRun(); // a new server of this run, or one that ended
       },
-      () => more(),
+      () => sessionIds.forEach((sid) => more(sid)),
     );
+    sessionIds.forEach((sid) => {
+      if (!last.current.has(sid)) more(sid); // a server that joined: its rows so far
+    });
     return () => {
       stop();
       unsubscribe.forEach((u) => u());
