@@ -76,3 +76,34 @@ async def test_two_wraps_of_one_parent_form_one_host_run(tmp_path: Path) -> None
     stderr = sorted(r["preview"].strip() for r in rows if r["channel"] == "stderr")
     assert stderr == ["first: starting", "second: starting"]
     assert sum(r["method"] == "tools/list" and r["kind"] == "request" for r in rows) == 2
+
+
+def test_a_session_recorded_by_the_finishing_process_keeps_the_wraps_host(tmp_path: Path) -> None:
+    """A short session (the server gone before the store opened) is recorded by a detached finishing
+    process (`inspector/wrap_finish.py`), whose own parent is the wrap (or init): the host it records
+    is the one the wrap was given, this process."""
+    import subprocess
+
+    from inspector.store import list_sessions
+
+    db = tmp_path / "rec.db"
+    server = ["sh", "-c", 'echo \'{"jsonrpc":"2.0","method":"notifications/message"}\'']
+    argv = [sys.executable, "-m", "inspector", "wrap", "--db", str(db), "--name", "short", "--", *server]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+    async def ended() -> list:
+        with anyio.fail_after(60):
+            while True:
+                if db.exists():
+                    engine = open_engine(db)
+                    try:
+                        found = [s for s in list_sessions(engine) if s.status == "ended"]
+                    finally:
+                        engine.dispose()
+                    if found:
+                        return found
+                await anyio.sleep(0.05)
+
+    (session,) = anyio.run(ended)
+    assert session.facts["parent"] == process_facts(os.getpid())
