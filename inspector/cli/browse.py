@@ -326,7 +326,7 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check the setup for always-on recording, changing nothing: the MCP servers in the config files
-    of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf and Gemini CLI (wrapped or not, and the
+    of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex (wrapped or not, and the
     keys of the entry to change), the database (integrity, revision, size, free space, permissions,
     retention) and the config file. Exit status 0 when all is well, 1 when something needs action.
     """
