@@ -38,6 +38,7 @@ def finish(path: str) -> int:
         host=state.get("host"),
         host_file=state.get("host_file"),
     )
+    opts.parent = state.get("parent") or {}  # the wrap's host (this process's parent is the wrap)
     if "otel" in state:  # the wrap decided before its server started
         opts.otel = state["otel"]
     else:  # a state written without that decision
