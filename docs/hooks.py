@@ -150,26 +150,53 @@ def template_comments(doc: str) -> dict[str, str]:
     return notes
 
 
-def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str], notes: dict[str, str]) -> None:
-    from pydantic import BaseModel
+def _field_infos(model: Any) -> list[tuple[str, Any, list[Any], bool, Any, str | None]]:
+    """(name, annotation, its metadata, required, default, description) of each field of a pydantic
+    model (`gateway_config`) or a dataclass (`settings`)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(model):
+        hints = typing.get_type_hints(model, include_extras=True)
+        rows: list[tuple[str, Any, list[Any], bool, Any, str | None]] = []
+        for f in dataclasses.fields(model):
+            annotation, metadata = hints[f.name], []
+            if typing.get_origin(annotation) is typing.Annotated:
+                annotation, *metadata = typing.get_args(annotation)
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            rows.append((f.name, annotation, metadata, required, default, None))
+        return rows
     from pydantic_core import PydanticUndefined
 
-    for name, info in model.model_fields.items():
-        key = f"{prefix}{name}"
-        annotation = info.annotation
-        nested = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-        if nested is not None:
-            continue
-        default = info.get_default(call_default_factory=True)
-        shown = (
-            "required"
-            if info.default is PydanticUndefined and info.default_factory is None
-            else (f"`{json.dumps(default)}`" if default is not None else "none")
+    return [
+        (
+            name,
+            info.annotation,
+            info.metadata,
+            info.default is PydanticUndefined and info.default_factory is None,
+            info.get_default(call_default_factory=True),
+            info.description,
         )
+        for name, info in model.model_fields.items()
+    ]
+
+
+def _fields(model: Any, prefix: str, env: dict[str, str], out: list[str], notes: dict[str, str]) -> None:
+    import dataclasses
+
+    from pydantic import BaseModel
+
+    for name, annotation, metadata, required, default, description in _field_infos(model):
+        key = f"{prefix}{name}"
+        if isinstance(annotation, type) and (
+            issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation)
+        ):
+            continue  # a table of its own
+        shown = "required" if required else (f"`{json.dumps(default)}`" if default is not None else "none")
         variable = f"`{env[key]}`" if key in env else ""
-        description = _cell(info.description or notes.get(key, ""))
+        description = _cell(description or notes.get(key, ""))
         kind = _type_name(annotation)
-        marks = " ".join(str(m) for m in info.metadata)
+        marks = " ".join(str(m) for m in metadata)
         if "parse_size" in marks:
             kind = "size (`4KiB`, `200MB`, bytes)"
         elif "parse_duration" in marks:

@@ -18,7 +18,7 @@ def default_db() -> str:
     if os.environ.get("MCP_INSPECTOR_DB"):
         return os.environ["MCP_INSPECTOR_DB"]
     if _nothing_configured():
-        return str(DEFAULT_DB)  # every setting is its default: the settings' models need not load
+        return str(DEFAULT_DB)  # every setting is its default: nothing to read or check
     from inspector.settings import load
 
     db = load().settings.db

@@ -28,7 +28,17 @@ from inspector.terminal_text import markup_safe, visible
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["WIDE", "format_ns", "message_line", "method_width", "sessions_table", "timeline_header"]
+    from inspector.store.host_runs import HostRun
+
+__all__ = [
+    "WIDE",
+    "format_ns",
+    "host_runs_lines",
+    "message_line",
+    "method_width",
+    "sessions_table",
+    "timeline_header",
+]
 
 WIDE = 100  # columns from which every column is shown
 _EXTRAS = 14  # room kept on narrow terminals for what follows a row (its error code, flags)
@@ -127,6 +137,35 @@ def sessions_table(sessions: Iterable[Session], width: int = 120) -> Table:
         # A cell given as a string is read as markup: recorded text (a kind, a version) is escaped
         table.add_row(*(markup_safe(c) if isinstance(c, str) else c for c in r[:-1]), last_cell)
     return table
+
+
+def host_runs_lines(runs: Iterable[HostRun]) -> list[Text]:
+    """`sessions --by-host`: per host run a line (id, host name, state, start, the host's pid and
+    machine), its config files, then a line per server session; each line is cut to the terminal's
+    width by the caller (`no_wrap`, ellipsis), recorded text made visible."""
+    lines: list[Text] = []
+    for run in runs:
+        started = time.strftime("%m-%d %H:%M:%S", time.localtime(run.started_ns / 1e9))
+        head = Text(f"run {run.id}  ", style="bold")
+        head.append(visible(run.name or "unknown host"), style="bold")
+        head.append("  live" if run.live else "  ended", style="green" if run.live else "")
+        head.append(f"  {started}  pid {run.pid}")
+        if run.machine:
+            head.append(f" on {visible(run.machine)}")
+        lines.append(head)
+        for path in run.config_files:
+            lines.append(Text(f"  config {visible(path)}", style="dim"))
+        for s in run.sessions:
+            state = session_state(s)
+            row = Text(f"  {s.id:>5}  ")
+            row.append(
+                f"{visible(state):<11}", style={"recording": "green", "interrupted": "yellow"}.get(state, "")
+            )
+            row.append(f"{s.message_count:>6} msgs  ")
+            row.append("" if s.exit_status is None else f"exit {s.exit_status}  ")
+            row.append(visible(s.name or short_target(s.target)))
+            lines.append(row)
+    return lines
 
 
 def short_target(target: object, limit: int = 48) -> str:

@@ -2,10 +2,14 @@
 counts (`check_servers` takes parsed documents), with what to change printed rather than done.
 
 - Hosts: the common MCP hosts' config files (Claude Desktop, Claude Code, Cursor, VS Code,
-  Windsurf, Gemini CLI; user-level under `home`, project-level under `project`) and each server
+  Windsurf, Gemini CLI, Codex: the table is `inspector/hosts/table.py`; user-level under `home`,
+  project-level under `project`) and each server
   in them: wrapped (its command runs `mcp-inspect ... wrap` or `python -m inspector wrap`; its URL
   is a local mcp-inspect proxy's) or not, and for one that is not, the entry to put instead.
-  A host file that is not valid JSON is reported, never fatal. Host files are never written.
+  A host file that is not valid JSON is reported, never fatal. Host files are never written
+  (`mcp-inspect install` writes them). A wrapped server is "recording" when a session under its
+  name started in the last week.
+- The recording gateway `install` configured for HTTP servers: up or not.
 - The database the settings name (with where that came from): reachable, integrity (SQLite
   `PRAGMA quick_check` on a read-only connection: doctor never upgrades or re-permissions it;
   PostgreSQL: a connect), schema revision, size, free space, permissions (0600 file, 0700 folder),
@@ -19,16 +23,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import sqlite3
 import stat
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from inspector.hosts.install import inspector_argv as _inspector_argv
+from inspector.hosts.install import is_wrapped_command
+from inspector.hosts.jsonc import loads_jsonc
+from inspector.hosts.table import URL_KEYS as _URL_KEYS
+from inspector.hosts.table import host_files, server_tables
 
 __all__ = [
     "Finding",
@@ -46,7 +54,6 @@ __all__ = [
 
 PROXY_PORT = 6280  # `mcp-inspect proxy`'s default listen port
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-_URL_KEYS = ("url", "serverUrl", "httpUrl")  # Windsurf: serverUrl; Gemini CLI: httpUrl (url is SSE)
 
 
 @dataclass
@@ -67,6 +74,7 @@ class ServerCheck:
     fix: dict[str, Any] | None = None  # the keys of the entry to change (env, headers, ... stay)
     proxy_command: str | None = None  # for an HTTP server: run this first
     masked: bool = False  # secrets of the entry are shown as [secret:NAME] in detail, fix and command
+    recording: bool | None = None  # a session under its name in the last week (None: not known)
 
 
 @dataclass
@@ -83,10 +91,11 @@ class Report:
     config: list[Finding] = field(default_factory=list)
     database: list[Finding] = field(default_factory=list)
     hosts: list[HostFile] = field(default_factory=list)
+    gateway: list[Finding] = field(default_factory=list)  # the installed gateway: up or not
 
     @property
     def ok(self) -> bool:
-        findings = [*self.config, *self.database]
+        findings = [*self.config, *self.database, *self.gateway]
         return all(f.status != "action" for f in findings) and not any(
             h.status == "broken" or any(not s.wrapped for s in h.servers) for h in self.hosts
         )
@@ -97,131 +106,31 @@ class Report:
             "config": [asdict(f) for f in self.config],
             "database": [asdict(f) for f in self.database],
             "hosts": [asdict(h) for h in self.hosts],
+            "gateway": [asdict(f) for f in self.gateway],
         }
 
 
-# -- reading host files -----------------------------------------------------------------------------
+# -- reading host files: the host table, the JSONC reader and "is it wrapped?" are inspector/hosts' --
 
 
-def loads_jsonc(text: str) -> Any:
-    """JSON with // and /* */ comments and trailing commas (VS Code's settings.json and mcp.json)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-        else:
-            out.append(c)
-            i += 1
-    cleaned = "".join(out)
-    cleaned = re.sub(r",(\s*[}\]])", r"\1", cleaned)  # strings were kept whole above: only syntax here
-    return json.loads(cleaned)
-
-
-def host_files(
-    home: Path, project: Path, environ: dict[str, str] | None = None
-) -> list[tuple[str, Path, str, str]]:
-    """(host, file, format, scope) for every place the common hosts keep MCP servers. Formats:
-    `mcpServers` (a top-level object of servers), `servers` (VS Code's mcp.json), `vscode-settings`
-    (`mcp.servers` in settings.json), `claude-code` (~/.claude.json: top-level and per-project
-    `mcpServers`). Scope: user or project."""
-    env = os.environ if environ is None else environ
-    own = home == Path.home()  # the real home: %APPDATA% and $XDG_CONFIG_HOME apply
-    appdata = Path(env["APPDATA"]) if env.get("APPDATA") and own else home / "AppData" / "Roaming"
-    linux = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") and own else home / ".config"
-    mac = home / "Library" / "Application Support"
-    files: list[tuple[str, Path, str, str]] = []
-    for base in (linux, mac, appdata):
-        files.append(("Claude Desktop", base / "Claude" / "claude_desktop_config.json", "mcpServers", "user"))
-    files += [
-        ("Claude Code", home / ".claude.json", "claude-code", "user"),
-        ("Claude Code", project / ".mcp.json", "mcpServers", "project"),
-        ("Cursor", home / ".cursor" / "mcp.json", "mcpServers", "user"),
-        ("Cursor", project / ".cursor" / "mcp.json", "mcpServers", "project"),
-        ("VS Code", project / ".vscode" / "mcp.json", "servers", "project"),
-    ]
-    for base in (linux, mac, appdata):
-        files.append(("VS Code", base / "Code" / "User" / "settings.json", "vscode-settings", "user"))
-        files.append(("VS Code", base / "Code" / "User" / "mcp.json", "servers", "user"))
-    files += [
-        ("Windsurf", home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "user"),
-        ("Gemini CLI", home / ".gemini" / "settings.json", "mcpServers", "user"),
-        ("Gemini CLI", project / ".gemini" / "settings.json", "mcpServers", "project"),
-    ]
-    seen: set[Path] = set()
-    unique = []
-    for entry in files:
-        if entry[1] not in seen:  # the project is the home folder: its files once, as the user's
-            seen.add(entry[1])
-            unique.append(entry)
-    return unique
-
-
-def _server_tables(doc: Any, fmt: str, scope: str) -> list[tuple[str, dict[str, Any]]]:
-    """(scope, servers object) pairs of one host document."""
-    if not isinstance(doc, dict):
-        return []
-    found: list[tuple[str, Any]] = []
-    if fmt in ("mcpServers", "claude-code"):
-        found.append((scope, doc.get("mcpServers")))
-    if fmt == "servers":
-        found.append((scope, doc.get("servers")))
-    if fmt == "vscode-settings":
-        mcp = doc.get("mcp")
-        found.append((scope, mcp.get("servers") if isinstance(mcp, dict) else doc.get("mcp.servers")))
-    if fmt == "claude-code" and isinstance(doc.get("projects"), dict):
-        for path, entry in doc["projects"].items():
-            if isinstance(entry, dict):
-                found.append((str(path), entry.get("mcpServers")))
-    return [(s, t) for s, t in found if isinstance(t, dict)]
-
-
-# -- is it wrapped? ---------------------------------------------------------------------------------
-
-
-def is_wrapped_command(argv: list[str]) -> bool:
-    """Does this command line run `mcp-inspect ... wrap` (also through uvx/uv run/npx-style launchers)
-    or `python -m inspector ... wrap`?"""
-    for i, word in enumerate(argv):
-        base = re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe")
-        if base == "mcp-inspect" or (word == "-m" and i + 1 < len(argv) and argv[i + 1] == "inspector"):
-            return "wrap" in argv[i + 1 :]
-    return False
-
-
-def _is_local_proxy(url: str) -> bool:
-    """A loopback URL on `mcp-inspect proxy`'s default port (doctor cannot tell a proxy on another
-    port from the server itself without connecting to it, which it does not do)."""
+def _is_local_proxy(url: str, ports: frozenset[int] = frozenset({PROXY_PORT})) -> bool:
+    """A loopback URL on `mcp-inspect proxy`'s default port or the installed gateway's (doctor
+    cannot tell a proxy on another port from the server itself without connecting to it, which it
+    does not do)."""
     try:
         parts = urlsplit(url)
-        return (parts.hostname or "") in _LOOPBACK and parts.port == PROXY_PORT
+        return (parts.hostname or "") in _LOOPBACK and parts.port in ports
     except ValueError:
         return False
 
 
-def _inspector_argv() -> list[str]:
-    """How a host should start mcp-inspect: the installed script's absolute path, else this Python
-    with `-m inspector`."""
-    beside = Path(sys.executable).parent / ("mcp-inspect.exe" if os.name == "nt" else "mcp-inspect")
-    found = str(beside) if beside.is_file() else shutil.which("mcp-inspect")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "inspector"]
-
-
 def check_servers(
-    servers: dict[str, Any], scope: str, *, db_args: list[str], next_port: list[int]
+    servers: dict[str, Any],
+    scope: str,
+    *,
+    db_args: list[str],
+    next_port: list[int],
+    ports: frozenset[int] = frozenset({PROXY_PORT}),
 ) -> list[ServerCheck]:
     """Each server of one host's servers object: wrapped or not, and the entry to put instead.
     `db_args`: `--db PATH` for the wrap line when the config file does not name the database;
@@ -251,7 +160,7 @@ def check_servers(
             checks.append(check)
         elif url_key is not None:
             url = hide.url(entry[url_key])
-            wrapped = _is_local_proxy(url)
+            wrapped = _is_local_proxy(url, ports)
             check = ServerCheck(str(name), scope, "http", wrapped, url, masked=url != entry[url_key])
             if not wrapped:
                 port = next_port[0]
@@ -268,23 +177,34 @@ def check_servers(
     return checks
 
 
-def check_hosts(home: Path, project: Path, *, db_args: list[str]) -> list[HostFile]:
-    """Every host config file found under `home` and `project`, read only."""
+def check_hosts(
+    home: Path, project: Path, *, db_args: list[str], gateway_ports: frozenset[int] = frozenset()
+) -> list[HostFile]:
+    """Every host config file found under `home` and `project`, read only. `gateway_ports`: the
+    installed gateway's port (its URLs count as wrapped too)."""
+    from inspector.errors import HostFileError
+    from inspector.hosts.edit import parse_doc, read_host_file
+
     results = []
     next_port = [PROXY_PORT]
-    for host, path, fmt, scope in host_files(home, project):
-        if not path.is_file():
+    for spec in host_files(home, project):
+        if not spec.path.is_file():
             continue
-        found = HostFile(host, str(path), "found")
+        found = HostFile(spec.host, str(spec.path), "found")
         try:
-            text = path.read_text(encoding="utf-8")
-            doc = loads_jsonc(text) if fmt in ("servers", "vscode-settings") else json.loads(text)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            doc = parse_doc(read_host_file(spec.path), spec.syntax, spec.path)
+        except HostFileError as exc:
             found.status, found.error = "broken", _one_line(exc)
             results.append(found)
             continue
-        for table_scope, table in _server_tables(doc, fmt, scope):
-            found.servers += check_servers(table, table_scope, db_args=db_args, next_port=next_port)
+        for table_scope, _path, table in server_tables(doc, spec.fmt, spec.scope):
+            found.servers += check_servers(
+                table,
+                table_scope,
+                db_args=db_args,
+                next_port=next_port,
+                ports=frozenset({PROXY_PORT}) | gateway_ports,
+            )
         results.append(found)
     return results
 
@@ -479,8 +399,58 @@ def run_doctor(home: Path, project: Path, db: str | None = None) -> Report:
     # A wrap line names the database unless the config file does (hosts start servers elsewhere).
     from_file = effective is not None and effective.source("db").startswith("config file")
     db_args = [] if from_file else ["--db", chosen]
-    report.hosts = check_hosts(home, project, db_args=db_args)
+    report.gateway, ports = check_gateway()
+    report.hosts = check_hosts(home, project, db_args=db_args, gateway_ports=ports)
+    recent = _recent_names(chosen)
+    for host in report.hosts:
+        for server in host.servers:
+            server.recording = None if recent is None or not server.wrapped else server.name in recent
     return report
+
+
+RECENT_S = 7 * 24 * 3600  # "recording": a session under the entry's name within this long
+
+
+def _recent_names(db: str) -> set[str] | None:
+    """The names of the sessions started in the last week (None: not an SQLite file we can read)."""
+    import time
+
+    path = Path(db)
+    if "://" in db or not path.is_file():
+        return None if "://" in db else set()
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        since = time.time_ns() - RECENT_S * 1_000_000_000
+        rows = conn.execute("SELECT DISTINCT name FROM session WHERE started_ns >= ?", (since,)).fetchall()
+        return {str(r[0]) for r in rows if r[0] is not None}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def check_gateway() -> tuple[list[Finding], frozenset[int]]:
+    """The installed recording gateway (when `install` wrote its config): up or not; and its port."""
+    from inspector.hosts import gateway
+
+    path = gateway.config_file()
+    if not path.is_file():
+        return [], frozenset()
+    try:
+        routes = gateway.Routes(path)
+        state = gateway.status()
+    except Exception as exc:  # a broken gateway.toml: said, never fatal
+        return [Finding("gateway", "action", f"{path}: {_one_line(exc)}")], frozenset()
+    count = len(routes.routes)
+    if state["up"]:
+        found = Finding("gateway", "ok", f"up on {state['listen']} (pid {state['pid']}), {count} route(s)")
+    else:
+        found = Finding("gateway", "action", f"not running: {count} route(s) of {path} are not recorded",
+                        "mcp-inspect gateway start (or a user unit: mcp-inspect gateway start --write-unit)")  # fmt: skip
+    return [found], frozenset({routes.port})
 
 
 def render(report: Report, console: Any, home: Path) -> None:
@@ -500,6 +470,10 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print("[bold]Database[/bold]")
     for f in report.database:
         say(f)
+    if report.gateway:
+        console.print("[bold]Gateway[/bold]")
+        for f in report.gateway:
+            say(f)
     console.print("[bold]Hosts[/bold]")
     if not report.hosts:
         console.print(
@@ -521,8 +495,10 @@ def render(report: Report, console: Any, home: Path) -> None:
         for s in h.servers:
             where = "" if s.scope in ("user", "project") else f" \\[{markup_safe(_tilde(s.scope, home))}]"
             if s.wrapped:
+                recording = {True: ", recording", False: ", no session in the last week", None: ""}
                 console.print(
-                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped", overflow="fold"
+                    f"    [green]ok[/green]   {markup_safe(s.name)}{where}: wrapped{recording[s.recording]}",
+                    overflow="fold",
                 )
                 continue
             console.print(
@@ -544,7 +520,7 @@ def render(report: Report, console: Any, home: Path) -> None:
     console.print(
         "all well"
         if report.ok
-        else "[red]something needs action[/red] (host files are never changed by doctor)"
+        else "[red]something needs action[/red] (doctor changes no file: `mcp-inspect install` does)"
     )
 
 

@@ -16,11 +16,13 @@ for: none reaches a user as it is.
     │   ├── MissingExtraError            a feature whose packages are an extra that is not installed
 │   ├── SpawnError                   the wrapped server command could not start
     │   ├── RuntimeDirError              the runtime directory is not safe to use
+    │   ├── HostFileError                a host's MCP config file that cannot be read or parsed (FILE:LINE:COL)
     │   ├── RulesError                   an intercept rules file (or live rule) that cannot be used
     │   ├── InterceptRemoteError         an intercepting process not found, or it refused
     │   ├── ScenarioError                a scenario file that cannot be read
     │   ├── HarFormatError               a HAR file that is not HAR 1.2
     │   ├── FileFormatError              a session file's line that is not the format
+    │   ├── SettingsError                a settings value (config file, variable, flag) its key does not take
     │   └── AuthFailure                  an OAuth flow's expectation failed (step, expectation id)
     ├── ControlError                 a control channel (intercept's, serve's) refuses a request: HTTP status
     ├── RequestError                 an `Endpoint` handler answers with a JSON-RPC error
@@ -39,7 +41,8 @@ for: none reaches a user as it is.
     ├── NotLean                      lint's lean schema copy cannot handle a part: use the original
     └── HandedOff                    wrap's copies went to a finishing process before the session
     ValueError
-    └── TemplateError                a scenario placeholder whose path has no value
+    ├── TemplateError                a scenario placeholder whose path has no value
+    └── JsoncError                   text that is not JSON (or JSONC): the line and column (hosts/jsonc.py)
     RuntimeError
     └── BlobMissingError             a row names a blob the store does not hold
 """
@@ -73,13 +76,16 @@ __all__ = [
     "ResponseTimeout",
     "RulesError",
     "RuntimeDirError",
+    "HostFileError",
     "ScenarioError",
     "SchemaTooNewError",
     "ServeStartFailed",
+    "SettingsError",
     "SpawnError",
     "StartFailed",
     "StoreError",
     "TemplateError",
+    "JsoncError",
     "Unsupported",
     "UpstreamError",
 ]
@@ -137,6 +143,11 @@ class RuntimeDirError(InspectorError):
     """The runtime directory is not safe to use (owned by someone else, open to others, a link)."""
 
 
+class HostFileError(InspectorError):
+    """A host's MCP config file (Claude Desktop's, VS Code's, Codex's...) that cannot be read or
+    parsed: the message names FILE:LINE:COL; the file is left as it is."""
+
+
 class RulesError(InspectorError):
     """A rules file (or a rule given live) that cannot be used; the message says where."""
 
@@ -160,6 +171,16 @@ class FileFormatError(InspectorError):
         where = f"{source}:{line}" if source else f"line {line}"
         super().__init__(f"{where}: {message}")
         self.line = line
+
+
+class SettingsError(InspectorError):
+    """A settings value that its key does not take: `key` is its dotted place (`servers.0.record`),
+    `message` what is wrong; `settings.load` adds where the value came from."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
 
 
 class AuthFailure(InspectorError):
@@ -255,6 +276,16 @@ class HandedOff(Exception):
 
 class TemplateError(ValueError):
     """A placeholder whose path has no value in the context."""
+
+
+class JsoncError(ValueError):
+    """Not valid JSON (or JSONC): `line` and `col` (1-based) say where, `reason` what."""
+
+    def __init__(self, message: str, text: str, offset: int) -> None:
+        self.line = text.count("\n", 0, offset) + 1
+        self.col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        self.reason = message
+        super().__init__(f"line {self.line} column {self.col}: {message}")
 
 
 class BlobMissingError(RuntimeError):

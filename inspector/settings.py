@@ -29,25 +29,30 @@ file is no error; a bad one is one line naming the file and the key.
     redact = ["x-github-token"]
 
 `load()` reads them (no caching: a long-running `ui` re-reads when asked);
-`Effective.sources` says where each dotted key's value came from. This module
-imports only the standard library and pydantic: `wrap` loads it on its store
-thread, never before forwarding starts.
+`Effective.sources` says where each dotted key's value came from.
+
+The settings are dataclasses, their one definition: the defaults, and in the
+annotations what each key holds (`Size`, `Duration`: the value goes through
+`parse_size`/`parse_duration`). `from_doc` builds them from a TOML/environment
+document, checking each key against its annotation. This module imports only
+the standard library: every command (`call`, `wrap`'s store thread, the
+recorders) reads the settings without loading a validation library.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
-import tomllib
-from collections.abc import Mapping
+import types
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
-
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, SettingsError
 from inspector.settings_sources import ENV, config_path
 
 __all__ = [
@@ -61,6 +66,7 @@ __all__ = [
     "config_path",
     "format_duration",
     "format_size",
+    "from_doc",
     "load",
     "parse_duration",
     "parse_size",
@@ -130,16 +136,31 @@ def format_duration(seconds: float) -> str:
     return f"{whole}s"
 
 
-Size = Annotated[int, BeforeValidator(parse_size)]
-Duration = Annotated[float, BeforeValidator(parse_duration)]
-_STRICT = ConfigDict(extra="forbid")
+class Parsed:
+    """Annotation metadata: the steps a TOML or environment value goes through to become the field's
+    value (each may raise ValueError, whose text is the error's)."""
+
+    def __init__(self, *steps: Callable[[Any], Any]) -> None:
+        self.steps = steps
+
+    def __call__(self, value: Any) -> Any:
+        for step in self.steps:
+            value = step(value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"Parsed({', '.join(step.__name__ for step in self.steps)})"
 
 
-class Retention(BaseModel):
+Size = Annotated[int, Parsed(parse_size)]
+Duration = Annotated[float, Parsed(parse_duration)]
+
+
+@dataclass
+class Retention:
     """What recorders and `prune` may remove: sessions older than `max_age`, the oldest sessions while
     the store is over `max_total_size`, sessions over `max_session_size`. None: no such limit."""
 
-    model_config = _STRICT
     max_age: Duration | None = None
     max_total_size: Size | None = None
     max_session_size: Size | None = None
@@ -162,42 +183,135 @@ def _at_least_a_kibibyte(value: int) -> int:
 MAX_RECORD_BYTES = 32 * 1024 * 1024
 
 
-class Storage(BaseModel):
+@dataclass
+class Storage:
     """How message bodies are stored: compressed above a size, identical ones once, none longer than
     `max_record_bytes` (the rest of a longer message is forwarded, counted and hashed, not kept)."""
 
-    model_config = _STRICT
     compress_above: Size = 4096
     dedup_above: Size = 4096
-    max_record_bytes: Annotated[Size, AfterValidator(_at_least_a_kibibyte)] = MAX_RECORD_BYTES
+    max_record_bytes: Annotated[int, Parsed(parse_size, _at_least_a_kibibyte)] = MAX_RECORD_BYTES
 
 
-class ServerRule(BaseModel):
+@dataclass
+class ServerRule:
     """A rule for the servers whose session name, command line or URL matches `match` (a glob)."""
 
-    model_config = _STRICT
     match: str
     record: Literal["full", "metadata", "paused"] = "full"
-    redact: list[str] = Field(default_factory=list)
+    redact: list[str] = field(default_factory=list)
 
     def matches(self, *candidates: str | None) -> bool:
         pattern = self.match.lower()
         return any(c is not None and fnmatch.fnmatchcase(c.lower(), pattern) for c in candidates)
 
 
-class Settings(BaseModel):
-    model_config = _STRICT
+@dataclass
+class Settings:
     db: str | None = None
-    redact: list[str] = Field(default_factory=list)
-    retention: Retention = Field(default_factory=Retention)
-    storage: Storage = Field(default_factory=Storage)
-    servers: list[ServerRule] = Field(default_factory=list)
+    redact: list[str] = field(default_factory=list)
+    retention: Retention = field(default_factory=Retention)
+    storage: Storage = field(default_factory=Storage)
+    servers: list[ServerRule] = field(default_factory=list)
 
     def rule_for(self, *, name: str | None = None, command: list[str] | str | None = None,
                  url: str | None = None) -> ServerRule | None:  # fmt: skip
         """The first per-server rule matching this session's name, command line or URL."""
         line = " ".join(command) if isinstance(command, list) else command
         return next((rule for rule in self.servers if rule.matches(name, line, url)), None)
+
+
+# -- reading a document into them -----------------------------------------------------------------
+
+
+def _bad(loc: tuple[str | int, ...], message: str) -> SettingsError:
+    return SettingsError(".".join(str(p) for p in loc) or "(top level)", message)
+
+
+T = TypeVar("T")
+_BOOLS = {
+    "true": True, "t": True, "yes": True, "y": True, "on": True, "1": True,
+    "false": False, "f": False, "no": False, "n": False, "off": False, "0": False,
+}  # fmt: skip
+_TYPE_WORDS = {str: "a string", bool: "a boolean", list: "a list", dict: "a table"}
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The fields' annotations, resolved (this module's are strings: `from __future__`)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+    return hints
+
+
+def _value(annotation: Any, value: Any, loc: tuple[str | int, ...]) -> Any:
+    """`value` as `annotation` holds it, or SettingsError naming `loc`."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        parse = next((m for m in annotation.__metadata__ if isinstance(m, Parsed)), None)
+        if parse is None:
+            return _value(typing.get_args(annotation)[0], value, loc)
+        try:
+            return parse(value)
+        except ValueError as exc:
+            raise _bad(loc, str(exc)) from None
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(annotation)
+        if value is None and type(None) in options:
+            return None
+        (one,) = [o for o in options if o is not type(None)]
+        return _value(one, value, loc)
+    if origin is Literal:
+        allowed = typing.get_args(annotation)
+        if value not in allowed or isinstance(value, bool):
+            words = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
+            raise _bad(loc, f"should be {words}, not {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list | tuple):
+            raise _bad(loc, f"should be a list, not {value!r}")
+        (item,) = typing.get_args(annotation)
+        return [_value(item, v, (*loc, i)) for i, v in enumerate(value)]
+    if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
+        return _record(annotation, value, loc)
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int | str) and str(value).strip().lower() in _BOOLS:
+            return _BOOLS[str(value).strip().lower()]
+        raise _bad(loc, f"should be a boolean, not {value!r}")
+    if annotation is str:
+        if not isinstance(value, str):
+            raise _bad(loc, f"should be a string, not {value!r}")
+        return value
+    raise TypeError(f"{loc}: no reading for {annotation!r}")  # a settings class this does not know
+
+
+def _record(cls: type[T], doc: Any, loc: tuple[str | int, ...]) -> T:
+    if not isinstance(doc, Mapping):
+        raise _bad(loc, f"should be a table, not {doc!r}")
+    hints = _hints(cls)
+    for key in doc:
+        if key not in hints:
+            raise _bad((*loc, key), "unknown setting")
+    values = {name: _value(hints[name], doc[name], (*loc, name)) for name in hints if name in doc}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if (
+            f.name not in values
+            and f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING
+        ):
+            raise _bad((*loc, f.name), "required, missing")
+    return cls(**values)
+
+
+def from_doc(cls: type[T], doc: Mapping[str, Any]) -> T:
+    """`cls` (Settings, Retention, ...) from a TOML/environment document: each key checked against
+    its annotation (SettingsError names the first bad key and what is wrong)."""
+    return _record(cls, doc, ())
 
 
 @dataclass
@@ -231,13 +345,11 @@ def _flat(doc: Mapping[str, Any], prefix: str = "") -> list[str]:
     return keys
 
 
-def _error(where: str, exc: ValidationError) -> InspectorError:
-    first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown setting"
-    return InspectorError(f"{where}: {key}: {message}")
+def _checked(where: str, doc: dict[str, Any]) -> Settings:
+    try:
+        return from_doc(Settings, doc)
+    except SettingsError as exc:
+        raise InspectorError(f"{where}: {exc}") from None
 
 
 def load(
@@ -259,32 +371,25 @@ def load(
     except OSError as exc:
         raise InspectorError(f"{where}: cannot read the config file: {exc.strerror}") from None
     if text is not None:
+        import tomllib  # only when there is a file to parse
+
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InspectorError(f"{where}: not valid TOML: {exc}") from None
         read = where
-        try:
-            Settings.model_validate(doc)
-        except ValidationError as exc:
-            raise _error(str(where), exc) from None
+        _checked(str(where), doc)
         sources.update((key, f"config file {where}") for key in _flat(doc))
     for key, var in ENV.items():
         value = env.get(var)
         if value:
             _set(doc, key, [v.strip() for v in value.split(",") if v.strip()] if key == "redact" else value)
             sources[key] = f"environment {var}"
-            try:
-                Settings.model_validate(doc)
-            except ValidationError as exc:
-                raise _error(f"environment {var}", exc) from None
+            _checked(f"environment {var}", doc)
     for key, (value, flag) in (flags or {}).items():
         if value is None:
             continue
         _set(doc, key, value)
         sources[key] = f"flag {flag}"
-        try:
-            Settings.model_validate(doc)
-        except ValidationError as exc:
-            raise _error(f"flag {flag}", exc) from None
-    return Effective(Settings.model_validate(doc), sources, read, where)
+        _checked(f"flag {flag}", doc)
+    return Effective(_checked("settings", doc), sources, read, where)

@@ -1,7 +1,7 @@
 """Where the settings come from (`inspector/settings.py` reads and checks them): the config file's
 path and the environment variables, by the dotted key each sets. The standard library only (and
 platformdirs when the path is asked for), so that `config.default_db` can tell whether anything is
-configured without loading the settings' models (pydantic)."""
+configured without reading and checking the settings (`settings.py`)."""
 
 from __future__ import annotations
 

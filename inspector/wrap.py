@@ -74,6 +74,8 @@ class WrapOptions:
         otlp_content: bool = False,
         metadata_only: bool = False,
         max_record_bytes: str | None = None,
+        host: str | None = None,
+        host_file: str | None = None,
     ) -> None:
         self.command = command
         self.db = db
@@ -95,12 +97,18 @@ class WrapOptions:
         self.otlp_content = otlp_content
         self.metadata_only = metadata_only  # or a per-server rule's `record` (read on the store's thread)
         self.max_record_bytes = max_record_bytes  # read on the store's thread (`capture.record_cap`)
+        # `mcp-inspect install`'s entries: the host and its config file, the session's `host_config` fact.
+        self.host = host
+        self.host_file = host_file
         # Set by `run_wrap` when a finishing process records the session: nothing is left to do here,
         # and the process may leave at once (`entry.py`: the interpreter's teardown waited for the
         # store thread's imports, ~100 ms).
         self.handed_off = False
         # Whether the OpenTelemetry export runs (`run_wrap` decides, before the server starts).
         self.otel = False
+        # The host process (`host_process.parent_process`), recorded as `facts["parent"]`: None means
+        # this process's parent, read on the store's thread; a finishing process is given the wrap's.
+        self.parent: dict[str, Any] | None = None
 
 
 # wrap's options, the one list both readers take them from: `parse_wrap_args` reads them, and the
@@ -128,6 +136,8 @@ WRAP_OPTIONS: dict[str, tuple[str, object]] = {
     "--otlp-content": ("otlp_content", True),
     "--metadata-only": ("metadata_only", True),
     "--max-record-bytes": ("max_record_bytes", str),
+    "--host": ("host", str),
+    "--host-file": ("host_file", str),
 }
 
 
@@ -346,6 +356,16 @@ class _Store:
             self.engine, kind="stdio-wrap", target=opts.command, name=opts.name, redaction=rules
         )
         self.tap = self.recorder.open(self.session_id, record=_record_mode(opts))
+        if opts.parent is None:
+            from inspector.host_process import parent_process
+
+            opts.parent = parent_process()
+        if opts.parent:  # the host run this session belongs to (store/host_runs.py)
+            self.tap.add_facts({"parent": opts.parent})
+        if opts.host is not None or opts.host_file is not None:
+            self.tap.add_facts(
+                {"host_config": {"host": opts.host, "file": opts.host_file, "entry": opts.name}}
+            )
         if attach is not None:
             attach(self.tap)
         self.pausable = announce_pausable([self.session_id], db_key(self.engine), "wrap")
@@ -586,6 +606,8 @@ def _finish_elsewhere(
     import os
     import subprocess
 
+    from inspector.host_process import parent_process
+
     state = {
         "command": opts.command, "db": opts.db, "name": opts.name, "redact": opts.redact,
         "redact_path": opts.redact_path, "keep_secrets": opts.keep_secrets, "held": held,
@@ -593,6 +615,8 @@ def _finish_elsewhere(
         "reason": reason if signal is None else f"{reason}; recorded after {signal} by a finishing process",
         "otlp": opts.otlp, "otlp_content": opts.otlp_content, "metadata_only": opts.metadata_only,
         "max_record_bytes": opts.max_record_bytes, "otel": opts.otel,
+        "parent": opts.parent if opts.parent is not None else parent_process(),  # the wrap's host, not ours
+        "host": opts.host, "host_file": opts.host_file,
         # Said on the wrap's stderr as the wrap would have ("recording session N", "ended: ..."),
         # unless a signal made it leave (the host is not listening any more) or --quiet.
         "quiet": opts.quiet or signal is not None,

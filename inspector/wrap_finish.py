@@ -35,7 +35,10 @@ def finish(path: str) -> int:
         otlp_content=state.get("otlp_content", False),
         metadata_only=state.get("metadata_only", False),
         max_record_bytes=state.get("max_record_bytes"),
+        host=state.get("host"),
+        host_file=state.get("host_file"),
     )
+    opts.parent = state.get("parent") or {}  # the wrap's host (this process's parent is the wrap)
     if "otel" in state:  # the wrap decided before its server started
         opts.otel = state["otel"]
     else:  # a state written without that decision

@@ -19,6 +19,7 @@ from inspector.api import (
     routes_client_work,
     routes_client_workspace,
     routes_conversations,
+    routes_host_runs,
     routes_intercept,
     routes_lint,
     routes_live,
@@ -96,6 +97,7 @@ def create_app(
     )
     app.state.inspector = AppState(engine=engine, feed=feed, token=token)
     app.include_router(routes_sessions.router)
+    app.include_router(routes_host_runs.router)
     app.include_router(routes_storage.router)
     app.include_router(routes_recording.router)
     app.include_router(routes_messages.router)

@@ -60,6 +60,8 @@ COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "demo": ("browse", "demo", {}),
     "ui": ("browse", "ui", {}),
     "doctor": ("browse", "doctor", {}),
+    "install": ("install", "install", {}),
+    "uninstall": ("install", "uninstall", {}),
 }
 _KEEPS_LINES = {"doctor"}  # its help keeps its own line breaks
 # Command groups: name -> (module, its Typer app), listed after the commands.
@@ -67,6 +69,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "intercept": ("intercept", "app"),  # `mcp-inspect intercept ...`, with `intercept rules ...`
     "db": ("db", "app"),  # `mcp-inspect db copy ...`
     "config": ("config", "app"),  # `mcp-inspect config ...`
+    "gateway": ("install", "gateway_app"),  # `mcp-inspect gateway start|stop|status`
 }
 _ROOT: dict[str, Any] = {
     "name": "mcp-inspect",

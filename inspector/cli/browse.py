@@ -53,8 +53,18 @@ def sessions(
         str | None,
         typer.Option(help="Only sessions whose name contains this (any case), e.g. a gateway route's."),
     ] = None,
+    by_host: Annotated[
+        bool,
+        typer.Option(
+            "--by-host",
+            help="Group the stdio sessions by the host process that started them (host runs), newest first.",
+        ),
+    ] = False,
 ) -> None:
     """List recorded sessions, newest first."""
+    if by_host:
+        _sessions_by_host(_reader(db), json_out=json_out, limit=limit, name=name)
+        return
     from inspector.console import sessions_table
     from inspector.store import session_state
     from inspector.store.queries import SessionFilter, find_sessions, session_idle
@@ -69,6 +79,31 @@ def sessions(
         return
     console = Console()
     console.print(sessions_table(found, console.width))
+
+
+def _sessions_by_host(store: Db, *, json_out: bool, limit: int, name: str | None) -> None:
+    """`sessions --by-host`: the host runs (store/host_runs.py), each with its sessions."""
+    from inspector.console import host_runs_lines
+    from inspector.store import session_state
+    from inspector.store.host_runs import host_runs
+
+    runs, _total = host_runs(store, limit=limit, name=name)
+    if json_out:
+        docs = [
+            {**r.summary(), "sessions": [{**s.to_json(), "state": session_state(s)} for s in r.sessions]}
+            for r in runs
+        ]
+        sys.stdout.write(visible_json(orjson.dumps(docs, option=orjson.OPT_INDENT_2).decode()) + "\n")
+        return
+    if not runs:
+        err().print(
+            "No host runs yet: a host run is the sessions one host process started through"
+            " mcp-inspect wrap (see mcp-inspect install)."
+        )
+        return
+    console = Console(highlight=False)
+    for line in host_runs_lines(runs):
+        console.print(line, no_wrap=True, overflow="ellipsis")
 
 
 def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float) -> tuple[Db, Session]:
@@ -319,7 +354,7 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check the setup for always-on recording, changing nothing: the MCP servers in the config files
-    of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf and Gemini CLI (wrapped or not, and the
+    of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI and Codex (wrapped or not, and the
     keys of the entry to change), the database (integrity, revision, size, free space, permissions,
     retention) and the config file. Exit status 0 when all is well, 1 when something needs action.
     """

@@ -97,6 +97,8 @@ def _redact_names(effective: Effective, given: list[str] | None) -> tuple[list[s
 def effective_rows(effective: Effective, redact: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per setting: key, value (as the file would spell it), source (`default`, `config
     file`, `environment VAR`, `flag --x`)."""
+    import dataclasses
+
     from inspector.config import DEFAULT_DB
     from inspector.settings import format_duration, format_size
 
@@ -134,7 +136,7 @@ def effective_rows(effective: Effective, redact: list[str] | None = None) -> lis
     ):
         rows.append({"key": key, "value": value, "shown": format_size(value), "source": source(key)})
     for i, rule in enumerate(s.servers):
-        rows.append({"key": f"servers[{i}]", "value": rule.model_dump(), "source": source("servers")})
+        rows.append({"key": f"servers[{i}]", "value": dataclasses.asdict(rule), "source": source("servers")})
     return rows
 
 

@@ -77,6 +77,18 @@ def wrap(
     otlp_content: OtlpContentOption = False,
     metadata_only: MetadataOnlyOption = False,
     max_record_bytes: MaxRecordBytesOption = None,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="The host whose config entry runs this wrap (`mcp-inspect install` sets it), "
+            "recorded in the session's facts.",
+            show_default=False,
+        ),
+    ] = None,
+    host_file: Annotated[
+        str | None,
+        typer.Option(help="That host's config file (recorded with --host).", show_default=False),
+    ] = None,
 ) -> None:
     """Wrap a stdio MCP server: forward every byte unchanged and record every message.
 

@@ -16,11 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inspector.replay.matching import AnswerBook, MatchPolicy
-from inspector.replay.plan import plan_replay
-from inspector.store import get_session, iter_messages
-
 if TYPE_CHECKING:
+    from inspector.replay.matching import AnswerBook
     from inspector.store.db import Store
 
 __all__ = [
@@ -67,8 +64,13 @@ class Responder:
 
 
 def load_recorded(engine: Store, responder: Responder) -> AnswerBook:
-    """The answers the client of a recorded session gave to its server's requests (LookupError: no session)."""
+    """The answers the client of a recorded session gave to its server's requests (LookupError: no session).
+    The replay's matching is imported here: a client without a `recorded` responder never loads it."""
     if responder.book is None:
+        from inspector.replay.matching import MatchPolicy
+        from inspector.replay.plan import plan_replay
+        from inspector.store import get_session, iter_messages
+
         assert responder.session_id is not None
         get_session(engine, responder.session_id)
         rows = list(iter_messages(engine, responder.session_id))

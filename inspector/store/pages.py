@@ -76,6 +76,7 @@ __all__ = [
     "page_params",
     "page_statement",
     "rows_by_seq",
+    "wire_rows",
 ]
 
 
@@ -248,6 +249,13 @@ _ROWS = {
     (False, True): _row_function(None),
     (False, False): _row_function(None),
 }
+
+
+def wire_rows(tuples: list[tuple[Any, ...]], *, sqlite: bool) -> list[dict[str, Any]]:
+    """Result tuples (`ROW_FIELDS`, then the raw head) as page rows for the wire, from a query written
+    elsewhere over the DB-API (`store.host_runs`)."""
+    row = _ROWS[sqlite, True]
+    return [row(t) for t in tuples]
 
 
 def _fetch(

@@ -18,10 +18,10 @@ from sqlalchemy import Engine
 from inspector.capture import Recorder, redact
 from inspector.capture.redact import Redaction
 from inspector.capture.sessions import create_session, open_session
-from inspector.settings import Settings
+from inspector.settings import Settings, from_doc
 from inspector.store import StoreWriter, open_engine
 
-SETTINGS = Settings.model_validate({"servers": [{"match": "*github*", "redact": ["gh_secret"]}]})
+SETTINGS = from_doc(Settings, {"servers": [{"match": "*github*", "redact": ["gh_secret"]}]})
 
 
 def _line(secret: str) -> bytes:

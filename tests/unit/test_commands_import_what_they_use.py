@@ -1,7 +1,7 @@
 """Each command imports what it uses (issue #36, start-up): the read commands and `--help` never load
 the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-types only, and only
 when the session has no current stored findings), and `call` against a stdio server never loads the
-HTTP client, the OAuth listener or mcp-types; on a store at the current revision `sessions`, `show`,
+HTTP client, the OAuth listener, mcp-types, a validation library (pydantic: the settings are read by `settings.py` itself) or the replay's matching; on a store at the current revision `sessions`, `show`,
 `search` and `lint` read it, and `lint`, `call` and `wrap` write it, without SQLAlchemy or SQLModel. Nor does any of them load what the CLI itself does not use there: `--help`
 builds no command and renders without Markdown's parser or the traceback renderer (Pygments), and
 plain option values are read without pydantic (Typer's adapters). The process boundary is the point:
@@ -167,6 +167,10 @@ def test_reading_the_default_store_without_a_config_file_loads_no_pydantic(
     assert "inspector.settings" not in modules
 
 
+# What reading the settings never loads (`inspector/settings.py` checks them itself).
+NO_VALIDATION_LIBRARY = {"pydantic", "pydantic_core", "annotated_types", "typing_inspection"}
+
+
 def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     demo_db: Path, tmp_path: Path
 ) -> None:
@@ -186,6 +190,13 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     assert not packages & {"sqlalchemy", "sqlmodel"}, sorted(packages & {"sqlalchemy", "sqlmodel"})
     assert not packages & set(NOT_FOR_READING), sorted(packages & set(NOT_FOR_READING))
     assert not {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
+    # its settings ($MCP_INSPECTOR_DB here, the redaction names, the record cap) are read and checked
+    # by `inspector/settings.py` alone: no validation library
+    assert not packages & NO_VALIDATION_LIBRARY, sorted(packages & NO_VALIDATION_LIBRARY)
+    # nor the replay's matching, which only a `recorded` responder uses (the call has none)
+    assert not {m for m in modules if m.startswith("inspector.replay")}
+    # nor a TOML parser: there is no config file to parse (conftest points $MCP_INSPECTOR_CONFIG at none)
+    assert "tomllib" not in modules
 
 
 def test_wrap_records_a_current_store_without_sqlalchemy(tmp_path: Path) -> None:

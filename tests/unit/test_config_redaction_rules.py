@@ -12,7 +12,7 @@ import pytest
 from inspector.capture import redact
 from inspector.capture.redact import Redaction
 from inspector.errors import InspectorError
-from inspector.settings import Settings
+from inspector.settings import Settings, from_doc
 
 
 def _row(raw: bytes, session_id: int = 1) -> dict[str, Any]:
@@ -20,7 +20,7 @@ def _row(raw: bytes, session_id: int = 1) -> dict[str, Any]:
     return {**row, "http_headers": None, "http_path": None, "meta": None}
 
 
-SETTINGS = Settings.model_validate({
+SETTINGS = from_doc(Settings, {
     "redact": ["x-file-key", "params.arguments.deep"],
     "servers": [
         {"match": "*github*", "redact": ["gh_secret"]},

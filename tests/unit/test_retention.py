@@ -12,7 +12,7 @@ from sqlalchemy import Engine, text
 
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
-from inspector.settings import Retention
+from inspector.settings import Retention, from_doc
 from inspector.store import SessionWriter, open_engine
 from inspector.store.queries import update_session
 from inspector.store.retention import SessionInfo, apply, choose, plan
@@ -20,6 +20,11 @@ from inspector.store.usage import session_bytes, store_usage
 
 DAY = 86_400 * 10**9
 NOW = 1_800_000_000 * 10**9
+
+
+def _policy(**keys: Any) -> Retention:
+    """A retention policy from its config keys (`"30d"`, `"5MB"`), read as the config file's are."""
+    return from_doc(Retention, keys)
 
 
 def _noise(size: int) -> bytes:
@@ -67,18 +72,18 @@ def test_choose_applies_each_rule_and_keeps_pinned_labelled_and_live() -> None:
         _info(6, 5, 100),
         _info(7, 1, 9000, state="recording"),
     ]
-    policy = Retention(max_age="30d", max_session_size=1000)
+    policy = _policy(max_age="30d", max_session_size=1000)
     chosen = choose(sessions, policy, NOW, used_bytes=14_500)
     assert [(c.id, c.reason) for c in chosen.remove] == [(1, "age"), (4, "session size")]
     assert [s.id for s in chosen.live_over_size] == [7]
     assert {s.id for s in chosen.kept} == {2, 3}
 
     # Over the total: the oldest removable go first, until the store is within the limit.
-    by_total = choose(sessions, Retention(max_total_size=9_500), NOW, used_bytes=14_500)
+    by_total = choose(sessions, _policy(max_total_size=9_500), NOW, used_bytes=14_500)
     assert [(c.id, c.reason) for c in by_total.remove] == [(1, "total size"), (4, "total size")]
     assert by_total.after_bytes <= 9_500
 
-    unlabelled = choose(sessions, Retention(max_age="30d", keep_labelled=False), NOW, used_bytes=0)
+    unlabelled = choose(sessions, _policy(max_age="30d", keep_labelled=False), NOW, used_bytes=0)
     assert [c.id for c in unlabelled.remove] == [1, 3]
     assert choose(sessions, Retention(), NOW, used_bytes=14_500).remove == []
 
@@ -86,7 +91,7 @@ def test_choose_applies_each_rule_and_keeps_pinned_labelled_and_live() -> None:
 def test_a_sessions_share_of_the_store_counts_its_indexes() -> None:
     # The rows hold 1 000 bytes, the store uses 2 000: removing half of the rows frees ~1 000.
     sessions = [_info(1, 3, 500), _info(2, 2, 500)]
-    chosen = choose(sessions, Retention(max_total_size=1_200), NOW, used_bytes=2_000)
+    chosen = choose(sessions, _policy(max_total_size=1_200), NOW, used_bytes=2_000)
     assert [c.id for c in chosen.remove] == [1]
     assert chosen.after_bytes == 1_000
 
@@ -107,7 +112,7 @@ def test_plan_on_a_store_reads_ages_sizes_pins_labels_and_live_sessions(any_stor
         assert session_bytes(engine, [old]) == {old: sizes[old]}
 
         before = _ids(engine)
-        chosen = plan(engine, Retention(max_age="30d", max_session_size="100kB"), NOW)
+        chosen = plan(engine, _policy(max_age="30d", max_session_size="100kB"), NOW)
         assert [(c.id, c.reason) for c in chosen.remove] == [(old, "age"), (big, "session size")]
         assert [s.id for s in chosen.live_over_size] == [live]
         assert {s.id for s in chosen.kept} == {pinned, labelled}
@@ -131,7 +136,7 @@ def test_a_session_pinned_after_the_plan_is_not_removed(any_store: Path | str) -
     try:
         first = _record(engine, "first", 40, 100)
         second = _record(engine, "second", 40, 100)
-        chosen = plan(engine, Retention(max_age="30d"), NOW)
+        chosen = plan(engine, _policy(max_age="30d"), NOW)
         assert {c.id for c in chosen.remove} == {first, second}
         update_session(engine, first, pinned=True)
         done = apply(engine, chosen)
@@ -152,7 +157,7 @@ def test_a_new_sqlite_file_shrinks_after_pruning(tmp_path: Path) -> None:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         before = db.stat().st_size
         assert before > 10 * 20 * 50_000
-        done = apply(engine, plan(engine, Retention(max_total_size="5MB"), NOW))
+        done = apply(engine, plan(engine, _policy(max_total_size="5MB"), NOW))
         # The oldest first, at least six (4 sessions of ~1 MB are within 5 MB): the full-text index,
         # kept as rows arrive (issue 21), counts toward the store's size too, and random text is its
         # worst case (every token unique).
@@ -178,10 +183,10 @@ def test_an_old_file_without_auto_vacuum_is_converted_once_by_a_full_vacuum(tmp_
         assert store_usage(engine).auto_vacuum == "none"
         for day in range(4):
             _record(engine, f"day{day}", 40 - day, 50_000, messages=10)
-        chosen = plan(engine, Retention(max_age="30d"), NOW)
+        chosen = plan(engine, _policy(max_age="30d"), NOW)
         kept = apply(engine, chosen)  # what recorders do: no full VACUUM
         assert "NONE" in kept.vacuum and store_usage(engine).free_bytes > 1_000_000
-        converted = apply(engine, plan(engine, Retention(max_age="30d"), NOW), convert=True)
+        converted = apply(engine, plan(engine, _policy(max_age="30d"), NOW), convert=True)
         assert converted.vacuum.startswith("full VACUUM")
         usage = store_usage(engine)
         assert usage.auto_vacuum == "incremental" and usage.free_bytes == 0
@@ -196,7 +201,7 @@ def test_plan_is_fast_enough_for_a_recorder_to_run(tmp_path: Path) -> None:
         for i in range(40):
             _record(engine, f"s{i}", i, 1000, messages=50)
         started = time.perf_counter()
-        chosen = plan(engine, Retention(max_age="30d"), NOW)
+        chosen = plan(engine, _policy(max_age="30d"), NOW)
         assert time.perf_counter() - started < 2
         assert len(chosen.remove) == 9
     finally:

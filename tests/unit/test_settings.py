@@ -89,6 +89,15 @@ def test_server_rules_first_match_wins(tmp_path: Path) -> None:
         ("[retention]\nmax_ages = '1d'\n", "retention.max_ages: unknown setting"),
         ("[[servers]]\nmatch = '*'\nrecord = 'some'\n", "servers.0.record:"),
         ("db = \n", "not valid TOML"),
+        (
+            "[retention]\nkeep_labelled = 'maybe'\n",
+            "retention.keep_labelled: should be a boolean, not 'maybe'",
+        ),
+        ("[[servers]]\nrecord = 'full'\n", "servers.0.match: required, missing"),
+        ("redact = 'x-key'\n", "redact: should be a list, not 'x-key'"),
+        ("redact = ['a', 2]\n", "redact.1: should be a string, not 2"),
+        ("retention = 3\n", "retention: should be a table, not 3"),
+        ("[storage]\nmax_record_bytes = 100\n", "storage.max_record_bytes: must be at least 1KiB, got 100"),
     ],
 )
 def test_a_bad_file_is_one_line_naming_file_and_key(tmp_path: Path, text: str, message: str) -> None:

@@ -16,6 +16,8 @@ const SessionsList = lazy(() => import("./views/SessionsList").then((m) => ({ de
 const DiffView = lazy(() => import("./views/DiffView").then((m) => ({ default: m.DiffView })));
 const VersionsView = lazy(() => import("./views/VersionsView").then((m) => ({ default: m.VersionsView })));
 const StoragePage = lazy(() => import("./views/StoragePage").then((m) => ({ default: m.StoragePage })));
+const HostRunsList = lazy(() => import("./hosts/HostsView").then((m) => ({ default: m.HostRunsList })));
+const HostRunView = lazy(() => import("./hosts/HostsView").then((m) => ({ default: m.HostRunView })));
 const SearchPage = lazy(() => import("./views/SearchPage").then((m) => ({ default: m.SearchPage })));
 
 // The Connect workspace (mock client) brings a form library: loaded when first opened.
@@ -64,6 +66,8 @@ createRoot(document.getElementById("root")!).render(
           <Route path="versions" element={<Later><VersionsView /></Later>} />
           <Route path="storage" element={<Later><StoragePage /></Later>} />
           <Route path="search" element={<Later><SearchPage /></Later>} />
+          <Route path="hosts" element={<Later><HostRunsList /></Later>} />
+          <Route path="hosts/:runId" element={<Later><HostRunView /></Later>} />
           <Route path="*" element={<p className="empty">No such page.</p>} />
         </Route>
       </Routes>

@@ -513,6 +513,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/host-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Host runs, newest first (live ones included) */
+        get: operations["host_runs_route_api_host_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/host-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One host run (any of its session ids names it) */
+        get: operations["host_run_route_api_host_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/host-runs/{run_id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a run's rows of all its sessions, by time (stderr lines included) */
+        get: operations["host_run_timeline_route_api_host_runs__run_id__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports": {
         parameters: {
             query?: never;
@@ -2281,6 +2332,96 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HostRunList
+         * @description A page of host runs, newest first.
+         */
+        HostRunList: {
+            /** Items */
+            items: components["schemas"]["HostRunOut"][];
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+            /** Total */
+            total: number;
+        };
+        /**
+         * HostRunOut
+         * @description The stdio sessions one host process started (store/host_runs.py), with what they say of it.
+         */
+        HostRunOut: {
+            /**
+             * Config Files
+             * @description the host config files its servers came from (`install`)
+             */
+            config_files: string[];
+            /**
+             * Ended Ns
+             * @description when its last session ended; null while one is live
+             */
+            ended_ns: number | null;
+            /**
+             * Exe
+             * @description the host's executable name
+             */
+            exe: string | null;
+            /**
+             * Id
+             * @description the run's lowest session id; any of its session ids names it
+             */
+            id: number;
+            /**
+             * Live
+             * @description whether a session of the run is still recording
+             */
+            live: boolean;
+            /**
+             * Machine
+             * @description the machine the host ran on (`session.host`)
+             */
+            machine: string | null;
+            /**
+             * Name
+             * @description the host's name from clientInfo, else its executable's
+             */
+            name: string | null;
+            /**
+             * Parent Started Ns
+             * @description when the host process started (null where unknown)
+             */
+            parent_started_ns: number | null;
+            /**
+             * Pid
+             * @description the host process's pid
+             */
+            pid: number;
+            /**
+             * Sessions
+             * @description its servers' sessions, by start
+             */
+            sessions: components["schemas"]["SessionOut"][];
+            /** Started Ns */
+            started_ns: number;
+        };
+        /**
+         * HostRunTimeline
+         * @description A page of a run's rows of every session merged by (time, session id, seq), stderr lines included.
+         */
+        HostRunTimeline: {
+            /** Items */
+            items: components["schemas"]["PageRow"][];
+            /**
+             * Last Cursor
+             * @description the cursor after this page's last row (null when empty)
+             */
+            last_cursor: string | null;
+            /**
+             * Next Cursor
+             * @description pass as `cursor` for the rows after this page (null when this page is not full; a live run's new rows come after the last row's cursor)
+             */
+            next_cursor: string | null;
         };
         /**
          * HttpExchangeOut
@@ -6133,6 +6274,110 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    host_runs_route_api_host_runs_get: {
+        parameters: {
+            query?: {
+                /** @description a session's name contains this (any case) */
+                name?: string | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRunList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    host_run_route_api_host_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRunOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    host_run_timeline_route_api_host_runs__run_id__timeline_get: {
+        parameters: {
+            query?: {
+                /** @description next_cursor / last_cursor of an earlier page */
+                cursor?: string | null;
+                /** @description only these sessions of the run (a filter per server) */
+                session?: number[] | null;
+                /** @description stdin, stdout, stderr, ... */
+                channel?: string[] | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRunTimeline"];
+                };
             };
             /** @description Validation Error */
             422: {

@@ -25,6 +25,7 @@ export function Shell() {
         <Link to="/versions" className="nav-link" data-testid="nav-versions">Versions</Link>
         <Link to="/storage" className="nav-link" data-testid="nav-storage">Storage</Link>
         <Link to="/search" className="nav-link" data-testid="nav-search">Search</Link>
+        <Link to="/hosts" className="nav-link" data-testid="nav-hosts">Hosts</Link>
         <span className="grow" />
         {/* A new tab has no sessionStorage of its own: the link carries the token in its fragment. */}
         <a href={withToken("/docs")} target="_blank" rel="noreferrer" className="muted">
