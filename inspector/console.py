@@ -259,13 +259,14 @@ def _param(m: Message, key: str) -> str:
         return ""
 
 
-def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
-    """One timeline row; `width` is the method column's width, `clock` shows the time column.
+def message_line(m: Message, width: int = 28, *, clock: bool = True, label: str | None = None) -> Text:
+    """One timeline row; `width` is the method column's width, `clock` shows the time column,
+    `label` a short note at its end (a stdout line's class, `protocol.stdout_lines`).
     Print it with `no_wrap=True, overflow="ellipsis"`: the error code and flags at its end are
     cut on a narrow terminal, never wrapped."""
     kind_style = _KIND_STYLE.get(m.kind, "")
     method = m.method or ""
-    if m.kind == "log":
+    if m.kind == "log" or (label and m.kind == "invalid"):  # a classified stdout line: its text says more
         body = (m.raw_text() or repr(m.raw)).rstrip("\r\n")
         method = body
     elif m.kind == "http":
@@ -300,4 +301,6 @@ def message_line(m: Message, width: int = 28, *, clock: bool = True) -> Text:
     flags = (m.meta or {}).get("flags") if isinstance(m.meta, dict) else None
     if flags:
         line.append(visible(" " + " ".join(map(str, flags))), style="yellow")
+    if label:
+        line.append(f" [{visible(label)}]", style="bold red")
     return line

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -149,12 +149,17 @@ def show(
     ] = False,
     poll: Annotated[float, typer.Option(help="Seconds between checks with --follow.")] = 0.25,
 ) -> None:
-    """Show a session's timeline: seq, time, direction, kind, method, id, latency, size."""
+    """Show a session's timeline: seq, time, direction, kind, method, id, latency, size.
+
+    A stdio server's stdout lines that no client reads carry their class (log line, banner, pretty
+    JSON, ...; with --json: what clients do with it and the fix), and a request the server crashed
+    on says so (`protocol.stdout_lines`)."""
     from inspector.console import WIDE, message_line, method_width, timeline_header
     from inspector.store import get_session, iter_messages, session_state
 
     engine, found = _session_to_show(db, session, follow=follow, poll=poll)
     assert found.id is not None
+    notes = _stdio_notes(engine, found) if not follow else {}
     console = Console(highlight=False)
     out = sys.stdout
     width = method_width(console)
@@ -165,12 +170,24 @@ def show(
     while True:
         for m in iter_messages(engine, found.id, after_seq=last):
             last = m.seq
+            told = notes.get(m.seq)
             if json_out:
-                out.write(visible_json(orjson.dumps(m.to_json()).decode()) + "\n")
+                row = m.to_json()
+                if told:
+                    row["stdio"] = [n.to_json() for n in told]
+                out.write(visible_json(orjson.dumps(row).decode()) + "\n")
             else:
-                console.print(message_line(m, width, clock=clock), no_wrap=True, overflow="ellipsis")
+                label = "; ".join(n.label for n in told) if told else None
+                console.print(
+                    message_line(m, width, clock=clock, label=label), no_wrap=True, overflow="ellipsis"
+                )
         out.flush()
         if not follow:
+            if not json_out:
+                for told in notes.values():
+                    for n in told:
+                        if n.to_json()["class"] == "server-crashed":
+                            console.print(f"[bold red]{markup_safe(n.explain())}[/bold red]", soft_wrap=True)
             break
         current = get_session(engine, found.id)
         if session_state(current) != "recording" and current.message_count <= last:
@@ -180,6 +197,17 @@ def show(
                 )
             break
         time.sleep(poll)
+
+
+def _stdio_notes(engine: Db, found: Session) -> dict[int, list[Any]]:
+    """The notes of a stdio session's rows (`protocol.stdout_lines.notes_of`), by seq; none for HTTP."""
+    if found.kind == "http-proxy":
+        return {}
+    from inspector.protocol.stdout_lines import notes_of
+    from inspector.store import iter_messages
+
+    assert found.id is not None
+    return notes_of(iter_messages(engine, found.id))
 
 
 def search(

@@ -27,6 +27,7 @@ the handshake, per-request versions, server requests, bad bytes) is given to eve
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -48,6 +49,7 @@ from inspector.protocol.mcp_tables import (
     is_version_at_least,
 )
 from inspector.protocol.sse import stored_body
+from inspector.protocol.stdout_lines import Crash, Note, StdioWatch
 from inspector.store.interventions import describe, intervened, is_injected
 from inspector.store.models import StoredRow
 
@@ -71,6 +73,9 @@ _Plan = tuple[tuple[Hit, ...], bool, tuple[Hit, ...]]  # `Linter._plan`
 _KNOWN = frozenset(KNOWN_PROTOCOL_VERSIONS)
 _PV = PROTOCOL_VERSION_META_KEY
 _HTTP_CHANNELS = frozenset({"http-request", "http-response"})
+_STDIO_CHANNELS = frozenset({"stdin", "stdout", "stderr"})
+_SEQ_OF = operator.attrgetter("seq")
+_SAID_BETTER = frozenset({"malformed-json", "invalid-jsonrpc"})  # on a classified stdout line (`finish`)
 _NOT_JSONRPC = frozenset({"http", "log"})
 _REQUEST, _NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
 # Answers that change the session's facts (`SessionFacts.observe`): every check reads them.
@@ -137,6 +142,34 @@ class Linter:
         self._requests: dict[str, _Plan] = {}
         self._notifications: dict[str, _Plan] = {}
         self.general = 0  # rows given to every check (`_general`); the others were asked less
+        # Why a stdio server broke: its stdout lines no client can read, a crash's request. It sees
+        # every stdio row (a few operations each) and may settle a line only later (`close`).
+        self._stdio = StdioWatch()
+        self._classified: set[int] = set()  # the seqs of the stdout lines it classified
+
+    def finish(self, findings: list[Finding]) -> list[Finding]:
+        """After the last row: `findings` (what the rows gave) with those only the session's end
+        settles (a held stdout block, a crash), in seq order. A stdout line of a known class
+        (`stdout-*`) is told by that rule alone: its `malformed-json` / `invalid-jsonrpc` said less."""
+        closing: list[Finding] = []
+        self._noted(self._stdio.close(), closing)
+        if closing:
+            findings = sorted([*findings, *closing], key=_SEQ_OF)
+        if self._classified:
+            classified = self._classified
+            findings = [f for f in findings if f.rule not in _SAID_BETTER or f.seq not in classified]
+        return findings
+
+    def _noted(self, notes: Sequence[Note | Crash], findings: list[Finding]) -> None:
+        for note in notes:
+            if isinstance(note, Note):
+                self._classified.add(note.seq)
+                if not note.first:
+                    continue  # a pretty-printed message is one finding, on its first line
+                r = rule(f"stdout-{note.cls.id}")
+            else:
+                r = rule("server-crashed")
+            findings.append(Finding(note.seq, None, r.severity, r.id, note.explain(), r.section(None), None))
 
     def feed(self, row: StoredRow) -> list[Finding]:
         """Every finding of the next row (the rows' seq order)."""
@@ -174,6 +207,9 @@ class Linter:
         requests, notifications = self._requests, self._notifications
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError  # noqa: N806
 
+        stdio = self._stdio.feed
+        noted = self._noted
+
         def general(values: tuple[Any, ...]) -> None:
             findings.extend(self._general(row_of(values)))
 
@@ -186,6 +222,19 @@ class Linter:
                     general(values)  # `row_of` parses it its own way
                     continue
             channel = values[2]
+            if channel in _STDIO_CHANNELS:
+                flags = meta.get("flags") if type(meta) is dict else None
+                notes = stdio(
+                    values[0],
+                    values[1],
+                    channel,
+                    values[3],
+                    values[5],
+                    values[7],
+                    bool(flags and "no-newline" in flags),
+                )
+                if notes:
+                    noted(notes, findings)
             if channel in _HTTP_CHANNELS:
                 general(values)
                 continue
@@ -358,5 +407,5 @@ def check_rows(rows: Iterable[StoredRow], *, min_severity: str = "info") -> list
     """Every finding of a session's rows (in seq order), at least as severe as `min_severity`."""
     ordered: Sequence[StoredRow] = sorted(rows, key=lambda r: r["seq"])
     linter = Linter(SessionScan.of_rows(ordered))
-    findings = [f for row in ordered for f in linter.feed(row)]
+    findings = linter.finish([f for row in ordered for f in linter.feed(row)])
     return [f for f in findings if at_least(f.severity, min_severity)]

@@ -10,9 +10,15 @@ texts in `shared/spec/` carry the same sections (2025-03-26 in Chinese:
 
 from __future__ import annotations
 
-from inspector.lint.findings import Rule
+from inspector.lint.findings import Rule, Severity
 
 __all__ = ["RULES", "rule"]
+
+
+def _stdout_rule(cls_id: str, severity: Severity, summary: str) -> Rule:
+    """The rule of one class of stdout line (`protocol.stdout_lines.CLASSES`): `stdout-<class>`."""
+    return Rule(f"stdout-{cls_id}", severity, summary, "Transports › stdio", "basic/transports#stdio")
+
 
 _ALL = (
     Rule(
@@ -369,6 +375,38 @@ _ALL = (
         "should not adopt it.",
         "Deprecated Features",
         "deprecated",
+    ),
+    # Why a stdio server broke (issue 37; inspector/protocol/stdout_lines.py classifies the lines,
+    # whose `LineClass` gives each finding what the clients do and the fix).
+    _stdout_rule(
+        "log-line", "error", "A log line on the server's stdout: stdout MUST carry only MCP messages."
+    ),
+    _stdout_rule("banner", "error", "A banner on the server's stdout: stdout MUST carry only MCP messages."),
+    _stdout_rule(
+        "pretty-json",
+        "error",
+        "A message printed over several lines: stdio messages are delimited by newlines and "
+        "MUST NOT contain embedded newlines.",
+    ),
+    _stdout_rule(
+        "content-length",
+        "error",
+        "Content-Length framed output: the stdio transport is newline-delimited JSON, without headers.",
+    ),
+    _stdout_rule("bom", "error", "A UTF-8 byte order mark before a message: it is not valid JSON."),
+    _stdout_rule("crlf", "info", "Messages end with CRLF; both SDKs accept it, a strict reader may not."),
+    _stdout_rule(
+        "partial-line",
+        "warning",
+        "The server's last stdout line had no newline: messages are delimited by newlines.",
+    ),
+    Rule(
+        "server-crashed",
+        "error",
+        "The server wrote a traceback (or stack, or panic) to stderr and answered nothing more: the "
+        "request in flight then was never answered.",
+        "Transports › stdio",
+        "basic/transports#stdio",
     ),
     Rule(
         "revision-unknown",

@@ -245,6 +245,7 @@ def lint_rows(
                         shown = n
                         progress(n)
             if learnt is None:
+                findings = linter.finish(findings)
                 break
             scan = _scan(conn, session_id, http=learnt[0], legacy_sse=learnt[1])
     yield from findings

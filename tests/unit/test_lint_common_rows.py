@@ -42,7 +42,9 @@ def _same(rows: Sequence[Any]) -> tuple[list[Finding], int]:
     stored: list[StoredRow] = copy.deepcopy(list(rows))
     linter = Linter(SessionScan.of_rows(stored))
     values = [as_values(row) for row in stored]
-    paged = [f for i in range(0, len(values), 5) for f in linter.feed_page(values[i : i + 5], _row_of)]
+    paged = linter.finish(
+        [f for i in range(0, len(values), 5) for f in linter.feed_page(values[i : i + 5], _row_of)]
+    )
     assert paged == found
     return found, len(rows) - linter.general
 

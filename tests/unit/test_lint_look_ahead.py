@@ -64,7 +64,7 @@ def _session(kind: str) -> Stdio:
 
 def _full(rows: list[dict[str, Any]]) -> list[Any]:
     linter = Linter(SessionScan.of_rows(rows))
-    return [f for row in rows for f in linter.feed(row)]
+    return linter.finish([f for row in rows for f in linter.feed(row)])
 
 
 @pytest.mark.parametrize("kind", ["stdio", "http", "endpoint", "both"])

@@ -179,10 +179,10 @@ def every_way(rows: Sequence[Any]) -> list[Finding]:
     stored: list[StoredRow] = copy.deepcopy(list(rows))
     values = [as_values(row) for row in stored]
     one = Linter(SessionScan.of_rows(stored))
-    assert [f for v in values for f in one.feed_page([v], _row_of)] == found
+    assert one.finish([f for v in values for f in one.feed_page([v], _row_of)]) == found
     paged = Linter(SessionScan.of_rows(stored))
     pages = [values[i : i + 5] for i in range(0, len(values), 5)]
-    assert [f for page in pages for f in paged.feed_page(page, _row_of)] == found
+    assert paged.finish([f for page in pages for f in paged.feed_page(page, _row_of)]) == found
     return found
 
 

@@ -272,6 +272,73 @@ def _revision_unknown() -> tuple[list[dict[str, Any]], int]:
     return s.rows, seq
 
 
+@case("stdout-log-line")
+def _stdout_log_line() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send("s2c", b"INFO:root:Processing request of type ListToolsRequest")
+
+
+@case("stdout-banner")
+def _stdout_banner() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio()
+    s.send("c2s", initialize("2025-11-25"))
+    seq = s.send("s2c", b"== weather server 1.2 ==")
+    s.send("s2c", initialized_result("2025-11-25"))
+    s.send("c2s", notification("notifications/initialized"))
+    return s.rows, seq
+
+
+@case("stdout-pretty-json")
+def _stdout_pretty_json() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "ping"))
+    seq = s.send("s2c", b"{")
+    for line in (b'  "jsonrpc": "2.0",', b'  "id": 1,', b'  "result": {}', b"}"):
+        s.send("s2c", line)
+    return s.rows, seq
+
+
+@case("stdout-content-length")
+def _stdout_content_length() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    seq = s.send("s2c", b"Content-Length: 54\r\n")
+    s.send("s2c", notification("notifications/message", {"level": "info", "data": "x"}))
+    return s.rows, seq
+
+
+@case("stdout-bom")
+def _stdout_bom() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    return s.rows, s.send(
+        "s2c", b'\xef\xbb\xbf{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    )
+
+
+@case("stdout-crlf")
+def _stdout_crlf() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "ping"))
+    return s.rows, s.send("s2c", b'{"jsonrpc": "2.0", "id": 1, "result": {}}\r\n')
+
+
+@case("stdout-partial-line")
+def _stdout_partial_line() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "ping"))
+    s.builder.feed(s.t + 1, "s2c", "stdout", b'{"jsonrpc": "2.0", "id": 1, "result": {}}')
+    s.rows += [dict(r) for r in s.builder.close_stream(s.t + 2, "s2c", "stdout")]
+    return s.rows, s.rows[-1]["seq"]
+
+
+@case("server-crashed")
+def _server_crashed() -> tuple[list[dict[str, Any]], int]:
+    s = Stdio().handshake()
+    seq = s.send("c2s", request(1, "ping"))
+    traceback = b'Traceback (most recent call last):\n  File "server.py", line 9, in <module>\nKeyError: 1\n'
+    s.rows += [dict(r) for r in s.builder.feed(s.t + 1, "s2c", "stderr", traceback)]
+    return s.rows, seq
+
+
 CASES.update(AUTH_CASES)  # the authorization rules' cases (tests/lint_auth_recordings.py)
 CASES.update(WIRE_CASES)  # the 2026-07-28 wire rules' cases (tests/lint_wire_recordings.py)
 

@@ -1,4 +1,6 @@
 // The lint findings of one message (rule, severity, explanation, spec section), shown in the message detail.
+// A stdout line no client reads (rules `stdout-*`, inspector/protocol/stdout_lines.py) says what it is,
+// what the clients do with it and the fix: its explanation's three parts are shown one under another.
 import { useEffect, useState } from "react";
 import { api, unwrap, type Row } from "../api/client";
 import type { components } from "../api/schema";
@@ -14,6 +16,24 @@ function SpecSection({ text }: { text: string }) {
       <a href={m[2]} target="_blank" rel="noreferrer">
         {m[2]}
       </a>
+    </span>
+  );
+}
+
+const STDIO_PARTS = /^(.*?)\. Clients: (.*?)\. Fix: (.*?)\.?$/s;
+
+function Explanation({ f }: { f: Finding }) {
+  const m = f.rule.startsWith("stdout-") ? STDIO_PARTS.exec(f.explanation) : null;
+  if (!m) return <>{f.explanation}</>;
+  return (
+    <span className="stdio-note" data-testid="stdio-note">
+      <span className="stdio-what">{m[1]}.</span>
+      <span className="stdio-clients">
+        <b>What clients do:</b> {m[2]}.
+      </span>
+      <span className="stdio-fix">
+        <b>Fix:</b> {m[3]}.
+      </span>
     </span>
   );
 }
@@ -40,7 +60,7 @@ export function MessageFindings({ sessionId, message }: { sessionId: number; mes
         {findings.map((f, i) => (
           <li key={i} data-testid="finding" data-rule={f.rule}>
             <span className={`lint-badge lint-${f.severity}`}>{f.severity}</span> <b>{f.rule}</b>{" "}
-            {f.revision && <span className="muted">({f.revision})</span>} {f.explanation}
+            {f.revision && <span className="muted">({f.revision})</span>} <Explanation f={f} />
             <SpecSection text={f.spec_section} />
           </li>
         ))}
