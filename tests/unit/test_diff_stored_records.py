@@ -108,15 +108,28 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     engine.dispose()
 
 
-@pytest.fixture
-def store_engine(any_store: Path | str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    """An engine on `any_store` (SQLite and PostgreSQL), the lane's windows small (late 6, retry
-    2: fall-outs within a few dozen rows)."""
-    monkeypatch.setattr(diff, "_LATE", 6)
-    monkeypatch.setattr(diff, "_RETRY", 2)
-    engine = open_engine(any_store)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def shared_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
+    """One store of each backend for the module: every test writes sessions of its own and reads
+    back only those (a fresh, migrated database a test was most of this file's time)."""
+    if request.param == "postgresql":
+        store: Path | str = request.getfixturevalue("pg_cluster").new_database()
+    else:
+        store = tmp_path_factory.mktemp("stored") / "rec.db"
+    engine = open_engine(store)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture
+def store_engine(shared_store: Engine, monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """An engine on a store of each backend (SQLite and PostgreSQL), the lane's windows small
+    (late 6, retry 2: fall-outs within a few dozen rows)."""
+    monkeypatch.setattr(diff, "_LATE", 6)
+    monkeypatch.setattr(diff, "_RETRY", 2)
+    return shared_store
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -63,13 +63,19 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@cache
+def tree(path: Path) -> ast.Module:
+    """A module of inspector/ parsed (once for every rule here: parsing them all is this file's cost)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imports(path: Path) -> list[tuple[int, str]]:
     """(line, absolute module) for every import statement of a file, relative ones resolved; an
     `from inspector.x import name` whose name is a module counts as that module."""
     own = module_name(path)
     package = own.split(".") if path.name == "__init__.py" else own.split(".")[:-1]
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -232,7 +238,7 @@ def _exception_classes(trees: dict[Path, ast.Module]) -> list[tuple[Path, ast.Cl
 
 
 def test_exceptions_live_in_errors() -> None:
-    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in MODULES}
+    trees = {path: tree(path) for path in MODULES}
     outside = [
         f"{path.relative_to(ROOT.parent)}:{cls.lineno} {cls.name}"
         for path, cls in _exception_classes(trees)
