@@ -35,7 +35,7 @@ _COMMAND_LINE = {"allow_interspersed_args": False, "ignore_unknown_options": Tru
 
 # name -> (module in inspector/cli/, function, `Typer.command` settings; "cls" names a class of
 # that module). In the order `--help` lists them. Their help is the docstring, its paragraphs
-# unwrapped (`inspector.help_text`), except where `_KEEPS_LINES` says.
+# unwrapped (`inspector.help_text`).
 COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "wrap": ("record", "wrap", {"cls": "WrapCommand", "context_settings": _COMMAND_LINE}),
     "proxy": ("record", "proxy", {}),
@@ -63,7 +63,6 @@ COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "install": ("install", "install", {}),
     "uninstall": ("install", "uninstall", {}),
 }
-_KEEPS_LINES = {"doctor"}  # its help keeps its own line breaks
 # Command groups: name -> (module, its Typer app), listed after the commands.
 GROUPS: dict[str, tuple[str, str]] = {
     "intercept": ("intercept", "app"),  # `mcp-inspect intercept ...`, with `intercept rules ...`
@@ -103,13 +102,13 @@ def _callback(name: str) -> tuple[Any, dict[str, Any]]:
 
 
 def _help(name: str, callback: Any) -> str | None:
-    """The help of the command `name`: its docstring, paragraphs unwrapped unless it keeps its lines."""
+    """The help of the command `name`: its docstring, paragraphs unwrapped."""
     import inspect
 
     from inspector.help_text import unwrap
 
     text = inspect.getdoc(callback)
-    return text if not text or name in _KEEPS_LINES else unwrap(text)
+    return unwrap(text) if text else text
 
 
 def _register(target: typer.Typer, name: str) -> None:
