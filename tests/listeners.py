@@ -100,7 +100,8 @@ class RecordingUpstream:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: every 0.05 s, not the default 0.5 s
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> RecordingUpstream:
         self._thread.start()

@@ -57,7 +57,8 @@ def noting_upstream() -> Iterator[tuple[str, list[tuple[str, dict[str, str]]]]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: every 0.05 s, not the default 0.5 s
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/mcp", seen
     finally:

@@ -62,7 +62,8 @@ class HostileServer:
         self.challenge = f'Bearer resource_metadata="{self.url}/.well-known/oauth-protected-resource/mcp"'
         self.authorize_to: str | None = None
         self.answer = {"code": "c0de"}  # the authorization response's parameters besides state
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for serve_forever's next poll: every 0.05 s, not the default 0.5 s
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> HostileServer:
         self._thread.start()

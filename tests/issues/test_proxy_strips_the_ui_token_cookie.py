@@ -47,7 +47,8 @@ class _Upstream(http.server.BaseHTTPRequestHandler):
 def upstream() -> Iterator[tuple[str, list[list[str]]]]:
     cookies: list[list[str]] = []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("H", (_Upstream,), {"cookies": cookies}))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: every 0.05 s, not the default 0.5 s
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/mcp", cookies
     server.shutdown()
     server.server_close()

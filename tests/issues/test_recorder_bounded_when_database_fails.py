@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 
 from inspector.store import open_engine
-from tests.conftest import SCRIPTED, wrap_argv
+from tests.conftest import SCRIPTED
 from tests.shim_process import ShimProcess, messages, only_session
+from tests.warm_peers import warm_wrap_argv
 
 BUDGET = 20_000
 PAD = "x" * 1000  # each request is about 1 KB
@@ -44,7 +45,7 @@ def _count_or_zero(db: Path) -> int:
 
 
 def test_failing_database_drops_and_counts_while_forwarding(db_path: Path) -> None:
-    argv = wrap_argv(db_path, *SCRIPTED)
+    argv = warm_wrap_argv(db_path, *SCRIPTED)  # forked from the warm server (tests/warm_peers.py)
     env = {**os.environ, "MCP_INSPECTOR_MAX_PENDING_BYTES": str(BUDGET)}
     shim = ShimProcess(argv, env=env)
 

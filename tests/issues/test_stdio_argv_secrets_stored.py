@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,16 +25,15 @@ from inspector.store import get_session, open_engine
 from tests.api.conftest import serve
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.cli_in_process import Ran, run
-from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_session
-from tests.warm_peers import inspector_argv
+from tests.warm_peers import inspector_argv, peer_argv
 
 API_KEY = "ArgvApiKeySecret3f9a1"
 TOKEN = "ArgvTokenSecret7c2e4"
 ENV_TOKEN = "ArgvEnvTokenSecret5b8d0"
 SECRETS = [API_KEY, TOKEN, ENV_TOKEN]
-SERVER = [sys.executable, str(PEERS / "argv_server.py")]
+SERVER = peer_argv("tests.peers.argv_server")  # an SDK server: forked warm (tests/warm_peers.py)
 TYPED = ["--api-key", API_KEY, f"--token={TOKEN}", "-e", f"GITHUB_TOKEN={ENV_TOKEN}", "--verbose"]
 STORED = [
     "--api-key",

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,13 +28,14 @@ from inspector.store import iter_messages, list_sessions, open_engine
 from tests.conftest import PEERS
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.listeners import mock_server_http
+from tests.warm_peers import peer_argv
 
 CLIENT = PEERS / "ts_run_client.mjs"
 
 
 @contextmanager
 def _stateless_json_server() -> Iterator[str]:
-    server = LineProcess([sys.executable, str(PEERS / "stateless_json_server.py")])
+    server = LineProcess(peer_argv("tests.peers.stateless_json_server"))  # the demo's SDK: forked warm
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:

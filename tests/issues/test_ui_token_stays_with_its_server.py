@@ -49,7 +49,8 @@ def other_server() -> Iterator[tuple[str, list[list[tuple[str, str]]]]]:
     seen: list[list[tuple[str, str]]] = []
     handler = type("Handler", (_Recorder,), {"seen": seen})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: every 0.05 s, not the default 0.5 s
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}", seen
     server.shutdown()
     server.server_close()

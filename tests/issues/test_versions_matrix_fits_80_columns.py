@@ -3,6 +3,8 @@ a half of the five revisions showed and the rest was gone, with no word of `--js
 
 The matrix is now printed as several tables, as many revisions per table as fit beside the row
 names, so every revision shows at 80 columns; the caption says `--json` prints the whole matrix.
+The server is the demo (forked warm, tests/warm_peers.py): the matrix's width is its revisions',
+whichever server answers.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ from pathlib import Path
 
 from inspector.protocol.versions import KNOWN_PROTOCOL_VERSIONS
 from tests.cli_in_process import Ran
+from tests.warm_peers import demo_argv
 
 
-def test_every_revision_shows_at_80_columns(
-    db_path: Path, everything_cmd: list[str], mcp_inspect: Callable[..., Ran]
-) -> None:
+def test_every_revision_shows_at_80_columns(db_path: Path, mcp_inspect: Callable[..., Ran]) -> None:
     out = mcp_inspect(
-        "versions", "--db", str(db_path), "--", *everything_cmd, env={"COLUMNS": "80"}, timeout=180
+        "versions", "--db", str(db_path), "--", *demo_argv(), env={"COLUMNS": "80"}, timeout=180
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
