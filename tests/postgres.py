@@ -3,7 +3,9 @@
 Never a mock: `initdb` + `pg_ctl` of the installed server (`make test` installs the package, as
 it does Chromium). One cluster per pytest process (each xdist worker has its own), in a temp
 directory, listening on a free loopback port and a private Unix socket, trust authentication
-for loopback only. Each test that asks for `pg_url` gets a fresh database in it.
+for loopback only. Each test that asks for `pg_url` gets a fresh, empty database in it; one that
+asks for `pg_store_url` a fresh database whose schema is made already (a copy of a template the
+cluster migrated once: `CREATE DATABASE ... TEMPLATE`, a file copy, instead of Alembic's run each time).
 
 PostgreSQL refuses to run its server as root: as root the cluster is owned and run by the
 `postgres` user (created by the Debian package) through `runuser`.
@@ -22,6 +24,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -56,6 +59,8 @@ class PgCluster:
         self.log = self.root / "server.log"
         self.port = _free_port()
         self._as_postgres = os.geteuid() == 0
+        self._template: str | None = None
+        self._template_lock = threading.Lock()
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
         self._run("mkdir", "-p", str(self.socket_dir))
@@ -126,11 +131,31 @@ class PgCluster:
     def url(self, dbname: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{dbname}"
 
-    def new_database(self, prefix: str = "t") -> str:
-        """Create a fresh, empty database and return its URL."""
+    def _create_database(self, prefix: str, template: str | None = None) -> str:
+        """CREATE DATABASE (a copy of `template` if given) over a connection of this process (no
+        psql process); its name."""
+        import psycopg
+
         name = f"{prefix}_{os.getpid()}_{next(_COUNTER)}_{int(time.time() * 1000) % 100000}"
-        self.psql(f'CREATE DATABASE "{name}"')
-        return self.url(name)
+        sql = f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")
+        conninfo = f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=60) as conn:
+            conn.execute(sql.encode())  # names made here, not input
+        return name
+
+    def new_database(self, prefix: str = "t", migrated: bool = False) -> str:
+        """Create a fresh database and return its URL: empty, or with `migrated` the schema at the
+        head (a copy of the cluster's template, migrated on first use)."""
+        if not migrated:
+            return self.url(self._create_database(prefix))
+        with self._template_lock:
+            if self._template is None:
+                from inspector.store import open_engine
+
+                template = self._create_database("template")
+                open_engine(self.url(template)).dispose()  # Alembic to the head; no connection left
+                self._template = template
+        return self.url(self._create_database(prefix, template=self._template))
 
     def destroy(self) -> None:
         with contextlib.suppress(RuntimeError):
@@ -158,6 +183,13 @@ def pg_url(pg_cluster: PgCluster) -> str:
     return pg_cluster.new_database()
 
 
+@pytest.fixture
+def pg_store_url(pg_cluster: PgCluster) -> str:
+    """A fresh PostgreSQL database for this test with the schema at the head, as a team's store is
+    once made (an SQLAlchemy URL): where the migration is not what the test is about."""
+    return pg_cluster.new_database(migrated=True)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     """An empty store of each backend in turn: an SQLite file path, then a fresh PostgreSQL
@@ -165,6 +197,19 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     if request.param == "postgresql":
         return str(request.getfixturevalue("pg_url"))
     return tmp_path / "rec.db"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_made_store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """`any_store` with its schema made (at the head), as a team's store is once made: an SQLite
+    file path, then a PostgreSQL database copied from the cluster's migrated template."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_store_url"))
+    from inspector.store import open_engine
+
+    path = tmp_path / "rec.db"
+    open_engine(path).dispose()
+    return path
 
 
 def message_indexes(store: Path | str) -> dict[str, list[str]]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from inspector.store.queries import iter_messages
 from tests.cli_in_process import run
 from tests.http_peers import demo_http_server, proxy_in_process
 from tests.shim_process import ended_named
+from tests.warm_peers import demo_argv, inspector_argv
 
 MRTR_TOOLS = {
     "ask_llm": "sampling/createMessage",
@@ -85,10 +85,9 @@ def test_show_says_how_the_session_was_grouped(recorded: tuple[Path, httpx.Clien
 
 def test_wrap_records_the_same_conversations(tmp_path: Path) -> None:
     db = tmp_path / "rec.db"
-    argv = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", "wrapped", "--"]
-    command = mcp.StdioServerParameters(
-        command=argv[0], args=[*argv[1:], sys.executable, "-m", "inspector.demo"]
-    )
+    # The wrap and the demo: processes forked from the warm server (tests/warm_peers.py).
+    argv = inspector_argv("wrap", "--quiet", "--db", str(db), "--name", "wrapped", "--", *demo_argv())
+    command = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
     assert anyio.run(lambda: drive_demo(command, mode="auto")).protocol_version == "2026-07-28"
     ended_named(db, "wrapped")  # see tests/shim_process.py
     (session,) = _sessions(db, "wrapped")

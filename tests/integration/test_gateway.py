@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -25,13 +24,12 @@ from inspector.errors import InspectorError
 from inspector.gateway_config import load_gateway_config
 from inspector.store import list_sessions, open_engine
 from tests.cli_in_process import run
-from tests.conftest import PEERS
 from tests.gateway_helpers import gateway_in_process, route_table, started_lines
 from tests.http_peers import LineProcess, demo_http_server, free_port
 from tests.otlp_receiver import otlp_receiver
 from tests.secrets_scan import secret_leaks
 from tests.shim_process import messages
-from tests.warm_peers import inspector_argv
+from tests.warm_peers import inspector_argv, peer_argv
 
 
 async def _echo(url: str, text: str) -> str:
@@ -55,7 +53,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
 ) -> None:
     port = free_port()
     beta_url = f"http://127.0.0.1:{port}/beta/mcp"
-    protected = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), "--audience", beta_url])
+    protected = LineProcess(peer_argv("tests.peers.oauth_server", "--audience", beta_url))
     try:
         beta_target = protected.wait_for(r"listening on (\S+)").group(1)
         with demo_http_server("streamable-http", warm=True) as alpha_target:
@@ -74,7 +72,7 @@ async def test_two_upstreams_behind_one_gateway_each_recorded_under_its_name(
                     assert await _echo(f"{base}/alpha/mcp", "through alpha") == "through alpha"
                 oauth = await anyio.to_thread.run_sync(
                     lambda: subprocess.run(
-                        [sys.executable, str(PEERS / "oauth_sdk_client.py"), f"{base}/beta/mcp"],
+                        peer_argv("tests.peers.oauth_sdk_client", f"{base}/beta/mcp"),
                         capture_output=True,
                         text=True,
                         timeout=60,

@@ -40,9 +40,8 @@ NOT_UTF8 = b'{"note":"' + b"caf\xe9 quokka " * 800 + b'"}\n'
 
 
 @pytest.fixture
-def store(any_store: Path | str) -> Path | str:
-    open_engine(any_store).dispose()  # migrated before a shim opens it (see tests/api/conftest.py)
-    return any_store
+def store(any_made_store: Path | str) -> Path | str:
+    return any_made_store  # migrated before a shim opens it (see tests/api/conftest.py)
 
 
 def _blobs(engine: Any) -> list[tuple[str, str, int, int]]:
@@ -242,12 +241,12 @@ def test_a_revision_0003_store_upgrades_and_its_large_rows_still_read(store: Pat
     assert sorted(m.session_id for m in search_messages(engine, "walrus")) == [sid, sid2]
 
 
-def test_two_recorders_adding_the_same_new_body_at_once_on_postgresql(pg_url: str) -> None:
+def test_two_recorders_adding_the_same_new_body_at_once_on_postgresql(pg_store_url: str) -> None:
     """The second insert waits on the first's uncommitted blob row, then skips it: no unique-key
     failure, one blob, both rows read back whole."""
     import threading
 
-    engine = open_engine(pg_url)
+    engine = open_engine(pg_store_url)
     body = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"narwhal " * 2000 + b'"}}\n'
     sha = hashlib.sha256(body).hexdigest()
     sid = create_session(engine, kind="import", target=None)

@@ -5,15 +5,14 @@ SDK clients' good flows through the recording proxy: tests/integration/test_prox
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli_in_process import Ran, run
-from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.lint_auth_recordings import all_findings, auth_findings
+from tests.warm_peers import peer_argv
 
 SPEC = "https://modelcontextprotocol.io/specification/"
 
@@ -21,7 +20,7 @@ SPEC = "https://modelcontextprotocol.io/specification/"
 def _call_with_auth(tmp_path: Path, *faults: str) -> tuple[Path, Ran]:
     """`call tools/list --auth` (the mock client) against the protected server with these faults."""
     args = [a for fault in faults for a in ("--fault", fault)]
-    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *args])
+    server = LineProcess(peer_argv("tests.peers.oauth_server", *args))
     db = tmp_path / "rec.db"
     try:
         url = server.wait_for(r"listening on (\S+)").group(1)

@@ -28,6 +28,7 @@ from tests.http_peers import demo_http_server, proxy_in_process
 from tests.integration.test_wrap_real_peers import Taps
 from tests.otlp_receiver import KIND_CLIENT, KIND_SERVER, ReceivedSpan, Receiver, otlp_receiver
 from tests.shim_process import ended_session, messages
+from tests.warm_peers import demo_argv, peer_argv, warm_wrap_argv
 
 PEER = Path(__file__).parents[1] / "peers" / "otel_sdk_client.py"
 STATUS_ERROR = 2
@@ -110,7 +111,7 @@ def _check_histograms(receiver: Receiver, spans: list[ReceivedSpan]) -> None:
 
 def test_wrap_exports_a_span_per_request_joining_the_hosts_trace(db_path: Path) -> None:
     with otlp_receiver() as receiver:
-        shim = wrap_argv(db_path, sys.executable, "-m", "inspector.demo", extra=("--otlp", receiver.url))
+        shim = warm_wrap_argv(db_path, *demo_argv(), extra=("--otlp", receiver.url))
         host = subprocess.run(
             [sys.executable, str(PEER), "--", *shim], capture_output=True, text=True, timeout=120, check=False
         )
@@ -202,7 +203,7 @@ async def test_a_collector_that_refuses_connections_hurts_neither_forwarding_nor
         sock.bind(("127.0.0.1", 0))
         refused = f"http://127.0.0.1:{sock.getsockname()[1]}"
     taps = Taps(tmp_path)
-    demo = [sys.executable, "-m", "inspector.demo"]
+    demo = demo_argv()  # forked from the warm server
     params = taps.client_params(db_path, demo)
     params.args[-1] = params.args[-1].replace("--quiet", f"--otlp {refused}")
     assert refused in params.args[-1]
@@ -277,9 +278,7 @@ def test_a_finishing_process_exports_what_the_wrap_held(db_path: Path, tmp_path:
         }  # fmt: skip
         path = tmp_path / "held.bin"
         path.write_bytes(marshal.dumps(state))
-        done = subprocess.run(
-            [sys.executable, "-m", "inspector.wrap_finish", str(path)], timeout=60, check=False
-        )
+        done = subprocess.run(peer_argv("inspector.wrap_finish", str(path)), timeout=60, check=False)
         assert done.returncode == 0
         receiver.wait_for(lambda: len(receiver.spans()) == 1)
         [span] = receiver.spans()
@@ -294,7 +293,9 @@ def test_the_standard_variables_alone_turn_export_on(db_path: Path) -> None:
     from tests.shim_process import ShimProcess
 
     def run(env: dict[str, str]) -> None:
-        shim = ShimProcess(wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER), env={**os.environ, **env})
+        shim = ShimProcess(
+            warm_wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER), env={**os.environ, **env}
+        )
         shim.request(1, "ping")
         assert json.loads(shim.read_line())["id"] == 1
         assert shim.proc.stdin is not None
@@ -317,7 +318,7 @@ def test_opted_in_content_is_the_redacted_recording(db_path: Path) -> None:
 
     with otlp_receiver() as receiver:
         extra = ("--otlp", receiver.url, "--otlp-content", "--redact-path", "params.arguments.api_key")
-        shim = ShimProcess(wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER, extra=extra))
+        shim = ShimProcess(warm_wrap_argv(db_path, sys.executable, "-c", _MAPS_SERVER, extra=extra))
         shim.request(
             1, "tools/call", {"name": "weather", "arguments": {"api_key": "sk-live-123", "city": "Oslo"}}
         )

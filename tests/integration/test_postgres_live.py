@@ -5,7 +5,8 @@ Two real processes on one real PostgreSQL cluster (`tests/postgres.py`): `mcp-in
 `mcp-inspect wrap` around a scripted peer, each forked from the warm server (tests/warm_peers.py:
 processes of their own, without Python's start-up and the libraries' imports each time). The ui's
 safety poll is set to 10 minutes, so the events can only come from notifications; its
-`/api/live/status` counts what woke the feed.
+`/api/live/status` counts what woke the feed. Each test's database has its schema made
+(`pg_store_url`: a copy of the cluster's migrated template), as a team's store has.
 """
 
 from __future__ import annotations
@@ -92,9 +93,9 @@ def _wrap(db: str, name: str) -> ShimProcess:
     return ShimProcess([*WRAP, "--db", db, "--name", name, "--", *SCRIPTED])
 
 
-def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_url: str) -> None:
+def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_store_url: str) -> None:
     # The safety poll is 10 minutes: only a notification can bring these events within the test.
-    ui = Ui(pg_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
+    ui = Ui(pg_store_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
     shim = None
     try:
         deadline = time.monotonic() + 60
@@ -104,7 +105,7 @@ def test_a_wrap_into_postgresql_appears_in_another_ui_woken_by_notify(pg_url: st
         with ui.websocket() as ws:
             time.sleep(0.3)  # the feed's first look (a websocket joined) is done before the wrap starts
             before = ui.status()
-            shim = _wrap(pg_url, "pg-live")
+            shim = _wrap(pg_store_url, "pg-live")
             session = _next(ws, "session_created", deadline)["session"]
             assert session["name"] == "pg-live" and session["state"] == "recording"
             ws.send(json.dumps({"type": "subscribe", "session_id": session["id"], "after_seq": 0}))
@@ -144,8 +145,10 @@ def _until(check: Any, what: str, timeout: float = 60) -> None:
         time.sleep(0.05)
 
 
-def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster: Any, pg_url: str) -> None:
-    ui = Ui(pg_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
+def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(
+    pg_cluster: Any, pg_store_url: str
+) -> None:
+    ui = Ui(pg_store_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
     shim = None
     try:
         _until(lambda: ui.status()["mode"] == "notify", f"never listened: {ui.output}")
@@ -162,7 +165,7 @@ def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster:
             answer = httpx.get(f"{ui.base}/api/sessions", params={"token": ui.token}, timeout=30)
             assert answer.status_code == 200 and answer.json()["total"] == 0, answer.text
             before = ui.status()
-            shim = _wrap(pg_url, "after-restart")
+            shim = _wrap(pg_store_url, "after-restart")
             created = _next(ws, "session_created", time.monotonic() + 60)["session"]
             assert created["name"] == "after-restart"
             assert ui.status()["polls_on_notification"] > before["polls_on_notification"]
@@ -177,7 +180,7 @@ def test_the_ui_feed_survives_a_postgresql_restart_and_listens_again(pg_cluster:
     assert said.count("live feed poll failed") <= 1, said  # once per outage, not once per tick
 
 
-def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -> None:
+def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_store_url: str) -> None:
     """The first UI's API in-process (its PATCH and DELETE through the same app and store code, in
     this process: another process as far as the other UI is concerned); the other a real `ui`."""
     from starlette.testclient import TestClient
@@ -186,11 +189,11 @@ def test_a_rename_and_a_delete_in_one_ui_reach_another_ui_at_once(pg_url: str) -
     from inspector.capture.sessions import create_session
     from inspector.store import SessionWriter, open_engine
 
-    engine = open_engine(pg_url)
+    engine = open_engine(pg_store_url)
     try:
         sid = create_session(engine, kind="stdio-wrap", target=["server"], name="before")
         SessionWriter(engine, sid).on_end(0, "client-eof")
-        other = Ui(pg_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
+        other = Ui(pg_store_url, {**os.environ, "MCP_INSPECTOR_LIVE_SAFETY_POLL": "600"})
         token = "t" * 32
         one = TestClient(
             create_app(engine, token=token, hosts=["127.0.0.1"]),

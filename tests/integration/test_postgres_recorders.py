@@ -4,7 +4,9 @@ Real processes on a real PostgreSQL cluster (`tests/postgres.py`): `mcp-inspect 
 scripted stdio peer, driven by this test as the client; each wrap a process of its own (its own
 connections, as recorders on other machines have), forked from the warm server (tests/warm_peers.py:
 the pid and the start-up are not what these tests check). The cluster is stopped and started under
-a running wrap (`PgCluster.stop()` / `.start()`: same port, same data).
+a running wrap (`PgCluster.stop()` / `.start()`: same port, same data). Each test's database has its
+schema made (`pg_store_url`: a copy of the cluster's migrated template), as a team's store has; many
+recorders opening a fresh database at once is tests/issues/test_recorders_starting_at_once_on_a_fresh_postgresql.py.
 """
 
 from __future__ import annotations
@@ -66,9 +68,9 @@ def _sessions(url: str) -> list[dict[str, Any]]:
         engine.dispose()
 
 
-def test_twenty_concurrent_recorders_into_one_postgresql_lose_no_row(pg_url: str) -> None:
+def test_twenty_concurrent_recorders_into_one_postgresql_lose_no_row(pg_store_url: str) -> None:
     recorders, requests = 20, 25
-    shims = [_wrap(pg_url, f"fleet-{i}") for i in range(recorders)]
+    shims = [_wrap(pg_store_url, f"fleet-{i}") for i in range(recorders)]
     failures: list[BaseException] = []
 
     def drive(shim: ShimProcess) -> None:
@@ -90,7 +92,7 @@ def test_twenty_concurrent_recorders_into_one_postgresql_lose_no_row(pg_url: str
         if shim.proc.poll() is None:
             shim.proc.kill()
     assert not failures, failures
-    sessions = _sessions(pg_url)
+    sessions = _sessions(pg_store_url)
     assert sorted(s["name"] for s in sessions) == sorted(f"fleet-{i}" for i in range(recorders))
     for s in sessions:  # every request and its answer, each once
         assert s["status"] == "ended", s
@@ -100,9 +102,9 @@ def test_twenty_concurrent_recorders_into_one_postgresql_lose_no_row(pg_url: str
 
 
 def test_a_wrap_keeps_forwarding_while_postgresql_restarts_and_records_every_message(
-    pg_cluster: PgCluster, pg_url: str
+    pg_cluster: PgCluster, pg_store_url: str
 ) -> None:
-    shim = _wrap(pg_url, "restart")
+    shim = _wrap(pg_store_url, "restart")
     try:
         sent = _talk(shim, 1, 20)
         _wait_recording(shim)
@@ -120,7 +122,7 @@ def test_a_wrap_keeps_forwarding_while_postgresql_restarts_and_records_every_mes
     err = shim.stderr_bytes.decode()
     assert "recording failed, retrying" in err and "recording resumed after" in err, err
     assert all(len(line) < 300 for line in err.splitlines()), err  # one line each, no SQL dump
-    [session] = _sessions(pg_url)
+    [session] = _sessions(pg_store_url)
     assert session["status"] == "ended"
     assert session["stored"] == session["seqs"] == session["message_count"] == 2 * sent, session
     assert "dropped_messages" not in (session["facts"] or {}), session
@@ -128,11 +130,11 @@ def test_a_wrap_keeps_forwarding_while_postgresql_restarts_and_records_every_mes
 
 
 def test_a_small_budget_during_an_outage_gives_the_exact_dropped_count(
-    pg_cluster: PgCluster, pg_url: str
+    pg_cluster: PgCluster, pg_store_url: str
 ) -> None:
     # Room for a few dozen rows while the database is away: the rest is dropped and counted.
     env = {**os.environ, "MCP_INSPECTOR_MAX_PENDING_BYTES": "20000"}
-    shim = _wrap(pg_url, "budget", env=env)
+    shim = _wrap(pg_store_url, "budget", env=env)
     try:
         sent = _talk(shim, 1, 10)
         _wait_recording(shim)
@@ -148,7 +150,7 @@ def test_a_small_budget_during_an_outage_gives_the_exact_dropped_count(
         if shim.proc.poll() is None:
             shim.proc.kill()
     err = shim.stderr_bytes.decode()
-    [session] = _sessions(pg_url)
+    [session] = _sessions(pg_store_url)
     dropped = session["facts"]["dropped_messages"]
     assert dropped > 0 and "dropping new messages" in err, (session, err)
     assert session["stored"] == session["seqs"] == session["message_count"], session
@@ -157,9 +159,9 @@ def test_a_small_budget_during_an_outage_gives_the_exact_dropped_count(
 
 
 def test_a_database_that_never_comes_back_ends_the_wrap_cleanly_with_the_count(
-    pg_cluster: PgCluster, pg_url: str
+    pg_cluster: PgCluster, pg_store_url: str
 ) -> None:
-    shim = _wrap(pg_url, "gone")
+    shim = _wrap(pg_store_url, "gone")
     try:
         sent = _talk(shim, 1, 10)
         _wait_recording(shim)
@@ -177,7 +179,7 @@ def test_a_database_that_never_comes_back_ends_the_wrap_cleanly_with_the_count(
         if shim.proc.poll() is None:
             shim.proc.kill()
     err = shim.stderr_bytes.decode()
-    [session] = _sessions(pg_url)
+    [session] = _sessions(pg_store_url)
     missing = 2 * sent - session["stored"]
     assert missing > 0, session
     assert f"{missing} of {2 * sent} messages NOT recorded (database failed)" in err, err
@@ -188,7 +190,7 @@ def test_a_database_that_never_comes_back_ends_the_wrap_cleanly_with_the_count(
 
 
 def test_a_recorder_of_many_sessions_counts_what_it_could_not_write(
-    pg_cluster: PgCluster, pg_url: str
+    pg_cluster: PgCluster, pg_store_url: str
 ) -> None:
     """The proxy's case (one recorder, several sessions created on its thread): the database goes
     away for good; `losses()` names each session with exactly the rows the store lacks."""
@@ -196,7 +198,7 @@ def test_a_recorder_of_many_sessions_counts_what_it_could_not_write(
     from inspector.capture.sessions import create_session
     from inspector.store import StoreWriter, open_engine
 
-    engine = open_engine(pg_url)
+    engine = open_engine(pg_store_url)
     recorder = Recorder([StoreWriter(engine)]).start()
     taps = [
         recorder.open_new(lambda: create_session(engine, kind="http-proxy", target="x")) for _ in range(3)
@@ -227,7 +229,7 @@ def test_a_recorder_of_many_sessions_counts_what_it_could_not_write(
     finally:
         engine.dispose()
     lost = recorder.losses()
-    stored = {s["id"]: s["stored"] for s in _sessions(pg_url)}
+    stored = {s["id"]: s["stored"] for s in _sessions(pg_store_url)}
     assert set(lost) == set(stored) == set(ids.values()), (lost, stored)
     for handle, sid in ids.items():
         assert lost[sid] > 0 and stored[sid] + lost[sid] == sent[handle], (sid, lost, stored, sent)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from tests.conftest import PEERS
 from tests.http_peers import LineProcess, free_port, proxy_in_process
 from tests.lint_auth_recordings import all_findings, auth_findings
 from tests.secrets_scan import secret_leaks
+from tests.warm_peers import inspector_argv, peer_argv
 
 STEPS = {
     "unauthorized",
@@ -34,7 +34,7 @@ STEPS = {
 
 @contextmanager
 def _protected(*extra: str) -> Iterator[str]:
-    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py"), *extra])
+    server = LineProcess(peer_argv("tests.peers.oauth_server", *extra))
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:
@@ -55,7 +55,7 @@ def _through_proxy(db: Path, *, audience: bool = True, rewrite: bool = True) -> 
 
 def _python_client(url: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(PEERS / "oauth_sdk_client.py"), url],
+        peer_argv("tests.peers.oauth_sdk_client", url),
         capture_output=True,
         text=True,
         timeout=60,
@@ -120,9 +120,7 @@ def _check_recording(db: Path, upstream: str, client_url: str, secrets: list[str
 
 
 def _proxy(upstream: str, db: Path, *extra: str) -> LineProcess:
-    return LineProcess(
-        [sys.executable, "-m", "inspector", "proxy", "--target", upstream, "--db", str(db), *extra]
-    )
+    return LineProcess(inspector_argv("proxy", "--target", upstream, "--db", str(db), *extra))
 
 
 @pytest.mark.timeout(180)
@@ -158,10 +156,10 @@ def test_without_the_option_or_the_audience_the_flow_fails(tmp_path: Path) -> No
         try:
             plain_url = plain.wait_for(r"point your client at (\S+)").group(1)
             rewriting_url = rewriting.wait_for(r"point your client at (\S+)").group(1)
-            # Both clients at once (each is a few seconds of Python start-up).
+            # Both clients at once.
             clients = [
                 subprocess.Popen(
-                    [sys.executable, str(PEERS / "oauth_sdk_client.py"), u],
+                    peer_argv("tests.peers.oauth_sdk_client", u),
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     text=True,

@@ -19,16 +19,16 @@ from pathlib import Path
 import pytest
 
 from tests.cli_in_process import Ran, run
-from tests.conftest import PEERS
 from tests.http_peers import LineProcess
 from tests.secrets_scan import secret_leaks
+from tests.warm_peers import peer_argv
 
 AUTH = ["--auth", "--auth-non-interactive"]
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    process = LineProcess([sys.executable, str(PEERS / "oauth_server.py")])
+    process = LineProcess(peer_argv("tests.peers.oauth_server"))
     try:
         yield process.wait_for(r"listening on (\S+)").group(1)
     finally:

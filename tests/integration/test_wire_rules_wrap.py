@@ -6,13 +6,14 @@ server's own answers (a missing resource as -32602, cache hints on lists) give n
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 
 from inspector.lint import lint_session
 from inspector.store import iter_messages, list_sessions, open_engine
+from tests.shim_process import ended_named
+from tests.warm_peers import demo_argv, inspector_argv
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -30,10 +31,9 @@ LINES = [
 
 def test_removed_method_over_stdio_is_one_finding(tmp_path: Path) -> None:
     db = tmp_path / "wrap.db"
-    argv = [sys.executable, "-m", "inspector", "wrap", "--quiet", "--db", str(db), "--name", "hand", "--"]
-    wrap = subprocess.Popen(
-        [*argv, sys.executable, "-m", "inspector.demo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
+    # The wrap and the demo: processes forked from the warm server (tests/warm_peers.py).
+    argv = inspector_argv("wrap", "--quiet", "--db", str(db), "--name", "hand", "--", *demo_argv())
+    wrap = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert wrap.stdin is not None and wrap.stdout is not None
     answers = []
     for n, (method, params) in enumerate(LINES, start=1):
@@ -46,8 +46,8 @@ def test_removed_method_over_stdio_is_one_finding(tmp_path: Path) -> None:
     assert answers[1]["error"]["code"] == -32601  # the SDK server no longer has ping
     assert answers[2]["error"]["code"] == -32602  # a missing resource, numbered as 2026-07-28 says
     engine = open_engine(db)
-    (session,) = list_sessions(engine)
-    assert session.id is not None
+    session = ended_named(engine, "hand")  # a wrap that left before its store opened records later
+    assert session.id is not None and len(list_sessions(engine)) == 1
     methods = {m.seq: (m.direction, m.method) for m in iter_messages(engine, session.id)}
     found = [(f.rule, methods[f.seq], f.severity) for f in lint_session(engine, session.id)]
     assert found == [("method-removed", ("c2s", "ping"), "error")]
