@@ -187,11 +187,28 @@ def page(browser: Browser, tabs: BrowserContext) -> Iterator[Page]:
     try:
         yield page
     finally:
-        for tab in tabs.pages[1:]:  # this test's tab and any it opened; the first is the kept one
-            tab.close()
-        tabs.set_storage_state({"cookies": [], "origins": []})
-        tabs.clear_permissions()
+        clear(tabs)
     assert not errors, f"JavaScript errors or CSP violations on the page: {errors}"
+
+
+@pytest.fixture
+def context(browser: Browser, tabs: BrowserContext) -> Iterator[BrowserContext]:
+    """The shared context (`tabs`) for a test that opens tabs of its own (`context.new_page()`; a
+    theme with `page.emulate_media(color_scheme=...)`), cleared after the test as for `page`: it
+    starts as a new context does (no storage, no permissions). A test that changes the context
+    itself (routes or init scripts on it, another viewport for every tab) opens one with `new_context`."""
+    try:
+        yield tabs
+    finally:
+        clear(tabs)
+
+
+def clear(tabs: BrowserContext) -> None:
+    """Close a test's tabs in the shared context and clear what it stored there."""
+    for tab in tabs.pages[1:]:  # the test's tabs and any they opened; the first is the kept one
+        tab.close()
+    tabs.set_storage_state({"cookies": [], "origins": []})
+    tabs.clear_permissions()
 
 
 def shot(page: Page, name: str) -> Path:
