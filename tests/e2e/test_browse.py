@@ -19,7 +19,7 @@ def _method_count(ui: UiServer, **query: str) -> int:
 def test_open_with_token_and_see_the_demo_session(context: BrowserContext, ui: UiServer) -> None:
     for theme in ("light", "dark"):
         page = context.new_page()
-        page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+        page.emulate_media(color_scheme=theme)
         page.goto(ui.url("/"))
         expect(page).to_have_url(f"{ui.base_url}/")  # the token left the address bar (sessionStorage)
         row = page.locator("[data-session-id='1']")
