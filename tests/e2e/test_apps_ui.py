@@ -21,12 +21,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, expect
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, expect
 
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.api.recordings import APPS, record_apps
-from tests.e2e.conftest import ROOT, new_context, shot
+from tests.e2e.conftest import ROOT, clear, shot
 from tests.e2e.foreign import foreign_page_outcome
 
 DOCS_SHOT = ROOT / "docs" / "apps-view.png"
@@ -71,10 +71,9 @@ def apps_ui(tmp_path_factory: pytest.TempPathFactory, probe: Probe) -> Iterator[
 
 
 def test_recorded_app_renders_in_a_sandbox_and_is_answered_from_the_recording(
-    browser: Browser, apps_ui: tuple[UiServer, int], probe: Probe
+    context: BrowserContext, apps_ui: tuple[UiServer, int], probe: Probe
 ) -> None:
     ui, sid = apps_ui
-    context = new_context(browser)
     page = context.new_page()
     errors: list[str] = []
     csp: list[str] = []
@@ -125,7 +124,7 @@ def test_recorded_app_renders_in_a_sandbox_and_is_answered_from_the_recording(
         page.mouse.move(0, 0)
         DOCS_SHOT.write_bytes(shot(page, "apps-view").read_bytes())
     finally:
-        context.close()
+        clear(context)
     assert not errors, errors
     assert probe.connections == 0, "the view reached the network despite its CSP"
     # The only CSP report is the view's blocked fetch (the UI itself runs clean).
@@ -171,12 +170,11 @@ def test_foreign_origin_cannot_make_or_load_a_view(
 
 
 def test_live_mock_client_renders_the_view_and_its_calls_reach_the_server(
-    browser: Browser, tmp_path: Path, probe: Probe
+    context: BrowserContext, tmp_path: Path, probe: Probe
 ) -> None:
     """Client page: the same App peer, live: the view is read through the mock client, its result is
     the live call's, and its `forecast` calls (Atlantis too) are answered by the live server."""
     server = UiServer(open_engine(tmp_path / "live.db"), port=0, live_interval=0.05).start()
-    context = new_context(browser)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -199,7 +197,7 @@ def test_live_mock_client_renders_the_view_and_its_calls_reach_the_server(
         expect(live).to_have_count(2)
         expect(live.first).to_contain_text("answered by the live server")
     finally:
-        context.close()
+        clear(context)
         server.stop()
     assert not errors, errors
     assert probe.connections == 0

@@ -28,12 +28,12 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from inspector.api import UiServer
 from inspector.auth import pkce
 from inspector.store import list_sessions, open_engine
-from tests.e2e.conftest import ROOT, new_context, shot
+from tests.e2e.conftest import ROOT, clear, shot
 from tests.e2e.in_thread import served
 from tests.peers import oauth_server
 from tests.secrets_scan import secret_leaks
@@ -310,7 +310,7 @@ async function attempt(label, run) {
 
 @pytest.mark.timeout(90)
 def test_a_page_from_another_origin_cannot_drive_or_complete_an_authorization(
-    browser: Browser, auth_ui: UiServer, oauth_peer: Callable[..., str], tmp_path: Path
+    context: BrowserContext, auth_ui: UiServer, oauth_peer: Callable[..., str], tmp_path: Path
 ) -> None:
     url = oauth_peer()
     api = httpx.Client(
@@ -333,7 +333,6 @@ def test_a_page_from_another_origin_cannot_drive_or_complete_an_authorization(
     )
     evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     threading.Thread(target=evil.serve_forever, daemon=True).start()
-    context = new_context(browser)
     try:
         page = context.new_page()
         page.goto(auth_ui.url("/client"))  # a tab of the UI holding the token
@@ -363,6 +362,6 @@ def test_a_page_from_another_origin_cannot_drive_or_complete_an_authorization(
             time.sleep(0.1)
         assert state["state"] == "paused", state  # the code goes to the token request next
     finally:
-        context.close()
+        clear(context)
         evil.shutdown()
         api.close()

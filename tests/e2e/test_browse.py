@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import httpx
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from inspector.api import UiServer
-from tests.e2e.conftest import new_context, shot
+from tests.e2e.conftest import shot
 
 
 def _method_count(ui: UiServer, **query: str) -> int:
@@ -16,10 +16,10 @@ def _method_count(ui: UiServer, **query: str) -> int:
     return int(httpx.get(f"{ui.base_url}/api/sessions/1/messages", params=params).json()["total"])
 
 
-def test_open_with_token_and_see_the_demo_session(browser: Browser, ui: UiServer) -> None:
+def test_open_with_token_and_see_the_demo_session(context: BrowserContext, ui: UiServer) -> None:
     for theme in ("light", "dark"):
-        context = new_context(browser, theme)
         page = context.new_page()
+        page.emulate_media(color_scheme=theme)
         page.goto(ui.url("/"))
         expect(page).to_have_url(f"{ui.base_url}/")  # the token left the address bar (sessionStorage)
         row = page.locator("[data-session-id='1']")
@@ -28,18 +28,16 @@ def test_open_with_token_and_see_the_demo_session(browser: Browser, ui: UiServer
         expect(row).to_contain_text("inspector-demo")
         expect(page.locator("html")).to_have_attribute("data-theme", theme)
         shot(page, f"sessions-{theme}")
-        context.close()
+        page.close()
 
 
-def test_without_the_token_the_ui_asks_for_it(browser: Browser, ui: UiServer) -> None:
-    context = new_context(browser)
+def test_without_the_token_the_ui_asks_for_it(context: BrowserContext, ui: UiServer) -> None:
     page = context.new_page()
     page.goto(f"{ui.base_url}/")
     expect(page.get_by_text("Access token needed")).to_be_visible()
     page.get_by_placeholder("token").fill(ui.token)
     page.get_by_role("button", name="Open").click()
     expect(page.locator("[data-session-id='1']")).to_be_visible()
-    context.close()
 
 
 def test_timeline_filter_by_method_open_a_message_and_jump_to_its_pair(page: Page, ui: UiServer) -> None:
@@ -135,9 +133,11 @@ def test_network_view_of_an_http_session(page: Page, ui: UiServer) -> None:
     expect(page.get_by_test_id("detail").locator("h2")).to_contain_text("notification notifications/progress")
 
 
-def test_a_range_of_the_timeline_in_lanes_shows_out_of_order_answers(browser: Browser, ui: UiServer) -> None:
-    context = new_context(browser, "dark")
+def test_a_range_of_the_timeline_in_lanes_shows_out_of_order_answers(
+    context: BrowserContext, ui: UiServer
+) -> None:
     page = context.new_page()
+    page.emulate_media(color_scheme="dark")
     page.goto(ui.url("/sessions/4"))
     page.locator("[data-testid=row][data-seq='1'] .c-seq").click()
     page.locator("[data-testid=row][data-seq='6'] .c-seq").click(modifiers=["Shift"])
@@ -150,4 +150,3 @@ def test_a_range_of_the_timeline_in_lanes_shows_out_of_order_answers(browser: Br
     expect(page.locator("[data-testid=lane-msg][data-seq='3']")).to_have_class(re.compile(r"server-request"))
     expect(page.get_by_text("1 answered out of order")).to_be_visible()
     shot(page, "lanes-out-of-order-dark")
-    context.close()

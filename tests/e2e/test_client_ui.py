@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from inspector.api import UiServer
 from inspector.store import list_sessions, open_engine
-from tests.e2e.conftest import new_context, shot
+from tests.e2e.conftest import clear, shot
 from tests.recorded import rows_until
 from tests.warm_peers import demo_argv
 
@@ -291,7 +291,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def test_a_page_from_another_origin_cannot_start_a_process(
-    browser: Browser, client_ui: UiServer, tmp_path: Path
+    context: BrowserContext, client_ui: UiServer, tmp_path: Path
 ) -> None:
     marker = tmp_path / "spawned"
     body = {"target": {"command": [sys.executable, "-c", WRITE_MARKER, str(marker)]}, "timeout": 5}
@@ -305,7 +305,6 @@ def test_a_page_from_another_origin_cannot_start_a_process(
     handler = functools.partial(_Quiet, directory=str(site))
     evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=evil.serve_forever, daemon=True).start()
-    context = new_context(browser)
     try:
         page = context.new_page()
         page.goto(client_ui.url("/client"))  # this tab holds the token (sessionStorage)
@@ -331,5 +330,5 @@ def test_a_page_from_another_origin_cannot_start_a_process(
         assert status == 502 and marker.read_text() == "spawned"  # ran; it is no MCP server
         assert len(_mock_sessions(tmp_path / "client.db")) == 1
     finally:
-        context.close()
+        clear(context)
         evil.shutdown()

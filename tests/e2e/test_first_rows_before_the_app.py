@@ -17,13 +17,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
-from tests.e2e.conftest import hold_the_entry, new_context
+from tests.e2e.conftest import clear, hold_the_entry
 
 # A row as a tree of tags, attributes and texts (adjacent texts joined), leaving out what only one of
 # the two renderers sets: the app's test ids, index, role and inline style, and the classes its view
@@ -106,9 +106,8 @@ def _later_tab(
 
 
 def test_a_later_tab_shows_the_first_rows_before_the_app_and_the_app_takes_their_place(
-    browser: Browser, ui: UiServer
+    context: BrowserContext, ui: UiServer
 ) -> None:
-    context = new_context(browser)
     try:
         _laid_out_once(context, ui.url("/sessions/1"))
         later = _later_tab(context, ui.url("/sessions/1"), early=True)
@@ -129,13 +128,12 @@ def test_a_later_tab_shows_the_first_rows_before_the_app_and_the_app_takes_their
         assert early["box"] == {"hidden": "true", "pointer": "none"}
         later.close()
     finally:
-        context.close()
+        clear(context)
 
 
 def test_no_early_rows_where_their_place_is_unknown_or_the_view_is_another(
-    browser: Browser, ui: UiServer
+    context: BrowserContext, ui: UiServer
 ) -> None:
-    context = new_context(browser)
     try:
         # A first visit: where the list goes is not known yet.
         first = _later_tab(context, ui.url("/sessions/1"))
@@ -155,7 +153,7 @@ def test_no_early_rows_where_their_place_is_unknown_or_the_view_is_another(
         assert later.evaluate("window.__early") is None
         later.close()
     finally:
-        context.close()
+        clear(context)
 
 
 def _odd_session(db: Path) -> int:
@@ -203,12 +201,11 @@ def _odd_session(db: Path) -> int:
 
 
 def test_recorded_markup_is_drawn_as_text_and_every_kind_of_row_as_the_app_draws_it(
-    browser: Browser, tmp_path: Path
+    context: BrowserContext, tmp_path: Path
 ) -> None:
     db = tmp_path / "odd.db"
     sid = _odd_session(db)
     server = UiServer(open_engine(db), port=0).start()
-    context = new_context(browser)
     try:
         _laid_out_once(context, server.url(f"/sessions/{sid}"))
         later = _later_tab(context, server.url(f"/sessions/{sid}"), early=True)
@@ -225,5 +222,5 @@ def test_recorded_markup_is_drawn_as_text_and_every_kind_of_row_as_the_app_draws
             assert drawn in shown, drawn
         later.close()
     finally:
-        context.close()
+        clear(context)
         server.stop()

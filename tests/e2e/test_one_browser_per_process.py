@@ -1,10 +1,16 @@
 """One Chromium per test process (an xdist worker) serves every browser test (tests/e2e/conftest.py,
 `chromium`), and the anyio and asyncio tests that run after a browser test in the same process
-still start their own event loop (Playwright's sync API runs its loop in a greenlet of this thread)."""
+still start their own event loop (Playwright's sync API runs its loop in a greenlet of this thread).
+The tests' tabs share one context per process (`tabs`), cleared after every test: the next test
+sees none of the tabs, storage or permissions a test left behind."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
 
 import anyio
 import pytest
@@ -36,3 +42,37 @@ def test_a_later_browser_test_gets_the_same_browser(browser: Browser, page: Page
     page.set_content("<p id=p>again</p>")
     expect(page.locator("#p")).to_have_text("again")
     assert [browser] == _SEEN and browser.is_connected()
+
+
+@pytest.fixture(scope="module")
+def origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A loopback static site with one empty page: an origin with storage of its own."""
+    site = tmp_path_factory.mktemp("origin")
+    (site / "index.html").write_text("<!doctype html><title>origin</title>")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    server.shutdown()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_test_leaves_storage_permissions_and_tabs_behind(page: Page, origin: str) -> None:
+    page.goto(origin)
+    page.evaluate("localStorage.setItem('left', 'behind'); document.cookie = 'left=behind'")
+    page.context.grant_permissions(["clipboard-read"])
+    page.context.new_page()  # another tab, left open
+
+
+def test_the_next_test_starts_as_in_a_new_context(page: Page, origin: str) -> None:
+    # The tabs share one context per process (conftest.py, `tabs`): it is cleared after each test.
+    assert len(page.context.pages) == 2  # the kept blank tab and this one
+    page.goto(origin)
+    assert page.evaluate("localStorage.getItem('left')") is None
+    assert page.evaluate("document.cookie") == ""
+    assert (
+        page.evaluate("navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)") != "granted"
+    )

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
-from tests.e2e.conftest import new_context, shot
+from tests.e2e.conftest import shot
 from tests.sessions import load
 from tests.warm_peers import demo_argv
 
@@ -41,19 +41,20 @@ def replay_ui(replay_db: Path) -> Iterator[UiServer]:
     server.stop()
 
 
-def _page(browser: Browser, theme: str) -> Iterator[Page]:
-    context = new_context(browser, theme)
+def _page(context: BrowserContext, theme: str) -> Iterator[Page]:
+    """A tab of the shared context (tests/e2e/conftest.py, `context`) in `theme`."""
     page = context.new_page()
+    page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     yield page
-    context.close()
+    page.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 @pytest.fixture(params=["light", "dark"])
-def themed(browser: Browser, request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
-    for page in _page(browser, request.param):
+def themed(context: BrowserContext, request: pytest.FixtureRequest) -> Iterator[tuple[Page, str]]:
+    for page in _page(context, request.param):
         yield page, request.param
 
 
@@ -121,15 +122,15 @@ def _the_diff_shows_the_variants_changes(page: Page, theme: str) -> None:
 
 
 def test_replay_from_the_dialog_lands_on_the_diff_with_highlighted_paths(
-    browser: Browser, replay_ui: UiServer
+    context: BrowserContext, replay_ui: UiServer
 ) -> None:
     # One replay (the variant's server is a process the UI server starts), seen in both themes: the
     # dialog and the diff it lands on in light, then the dialog and that diff in a dark tab.
-    with contextlib.contextmanager(_page)(browser, "light") as page:
+    with contextlib.contextmanager(_page)(context, "light") as page:
         _replay_the_variant(page, replay_ui, "light")
         landed = page.url
         _the_diff_shows_the_variants_changes(page, "light")
-    with contextlib.contextmanager(_page)(browser, "dark") as page:
+    with contextlib.contextmanager(_page)(context, "dark") as page:
         _fill_the_dialog(page, replay_ui, "dark")
         page.keyboard.press("Escape")
         expect(page.get_by_test_id("replay-dialog")).to_have_count(0)

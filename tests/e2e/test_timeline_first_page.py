@@ -17,12 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from bench.ui_data import generate
 from inspector.api import UiServer
 from inspector.store import open_engine
-from tests.e2e.conftest import hold_the_entry, new_context, watch_console
+from tests.e2e.conftest import clear, hold_the_entry, watch_console
 
 
 @pytest.fixture(scope="module")
@@ -160,12 +160,11 @@ def test_the_first_rows_render_without_reading_the_layout_or_loading_intl(page: 
     expect(page.locator("[data-testid=row][data-seq='1000']")).to_be_visible()
 
 
-def test_a_later_tab_renders_first_only_the_rows_in_view(browser: Browser, ui: UiServer) -> None:
+def test_a_later_tab_renders_first_only_the_rows_in_view(context: BrowserContext, ui: UiServer) -> None:
     """The first render cannot read the layout (above); a timeline's list starts ~280 px down the
     window, so taking the window's height rendered a third more rows than are in view. The height the
     page around the list took is kept (localStorage) when the list is measured: a later tab's first
     render holds the rows in view, neither more nor fewer."""
-    context = new_context(browser)
     try:
         first = context.new_page()
         first.goto(ui.url("/sessions/1"))
@@ -183,7 +182,7 @@ def test_a_later_tab_renders_first_only_the_rows_in_view(browser: Browser, ui: U
         assert viewport is not None and rendered < viewport["height"] // 26
         expect(later.locator("[data-testid=row][data-index='45']")).to_be_attached()  # then the overscan
     finally:
-        context.close()
+        clear(context)
 
 
 # What only a view the first render does not show holds (its test ids and texts: strings the minifier
