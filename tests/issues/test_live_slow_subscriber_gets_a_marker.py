@@ -76,7 +76,9 @@ def _slow_ws(api: Api) -> ClientConnection:
 def test_a_slow_websocket_gets_a_marker_the_server_stays_bounded_and_it_catches_up(
     fresh_api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(live, "MAX_QUEUED_BYTES", 64 * 1024)
+    # A small budget: one poll's rows can overflow it however the store paces the feed (at 64 KiB
+    # a slow PostgreSQL under load sent the flood in pieces the socket buffers held: no marker).
+    monkeypatch.setattr(live, "MAX_QUEUED_BYTES", 16 * 1024)
     engine = open_engine(fresh_api.db)
     sid = create_session(engine, kind="stdio-wrap", target=["flooding-server"], name="flood")
     engine.dispose()
@@ -91,7 +93,7 @@ def test_a_slow_websocket_gets_a_marker_the_server_stays_bounded_and_it_catches_
         assert feeder.returncode == 0
         status = fresh_api.get("/api/live/status").json()
         assert status["behind_markers"] >= 1, status
-        assert peak <= 64 * 1024 + 1_000_000, peak  # the budget, plus one event that came alone
+        assert peak <= 16 * 1024 + 1_000_000, peak  # the budget, plus one event that came alone
         seen: dict[int, dict[str, Any]] = {}
         markers: list[int] = []
         skipped: list[int] = []  # rows up to these were left out by a `truncated` event
