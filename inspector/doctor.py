@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from inspector.hosts.install import inspector_argv as _inspector_argv
-from inspector.hosts.install import is_wrapped_command
+from inspector.hosts.command import inspector_argv as _inspector_argv
+from inspector.hosts.command import is_wrapped_command
 from inspector.hosts.jsonc import loads_jsonc
 from inspector.hosts.table import URL_KEYS as _URL_KEYS
 from inspector.hosts.table import host_files, server_tables

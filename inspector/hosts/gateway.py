@@ -162,7 +162,7 @@ def _log_file() -> Path:
 
 
 def _command(db: str | None) -> list[str]:
-    from inspector.hosts.install import inspector_argv
+    from inspector.hosts.command import inspector_argv
 
     return [*inspector_argv(), "proxy", "--config", str(config_file()), *(["--db", db] if db else [])]
 

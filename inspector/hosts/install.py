@@ -18,10 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import os
-import re
-import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +25,7 @@ from urllib.parse import urlsplit
 
 from inspector.errors import InspectorError
 from inspector.hosts import changes, gateway
+from inspector.hosts.command import inspector_argv, is_wrapped_command
 from inspector.hosts.edit import (
     EntryChange,
     apply,
@@ -42,34 +39,12 @@ from inspector.hosts.table import HOSTS, URL_KEYS, HostFileSpec, host_files
 
 __all__ = [
     "FilePlan",
-    "inspector_argv",
-    "is_wrapped_command",
     "plan_install",
     "plan_uninstall",
     "select",
     "write_all",
     "write_uninstall",
 ]
-
-
-def inspector_argv() -> list[str]:
-    """How a host should start mcp-inspect: the installed script's absolute path, else this Python
-    with `-m inspector`."""
-    beside = Path(sys.executable).parent / ("mcp-inspect.exe" if os.name == "nt" else "mcp-inspect")
-    found = str(beside) if beside.is_file() else shutil.which("mcp-inspect")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "inspector"]
-
-
-def is_wrapped_command(argv: list[str]) -> bool:
-    """Does this command line run `mcp-inspect ... wrap` (also through uvx/uv run/npx-style launchers)
-    or `python -m inspector ... wrap`?"""
-    for i, word in enumerate(argv):
-        base = re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe")
-        if base == "mcp-inspect" or (word == "-m" and i + 1 < len(argv) and argv[i + 1] == "inspector"):
-            return "wrap" in argv[i + 1 :]
-    return False
 
 
 def select(hosts: list[str], all_hosts: bool, home: Path, project: Path) -> list[HostFileSpec]:
