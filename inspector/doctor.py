@@ -249,6 +249,12 @@ def _revision(revision: str | None, head: str, known: tuple[str, ...]) -> Findin
                    "upgrade mcp-inspector")  # fmt: skip
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the SQLite file `path`: doctor never writes, upgrades or
+    re-permissions the database."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+
+
 def _check_sqlite(path: Path, head: str, known: tuple[str, ...]) -> list[Finding]:
     if not path.exists():
         folder = next((p for p in path.parents if p.exists()), None)
@@ -258,7 +264,7 @@ def _check_sqlite(path: Path, head: str, known: tuple[str, ...]) -> list[Finding
         return [Finding("database", "note", "not created yet: the first recording creates it (0600)")]
     findings: list[Finding] = []
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        conn = _read_only(path)
     except sqlite3.Error as exc:
         return [Finding("database", "action", f"cannot open: {_one_line(exc)}")]
     try:
@@ -419,7 +425,7 @@ def _recent_names(db: str) -> set[str] | None:
     if "://" in db or not path.is_file():
         return None if "://" in db else set()
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        conn = _read_only(path)
     except sqlite3.Error:
         return None
     try:

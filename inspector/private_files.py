@@ -11,11 +11,13 @@ by the create call.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 
-__all__ = ["OTHERS", "create_private_file", "make_private_dirs", "mode_text"]
+__all__ = ["OTHERS", "atomic_write", "create_private_file", "make_private_dirs", "mode_text"]
 
 OTHERS = 0o077  # the group and other permission bits
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -59,3 +61,29 @@ def create_private_file(path: Path | str, *, dir_fd: int | None = None) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None, *, follow_links: bool = True) -> None:
+    """Replace the file `path` with `data` at once: a new private file in the same folder, given
+    `mode` (default: the file's own, 0600 for a new one), renamed over it. A reader sees the old
+    bytes or the new. `path` a link: the file it points to is replaced (a user's linked dotfile),
+    or with `follow_links=False` the link itself (files of our own, e.g. the credentials)."""
+    target = Path(os.path.realpath(path)) if follow_links else Path(path)
+    if mode is None:
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o600
+    temporary = target.with_name(f".{target.name}.mcp-inspect-{secrets.token_hex(6)}.tmp")
+    fd = create_private_file(temporary)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise

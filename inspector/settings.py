@@ -233,7 +233,6 @@ _BOOLS = {
     "true": True, "t": True, "yes": True, "y": True, "on": True, "1": True,
     "false": False, "f": False, "no": False, "n": False, "off": False, "0": False,
 }  # fmt: skip
-_TYPE_WORDS = {str: "a string", bool: "a boolean", list: "a list", dict: "a table"}
 
 
 _HINTS: dict[type, dict[str, Any]] = {}

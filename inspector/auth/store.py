@@ -9,17 +9,15 @@ the old one (a rename replaces a planted link, never follows it).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 from inspector.auth.flow import Authorized
 from inspector.auth.registration import ClientIdentity
 from inspector.auth.tokens import Tokens
-from inspector.private_files import create_private_file, make_private_dirs
+from inspector.private_files import atomic_write, make_private_dirs
 
 __all__ = ["AuthStore", "auth_file"]
 
@@ -53,16 +51,7 @@ class AuthStore:
 
     def _write(self, data: dict[str, Any]) -> None:
         make_private_dirs(self.path.parent)
-        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(6)}.tmp")
-        fd = create_private_file(temporary)
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f, indent=1)
-            os.replace(temporary, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        atomic_write(self.path, json.dumps(data, indent=1).encode(), mode=0o600, follow_links=False)
 
     def clients(self) -> dict[str, ClientIdentity]:
         """Registered clients by issuer."""

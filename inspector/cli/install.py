@@ -121,7 +121,7 @@ def install(
         write_all(plans)
     except InspectorError:
         if new_routes:  # the gateway config goes back too
-            from inspector.hosts.changes import atomic_write
+            from inspector.private_files import atomic_write
 
             if routes.before:
                 atomic_write(routes.path, routes.before)
@@ -215,8 +215,7 @@ def gateway_start(
     if unit or write_unit:
         where, text = gateway.unit_text(db)
         if write_unit:
-            from inspector.hosts.changes import atomic_write
-            from inspector.private_files import make_private_dirs
+            from inspector.private_files import atomic_write, make_private_dirs
 
             make_private_dirs(where.parent)
             atomic_write(where, text.encode())

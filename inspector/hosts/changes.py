@@ -1,7 +1,7 @@
 """What `install` changed, kept so that `uninstall` can undo it: per host file, a change record
 (`<id>.json`: the file, the SHA-256 of the bytes we wrote, whether the file was ours alone since
 the first install, the entries' changes) and the original bytes (`<id>.orig`), both 0600 in a 0700
-folder of the user's state directory. And the one atomic writer of host files.
+folder of the user's state directory.
 """
 
 from __future__ import annotations
@@ -9,15 +9,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
-from inspector.private_files import create_private_file, make_private_dirs
+from inspector.private_files import atomic_write, make_private_dirs
 
 __all__ = [
-    "atomic_write",
     "digest",
     "drop_record",
     "load_record",
@@ -89,28 +86,3 @@ def all_records() -> list[dict[str, Any]]:
                 if isinstance(data, dict):
                     out.append(data)
     return out
-
-
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace the file `path` (a link: the file it points to) with `data` at once: a new file in
-    the same folder, with `mode` (default: the file's own, 0600 for a new one), renamed over it.
-    A reader sees the old bytes or the new."""
-    target = Path(os.path.realpath(path))
-    if mode is None:
-        try:
-            mode = target.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o600
-    temporary = target.with_name(f".{target.name}.mcp-inspect-{secrets.token_hex(6)}.tmp")
-    fd = create_private_file(temporary)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise

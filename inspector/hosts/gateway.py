@@ -129,8 +129,7 @@ class Routes:
 
     def save(self) -> None:
         """Write the config 0600 (removed when no route is left)."""
-        from inspector.hosts.changes import atomic_write
-        from inspector.private_files import make_private_dirs
+        from inspector.private_files import atomic_write, make_private_dirs
 
         data = self.text()
         if not data:

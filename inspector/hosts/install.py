@@ -36,6 +36,7 @@ from inspector.hosts.edit import (
     revert,
 )
 from inspector.hosts.table import HOSTS, URL_KEYS, HostFileSpec, host_files
+from inspector.private_files import atomic_write
 
 __all__ = [
     "FilePlan",
@@ -190,7 +191,7 @@ def write_install(plan: FilePlan) -> None:
     record["entries"] = [*record.get("entries", []), *(c.as_json() for c in plan.changes)]
     record["written_sha256"] = changes.digest(plan.after)
     changes.save_record(plan.spec.path, record, original)
-    changes.atomic_write(plan.spec.path, plan.after)
+    atomic_write(plan.spec.path, plan.after)
 
 
 def write_all(plans: list[FilePlan]) -> None:
@@ -205,7 +206,7 @@ def write_all(plans: list[FilePlan]) -> None:
             for written, record in [*done, (plan, previous)]:
                 with contextlib.suppress(OSError):
                     if written is not plan:
-                        changes.atomic_write(written.spec.path, written.before)
+                        atomic_write(written.spec.path, written.before)
                     if record is None:
                         changes.drop_record(written.spec.path)
                     else:
@@ -219,7 +220,7 @@ def write_all(plans: list[FilePlan]) -> None:
 def write_uninstall(plan: FilePlan) -> None:
     """Give the file back (whole or key by key) and forget its change record."""
     if plan.changed:
-        changes.atomic_write(plan.spec.path, plan.after)
+        atomic_write(plan.spec.path, plan.after)
     changes.drop_record(plan.spec.path)
 
 
