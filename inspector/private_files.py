@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -68,6 +67,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, follow_lin
     `mode` (default: the file's own, 0600 for a new one), renamed over it. A reader sees the old
     bytes or the new. `path` a link: the file it points to is replaced (a user's linked dotfile),
     or with `follow_links=False` the link itself (files of our own, e.g. the credentials)."""
+    import secrets  # here: it loads hashlib, which the read commands (that import this module) must not
+
     target = Path(os.path.realpath(path)) if follow_links else Path(path)
     if mode is None:
         try:
