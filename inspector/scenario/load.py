@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from importlib import resources
@@ -17,6 +18,9 @@ from inspector.scenario.models import Scenario
 __all__ = ["DEFAULT_SCENARIO", "load_scenario", "parse_scenario", "scenario_schema"]
 
 DEFAULT_SCENARIO = "default.yaml"
+# Scenarios shipped beside it, named without the .yaml (a file of that name in the working
+# directory comes first).
+BUNDLED_SCENARIOS = ("skills",)
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -104,6 +108,9 @@ def load_scenario(path: str | Path | None) -> Scenario:
         text = resources.files("inspector.scenario").joinpath(DEFAULT_SCENARIO).read_text("utf-8")
         return parse_scenario(text, f"built-in {DEFAULT_SCENARIO}")
     p = Path(path)
+    if str(path) in BUNDLED_SCENARIOS and not p.exists():  # a bundled scenario by its name
+        text = resources.files("inspector.scenario").joinpath(f"{path}.yaml").read_text("utf-8")
+        return parse_scenario(text, f"built-in {path}.yaml")
     try:
         text = p.read_text("utf-8")
     except OSError as exc:
@@ -129,6 +136,22 @@ def read_resource_files(scenario: Scenario, path: Path) -> Scenario:
         except UnicodeDecodeError:
             raise ScenarioError(f"{path}: resource {res.uri}: {where} is not UTF-8 text") from None
         res.file = None
+    for skill in scenario.skills:
+        for sf in skill.files:
+            if sf.file is None:
+                continue
+            where = (path.parent / sf.file).resolve()
+            try:
+                data = where.read_bytes()
+            except OSError as exc:
+                raise ScenarioError(
+                    f"{path}: skill {skill.name} file {sf.path}: cannot read {where}: {exc.strerror or exc}"
+                ) from None
+            try:
+                sf.text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                sf.blob = base64.b64encode(data).decode()
+            sf.file = None
     return scenario
 
 
