@@ -7,20 +7,25 @@ the contents of a `resources/read` of a skill file, the children of a directory 
 `resources/directory/read`, the SKILL.md resources `resources/list` shows. A skill's `tamper`
 serves a SKILL.md that does not match its listing, for testing a client's verification.
 
-The frontmatter parsing and the digest are the ones the mock client verifies with
-(`inspector.mock.skills`): `split_manifest`, `file_digest`.
+The frontmatter parser and the digest are the ones every side uses (`inspector.protocol.skills`).
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import mimetypes
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import yaml
+
+from inspector.protocol.skills import (
+    DIRECTORY_MIME,
+    SKILL_METHODS,
+    SKILLS_EXTENSION,
+    file_digest,
+    split_manifest,
+)
 
 if TYPE_CHECKING:
     from inspector.scenario.models import Skill
@@ -30,43 +35,11 @@ __all__ = [
     "SKILLS_EXTENSION",
     "SKILL_METHODS",
     "SkillSet",
-    "file_digest",
-    "split_manifest",
+    "build_manifest",
+    "manifest_problem",
 ]
 
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
-SKILL_METHODS = frozenset({"skills/list", "skills/get", "resources/directory/read"})
-DIRECTORY_MIME = "inode/directory"
 _MANIFEST = "SKILL.md"
-_FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
-
-
-def file_digest(data: bytes) -> str:
-    """The digest of a skill file as entries carry it: `sha256:` and 64 lowercase hex digits."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def split_manifest(text: str) -> tuple[dict[str, Any] | None, str]:
-    """The YAML frontmatter of a SKILL.md (None: no leading `---` block, or not a YAML mapping of
-    JSON values) and the text after it."""
-    found = _FRONTMATTER.match(text[1:] if text.startswith("\ufeff") else text)
-    if not found:
-        return None, text
-    try:
-        data = yaml.safe_load(found.group(1))
-    except yaml.YAMLError:
-        return None, text
-    if not isinstance(data, dict) or not _json_like(data):
-        return None, text
-    return data, text[found.end() + (1 if text.startswith("\ufeff") else 0) :]
-
-
-def _json_like(value: Any) -> bool:
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_like(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_json_like(v) for v in value)
-    return value is None or isinstance(value, str | int | float | bool)
 
 
 def build_manifest(skill: Skill) -> str:

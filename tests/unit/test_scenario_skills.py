@@ -13,8 +13,8 @@ import pytest
 
 from inspector.errors import ScenarioError
 from inspector.mock.script import Reaction
+from inspector.protocol.skills import split_manifest
 from inspector.scenario import ScenarioScript, load_scenario, parse_scenario
-from inspector.scenario.skills import split_manifest
 
 PV = "io.modelcontextprotocol/protocolVersion"
 SCENARIO = """
