@@ -20,6 +20,8 @@ import hashlib
 import re
 from typing import Any
 
+from inspector.protocol.mcp_tables import EXTENSION_CLIENT_REQUESTS
+
 __all__ = [
     "DIRECTORY_MIME",
     "SKILLS_EXTENSION",
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
-SKILL_METHODS = frozenset({"skills/list", "skills/get", "resources/directory/read"})
+SKILL_METHODS = frozenset(m for m, ext in EXTENSION_CLIENT_REQUESTS.items() if ext == SKILLS_EXTENSION)
 DIRECTORY_MIME = "inode/directory"
 _FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
 
