@@ -1,6 +1,6 @@
 """`GET /api/sessions/{id}/skills`: a recorded session's skills (SEP-2640) as the Skills tab shows them,
-each file's recorded read checked against its entry. The session is recorded for real: `serve`
-(in-process) with one good and one tampered skill, and `mcp-inspect call skills/list --fetch-skills`."""
+each file's recorded read checked against its entry. The session is recorded for real
+(tests/skills_recording.py)."""
 
 from __future__ import annotations
 
@@ -9,39 +9,8 @@ from typing import Any
 
 import anyio
 
-from inspector.store import list_sessions, open_engine
-from tests.cli_in_process import run
-from tests.integration.serve_helpers import serve_http_in_process
+from tests.skills_recording import record_skills
 from tests.two_sessions import api_client
-
-SCENARIO = """
-tools: []
-skills:
-  - name: pdf-processing
-    description: Extract, fill, and assemble PDF documents
-    body: "Skill body.\\n"
-    files: [{path: references/FORMS.md, text: "Forms.\\n"}]
-  - name: tampered
-    description: Served with other bytes than listed
-    body: "Trust me.\\n"
-    tamper: digest
-    files: [{path: notes.md, text: "never read\\n"}]
-"""
-
-
-def _record(tmp_path: Path) -> tuple[Path, int, int]:
-    """The call's database, its mock-client session and the server's mock-server session."""
-    from inspector.scenario.runner import ServeOptions
-
-    (tmp_path / "s.yaml").write_text(SCENARIO)
-    db = tmp_path / "rec.db"
-    with serve_http_in_process(db, ServeOptions(scenario=str(tmp_path / "s.yaml"))) as url:
-        done = run("call", "skills/list", "--fetch-skills", "--url", url, "--db", str(db))
-    assert done.returncode == 1, done.stderr  # the tampered skill is refused
-    engine = open_engine(db)
-    kinds = {s.kind: s.id for s in list_sessions(engine)}
-    engine.dispose()
-    return db, int(kinds["mock-client"] or 0), int(kinds["mock-server"] or 0)
 
 
 async def _get(db: Path, path: str) -> tuple[int, Any]:
@@ -51,7 +20,7 @@ async def _get(db: Path, path: str) -> tuple[int, Any]:
 
 
 def test_skills_of_a_recorded_session_with_their_files_checked(tmp_path: Path) -> None:
-    db, client_session, server_session = _record(tmp_path)
+    db, client_session, server_session = record_skills(tmp_path)
     for session in (client_session, server_session):  # the same exchanges, seen from either side
         status, out = anyio.run(_get, db, f"/api/sessions/{session}/skills")
         assert status == 200, out
@@ -73,7 +42,7 @@ def test_skills_of_a_recorded_session_with_their_files_checked(tmp_path: Path) -
 
 
 def test_a_session_without_skills_and_a_missing_one(tmp_path: Path) -> None:
-    db, _client, _server = _record(tmp_path)
+    db, _client, _server = record_skills(tmp_path)
     status, out = anyio.run(_get, db, "/api/sessions/999/skills")
     assert status == 404
     status, out = anyio.run(_get, db, "/api/sessions/0/skills")

@@ -62,6 +62,10 @@ def test_fetch_skills_loads_every_file_verified(tmp_path: Path) -> None:
     ]
     assert loaded["files"][1]["text"] == "Forms.\n"
     assert reads == [f["uri"] for f in loaded["files"]]
+    for db in ("serve.db", "call.db"):  # both sides' recordings lint clean (the methods are known)
+        linted = run("lint", "last", "--db", str(tmp_path / db), "--json")
+        assert linted.returncode == 0, linted.stderr
+        assert json.loads(linted.stdout)["findings"] == [], linted.stdout
 
 
 def test_listing_alone_reads_no_file(tmp_path: Path) -> None:
