@@ -241,9 +241,11 @@ def authorize(inp: FlowInput) -> Flow:
         metadata = yield from _legacy_metadata(inp)
         issuer = str(metadata.get("issuer") or discovery.origin(inp.server_url))
         _check_endpoints(metadata, inp.server_url, [inp.server_url], rev)
-    # RFC 8707 `resource`: the canonical URI of the MCP server the token is for (checked above
-    # against the metadata's); 2025-03-26 servers have no resource metadata and get none.
-    resource = discovery.canonical_resource(inp.server_url) if resource and rev.resource_indicator else None
+    # RFC 8707 `resource`: the resource metadata's `resource` exactly as published (checked above
+    # to name this server or a prefix of its URL; RFC 9728 3.3: the identifier the AS binds tokens
+    # to, so no parser's "/" added or case folded); 2025-03-26 servers have no resource metadata
+    # and get none.
+    resource = resource if resource and rev.resource_indicator else None
 
     pkce.check_s256(metadata, rev)
     scope = select_scope(

@@ -39,6 +39,9 @@ def main() -> int:
     # --browser: authorize through the system browser ($BROWSER) and the loopback listener.
     mode = [] if "--browser" in sys.argv[1:-1] else ["--auth-non-interactive"]
     auth_args = ["--auth", *mode, "--client-metadata-url", CLIENT_METADATA_URL, "--auth-wait", "20"]
+    # The revision the scenario runs at (the suite says; 2026-07-28 is `discover`, not `initialize`).
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION"):
+        auth_args += ["--protocol-version", os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"]]
     if "--no-auth" in sys.argv[1:-1]:  # what `call` does without --auth (a test of its message)
         auth_args = []
     if auth_args and context.get("client_id"):
