@@ -33,6 +33,7 @@ from inspector.auth.tokens import (
     Tokens,
     auth_method,
     check_iss,
+    client_credentials_request,
     code_request,
     merge_scopes,
     parse_tokens,
@@ -192,6 +193,12 @@ def _check_endpoints(metadata: dict[str, Any], server_url: str, origins: list[st
         value = metadata.get(name)
         if value is None and name == "registration_endpoint":
             continue
+        if (
+            value is None
+            and name == "authorization_endpoint"
+            and "authorization_code" not in (metadata.get("grant_types_supported") or ["authorization_code"])
+        ):
+            continue  # RFC 8414 2: only required when a grant type uses it
         if value is None:
             raise AuthFailure(
                 "as-metadata",
@@ -255,6 +262,17 @@ def authorize(inp: FlowInput) -> Flow:
     )
     if inp.previous_scope and scope:
         scope = merge_scopes(inp.previous_scope, scope)
+
+    if _client_credentials(inp.options, metadata):
+        return (yield from _client_credentials_grant(inp, metadata, issuer, resource, scope))
+    if not metadata.get("authorization_endpoint"):
+        raise AuthFailure(
+            "as-metadata",
+            "missing-field",
+            "the authorization server offers only the client_credentials grant: give --client-id and "
+            "--client-secret of a client registered with it",
+            rev.section("authorization-server-metadata-discovery"),
+        )
 
     # Client identity, in the spec's order; a client registered earlier with this issuer is reused.
     client = inp.known_clients.get(issuer)
@@ -353,6 +371,40 @@ def authorize(inp: FlowInput) -> Flow:
     )
     assert response is not None
     tokens = parse_tokens(response, "token-request", rev)
+    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope)
+
+
+def _client_credentials(options: ClientOptions, metadata: dict[str, Any]) -> bool:
+    """The client_credentials grant (SEP-1046): for a pre-registered confidential client (--client-id
+    and --client-secret) when the authorization server offers that grant and not the authorization
+    code one (RFC 8414 `grant_types_supported`; absent means authorization_code and implicit)."""
+    grants = metadata.get("grant_types_supported")
+    return (
+        bool(options.client_id and options.client_secret)
+        and isinstance(grants, list)
+        and "client_credentials" in grants
+        and "authorization_code" not in grants
+    )
+
+
+def _client_credentials_grant(
+    inp: FlowInput, metadata: dict[str, Any], issuer: str, resource: str | None, scope: str | None
+) -> Flow:
+    """A client acting on its own behalf: its credentials straight to the token endpoint."""
+    assert inp.options.client_id
+    client = ClientIdentity(inp.options.client_id, inp.options.client_secret, "pre-registered")
+    method = auth_method(client, metadata)
+    response = yield Step(
+        "token-request",
+        "client_credentials grant (SEP-1046: the AS offers no authorization code grant; the client "
+        f"acts on its own behalf){' with resource' if resource else ''}; client authentication: {method}",
+        client_credentials_request(
+            str(metadata["token_endpoint"]), client, method, scope=scope, resource=resource
+        ),
+        "https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx",
+    )
+    assert response is not None
+    tokens = parse_tokens(response, "token-request", inp.revision)
     return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope)
 
 

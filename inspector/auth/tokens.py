@@ -19,6 +19,7 @@ __all__ = [
     "Tokens",
     "auth_method",
     "check_iss",
+    "client_credentials_request",
     "code_request",
     "merge_scopes",
     "parse_tokens",
@@ -141,6 +142,19 @@ def refresh_request(
 ) -> HttpRequest:
     """The refresh_token grant request."""
     form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+    if resource:
+        form["resource"] = resource
+    return _token_request(endpoint, form, client, method)
+
+
+def client_credentials_request(
+    endpoint: str, client: ClientIdentity, method: str, *, scope: str | None, resource: str | None
+) -> HttpRequest:
+    """The client_credentials grant request (OAuth 2.1 4.2; SEP-1046, the MCP extension for
+    clients acting on their own behalf): no user, no authorization request, no PKCE."""
+    form = {"grant_type": "client_credentials"}
+    if scope:
+        form["scope"] = scope
     if resource:
         form["resource"] = resource
     return _token_request(endpoint, form, client, method)

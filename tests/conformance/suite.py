@@ -105,7 +105,8 @@ def run_suites(
     one at a time on this (the main) thread, each with the scenario's own token file and
     database. Per run: each scenario's checks and client output, and the runner's own output.
     `suite`: the suite's script (`SUITE_NEXT`: the newest line); `requirements`: each run is a
-    revision's frozen requirement set (`--requirements REVISION`, SUITE_NEXT), its name a label."""
+    revision's frozen requirement set (`--requirements REVISION`, SUITE_NEXT), its name a label; an empty
+    revision: no `--spec-version` (the extension scenarios belong to none)."""
     import selectors
     import socket
     import tempfile
@@ -124,7 +125,8 @@ def run_suites(
         log = (out / "runner.log").open("w")
         command = [
             str(NODE), str(suite), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER}",
-            *(["--requirements", revision] if requirements else ["--suite", name, "--spec-version", revision]),
+            *(["--requirements", revision] if requirements else ["--suite", name]),
+            *(["--spec-version", revision] if revision and not requirements else []),
             "--timeout", str(timeout_ms), "-o", str(out / "out"),
         ]  # fmt: skip
         started.append((out, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
