@@ -281,7 +281,12 @@ def authorize(inp: FlowInput) -> Flow:
         # refuse this one, so register again.
         client = None
     if inp.options.client_id:
-        client = ClientIdentity(inp.options.client_id, inp.options.client_secret, "pre-registered")
+        client = ClientIdentity(
+            inp.options.client_id,
+            inp.options.client_secret,
+            "pre-registered",
+            private_key_file=inp.options.private_key_file,
+        )
     elif client is not None:
         yield Step(
             "registration",
@@ -366,6 +371,7 @@ def authorize(inp: FlowInput) -> Flow:
             verifier=verifier,
             redirect_uri=inp.redirect_uri,
             resource=resource,
+            audience=issuer,
         ),
         rev.section("token-handling"),
     )
@@ -376,11 +382,11 @@ def authorize(inp: FlowInput) -> Flow:
 
 def _client_credentials(options: ClientOptions, metadata: dict[str, Any]) -> bool:
     """The client_credentials grant (SEP-1046): for a pre-registered confidential client (--client-id
-    and --client-secret) when the authorization server offers that grant and not the authorization
+    and --client-secret or --client-private-key) when the authorization server offers that grant and not the authorization
     code one (RFC 8414 `grant_types_supported`; absent means authorization_code and implicit)."""
     grants = metadata.get("grant_types_supported")
     return (
-        bool(options.client_id and options.client_secret)
+        bool(options.client_id and (options.client_secret or options.private_key_file))
         and isinstance(grants, list)
         and "client_credentials" in grants
         and "authorization_code" not in grants
@@ -392,14 +398,19 @@ def _client_credentials_grant(
 ) -> Flow:
     """A client acting on its own behalf: its credentials straight to the token endpoint."""
     assert inp.options.client_id
-    client = ClientIdentity(inp.options.client_id, inp.options.client_secret, "pre-registered")
+    client = ClientIdentity(
+        inp.options.client_id,
+        inp.options.client_secret,
+        "pre-registered",
+        private_key_file=inp.options.private_key_file,
+    )
     method = auth_method(client, metadata)
     response = yield Step(
         "token-request",
         "client_credentials grant (SEP-1046: the AS offers no authorization code grant; the client "
         f"acts on its own behalf){' with resource' if resource else ''}; client authentication: {method}",
         client_credentials_request(
-            str(metadata["token_endpoint"]), client, method, scope=scope, resource=resource
+            str(metadata["token_endpoint"]), client, method, scope=scope, resource=resource, audience=issuer
         ),
         "https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx",
     )
@@ -421,6 +432,7 @@ def refresh(done: Authorized, rev: Revision) -> Flow:
             auth_method(done.client, done.metadata),
             refresh_token=done.tokens.refresh_token,
             resource=done.resource,
+            audience=done.issuer,
         ),
         rev.section("token-handling"),
     )

@@ -34,6 +34,7 @@ class ClientOptions:
     client_secret: str | None = None
     client_metadata_url: str | None = None
     scope: str | None = None
+    private_key_file: str | None = None  # PEM: private_key_jwt client authentication (RFC 7523)
 
 
 @dataclass
@@ -45,6 +46,7 @@ class ClientIdentity:
     source: str = "pre-registered"
     auth_method: str | None = None  # token_endpoint_auth_method the AS registered, if it said
     redirect_uri: str | None = None  # the one registered (DCR): the AS may insist on it exactly
+    private_key_file: str | None = None  # pre-registered with a key: private_key_jwt (RFC 7523)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,7 @@ class ClientIdentity:
             "source": self.source,
             "auth_method": self.auth_method,
             "redirect_uri": self.redirect_uri,
+            "private_key_file": self.private_key_file,
         }
 
 

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -48,13 +49,22 @@ def main() -> int:
         auth_args += ["--client-id", str(context["client_id"])]
     if auth_args and context.get("client_secret"):
         auth_args += ["--client-secret", str(context["client_secret"])]
-    status, out = _call(url, "tools/list", None, auth_args)
-    if status != 0:
+    if auth_args and context.get("private_key_pem"):  # private_key_jwt: the key as a file of its own
+        fd, key_file = tempfile.mkstemp(suffix=".pem")
+        with os.fdopen(fd, "w") as f:
+            f.write(str(context["private_key_pem"]))
+        auth_args += ["--client-private-key", key_file]
+    try:
+        status, out = _call(url, "tools/list", None, auth_args)
+        if status != 0:
+            return status
+        tools = json.loads(out).get("tools") or []
+        if tools:
+            status, _ = _call(url, "tools/call", {"name": tools[0]["name"], "arguments": {}}, auth_args)
         return status
-    tools = json.loads(out).get("tools") or []
-    if tools:
-        status, _ = _call(url, "tools/call", {"name": tools[0]["name"], "arguments": {}}, auth_args)
-    return status
+    finally:
+        if "--client-private-key" in auth_args:
+            os.unlink(auth_args[auth_args.index("--client-private-key") + 1])
 
 
 if __name__ == "__main__":

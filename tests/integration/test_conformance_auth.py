@@ -49,7 +49,6 @@ RUNS = [
 BACKCOMPAT = ("auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback")
 # Extension scenarios our client does not do yet, and why (issue #38 lists them).
 EXTENSIONS_NOT_YET = {
-    "auth/client-credentials-jwt": "client_credentials grant with private_key_jwt (SEP-1046) not implemented",
     "auth/dpop": "DPoP (SEP-1932, RFC 9449) not implemented",
     "auth/dpop-nonce": "DPoP (SEP-1932, RFC 9449) not implemented",
     "auth/enterprise-managed-authorization": "token exchange + JWT bearer grant (SEP-990) not implemented",

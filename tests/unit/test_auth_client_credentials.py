@@ -7,6 +7,7 @@ usual one. The flow is driven step by step against canned answers."""
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -97,3 +98,32 @@ def test_a_public_client_against_a_client_credentials_only_as_is_told_what_to_gi
         _run(["client_credentials"], ClientOptions("svc"))
     assert failed.value.expectation == "missing-field"
     assert "--client-secret" in str(failed.value)
+
+
+def test_a_client_with_a_private_key_authenticates_with_a_signed_assertion(tmp_path: Path) -> None:
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = tmp_path / "client.pem"
+    pem.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    _, names, sent = _run(["client_credentials"], ClientOptions("svc", private_key_file=str(pem)))
+    assert names == ["resource-metadata", "as-metadata", "token-request"]
+    form = {k: v[0] for k, v in parse_qs(sent[-1].body.decode()).items()}
+    assert form["grant_type"] == "client_credentials"
+    assert form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    assert "authorization" not in sent[-1].headers and "client_secret" not in form
+    claims = jwt.decode(form["client_assertion"], key.public_key(), algorithms=["ES256"], audience=AS)
+    assert claims["iss"] == claims["sub"] == "svc" and claims["exp"] > claims["iat"] and claims["jti"]
+
+
+def test_an_unreadable_private_key_is_a_clear_failure(tmp_path: Path) -> None:
+    (tmp_path / "bad.pem").write_text("not a key")
+    with pytest.raises(AuthFailure) as failed:
+        _run(["client_credentials"], ClientOptions("svc", private_key_file=str(tmp_path / "bad.pem")))
+    assert failed.value.expectation == "bad-private-key"
