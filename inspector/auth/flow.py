@@ -14,12 +14,12 @@ is the redirect URI with the authorization response's query.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from inspector.auth import discovery, pkce
+from inspector.auth import discovery, dpop, pkce
 from inspector.auth.registration import (
     ClientIdentity,
     ClientOptions,
@@ -73,6 +73,44 @@ class Authorized:
     resource: str | None
     metadata: dict[str, Any]
     scope: str | None
+    dpop: dict[str, Any] | None = None  # the DPoP key (a private JWK) the tokens are bound to
+
+
+def _token_exchange(
+    name: str,
+    expects: str,
+    spec: str,
+    build: Callable[[], HttpRequest],
+    key: dict[str, Any] | None,
+    rev: Revision,
+) -> Generator[Step, HttpResponse | None, Tokens]:
+    """One token request (`build` makes it afresh: a client assertion is single-use), with a DPoP
+    proof when the grant is bound to `key`, sent again once with the AS's nonce when it asks
+    (RFC 9449 8: `use_dpop_nonce`)."""
+    nonce: str | None = None
+    for _ in range(2):
+        request = build()
+        if key is not None:
+            request = HttpRequest(
+                request.method,
+                request.url,
+                {**request.headers, "dpop": dpop.proof(key, request.method, request.url, nonce=nonce)},
+                request.body,
+            )
+        response = yield Step(
+            name,
+            expects
+            + (" (DPoP proof)" if key is not None else "")
+            + (" again with the AS's nonce" if nonce else ""),
+            request,
+            spec,
+        )
+        assert response is not None
+        asked = dpop.nonce_challenge(response.status, response.headers, response.json()) if key else None
+        if asked is None or nonce is not None:
+            return parse_tokens(response, name, rev)
+        nonce = asked
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _get(name: str, url: str, expects: str, spec: str = "") -> Step:
@@ -263,8 +301,10 @@ def authorize(inp: FlowInput) -> Flow:
     if inp.previous_scope and scope:
         scope = merge_scopes(inp.previous_scope, scope)
 
+    # DPoP (RFC 9449, SEP-1932): the tokens are bound to a key of this grant when the AS can.
+    key = dpop.new_key() if dpop.supported(metadata) else None
     if _client_credentials(inp.options, metadata):
-        return (yield from _client_credentials_grant(inp, metadata, issuer, resource, scope))
+        return (yield from _client_credentials_grant(inp, metadata, issuer, resource, scope, key))
     if not metadata.get("authorization_endpoint"):
         raise AuthFailure(
             "as-metadata",
@@ -359,11 +399,12 @@ def authorize(inp: FlowInput) -> Flow:
         raise AuthFailure("authorization-response", "no-code", "the redirect carries no code")
 
     method = auth_method(client, metadata)
-    response = yield Step(
+    tokens = yield from _token_exchange(
         "token-request",
         f"authorization_code grant with code_verifier{' and resource' if resource else ''}; "
         f"client authentication: {method}",
-        code_request(
+        rev.section("token-handling"),
+        lambda: code_request(
             str(metadata["token_endpoint"]),
             client,
             method,
@@ -373,11 +414,10 @@ def authorize(inp: FlowInput) -> Flow:
             resource=resource,
             audience=issuer,
         ),
-        rev.section("token-handling"),
+        key,
+        rev,
     )
-    assert response is not None
-    tokens = parse_tokens(response, "token-request", rev)
-    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope)
+    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope, key)
 
 
 def _client_credentials(options: ClientOptions, metadata: dict[str, Any]) -> bool:
@@ -394,7 +434,12 @@ def _client_credentials(options: ClientOptions, metadata: dict[str, Any]) -> boo
 
 
 def _client_credentials_grant(
-    inp: FlowInput, metadata: dict[str, Any], issuer: str, resource: str | None, scope: str | None
+    inp: FlowInput,
+    metadata: dict[str, Any],
+    issuer: str,
+    resource: str | None,
+    scope: str | None,
+    key: dict[str, Any] | None,
 ) -> Flow:
     """A client acting on its own behalf: its credentials straight to the token endpoint."""
     assert inp.options.client_id
@@ -405,41 +450,42 @@ def _client_credentials_grant(
         private_key_file=inp.options.private_key_file,
     )
     method = auth_method(client, metadata)
-    response = yield Step(
+    tokens = yield from _token_exchange(
         "token-request",
         "client_credentials grant (SEP-1046: the AS offers no authorization code grant; the client "
         f"acts on its own behalf){' with resource' if resource else ''}; client authentication: {method}",
-        client_credentials_request(
+        "https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx",
+        lambda: client_credentials_request(
             str(metadata["token_endpoint"]), client, method, scope=scope, resource=resource, audience=issuer
         ),
-        "https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx",
+        key,
+        inp.revision,
     )
-    assert response is not None
-    tokens = parse_tokens(response, "token-request", inp.revision)
-    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope)
+    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope, key)
 
 
 def refresh(done: Authorized, rev: Revision) -> Flow:
     """New tokens from the refresh token (AuthFailure `token-refused` when the AS says no)."""
     if not done.tokens.refresh_token:
         raise AuthFailure("refresh", "no-refresh-token", "the token expired and there is no refresh token")
-    response = yield Step(
+    refresh_token = done.tokens.refresh_token
+    tokens = yield from _token_exchange(
         "refresh",
         "refresh_token grant at the token endpoint",
-        refresh_request(
+        rev.section("token-handling"),
+        lambda: refresh_request(
             str(done.metadata["token_endpoint"]),
             done.client,
             auth_method(done.client, done.metadata),
-            refresh_token=done.tokens.refresh_token,
+            refresh_token=refresh_token,
             resource=done.resource,
             audience=done.issuer,
         ),
-        rev.section("token-handling"),
+        done.dpop,
+        rev,
     )
-    assert response is not None
-    tokens = parse_tokens(response, "refresh", rev)
     if tokens.refresh_token is None:
         tokens.refresh_token = done.tokens.refresh_token  # RFC 6749 6: the old one stays valid
     return Authorized(
-        tokens, done.client, done.issuer, done.resource, done.metadata, tokens.scope or done.scope
+        tokens, done.client, done.issuer, done.resource, done.metadata, tokens.scope or done.scope, done.dpop
     )
