@@ -63,15 +63,22 @@ def step_actions(steps: Sequence[m.Step], progress_token: Any = None) -> list[Ac
     """The actions of scenario steps (progress is skipped when the request asked for none)."""
     out: list[Action] = []
     for step in steps:
+        ask = (
+            {"key": step.key, "optional": step.optional}
+            if isinstance(step, m._InputStep) and (step.key is not None or step.optional)
+            else None
+        )
         if isinstance(step, m.SampleStep):
-            out.append(Action("request", {"method": "sampling/createMessage", "params": step.params}))
+            out.append(
+                Action("request", {"method": "sampling/createMessage", "params": step.params}, input=ask)
+            )
         elif isinstance(step, m.ElicitStep):
-            out.append(Action("request", {"method": "elicitation/create", "params": step.params}))
+            out.append(Action("request", {"method": "elicitation/create", "params": step.params}, input=ask))
             if step.params.get("mode") == "url" and step.complete:
                 done = {"elicitationId": step.params.get("elicitationId"), _IF_ACCEPTED: True}
                 out.append(_notify("notifications/elicitation/complete", done))
         elif isinstance(step, m.RootsStep):
-            out.append(Action("request", {"method": "roots/list"}))
+            out.append(Action("request", {"method": "roots/list"}, input=ask))
         elif isinstance(step, m.PingStep):
             out.append(Action("request", {"method": "ping"}))
         elif isinstance(step, m.ProgressStep):
@@ -94,7 +101,10 @@ def step_actions(steps: Sequence[m.Step], progress_token: Any = None) -> list[Ac
             payload: dict[str, Any] = {"method": step.method}
             if step.params is not None:
                 payload["params"] = step.params
-            out.append(Action("request" if isinstance(step, m.RequestStep) else "notify", payload))
+            if isinstance(step, m.RequestStep):
+                out.append(Action("request", payload, input=ask))
+            else:
+                out.append(Action("notify", payload))
         elif isinstance(step, m.SleepStep):
             out.append(Action("sleep", {"seconds": step.seconds}))
         elif isinstance(step, m.RawStep):
@@ -224,7 +234,7 @@ class ScenarioScript:
                     result = {"ttlMs": 0, "cacheScope": "private", **result}
                 result["_meta"] = {**(result.get("_meta") or {}), _SERVER_INFO_KEY: info}
                 payload["result"] = result
-            return Action(action.kind, payload)
+            return Action(action.kind, payload, input=action.input)
 
         return Reaction(actions, render=fill)
 
@@ -346,4 +356,4 @@ class ScenarioScript:
         result: dict[str, Any] = {"messages": prompt.messages or []}
         if prompt.description:
             result["description"] = prompt.description
-        return self._finish(prompt, result, message)
+        return [*step_actions(prompt.steps), *self._finish(prompt, result, message)]
