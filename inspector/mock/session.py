@@ -47,7 +47,7 @@ import orjson
 from inspector.mock.script import Action, Reaction, RecordedAnswer, wire_body
 from inspector.protocol import id_key
 from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, admits, stamp
-from inspector.protocol.mcp_tables import CLIENT_CAPABILITIES_META_KEY
+from inspector.protocol.mcp_tables import CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY
 from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
 from inspector.replay.matching import Miss
 
@@ -137,6 +137,16 @@ def _resume(params: dict[str, Any]) -> tuple[int, list[Any]] | None:
     responses = _responses(params)
     answers += [_answer_of(responses, k) for k in keys]
     return at, answers
+
+
+def _may_log(message: dict[str, Any], notification: dict[str, Any]) -> bool:
+    """Whether a notification may go on a 2026-07-28 request's stream: a log message only when the
+    request's _meta asked for log messages (its logLevel) at that level or above."""
+    if notification.get("method") != "notifications/message":
+        return True
+    meta = (message.get("params") or {}).get("_meta")
+    level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
+    return admits({}, notification, level if isinstance(level, str) else None)
 
 
 def _declared(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -282,6 +292,8 @@ class MockSession:
             else:
                 target = self.background or out
             if action.kind == "notify":
+                if modern and not responded and not _may_log(message, action.payload):
+                    continue  # 2026-07-28: log messages only at the level the request asked for
                 await target({"jsonrpc": "2.0", **action.payload})
             elif action.kind == "request" and modern and not responded:
                 batch = [action]
@@ -301,8 +313,8 @@ class MockSession:
                             keys.append(None)
                             continue
                         text = f"{ask.payload['method']} needs the client capability {need!r}"
-                        data = {"requiredCapabilities": {need: {}}}
-                        await out(_refusal(message, MISSING_CAPABILITY, text, data))
+                        needed: dict[str, Any] = {"requiredCapabilities": {need: {}}}
+                        await out(_refusal(message, MISSING_CAPABILITY, text, needed))
                         return True
                     key = (ask.input or {}).get("key") or f"input-{i}-{n}"
                     keys.append(key)

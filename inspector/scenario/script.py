@@ -43,6 +43,11 @@ CACHEABLE_METHODS = frozenset(
         for arm in (get_args(row) if isinstance(row, UnionType) else (row,))
     )
 )
+# Methods of the handshake revisions that 2026-07-28 removed: a per-request (2026-07-28) call of
+# one is -32601 (Method not found), as the revision asks.
+REMOVED_IN_MODERN = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 _EMPTY_RESULT_METHODS = frozenset(
     {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
@@ -172,7 +177,9 @@ class ScenarioScript:
             (params.get("_meta") or {}).get(_PV_KEY) if isinstance(params.get("_meta"), dict) else None
         )
         if requested is not None and requested not in self.versions:
-            return Reaction([self._unsupported(requested)]), None
+            return Reaction([self._unsupported(requested, modern_request=True)]), None
+        if modern and method in REMOVED_IN_MODERN:
+            return Reaction([_error(-32601, f"Method not found: {method} (removed in {self.version})")]), None
         actions = self._answer(method, params, message)
         if actions is None:
             return self._fallback(message)
@@ -188,11 +195,15 @@ class ScenarioScript:
         }
         self.client = client
 
-    def _unsupported(self, requested: Any) -> Action:
+    def _unsupported(self, requested: Any, *, modern_request: bool = False) -> Action:
+        """UnsupportedProtocolVersionError. To a per-request (2026-07-28) version: the per-request
+        revisions it allows (those server/discover lists), or all when it allows none of them."""
+        modern = [v for v in self.versions if v in MODERN_PROTOCOL_VERSIONS]
+        supported = modern if modern_request and modern else self.versions
         return _error(
             UNSUPPORTED_VERSION,
             f"Unsupported protocol version {requested}",
-            {"supported": self.versions, "requested": requested},
+            {"supported": supported, "requested": requested},
         )
 
     def _fallback(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
