@@ -304,7 +304,9 @@ class _HttpSessions:
     ) -> tuple[str | None, tuple[MockSession, Tap]]:
         if session_id and session_id in self.by_id:
             return session_id, self.by_id[session_id]
-        if any(m.get("method") == "initialize" for m in messages):
+        # An `initialize` opens a session, unless it is a 2026-07-28 (per-request) one: that revision
+        # removed it (answered -32601) and has no sessions.
+        if any(m.get("method") == "initialize" and not _per_request(m) for m in messages):
             new_id = uuid.uuid4().hex
             self.by_id[new_id] = self.make_session()
             return new_id, self.by_id[new_id]

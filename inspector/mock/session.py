@@ -269,8 +269,11 @@ class MockSession:
         modern = "id" in message and is_modern(message)
         start, answers = 0, list[Any]()
         params = message.get("params") or {}
+        # Only a reaction that asks the client something issued a requestState to resume (a
+        # recorded answer is played as recorded: its state was the recorded server's).
+        asking = modern and any(a.kind == "request" for a in reaction.actions)
         try:
-            resumed = _resume(params) if modern else None
+            resumed = _resume(params) if asking else None
         except BadRetry as exc:
             await out(_refusal(message, INVALID_PARAMS, str(exc)))
             return True

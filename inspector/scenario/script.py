@@ -350,8 +350,9 @@ class ScenarioScript:
     def _read(self, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:
         uri = str(params.get("uri", ""))
         item, _variables = self.offer.resource(uri)
-        if item is None:
-            return [_error(-32002, f"Resource not found: {uri}", {"uri": uri})]
+        if item is None:  # 2026-07-28 renumbered it to -32602 (Invalid params)
+            code = -32602 if is_modern(message) else -32002
+            return [_error(code, f"Resource not found: {uri}", {"uri": uri})]
         content: dict[str, Any] = {"uri": uri, "text": item.text if item.text is not None else ""}
         if item.mimeType:
             content["mimeType"] = item.mimeType

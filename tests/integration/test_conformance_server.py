@@ -25,15 +25,26 @@ import anyio
 import pytest
 
 from inspector.scenario.runner import ServeOptions
+from inspector.store import list_sessions, open_engine
 from tests.conformance.suite import NODE, SUITE_NEXT
-from tests.http_peers import proxy_in_process
+from tests.http_peers import LineProcess, proxy_in_process
 from tests.integration.serve_helpers import serving
+from tests.warm_peers import inspector_argv
 
 pytestmark = pytest.mark.anyio
 
 REQUIREMENTS = ("2026-07-28", "2025-11-25")
 # Scored scenarios that do not pass yet, with the reason (each leg).
 KNOWN: dict[str, dict[str, str]] = {"2026-07-28": {}, "2025-11-25": {}}
+# The mock leg (2026-07-28): `mock-server` plays the proxy's recorded session of the suite's SDK
+# client (`conformance-test-client`, every scenario that connects as a client does). Scenarios
+# whose requests the proxy recorded in other sessions are not covered by it:
+NOT_COVERED = {
+    "server-stateless": (
+        "its raw probes (no clientInfo, other client identities) are grouped into sessions of their "
+        "own; a mock server plays one session"
+    ),
+}
 _DIR = re.compile(r"^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
 
@@ -91,6 +102,33 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(run_leg, "direct", url)
                     tg.start_soon(run_leg, "proxy", proxied)
+    if requirements == "2026-07-28":
+        engine = open_engine(tmp_path / "proxy.db")
+        try:
+            sdk = [
+                s
+                for s in list_sessions(engine)
+                if (s.client_info or {}).get("name") == "conformance-test-client"
+            ]
+        finally:
+            engine.dispose()
+        played = max(sdk, key=lambda s: s.message_count or 0)
+        argv = inspector_argv(
+            "mock-server",
+            str(played.id),
+            "--db",
+            str(tmp_path / "proxy.db"),
+            "--http",
+            "127.0.0.1:0",
+            warm=True,
+        )
+        mock = LineProcess(argv)
+        try:
+            mocked = mock.wait_for(r"mock server at (http://\S+/mcp)").group(1)
+            with anyio.fail_after(240):
+                legs["mock"] = await _run(mocked, requirements, tmp_path / "mock")
+        finally:
+            mock.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = []
     for name in sorted({s for checks, _ in legs.values() for s in checks}):
@@ -103,6 +141,8 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
     )
     print(table)
     for leg, (checks, output) in legs.items():
+        if leg == "mock":
+            continue
         missing = [s for s in scored if s not in checks]
         assert not missing, f"{leg}: the suite did not run {missing}\n{output[-3000:]}"
         failing = {s for s in scored if _count(checks[s])[1] or not checks[s]}
@@ -116,3 +156,13 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
         if {(c["id"], c["status"]) for c in direct[s]} != {(c["id"], c["status"]) for c in proxy.get(s, [])}
     }
     assert not differ, f"the proxy scores differently: {differ}{table}"
+    if "mock" in legs:
+        mocked_checks = legs["mock"][0]
+        differ = {
+            s: (_count(direct[s]), _count(mocked_checks.get(s, [])))
+            for s in scored
+            if s not in NOT_COVERED
+            and {(c["id"], c["status"]) for c in direct[s]}
+            != {(c["id"], c["status"]) for c in mocked_checks.get(s, [])}
+        }
+        assert not differ, f"the mock server of the recording scores differently: {differ}{table}"

@@ -4,7 +4,9 @@ _meta (or without its protocol version or client capabilities) was served (must 
 HTTP 400); a _meta version unlike the MCP-Protocol-Version header got -32022 with 200 (must be
 HeaderMismatch -32020 with 400); an unsupported version got 200 and listed handshake revisions;
 the methods 2026-07-28 removed (initialize, ping, ...) were served (must be -32601 with 404, as an
-unknown method); a capability the client did not declare was asked for anyway (must be -32021
+unknown method, and a 2026-07-28 `initialize` opened a session: Mcp-Session-Id, which lint flags);
+a missing resource got -32002 (2026-07-28 renumbered it to -32602, lint's error-code-renumbered);
+a capability the client did not declare was asked for anyway (must be -32021
 with 400); and log messages went out on a request that set no log level."""
 
 from __future__ import annotations
@@ -82,6 +84,18 @@ async def test_stateless_requests_get_the_revisions_errors_and_statuses(tmp_path
                 ):
                     status, frames = await _post(client, url, method, {"_meta": META})
                     assert (status, frames[-1]["error"]["code"]) == (404, -32601), method
+                opened = await client.post(
+                    url,
+                    json={"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {"_meta": META}},
+                    headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": V},
+                )
+                assert opened.status_code == 404 and "mcp-session-id" not in opened.headers
+                status, frames = await _post(
+                    client, url, "resources/read", {"uri": "test://nothing", "_meta": META}
+                )
+                assert frames[-1]["error"]["code"] == -32602 and frames[-1]["error"]["data"] == {
+                    "uri": "test://nothing"
+                }
                 call = {"name": "test_missing_capability", "arguments": {}, "_meta": META}
                 status, frames = await _post(client, url, "tools/call", call)
                 error = frames[-1]["error"]
