@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -39,19 +40,31 @@ def main() -> int:
     # --browser: authorize through the system browser ($BROWSER) and the loopback listener.
     mode = [] if "--browser" in sys.argv[1:-1] else ["--auth-non-interactive"]
     auth_args = ["--auth", *mode, "--client-metadata-url", CLIENT_METADATA_URL, "--auth-wait", "20"]
+    # The revision the scenario runs at (the suite says; 2026-07-28 is `discover`, not `initialize`).
+    if os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION"):
+        auth_args += ["--protocol-version", os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"]]
     if "--no-auth" in sys.argv[1:-1]:  # what `call` does without --auth (a test of its message)
         auth_args = []
     if auth_args and context.get("client_id"):
         auth_args += ["--client-id", str(context["client_id"])]
     if auth_args and context.get("client_secret"):
         auth_args += ["--client-secret", str(context["client_secret"])]
-    status, out = _call(url, "tools/list", None, auth_args)
-    if status != 0:
+    if auth_args and context.get("private_key_pem"):  # private_key_jwt: the key as a file of its own
+        fd, key_file = tempfile.mkstemp(suffix=".pem")
+        with os.fdopen(fd, "w") as f:
+            f.write(str(context["private_key_pem"]))
+        auth_args += ["--client-private-key", key_file]
+    try:
+        status, out = _call(url, "tools/list", None, auth_args)
+        if status != 0:
+            return status
+        tools = json.loads(out).get("tools") or []
+        if tools:
+            status, _ = _call(url, "tools/call", {"name": tools[0]["name"], "arguments": {}}, auth_args)
         return status
-    tools = json.loads(out).get("tools") or []
-    if tools:
-        status, _ = _call(url, "tools/call", {"name": tools[0]["name"], "arguments": {}}, auth_args)
-    return status
+    finally:
+        if "--client-private-key" in auth_args:
+            os.unlink(auth_args[auth_args.index("--client-private-key") + 1])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ request = {
     "argv": sys.argv[1:],
     "scenario": os.environ.get("MCP_CONFORMANCE_SCENARIO", ""),
     "context": os.environ.get("MCP_CONFORMANCE_CONTEXT"),
+    "protocol_version": os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION"),
 }
 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
     conn.connect(os.environ["MCP_CONFORMANCE_FORWARD"])
