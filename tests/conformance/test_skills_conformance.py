@@ -1,5 +1,5 @@
 """The newest conformance suite's six SEP-2640 (Skills) scenarios: its server scenarios against
-`serve skills` (in this process) and its client scenarios against `mcp-inspect call`
+`serve conformance` (in this process) and its client scenarios against `mcp-inspect call`
 (tests/conformance/skills_client.py, one Python process per scenario, the calls in-process). Every
 check passes (none is skipped, none fails)."""
 
@@ -48,13 +48,13 @@ def _suite(*args: str, out: Path, env: dict[str, str] | None = None) -> str:
     ("revision", "scenarios"),
     [("2026-07-28", SERVER_SCENARIOS), ("2025-11-25", ("sep-2640-skills-enumeration",))],
 )
-def test_skills_server_scenarios_pass_against_serve_skills(
+def test_skills_server_scenarios_pass_against_serve_conformance(
     tmp_path: Path, revision: str, scenarios: tuple[str, ...]
 ) -> None:
     """On 2025-11-25 the cache attributes (ttlMs, cacheScope: 2026-07-28) are the suite's to skip."""
     from inspector.scenario.runner import ServeOptions
 
-    with serve_http_in_process(tmp_path / "serve.db", ServeOptions(scenario="skills")) as url:
+    with serve_http_in_process(tmp_path / "serve.db", ServeOptions(scenario="conformance")) as url:
         for scenario in scenarios:
             out = tmp_path / scenario
             said = _suite("server", "--url", url, "--scenario", scenario, "--spec-version", revision, out=out)
