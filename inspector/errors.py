@@ -81,6 +81,7 @@ __all__ = [
     "SchemaTooNewError",
     "ServeStartFailed",
     "SettingsError",
+    "SkillVerificationError",
     "SpawnError",
     "StartFailed",
     "StoreError",
@@ -158,6 +159,16 @@ class InterceptRemoteError(InspectorError):
 
 class ScenarioError(InspectorError):
     """A scenario file that cannot be read or does not follow the format."""
+
+
+class SkillVerificationError(InspectorError):
+    """A skill file (SEP-2640) that does not match its `skills/list` entry (size, digest, or the
+    SKILL.md frontmatter): its content is not used. `uri` is the file, `check` size|digest|frontmatter."""
+
+    def __init__(self, uri: str, check: str, message: str) -> None:
+        super().__init__(f"skill file {uri}: {message}")
+        self.uri = uri
+        self.check = check
 
 
 class HarFormatError(InspectorError):

@@ -31,6 +31,7 @@ from inspector.api import (
     routes_serve_processes,
     routes_sessions,
     routes_share,
+    routes_skills,
     routes_storage,
     routes_versions,
 )
@@ -121,6 +122,7 @@ def create_app(
     app.include_router(routes_share.router)
     app.include_router(routes_intercept.router)
     app.include_router(routes_apps.router)
+    app.include_router(routes_skills.router)
 
     @app.websocket("/api/live")
     async def live(websocket: WebSocket) -> None:

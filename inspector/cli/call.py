@@ -59,6 +59,13 @@ def call(
         bool, typer.Option(help="Ask for progress notifications and print them on stderr.")
     ] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the answer.")] = 60.0,
+    fetch_skills: Annotated[
+        bool,
+        typer.Option(
+            help="With skills/list or skills/get: load each skill, SKILL.md first, verifying every file "
+            "against its entry (size, sha256 digest, SKILL.md frontmatter); a mismatch stops with exit 1."
+        ),
+    ] = False,
     db: DbOption = None,
     redact: RedactOption = None,
     redact_path: RedactPathOption = None,
@@ -110,6 +117,8 @@ def call(
         raise InspectorError(f"--params is not valid JSON: {exc}") from None
     if parsed is not None and not isinstance(parsed, dict):
         raise InspectorError("--params must be a JSON object")
+    if fetch_skills and method not in ("skills/list", "skills/get"):
+        raise InspectorError("--fetch-skills goes with skills/list or skills/get")
     wanted = auth_request(
         auth, url, client_id, client_secret, client_metadata_url, scope, auth_non_interactive, auth_wait
     )
@@ -131,5 +140,6 @@ def call(
         timeout=timeout,
         db=db,
         auth=wanted,
+        fetch_skills=fetch_skills,
     )
     raise typer.Exit(run_call(options))

@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts
-from inspector.protocol.mcp_tables import is_version_at_least
+from inspector.protocol.mcp_tables import EXTENSION_CLIENT_REQUESTS, is_version_at_least
 
 __all__ = ["CapabilityCheck"]
 
@@ -114,6 +114,23 @@ class CapabilityCheck:
 
     def _client_request(self, ctx: RowContext, item: Classified) -> Iterator[Hit]:
         caps = ctx.facts.server_capabilities
+        extension = EXTENSION_CLIENT_REQUESTS.get(item.method or "")
+        if extension is not None and caps is not None:
+            declared = caps.get("extensions")
+            settings = declared.get(extension) if isinstance(declared, dict) else None
+            if settings is None:
+                yield (
+                    "skills-extension-not-declared",
+                    f"{item.method}, but the server did not declare the {extension} extension",
+                )
+            elif item.method == "resources/directory/read" and not (
+                isinstance(settings, dict) and settings.get("directoryRead") is True
+            ):
+                yield (
+                    "skills-extension-not-declared",
+                    f"{item.method}, but the server's {extension} extension does not declare directoryRead",
+                )
+            return
         feature = _SERVER_FEATURES.get(item.method or "")
         if caps is None or feature is None or not _at_least(ctx.revision, feature[2]):
             return

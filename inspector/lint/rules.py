@@ -416,6 +416,24 @@ _ALL = (
         "Versioning",
         "basic/lifecycle#version-negotiation",
     ),
+    Rule(
+        "skills-invalid-shape",
+        "error",
+        "A message of the Skills extension (skills/list, skills/get, resources/directory/read) does not have "
+        "the shape SEP-2640 states: entries carry uri, frontmatter (name, description) and resources "
+        '({uri, digest: sha256:<hex>, size} for every file, SKILL.md included, or "dynamic").',
+        "Schema › ServerCapabilities.extensions (SEP-2640 Skills: modelcontextprotocol.io/seps/2640-skills-extension)",
+        "schema#servercapabilities",
+    ),
+    Rule(
+        "skills-extension-not-declared",
+        "warning",
+        "A client SHOULD call skills/list, skills/get and resources/directory/read only on a server that "
+        "declared the io.modelcontextprotocol/skills extension (resources/directory/read: with directoryRead: "
+        "true).",
+        "Schema › ServerCapabilities.extensions (SEP-2640 Skills: modelcontextprotocol.io/seps/2640-skills-extension)",
+        "schema#servercapabilities",
+    ),
 )
 
 RULES: dict[str, Rule] = {r.id: r for r in _ALL}

@@ -20,9 +20,11 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
+from inspector.lint import skills as _skills
 from inspector.lint.lean import lean_validator
 from inspector.lint.revision import RowContext
 from inspector.protocol import Classified, Kind, ParseStatus, SessionFacts, method_allowed
+from inspector.protocol.mcp_tables import EXTENSION_CLIENT_REQUESTS
 
 __all__ = ["CACHEABLE", "REMOVED_2026", "TASKS_EXTENSION", "ShapeCheck", "describe_errors", "frame_hits"]
 
@@ -193,6 +195,18 @@ class ShapeCheck:
     def _gate(direction: str, kind: Kind, method: str, revision: str | None, facts: SessionFacts) -> _Gate:
         """Whether the method may be sent this way in this revision (the hits when not), and
         whether its frame's shape is then checked."""
+        if method in EXTENSION_CLIENT_REQUESTS:  # SEP-2640 Skills: shapes in `lint.skills`
+            if direction == "s2c":
+                return (
+                    (
+                        "method-not-in-revision",
+                        f"{method} is a client-to-server request of {EXTENSION_CLIENT_REQUESTS[method]}; "
+                        "it was sent server-to-client",
+                    ),
+                ), False
+            if kind is not Kind.REQUEST:
+                return (("invalid-shape", f"{method} is a request; it was sent without an id"),), False
+            return (), True
         if method not in _KNOWN[direction]:
             other = "s2c" if direction == "c2s" else "c2s"
             if method.startswith("tasks/") and _declares_tasks(facts):
@@ -238,6 +252,10 @@ class ShapeCheck:
         self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
     ) -> tuple[Hit, ...]:
         """The shape findings of a result answering `method` (the row's `method` column)."""
+        if method in EXTENSION_CLIENT_REQUESTS and direction == "s2c":
+            return _skills.result_hits(
+                method, revision, payload.get("result") if isinstance(payload, dict) else None
+            )
         key = (direction, method, revision)
         lean = self._result_shapes.get(key, _NOT_LOOKED_UP)
         if lean is _NOT_LOOKED_UP:
@@ -278,6 +296,8 @@ _FRAME_FIELDS = frozenset({"jsonrpc", "method", "id", "params"})
 
 def frame_hits(kind: Kind, method: str, payload: Any, revision: str, direction: str) -> tuple[Hit, ...]:
     """The shape findings of a request or notification whose method passed the gate."""
+    if method in EXTENSION_CLIENT_REQUESTS:
+        return _skills.params_hits(method, payload)
     key = (kind, method, revision, direction)
     params_only = _PARAMS_ONLY.get(key)
     if params_only is not None and type(payload) is dict and "params" in payload:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from inspector.command_setup import err, open_db_store, print_error
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, SkillVerificationError
 from inspector.terminal_text import markup_safe, visible_json
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ class CallOptions:
     timeout: float = 60.0
     db: str | None = None
     auth: AuthRequest | None = None  # checked --auth options (a URL target only)
+    fetch_skills: bool = False  # skills/list or skills/get: load each skill, verifying its files
 
 
 def run_call(opts: CallOptions) -> int:
@@ -82,6 +83,13 @@ def run_call(opts: CallOptions) -> int:
                         answer = first
                     else:
                         answer = await client.request(opts.method, opts.params, progress=opts.progress)
+                    if opts.fetch_skills and "result" in answer:
+                        from inspector.mock.skills import fetch_skills
+
+                        async def request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+                            return await client.request(method, params)
+
+                        answer = {"result": await fetch_skills(request, opts.method, answer["result"])}
                 finally:
                     await client.close()
                     tg.cancel_scope.cancel()
@@ -97,7 +105,7 @@ def run_call(opts: CallOptions) -> int:
             cause = cause.exceptions[0]
         if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
             print_error(cause)
-            return 2
+            return 1 if isinstance(cause, SkillVerificationError) else 2
         err().print(
             f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
         )

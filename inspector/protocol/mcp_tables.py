@@ -19,6 +19,7 @@ __all__ = [
     "CLIENT_NOTIFICATIONS",
     "CLIENT_REQUESTS",
     "CLIENT_RESULTS",
+    "EXTENSION_CLIENT_REQUESTS",
     "HANDSHAKE_PROTOCOL_VERSIONS",
     "KNOWN_PROTOCOL_VERSIONS",
     "LOG_LEVEL_META_KEY",
@@ -143,3 +144,11 @@ SERVER_NOTIFICATIONS = _pairs(
 # The (method, revision) pairs of `mcp_types.methods`' result tables: every request has a result.
 SERVER_RESULTS = CLIENT_REQUESTS
 CLIENT_RESULTS = SERVER_REQUESTS
+
+# Client requests of extensions (not in `mcp-types`): method -> the extension a server declares under
+# capabilities.extensions to take it. SEP-2640 Skills (`inspector.protocol.skills`), in every revision.
+EXTENSION_CLIENT_REQUESTS: dict[str, str] = {
+    "skills/list": "io.modelcontextprotocol/skills",
+    "skills/get": "io.modelcontextprotocol/skills",
+    "resources/directory/read": "io.modelcontextprotocol/skills",
+}

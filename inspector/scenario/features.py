@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from inspector.scenario.models import Completion, Prompt, Resource, ResourceTemplate, Scenario, Tool
+from inspector.scenario.skills import SKILLS_EXTENSION, SkillSet
 
 __all__ = ["APPS_EXTENSION", "Offer", "match_template", "offers_apps", "wire_tool"]
 
@@ -63,10 +64,11 @@ class Offer:
         self.tools: dict[str, Tool] = {t.name: t for t in scenario.tools}
         self.resources: dict[str, Resource] = {r.uri: r for r in scenario.resources}
         self.prompts: dict[str, Prompt] = {p.name: p for p in scenario.prompts}
+        self.skills = SkillSet(scenario.skills)
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {"logging": {}, "tools": {"listChanged": True}}
-        if self.resources or self.scenario.resourceTemplates:
+        if self.resources or self.scenario.resourceTemplates or self.scenario.skills:
             caps["resources"] = {"subscribe": True, "listChanged": True}
         if self.prompts:
             caps["prompts"] = {"listChanged": True}
@@ -74,6 +76,8 @@ class Offer:
             caps["completions"] = {}
         if offers_apps(self.scenario):
             caps["extensions"] = {APPS_EXTENSION: {}}
+        if self.scenario.skills:  # skill files are served through resources/read
+            caps.setdefault("extensions", {})[SKILLS_EXTENSION] = {"directoryRead": True}
         return caps
 
     def server_info(self) -> dict[str, Any]:
@@ -85,6 +89,7 @@ class Offer:
         if method == "resources/list":
             return {
                 "resources": [_with_meta(_wire(r, _WIRE_RESOURCE), r.meta) for r in self.resources.values()]
+                + self.skills.listed
             }
         if method == "resources/templates/list":
             return {"resourceTemplates": [_wire(t, _WIRE_TEMPLATE) for t in self.scenario.resourceTemplates]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from importlib import resources
@@ -18,9 +19,9 @@ __all__ = ["BUNDLED_SCENARIOS", "DEFAULT_SCENARIO", "load_scenario", "parse_scen
 
 DEFAULT_SCENARIO = "default.yaml"
 # Scenarios shipped with the package, chosen by name (`serve conformance`): `default` (one tool per
-# feature) and `conformance` (the reference server for the official conformance suite). A path
-# that exists wins over a name.
-BUNDLED_SCENARIOS = ("default", "conformance")
+# feature), `conformance` (the reference server for the official conformance suite) and `skills`
+# (agent skills, SEP-2640). A path that exists wins over a name.
+BUNDLED_SCENARIOS = ("default", "conformance", "skills")
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -134,6 +135,22 @@ def read_resource_files(scenario: Scenario, path: Path) -> Scenario:
         except UnicodeDecodeError:
             raise ScenarioError(f"{path}: resource {res.uri}: {where} is not UTF-8 text") from None
         res.file = None
+    for skill in scenario.skills:
+        for sf in skill.files:
+            if sf.file is None:
+                continue
+            where = (path.parent / sf.file).resolve()
+            try:
+                data = where.read_bytes()
+            except OSError as exc:
+                raise ScenarioError(
+                    f"{path}: skill {skill.name} file {sf.path}: cannot read {where}: {exc.strerror or exc}"
+                ) from None
+            try:
+                sf.text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                sf.blob = base64.b64encode(data).decode()
+            sf.file = None
     return scenario
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "Resource",
     "ResourceTemplate",
     "Scenario",
+    "Skill",
+    "SkillFile",
     "Step",
     "Timer",
     "Tool",
@@ -251,6 +253,81 @@ class Completion(_Model):
     values: list[str] = Field(description="Candidates; those starting with the typed value are returned.")
 
 
+# The Agent Skills naming rules: 1-64 of a-z, 0-9 and -, no leading, trailing or double hyphen.
+SKILL_NAME = r"^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$"
+
+
+class SkillFile(_Model):
+    """A file of a skill besides its SKILL.md, served at skill://<skill-path>/<path>."""
+
+    path: str = Field(description="Path inside the skill directory, e.g. references/FORMS.md.")
+    text: str | None = Field(None, description="The file's text (UTF-8; served as it is, not templated).")
+    blob: str | None = Field(None, description="The file's bytes, base64 (a binary file).")
+    file: str | None = Field(
+        None, description="Read the bytes from this file (relative to the scenario file)."
+    )
+    mimeType: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SkillFile:
+        if sum(x is not None for x in (self.text, self.blob, self.file)) != 1:
+            raise ValueError("give the file's text, blob or file (exactly one)")
+        parts = self.path.split("/")
+        if self.path.startswith("/") or any(p in ("", ".", "..") for p in parts) or self.path == "SKILL.md":
+            raise ValueError(f"{self.path!r} is not a relative path inside the skill (nor SKILL.md)")
+        return self
+
+
+class Skill(_Model):
+    """An agent skill (SEP-2640, extension io.modelcontextprotocol/skills): its SKILL.md is built
+    from name, description, frontmatter and body (or given whole as `manifest`); `skills/list`
+    carries each file's sha256 digest and size, computed from the bytes served."""
+
+    name: str = Field(
+        pattern=SKILL_NAME, description="The skill name: the final skill-path segment and frontmatter name."
+    )
+    path: str | None = Field(
+        None, description="Segments before the name (skill://<path>/<name>/SKILL.md), e.g. acme/billing."
+    )
+    description: str | None = Field(
+        None, description="The frontmatter description (required unless in manifest)."
+    )
+    frontmatter: dict[str, JSON] = Field(
+        default_factory=dict, description="More frontmatter fields (license, metadata, allowed-tools, ...)."
+    )
+    body: str = Field("", description="The Markdown after the frontmatter.")
+    manifest: str | None = Field(
+        None, description="The whole SKILL.md as it is (frontmatter block first) instead of the fields above."
+    )
+    files: list[SkillFile] = Field(default_factory=list)
+    tamper: Literal["digest", "size", "frontmatter"] | None = Field(
+        None,
+        description="Serve a SKILL.md that does not match its listing on purpose (a client MUST refuse it): "
+        "other bytes of the same size, more bytes, or another frontmatter (with a matching digest).",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Skill:
+        if "--" in self.name:
+            raise ValueError(f"skill name {self.name!r} has a double hyphen")
+        if self.manifest is not None and (self.description is not None or self.frontmatter or self.body):
+            raise ValueError("give the manifest, or description/frontmatter/body, not both")
+        if self.manifest is None and not self.description:
+            raise ValueError("a skill needs a description (or a manifest)")
+        if self.path is not None and any(p in ("", ".", "..") for p in self.path.split("/")):
+            raise ValueError(f"skill path {self.path!r} has an empty or dot segment")
+        paths = [f.path for f in self.files]
+        dupes = sorted({p for p in paths if paths.count(p) > 1})
+        if dupes:
+            raise ValueError(f"duplicate skill file(s) {dupes}")
+        from inspector.scenario.skills import manifest_problem
+
+        problem = manifest_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
 class Timer(_Model):
     after: float = Field(0, ge=0, le=86400, description="Seconds after the client is initialized.")
     every: float | None = Field(None, gt=0, le=86400, description="Repeat with this period.")
@@ -293,6 +370,11 @@ class Scenario(_Model):
     resourceTemplates: list[ResourceTemplate] = Field(default_factory=list)
     prompts: list[Prompt] = Field(default_factory=list)
     completions: list[Completion] = Field(default_factory=list)
+    skills: list[Skill] = Field(
+        default_factory=list,
+        description="Agent skills (SEP-2640): declares io.modelcontextprotocol/skills and answers "
+        "skills/list, skills/get, resources/directory/read and resources/read of their files.",
+    )
     timers: list[Timer] = Field(default_factory=list)
     recording: str | None = Field(
         None, description="Answer requests the scenario does not know from this session."
@@ -310,6 +392,7 @@ class Scenario(_Model):
             ("tool", [t.name for t in self.tools]),
             ("resource", [r.uri for r in self.resources]),
             ("prompt", [p.name for p in self.prompts]),
+            ("skill", [f"{s.path}/{s.name}" if s.path else s.name for s in self.skills]),
         ):
             dupes = sorted({n for n in names if names.count(n) > 1})
             if dupes:

@@ -26,6 +26,7 @@ from inspector.protocol.versions import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROT
 from inspector.replay.matching import Miss
 from inspector.scenario import models as m
 from inspector.scenario.features import Offer
+from inspector.scenario.skills import SKILL_METHODS
 from inspector.scenario.template import render
 
 __all__ = ["UNSUPPORTED_VERSION", "ScenarioScript", "step_actions"]
@@ -34,6 +35,7 @@ UNSUPPORTED_VERSION = -32022
 _PV_KEY = "io.modelcontextprotocol/protocolVersion"
 _SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 _IF_ACCEPTED = "_mcpInspectIfAccepted"
+_VERBATIM = "_mcpInspectVerbatim"
 # Methods whose 2026-07-28 results must carry the caching fields (ttlMs, cacheScope).
 CACHEABLE_METHODS = frozenset(
     method
@@ -58,6 +60,11 @@ def _error(code: int, message: str, data: Any = None) -> Action:
     if data is not None:
         error["data"] = data
     return Action("respond", {"error": error})
+
+
+def _verbatim(result: dict[str, Any]) -> Action:
+    """An answer whose strings are not templates (a skill file's bytes are served as they are)."""
+    return Action("respond", {"result": result, _VERBATIM: True})
 
 
 def _notify(method: str, params: dict[str, Any] | None = None) -> Action:
@@ -231,7 +238,8 @@ class ScenarioScript:
                 if not (isinstance(last, dict) and last.get("action") == "accept"):
                     return None
             try:
-                payload = render(payload, {**context, "answers": answers})
+                if not payload.pop(_VERBATIM, False):
+                    payload = render(payload, {**context, "answers": answers})
             except TemplateError as exc:
                 if action.kind != "respond":
                     return Action(
@@ -271,11 +279,42 @@ class ScenarioScript:
             return [Action("respond", {"result": self.offer.complete(params)})]
         if method == "tools/call":
             return self._tool_call(params, message)
+        if method in SKILL_METHODS and self.scenario.skills:
+            return self._skills(method, params, message)
+        if method == "resources/read" and self.offer.skills.read(str(params.get("uri", ""))) is not None:
+            return [_verbatim(self.offer.skills.read(str(params["uri"])) or {})]
         if method == "resources/read":
             return self._read(params, message)
         if method == "prompts/get":
             return self._prompt(params, message)
         return None
+
+    def _skills(self, method: str, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:
+        """SEP-2640: skills/list (one page), skills/get and resources/directory/read of a skill
+        directory; an unknown URI or cursor is -32602."""
+        skills = self.offer.skills
+        uri = params.get("uri")
+        result: dict[str, Any] | None
+        if method == "skills/list":
+            if params.get("cursor") is not None:
+                return [_error(-32602, f"Invalid cursor: {params.get('cursor')!r}")]
+            result = skills.list_result()
+        elif not isinstance(uri, str):
+            return [_error(-32602, f"{method} needs a uri (a string)")]
+        elif method == "skills/get":
+            entry = skills.entry(uri)
+            if entry is None:
+                return [_error(-32602, f"Unknown skill: {uri}", {"uri": uri})]
+            result = {"skill": entry}
+        else:
+            if params.get("cursor") is not None:
+                return [_error(-32602, f"Invalid cursor: {params.get('cursor')!r}")]
+            result = skills.directory(uri)
+            if result is None:
+                return [_error(-32602, f"Not a directory: {uri}", {"uri": uri})]
+        if method != "resources/directory/read" and is_modern(message):
+            result = {"ttlMs": 0, "cacheScope": "private", **result}  # cacheable results (SEP-2549)
+        return [_verbatim(result)]
 
     def _listen(self, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:
         """2026-07-28 `subscriptions/listen`: the honored filter, then the timers on that stream

@@ -18,6 +18,7 @@ from tests.lint_recordings import (
     request,
     result,
 )
+from tests.lint_skills_recordings import SKILLS_CASES
 from tests.lint_wire_recordings import WIRE_CASES
 
 Case = Callable[[], tuple[list[dict[str, Any]], int]]  # rows, seq of the offending message
@@ -341,6 +342,7 @@ def _server_crashed() -> tuple[list[dict[str, Any]], int]:
 
 CASES.update(AUTH_CASES)  # the authorization rules' cases (tests/lint_auth_recordings.py)
 CASES.update(WIRE_CASES)  # the 2026-07-28 wire rules' cases (tests/lint_wire_recordings.py)
+CASES.update(SKILLS_CASES)  # the Skills extension's (SEP-2640) cases (tests/lint_skills_recordings.py)
 
 
 def test_every_rule_has_a_case() -> None:

@@ -1180,6 +1180,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Skills (SEP-2640) of a recorded session */
+        get: operations["skills_route_api_sessions__session_id__skills_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage": {
         parameters: {
             query?: never;
@@ -4445,6 +4462,96 @@ export interface components {
              * @enum {string}
              */
             type: "session_updated";
+        };
+        /** SkillFileOut */
+        SkillFileOut: {
+            /**
+             * Digest
+             * @description the digest the entry lists
+             */
+            digest?: string | null;
+            /**
+             * Problem
+             * @description what did not match (size, digest, frontmatter)
+             */
+            problem?: string | null;
+            /** Read Digest */
+            read_digest?: string | null;
+            /**
+             * Read Seq
+             * @description seq of the newest recorded resources/read answer
+             */
+            read_seq?: number | null;
+            /** Read Size */
+            read_size?: number | null;
+            /**
+             * Size
+             * @description the size the entry lists
+             */
+            size?: number | null;
+            /**
+             * Status
+             * @description the recorded read of the file against its entry: verified, mismatch or unread
+             * @enum {string}
+             */
+            status: "verified" | "mismatch" | "unread";
+            /** Uri */
+            uri: string;
+        };
+        /** SkillOut */
+        SkillOut: {
+            /** Description */
+            description?: string | null;
+            /**
+             * Dynamic
+             * @description the entry lists its files as "dynamic" (no manifest of digests)
+             */
+            dynamic: boolean;
+            /** Files */
+            files: components["schemas"]["SkillFileOut"][];
+            /**
+             * Frontmatter
+             * @description the entry's frontmatter
+             */
+            frontmatter: {
+                [key: string]: unknown;
+            };
+            /**
+             * List Seq
+             * @description seq of the skills/list or skills/get answer that gave the entry
+             */
+            list_seq: number;
+            /**
+             * Manifest
+             * @description the SKILL.md text as recorded, when it was read
+             */
+            manifest?: string | null;
+            /** Name */
+            name?: string | null;
+            /** Uri */
+            uri: string;
+        };
+        /** SkillsOut */
+        SkillsOut: {
+            /**
+             * Declared
+             * @description the server declared the io.modelcontextprotocol/skills extension
+             */
+            declared: boolean;
+            /**
+             * Directory Read
+             * @description ... with directoryRead: true
+             */
+            directory_read: boolean;
+            /**
+             * Mismatches
+             * @description files whose recorded read does not match their entry
+             */
+            mismatches: number;
+            /** Session Id */
+            session_id: number;
+            /** Skills */
+            skills: components["schemas"]["SkillOut"][];
         };
         /** StdioCommand */
         StdioCommand: {
@@ -7960,6 +8067,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    skills_route_api_sessions__session_id__skills_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };

@@ -12,6 +12,7 @@ import { diffUrl } from "./diffUrl";
 import { useKeys } from "./hooks";
 import { useIntercept } from "./interceptState";
 import { useApps } from "../apps/useApps";
+import { useSkills } from "../skills/useSkills";
 import { PauseButton } from "./RecordingPause";
 
 // The timeline is what a session's link opens (on a large session, its first rows are what the page
@@ -24,6 +25,7 @@ const MockServerDialog = lazy(() => import("./MockServerDialog").then((m) => ({ 
 const ReplayDialog = lazy(() => import("./ReplayDialog").then((m) => ({ default: m.ReplayDialog })));
 const InterceptPanel = lazy(() => import("./InterceptPanel").then((m) => ({ default: m.InterceptPanel })));
 const AppsTab = lazy(() => import("../apps/AppsTab").then((m) => ({ default: m.AppsTab })));
+const SkillsTab = lazy(() => import("../skills/SkillsTab").then((m) => ({ default: m.SkillsTab })));
 
 /** What a session's tab gets from the page around it (the tabs are nested routes: `sessionRoutes`). */
 interface SessionTab {
@@ -31,6 +33,7 @@ interface SessionTab {
   session: Session | null;
   firstRows: () => void;
   apps: ReturnType<typeof useApps>["apps"];
+  skills: ReturnType<typeof useSkills>["skills"];
   intercept: ReturnType<typeof useIntercept>;
 }
 
@@ -57,6 +60,7 @@ export const sessionRoutes = (
     <Route path="info" element={<Tab view={(t) => t.session && <Info session={t.session} />} />} />
     <Route path="apps" element={<Tab view={(t) => <AppsTab sessionId={t.id} apps={t.apps} />} />} />
     <Route path="apps/:seq" element={<Tab view={(t) => <AppsTab sessionId={t.id} apps={t.apps} />} />} />
+    <Route path="skills" element={<Tab view={(t) => <SkillsTab sessionId={t.id} skills={t.skills} />} />} />
     <Route path="intercept" element={<Tab view={(t) => <InterceptPanel sessionId={t.id} intercept={t.intercept} />} />} />
     <Route path="*" element={null} />
   </>
@@ -73,6 +77,7 @@ export function SessionPage() {
   const [rowsShown, setRowsShown] = useState(false);
   const firstRows = useCallback(() => setRowsShown(true), []);
   const { apps } = useApps(id, rowsShown || !onTimeline);
+  const { skills } = useSkills(id, rowsShown || !onTimeline);
   if (!Number.isInteger(id)) return <p className="error">Not a session id.</p>;
   if (error) return <p className="error" data-testid="error">{error}</p>;
   const http = session?.kind === "http-proxy";
@@ -98,6 +103,11 @@ export function SessionPage() {
             Apps
           </NavLink>
         )}
+        {skills?.declared && (
+          <NavLink to={`/sessions/${id}/skills`} data-testid="skills-tab">
+            Skills
+          </NavLink>
+        )}
         {intercept.state && (
           <NavLink to={`/sessions/${id}/intercept`} data-testid="intercept-tab">
             Intercept
@@ -109,7 +119,7 @@ export function SessionPage() {
           </NavLink>
         )}
       </nav>
-      <Outlet context={{ id, session, firstRows, apps, intercept } satisfies SessionTab} />
+      <Outlet context={{ id, session, firstRows, apps, skills, intercept } satisfies SessionTab} />
     </section>
   );
 }

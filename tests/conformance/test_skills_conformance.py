@@ -1,0 +1,81 @@
+"""The newest conformance suite's six SEP-2640 (Skills) scenarios: its server scenarios against
+`serve conformance` (in this process) and its client scenarios against `mcp-inspect call`
+(tests/conformance/skills_client.py, one Python process per scenario, the calls in-process). Every
+check passes (none is skipped, none fails)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.suite import NODE, SUITE_NEXT
+from tests.integration.serve_helpers import serve_http_in_process
+
+SERVER_SCENARIOS = ("sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest")
+CLIENT_SCENARIOS = (
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+)
+ADAPTER = Path(__file__).with_name("skills_client.py")
+
+
+def _checks(out: Path) -> list[dict[str, object]]:
+    found = list(out.rglob("checks.json"))
+    assert len(found) == 1, f"no checks written under {out}"
+    checks: list[dict[str, object]] = json.loads(found[0].read_text())
+    return checks
+
+
+def _suite(*args: str, out: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(NODE), str(SUITE_NEXT), *args, "--force", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+    )
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("revision", "scenarios"),
+    [("2026-07-28", SERVER_SCENARIOS), ("2025-11-25", ("sep-2640-skills-enumeration",))],
+)
+def test_skills_server_scenarios_pass_against_serve_conformance(
+    tmp_path: Path, revision: str, scenarios: tuple[str, ...]
+) -> None:
+    """On 2025-11-25 the cache attributes (ttlMs, cacheScope: 2026-07-28) are the suite's to skip."""
+    from inspector.scenario.runner import ServeOptions
+
+    with serve_http_in_process(tmp_path / "serve.db", ServeOptions(scenario="conformance")) as url:
+        for scenario in scenarios:
+            out = tmp_path / scenario
+            said = _suite("server", "--url", url, "--scenario", scenario, "--spec-version", revision, out=out)
+            checks = _checks(out)
+            bad = [
+                (c["id"], c["status"], c.get("errorMessage"))
+                for c in checks
+                if c["status"] != "SUCCESS"
+                and not (revision < "2026-07-28" and str(c["id"]).endswith("-cache-attributes"))
+            ]
+            assert checks and not bad, f"{scenario}: {bad}\n{said[-2000:]}"
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_skills_client_scenarios_pass_with_call(tmp_path: Path, scenario: str) -> None:
+    out = tmp_path / "out"
+    command = f"{sys.executable} {ADAPTER}"
+    said = _suite(
+        "client", "--command", command, "--scenario", scenario, "--timeout", "60000", out=out,
+        env={"MCP_INSPECTOR_DB": str(tmp_path / "rec.db")},
+    )  # fmt: skip
+    checks = [c for c in _checks(out) if c["status"] != "INFO"]
+    bad = [(c["id"], c["status"], c.get("errorMessage")) for c in checks if c["status"] != "SUCCESS"]
+    assert checks and not bad, f"{scenario}: {bad}\n{said[-3000:]}"
