@@ -188,6 +188,30 @@ class StdioConnection:
         return await self.process.wait()
 
 
+RESUME_ATTEMPTS = 3  # GETs with Last-Event-ID for one request's stream that ended unanswered
+
+
+class _Resume:
+    """What resuming one request's event stream needs: the last event id, the server's `retry`
+    and whether the answer to request `rpc_id` has come."""
+
+    def __init__(self, rpc_id: str) -> None:
+        self.rpc_id = rpc_id
+        self.last_id: str | None = None
+        self.retry_ms: int | None = None
+        self.answered = False
+
+    def saw(self, event: SSEEvent) -> None:
+        if event.id is not None:
+            self.last_id = event.id or None  # an empty id resets it (the SSE rules)
+        if event.retry is not None:
+            self.retry_ms = event.retry
+        if event.event == "message" and event.data:
+            found = classify(event.data_bytes)
+            if found.kind in (Kind.RESPONSE, Kind.ERROR) and found.rpc_id == self.rpc_id:
+                self.answered = True
+
+
 class _HttpBase:
     def __init__(
         self,
@@ -249,13 +273,17 @@ class _HttpBase:
         ex.record("s2c", "http-response", b"", head=True)
         return response, ex
 
-    async def _read_events(self, response: httpx.Response, ex: HttpExchange) -> None:
+    async def _read_events(
+        self, response: httpx.Response, ex: HttpExchange, resume: _Resume | None = None
+    ) -> None:
         import httpx
 
         framer = SSEFramer()
         try:
             async for chunk in response.aiter_raw():
                 for event in framer.feed(chunk):
+                    if resume is not None:
+                        resume.saw(event)
                     await self._on_event(event, ex)
         except (httpx.HTTPError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"event stream broke: {exc}")
@@ -360,11 +388,36 @@ class StreamableHttpConnection(_HttpBase):
             self._tg.start_soon(self._open_get_stream)
 
     async def _read_request_events(self, response: httpx.Response, ex: HttpExchange, rpc_id: str) -> None:
-        """The event stream answering one request; `abort(rpc_id)` closes it."""
+        """The event stream answering one request; `abort(rpc_id)` closes it.
+
+        A stream that ends before the answer, after the server gave its events ids, is resumed
+        (basic/transports, "Resumability and Redelivery"; SEP-1699): after the `retry` the server
+        set, a GET with `Last-Event-ID` carries on where it stopped, at most RESUME_ATTEMPTS times."""
+        import httpx
+
+        resume = _Resume(rpc_id)
         with anyio.CancelScope() as scope:
             self._streams[rpc_id] = (scope, ex)
             try:
-                await self._read_events(response, ex)
+                await self._read_events(response, ex, resume)
+                for _attempt in range(RESUME_ATTEMPTS):
+                    if resume.answered or resume.last_id is None:
+                        return
+                    await anyio.sleep((resume.retry_ms if resume.retry_ms is not None else 1000) / 1000)
+                    headers = [(k, v) for k, v in self._headers() if k != b"content-type"]
+                    headers = [
+                        (b"accept", b"text/event-stream") if k == b"accept" else (k, v) for k, v in headers
+                    ]
+                    headers.append((b"last-event-id", resume.last_id.encode()))
+                    try:
+                        response, ex = await self._get_events(headers)
+                    except httpx.HTTPError:
+                        return
+                    if response.status_code != 200:
+                        await response.aclose()
+                        return
+                    self._streams[rpc_id] = (scope, ex)
+                    await self._read_events(response, ex, resume)
             finally:
                 self._streams.pop(rpc_id, None)
 

@@ -1,6 +1,8 @@
 """A scripted Streamable HTTP peer for client tests: a stdlib HTTP server on a thread whose answer to
-each POST is what `answer(request, headers)` returns, `(status, JSON body)`; it keeps every request it
-got (`peer.requests`: (JSON-RPC message, lower-cased headers)). For what one conformance scenario asks
+each POST is what `answer(request, headers)` returns, `(status, body)`: a JSON value, or bytes sent as
+an event stream (`text/event-stream`, closed after them); a GET is answered by `on_get(headers)` the
+same way (default, or None: 405). It keeps every POST it got (`peer.requests`: (JSON-RPC message,
+lower-cased headers)) and every GET's headers (`peer.gets`). For what one conformance scenario asks
 of a client, without Node: the scenario's server in a few lines.
 
     with json_peer(answer) as peer:
@@ -20,19 +22,21 @@ from typing import Any
 __all__ = ["Peer", "json_peer"]
 
 Answer = Callable[[dict[str, Any], dict[str, str]], "tuple[int, Any] | None"]
+OnGet = Callable[[dict[str, str]], "tuple[int, Any] | None"]
 
 
 @dataclass
 class Peer:
     url: str
     requests: list[tuple[dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    gets: list[dict[str, str]] = field(default_factory=list)
 
     def methods(self) -> list[str]:
         return [str(m.get("method")) for m, _ in self.requests]
 
 
 @contextlib.contextmanager
-def json_peer(answer: Answer) -> Iterator[Peer]:
+def json_peer(answer: Answer, on_get: OnGet | None = None) -> Iterator[Peer]:
     """Serve `answer` on 127.0.0.1 (a free port) for the block; None from `answer`: 202, no body."""
     peer = Peer("")
 
@@ -48,20 +52,32 @@ def json_peer(answer: Answer) -> Iterator[Peer]:
                 self.send_header("content-length", "0")
                 self.end_headers()
                 return
-            status, reply = found
-            data = json.dumps(reply).encode()
+            self._reply(*found)
+
+        def _reply(self, status: int, reply: Any) -> None:
+            stream = isinstance(reply, bytes)
+            data = reply if stream else json.dumps(reply).encode()
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", "text/event-stream" if stream else "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
         def do_GET(self) -> None:  # noqa: N802
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            peer.gets.append(headers)
+            found = on_get(headers) if on_get is not None else None
+            if found is not None:
+                self._reply(*found)
+                return
             self.send_response(405)
             self.send_header("content-length", "0")
             self.end_headers()
 
-        do_DELETE = do_GET  # noqa: N815
+        def do_DELETE(self) -> None:  # noqa: N802
+            self.send_response(405)
+            self.send_header("content-length", "0")
+            self.end_headers()
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             pass
