@@ -189,6 +189,7 @@ class StdioConnection:
 
 
 RESUME_ATTEMPTS = 3  # GETs with Last-Event-ID for one request's stream that ended unanswered
+GET_STREAM_WAIT = 5.0  # seconds the first request after the handshake waits for the standalone GET's answer
 
 
 class _Resume:
@@ -321,6 +322,7 @@ class StreamableHttpConnection(_HttpBase):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._get_stream_opened = False
+        self._get_stream_ready = anyio.Event()  # the standalone GET's answer (or failure) came
         self._streams: dict[str, tuple[anyio.CancelScope, HttpExchange]] = {}  # by request id
 
     def _headers(self, raw: bytes = b"") -> list[tuple[bytes, bytes]]:
@@ -352,7 +354,7 @@ class StreamableHttpConnection(_HttpBase):
                 "c2s", "http-request", b"", jsonrpc=False, problem="closed by the client before the answer"
             )
             raise
-        self._learn(response)
+        self._learn(response, stateless=any(k == b"mcp-method" for k, _ in headers))
         self._record_head(ex, response)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream":
@@ -386,6 +388,10 @@ class StreamableHttpConnection(_HttpBase):
         if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
             self._get_stream_opened = True
             self._tg.start_soon(self._open_get_stream)
+            # The stream is open (or refused) before the next request goes: what the server sends
+            # on it meanwhile is not missed. Bounded: a server slow to answer a GET delays nothing more.
+            with anyio.move_on_after(GET_STREAM_WAIT):
+                await self._get_stream_ready.wait()
 
     async def _read_request_events(self, response: httpx.Response, ex: HttpExchange, rpc_id: str) -> None:
         """The event stream answering one request; `abort(rpc_id)` closes it.
@@ -439,8 +445,10 @@ class StreamableHttpConnection(_HttpBase):
         scope.cancel()
         return True
 
-    def _learn(self, response: httpx.Response) -> None:
-        if sid := response.headers.get("mcp-session-id"):
+    def _learn(self, response: httpx.Response, stateless: bool = False) -> None:
+        """Keep the server's `Mcp-Session-Id`, except from the answer to a 2026-07-28 request:
+        that revision has no sessions, its requests carry none (lint `session-id-in-2026`)."""
+        if (sid := response.headers.get("mcp-session-id")) and not stateless:
             self.session_id = sid
 
     def learn_protocol_version(self, version: str) -> None:
@@ -456,6 +464,8 @@ class StreamableHttpConnection(_HttpBase):
             response, ex = await self._get_events(headers)
         except httpx.HTTPError:
             return
+        finally:
+            self._get_stream_ready.set()
         if response.status_code != 200:
             await response.aclose()
             return

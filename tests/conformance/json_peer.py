@@ -1,6 +1,6 @@
 """A scripted Streamable HTTP peer for client tests: a stdlib HTTP server on a thread whose answer to
-each POST is what `answer(request, headers)` returns, `(status, body)`: a JSON value, or bytes sent as
-an event stream (`text/event-stream`, closed after them); a GET is answered by `on_get(headers)` the
+each POST is what `answer(request, headers)` returns, `(status, body)` or `(status, body, headers)`:
+a JSON value, or bytes sent as an event stream (`text/event-stream`, closed after them); a GET is answered by `on_get(headers)` the
 same way (default, or None: 405). It keeps every POST it got (`peer.requests`: (JSON-RPC message,
 lower-cased headers)) and every GET's headers (`peer.gets`). For what one conformance scenario asks
 of a client, without Node: the scenario's server in a few lines.
@@ -21,8 +21,8 @@ from typing import Any
 
 __all__ = ["Peer", "json_peer"]
 
-Answer = Callable[[dict[str, Any], dict[str, str]], "tuple[int, Any] | None"]
-OnGet = Callable[[dict[str, str]], "tuple[int, Any] | None"]
+Answer = Callable[[dict[str, Any], dict[str, str]], "tuple[Any, ...] | None"]
+OnGet = Callable[[dict[str, str]], "tuple[Any, ...] | None"]
 
 
 @dataclass
@@ -54,10 +54,12 @@ def json_peer(answer: Answer, on_get: OnGet | None = None) -> Iterator[Peer]:
                 return
             self._reply(*found)
 
-        def _reply(self, status: int, reply: Any) -> None:
+        def _reply(self, status: int, reply: Any, headers: dict[str, str] | None = None) -> None:
             stream = isinstance(reply, bytes)
             data = reply if stream else json.dumps(reply).encode()
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("content-type", "text/event-stream" if stream else "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
