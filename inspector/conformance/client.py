@@ -13,8 +13,8 @@ asks:
 * any scenario: list the tools (excluding a tool whose `x-mcp-header`
   annotations are invalid), call each with the context's arguments or
   arguments made from its inputSchema (a local `$ref` is followed, a network
-  one never); list and read the resources and list and get the prompts the
-  server declares;
+  one never); list and read the resources and list and get the prompts: each
+  only when the server declared it (lint `server-capability-not-declared`);
 * `initialize`: the handshake and the tool list only;
 * `json-schema-2020-12-preservation`: hand the focal tool's inputSchema back,
   as received, to the echo tool;
@@ -118,8 +118,9 @@ class _Scenario:
         return caps if isinstance(caps, dict) else {}
 
     async def exercise(self) -> None:
-        """Every tool called, every resource read, every prompt got (what the server offers)."""
-        tools = await self.tools()
+        """Every tool called, every resource read, every prompt got (what the server declares)."""
+        caps = self.server_capabilities
+        tools = await self.tools() if "tools" in caps else []
         planned = self.run.context.get("toolCalls")
         if isinstance(planned, list):
             known = {t["name"] for t in tools}
@@ -132,7 +133,6 @@ class _Scenario:
             for tool in tools:
                 arguments = example_arguments(tool.get("inputSchema"))
                 await self.request("tools/call", {"name": tool["name"], "arguments": arguments})
-        caps = self.server_capabilities
         if "resources" in caps:
             for resource in await self.listing("resources/list", "resources"):
                 if isinstance(resource.get("uri"), str):
@@ -148,7 +148,8 @@ class _Scenario:
                     await self.request("prompts/get", {"name": prompt["name"], "arguments": arguments})
 
     async def initialize(self) -> None:
-        await self.tools()
+        if "tools" in self.server_capabilities:
+            await self.tools()
 
     async def schema_echo(self) -> None:
         """SEP-1613 / SEP-2106: the focal tool's inputSchema goes back to the echo tool as received."""
