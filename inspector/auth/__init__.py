@@ -10,7 +10,9 @@ client registrations in a user-only file (`store`), never in the database.
 - `discovery`: WWW-Authenticate, RFC 9728 resource metadata, RFC 8414/OIDC metadata, 2025-03-26 fallbacks;
 - `registration`: pre-registered client, Client ID Metadata Document, RFC 7591 registration;
 - `pkce`: S256 verifier/challenge and the check that the AS advertises it;
-- `tokens`: scope selection, token endpoint auth, code exchange, refresh, RFC 9207 `iss`;
+- `tokens`: scope selection, token endpoint auth (secrets, private_key_jwt), code exchange,
+  client_credentials, refresh, RFC 9207 `iss`;
+- `dpop`: RFC 9449 keys and proofs, when the AS binds tokens to a key;
 - `flow`: the whole authorization as one generator;
 - `store`: tokens per issuer + resource in a 0600 file;
 - `callback`: the loopback redirect listener; `runner`: the httpx driver.

@@ -36,19 +36,23 @@ class AuthRequest:
     scope: str | None = None
     non_interactive: bool = False
     wait: float = 300.0
+    client_private_key: str | None = None  # a PEM file: private_key_jwt (call --client-private-key)
 
     def settings(self) -> OAuthSettings:
         from inspector.auth.registration import ClientOptions
         from inspector.auth.runner import OAuthSettings
 
-        options = ClientOptions(self.client_id, self.client_secret, self.client_metadata_url, self.scope)
+        options = ClientOptions(
+            self.client_id, self.client_secret, self.client_metadata_url, self.scope, self.client_private_key
+        )
         return OAuthSettings(options, non_interactive=self.non_interactive, wait=self.wait)
 
 
 def check_auth_options(auth: bool, url: str | None, request: AuthRequest) -> AuthRequest | None:
     """The request when `--auth` was given; a clear error for options that cannot go together."""
     given = (
-        request.client_id
+        request.client_private_key
+        or request.client_id
         or request.client_secret
         or request.client_metadata_url
         or request.scope
@@ -56,7 +60,7 @@ def check_auth_options(auth: bool, url: str | None, request: AuthRequest) -> Aut
     )
     if given and not auth:
         raise InspectorError(
-            "--client-id, --client-secret, --client-metadata-url, --scope and "
+            "--client-id, --client-secret, --client-private-key, --client-metadata-url, --scope and "
             "--auth-non-interactive go with --auth"
         )
     if not auth:
@@ -65,6 +69,8 @@ def check_auth_options(auth: bool, url: str | None, request: AuthRequest) -> Aut
         raise InspectorError("--auth needs --url (a stdio server is not authorized with OAuth)")
     if request.client_secret and not request.client_id:
         raise InspectorError("--client-secret needs --client-id")
+    if request.client_private_key and not request.client_id:
+        raise InspectorError("--client-private-key needs --client-id")
     if request.wait <= 0:
         raise InspectorError("--auth-wait must be a positive number of seconds")
     return request

@@ -87,10 +87,13 @@ def parse_www_authenticate(value: str) -> list[Challenge]:
 
 
 def bearer_challenge(value: str | None) -> Challenge | None:
-    """The Bearer challenge of a WWW-Authenticate value, if there is one."""
-    for challenge in parse_www_authenticate(value or ""):
-        if challenge.scheme.lower() == "bearer":
-            return challenge
+    """The Bearer challenge of a WWW-Authenticate value, else its DPoP one (RFC 9449 7.1: the
+    same parameters), if there is one."""
+    challenges = parse_www_authenticate(value or "")
+    for scheme in ("bearer", "dpop"):
+        for challenge in challenges:
+            if challenge.scheme.lower() == scheme:
+                return challenge
     return None
 
 

@@ -14,12 +14,12 @@ is the redirect URI with the authorization response's query.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from inspector.auth import discovery, pkce
+from inspector.auth import discovery, dpop, pkce
 from inspector.auth.registration import (
     ClientIdentity,
     ClientOptions,
@@ -33,6 +33,7 @@ from inspector.auth.tokens import (
     Tokens,
     auth_method,
     check_iss,
+    client_credentials_request,
     code_request,
     merge_scopes,
     parse_tokens,
@@ -72,6 +73,44 @@ class Authorized:
     resource: str | None
     metadata: dict[str, Any]
     scope: str | None
+    dpop: dict[str, Any] | None = None  # the DPoP key (a private JWK) the tokens are bound to
+
+
+def _token_exchange(
+    name: str,
+    expects: str,
+    spec: str,
+    build: Callable[[], HttpRequest],
+    key: dict[str, Any] | None,
+    rev: Revision,
+) -> Generator[Step, HttpResponse | None, Tokens]:
+    """One token request (`build` makes it afresh: a client assertion is single-use), with a DPoP
+    proof when the grant is bound to `key`, sent again once with the AS's nonce when it asks
+    (RFC 9449 8: `use_dpop_nonce`)."""
+    nonce: str | None = None
+    for _ in range(2):
+        request = build()
+        if key is not None:
+            request = HttpRequest(
+                request.method,
+                request.url,
+                {**request.headers, "dpop": dpop.proof(key, request.method, request.url, nonce=nonce)},
+                request.body,
+            )
+        response = yield Step(
+            name,
+            expects
+            + (" (DPoP proof)" if key is not None else "")
+            + (" again with the AS's nonce" if nonce else ""),
+            request,
+            spec,
+        )
+        assert response is not None
+        asked = dpop.nonce_challenge(response.status, response.headers, response.json()) if key else None
+        if asked is None or nonce is not None:
+            return parse_tokens(response, name, rev)
+        nonce = asked
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _get(name: str, url: str, expects: str, spec: str = "") -> Step:
@@ -192,6 +231,12 @@ def _check_endpoints(metadata: dict[str, Any], server_url: str, origins: list[st
         value = metadata.get(name)
         if value is None and name == "registration_endpoint":
             continue
+        if (
+            value is None
+            and name == "authorization_endpoint"
+            and "authorization_code" not in (metadata.get("grant_types_supported") or ["authorization_code"])
+        ):
+            continue  # RFC 8414 2: only required when a grant type uses it
         if value is None:
             raise AuthFailure(
                 "as-metadata",
@@ -241,9 +286,11 @@ def authorize(inp: FlowInput) -> Flow:
         metadata = yield from _legacy_metadata(inp)
         issuer = str(metadata.get("issuer") or discovery.origin(inp.server_url))
         _check_endpoints(metadata, inp.server_url, [inp.server_url], rev)
-    # RFC 8707 `resource`: the canonical URI of the MCP server the token is for (checked above
-    # against the metadata's); 2025-03-26 servers have no resource metadata and get none.
-    resource = discovery.canonical_resource(inp.server_url) if resource and rev.resource_indicator else None
+    # RFC 8707 `resource`: the resource metadata's `resource` exactly as published (checked above
+    # to name this server or a prefix of its URL; RFC 9728 3.3: the identifier the AS binds tokens
+    # to, so no parser's "/" added or case folded); 2025-03-26 servers have no resource metadata
+    # and get none.
+    resource = resource if resource and rev.resource_indicator else None
 
     pkce.check_s256(metadata, rev)
     scope = select_scope(
@@ -254,6 +301,19 @@ def authorize(inp: FlowInput) -> Flow:
     if inp.previous_scope and scope:
         scope = merge_scopes(inp.previous_scope, scope)
 
+    # DPoP (RFC 9449, SEP-1932): the tokens are bound to a key of this grant when the AS can.
+    key = dpop.new_key() if dpop.supported(metadata) else None
+    if _client_credentials(inp.options, metadata):
+        return (yield from _client_credentials_grant(inp, metadata, issuer, resource, scope, key))
+    if not metadata.get("authorization_endpoint"):
+        raise AuthFailure(
+            "as-metadata",
+            "missing-field",
+            "the authorization server offers only the client_credentials grant: give --client-id and "
+            "--client-secret of a client registered with it",
+            rev.section("authorization-server-metadata-discovery"),
+        )
+
     # Client identity, in the spec's order; a client registered earlier with this issuer is reused.
     client = inp.known_clients.get(issuer)
     if client is not None and client.source == "dcr" and client.redirect_uri != inp.redirect_uri:
@@ -261,7 +321,12 @@ def authorize(inp: FlowInput) -> Flow:
         # refuse this one, so register again.
         client = None
     if inp.options.client_id:
-        client = ClientIdentity(inp.options.client_id, inp.options.client_secret, "pre-registered")
+        client = ClientIdentity(
+            inp.options.client_id,
+            inp.options.client_secret,
+            "pre-registered",
+            private_key_file=inp.options.private_key_file,
+        )
     elif client is not None:
         yield Step(
             "registration",
@@ -334,11 +399,12 @@ def authorize(inp: FlowInput) -> Flow:
         raise AuthFailure("authorization-response", "no-code", "the redirect carries no code")
 
     method = auth_method(client, metadata)
-    response = yield Step(
+    tokens = yield from _token_exchange(
         "token-request",
         f"authorization_code grant with code_verifier{' and resource' if resource else ''}; "
         f"client authentication: {method}",
-        code_request(
+        rev.section("token-handling"),
+        lambda: code_request(
             str(metadata["token_endpoint"]),
             client,
             method,
@@ -346,34 +412,80 @@ def authorize(inp: FlowInput) -> Flow:
             verifier=verifier,
             redirect_uri=inp.redirect_uri,
             resource=resource,
+            audience=issuer,
         ),
-        rev.section("token-handling"),
+        key,
+        rev,
     )
-    assert response is not None
-    tokens = parse_tokens(response, "token-request", rev)
-    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope)
+    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope, key)
+
+
+def _client_credentials(options: ClientOptions, metadata: dict[str, Any]) -> bool:
+    """The client_credentials grant (SEP-1046): for a pre-registered confidential client (--client-id
+    and --client-secret or --client-private-key) when the authorization server offers that grant and not the authorization
+    code one (RFC 8414 `grant_types_supported`; absent means authorization_code and implicit)."""
+    grants = metadata.get("grant_types_supported")
+    return (
+        bool(options.client_id and (options.client_secret or options.private_key_file))
+        and isinstance(grants, list)
+        and "client_credentials" in grants
+        and "authorization_code" not in grants
+    )
+
+
+def _client_credentials_grant(
+    inp: FlowInput,
+    metadata: dict[str, Any],
+    issuer: str,
+    resource: str | None,
+    scope: str | None,
+    key: dict[str, Any] | None,
+) -> Flow:
+    """A client acting on its own behalf: its credentials straight to the token endpoint."""
+    assert inp.options.client_id
+    client = ClientIdentity(
+        inp.options.client_id,
+        inp.options.client_secret,
+        "pre-registered",
+        private_key_file=inp.options.private_key_file,
+    )
+    method = auth_method(client, metadata)
+    tokens = yield from _token_exchange(
+        "token-request",
+        "client_credentials grant (SEP-1046: the AS offers no authorization code grant; the client "
+        f"acts on its own behalf){' with resource' if resource else ''}; client authentication: {method}",
+        "https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx",
+        lambda: client_credentials_request(
+            str(metadata["token_endpoint"]), client, method, scope=scope, resource=resource, audience=issuer
+        ),
+        key,
+        inp.revision,
+    )
+    return Authorized(tokens, client, issuer, resource, metadata, tokens.scope or scope, key)
 
 
 def refresh(done: Authorized, rev: Revision) -> Flow:
     """New tokens from the refresh token (AuthFailure `token-refused` when the AS says no)."""
     if not done.tokens.refresh_token:
         raise AuthFailure("refresh", "no-refresh-token", "the token expired and there is no refresh token")
-    response = yield Step(
+    refresh_token = done.tokens.refresh_token
+    tokens = yield from _token_exchange(
         "refresh",
         "refresh_token grant at the token endpoint",
-        refresh_request(
+        rev.section("token-handling"),
+        lambda: refresh_request(
             str(done.metadata["token_endpoint"]),
             done.client,
             auth_method(done.client, done.metadata),
-            refresh_token=done.tokens.refresh_token,
+            refresh_token=refresh_token,
             resource=done.resource,
+            audience=done.issuer,
         ),
-        rev.section("token-handling"),
+        done.dpop,
+        rev,
     )
-    assert response is not None
-    tokens = parse_tokens(response, "refresh", rev)
     if tokens.refresh_token is None:
         tokens.refresh_token = done.tokens.refresh_token  # RFC 6749 6: the old one stays valid
     return Authorized(
-        tokens, done.client, done.issuer, done.resource, done.metadata, tokens.scope or done.scope
+        tokens, done.client, done.issuer, done.resource, done.metadata, tokens.scope or done.scope, done.dpop
     )

@@ -30,6 +30,7 @@ import anyio
 import orjson
 
 from inspector import __version__
+from inspector.auth import dpop
 from inspector.auth.flow import Authorized, FlowInput, authorize
 from inspector.auth.registration import ClientOptions
 from inspector.auth.revisions import revision_for
@@ -258,7 +259,7 @@ class GuidedFlow:
             )
         self._settle("failed")
 
-    def _mcp_request(self, token: str | None) -> HttpRequest:
+    def _mcp_request(self, token: str | None, key: dict[str, Any] | None = None) -> HttpRequest:
         body = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -270,7 +271,10 @@ class GuidedFlow:
             },
         }
         headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        if token is not None:
+        if token is not None and key is not None:  # a DPoP-bound token (RFC 9449 7.1)
+            headers["authorization"] = f"DPoP {token}"
+            headers["dpop"] = dpop.proof(key, "POST", self.server_url, access_token=token)
+        elif token is not None:
             headers["authorization"] = f"Bearer {token}"
         return HttpRequest("POST", self.server_url, headers, orjson.dumps(body))
 
@@ -345,8 +349,8 @@ class GuidedFlow:
         await self._gate()
         step = Step(
             "authenticated-request",
-            "the MCP request with the access token (Authorization: Bearer) is served",
-            self._mcp_request(grant.tokens.access_token),
+            f"the MCP request with the access token (Authorization: {'DPoP' if grant.dpop else 'Bearer'}) is served",
+            self._mcp_request(grant.tokens.access_token, grant.dpop),
             self.revision.section("access-token-usage"),
         )
         self._display = self._display.with_values({"access_token": grant.tokens.access_token})

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -11,7 +14,14 @@ from inspector.auth.revisions import Revision
 from inspector.auth.steps import HttpRequest, HttpResponse
 from inspector.errors import AuthFailure
 
-__all__ = ["ClientIdentity", "ClientOptions", "choose_identity", "parse_registration", "registration_request"]
+__all__ = [
+    "ClientIdentity",
+    "ClientOptions",
+    "application_type",
+    "choose_identity",
+    "parse_registration",
+    "registration_request",
+]
 
 CLIENT_NAME = "mcp-inspect"
 
@@ -24,6 +34,7 @@ class ClientOptions:
     client_secret: str | None = None
     client_metadata_url: str | None = None
     scope: str | None = None
+    private_key_file: str | None = None  # PEM: private_key_jwt client authentication (RFC 7523)
 
 
 @dataclass
@@ -35,6 +46,7 @@ class ClientIdentity:
     source: str = "pre-registered"
     auth_method: str | None = None  # token_endpoint_auth_method the AS registered, if it said
     redirect_uri: str | None = None  # the one registered (DCR): the AS may insist on it exactly
+    private_key_file: str | None = None  # pre-registered with a key: private_key_jwt (RFC 7523)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,6 +55,7 @@ class ClientIdentity:
             "source": self.source,
             "auth_method": self.auth_method,
             "redirect_uri": self.redirect_uri,
+            "private_key_file": self.private_key_file,
         }
 
 
@@ -74,6 +87,16 @@ def choose_identity(options: ClientOptions, metadata: dict[str, Any], revision: 
     )
 
 
+def application_type(redirect_uri: str) -> str:
+    """SEP-837: `native` for a client whose redirect URI is on this machine (the CLI's loopback
+    listener, the UI on localhost), `web` for one served from another host."""
+    host = (urlsplit(redirect_uri).hostname or "").lower()
+    local = host == "localhost" or host.endswith(".localhost")
+    with contextlib.suppress(ValueError):
+        local = local or ipaddress.ip_address(host).is_loopback
+    return "native" if local else "web"
+
+
 def registration_request(
     endpoint: str, redirect_uri: str, metadata: dict[str, Any], scope: str | None
 ) -> HttpRequest:
@@ -86,6 +109,9 @@ def registration_request(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
+        # SEP-837 (2026-07-28 client registration): an OIDC AS defaults a missing application_type
+        # to "web", which refuses loopback redirect URIs; harmless to a non-OIDC AS.
+        "application_type": application_type(redirect_uri),
     }
     if scope:
         body["scope"] = scope

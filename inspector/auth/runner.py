@@ -33,6 +33,7 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 import httpx
 
+from inspector.auth import dpop
 from inspector.auth.callback import CallbackListener
 from inspector.auth.flow import Authorized, FlowInput, authorize, refresh
 from inspector.auth.registration import ClientOptions
@@ -100,6 +101,7 @@ class OAuth(httpx.Auth):
         self.grant: Authorized | None = settings.store.grant_for(server_url)
         self.steps: list[tuple[Step, HttpResponse | None]] = []  # what ran, for a debugger
         self._origins_said: set[str] = set()  # origins other than the server's, said once each
+        self._rs_nonce: str | None = None  # the MCP server's latest DPoP nonce (RFC 9449 9)
         self._lock = anyio.Lock()
         tls = active()
         self._client = httpx.AsyncClient(
@@ -120,12 +122,31 @@ class OAuth(httpx.Auth):
             if self.grant is not None and self.grant.tokens.expired() and self.grant.tokens.refresh_token:
                 await self._refresh()
         attempts = 0
+        nonce_retried = False
         while True:
             sent = self.grant.tokens.access_token if self.grant is not None else None
-            if sent is not None:
+            if sent is not None and self.grant is not None and self.grant.dpop is not None:
+                # RFC 9449 7.1: the DPoP scheme and a fresh proof bound to this request and token.
+                request.headers["authorization"] = f"DPoP {sent}"
+                request.headers["dpop"] = dpop.proof(
+                    self.grant.dpop, request.method, str(request.url), access_token=sent, nonce=self._rs_nonce
+                )
+            elif sent is not None:
                 request.headers["authorization"] = f"Bearer {sent}"
             response = yield request
+            if response.headers.get("dpop-nonce"):
+                self._rs_nonce = response.headers["dpop-nonce"]
             challenge = response.headers.get("www-authenticate")
+            if (
+                sent is not None
+                and not nonce_retried
+                and dpop.nonce_challenge(
+                    response.status_code, {k.lower(): v for k, v in response.headers.items()}, None
+                )
+            ):
+                nonce_retried = True  # RFC 9449 9: once more with the resource server's nonce
+                await response.aread()
+                continue
             stepup = response.status_code == 403 and "insufficient_scope" in (challenge or "")
             if response.status_code != 401 and not stepup:
                 return

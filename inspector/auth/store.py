@@ -80,6 +80,7 @@ class AuthStore:
                 doc.get("resource"),
                 doc["metadata"],
                 doc.get("scope"),
+                doc.get("dpop") if isinstance(doc.get("dpop"), dict) else None,
             )
         except (KeyError, TypeError):
             return None
@@ -97,5 +98,6 @@ class AuthStore:
             "resource": done.resource,
             "metadata": done.metadata,
             "scope": done.scope,
+            "dpop": done.dpop,  # the key the tokens are bound to (a private JWK): this file only
         }
         self._write(data)

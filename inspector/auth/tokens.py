@@ -19,6 +19,8 @@ __all__ = [
     "Tokens",
     "auth_method",
     "check_iss",
+    "client_assertion",
+    "client_credentials_request",
     "code_request",
     "merge_scopes",
     "parse_tokens",
@@ -88,8 +90,11 @@ def merge_scopes(*scopes: str | None) -> str | None:
 
 
 def auth_method(client: ClientIdentity, metadata: dict[str, Any]) -> str:
-    """How to authenticate at the token endpoint: what registration said, else the first of the
-    AS's `token_endpoint_auth_methods_supported` we can do (RFC 8414 default: client_secret_basic)."""
+    """How to authenticate at the token endpoint: a signed assertion for a client with a private key
+    (private_key_jwt), else what registration said, else the first of the AS's
+    `token_endpoint_auth_methods_supported` we can do (RFC 8414 default: client_secret_basic)."""
+    if client.private_key_file:
+        return "private_key_jwt"
     if client.client_secret is None:
         return "none"
     if client.auth_method in ("client_secret_basic", "client_secret_post", "none"):
@@ -101,9 +106,62 @@ def auth_method(client: ClientIdentity, metadata: dict[str, Any]) -> str:
     return "none" if "none" in supported else "client_secret_basic"
 
 
-def _token_request(endpoint: str, form: dict[str, str], client: ClientIdentity, method: str) -> HttpRequest:
+_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+
+def client_assertion(client: ClientIdentity, audience: str, now: float | None = None) -> str:
+    """RFC 7523 2.2 client authentication: a short-lived JWT signed with the client's private key
+    (iss and sub the client_id, aud the authorization server's issuer). The algorithm follows the
+    key: ES256/384/512 for an EC key by its curve, RS256 for RSA, EdDSA for Ed25519. AuthFailure
+    `bad-private-key` when the file cannot be read as a PEM private key."""
+    import secrets
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    assert client.private_key_file
+    try:
+        with open(client.private_key_file, "rb") as f:
+            key = load_pem_private_key(f.read(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise AuthFailure(
+            "token-request",
+            "bad-private-key",
+            f"cannot use {visible(client.private_key_file)} as a PEM private key: {visible(str(exc))}",
+        ) from None
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        alg = {"secp384r1": "ES384", "secp521r1": "ES512"}.get(key.curve.name, "ES256")
+    elif isinstance(key, rsa.RSAPrivateKey):
+        alg = "RS256"
+    elif isinstance(key, ed25519.Ed25519PrivateKey):
+        alg = "EdDSA"
+    else:
+        raise AuthFailure("token-request", "bad-private-key", "the private key is not EC, RSA or Ed25519")
+    issued = int(now or time.time())
+    claims = {
+        "iss": client.client_id,
+        "sub": client.client_id,
+        "aud": audience,
+        "iat": issued,
+        "exp": issued + 300,
+        "jti": secrets.token_urlsafe(16),
+    }
+    return jwt.encode(claims, key, algorithm=alg)
+
+
+def _token_request(
+    endpoint: str, form: dict[str, str], client: ClientIdentity, method: str, audience: str = ""
+) -> HttpRequest:
     headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}
-    if method == "client_secret_basic" and client.client_secret is not None:
+    if method == "private_key_jwt" and client.private_key_file:
+        form = {
+            **form,
+            "client_id": client.client_id,
+            "client_assertion_type": _ASSERTION_TYPE,
+            "client_assertion": client_assertion(client, audience or endpoint),
+        }
+    elif method == "client_secret_basic" and client.client_secret is not None:
         # RFC 6749 2.3.1: each part form-urlencoded before base64.
         pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
         headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
@@ -123,8 +181,10 @@ def code_request(
     verifier: str,
     redirect_uri: str,
     resource: str | None,
+    audience: str = "",
 ) -> HttpRequest:
-    """The authorization_code grant request (with the PKCE verifier and the RFC 8707 resource)."""
+    """The authorization_code grant request (with the PKCE verifier and the RFC 8707 resource);
+    `audience`: the issuer, for a client assertion."""
     form = {
         "grant_type": "authorization_code",
         "code": code,
@@ -133,17 +193,42 @@ def code_request(
     }
     if resource:
         form["resource"] = resource
-    return _token_request(endpoint, form, client, method)
+    return _token_request(endpoint, form, client, method, audience)
 
 
 def refresh_request(
-    endpoint: str, client: ClientIdentity, method: str, *, refresh_token: str, resource: str | None
+    endpoint: str,
+    client: ClientIdentity,
+    method: str,
+    *,
+    refresh_token: str,
+    resource: str | None,
+    audience: str = "",
 ) -> HttpRequest:
     """The refresh_token grant request."""
     form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
     if resource:
         form["resource"] = resource
-    return _token_request(endpoint, form, client, method)
+    return _token_request(endpoint, form, client, method, audience)
+
+
+def client_credentials_request(
+    endpoint: str,
+    client: ClientIdentity,
+    method: str,
+    *,
+    scope: str | None,
+    resource: str | None,
+    audience: str = "",
+) -> HttpRequest:
+    """The client_credentials grant request (OAuth 2.1 4.2; SEP-1046, the MCP extension for
+    clients acting on their own behalf): no user, no authorization request, no PKCE."""
+    form = {"grant_type": "client_credentials"}
+    if scope:
+        form["scope"] = scope
+    if resource:
+        form["resource"] = resource
+    return _token_request(endpoint, form, client, method, audience)
 
 
 def parse_tokens(response: HttpResponse, step: str, revision: Revision, now: float | None = None) -> Tokens:

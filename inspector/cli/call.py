@@ -74,6 +74,16 @@ def call(
     scope: ScopeOption = None,
     auth_non_interactive: AuthNonInteractiveOption = False,
     auth_wait: AuthWaitOption = 300.0,
+    client_private_key: Annotated[
+        str | None,
+        typer.Option(
+            "--client-private-key",
+            metavar="PEM",
+            help="--auth: the --client-id client's private key (a PEM file): it authenticates at the "
+            "token endpoint with a signed assertion (private_key_jwt, RFC 7523) instead of a secret.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Connect, perform the handshake the revision needs, send one request and print the result as JSON.
 
@@ -103,6 +113,13 @@ def call(
     wanted = auth_request(
         auth, url, client_id, client_secret, client_metadata_url, scope, auth_non_interactive, auth_wait
     )
+    if client_private_key is not None:
+        from dataclasses import replace
+
+        from inspector.auth.connect import AuthRequest, check_auth_options
+
+        given = replace(wanted or AuthRequest(), client_private_key=client_private_key)
+        wanted = check_auth_options(auth, url, given)
     options = CallOptions(
         method=method,
         target=url or command,

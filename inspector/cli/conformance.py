@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import tempfile
 from typing import Annotated
 
 import typer
@@ -63,7 +64,7 @@ def client(
     make) in $MCP_CONFORMANCE_CONTEXT. One connection, recorded as a session (kind `mock-client`,
     named `conformance SCENARIO`): the handshake, then the tools listed and called, resources read
     and prompts got; elicitations accepted with their defaults. For the auth/* scenarios OAuth runs
-    without a browser (--client-id/--client-secret from the context).
+    without a browser (the context's client_id, client_secret or private_key_pem).
 
     Run every scenario a revision requires (Node 22 and npx):
 
@@ -86,15 +87,21 @@ def client(
     if timeout <= 0:
         raise InspectorError("--timeout must be a positive number of seconds")
     wanted = None
+    key_file = None
     if auth:
         client_id = context.get("client_id")
         client_secret = context.get("client_secret")
+        if client_id and context.get("private_key_pem"):  # private_key_jwt: the key as a file of its own
+            fd, key_file = tempfile.mkstemp(suffix=".pem")  # created 0600
+            with os.fdopen(fd, "w") as f:
+                f.write(str(context["private_key_pem"]))
         wanted = AuthRequest(
             client_id=str(client_id) if client_id else None,
             client_secret=str(client_secret) if client_secret and client_id else None,
             client_metadata_url=client_metadata_url,
             non_interactive=not browser,
             wait=timeout,
+            client_private_key=key_file,
         )
     run = ClientRun(
         url=url,
@@ -107,7 +114,12 @@ def client(
         timeout=timeout,
         db=db,
     )
-    raise typer.Exit(run_client(run))
+    try:
+        status = run_client(run)
+    finally:
+        if key_file is not None:
+            os.unlink(key_file)
+    raise typer.Exit(status)
 
 
 app.command("client", help=unwrap(inspect.getdoc(client) or ""))(client)

@@ -68,6 +68,10 @@ class Action:
     # A `respond` the recorded server sent as one HTTP body: {"status", "headers", "body", "id",
     # "echoed"} (`_wire`); the HTTP mock serves it as recorded.
     wire: dict[str, Any] | None = field(default=None, compare=False)
+    # A `request` of a scenario step under 2026-07-28: {"key": name of its entry in the
+    # `input_required` result's inputRequests, "optional": skipped when the client did not declare
+    # the capability it needs}; None: a generated key, and required.
+    input: dict[str, Any] | None = field(default=None, compare=False)
 
 
 # Response headers a mock does not copy from the recording: framing and hop-by-hop ones (the body

@@ -41,6 +41,8 @@ from inspector.capture import Tap
 from inspector.mock.script import PLAYED_END, RecordedAnswer
 from inspector.mock.session import MockSession
 from inspector.protocol import Kind, LineFramer, classify
+from inspector.protocol.mcp_tables import CLIENT_CAPABILITIES_META_KEY
+from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
 from inspector.transports.http_record import HttpExchange
 
 if TYPE_CHECKING:  # loaded only with --faults (`mock/intercept.py`)
@@ -49,6 +51,52 @@ if TYPE_CHECKING:  # loaded only with --faults (`mock/intercept.py`)
 __all__ = ["mock_http_app", "serve_stdio"]
 
 _PARSE_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+_PV_KEY = "io.modelcontextprotocol/protocolVersion"
+# 2026-07-28 over HTTP: the status of an error answer to a per-request-versioned request (SEP-2575):
+# method not found 404; header mismatch, missing client capability, unsupported version 400.
+_ERROR_STATUS = {-32601: 404, -32020: 400, -32021: 400, -32022: 400}
+HEADER_MISMATCH = -32020
+
+
+def _error_code(message: dict[str, Any]) -> int:
+    error = message.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, int) else 0
+
+
+def _per_request(message: dict[str, Any]) -> bool:
+    """A request that names its protocol version in its own _meta (the 2026-07-28 wire)."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and _PV_KEY in meta
+
+
+def _stateless_refusal(request: Request, message: dict[str, Any]) -> dict[str, Any] | None:
+    """A 2026-07-28 request (its MCP-Protocol-Version header names that revision, no session) that
+    the revision refuses with 400: _meta without the protocol version or the client capabilities
+    (-32602), or a _meta version that is not the header's (HeaderMismatch, -32020)."""
+    version = request.headers.get("mcp-protocol-version")
+    if version not in MODERN_PROTOCOL_VERSIONS or request.headers.get("mcp-session-id"):
+        return None
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or _PV_KEY not in meta or CLIENT_CAPABILITIES_META_KEY not in meta:
+        missing = (
+            "_meta"
+            if not isinstance(meta, dict)
+            else (
+                f"_meta[{_PV_KEY!r}]" if _PV_KEY not in meta else f"_meta[{CLIENT_CAPABILITIES_META_KEY!r}]"
+            )
+        )
+        error = {"code": -32602, "message": f"Invalid params: a {version} request needs {missing}"}
+    elif meta[_PV_KEY] != version:
+        error = {
+            "code": HEADER_MISMATCH,
+            "message": f"MCP-Protocol-Version header {version} does not match _meta {meta[_PV_KEY]!r}",
+        }
+    else:
+        return None
+    return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
 
 
 def _messages(raw: bytes) -> tuple[list[dict[str, Any]], bool]:
@@ -256,7 +304,9 @@ class _HttpSessions:
     ) -> tuple[str | None, tuple[MockSession, Tap]]:
         if session_id and session_id in self.by_id:
             return session_id, self.by_id[session_id]
-        if any(m.get("method") == "initialize" for m in messages):
+        # An `initialize` opens a session, unless it is a 2026-07-28 (per-request) one: that revision
+        # removed it (answered -32601) and has no sessions.
+        if any(m.get("method") == "initialize" and not _per_request(m) for m in messages):
             new_id = uuid.uuid4().hex
             self.by_id[new_id] = self.make_session()
             return new_id, self.by_id[new_id]
@@ -313,6 +363,12 @@ def mock_http_app(
             later = [m for m in messages if "method" in m]
             task = BackgroundTask(_react_later, session, later) if later else None
             return Response(status_code=202, headers=headers, background=task)
+        if len(messages) == 1 and (refusal := _stateless_refusal(request, messages[0])) is not None:
+            body = orjson.dumps(refusal)
+            _head(ex, 400, "application/json", headers)
+            ex.record("s2c", "http-response", body, head=True)
+            return Response(body, 400, headers, media_type="application/json")
+        per_request = len(messages) == 1 and _per_request(messages[0])
         send, receive = anyio.create_memory_object_stream[dict[str, Any] | bytes](100)
         # One request whose recorded answer was one HTTP body: that body is served as recorded
         # (`_Answer`); otherwise the answer is an event stream, its head recorded before its events.
@@ -341,6 +397,19 @@ def mock_http_app(
                 tg.start_soon(run)
                 async with receive:
                     async for message in receive:
+                        if (
+                            per_request
+                            and wire_ok
+                            and not headed
+                            and not isinstance(message, RecordedAnswer)
+                            and isinstance(message, dict)
+                            and "error" in message
+                            and (status := _ERROR_STATUS.get(_error_code(message)))
+                        ):  # 2026-07-28: this error is the answer's HTTP status too
+                            body = orjson.dumps(message)
+                            message = RecordedAnswer(
+                                message, status, [("content-type", "application/json")], body
+                            )
                         if isinstance(message, RecordedAnswer) and wire_ok and not headed and not served:
                             served = True
                             _record_wire(ex, message, headers)

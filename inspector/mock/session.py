@@ -34,7 +34,10 @@ through `forward`), `drop` (never answer).
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import itertools
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -44,6 +47,7 @@ import orjson
 from inspector.mock.script import Action, Reaction, RecordedAnswer, wire_body
 from inspector.protocol import id_key
 from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, admits, stamp
+from inspector.protocol.mcp_tables import CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY
 from inspector.protocol.versions import MODERN_PROTOCOL_VERSIONS
 from inspector.replay.matching import Miss
 
@@ -76,23 +80,87 @@ def is_modern(message: dict[str, Any]) -> bool:
     return isinstance(meta, dict) and meta.get(_PV_KEY) in MODERN_PROTOCOL_VERSIONS
 
 
-def _state(at: int, answers: list[Any], keys: list[str]) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps({"at": at, "answers": answers, "keys": keys})).decode()
+# Signs the `requestState` of this process's input_required results: a retry carrying a state the
+# server did not issue (tampered, or from another server) is refused, never resumed.
+_STATE_KEY = secrets.token_bytes(32)
+_CAPABILITY = {
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+    "roots/list": "roots",
+}
+INVALID_PARAMS = -32602
+MISSING_CAPABILITY = -32021  # MissingRequiredClientCapabilityError (2026-07-28)
+
+
+class BadRetry(ValueError):
+    """A 2026-07-28 retry the server refuses (-32602): a requestState it did not issue, or
+    inputResponses that are not objects."""
+
+
+def _state(at: int, answers: list[Any], keys: list[str | None]) -> str:
+    body = base64.urlsafe_b64encode(orjson.dumps({"at": at, "answers": answers, "keys": keys})).decode()
+    return f"{body}.{hmac.new(_STATE_KEY, body.encode(), hashlib.sha256).hexdigest()}"
+
+
+def _responses(params: dict[str, Any]) -> dict[str, Any]:
+    """The retry's inputResponses (empty when it has none); BadRetry when they are not an object."""
+    if "inputResponses" not in params:
+        return {}
+    found = params["inputResponses"]
+    if not isinstance(found, dict):
+        raise BadRetry("inputResponses must be an object")
+    return found
+
+
+def _answer_of(responses: dict[str, Any], key: str | None) -> Any:
+    value = None if key is None else responses.get(key)
+    if value is not None and not isinstance(value, dict):
+        raise BadRetry(f"inputResponses[{key!r}] must be an object (the client's result)")
+    return value
 
 
 def _resume(params: dict[str, Any]) -> tuple[int, list[Any]] | None:
-    """Where a retried 2026-07-28 request resumes, and the answers so far (from its state and inputs)."""
+    """Where a retried 2026-07-28 request resumes, and the answers so far (from its state and inputs).
+    None: no state (start over); BadRetry: a state this server did not issue, or bad inputs."""
     token = params.get("requestState")
-    if not isinstance(token, str):
+    if token is None:
         return None
+    body, _, sig = token.rpartition(".") if isinstance(token, str) else ("", "", "")
+    good = hmac.new(_STATE_KEY, body.encode(), hashlib.sha256).hexdigest()
+    if not body or not hmac.compare_digest(sig, good):
+        raise BadRetry("requestState failed its integrity check (not issued by this server, or altered)")
     try:
-        state = orjson.loads(base64.urlsafe_b64decode(token.encode()))
+        state = orjson.loads(base64.urlsafe_b64decode(body.encode()))
         at, answers, keys = int(state["at"]), list(state["answers"]), list(state["keys"])
     except (ValueError, KeyError, TypeError):
-        return None
-    responses = params.get("inputResponses") or {}
-    answers += [responses.get(k) if isinstance(responses, dict) else None for k in keys]
+        raise BadRetry("requestState is not a state this server issued") from None
+    responses = _responses(params)
+    answers += [_answer_of(responses, k) for k in keys]
     return at, answers
+
+
+def _may_log(message: dict[str, Any], notification: dict[str, Any]) -> bool:
+    """Whether a notification may go on a 2026-07-28 request's stream: a log message only when the
+    request's _meta asked for log messages (its logLevel) at that level or above."""
+    if notification.get("method") != "notifications/message":
+        return True
+    meta = (message.get("params") or {}).get("_meta")
+    level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
+    return admits({}, notification, level if isinstance(level, str) else None)
+
+
+def _declared(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The client capabilities a 2026-07-28 request declares in its _meta (None: not said)."""
+    meta = (message.get("params") or {}).get("_meta")
+    caps = meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, dict) else None
+    return caps if isinstance(caps, dict) else None
+
+
+def _refusal(message: dict[str, Any], code: int, text: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
 
 
 class ListenStream:
@@ -200,9 +268,18 @@ class MockSession:
         """Play `reaction` to `message` (a request, a notification, or {} for none); True once answered."""
         modern = "id" in message and is_modern(message)
         start, answers = 0, list[Any]()
-        resumed = _resume(message.get("params") or {}) if modern else None
+        params = message.get("params") or {}
+        # Only a reaction that asks the client something issued a requestState to resume (a
+        # recorded answer is played as recorded: its state was the recorded server's).
+        asking = modern and any(a.kind == "request" for a in reaction.actions)
+        try:
+            resumed = _resume(params) if asking else None
+        except BadRetry as exc:
+            await out(_refusal(message, INVALID_PARAMS, str(exc)))
+            return True
         if resumed is not None:
             start, answers = resumed
+        first_round = resumed is None  # a retry without state may answer the first round by its keys
         responded = False
         actions = reaction.actions
         i = start
@@ -218,6 +295,8 @@ class MockSession:
             else:
                 target = self.background or out
             if action.kind == "notify":
+                if modern and not responded and not _may_log(message, action.payload):
+                    continue  # 2026-07-28: log messages only at the level the request asked for
                 await target({"jsonrpc": "2.0", **action.payload})
             elif action.kind == "request" and modern and not responded:
                 batch = [action]
@@ -226,13 +305,40 @@ class MockSession:
                     i += 1
                     if nxt is not None:
                         batch.append(nxt)
-                inputs = [a.payload for a in batch if a.payload.get("method") in INPUT_METHODS]
+                asks = [a for a in batch if a.payload.get("method") in INPUT_METHODS]
+                declared = _declared(message)
+                keys: list[str | None] = []  # one per question, None for one skipped
+                inputs: dict[str, dict[str, Any]] = {}
+                for n, ask in enumerate(asks):
+                    need = _CAPABILITY[ask.payload["method"]]
+                    if declared is not None and need not in declared:
+                        if (ask.input or {}).get("optional"):
+                            keys.append(None)
+                            continue
+                        text = f"{ask.payload['method']} needs the client capability {need!r}"
+                        needed: dict[str, Any] = {"requiredCapabilities": {need: {}}}
+                        await out(_refusal(message, MISSING_CAPABILITY, text, needed))
+                        return True
+                    key = (ask.input or {}).get("key") or f"input-{i}-{n}"
+                    keys.append(key)
+                    inputs[key] = ask.payload
                 if not inputs:
+                    answers += [None] * len(keys)
                     continue
-                keys = [f"input-{i}-{n}" for n in range(len(inputs))]
+                if first_round and "requestState" not in params:
+                    try:
+                        responses = _responses(params)
+                        if all(k in responses for k in inputs):
+                            answers += [_answer_of(responses, k) for k in keys]
+                            first_round = False
+                            continue
+                    except BadRetry as exc:
+                        await out(_refusal(message, INVALID_PARAMS, str(exc)))
+                        return True
+                first_round = False
                 result = {
                     "resultType": "input_required",
-                    "inputRequests": dict(zip(keys, inputs, strict=True)),
+                    "inputRequests": inputs,
                     "requestState": _state(i, answers, keys),
                 }
                 await out({"jsonrpc": "2.0", "id": message["id"], "result": result})

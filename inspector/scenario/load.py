@@ -14,9 +14,13 @@ from pydantic import ValidationError
 from inspector.errors import ScenarioError
 from inspector.scenario.models import Scenario
 
-__all__ = ["DEFAULT_SCENARIO", "load_scenario", "parse_scenario", "scenario_schema"]
+__all__ = ["BUNDLED_SCENARIOS", "DEFAULT_SCENARIO", "load_scenario", "parse_scenario", "scenario_schema"]
 
 DEFAULT_SCENARIO = "default.yaml"
+# Scenarios shipped with the package, chosen by name (`serve conformance`): `default` (one tool per
+# feature) and `conformance` (the reference server for the official conformance suite). A path
+# that exists wins over a name.
+BUNDLED_SCENARIOS = ("default", "conformance")
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -99,10 +103,11 @@ def parse_scenario(text: str, source: str) -> Scenario:
 
 
 def load_scenario(path: str | Path | None) -> Scenario:
-    """The scenario in `path`, or the built-in default one for None."""
-    if path is None:
-        text = resources.files("inspector.scenario").joinpath(DEFAULT_SCENARIO).read_text("utf-8")
-        return parse_scenario(text, f"built-in {DEFAULT_SCENARIO}")
+    """The scenario in `path`, a bundled one by name (`BUNDLED_SCENARIOS`), or the default for None."""
+    if path is None or (str(path) in BUNDLED_SCENARIOS and not Path(path).exists()):
+        file = f"{path or 'default'}.yaml"
+        text = resources.files("inspector.scenario").joinpath(file).read_text("utf-8")
+        return parse_scenario(text, f"built-in {file}")
     p = Path(path)
     try:
         text = p.read_text("utf-8")

@@ -63,14 +63,30 @@ class _StepBase(_Model):
     pass
 
 
-class SampleStep(_StepBase):
+class _InputStep(_StepBase):
+    """A server-to-client request; under 2026-07-28 one entry of an `input_required` result."""
+
+    key: str | None = Field(
+        None,
+        description="2026-07-28: its key in the input_required result's inputRequests (and the key "
+        "of the client's inputResponses); default: generated from its position.",
+    )
+    optional: bool = Field(
+        False,
+        description="2026-07-28: skip it (its answer is null) when the client did not declare the "
+        "capability it needs in _meta clientCapabilities; otherwise the request fails with "
+        "MissingRequiredClientCapabilityError (-32021).",
+    )
+
+
+class SampleStep(_InputStep):
     do: Literal["sample"]
     params: dict[str, JSON] = Field(
         description="sampling/createMessage params (messages, maxTokens, tools, ...)."
     )
 
 
-class ElicitStep(_StepBase):
+class ElicitStep(_InputStep):
     do: Literal["elicit"]
     params: dict[str, JSON] = Field(
         description="elicitation/create params: form mode (message, requestedSchema) or URL mode "
@@ -81,7 +97,7 @@ class ElicitStep(_StepBase):
     )
 
 
-class RootsStep(_StepBase):
+class RootsStep(_InputStep):
     do: Literal["roots"]
 
 
@@ -113,7 +129,7 @@ class ResourceUpdatedStep(_StepBase):
     uri: str
 
 
-class RequestStep(_StepBase):
+class RequestStep(_InputStep):
     do: Literal["request"]
     method: str
     params: dict[str, JSON] | None = None
@@ -222,6 +238,11 @@ class Prompt(Answer):
     description: str | None = None
     arguments: list[dict[str, JSON]] = Field(default_factory=list)
     messages: list[dict[str, JSON]] | None = Field(None, description="Shortcut for the result's messages.")
+    steps: list[Step] = Field(
+        default_factory=list,
+        description="Done during prompts/get, before the answer (e.g. an elicitation whose answer the "
+        "messages use).",
+    )
 
 
 class Completion(_Model):

@@ -43,6 +43,11 @@ CACHEABLE_METHODS = frozenset(
         for arm in (get_args(row) if isinstance(row, UnionType) else (row,))
     )
 )
+# Methods of the handshake revisions that 2026-07-28 removed: a per-request (2026-07-28) call of
+# one is -32601 (Method not found), as the revision asks.
+REMOVED_IN_MODERN = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 _EMPTY_RESULT_METHODS = frozenset(
     {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
@@ -63,15 +68,22 @@ def step_actions(steps: Sequence[m.Step], progress_token: Any = None) -> list[Ac
     """The actions of scenario steps (progress is skipped when the request asked for none)."""
     out: list[Action] = []
     for step in steps:
+        ask = (
+            {"key": step.key, "optional": step.optional}
+            if isinstance(step, m._InputStep) and (step.key is not None or step.optional)
+            else None
+        )
         if isinstance(step, m.SampleStep):
-            out.append(Action("request", {"method": "sampling/createMessage", "params": step.params}))
+            out.append(
+                Action("request", {"method": "sampling/createMessage", "params": step.params}, input=ask)
+            )
         elif isinstance(step, m.ElicitStep):
-            out.append(Action("request", {"method": "elicitation/create", "params": step.params}))
+            out.append(Action("request", {"method": "elicitation/create", "params": step.params}, input=ask))
             if step.params.get("mode") == "url" and step.complete:
                 done = {"elicitationId": step.params.get("elicitationId"), _IF_ACCEPTED: True}
                 out.append(_notify("notifications/elicitation/complete", done))
         elif isinstance(step, m.RootsStep):
-            out.append(Action("request", {"method": "roots/list"}))
+            out.append(Action("request", {"method": "roots/list"}, input=ask))
         elif isinstance(step, m.PingStep):
             out.append(Action("request", {"method": "ping"}))
         elif isinstance(step, m.ProgressStep):
@@ -94,7 +106,10 @@ def step_actions(steps: Sequence[m.Step], progress_token: Any = None) -> list[Ac
             payload: dict[str, Any] = {"method": step.method}
             if step.params is not None:
                 payload["params"] = step.params
-            out.append(Action("request" if isinstance(step, m.RequestStep) else "notify", payload))
+            if isinstance(step, m.RequestStep):
+                out.append(Action("request", payload, input=ask))
+            else:
+                out.append(Action("notify", payload))
         elif isinstance(step, m.SleepStep):
             out.append(Action("sleep", {"seconds": step.seconds}))
         elif isinstance(step, m.RawStep):
@@ -162,7 +177,9 @@ class ScenarioScript:
             (params.get("_meta") or {}).get(_PV_KEY) if isinstance(params.get("_meta"), dict) else None
         )
         if requested is not None and requested not in self.versions:
-            return Reaction([self._unsupported(requested)]), None
+            return Reaction([self._unsupported(requested, modern_request=True)]), None
+        if modern and method in REMOVED_IN_MODERN:
+            return Reaction([_error(-32601, f"Method not found: {method} (removed in {self.version})")]), None
         actions = self._answer(method, params, message)
         if actions is None:
             return self._fallback(message)
@@ -178,11 +195,15 @@ class ScenarioScript:
         }
         self.client = client
 
-    def _unsupported(self, requested: Any) -> Action:
+    def _unsupported(self, requested: Any, *, modern_request: bool = False) -> Action:
+        """UnsupportedProtocolVersionError. To a per-request (2026-07-28) version: the per-request
+        revisions it allows (those server/discover lists), or all when it allows none of them."""
+        modern = [v for v in self.versions if v in MODERN_PROTOCOL_VERSIONS]
+        supported = modern if modern_request and modern else self.versions
         return _error(
             UNSUPPORTED_VERSION,
             f"Unsupported protocol version {requested}",
-            {"supported": self.versions, "requested": requested},
+            {"supported": supported, "requested": requested},
         )
 
     def _fallback(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
@@ -224,7 +245,7 @@ class ScenarioScript:
                     result = {"ttlMs": 0, "cacheScope": "private", **result}
                 result["_meta"] = {**(result.get("_meta") or {}), _SERVER_INFO_KEY: info}
                 payload["result"] = result
-            return Action(action.kind, payload)
+            return Action(action.kind, payload, input=action.input)
 
         return Reaction(actions, render=fill)
 
@@ -329,8 +350,9 @@ class ScenarioScript:
     def _read(self, params: dict[str, Any], message: dict[str, Any]) -> list[Action]:
         uri = str(params.get("uri", ""))
         item, _variables = self.offer.resource(uri)
-        if item is None:
-            return [_error(-32002, f"Resource not found: {uri}", {"uri": uri})]
+        if item is None:  # 2026-07-28 renumbered it to -32602 (Invalid params)
+            code = -32602 if is_modern(message) else -32002
+            return [_error(code, f"Resource not found: {uri}", {"uri": uri})]
         content: dict[str, Any] = {"uri": uri, "text": item.text if item.text is not None else ""}
         if item.mimeType:
             content["mimeType"] = item.mimeType
@@ -346,4 +368,4 @@ class ScenarioScript:
         result: dict[str, Any] = {"messages": prompt.messages or []}
         if prompt.description:
             result["description"] = prompt.description
-        return self._finish(prompt, result, message)
+        return [*step_actions(prompt.steps), *self._finish(prompt, result, message)]

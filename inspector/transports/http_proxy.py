@@ -352,6 +352,7 @@ class HttpProxy:
     ) -> None:
         """Send one request upstream and relay its answer (`late_request` records a streamed body)."""
         ex = call.ex
+        sent_headers = self._origin_upstream(call, sent_headers)
         try:
             response = await self.client.request(call.method, call.url, sent_headers, content)
         except UpstreamError as exc:
@@ -375,6 +376,18 @@ class HttpProxy:
             await response.aclose()
         if call.method == "DELETE" and response.status < 300:
             self.end_session(call.sid, f"DELETE answered {response.status}")
+
+    def _origin_upstream(self, call: Call, headers: Headers) -> Headers:
+        """An Origin naming the proxy itself (its own origin, which its guard admits) names the
+        upstream's origin instead, as the Host header does: the upstream's own DNS-rebinding check
+        then sees a same-origin request, as it would without the proxy. Any other Origin (one
+        allowed with --allow-origin) goes on as sent."""
+        own = _proxy_origin(call.scope, call.headers).lower().encode("latin-1")
+        upstream = self.upstream_origin.encode("latin-1")
+        return [
+            (name, upstream if name.lower() == b"origin" and value.lower() == own else value)
+            for name, value in headers
+        ]
 
     async def _respond(self, response: UpstreamResponse, call: Call) -> str | None:
         """Forward the response; for the event stream of a legacy session, how it ended."""

@@ -106,24 +106,24 @@ def run_scenario(
 FORWARD_ADAPTER = Path(__file__).with_name("forward_client.py")
 
 
-REQUIREMENTS = "requirements"  # a run of `run_suites` that is a frozen requirement set
-
-
 def run_suites(
     runs: list[tuple[str, str]],
     work: Path,
     timeout_ms: int = 120000,
     *,
-    suite_js: Path = SUITE,
+    suite: Path = SUITE,
+    requirements: bool = False,
 ) -> dict[tuple[str, str], tuple[dict[str, tuple[list[dict[str, Any]], str]], str]]:
     """Every scenario of each (suite, revision) of `runs`, one runner each (`--suite NAME
-    --spec-version REVISION`, or for (REQUIREMENTS, REVISION) `--requirements REVISION`: the
-    suite's own parallel run), all at once, against our client run in THIS process: the runners'
-    client command is tests/conformance/forward_client.py, which hands each scenario's client run
-    to this function over a Unix socket; the runs are served one at a time on this (the main)
-    thread, each with the scenario's own token file and database (`work/clients/<run>/<scenario>`).
-    `suite_js`: the suite (SUITE, or SUITE_NEXT for requirement sets). Per run: each scenario's
-    checks and client output, and the runner's own output."""
+    --spec-version REVISION`: the suite's own parallel run), all at once, against our client run
+    in THIS process: the runners' client command is tests/conformance/forward_client.py, which
+    hands each scenario's client run to this function over a Unix socket; the runs are served
+    one at a time on this (the main) thread, each with the scenario's own token file and
+    database (`work/clients/<name>-<revision>/<scenario>`). Per run: each scenario's checks and
+    client output, and the runner's own output.
+    `suite`: the suite's script (`SUITE_NEXT`: the newest line); `requirements`: each run is a
+    revision's frozen requirement set (`--requirements REVISION`, SUITE_NEXT), its name a label; an empty
+    revision: no `--spec-version` (the extension scenarios belong to none)."""
     import selectors
     import socket
     import tempfile
@@ -136,18 +136,15 @@ def run_suites(
     listener.listen(64)
     env = {**os.environ, "MCP_CONFORMANCE_FORWARD": str(path), "NO_COLOR": "1"}
     started = []
-    for suite, revision in runs:
-        out = work / f"{suite}-{revision}"
+    for name, revision in runs:
+        out = work / f"{name}-{revision}"
         out.mkdir(parents=True)
         log = (out / "runner.log").open("w")
-        which = (
-            ["--requirements", revision]
-            if suite == REQUIREMENTS
-            else ["--suite", suite, "--spec-version", revision]
-        )
         command = [
-            str(NODE), str(suite_js), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER} {suite}-{revision}",
-            *which, "--timeout", str(timeout_ms), "-o", str(out / "out"),
+            str(NODE), str(suite), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER} {name}-{revision}",
+            *(["--requirements", revision] if requirements else ["--suite", name]),
+            *(["--spec-version", revision] if revision and not requirements else []),
+            "--timeout", str(timeout_ms), "-o", str(out / "out"),
         ]  # fmt: skip
         started.append((out, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
     deadline = time.monotonic() + timeout_ms / 1000 + 60
@@ -170,11 +167,11 @@ def run_suites(
         path.unlink(missing_ok=True)
         directory.rmdir()
     results = {}
-    for (suite, revision), (out, _, _) in zip(runs, started, strict=True):
+    for (name, revision), (out, _, _) in zip(runs, started, strict=True):
         found: dict[str, tuple[list[dict[str, Any]], str]] = {}
         for checks in (out / "out").rglob("checks.json"):
             # <out>/<scenario>-<ISO time with - for : and .>/checks.json
-            name = re.sub(
+            scenario = re.sub(
                 r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", checks.parent.relative_to(out / "out").as_posix()
             )
             said = "".join(
@@ -182,8 +179,8 @@ def run_suites(
                 for f in ("stdout.txt", "stderr.txt")
                 if (checks.parent / f).exists()
             )
-            found[name] = (json.loads(checks.read_text()), said)
-        results[(suite, revision)] = (found, (out / "runner.log").read_text())
+            found[scenario] = (json.loads(checks.read_text()), said)
+        results[(name, revision)] = (found, (out / "runner.log").read_text())
     return results
 
 

@@ -18,6 +18,11 @@ from tests.cli_in_process import run
             ["--url", "http://127.0.0.1:9/mcp", "--auth", "--client-secret", "s"],
             "--client-secret needs --client-id",
         ),
+        (["--url", "http://127.0.0.1:9/mcp", "--client-private-key", "k.pem"], "go with --auth"),
+        (
+            ["--url", "http://127.0.0.1:9/mcp", "--auth", "--client-private-key", "k.pem"],
+            "--client-private-key needs --client-id",
+        ),
     ],
 )
 def test_bad_auth_options(tmp_path: Path, args: list[str], said: str) -> None:

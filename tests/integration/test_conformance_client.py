@@ -32,9 +32,10 @@ from typing import Any
 import pytest
 
 from tests.cli_in_process import run
-from tests.conformance.suite import NODE, REQUIREMENTS, SUITE_NEXT, requirements, run_scenario, run_suites
+from tests.conformance.suite import NODE, SUITE_NEXT, requirements, run_scenario, run_suites
 
 SETS = ("2026-07-28", "2025-11-25")
+REQUIREMENTS = "requirements"  # the label of a requirement-set run
 HELD_TOO = {
     "2026-07-28": ["json-schema-2020-12-preservation"],
     "2025-11-25": ["json-schema-2020-12-preservation"],
@@ -79,7 +80,9 @@ def test_every_scored_client_scenario_passes(tmp_path: Path) -> None:
         pytest.fail("the newest conformance suite is not installed: run `make peers` (make test does it)")
     scored = {revision: requirements(revision) for revision in SETS}
     assert len(scored["2026-07-28"]) >= 32 and len(scored["2025-11-25"]) >= 18, scored
-    runs = run_suites([(REQUIREMENTS, r) for r in SETS], tmp_path, timeout_ms=120000, suite_js=SUITE_NEXT)
+    runs = run_suites(
+        [(REQUIREMENTS, r) for r in SETS], tmp_path, timeout_ms=120000, suite=SUITE_NEXT, requirements=True
+    )
     rows, failed, unexpected_passes, extensions = [], {}, [], []
     for revision in SETS:
         results, runner = runs[(REQUIREMENTS, revision)]
