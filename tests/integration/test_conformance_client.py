@@ -9,8 +9,8 @@ scenario passes when it has checks and none is a FAILURE or WARNING. `json-schem
 (run and reported, added after the sets were frozen) is held to the same bar. The table (scenario,
 set, checks passed / failed / warnings) is printed (pytest -s, or in the failure message).
 
-`EXPECTED_FAILURES`: the auth scenarios our OAuth client fails today (issue #38's OAuth work, in
-inspector/auth/*, is under way apart): listed, printed, and checked the other way round, so that
+`EXPECTED_FAILURES`: scenarios known to fail (none now: before the OAuth work of issue #38 merged,
+21 auth scenarios were listed there): listed, printed, and checked the other way round, so that
 one that starts to pass fails this test until it is taken off the list. Extension scenarios are
 printed, never asserted.
 
@@ -40,15 +40,8 @@ HELD_TOO = {
     "2026-07-28": ["json-schema-2020-12-preservation"],
     "2025-11-25": ["json-schema-2020-12-preservation"],
 }
-# (scenario, set) our OAuth client fails today: the OAuth client's SEPs are being fixed apart (issue #38).
-_AUTH_2026 = """metadata-default metadata-var1 metadata-var2 metadata-var3 scope-from-www-authenticate
-    scope-from-scopes-supported scope-omitted-when-undefined scope-step-up scope-retry-limit
-    token-endpoint-auth-basic token-endpoint-auth-post token-endpoint-auth-none offline-access-not-supported
-    authorization-server-migration iss-supported iss-not-advertised iss-supported-missing iss-wrong-issuer
-    iss-unexpected iss-normalized"""
-EXPECTED_FAILURES: set[tuple[str, str]] = {(f"auth/{n}", "2026-07-28") for n in _AUTH_2026.split()} | {
-    ("auth/metadata-var2", "2025-11-25")  # the resource parameter: PRM's pathless resource sent with /mcp
-}
+# (scenario, set) known to fail; printed as such, and one that passes must be taken off.
+EXPECTED_FAILURES: set[tuple[str, str]] = set()  # none since the OAuth work of issue #38 merged
 
 
 def _counts(checks: list[dict[str, Any]]) -> dict[str, int]:
@@ -92,7 +85,7 @@ def test_every_scored_client_scenario_passes(tmp_path: Path) -> None:
             n = _counts(checks)
             ok = bool(checks) and not n["FAILURE"] and not n["WARNING"]
             expected = (name, revision) in EXPECTED_FAILURES
-            mark = "pass" if ok else "FAIL (expected: auth work apart)" if expected else "FAIL"
+            mark = "pass" if ok else "FAIL (expected)" if expected else "FAIL"
             rows.append(
                 f"{name:40} {revision}  passed {n['SUCCESS']:3}  failed {n['FAILURE']:2}  "
                 f"warnings {n['WARNING']}  {mark}"
