@@ -69,6 +69,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "db": ("db", "app"),  # `mcp-inspect db copy ...`
     "config": ("config", "app"),  # `mcp-inspect config ...`
     "gateway": ("install", "gateway_app"),  # `mcp-inspect gateway start|stop|status`
+    "conformance": ("conformance", "app"),  # `mcp-inspect conformance client URL` (the suite's client)
 }
 _ROOT: dict[str, Any] = {
     "name": "mcp-inspect",

@@ -65,6 +65,7 @@ RELIST_PAGES = (
     20  # the tools/list walk after a HeaderMismatch: a paginator that never ends cannot hang a call
 )
 HEADER_MISMATCH = -32020
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 HISTORY = 200  # answered / timed-out inbox items kept
 
 
@@ -214,6 +215,13 @@ class MockClient:
             response = await self.endpoint.request(
                 "server/discover", self._envelope({}), timeout=self.config.timeout
             )
+            if (retry := _supported_instead(response, self.config.protocol_version)) is not None:
+                # UnsupportedProtocolVersion names the revisions the server speaks: retry once with
+                # one we speak too (basic/versioning, "Version Negotiation").
+                self.config.protocol_version = retry
+                response = await self.endpoint.request(
+                    "server/discover", self._envelope({}), timeout=self.config.timeout
+                )
         else:
             params = {
                 "protocolVersion": self.config.protocol_version,
@@ -411,3 +419,20 @@ class MockClient:
 def _header_mismatch(response: dict[str, Any]) -> bool:
     error = response.get("error")
     return isinstance(error, dict) and error.get("code") == HEADER_MISMATCH
+
+
+def _supported_instead(response: dict[str, Any], offered: str) -> str | None:
+    """The revision to offer instead when the server refused `offered` with UnsupportedProtocolVersion
+    (-32022) and listed, in `data.supported`, a stateless revision we speak; else None."""
+    error = response.get("error")
+    if not isinstance(error, dict) or error.get("code") != UNSUPPORTED_PROTOCOL_VERSION:
+        return None
+    data = error.get("data")
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if not isinstance(supported, list):
+        return None
+    ours = [v for v in MODERN_PROTOCOL_VERSIONS if v in supported]
+    if not ours:
+        return None
+    # The newest we share; the one offered again when the server lists it (it refused a request, not the revision).
+    return offered if offered in ours else ours[-1]

@@ -41,6 +41,7 @@ __all__ = [
     "decode_value",
     "encode_value",
     "header_string",
+    "invalid_param_headers",
     "param_header_values",
     "param_headers",
     "recorded_tool_schemas",
@@ -143,6 +144,43 @@ def param_headers(input_schema: Any) -> dict[str, tuple[str, tuple[str, ...]]]:
                 out.setdefault(token.lower(), (token, (*path, str(key))))
             stack.append(((*path, str(key)), sub))
     return out
+
+
+_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
+
+
+def invalid_param_headers(input_schema: Any) -> str | None:
+    """Why a tool's `x-mcp-header` annotations are invalid (server/tools, "x-mcp-header": a non-empty
+    token of visible ASCII without space or colon, unique case-insensitively, on a string, integer
+    or boolean property only: not a number, whose text form is ambiguous), None when they are valid. A client MUST exclude such a tool."""
+    seen: set[str] = set()
+    stack: list[Any] = [input_schema]
+    while stack:
+        schema = stack.pop()
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(props, dict):
+            continue
+        for key, sub in props.items():
+            if not isinstance(sub, dict):
+                continue
+            stack.append(sub)
+            if "x-mcp-header" not in sub:
+                continue
+            token = sub["x-mcp-header"]
+            if not isinstance(token, str) or not _TOKEN.match(token):
+                return f"property {key!r}: x-mcp-header {token!r} is not a non-empty header-name token"
+            if token.lower() in seen:
+                return (
+                    f"property {key!r}: x-mcp-header {token!r} is declared twice (names are case-insensitive)"
+                )
+            seen.add(token.lower())
+            kind = sub.get("type")
+            kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+            if any(k not in _HEADER_TYPES for k in kinds):
+                return (
+                    f"property {key!r}: x-mcp-header on a {kind} property (string, integer or boolean only)"
+                )
+    return None
 
 
 def param_header_values(input_schema: Any, arguments: Any) -> list[tuple[str, str]]:

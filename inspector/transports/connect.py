@@ -188,6 +188,31 @@ class StdioConnection:
         return await self.process.wait()
 
 
+RESUME_ATTEMPTS = 3  # GETs with Last-Event-ID for one request's stream that ended unanswered
+GET_STREAM_WAIT = 5.0  # seconds the first request after the handshake waits for the standalone GET's answer
+
+
+class _Resume:
+    """What resuming one request's event stream needs: the last event id, the server's `retry`
+    and whether the answer to request `rpc_id` has come."""
+
+    def __init__(self, rpc_id: str) -> None:
+        self.rpc_id = rpc_id
+        self.last_id: str | None = None
+        self.retry_ms: int | None = None
+        self.answered = False
+
+    def saw(self, event: SSEEvent) -> None:
+        if event.id is not None:
+            self.last_id = event.id or None  # an empty id resets it (the SSE rules)
+        if event.retry is not None:
+            self.retry_ms = event.retry
+        if event.event == "message" and event.data:
+            found = classify(event.data_bytes)
+            if found.kind in (Kind.RESPONSE, Kind.ERROR) and found.rpc_id == self.rpc_id:
+                self.answered = True
+
+
 class _HttpBase:
     def __init__(
         self,
@@ -249,13 +274,17 @@ class _HttpBase:
         ex.record("s2c", "http-response", b"", head=True)
         return response, ex
 
-    async def _read_events(self, response: httpx.Response, ex: HttpExchange) -> None:
+    async def _read_events(
+        self, response: httpx.Response, ex: HttpExchange, resume: _Resume | None = None
+    ) -> None:
         import httpx
 
         framer = SSEFramer()
         try:
             async for chunk in response.aiter_raw():
                 for event in framer.feed(chunk):
+                    if resume is not None:
+                        resume.saw(event)
                     await self._on_event(event, ex)
         except (httpx.HTTPError, OSError) as exc:
             ex.record("s2c", "sse", b"", problem=f"event stream broke: {exc}")
@@ -293,6 +322,7 @@ class StreamableHttpConnection(_HttpBase):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._get_stream_opened = False
+        self._get_stream_ready = anyio.Event()  # the standalone GET's answer (or failure) came
         self._streams: dict[str, tuple[anyio.CancelScope, HttpExchange]] = {}  # by request id
 
     def _headers(self, raw: bytes = b"") -> list[tuple[bytes, bytes]]:
@@ -324,7 +354,7 @@ class StreamableHttpConnection(_HttpBase):
                 "c2s", "http-request", b"", jsonrpc=False, problem="closed by the client before the answer"
             )
             raise
-        self._learn(response)
+        self._learn(response, stateless=any(k == b"mcp-method" for k, _ in headers))
         self._record_head(ex, response)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type == "text/event-stream":
@@ -358,13 +388,42 @@ class StreamableHttpConnection(_HttpBase):
         if b'"notifications/initialized"' in raw and self.session_id and not self._get_stream_opened:
             self._get_stream_opened = True
             self._tg.start_soon(self._open_get_stream)
+            # The stream is open (or refused) before the next request goes: what the server sends
+            # on it meanwhile is not missed. Bounded: a server slow to answer a GET delays nothing more.
+            with anyio.move_on_after(GET_STREAM_WAIT):
+                await self._get_stream_ready.wait()
 
     async def _read_request_events(self, response: httpx.Response, ex: HttpExchange, rpc_id: str) -> None:
-        """The event stream answering one request; `abort(rpc_id)` closes it."""
+        """The event stream answering one request; `abort(rpc_id)` closes it.
+
+        A stream that ends before the answer, after the server gave its events ids, is resumed
+        (basic/transports, "Resumability and Redelivery"; SEP-1699): after the `retry` the server
+        set, a GET with `Last-Event-ID` carries on where it stopped, at most RESUME_ATTEMPTS times."""
+        import httpx
+
+        resume = _Resume(rpc_id)
         with anyio.CancelScope() as scope:
             self._streams[rpc_id] = (scope, ex)
             try:
-                await self._read_events(response, ex)
+                await self._read_events(response, ex, resume)
+                for _attempt in range(RESUME_ATTEMPTS):
+                    if resume.answered or resume.last_id is None:
+                        return
+                    await anyio.sleep((resume.retry_ms if resume.retry_ms is not None else 1000) / 1000)
+                    headers = [(k, v) for k, v in self._headers() if k != b"content-type"]
+                    headers = [
+                        (b"accept", b"text/event-stream") if k == b"accept" else (k, v) for k, v in headers
+                    ]
+                    headers.append((b"last-event-id", resume.last_id.encode()))
+                    try:
+                        response, ex = await self._get_events(headers)
+                    except httpx.HTTPError:
+                        return
+                    if response.status_code != 200:
+                        await response.aclose()
+                        return
+                    self._streams[rpc_id] = (scope, ex)
+                    await self._read_events(response, ex, resume)
             finally:
                 self._streams.pop(rpc_id, None)
 
@@ -386,8 +445,10 @@ class StreamableHttpConnection(_HttpBase):
         scope.cancel()
         return True
 
-    def _learn(self, response: httpx.Response) -> None:
-        if sid := response.headers.get("mcp-session-id"):
+    def _learn(self, response: httpx.Response, stateless: bool = False) -> None:
+        """Keep the server's `Mcp-Session-Id`, except from the answer to a 2026-07-28 request:
+        that revision has no sessions, its requests carry none (lint `session-id-in-2026`)."""
+        if (sid := response.headers.get("mcp-session-id")) and not stateless:
             self.session_id = sid
 
     def learn_protocol_version(self, version: str) -> None:
@@ -403,6 +464,8 @@ class StreamableHttpConnection(_HttpBase):
             response, ex = await self._get_events(headers)
         except httpx.HTTPError:
             return
+        finally:
+            self._get_stream_ready.set()
         if response.status_code != 200:
             await response.aclose()
             return

