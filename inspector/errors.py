@@ -20,6 +20,7 @@ for: none reaches a user as it is.
     │   ├── RulesError                   an intercept rules file (or live rule) that cannot be used
     │   ├── InterceptRemoteError         an intercepting process not found, or it refused
     │   ├── ScenarioError                a scenario file that cannot be read
+    │   ├── SkillVerificationError       a skill file whose size, digest or frontmatter differs (SEP-2640)
     │   ├── HarFormatError               a HAR file that is not HAR 1.2
     │   ├── FileFormatError              a session file's line that is not the format
     │   ├── SettingsError                a settings value (config file, variable, flag) its key does not take
@@ -42,6 +43,7 @@ for: none reaches a user as it is.
     └── HandedOff                    wrap's copies went to a finishing process before the session
     ValueError
     ├── TemplateError                a scenario placeholder whose path has no value
+    ├── BadRetry                     a 2026-07-28 retry a mock server refuses (-32602; mock/session.py)
     └── JsoncError                   text that is not JSON (or JSONC): the line and column (hosts/jsonc.py)
     RuntimeError
     └── BlobMissingError             a row names a blob the store does not hold
@@ -287,6 +289,11 @@ class HandedOff(Exception):
 
 class TemplateError(ValueError):
     """A placeholder whose path has no value in the context."""
+
+
+class BadRetry(ValueError):
+    """A 2026-07-28 retry the server refuses (-32602): a requestState it did not issue, or
+    inputResponses that are not objects."""
 
 
 class JsoncError(ValueError):

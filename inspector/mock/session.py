@@ -44,6 +44,7 @@ from typing import Any, Protocol
 import anyio
 import orjson
 
+from inspector.errors import BadRetry
 from inspector.mock.script import Action, Reaction, RecordedAnswer, wire_body
 from inspector.protocol import id_key
 from inspector.protocol.listen import ACKNOWLEDGED, SUBSCRIPTION_ID_META_KEY, admits, stamp
@@ -90,11 +91,6 @@ _CAPABILITY = {
 }
 INVALID_PARAMS = -32602
 MISSING_CAPABILITY = -32021  # MissingRequiredClientCapabilityError (2026-07-28)
-
-
-class BadRetry(ValueError):
-    """A 2026-07-28 retry the server refuses (-32602): a requestState it did not issue, or
-    inputResponses that are not objects."""
 
 
 def _state(at: int, answers: list[Any], keys: list[str | None]) -> str:
