@@ -24,6 +24,7 @@ from inspector.api.routes_pages import STATIC_DIR
 from inspector.store import open_engine
 from tests.api.recordings import generate_session, http_session, out_of_order_session
 from tests.sessions import load
+from tests.warm_peers import inspector_argv
 
 # `expect(...)` waits up to 15 s (Playwright's default is 5 s): a `wrap` started by a test opens its
 # store about 2 s after it starts on an idle machine (it waits for the server's first bytes or
@@ -109,6 +110,18 @@ def ui(e2e_db: Path) -> Iterator[UiServer]:
     server = UiServer(open_engine(e2e_db), port=0, live_interval=0.1).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def warm_serve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `mcp-inspect serve` processes a UI server of this test starts (the Mock server page's
+    "Start mock server") forked from the warm server (tests/warm_peers.py): each a process of its own
+    on the same command line after the program, without ~1.5 s of CPU in imports at each start. The
+    program is `inspector.api.serve_processes.program` (this installation's `mcp-inspect`); its pid is
+    the launcher's, which relays the UI's SIGINT and exits with the run."""
+    import inspector.api.serve_processes
+
+    monkeypatch.setattr(inspector.api.serve_processes, "program", lambda: inspector_argv())
 
 
 def subscribed(ui: UiServer, session_id: int, timeout: float = 60.0) -> None:

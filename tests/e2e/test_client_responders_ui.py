@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,11 @@ from tests.e2e.conftest import shot
 from tests.e2e.in_thread import demo_http
 from tests.e2e.test_client_ui import _inbox_item, _mock_sessions, client_ui  # noqa: F401
 from tests.recorded import rows_until
+from tests.warm_peers import peer_argv
 
-FEATURES = f"{sys.executable} {Path(__file__).resolve().parents[1] / 'peers' / 'client_features_server.py'}"
+# tests/peers/client_features_server.py (an SDK server): forked warm (tests/warm_peers.py), a process
+# of its own without ~2 s of CPU in imports.
+FEATURES = shlex.join(peer_argv("tests.peers.client_features_server"))
 
 
 def _connect(page: Page, ui: UiServer, *, command: str | None = None, url: str | None = None) -> None:

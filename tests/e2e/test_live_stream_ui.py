@@ -25,8 +25,38 @@ RATE = 2000
 SECONDS = 1.5
 TOTAL = int(RATE * SECONDS)
 
-SHOWN = """() => [...document.querySelectorAll('[data-testid=row]')].map(
-  (el) => [Number(el.dataset.seq), Number(el.dataset.index)])"""
+# Scroll the timeline (`el`) from the top, a view's height at a time, until every row was shown (or the
+# end): for each window [scrollTop asked, scrollTop got, [[seq, index] of every row shown] or null if it
+# did not render in `wait` ms].
+SCROLL_BACK = """async (el, {total, row, wait}) => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const height = el.clientHeight;
+  const windows = [];
+  const seen = new Set();
+  for (let top = 0; seen.size < total; top += height) {
+    el.scrollTop = top;
+    const at = el.scrollTop;
+    const ends = [Math.floor(at / row), Math.min(total - 1, Math.floor((at + height - 1) / row))];
+    const deadline = performance.now() + wait;
+    let shown = null;
+    await frame();
+    while (performance.now() < deadline) {
+      await frame();
+      const ready = ends.every((i) => document.querySelector(`[data-testid=row][data-index='${i}']`))
+        && !document.querySelector('.row.loading');
+      if (ready) {
+        shown = [...document.querySelectorAll('[data-testid=row]')].map(
+          (r) => [Number(r.dataset.seq), Number(r.dataset.index)]);
+        break;
+      }
+    }
+    windows.push([top, at, shown]);
+    if (shown === null) break;
+    shown.forEach(([seq]) => seen.add(seq));
+    if (top > total * row) break;
+  }
+  return windows;
+}"""
 
 
 @pytest.fixture
@@ -88,24 +118,17 @@ def test_a_streaming_session_is_followed_answers_clicks_and_misses_no_row(
     # The last row reaches the final message.
     expect(page.locator(f"[data-testid=row][data-seq='{TOTAL}']")).to_be_visible()
     expect(page.get_by_test_id("total")).to_have_text(f"{TOTAL:,} messages")
-    # Scrolled back through from the top: every message once, row i showing message i + 1.
-    rows = page.get_by_test_id("rows")
-    height = rows.evaluate("el => el.clientHeight")
+    # Scrolled back through from the top: every message once, row i showing message i + 1. The page
+    # scrolls itself window by window (one round trip, not five per window): each window is read once
+    # it rendered (the scroll event's render comes a frame later: read before it, the rows are the last
+    # window's, and a loaded machine skipped a view's rows), i.e. the rows at its first and last index
+    # are attached and none is still loading, within 15 s.
+    windows = page.get_by_test_id("rows").evaluate(SCROLL_BACK, {"total": TOTAL, "row": 26, "wait": 15_000})
     seen: set[int] = set()
-    top = 0
-    while len(seen) < TOTAL:
-        at = rows.evaluate(f"el => {{ el.scrollTop = {top}; return el.scrollTop }}")
-        # The window of that scroll rendered (the scroll event's render comes a frame later: read
-        # before it, the rows are the last window's, and a loaded machine skipped a view's rows).
-        for index in (int(at // 26), min(TOTAL - 1, int((at + height - 1) // 26))):
-            expect(page.locator(f"[data-testid=row][data-index='{index}']")).to_be_attached()
-        expect(page.locator(".row.loading")).to_have_count(0)
-        shown = page.evaluate(SHOWN)
+    for top, at, shown in windows:
+        assert shown is not None, f"the window at scrollTop {top} ({at}) did not render in 15 s"
         seqs = [s for s, _ in shown]
         assert len(seqs) == len(set(seqs)), f"a row shown twice at scrollTop {top}"
         assert all(s == i + 1 for s, i in shown), f"a row out of place at scrollTop {top}"
         seen.update(seqs)
-        if top > TOTAL * 26:
-            break
-        top += height
     assert seen == set(range(1, TOTAL + 1)), sorted(set(range(1, TOTAL + 1)) - seen)[:10]

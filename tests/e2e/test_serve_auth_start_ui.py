@@ -17,7 +17,7 @@ from tests.e2e.conftest import shot
 
 
 @pytest.fixture
-def serve_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[UiServer]:
+def serve_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_serve: None) -> Iterator[UiServer]:
     monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
     server = UiServer(open_engine(tmp_path / "serve.db"), port=0, live_interval=0.05).start()
     yield server

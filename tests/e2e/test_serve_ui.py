@@ -57,7 +57,9 @@ class ClientThread:
 
 
 @pytest.fixture
-def serve_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[UiServer, Path]]:
+def serve_ui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_serve: None
+) -> Iterator[tuple[UiServer, Path]]:
     monkeypatch.setenv("MCP_INSPECTOR_RUNTIME", str(tmp_path / "runtime"))
     db = tmp_path / "serve.db"
     server = UiServer(open_engine(db), port=0, live_interval=0.05).start()
