@@ -159,6 +159,25 @@ class _Scenario:
             schema = focal.get("inputSchema")
             await self.request("tools/call", {"name": "json_schema_echo", "arguments": {"schema": schema}})
 
+    async def skills(self) -> None:
+        """SEP-2640: list the skills; load each (every file verified) only where the scenario asks a
+        host to use them (`inspector.mock.skills.CONFORMANCE_SCENARIOS`), never ahead of need."""
+        from inspector.errors import SkillVerificationError
+        from inspector.mock.skills import conformance_call, fetch_skills
+
+        listed = await self.request("skills/list")
+        if listed is None or "--fetch-skills" not in (conformance_call(self.run.scenario) or []):
+            return
+
+        async def raw(method: str, params: dict[str, Any]) -> dict[str, Any]:
+            return await self.client.request(method, params, timeout=self.run.timeout)
+
+        try:
+            await fetch_skills(raw, "skills/list", listed)
+            _say("skills: every file verified")
+        except SkillVerificationError as exc:
+            _say(f"skills: refused: {exc}")
+
     async def authorized(self) -> None:
         tools = await self.tools()
         if tools:
@@ -168,6 +187,8 @@ class _Scenario:
 def _handler(scenario: str) -> Callable[[_Scenario], Awaitable[None]]:
     if scenario.startswith("auth/"):
         return _Scenario.authorized
+    if scenario.startswith("sep-2640-client-"):
+        return _Scenario.skills
     return {
         "initialize": _Scenario.initialize,
         "json-schema-2020-12-preservation": _Scenario.schema_echo,

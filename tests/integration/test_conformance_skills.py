@@ -1,6 +1,7 @@
 """The newest conformance suite's six SEP-2640 (Skills) scenarios: its server scenarios against
-`serve conformance` (in this process) and its client scenarios against `mcp-inspect call`
-(tests/conformance/skills_client.py, one Python process per scenario, the calls in-process). Every
+`serve conformance` (in this process) and its client scenarios against the shipped client command
+(`mcp-inspect conformance client`, a process per scenario, as users run it: it lists the skills
+and, where the scenario asks a host to use them, loads each with every file verified). Every
 check passes (none is skipped, none fails)."""
 
 from __future__ import annotations
@@ -8,12 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conformance.suite import NODE, SUITE_NEXT
+from tests.conformance.suite import NODE, SUITE_NEXT, run_scenario
 from tests.integration.serve_helpers import serve_http_in_process
 
 SERVER_SCENARIOS = ("sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest")
@@ -23,7 +23,6 @@ CLIENT_SCENARIOS = (
     "sep-2640-client-verify-size",
     "sep-2640-client-verify-frontmatter",
 )
-ADAPTER = Path(__file__).with_name("skills_client.py")
 
 
 def _checks(out: Path) -> list[dict[str, object]]:
@@ -69,13 +68,8 @@ def test_skills_server_scenarios_pass_against_serve_conformance(
 
 
 @pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
-def test_skills_client_scenarios_pass_with_call(tmp_path: Path, scenario: str) -> None:
-    out = tmp_path / "out"
-    command = f"{sys.executable} {ADAPTER}"
-    said = _suite(
-        "client", "--command", command, "--scenario", scenario, "--timeout", "60000", out=out,
-        env={"MCP_INSPECTOR_DB": str(tmp_path / "rec.db")},
-    )  # fmt: skip
-    checks = [c for c in _checks(out) if c["status"] != "INFO"]
+def test_skills_client_scenarios_pass_with_the_client_command(tmp_path: Path, scenario: str) -> None:
+    found, said = run_scenario(scenario, tmp_path, 60000, suite=SUITE_NEXT)
+    checks = [c for c in found if c["status"] != "INFO"]
     bad = [(c["id"], c["status"], c.get("errorMessage")) for c in checks if c["status"] != "SUCCESS"]
     assert checks and not bad, f"{scenario}: {bad}\n{said[-3000:]}"
