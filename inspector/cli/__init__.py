@@ -13,7 +13,6 @@ the same table on first use.
 
 from __future__ import annotations
 
-import gc
 import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from inspector.command_setup import print_error
+from inspector.entry import start_up_over
 from inspector.errors import InspectorError
 from inspector.help_text import render_help_later
 
@@ -147,9 +147,7 @@ class LazyGroup(TyperGroup):
     def invoke(self, ctx: Context) -> Any:
         # The console script starts with the cyclic garbage collector off (`inspector.entry`): the
         # command runs with it on, what start-up made set aside (frozen: never scanned again).
-        if not gc.isenabled():
-            gc.freeze()
-            gc.enable()
+        start_up_over()
         return super().invoke(ctx)
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:

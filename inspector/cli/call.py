@@ -104,13 +104,15 @@ def call(
     Sampling requests are refused and elicitations declined (nobody is there to answer); roots
     come from --root. The session is recorded (kind `mock-client`).
     """
+    from inspector.entry import starting_up
     from inspector.mock.call import CallOptions, run_call
 
     command = server_command(command)
     if bool(command) == bool(url):
         raise InspectorError("call needs a target: either --url URL or -- COMMAND [ARGS...]")
-    redaction(redact, redact_path, keep_secrets)
-    outbound(url, ca_bundle, client_cert, client_key, insecure)
+    with starting_up():  # the settings and the recorder's modules: start-up, as `run_call`'s imports
+        redaction(redact, redact_path, keep_secrets)
+        outbound(url, ca_bundle, client_cert, client_key, insecure)
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:

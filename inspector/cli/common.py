@@ -358,6 +358,8 @@ def auth_request(
     wait: float,
 ) -> AuthRequest | None:
     """The checked `--auth` options of `call`, `replay` and `versions` (None without --auth)."""
+    if not (auth or client_id or client_secret or client_metadata_url or scope or non_interactive):
+        return None  # no OAuth option given: nothing to check, and the OAuth code stays unloaded
     from inspector.auth.connect import AuthRequest, check_auth_options
 
     given = AuthRequest(client_id, client_secret, client_metadata_url, scope, non_interactive, wait)

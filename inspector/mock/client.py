@@ -43,7 +43,6 @@ from inspector.mock.listen import Listens
 from inspector.mock.responders import Responder, automatic_answer
 from inspector.mock.tracking import TASKS_EXTENSION, Activity, InFlight
 from inspector.protocol import id_key, mcp_tables
-from inspector.protocol.client_answers import check_request, valid_roots
 from inspector.protocol.mcp_tables import CLIENT_REQUESTS, MODERN_PROTOCOL_VERSIONS
 from inspector.store import StoreWriter
 from inspector.transports.connect import Connection, StdioConnection, open_connection
@@ -351,6 +350,9 @@ class MockClient:
 
     async def _resolve(self, item: InboxItem) -> dict[str, Any]:
         """Answer a server request with its responder, or wait for a person (at most `inbox_timeout`)."""
+        # Imported here: a call whose server asks the client nothing never checks a request (start-up).
+        from inspector.protocol.client_answers import check_request
+
         item.problems = [
             f.describe() for f in check_request(item.method, item.params, self.config.capabilities)
         ]
@@ -388,6 +390,8 @@ class MockClient:
 
     async def set_roots(self, roots: Any) -> bool:
         """Replace the workspace's roots (validated); True when `notifications/roots/list_changed` was sent."""
+        from inspector.protocol.client_answers import valid_roots
+
         self.config.roots = valid_roots(roots)
         roots_cap = self.config.capabilities.get("roots")
         if not (isinstance(roots_cap, dict) and roots_cap.get("listChanged")) or self.endpoint is None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from inspector.protocol.client_answers import openable_url
 from inspector.protocol.mcp_tables import URL_ELICITATION_REQUIRED
 
 __all__ = ["UrlElicitation", "UrlElicitations"]
@@ -39,6 +38,9 @@ class UrlElicitation:
     completed: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        # Imported here: the checks of the client's answers are not loaded by a client never asked (start-up).
+        from inspector.protocol.client_answers import openable_url
+
         parts = urlsplit(self.url)
         return {
             "elicitation_id": self.elicitation_id,

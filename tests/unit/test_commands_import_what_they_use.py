@@ -197,6 +197,20 @@ def test_call_on_a_stdio_server_loads_no_http_client_oauth_or_sdk_models(
     assert not {m for m in modules if m.startswith("inspector.replay")}
     # nor a TOML parser: there is no config file to parse (conftest points $MCP_INSPECTOR_CONFIG at none)
     assert "tomllib" not in modules
+    # nor what only some calls use (issue #36, start-up): the store's reads (the call writes), the
+    # checks of a server's requests to the client (the server sends none), the OAuth options' checks
+    # (no --auth option given)
+    assert not modules & NOT_FOR_A_PLAIN_CALL, sorted(modules & NOT_FOR_A_PLAIN_CALL)
+
+
+# What `call ping` on a stdio server that asks the client nothing never uses.
+NOT_FOR_A_PLAIN_CALL = {
+    "inspector.store.queries",
+    "inspector.protocol.client_answers",
+    "inspector.protocol.sampling_rules",
+    "inspector.protocol.rule_findings",
+    "inspector.auth.connect",
+}
 
 
 def test_wrap_records_a_current_store_without_sqlalchemy(tmp_path: Path) -> None:

@@ -49,3 +49,50 @@ def test_the_cli_in_process_leaves_the_callers_collector_as_it_was(tmp_path: Pat
     ran = run("sessions", "--db", str(db))
     assert ran.returncode == 0, ran.stderr
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+# How many collections the collector ran while the console script ran `ARGS`.
+COUNTING = """
+import gc, sys
+ran = [0]
+gc.callbacks.append(lambda phase, info: ran.__setitem__(0, ran[0] + (phase == "start")))
+sys.argv = ["mcp-inspect", *sys.argv[1:]]
+from inspector.entry import main
+try:
+    main()
+finally:
+    print("collections", ran[0], file=sys.stderr)
+"""
+
+# A stdio server that answers every request with an empty result (what `call ping` needs).
+SERVER = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" in msg and "method" in msg:
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result if msg["method"] == "initialize" else {}}), flush=True)
+"""
+
+
+def test_calls_start_up_in_its_own_body_is_start_up_too(tmp_path: Path) -> None:
+    # `call` loads the recorder, the mock client and asyncio in its body (`call --help` does not):
+    # that is start-up too, with the collector off and frozen after. It ran ~37 collections (gen 0
+    # and 1) walking those modules' new objects, about a twentieth of the call's CPU; the call
+    # itself (a handshake and one ping) needs a handful.
+    db = tmp_path / "call.db"
+    load(db, "demo", name="demo")
+    server = tmp_path / "server.py"
+    server.write_text(SERVER)
+    env = {**os.environ, "MCP_INSPECTOR_DB": str(db)}
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTING, "call", "ping", "--", sys.executable, str(server)],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().strip() == "{}"
+    line = next(x for x in done.stderr.decode().splitlines() if x.startswith("collections "))
+    assert int(line.split()[1]) <= 15, line
