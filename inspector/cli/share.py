@@ -146,8 +146,11 @@ def lint(
     ] = "info",
 ) -> None:
     """Check a session against its protocol revision (exit 1 when there are errors)."""
-    from inspector.command_setup import open_db_store
-    from inspector.lint.report import lint_command
+    from inspector.entry import starting_up
+
+    with starting_up():  # the command's modules: start-up, with the collector off (`entry.starting_up`)
+        from inspector.command_setup import open_db_store
+        from inspector.lint.report import lint_command
 
     raise typer.Exit(
         lint_command(open_db_store(db, create=False), session, json_out=json_out, min_severity=min_severity)
