@@ -104,7 +104,7 @@ def call(
     Sampling requests are refused and elicitations declined (nobody is there to answer); roots
     come from --root. The session is recorded (kind `mock-client`).
     """
-    from inspector.entry import starting_up
+    from inspector.entry import leave, starting_up
     from inspector.mock.call import CallOptions, run_call
 
     command = server_command(command)
@@ -144,4 +144,6 @@ def call(
         auth=wanted,
         fetch_skills=fetch_skills,
     )
-    raise typer.Exit(run_call(options))
+    status = run_call(options)
+    leave(status)  # the console script's process ends here, without the interpreter's teardown
+    raise typer.Exit(status)
