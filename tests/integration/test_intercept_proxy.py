@@ -26,6 +26,7 @@ from inspector.store import Message, list_sessions, open_engine
 from tests.conftest import EVERYTHING_BIN, PEERS
 from tests.http_peers import LineProcess, everything_http_server, proxy_in_process
 from tests.shim_process import messages
+from tests.warm_peers import peer_argv
 
 RULES = """
 seed: 17
@@ -465,7 +466,7 @@ async def test_legacy_sse_reply_and_error_go_out_on_the_event_stream(tmp_path: P
 @pytest.fixture(scope="module")
 def json_server() -> Iterator[str]:
     server = LineProcess(
-        [sys.executable, str(Path(__file__).parents[2] / "bench" / "http_server.py"), "--mode", "json"]
+        peer_argv("bench.http_server", "--mode", "json")  # forked warm: the SDK server without its imports
     )
     try:
         yield server.wait_for(r"bench http server listening on (\S+)").group(1)
@@ -542,8 +543,9 @@ def test_a_bad_rules_file_is_refused_before_anything_opens(
 
 
 async def _pending_id(client: httpx.AsyncClient, url: str, token: str) -> str:
-    """The first paused message's id, once there is one (bounded wait)."""
-    with anyio.fail_after(15):
+    """The first paused message's id, once there is one (bounded wait: generous, a node client's
+    start-up comes first and took over 15 s under load)."""
+    with anyio.fail_after(60):
         while True:
             state = (await client.get(f"{url}/state", headers={"authorization": f"Bearer {token}"})).json()
             if state["pending"]:
@@ -569,7 +571,7 @@ async def test_breakpoints_edited_and_answered_through_the_control_channel(
         control, token = announced["url"], announced["token"]
         assert announced["kind"] == "proxy" and announced["target"] == everything
         got: dict[str, str] = {}
-        with anyio.fail_after(40):
+        with anyio.fail_after(90):  # a ceiling (no timing is checked): a node process starts inside
             async with mcp.Client(url, cache=None) as client, httpx.AsyncClient() as api:
 
                 async def call(message: str) -> None:
