@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "pin": ("retention", "pin", {}),
     "unpin": ("retention", "unpin", {}),
     "show": ("browse", "show", {}),
+    "stats": ("stats", "stats", {}),
     "search": ("browse", "search", {}),
     "demo": ("browse", "demo", {}),
     "ui": ("browse", "ui", {}),
