@@ -31,6 +31,7 @@ from inspector.api import (
     routes_serve_processes,
     routes_sessions,
     routes_share,
+    routes_stats,
     routes_storage,
     routes_versions,
 )
@@ -104,6 +105,7 @@ def create_app(
     app.include_router(routes_search.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
+    app.include_router(routes_stats.router)
     app.include_router(routes_live.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)

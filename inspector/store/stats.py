@@ -114,8 +114,9 @@ def _fixes_sql(backend: str) -> str:
     )
 
 
-def _stats_sql(backend: str) -> str:
-    """The one statement: a row per method (name NULL) and per method and name."""
+def _calls_sql(backend: str) -> str:
+    """The `WITH` of every statement here, ending in `calls`: one row per request or notification
+    (its seq, time, method, name) with its one answer (its seq, latency, size, whether it failed)."""
     text, ok, value = _body_sql(backend)
     named_in = ", ".join(f"'{m}'" for m in NAMED)
     name_expr = " ".join(
@@ -125,14 +126,14 @@ def _stats_sql(backend: str) -> str:
     return f"""
 WITH fixes AS ({_fixes_sql(backend)}),
 texts AS (
-  SELECT seq, kind, method, size, answers_seq, latency_ns, channel, parse_status, body_sha256,
+  SELECT seq, ts_ns, kind, method, size, answers_seq, latency_ns, channel, parse_status, body_sha256,
          CASE WHEN (kind = 'request' AND method IN ({named_in}))
                 OR (kind = 'response' AND method = 'tools/call') THEN {text} END AS t
   FROM message
   WHERE session_id = :sid AND kind IN ('request', 'notification', 'response', 'error')
 ),
 rows AS (
-  SELECT texts.seq, kind, method, size, answers_seq, latency_ns,
+  SELECT texts.seq, ts_ns, kind, method, size, answers_seq, latency_ns,
          CASE WHEN f.seq IS NOT NULL THEN f.name WHEN t IS NOT NULL AND {ok} THEN
            CASE WHEN kind = 'request' THEN CASE {name_expr} END END END AS name,
          CASE WHEN f.seq IS NOT NULL THEN f.is_error WHEN t IS NOT NULL AND {ok} AND kind = 'response' THEN
@@ -140,12 +141,12 @@ rows AS (
   FROM texts LEFT JOIN fixes f ON f.seq = texts.seq
 ),
 answers AS (
-  SELECT answers_seq, kind, size, latency_ns, is_error,
+  SELECT seq, answers_seq, kind, size, latency_ns, is_error,
          ROW_NUMBER() OVER (PARTITION BY answers_seq ORDER BY seq DESC) AS nth
   FROM rows WHERE kind IN ('response', 'error') AND answers_seq IS NOT NULL
 ),
 calls AS (
-  SELECT q.method,
+  SELECT q.seq, q.ts_ns, a.seq AS answer_seq, q.method,
          CASE WHEN q.method IN ({named_in}) THEN q.name END AS name,
          q.size AS bytes_in, COALESCE(a.size, 0) AS bytes_out, a.latency_ns,
          CASE WHEN a.kind = 'error' THEN 1
@@ -155,7 +156,15 @@ calls AS (
   FROM rows q
   LEFT JOIN answers a ON a.answers_seq = q.seq AND a.nth = 1
   WHERE q.kind IN ('request', 'notification')
-),
+)
+"""
+
+
+def _stats_sql(backend: str) -> str:
+    """The statement of the numbers: a row per method (name NULL) and per method and name."""
+    return (
+        _calls_sql(backend)
+        + """,
 levels AS (
   SELECT method, NULL AS name, bytes_in, bytes_out, latency_ns, failed FROM calls
   UNION ALL
@@ -185,6 +194,46 @@ FROM totals LEFT JOIN pct ON pct.method = totals.method
   AND (pct.name = totals.name OR (pct.name IS NULL AND totals.name IS NULL))
 ORDER BY totals.method, totals.name IS NOT NULL, totals.name
 """
+    )
+
+
+# The latency histogram's bucket edges, in milliseconds (a last bucket holds what is above).
+HISTOGRAM_EDGES_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+TIME_BUCKETS = 40  # errors over time: the session's span in this many equal slices
+SLOWEST = 10
+
+
+def _histogram_sql(backend: str) -> str:
+    cases = " ".join(f"WHEN latency_ns < {e * 1_000_000} THEN {i}" for i, e in enumerate(HISTOGRAM_EDGES_MS))
+    return (
+        _calls_sql(backend)
+        + f"""
+SELECT method, CASE {cases} ELSE {len(HISTOGRAM_EDGES_MS)} END AS bucket, COUNT(*)
+FROM calls WHERE latency_ns IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+"""
+    )
+
+
+def _timeline_sql(backend: str) -> str:
+    return (
+        _calls_sql(backend)
+        + f""",
+span AS (SELECT MIN(ts_ns) AS lo, MAX(ts_ns) - MIN(ts_ns) + 1 AS width FROM calls)
+SELECT (calls.ts_ns - span.lo) * {TIME_BUCKETS} / span.width AS bucket, COUNT(*), SUM(failed),
+       MIN(span.lo), MIN(span.width)
+FROM calls, span GROUP BY 1 ORDER BY 1
+"""
+    )
+
+
+def _slowest_sql(backend: str) -> str:
+    return (
+        _calls_sql(backend)
+        + f"""
+SELECT seq, answer_seq, method, name, latency_ns, failed FROM calls
+WHERE latency_ns IS NOT NULL ORDER BY latency_ns DESC, seq LIMIT {SLOWEST}
+"""
+    )
 
 
 def _ms(ns: Any) -> float | None:
@@ -226,12 +275,19 @@ def _out_of_line(conn: Conn, session_id: int) -> list[list[Any]]:
     return out
 
 
-def session_stats(store: Db | Engine, session_id: int) -> dict[str, Any]:
-    """`{"methods": [...], "tools_list": ...}` of a session (see the module's docstring)."""
+def session_stats(store: Db | Engine, session_id: int, *, overview: bool = False) -> dict[str, Any]:
+    """`{"methods": [...], "tools_list": ...}` of a session (see the module's docstring); with
+    `overview`, what the UI's Overview tab draws too, from the same calls: `histogram` (answered
+    calls per method by latency bucket), `timeline` (calls and failures per slice of the session's
+    span) and `slowest` (the slowest answered calls)."""
+    more: dict[str, Any] = {}
     with reading(store) as conn:
         fixes = _out_of_line(conn, session_id)
-        found = conn.all(_stats_sql(conn.backend), {"sid": session_id, "fixes": json.dumps(fixes)})
+        params = {"sid": session_id, "fixes": json.dumps(fixes)}
+        found = conn.all(_stats_sql(conn.backend), params)
         listing = tools_list(conn, session_id)
+        if overview:
+            more = _overview(conn, params)
     methods = [
         {
             "method": r[0],
@@ -247,7 +303,39 @@ def session_stats(store: Db | Engine, session_id: int) -> dict[str, Any]:
         }
         for r in found
     ]
-    return {"methods": methods, "tools_list": listing}
+    return {"methods": methods, "tools_list": listing, **more}
+
+
+def _overview(conn: Conn, params: dict[str, Any]) -> dict[str, Any]:
+    histogram: dict[str, list[int]] = {}
+    for method, bucket, n in conn.all(_histogram_sql(conn.backend), params):
+        histogram.setdefault(method, [0] * (len(HISTOGRAM_EDGES_MS) + 1))[int(bucket)] = int(n)
+    slices = conn.all(_timeline_sql(conn.backend), params)
+    start, width = (int(slices[0][3]), int(slices[0][4])) if slices else (0, 0)
+    counts = [[0, 0] for _ in range(TIME_BUCKETS)]
+    for bucket, n, failed, _, _ in slices:
+        counts[min(int(bucket), TIME_BUCKETS - 1)] = [int(n), int(failed or 0)]
+    slowest = [
+        {
+            "seq": int(seq),
+            "answer_seq": int(answer),
+            "method": method,
+            "name": name,
+            "latency_ms": _ms(latency),
+            "failed": bool(failed),
+        }
+        for seq, answer, method, name, latency, failed in conn.all(_slowest_sql(conn.backend), params)
+    ]
+    return {
+        "histogram": {"edges_ms": list(HISTOGRAM_EDGES_MS), "methods": histogram},
+        "timeline": {
+            "start_ns": start,
+            "slice_ns": -(-width // TIME_BUCKETS) if width else 0,
+            "calls": [c[0] for c in counts],
+            "errors": [c[1] for c in counts],
+        },
+        "slowest": slowest,
+    }
 
 
 def tool_sizes(tools: list[Any]) -> list[dict[str, Any]]:

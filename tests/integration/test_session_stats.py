@@ -237,3 +237,50 @@ def test_tools_list_sizes_each_tool_and_estimates_tokens(tmp_path: Path) -> None
         assert size["description_bytes"] == len(tool["description"].encode())
     assert found["bytes"] == sum(t["bytes"] for t in found["tools"])
     assert found["tokens"] == estimate_tokens(found["bytes"])
+
+
+def test_the_table_fits_80_columns_and_keeps_recorded_names_terminal_safe(tmp_path: Path) -> None:
+    from tests.cli_in_process import run
+
+    hostile = "\x1b[2J\x1b]0;owned\x07" + "a-very-long-tool-name-" * 4
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": hostile}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}}
+    session = lines("demo")[:2]
+    record = orjson.loads(session[1])
+    record["message_count"] = 2
+    rows = [
+        _message(1, "c2s", "request", "tools/call", json.dumps(call) + "\n", rpc_id="1"),
+        _message(2, "s2c", "response", "tools/call", json.dumps(answer) + "\n", rpc_id="1", answers_seq=1, latency_ns=3_500_000),
+    ]  # fmt: skip
+    db = tmp_path / "rec.db"
+    engine = open_engine(db)
+    try:
+        sid = import_jsonl(engine, [session[0], orjson.dumps(record), *rows], source="test").session_ids[0]
+    finally:
+        engine.dispose()
+    load(db, "demo")
+    env = {"MCP_INSPECTOR_DB": str(db), "COLUMNS": "200"}
+    for ref in (str(sid), "last"):
+        printed = run("stats", ref, env=env)
+        assert printed.returncode == 0, printed.stderr
+        assert all(len(line) <= 80 for line in printed.stdout.splitlines()), printed.stdout
+        assert "\x1b" not in printed.stdout and "\x07" not in printed.stdout
+    printed = run("stats", str(sid), env=env)
+    assert printed.stdout.splitlines()[3].split()[1:] == [
+        "1",
+        "1",
+        "3.5",
+        "3.5",
+        "3.5",
+        str(sum(len(r) for r in [json.dumps(call) + "\n", json.dumps(answer) + "\n"])),
+    ]
+    assert "\\x1b" in printed.stdout or "\\u001b" in printed.stdout  # shown, not obeyed
+    as_json = run("stats", str(sid), "--json", env=env)
+    assert "\x1b" not in as_json.stdout
+    assert json.loads(as_json.stdout)["methods"][1]["name"] == hostile
+    missing = run("stats", "99", env=env)
+    assert (
+        missing.returncode == 2
+        and "no session with id 99" in missing.stderr
+        and "Traceback" not in missing.stderr
+    )
