@@ -120,7 +120,7 @@ function Histograms({ stats }: { stats: Stats }) {
         const counts = methods[m];
         const top = Math.max(...counts, 1);
         return [
-          <span key={`${m}-l`} className="label" title={m}>
+          <span key={`${m}-l`} className="hist-label" title={m}>
             {m}
           </span>,
           <svg key={`${m}-s`} width={w} height={h} role="img" aria-label={`latency of ${m}`}>
@@ -138,7 +138,7 @@ function Histograms({ stats }: { stats: Stats }) {
       <span />
       <svg width={w} height={12}>
         {[0, Math.floor(n / 2), n - 1].map((i) => (
-          <text key={i} className="axis" x={i * bw + bw / 2} y={10} textAnchor="middle">
+          <text key={i} className="axis" x={i === 0 ? 0 : i === n - 1 ? w : i * bw + bw / 2} y={10} textAnchor={i === 0 ? "start" : i === n - 1 ? "end" : "middle"}>
             {label(i)}
           </text>
         ))}
