@@ -5,7 +5,8 @@ and the UI's Overview tab all show this one computation.
 
 The numbers are one SQL statement over the `message` table (SQLite and PostgreSQL): the recorder
 already paired each answer with its request (`answers_seq`, `latency_ns`, and the request's
-`method` on the answer), so a call is a request row left-joined to its answer row. Read this way:
+`method` on the answer), so a call is its request row and its answer row grouped by the request's
+seq (one sort, no join: a join of the two sides costs SQLite a scan per row). Read this way:
 
 - `count`: the requests (and notifications) of a method; a request never answered counts, with no
   latency; `errors`: its error responses, and for `tools/call` its results with `isError: true`;
@@ -140,22 +141,31 @@ rows AS (
            CASE WHEN {_path(value, "result.isError")} = {true} THEN 1 ELSE 0 END END AS is_error
   FROM texts LEFT JOIN fixes f ON f.seq = texts.seq
 ),
-answers AS (
-  SELECT seq, answers_seq, kind, size, latency_ns, is_error,
-         ROW_NUMBER() OVER (PARTITION BY answers_seq ORDER BY seq DESC) AS nth
-  FROM rows WHERE kind IN ('response', 'error') AND answers_seq IS NOT NULL
+keyed AS (
+  SELECT CASE WHEN kind IN ('request', 'notification') THEN seq ELSE answers_seq END AS k,
+         kind IN ('request', 'notification') AS asked,
+         seq, ts_ns, kind, method, name, size, latency_ns, is_error,
+         CASE WHEN kind IN ('response', 'error') THEN
+           ROW_NUMBER() OVER (PARTITION BY answers_seq ORDER BY seq DESC) END AS nth
+  FROM rows
+  WHERE kind IN ('request', 'notification') OR answers_seq IS NOT NULL
 ),
 calls AS (
-  SELECT q.seq, q.ts_ns, a.seq AS answer_seq, q.method,
-         CASE WHEN q.method IN ({named_in}) THEN q.name END AS name,
-         q.size AS bytes_in, COALESCE(a.size, 0) AS bytes_out, a.latency_ns,
-         CASE WHEN a.kind = 'error' THEN 1
-              WHEN a.kind = 'response' AND q.method = 'tools/call'
-                AND a.is_error = 1 THEN 1
-              ELSE 0 END AS failed
-  FROM rows q
-  LEFT JOIN answers a ON a.answers_seq = q.seq AND a.nth = 1
-  WHERE q.kind IN ('request', 'notification')
+  SELECT MAX(CASE WHEN asked THEN seq END) AS seq,
+         MAX(CASE WHEN asked THEN ts_ns END) AS ts_ns,
+         MAX(CASE WHEN NOT asked THEN seq END) AS answer_seq,
+         MAX(CASE WHEN asked THEN method END) AS method,
+         MAX(CASE WHEN asked AND method IN ({named_in}) THEN name END) AS name,
+         SUM(CASE WHEN asked THEN size ELSE 0 END) AS bytes_in,
+         SUM(CASE WHEN asked THEN 0 ELSE size END) AS bytes_out,
+         MAX(CASE WHEN asked THEN NULL ELSE latency_ns END) AS latency_ns,
+         MAX(CASE WHEN kind = 'error' THEN 1
+                  WHEN kind = 'response' AND method = 'tools/call' AND is_error = 1 THEN 1
+                  ELSE 0 END) AS failed,
+         MAX(CASE WHEN asked THEN 1 ELSE 0 END) AS has_request
+  FROM keyed WHERE nth IS NULL OR nth = 1
+  GROUP BY k
+  HAVING MAX(CASE WHEN asked THEN 1 ELSE 0 END) = 1
 )
 """
 
