@@ -12,35 +12,10 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-__all__ = ["main", "start_up_over", "starting_up"]
+from inspector import start_up
 
-_console = False  # `main` runs this process: its start-up's objects are frozen when it is over
-
-
-def start_up_over() -> None:
-    """The command's work begins: what start-up made is frozen (never scanned again) and the cyclic
-    garbage collector, off since `main`, turned on (`cli.LazyGroup.invoke`)."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
-
-
-@contextmanager
-def starting_up() -> Iterator[None]:
-    """Start-up a command does first in its own body (`call`: the mock client, asyncio), done as the
-    console script's: with the collector off, what it made frozen after. Only in the console script's
-    process: an in-process caller of the CLI (the tests) keeps its collector as it was."""
-    if not _console or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        start_up_over()
+__all__ = ["main"]
 
 
 def main() -> None:
@@ -71,8 +46,7 @@ def main() -> None:
     # Start-up (Typer, Rich, the command's module) allocates much and frees little: the cyclic garbage
     # collector, run every 700 allocations, is about a tenth of a read command's CPU. It stays off
     # until the command runs (`cli.LazyGroup.invoke` turns it back on; `--help` never needs it).
-    global _console
-    _console = True
+    start_up.console = True
     gc.disable()
     from inspector.cli import main as cli_main
 
