@@ -24,6 +24,15 @@ never the JSON-RPC id; repeated identical requests get the recorded answers
 in order, then the last again). Lifecycle requests (`initialize`,
 `server/discover`, `ping`) match on their method alone, since their params
 describe the client, not the question.
+
+`RecordedScripts` plays several recordings at once (a whole recorded run:
+one session per client connection, as a conformance suite or a proxy in
+front of many clients leaves it). Each connection gets its own copy; every
+client message is answered from the recording it fits best (`AnswerBook.fit`):
+first a recording whose request is this one exactly, `_meta` envelope
+included (who the client says it is), then the one that matched most of
+this connection's earlier messages (a stateful exchange keeps getting its
+own session's answers), then the order the recordings were given in.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ __all__ = [
     "Reaction",
     "RecordedAnswer",
     "RecordedScript",
+    "RecordedScripts",
     "recorded_ends",
     "wire_body",
 ]
@@ -272,6 +282,14 @@ class RecordedScript:
             book.add(payload.get("method", ""), payload.get("params"), reaction)
         return script
 
+    def fresh(self) -> RecordedScript:
+        """The same script with none of its answers handed out yet."""
+        script = RecordedScript(self.policy)
+        script.requests = self.requests.fresh()
+        script.lifecycle = self.lifecycle.fresh()
+        script.notifications = self.notifications.fresh()
+        return script
+
     def _book(self, method: str, kind: str) -> AnswerBook:
         if kind == "notification":
             return self.notifications
@@ -288,3 +306,43 @@ class RecordedScript:
         if kind == "notification":
             return None, None
         return None, book.miss(method, message.get("params"))
+
+
+class RecordedScripts:
+    """Several recordings played as one, answering each message from the best fitting one (a
+    connection's own copy: `connection()`)."""
+
+    def __init__(self, scripts: list[RecordedScript]) -> None:
+        if not scripts:
+            raise ValueError("no recording to play")
+        self.scripts = scripts
+        self.history = [0] * len(scripts)  # how many of this connection's messages each one matched
+
+    @property
+    def requests(self) -> AnswerBook:
+        return self.scripts[0].requests
+
+    def connection(self) -> RecordedScripts:
+        return RecordedScripts([s.fresh() for s in self.scripts])
+
+    def choose(self, message: dict[str, Any]) -> int | None:
+        """The index of the recording to answer `message` from (None: none has it)."""
+        method = message.get("method", "")
+        kind = "request" if "id" in message else "notification"
+        best: tuple[int, int, int] | None = None
+        for i, script in enumerate(self.scripts):
+            fit = script._book(method, kind).fit(method, message.get("params"))
+            if fit is None:
+                continue
+            self.history[i] += 1
+            rank = (fit, self.history[i] - 1, -i)
+            if best is None or rank > best:
+                best = rank
+        return None if best is None else -best[2]
+
+    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
+        chosen = self.choose(message)
+        if chosen is not None:
+            return self.scripts[chosen].react(message)
+        preferred = max(range(len(self.scripts)), key=lambda i: (self.history[i], -i))
+        return self.scripts[preferred].react(message)

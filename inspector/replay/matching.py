@@ -14,7 +14,10 @@ policy removes what should not count.
 Extra ignored paths are dotted (`arguments.when`, `*` for one segment).
 `AnswerBook` hands out recorded answers in recorded order for repeated
 identical requests, then the last one again; for a request with no match
-it names the nearest recorded request and what differed.
+it names the nearest recorded request and what differed. `fit` says how
+well a request fits a book without taking an answer (a mock server playing
+several recordings picks the one to answer from with it); `fresh` is the
+same book with its answers not yet handed out.
 """
 
 from __future__ import annotations
@@ -136,14 +139,36 @@ class AnswerBook:
     def _same(self, recorded: Any, incoming: Any) -> bool:
         return self.policy.key("", incoming, recorded) == self.policy.key("", recorded, recorded)
 
-    def take(self, method: str, params: Any) -> tuple[bool, Any]:
-        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none."""
+    def _find(self, method: str, params: Any) -> _Entry | None:
         for entry in self._entries:
             if entry.method == method and self._same(entry.params, params):
-                answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
-                entry.used += 1
-                return True, answer
-        return False, None
+                return entry
+        return None
+
+    def take(self, method: str, params: Any) -> tuple[bool, Any]:
+        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none."""
+        entry = self._find(method, params)
+        if entry is None:
+            return False, None
+        answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
+        entry.used += 1
+        return True, answer
+
+    def fit(self, method: str, params: Any) -> int | None:
+        """How well `method(params)` fits this book, taking nothing: None when it matches no recorded
+        request; 1 when it matches under the policy; 2 when the params are also the recorded ones
+        exactly, `_meta` included (the 2026-07-28 envelope: who the client said it was, with what
+        protocol version and capabilities), except the per-run `_meta.progressToken`."""
+        entry = self._find(method, params)
+        if entry is None:
+            return None
+        return 2 if _identity(entry.params) == _identity(params) else 1
+
+    def fresh(self) -> AnswerBook:
+        """The same recorded requests and answers, none handed out yet (its own counters)."""
+        book = AnswerBook(self.policy)
+        book._entries = [_Entry(e.method, e.params, e.answers) for e in self._entries]
+        return book
 
     def miss(self, method: str, params: Any) -> Miss:
         """The nearest recorded request with this method, and the params paths that differ."""
@@ -162,6 +187,19 @@ class AnswerBook:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _identity(params: Any) -> Any:
+    """Params as they were sent, but for the progress token (chosen per run by the client)."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict) or not isinstance(params.get("_meta"), dict):
+        return params
+    meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
+    out = {k: v for k, v in params.items() if k != "_meta"}
+    if meta:
+        out["_meta"] = meta
+    return out
 
 
 def _differences(a: Any, b: Any, path: str = "params") -> list[str]:

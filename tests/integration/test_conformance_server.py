@@ -36,15 +36,9 @@ pytestmark = pytest.mark.anyio
 REQUIREMENTS = ("2026-07-28", "2025-11-25")
 # Scored scenarios that do not pass yet, with the reason (each leg).
 KNOWN: dict[str, dict[str, str]] = {"2026-07-28": {}, "2025-11-25": {}}
-# The mock leg (2026-07-28): `mock-server` plays the proxy's recorded session of the suite's SDK
-# client (`conformance-test-client`, every scenario that connects as a client does). Scenarios
-# whose requests the proxy recorded in other sessions are not covered by it:
-NOT_COVERED = {
-    "server-stateless": (
-        "its raw probes (no clientInfo, other client identities) are grouped into sessions of their "
-        "own; a mock server plays one session"
-    ),
-}
+# The mock leg (both sets): `mock-server` plays every session the proxy recorded during the run
+# (2025-11-25: one per scenario, each its own client connection; 2026-07-28: the SDK client's and
+# the raw probes' of server-stateless), each connection answered from the session it fits.
 _DIR = re.compile(r"^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
 
@@ -102,33 +96,28 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(run_leg, "direct", url)
                     tg.start_soon(run_leg, "proxy", proxied)
-    if requirements == "2026-07-28":
-        engine = open_engine(tmp_path / "proxy.db")
-        try:
-            sdk = [
-                s
-                for s in list_sessions(engine)
-                if (s.client_info or {}).get("name") == "conformance-test-client"
-            ]
-        finally:
-            engine.dispose()
-        played = max(sdk, key=lambda s: s.message_count or 0)
-        argv = inspector_argv(
-            "mock-server",
-            str(played.id),
-            "--db",
-            str(tmp_path / "proxy.db"),
-            "--http",
-            "127.0.0.1:0",
-            warm=True,
-        )
-        mock = LineProcess(argv)
-        try:
-            mocked = mock.wait_for(r"mock server at (http://\S+/mcp)").group(1)
-            with anyio.fail_after(240):
-                legs["mock"] = await _run(mocked, requirements, tmp_path / "mock")
-        finally:
-            mock.stop()
+    engine = open_engine(tmp_path / "proxy.db")
+    try:
+        recorded = [str(s.id) for s in list_sessions(engine) if s.kind == "http-proxy"]
+    finally:
+        engine.dispose()
+    assert recorded, "the proxy recorded no session"
+    argv = inspector_argv(
+        "mock-server",
+        *recorded,
+        "--db",
+        str(tmp_path / "proxy.db"),
+        "--http",
+        "127.0.0.1:0",
+        warm=True,
+    )
+    mock = LineProcess(argv)
+    try:
+        mocked = mock.wait_for(r"mock server at (http://\S+/mcp)").group(1)
+        with anyio.fail_after(240):
+            legs["mock"] = await _run(mocked, requirements, tmp_path / "mock")
+    finally:
+        mock.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = []
     for name in sorted({s for checks, _ in legs.values() for s in checks}):
@@ -161,8 +150,7 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
         differ = {
             s: (_count(direct[s]), _count(mocked_checks.get(s, [])))
             for s in scored
-            if s not in NOT_COVERED
-            and {(c["id"], c["status"]) for c in direct[s]}
+            if {(c["id"], c["status"]) for c in direct[s]}
             != {(c["id"], c["status"]) for c in mocked_checks.get(s, [])}
         }
         assert not differ, f"the mock server of the recording scores differently: {differ}{table}"
