@@ -250,15 +250,23 @@ class RecordedScript:
                 continue
             reaction = Reaction()
             end = response_of.get(m.seq) if m.kind == "request" else None
+            # A request never answered on an HTTP stream of its own (a `subscriptions/listen`): the
+            # events of that stream are its reaction, also those sent after the client's next message.
+            stream = _meta(m).get("exchange") if m.kind == "request" and end is None else None
+            own_only = False
             for later in jsonrpc[i + 1 :]:
                 if end is not None and later.seq == end.seq:
                     break
                 if end is None and later.direction == "c2s" and later.kind in ("request", "notification"):
-                    break
+                    if stream is None:
+                        break
+                    own_only = True
+                    continue
                 if (
                     later.direction != "s2c"
                     or later.seq in claimed
                     or later.kind not in ("notification", "request")
+                    or (own_only and _meta(later).get("exchange") != stream)
                 ):
                     continue
                 related = (later.meta or {}).get("related_seq") if isinstance(later.meta, dict) else None
@@ -295,12 +303,13 @@ class RecordedScript:
             return self.notifications
         return self.lifecycle if method in LIFECYCLE_METHODS else self.requests
 
-    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
-        """The recorded reaction to a client request or notification; a `Miss` for an unmatched request."""
+    def react(self, message: dict[str, Any], *, exact: bool = False) -> tuple[Reaction | None, Miss | None]:
+        """The recorded reaction to a client request or notification; a `Miss` for an unmatched
+        request. `exact`: prefer the reactions to requests sent exactly so (`AnswerBook.take`)."""
         method = message.get("method", "")
         kind = "request" if "id" in message else "notification"
         book = self._book(method, kind)
-        found, reaction = book.take(method, message.get("params"))
+        found, reaction = book.take(method, message.get("params"), exact=exact)
         if found:
             return reaction, None
         if kind == "notification":
@@ -325,24 +334,26 @@ class RecordedScripts:
     def connection(self) -> RecordedScripts:
         return RecordedScripts([s.fresh() for s in self.scripts])
 
-    def choose(self, message: dict[str, Any]) -> int | None:
-        """The index of the recording to answer `message` from (None: none has it)."""
+    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
+        """The reaction of the recording `message` fits best (to a request sent exactly so, when it
+        has one). Every recording it fits takes its answer too, so that each stays where this
+        connection is (`B` answers its second `tools/list` with its second answer, though `A`
+        answered the first)."""
         method = message.get("method", "")
         kind = "request" if "id" in message else "notification"
-        best: tuple[int, int, int] | None = None
+        fits: list[tuple[tuple[int, int, int], int]] = []
         for i, script in enumerate(self.scripts):
             fit = script._book(method, kind).fit(method, message.get("params"))
-            if fit is None:
-                continue
+            if fit is not None:
+                fits.append(((fit, self.history[i], -i), i))
+        if not fits:
+            preferred = max(range(len(self.scripts)), key=lambda i: (self.history[i], -i))
+            return self.scripts[preferred].react(message)
+        chosen = max(fits)[1]
+        answer: tuple[Reaction | None, Miss | None] = (None, None)
+        for _, i in fits:
             self.history[i] += 1
-            rank = (fit, self.history[i] - 1, -i)
-            if best is None or rank > best:
-                best = rank
-        return None if best is None else -best[2]
-
-    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
-        chosen = self.choose(message)
-        if chosen is not None:
-            return self.scripts[chosen].react(message)
-        preferred = max(range(len(self.scripts)), key=lambda i: (self.history[i], -i))
-        return self.scripts[preferred].react(message)
+            taken = self.scripts[i].react(message, exact=True)
+            if i == chosen:
+                answer = taken
+        return answer

@@ -115,6 +115,8 @@ class _Entry:
     params: Any
     answers: list[Any] = field(default_factory=list)
     used: int = 0
+    sent: list[bytes] = field(default_factory=list)  # each answer's request as it was sent (`_identity`)
+    exact_used: dict[bytes, int] = field(default_factory=dict)
 
 
 class AnswerBook:
@@ -129,8 +131,9 @@ class AnswerBook:
         for entry in self._entries:
             if entry.method == method and self._same(entry.params, params):
                 entry.answers.append(answer)
+                entry.sent.append(_identity(params))
                 return
-        self._entries.append(_Entry(method, params, [answer]))
+        self._entries.append(_Entry(method, params, [answer], sent=[_identity(params)]))
 
     def extend(self, items: Iterable[tuple[str, Any, Any]]) -> None:
         for method, params, answer in items:
@@ -145,11 +148,20 @@ class AnswerBook:
                 return entry
         return None
 
-    def take(self, method: str, params: Any) -> tuple[bool, Any]:
-        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none."""
+    def take(self, method: str, params: Any, *, exact: bool = False) -> tuple[bool, Any]:
+        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none.
+
+        `exact`: the answers given to requests sent exactly as this one (`fit` 2) come first, in
+        their order, then the last of them again; a request sent otherwise takes the next answer."""
         entry = self._find(method, params)
         if entry is None:
             return False, None
+        sent = _identity(params)
+        if exact and sent in entry.sent:
+            mine = [a for a, s in zip(entry.answers, entry.sent, strict=True) if s == sent]
+            n = entry.exact_used.get(sent, 0)
+            entry.exact_used[sent] = n + 1
+            return True, mine[min(n, len(mine) - 1)]
         answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
         entry.used += 1
         return True, answer
@@ -157,17 +169,18 @@ class AnswerBook:
     def fit(self, method: str, params: Any) -> int | None:
         """How well `method(params)` fits this book, taking nothing: None when it matches no recorded
         request; 1 when it matches under the policy; 2 when the params are also the recorded ones
-        exactly, `_meta` included (the 2026-07-28 envelope: who the client said it was, with what
-        protocol version and capabilities), except the per-run `_meta.progressToken`."""
+        exactly as one of the recorded ones, `_meta` included (the 2026-07-28 envelope: who the
+        client said it was, with what protocol version and capabilities), except the per-run
+        `_meta.progressToken`."""
         entry = self._find(method, params)
         if entry is None:
             return None
-        return 2 if _identity(entry.params) == _identity(params) else 1
+        return 2 if _identity(params) in entry.sent else 1
 
     def fresh(self) -> AnswerBook:
         """The same recorded requests and answers, none handed out yet (its own counters)."""
         book = AnswerBook(self.policy)
-        book._entries = [_Entry(e.method, e.params, e.answers) for e in self._entries]
+        book._entries = [_Entry(e.method, e.params, e.answers, sent=e.sent) for e in self._entries]
         return book
 
     def miss(self, method: str, params: Any) -> Miss:
@@ -189,17 +202,16 @@ class AnswerBook:
         return len(self._entries)
 
 
-def _identity(params: Any) -> Any:
-    """Params as they were sent, but for the progress token (chosen per run by the client)."""
+def _identity(params: Any) -> bytes:
+    """Params as they were sent (key order aside), but for the progress token (chosen per run)."""
     if params is None:
-        return {}
-    if not isinstance(params, dict) or not isinstance(params.get("_meta"), dict):
-        return params
-    meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
-    out = {k: v for k, v in params.items() if k != "_meta"}
-    if meta:
-        out["_meta"] = meta
-    return out
+        params = {}
+    if isinstance(params, dict) and isinstance(params.get("_meta"), dict):
+        meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
+        params = {k: v for k, v in params.items() if k != "_meta"}
+        if meta:
+            params["_meta"] = meta
+    return orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
 
 
 def _differences(a: Any, b: Any, path: str = "params") -> list[str]:

@@ -1,15 +1,17 @@
 """The official conformance suite's server scenarios (0.2.0-alpha.12, `SUITE_NEXT`) against
-`mcp-inspect serve conformance` (the bundled reference-server scenario), directly and through
-`mcp-inspect proxy`, on both frozen requirement sets (2026-07-28 and 2025-11-25). Issue #38.
+`mcp-inspect serve conformance` (the bundled reference-server scenario), directly, through
+`mcp-inspect proxy`, and through `mcp-inspect mock-server` playing every session the proxy
+recorded during that run, on both frozen requirement sets (2026-07-28 and 2025-11-25). Issue #38.
 
 Every scored scenario of a requirement set must pass in each leg, except the ones `KNOWN` names
 with the reason (the test fails when one of those starts to pass, so the list stays true); the
-proxy leg must score what the direct leg scores, scenario by scenario and check by check. The
-unscored scenarios (extensions: tasks-*; pending ones) are run and printed, not asserted.
+proxy and the mock legs must score what the direct leg scores, scenario by scenario and check by
+check. The unscored scenarios (extensions: tasks-*; pending ones) are run and printed, not asserted.
 
 The servers run in this process (`serving`: `serve --http` in the test's event loop; the proxy
-on a thread); the suite is the real Node process, one per leg, the two legs of a requirement
-set at once. The table of each leg is printed (pytest -s, or in the failure message).
+on a thread); the suite is the real Node process, one per leg, the direct and proxy legs of a
+requirement set at once, then the mock leg (a process forked warm) against the proxy's recording.
+The table of each leg is printed (pytest -s, or in the failure message).
 """
 
 from __future__ import annotations
