@@ -57,7 +57,7 @@ from bench.stdio_latency import run_latency
 SECTIONS = ("startup", "latency", "intercept", "flood", "stages", "http", "stores", "storage", "scale")
 # The "scale" section (issue 21): browsing a 1,000,000-message session (100,000 with --quick). Each
 # part is its own module bench/scale_<part>.py with `run(quick) -> dict` and `print_figures(dict)`.
-SCALE_PARTS = ("pages", "search", "lint", "ui", "live")
+SCALE_PARTS = ("pages", "search", "lint", "ui", "live", "stats")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -52,7 +52,7 @@ the unit and in-process tests, in minutes; `make test`: everything):
 - `processes`: starts a process, found in the same source text (`subprocess`, `Popen`,
   `create_subprocess_`, `open_process`, `run_process`, `sys.executable`, the SDK's `stdio_client` /
   `StdioServerParameters`, `ShimProcess`, `LineProcess`, `wrap_argv`, `SCRIPTED`, tests/warm_peers.py's
-  `demo_argv`, `inspector_argv`, `warm_wrap_argv`), and every
+  `demo_argv`, `inspector_argv`, `warm_wrap_argv`, `peer_argv`), and every
   `browser` and `peers` test. A test that drives a command in-process which itself starts a
   process (CliRunner on `demo`) is not seen: the rule reads the tests' text, not what runs; such a
   module says so itself (`pytestmark = pytest.mark.processes`: the API spawning a peer).
@@ -224,7 +224,7 @@ _PEER_SOURCE = re.compile(
 _PROCESS_SOURCE = re.compile(
     r"\bsubprocess\b|\bPopen\b|create_subprocess_|\bopen_process\b|\brun_process\b|sys\.executable"
     r"|\bstdio_client\b|StdioServerParameters|\bShimProcess\b|\bLineProcess\b|\bwrap_argv\b|\bSCRIPTED\b"
-    r"|\bdemo_argv\b|\binspector_argv\b|\bwarm_wrap_argv\b"  # tests/warm_peers.py: a process forked from the warm server
+    r"|\bdemo_argv\b|\binspector_argv\b|\bwarm_wrap_argv\b|\bpeer_argv\b"  # tests/warm_peers.py: forked warm
 )
 _PG_FIXTURES = {"pg_cluster", "pg_url"}
 _BROWSER_FIXTURES = {"browser", "page", "context"}  # tests/e2e/conftest.py's Playwright fixtures

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import EVERYTHING_BIN
-from tests.warm_peers import demo_argv, inspector_argv
+from tests.warm_peers import demo_argv, inspector_argv, peer_argv
 
 _PORT_FROM_LINE = re.compile(r"port (\d+)|:(\d+)/")
 
@@ -259,10 +259,9 @@ def proxy_in_process(
 
 @contextmanager
 def scripted_http_server() -> Iterator[str]:
-    """tests/peers/scripted_http_server.py; yields its base URL."""
-    from tests.conftest import PEERS
-
-    server = LineProcess([sys.executable, str(PEERS / "scripted_http_server.py")])
+    """tests/peers/scripted_http_server.py, forked from the warm server of tests/warm_peers.py (uvicorn
+    and Starlette imported once, not at each start); yields its base URL."""
+    server = LineProcess(peer_argv("tests.peers.scripted_http_server"))
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:

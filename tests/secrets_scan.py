@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from inspector.store import open_engine, search_messages
-from tests.conftest import PEERS
 from tests.http_peers import LineProcess
+from tests.warm_peers import peer_argv
 
 
 def _text(value: Any) -> bytes:
@@ -79,8 +78,9 @@ def placeholders(db: Path) -> str:
 
 @contextmanager
 def secrets_server(log: Path) -> Iterator[str]:
-    """tests/peers/secrets_server.py (a real SDK server that logs what it receives); yields its MCP URL."""
-    server = LineProcess([sys.executable, str(PEERS / "secrets_server.py"), str(log)])
+    """tests/peers/secrets_server.py (a real SDK server that logs what it receives), forked from the
+    warm server of tests/warm_peers.py (~2 s of imports less a start); yields its MCP URL."""
+    server = LineProcess(peer_argv("tests.peers.secrets_server", str(log)))
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:

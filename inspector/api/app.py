@@ -32,6 +32,7 @@ from inspector.api import (
     routes_sessions,
     routes_share,
     routes_skills,
+    routes_stats,
     routes_storage,
     routes_versions,
 )
@@ -105,6 +106,7 @@ def create_app(
     app.include_router(routes_search.router)
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
+    app.include_router(routes_stats.router)
     app.include_router(routes_live.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)

@@ -21,9 +21,9 @@ import typer
 from typer.core import TyperGroup
 
 from inspector.command_setup import print_error
-from inspector.entry import start_up_over
 from inspector.errors import InspectorError
 from inspector.help_text import render_help_later
+from inspector.start_up import start_up_over
 
 if TYPE_CHECKING:
     from typer._click import Command, Context, HelpFormatter
@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "pin": ("retention", "pin", {}),
     "unpin": ("retention", "unpin", {}),
     "show": ("browse", "show", {}),
+    "stats": ("stats", "stats", {}),
     "search": ("browse", "search", {}),
     "demo": ("browse", "demo", {}),
     "ui": ("browse", "ui", {}),

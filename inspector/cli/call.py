@@ -104,8 +104,8 @@ def call(
     Sampling requests are refused and elicitations declined (nobody is there to answer); roots
     come from --root. The session is recorded (kind `mock-client`).
     """
-    from inspector.entry import leave, starting_up
     from inspector.mock.call import CallOptions, run_call
+    from inspector.start_up import leave, starting_up
 
     command = server_command(command)
     if bool(command) == bool(url):

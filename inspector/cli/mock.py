@@ -38,7 +38,11 @@ __all__ = ["mock_server", "serve_scenario"]
 
 def mock_server(
     session: Annotated[
-        str, typer.Argument(help="The recording to play: a session id, 'last', or a session name.")
+        list[str],
+        typer.Argument(
+            help="The recording to play: a session id, 'last', or a session name; several: a whole "
+            "recorded run, each connection answered from the session it fits."
+        ),
     ],
     stdio: StdioOption = False,
     http: Annotated[
@@ -95,6 +99,12 @@ def mock_server(
     recorded notifications and server-to-client requests (sampling, roots, elicitation) are
     sent at their recorded points. An unmatched request gets error -32050 naming the nearest
     recorded request and what differed. Every message is recorded as a `mock-server` session.
+
+    Several sessions (`mock-server 12 13 14`: every session a proxy recorded during a run, one per
+    client connection) are played as one server: each connection gets its own copy, and each of its
+    messages is answered from the recording it fits best (the same params, the 2026-07-28 `_meta`
+    client identity included; then the session that matched most of its earlier messages; then
+    the order given), so a stateful exchange gets its own session's answers.
     SIGTERM stops it as Ctrl-C does: its sessions are ended ("mock server stopped"), exit status 0.
 
     --http listens on loopback only unless --allow-remote. A foreign Host or
@@ -119,7 +129,8 @@ def mock_server(
     redaction(redact, redact_path, keep_secrets)
     outbound(forward, ca_bundle, client_cert, client_key, insecure, needs_url="--forward")
     options = MockOptions(
-        session_ref=session,
+        session_ref=session[0],
+        also=tuple(session[1:]),
         match=match,
         ignore=tuple(ignore or ()),
         unmatched=unmatched,

@@ -408,6 +408,23 @@ _ALL = (
         "Transports › stdio",
         "basic/transports#stdio",
     ),
+    # What a tools/list costs a model (issue #39; thresholds in `lint/sizes.py`).
+    Rule(
+        "tool-description-large",
+        "info",
+        "A tool's description is unusually large (over 2,048 bytes, ~512 tokens): every client hands it "
+        "to the model with every request; keep the description to what the model needs to choose the tool.",
+        "Server features › Tools › Listing tools",
+        "server/tools#listing-tools",
+    ),
+    Rule(
+        "tools-list-large",
+        "info",
+        "The tools/list is unusually large (its tools over 40,000 bytes, ~10,000 tokens): the model "
+        "reads it before the conversation starts; fewer tools or shorter descriptions and schemas cost less.",
+        "Server features › Tools › Listing tools",
+        "server/tools#listing-tools",
+    ),
     Rule(
         "revision-unknown",
         "info",

@@ -251,11 +251,22 @@ class ShapeCheck:
     def result_hits(
         self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
     ) -> tuple[Hit, ...]:
-        """The shape findings of a result answering `method` (the row's `method` column)."""
+        """The shape findings of a result answering `method` (the row's `method` column), and a
+        `tools/list` result's size findings (`lint/sizes.py`)."""
         if method in EXTENSION_CLIENT_REQUESTS and direction == "s2c":
             return _skills.result_hits(
                 method, revision, payload.get("result") if isinstance(payload, dict) else None
             )
+        if method == "tools/list" and direction == "s2c":
+            from inspector.lint.sizes import tools_list_hits
+
+            result = payload.get("result") if isinstance(payload, dict) else None
+            return self._shape_hits(direction, method, revision, size, payload) + tools_list_hits(result)
+        return self._shape_hits(direction, method, revision, size, payload)
+
+    def _shape_hits(
+        self, direction: str, method: str | None, revision: str | None, size: int | None, payload: Any
+    ) -> tuple[Hit, ...]:
         key = (direction, method, revision)
         lean = self._result_shapes.get(key, _NOT_LOOKED_UP)
         if lean is _NOT_LOOKED_UP:

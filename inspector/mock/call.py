@@ -45,7 +45,7 @@ class CallOptions:
 def run_call(opts: CallOptions) -> int:
     """Send the request and print the result (stdout) or error (stdout, exit status 1); the exit
     status, 2 when the server could not be reached or authorization failed."""
-    from inspector.entry import starting_up
+    from inspector.start_up import starting_up
 
     # The rest of start-up, with the collector off and frozen after as the CLI's own was (about a
     # twentieth of the call's CPU went to collections walking these modules' new objects).

@@ -46,7 +46,7 @@ from inspector.mock.intercept import (
     start_mock_control,
     with_facts,
 )
-from inspector.mock.script import PLAYED_END, RecordedScript, recorded_ends
+from inspector.mock.script import PLAYED_END, RecordedScript, RecordedScripts, recorded_ends
 from inspector.mock.serve import mock_http_app, serve_stdio
 from inspector.mock.session import FORWARD_FAILED_CODE, MockSession, Out
 from inspector.protocol import id_key
@@ -64,6 +64,7 @@ STDERR_SHOWN = 600  # characters of the real server's last stderr output put in 
 @dataclass
 class MockOptions:
     session_ref: str
+    also: tuple[str, ...] = ()  # more recordings played with the first (`mock-server A B C`)
     match: str = "strict"
     ignore: tuple[str, ...] = ()
     unmatched: str = "error"
@@ -79,7 +80,7 @@ class MockOptions:
 
 @dataclass
 class MockPlan:
-    script: RecordedScript
+    script: RecordedScript | RecordedScripts  # several: each connection gets its own `connection()`
     play: bool
     unmatched: str
     source_id: int | None
@@ -113,18 +114,42 @@ def prepare_mock(engine: Engine, options: MockOptions) -> MockPlan:
     unmatched = "forward" if mode == "new" else options.unmatched
     if unmatched == "forward" and options.forward is None:
         raise InspectorError("--unmatched forward needs a real server: --forward URL or --forward-cmd")
-    rows = list(iter_messages(engine, source.id)) if source is not None and source.id is not None else []
-    ends = recorded_ends(rows, source.exit_status, source.end_reason) if source is not None else {}
-    script = RecordedScript.from_rows(rows, policy, ends=ends)
+    script: RecordedScript | RecordedScripts = _script(engine, source, policy)
+    played = [source] if source is not None else []
+    if options.also:
+        if source is None:
+            raise NotFoundError(f"no session {options.session_ref!r}")
+        for ref in options.also:
+            more = get_session(engine, ref)
+            refuse_metadata_only(more, "served as a mock server")
+            if all(more.id != p.id for p in played):
+                played.append(more)
+        if len(played) > 1:
+            script = RecordedScripts([_script(engine, p, policy) for p in played])
     name = (
         options.name or (source.name if source is not None and source.name else None) or options.session_ref
     )
     notes = [
         f"record mode {mode}" + (f" (from {options.record_mode})" if mode != options.record_mode else "")
     ]
-    if source is not None:
+    if len(played) > 1:
+        shown = ", ".join(str(p.id) for p in played)
+        notes.append(
+            f"playing {len(played)} sessions ({shown}), each connection answered from the one it fits"
+        )
+    elif source is not None:
         notes.append(f"playing session {source.id} ({len(script.requests)} distinct requests)")
     return MockPlan(script, mode != "all", unmatched, source.id if source else None, name, notes)
+
+
+def _script(engine: Engine, source: Any, policy: MatchPolicy) -> RecordedScript:
+    """The server's side of one recorded session (an empty script for none)."""
+    if source is None or source.id is None:
+        return RecordedScript.from_rows([], policy)
+    rows = list(iter_messages(engine, source.id))
+    return RecordedScript.from_rows(
+        rows, policy, ends=recorded_ends(rows, source.exit_status, source.end_reason)
+    )
 
 
 class Forwarder:
@@ -308,7 +333,10 @@ async def run_mock(
                 forward = (
                     Forwarder(engine, recorder, options.forward, sid) if options.forward is not None else None
                 )
-                session = MockSession(plan.script, unmatched=plan.unmatched, forward=forward, play=plan.play)
+                script = plan.script
+                if isinstance(script, RecordedScripts):
+                    script = script.connection()  # its own choices and counters
+                session = MockSession(script, unmatched=plan.unmatched, forward=forward, play=plan.play)
                 if forward is not None:
                     forward.bind(tg, session)
                     session.on_message = forward.remember

@@ -24,6 +24,15 @@ never the JSON-RPC id; repeated identical requests get the recorded answers
 in order, then the last again). Lifecycle requests (`initialize`,
 `server/discover`, `ping`) match on their method alone, since their params
 describe the client, not the question.
+
+`RecordedScripts` plays several recordings at once (a whole recorded run:
+one session per client connection, as a conformance suite or a proxy in
+front of many clients leaves it). Each connection gets its own copy; every
+client message is answered from the recording it fits best (`AnswerBook.fit`):
+first a recording whose request is this one exactly, `_meta` envelope
+included (who the client says it is), then the one that matched most of
+this connection's earlier messages (a stateful exchange keeps getting its
+own session's answers), then the order the recordings were given in.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ __all__ = [
     "Reaction",
     "RecordedAnswer",
     "RecordedScript",
+    "RecordedScripts",
     "recorded_ends",
     "wire_body",
 ]
@@ -240,15 +250,23 @@ class RecordedScript:
                 continue
             reaction = Reaction()
             end = response_of.get(m.seq) if m.kind == "request" else None
+            # A request never answered on an HTTP stream of its own (a `subscriptions/listen`): the
+            # events of that stream are its reaction, also those sent after the client's next message.
+            stream = _meta(m).get("exchange") if m.kind == "request" and end is None else None
+            own_only = False
             for later in jsonrpc[i + 1 :]:
                 if end is not None and later.seq == end.seq:
                     break
                 if end is None and later.direction == "c2s" and later.kind in ("request", "notification"):
-                    break
+                    if stream is None:
+                        break
+                    own_only = True
+                    continue
                 if (
                     later.direction != "s2c"
                     or later.seq in claimed
                     or later.kind not in ("notification", "request")
+                    or (own_only and _meta(later).get("exchange") != stream)
                 ):
                     continue
                 related = (later.meta or {}).get("related_seq") if isinstance(later.meta, dict) else None
@@ -272,19 +290,70 @@ class RecordedScript:
             book.add(payload.get("method", ""), payload.get("params"), reaction)
         return script
 
+    def fresh(self) -> RecordedScript:
+        """The same script with none of its answers handed out yet."""
+        script = RecordedScript(self.policy)
+        script.requests = self.requests.fresh()
+        script.lifecycle = self.lifecycle.fresh()
+        script.notifications = self.notifications.fresh()
+        return script
+
     def _book(self, method: str, kind: str) -> AnswerBook:
         if kind == "notification":
             return self.notifications
         return self.lifecycle if method in LIFECYCLE_METHODS else self.requests
 
-    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
-        """The recorded reaction to a client request or notification; a `Miss` for an unmatched request."""
+    def react(self, message: dict[str, Any], *, exact: bool = False) -> tuple[Reaction | None, Miss | None]:
+        """The recorded reaction to a client request or notification; a `Miss` for an unmatched
+        request. `exact`: prefer the reactions to requests sent exactly so (`AnswerBook.take`)."""
         method = message.get("method", "")
         kind = "request" if "id" in message else "notification"
         book = self._book(method, kind)
-        found, reaction = book.take(method, message.get("params"))
+        found, reaction = book.take(method, message.get("params"), exact=exact)
         if found:
             return reaction, None
         if kind == "notification":
             return None, None
         return None, book.miss(method, message.get("params"))
+
+
+class RecordedScripts:
+    """Several recordings played as one, answering each message from the best fitting one (a
+    connection's own copy: `connection()`)."""
+
+    def __init__(self, scripts: list[RecordedScript]) -> None:
+        if not scripts:
+            raise ValueError("no recording to play")
+        self.scripts = scripts
+        self.history = [0] * len(scripts)  # how many of this connection's messages each one matched
+
+    @property
+    def requests(self) -> AnswerBook:
+        return self.scripts[0].requests
+
+    def connection(self) -> RecordedScripts:
+        return RecordedScripts([s.fresh() for s in self.scripts])
+
+    def react(self, message: dict[str, Any]) -> tuple[Reaction | None, Miss | None]:
+        """The reaction of the recording `message` fits best (to a request sent exactly so, when it
+        has one). Every recording it fits takes its answer too, so that each stays where this
+        connection is (`B` answers its second `tools/list` with its second answer, though `A`
+        answered the first)."""
+        method = message.get("method", "")
+        kind = "request" if "id" in message else "notification"
+        fits: list[tuple[tuple[int, int, int], int]] = []
+        for i, script in enumerate(self.scripts):
+            fit = script._book(method, kind).fit(method, message.get("params"))
+            if fit is not None:
+                fits.append(((fit, self.history[i], -i), i))
+        if not fits:
+            preferred = max(range(len(self.scripts)), key=lambda i: (self.history[i], -i))
+            return self.scripts[preferred].react(message)
+        chosen = max(fits)[1]
+        answer: tuple[Reaction | None, Miss | None] = (None, None)
+        for _, i in fits:
+            self.history[i] += 1
+            taken = self.scripts[i].react(message, exact=True)
+            if i == chosen:
+                answer = taken
+        return answer

@@ -14,7 +14,10 @@ policy removes what should not count.
 Extra ignored paths are dotted (`arguments.when`, `*` for one segment).
 `AnswerBook` hands out recorded answers in recorded order for repeated
 identical requests, then the last one again; for a request with no match
-it names the nearest recorded request and what differed.
+it names the nearest recorded request and what differed. `fit` says how
+well a request fits a book without taking an answer (a mock server playing
+several recordings picks the one to answer from with it); `fresh` is the
+same book with its answers not yet handed out.
 """
 
 from __future__ import annotations
@@ -112,6 +115,8 @@ class _Entry:
     params: Any
     answers: list[Any] = field(default_factory=list)
     used: int = 0
+    sent: list[bytes] = field(default_factory=list)  # each answer's request as it was sent (`_identity`)
+    exact_used: dict[bytes, int] = field(default_factory=dict)
 
 
 class AnswerBook:
@@ -126,8 +131,9 @@ class AnswerBook:
         for entry in self._entries:
             if entry.method == method and self._same(entry.params, params):
                 entry.answers.append(answer)
+                entry.sent.append(_identity(params))
                 return
-        self._entries.append(_Entry(method, params, [answer]))
+        self._entries.append(_Entry(method, params, [answer], sent=[_identity(params)]))
 
     def extend(self, items: Iterable[tuple[str, Any, Any]]) -> None:
         for method, params, answer in items:
@@ -136,14 +142,46 @@ class AnswerBook:
     def _same(self, recorded: Any, incoming: Any) -> bool:
         return self.policy.key("", incoming, recorded) == self.policy.key("", recorded, recorded)
 
-    def take(self, method: str, params: Any) -> tuple[bool, Any]:
-        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none."""
+    def _find(self, method: str, params: Any) -> _Entry | None:
         for entry in self._entries:
             if entry.method == method and self._same(entry.params, params):
-                answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
-                entry.used += 1
-                return True, answer
-        return False, None
+                return entry
+        return None
+
+    def take(self, method: str, params: Any, *, exact: bool = False) -> tuple[bool, Any]:
+        """(True, answer) for the next recorded answer, then the last one again; (False, None) if none.
+
+        `exact`: the answers given to requests sent exactly as this one (`fit` 2) come first, in
+        their order, then the last of them again; a request sent otherwise takes the next answer."""
+        entry = self._find(method, params)
+        if entry is None:
+            return False, None
+        sent = _identity(params)
+        if exact and sent in entry.sent:
+            mine = [a for a, s in zip(entry.answers, entry.sent, strict=True) if s == sent]
+            n = entry.exact_used.get(sent, 0)
+            entry.exact_used[sent] = n + 1
+            return True, mine[min(n, len(mine) - 1)]
+        answer = entry.answers[min(entry.used, len(entry.answers) - 1)]
+        entry.used += 1
+        return True, answer
+
+    def fit(self, method: str, params: Any) -> int | None:
+        """How well `method(params)` fits this book, taking nothing: None when it matches no recorded
+        request; 1 when it matches under the policy; 2 when the params are also the recorded ones
+        exactly as one of the recorded ones, `_meta` included (the 2026-07-28 envelope: who the
+        client said it was, with what protocol version and capabilities), except the per-run
+        `_meta.progressToken`."""
+        entry = self._find(method, params)
+        if entry is None:
+            return None
+        return 2 if _identity(params) in entry.sent else 1
+
+    def fresh(self) -> AnswerBook:
+        """The same recorded requests and answers, none handed out yet (its own counters)."""
+        book = AnswerBook(self.policy)
+        book._entries = [_Entry(e.method, e.params, e.answers, sent=e.sent) for e in self._entries]
+        return book
 
     def miss(self, method: str, params: Any) -> Miss:
         """The nearest recorded request with this method, and the params paths that differ."""
@@ -162,6 +200,18 @@ class AnswerBook:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _identity(params: Any) -> bytes:
+    """Params as they were sent (key order aside), but for the progress token (chosen per run)."""
+    if params is None:
+        params = {}
+    if isinstance(params, dict) and isinstance(params.get("_meta"), dict):
+        meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
+        params = {k: v for k, v in params.items() if k != "_meta"}
+        if meta:
+            params["_meta"] = meta
+    return orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
 
 
 def _differences(a: Any, b: Any, path: str = "params") -> list[str]:

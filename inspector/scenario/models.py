@@ -320,12 +320,34 @@ class Skill(_Model):
         dupes = sorted({p for p in paths if paths.count(p) > 1})
         if dupes:
             raise ValueError(f"duplicate skill file(s) {dupes}")
-        from inspector.scenario.skills import manifest_problem
-
-        problem = manifest_problem(self)
+        problem = self._manifest_problem()
         if problem:
             raise ValueError(problem)
         return self
+
+    def manifest_text(self) -> str:
+        """The skill's SKILL.md text: its `manifest` as given, or a frontmatter block and the body."""
+        if self.manifest is not None:
+            return self.manifest
+        import yaml
+
+        front = {"name": self.name, "description": self.description, **self.frontmatter}
+        block = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1_000_000)
+        return f"---\n{block}---\n" + (f"\n{self.body}" if self.body else "")
+
+    def _manifest_problem(self) -> str | None:
+        """What is wrong with the SKILL.md (no frontmatter, a name other than the skill's, no
+        description), or None."""
+        from inspector.protocol.skills import split_manifest
+
+        front, _body = split_manifest(self.manifest_text())
+        if front is None:
+            return "its SKILL.md does not begin with a YAML frontmatter block (--- ... ---) of JSON values"
+        if front.get("name") != self.name:
+            return f"its SKILL.md frontmatter name {front.get('name')!r} is not the skill name {self.name!r}"
+        if not isinstance(front.get("description"), str) or not front["description"]:
+            return "its SKILL.md frontmatter has no description"
+        return None
 
 
 class Timer(_Model):

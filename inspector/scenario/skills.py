@@ -35,33 +35,9 @@ __all__ = [
     "SKILLS_EXTENSION",
     "SKILL_METHODS",
     "SkillSet",
-    "build_manifest",
-    "manifest_problem",
 ]
 
 _MANIFEST = "SKILL.md"
-
-
-def build_manifest(skill: Skill) -> str:
-    """A skill's SKILL.md text: its `manifest` as given, or a frontmatter block and the body."""
-    if skill.manifest is not None:
-        return skill.manifest
-    front = {"name": skill.name, "description": skill.description, **skill.frontmatter}
-    block = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1_000_000)
-    return f"---\n{block}---\n" + (f"\n{skill.body}" if skill.body else "")
-
-
-def manifest_problem(skill: Skill) -> str | None:
-    """What is wrong with a skill's SKILL.md (no frontmatter, a name other than the skill's, no
-    description), or None."""
-    front, _body = split_manifest(build_manifest(skill))
-    if front is None:
-        return "its SKILL.md does not begin with a YAML frontmatter block (--- ... ---) of JSON values"
-    if front.get("name") != skill.name:
-        return f"its SKILL.md frontmatter name {front.get('name')!r} is not the skill name {skill.name!r}"
-    if not isinstance(front.get("description"), str) or not front["description"]:
-        return "its SKILL.md frontmatter has no description"
-    return None
 
 
 @dataclass(frozen=True)
@@ -101,7 +77,7 @@ class SkillSet:
         children: dict[str, dict[str, dict[str, Any]]] = {}
         for skill in skills:
             base = f"skill://{skill.path}/{skill.name}" if skill.path else f"skill://{skill.name}"
-            manifest = build_manifest(skill)
+            manifest = skill.manifest_text()
             front, _ = split_manifest(manifest)
             front = front or {}
             listed_bytes = manifest.encode()

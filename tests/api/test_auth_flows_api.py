@@ -4,7 +4,6 @@ each revision's variant, the callback's single-use state, bad input as clear 4xx
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -13,8 +12,8 @@ import httpx
 import pytest
 
 from tests.api.conftest import Api, in_process
-from tests.conftest import PEERS
 from tests.http_peers import LineProcess
+from tests.warm_peers import peer_argv
 
 LEGS = ["unauthorized", "resource-metadata", "as-metadata", "registration", "pkce"]
 AFTER = ["authorization-request", "token-request", "authenticated-request"]
@@ -22,7 +21,7 @@ AFTER = ["authorization-request", "token-request", "authenticated-request"]
 
 @pytest.fixture(scope="module")
 def peer() -> Iterator[str]:
-    server = LineProcess([sys.executable, str(PEERS / "oauth_server.py")])
+    server = LineProcess(peer_argv("tests.peers.oauth_server"))  # forked warm: the SDK's imports once
     try:
         yield server.wait_for(r"listening on (\S+)").group(1)
     finally:

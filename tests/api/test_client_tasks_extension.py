@@ -5,10 +5,6 @@ the recorded session lints without "unknown method" findings for the extension's
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import orjson
 
 from inspector.lint import lint_session
@@ -16,8 +12,11 @@ from inspector.store import iter_messages, open_engine
 from tests.api.conftest import Api
 from tests.api.test_client_api import _connect, _ok, _request
 from tests.api.test_client_features_api import _activity, _methods
+from tests.cli_in_process import run
+from tests.warm_peers import peer_argv
 
-PEER = [sys.executable, str(Path(__file__).parents[1] / "peers" / "tasks_extension_server.py")]
+# The SDK server, forked from the warm server of tests/warm_peers.py (~2 s of imports less a start).
+PEER = peer_argv("tests.peers.tasks_extension_server")
 
 
 def test_tasks_extension_get_and_update(fresh_api: Api) -> None:
@@ -64,11 +63,10 @@ def test_version_matrix_replays_a_task_conversation(fresh_api: Api) -> None:
     _ok(api.http.get(f"/api/clients/{cid}/tasks/{tid}"))
     _methods(api, sid, "s2c", ())  # (recording is off the client's path)
     _methods(api, sid, "c2s", ("tasks/get", "tasks/update"))
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "versions", "--db", str(api.db), "--json",
-         "--revisions", "2026-07-28", "--replay", str(sid), "--", *PEER],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = run(
+        "versions", "--db", str(api.db), "--json", "--revisions", "2026-07-28", "--replay", str(sid), "--", *PEER,
+        timeout=120,
+    )  # fmt: skip  # in-process (tests/cli_in_process.py): the command's output and exit status are the point
     assert done.returncode == 0, done.stderr
     matrix = orjson.loads(done.stdout)
     replay = {r["key"]: r["values"]["2026-07-28"] for r in matrix["rows"] if r["section"] == "replay"}

@@ -15,11 +15,15 @@ from tests.cli_in_process import Ran, run
 from tests.conftest import PEERS
 from tests.secrets_scan import placeholders, secret_leaks
 from tests.shim_process import ended_named
+from tests.warm_peers import inspector_argv
 
 CLI = [sys.executable, "-m", "inspector"]
 ARG_KEY = "ArgumentKeySecret1c9e"
 NOTE = "NoteSecret7b2d4"
 TENANT = "TenantSecret5e0a"
+# The SDK server as a plain process: under `wrap` under the in-process `call`, a warm-forked one
+# holds the call's child's pipes past the call (asyncio's "Event loop is closed" at its GC), as
+# tests/integration/test_secrets_at_rest.py says of a warm wrap there.
 SERVER = [sys.executable, str(PEERS / "secrets_server.py"), "--stdio"]
 
 
@@ -71,7 +75,9 @@ def test_a_bad_config_file_stops_wrap_naming_the_file_and_the_key(tmp_path: Path
     config = tmp_path / "config.toml"
     config.write_text('redact = "note"\n')  # a string, not a list
     db = tmp_path / "rec.db"
-    out = _run([*CLI, "wrap", "--db", str(db), "--", *SERVER], config)
+    # A process (its start-up reads the file), forked warm: its exit status and stderr are the point
+    # (it stops before it starts the server).
+    out = _run(inspector_argv("wrap", "--db", str(db), "--", *SERVER), config)
     assert out.returncode != 0
     lines = [line for line in out.stderr.splitlines() if str(config) in line]
     assert len(lines) == 1 and "redact" in lines[0], out.stderr

@@ -1,15 +1,17 @@
 """The official conformance suite's server scenarios (0.2.0-alpha.12, `SUITE_NEXT`) against
-`mcp-inspect serve conformance` (the bundled reference-server scenario), directly and through
-`mcp-inspect proxy`, on both frozen requirement sets (2026-07-28 and 2025-11-25). Issue #38.
+`mcp-inspect serve conformance` (the bundled reference-server scenario), directly, through
+`mcp-inspect proxy`, and through `mcp-inspect mock-server` playing every session the proxy
+recorded during that run, on both frozen requirement sets (2026-07-28 and 2025-11-25). Issue #38.
 
 Every scored scenario of a requirement set must pass in each leg, except the ones `KNOWN` names
 with the reason (the test fails when one of those starts to pass, so the list stays true); the
-proxy leg must score what the direct leg scores, scenario by scenario and check by check. The
-unscored scenarios (extensions: tasks-*; pending ones) are run and printed, not asserted.
+proxy and the mock legs must score what the direct leg scores, scenario by scenario and check by
+check. The unscored scenarios (extensions: tasks-*; pending ones) are run and printed, not asserted.
 
 The servers run in this process (`serving`: `serve --http` in the test's event loop; the proxy
-on a thread); the suite is the real Node process, one per leg, the two legs of a requirement
-set at once. The table of each leg is printed (pytest -s, or in the failure message).
+on a thread); the suite is the real Node process, one per leg, the direct and proxy legs of a
+requirement set at once, then the mock leg (a process forked warm) against the proxy's recording.
+The table of each leg is printed (pytest -s, or in the failure message).
 """
 
 from __future__ import annotations
@@ -36,15 +38,9 @@ pytestmark = pytest.mark.anyio
 REQUIREMENTS = ("2026-07-28", "2025-11-25")
 # Scored scenarios that do not pass yet, with the reason (each leg).
 KNOWN: dict[str, dict[str, str]] = {"2026-07-28": {}, "2025-11-25": {}}
-# The mock leg (2026-07-28): `mock-server` plays the proxy's recorded session of the suite's SDK
-# client (`conformance-test-client`, every scenario that connects as a client does). Scenarios
-# whose requests the proxy recorded in other sessions are not covered by it:
-NOT_COVERED = {
-    "server-stateless": (
-        "its raw probes (no clientInfo, other client identities) are grouped into sessions of their "
-        "own; a mock server plays one session"
-    ),
-}
+# The mock leg (both sets): `mock-server` plays every session the proxy recorded during the run
+# (2025-11-25: one per scenario, each its own client connection; 2026-07-28: the SDK client's and
+# the raw probes' of server-stateless), each connection answered from the session it fits.
 _DIR = re.compile(r"^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
 
 
@@ -102,33 +98,30 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(run_leg, "direct", url)
                     tg.start_soon(run_leg, "proxy", proxied)
-    if requirements == "2026-07-28":
-        engine = open_engine(tmp_path / "proxy.db")
-        try:
-            sdk = [
-                s
-                for s in list_sessions(engine)
-                if (s.client_info or {}).get("name") == "conformance-test-client"
-            ]
-        finally:
-            engine.dispose()
-        played = max(sdk, key=lambda s: s.message_count or 0)
-        argv = inspector_argv(
-            "mock-server",
-            str(played.id),
-            "--db",
-            str(tmp_path / "proxy.db"),
-            "--http",
-            "127.0.0.1:0",
-            warm=True,
-        )
-        mock = LineProcess(argv)
-        try:
-            mocked = mock.wait_for(r"mock server at (http://\S+/mcp)").group(1)
-            with anyio.fail_after(240):
-                legs["mock"] = await _run(mocked, requirements, tmp_path / "mock")
-        finally:
-            mock.stop()
+    engine = open_engine(tmp_path / "proxy.db")
+    try:
+        recorded = [str(s.id) for s in list_sessions(engine) if s.kind == "http-proxy"]
+    finally:
+        engine.dispose()
+    assert recorded, "the proxy recorded no session"
+    argv = inspector_argv(
+        "mock-server",
+        *recorded,
+        "--db",
+        str(tmp_path / "proxy.db"),
+        "--http",
+        "127.0.0.1:0",
+        warm=True,
+    )
+    mock_wall = time.monotonic()
+    mock = LineProcess(argv)
+    try:
+        mocked = mock.wait_for(r"mock server at (http://\S+/mcp)").group(1)
+        with anyio.fail_after(240):
+            legs["mock"] = await _run(mocked, requirements, tmp_path / "mock")
+    finally:
+        mock.stop()
+    mock_wall = time.monotonic() - mock_wall
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     rows = []
     for name in sorted({s for checks, _ in legs.values() for s in checks}):
@@ -137,7 +130,7 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
     table = (
         f"\nconformance (server, {requirements}; passed/failed checks):\n"
         + "\n".join(rows)
-        + f"\nwall {time.monotonic() - wall:.1f} s, suite CPU {after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime:.1f} s"
+        + f"\nwall {time.monotonic() - wall:.1f} s (the mock leg {mock_wall:.1f} s), suite CPU {after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime:.1f} s"
     )
     print(table)
     for leg, (checks, output) in legs.items():
@@ -161,8 +154,7 @@ async def test_reference_server_passes_the_server_scenarios_direct_and_through_t
         differ = {
             s: (_count(direct[s]), _count(mocked_checks.get(s, [])))
             for s in scored
-            if s not in NOT_COVERED
-            and {(c["id"], c["status"]) for c in direct[s]}
+            if {(c["id"], c["status"]) for c in direct[s]}
             != {(c["id"], c["status"]) for c in mocked_checks.get(s, [])}
         }
         assert not differ, f"the mock server of the recording scores differently: {differ}{table}"

@@ -59,21 +59,25 @@ def mitmdump() -> Path:
     return exe
 
 
-_FLOWS_ADDON = """
-import json, os
-flows = []
-def response(flow):
-    flows.append({
-        "method": flow.request.method,
-        "url": flow.request.pretty_url,
-        "request": flow.request.get_text(strict=False) or "",
-        "status": flow.response.status_code,
-        "response": flow.response.get_text(strict=False) or "",
-        "session": flow.response.headers.get("mcp-session-id") or flow.request.headers.get("mcp-session-id"),
-    })
-def done():
-    with open(os.environ["FLOWS_OUT"], "w") as f:
-        json.dump(flows, f)
+# mitmproxy's own HAR reader (`mitmproxy.io.FlowReader`, what `mitmdump -r FILE` reads a file with,
+# through its readfile addon) in mitmproxy's interpreter: the flows it makes of the file, without
+# starting a whole mitmdump (its addons, options and event loop: ~1.3 s more CPU for the same reader).
+_READ_FLOWS = """
+import json, sys
+from mitmproxy import io
+with open(sys.argv[1], "rb") as f:
+    flows = [
+        {
+            "method": flow.request.method,
+            "url": flow.request.pretty_url,
+            "request": flow.request.get_text(strict=False) or "",
+            "status": flow.response.status_code,
+            "response": flow.response.get_text(strict=False) or "",
+            "session": flow.response.headers.get("mcp-session-id") or flow.request.headers.get("mcp-session-id"),
+        }
+        for flow in io.FlowReader(f).stream()
+    ]
+json.dump(flows, sys.stdout)
 """
 
 
@@ -171,16 +175,13 @@ def test_har_export_refuses_a_stdio_session(recorded: Path, tmp_path: Path) -> N
 def test_mitmproxy_reads_the_exported_har(recorded: Path, tmp_path: Path) -> None:
     proxied = _sessions(recorded)["proxy streamable-http"]
     har = _export(recorded, tmp_path / "one.har", str(proxied.id))
-    addon = tmp_path / "flows.py"
-    addon.write_text(_FLOWS_ADDON)
-    flows_out = tmp_path / "flows.json"
+    python = mitmdump().parent / "python"
     result = subprocess.run(
-        [str(mitmdump()), "-n", "-q", "-r", str(tmp_path / "one.har"), "-s", str(addon),
-         "--set", f"confdir={tmp_path / 'mitm-conf'}"],
-        capture_output=True, timeout=120, env={"FLOWS_OUT": str(flows_out), "PATH": "/usr/bin:/bin"},
+        [str(python), "-c", _READ_FLOWS, str(tmp_path / "one.har")],
+        capture_output=True, timeout=120, env={"PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr.decode(errors="replace")
-    flows = json.loads(flows_out.read_text())
+    flows = json.loads(result.stdout)
     entries = har["log"]["entries"]
     assert len(flows) == len(entries) >= 5
     for flow, entry in zip(flows, entries, strict=True):

@@ -1,4 +1,4 @@
-"""`mcp-inspect call` ends its process without the interpreter's teardown (`entry.leave`: ~20 ms of
+"""`mcp-inspect call` ends its process without the interpreter's teardown (`start_up.leave`: ~20 ms of
 a call's wall time, issue #36). What the teardown did by the way must not go with it: the session is
 recorded and ended, the exit status is the call's, and the store's connections are closed, so SQLite
 has put its write-ahead log back into the database file (no `-wal` file left: the file alone, copied

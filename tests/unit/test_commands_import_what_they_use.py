@@ -89,10 +89,11 @@ def modules_of(
         (["--help"], "sessions"),
         (["sessions"], "demo"),
         (["show", "1"], "initialize"),
+        (["stats", "1"], "tools/call"),
         (["search", "tool"], "tools/"),
         (["lint", "1"], "no errors"),  # it validates messages: mcp-types is its own to load
     ],
-    ids=["help", "sessions", "show", "search", "lint"],
+    ids=["help", "sessions", "show", "stats", "search", "lint"],
 )
 def test_read_commands_load_no_web_stack_migrations_or_sdk_models(
     demo_db: Path, args: list[str], shows: str

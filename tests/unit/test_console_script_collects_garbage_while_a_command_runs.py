@@ -52,7 +52,7 @@ def test_the_cli_in_process_leaves_the_callers_collector_as_it_was(tmp_path: Pat
 
 
 # How many collections the collector ran while the console script ran `ARGS` (said at exit: `call`
-# ends its process in `entry.leave`, which runs the exit handlers but returns to no caller).
+# ends its process in `start_up.leave`, which runs the exit handlers but returns to no caller).
 COUNTING = """
 import atexit, gc, sys
 ran = [0]

@@ -265,6 +265,27 @@ def _version_mismatch() -> tuple[list[dict[str, Any]], int]:
     )
 
 
+def _tool(name: str, description: str) -> dict[str, Any]:
+    return {"name": name, "description": description, "inputSchema": {"type": "object"}}
+
+
+@case("tool-description-large")
+def _tool_description_large() -> tuple[list[dict[str, Any]], int]:
+    # one description over lint/sizes.py's 2,048 bytes; the list well under 40,000
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "tools/list"))
+    return s.rows, s.send("s2c", result(1, {"tools": [_tool("small", "Adds."), _tool("manual", "x" * 2049)]}))
+
+
+@case("tools-list-large")
+def _tools_list_large() -> tuple[list[dict[str, Any]], int]:
+    # 25 tools of ~1,900 bytes each: none over 2,048, the list over 40,000
+    s = Stdio().handshake()
+    s.send("c2s", request(1, "tools/list"))
+    tools = [_tool(f"t{i}", "d" * 1800) for i in range(25)]
+    return s.rows, s.send("s2c", result(1, {"tools": tools}))
+
+
 @case("revision-unknown")
 def _revision_unknown() -> tuple[list[dict[str, Any]], int]:
     s = Stdio()  # a recording with no initialize exchange

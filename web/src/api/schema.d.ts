@@ -1197,6 +1197,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's numbers per method and name */
+        get: operations["stats_route_api_sessions__session_id__stats_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage": {
         parameters: {
             query?: never;
@@ -2351,6 +2368,19 @@ export interface components {
             detail?: components["schemas"]["ValidationError"][];
         };
         /**
+         * Histogram
+         * @description Answered calls per method by latency bucket: bucket i holds latencies below edges_ms[i]
+         *     (and at least the edge before it); the last bucket what is above the last edge.
+         */
+        Histogram: {
+            /** Edges Ms */
+            edges_ms: number[];
+            /** Methods */
+            methods: {
+                [key: string]: number[];
+            };
+        };
+        /**
          * HostRunList
          * @description A page of host runs, newest first.
          */
@@ -2780,6 +2810,18 @@ export interface components {
              * @description Changes with every change; pass it back with `wait` to wait for the next
              */
             version: number;
+        };
+        /**
+         * ListResult
+         * @description One tools/list answer: its seq, its size as recorded, how many tools it listed.
+         */
+        ListResult: {
+            /** Bytes */
+            bytes: number;
+            /** Seq */
+            seq: number;
+            /** Tools */
+            tools: number;
         };
         /**
          * ListenIn
@@ -3218,6 +3260,53 @@ export interface components {
             related: components["schemas"]["PageRow"][];
             /** @description an HTTP request's 2026-07-28 routing headers, checked against its body */
             routing?: components["schemas"]["RoutingOut"] | null;
+        };
+        /**
+         * MethodStats
+         * @description One method's numbers (`name` null), or one tool's / prompt's / resource's under its method.
+         */
+        MethodStats: {
+            /**
+             * Bytes
+             * @description bytes_in + bytes_out
+             */
+            bytes: number;
+            /**
+             * Bytes In
+             * @description the requests' (notifications') bytes
+             */
+            bytes_in: number;
+            /**
+             * Bytes Out
+             * @description their answers' bytes
+             */
+            bytes_out: number;
+            /**
+             * Count
+             * @description requests (or notifications), answered or not
+             */
+            count: number;
+            /**
+             * Errors
+             * @description error responses, and for tools/call results with isError: true
+             */
+            errors: number;
+            /** Max Ms */
+            max_ms: number | null;
+            /** Method */
+            method: string;
+            /**
+             * Name
+             * @description params.name of tools/call and prompts/get, params.uri of resources/read
+             */
+            name: string | null;
+            /**
+             * P50 Ms
+             * @description nearest-rank median latency of the answered calls
+             */
+            p50_ms: number | null;
+            /** P95 Ms */
+            p95_ms: number | null;
         };
         /**
          * MockServerCommands
@@ -4452,6 +4541,21 @@ export interface components {
             state: "recording" | "ended" | "interrupted";
         };
         /**
+         * SessionStats
+         * @description A session's numbers (`mcp-inspect stats --json` has `methods` and `tools_list` alike).
+         */
+        SessionStats: {
+            histogram: components["schemas"]["Histogram"];
+            /** Methods */
+            methods: components["schemas"]["MethodStats"][];
+            /** Session Id */
+            session_id: number;
+            /** Slowest */
+            slowest: components["schemas"]["SlowCall"][];
+            timeline: components["schemas"]["Timeline"];
+            tools_list: components["schemas"]["ToolsList"] | null;
+        };
+        /**
          * SessionUpdated
          * @description A session's row changed: more messages, facts, a rename.
          */
@@ -4552,6 +4656,24 @@ export interface components {
             session_id: number;
             /** Skills */
             skills: components["schemas"]["SkillOut"][];
+        };
+        /**
+         * SlowCall
+         * @description One of the slowest answered calls: its request's and answer's seq.
+         */
+        SlowCall: {
+            /** Answer Seq */
+            answer_seq: number;
+            /** Failed */
+            failed: boolean;
+            /** Latency Ms */
+            latency_ms: number | null;
+            /** Method */
+            method: string;
+            /** Name */
+            name: string | null;
+            /** Seq */
+            seq: number;
         };
         /** StdioCommand */
         StdioCommand: {
@@ -4695,6 +4817,20 @@ export interface components {
              */
             uri: string;
         };
+        /**
+         * Timeline
+         * @description Calls and failures per slice of the session's span (from its first call to its last).
+         */
+        Timeline: {
+            /** Calls */
+            calls: number[];
+            /** Errors */
+            errors: number[];
+            /** Slice Ns */
+            slice_ns: number;
+            /** Start Ns */
+            start_ns: number;
+        };
         /** ToolIn */
         ToolIn: {
             /**
@@ -4710,6 +4846,44 @@ export interface components {
             tool: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * ToolSize
+         * @description One tool of the last complete tools/list: its size as compact JSON and its description's.
+         */
+        ToolSize: {
+            /** Bytes */
+            bytes: number;
+            /** Description Bytes */
+            description_bytes: number;
+            /** Description Tokens */
+            description_tokens: number;
+            /** Name */
+            name: string | null;
+            /**
+             * Tokens
+             * @description estimated: ceil(bytes / 4)
+             */
+            tokens: number;
+        };
+        /**
+         * ToolsList
+         * @description What a server's tools/list costs a model.
+         */
+        ToolsList: {
+            /** Bytes */
+            bytes: number;
+            /** Results */
+            results: components["schemas"]["ListResult"][];
+            /**
+             * Token Estimate
+             * @description how tokens are estimated, e.g. bytes/4
+             */
+            token_estimate: string;
+            /** Tokens */
+            tokens: number;
+            /** Tools */
+            tools: components["schemas"]["ToolSize"][];
         };
         /**
          * TruncatedMeta
@@ -8088,6 +8262,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillsOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    stats_route_api_sessions__session_id__stats_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionStats"];
                 };
             };
             /** @description Validation Error */
