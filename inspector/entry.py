@@ -37,11 +37,7 @@ def main() -> None:
             if opts.handed_off:
                 # A finishing process records the session: leave with the server, skipping the
                 # interpreter's teardown (it waited for the store thread's imports, issue #34).
-                import os
-
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                start_up.exit_now(code)
             sys.exit(code)
     # Start-up (Typer, Rich, the command's module) allocates much and frees little: the cyclic garbage
     # collector, run every 700 allocations, is about a tenth of a read command's CPU. It stays off

@@ -10,10 +10,11 @@ the CLI and the commands: `entry` (which imports the CLI), `cli` and the command
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
-__all__ = ["console", "start_up_over", "starting_up"]
+__all__ = ["console", "exit_now", "leave", "start_up_over", "starting_up"]
 
 console = False  # `main` runs this process: its start-up's objects are frozen when it is over
 
@@ -39,3 +40,30 @@ def starting_up() -> Iterator[None]:
         yield
     finally:
         start_up_over()
+
+
+def leave(code: int) -> None:
+    """A command whose work is done (`call`: its session recorded, its store closed) ends the console
+    script's process with `code` at once: the exit handlers run and the output is flushed, the
+    interpreter's teardown (freeing every module's objects, ~20 ms of a call's wall time) is skipped.
+    Returns (the caller exits as usual) in an in-process caller of the CLI, or while a thread the
+    interpreter would wait for still runs (its work would be cut short)."""
+    import threading
+
+    main_thread = threading.main_thread()
+    if not console or any(not t.daemon for t in threading.enumerate() if t is not main_thread):
+        return
+    import atexit
+
+    atexit._run_exitfuncs()
+    exit_now(code)
+
+
+def exit_now(code: int) -> None:
+    """End the process with `code` now, what was written to stdout and stderr flushed (no teardown)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a reader gone (a closed pipe): nothing left to say it to
+            stream.flush()
+    os._exit(code)

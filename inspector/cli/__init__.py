@@ -147,7 +147,10 @@ class LazyGroup(TyperGroup):
 
     def invoke(self, ctx: Context) -> Any:
         # The console script starts with the cyclic garbage collector off (`inspector.entry`): the
-        # command runs with it on, what start-up made set aside (frozen: never scanned again).
+        # command runs with it on, what start-up made set aside (frozen: never scanned again). The
+        # command's module (Rich, the store...) is imported and its command built first: start-up too.
+        if ctx._protected_args:
+            self.get_command(ctx, ctx._protected_args[0])
         start_up_over()
         return super().invoke(ctx)
 

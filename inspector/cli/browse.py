@@ -28,6 +28,7 @@ from inspector.cli.common import (
     outbound,
     redaction,
 )
+from inspector.start_up import starting_up
 from inspector.terminal_text import markup_safe, visible_json
 
 if TYPE_CHECKING:
@@ -39,8 +40,9 @@ __all__ = ["demo", "doctor", "search", "sessions", "show", "ui"]
 
 def _reader(db: str | None) -> Db:
     """The store of `--db` (None: the default one) opened for reading over DB-API (`store.db`)."""
-    from inspector.config import default_db
-    from inspector.store.opening import open_db
+    with starting_up():  # the store's modules: start-up (`start_up.starting_up`)
+        from inspector.config import default_db
+        from inspector.store.opening import open_db
 
     return open_db(db or default_db(), create=False)
 
@@ -65,9 +67,10 @@ def sessions(
     if by_host:
         _sessions_by_host(_reader(db), json_out=json_out, limit=limit, name=name)
         return
-    from inspector.console import sessions_table
-    from inspector.store import session_state
-    from inspector.store.queries import SessionFilter, find_sessions, session_idle
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.console import sessions_table
+        from inspector.store import session_state
+        from inspector.store.queries import SessionFilter, find_sessions, session_idle
 
     found, _total = find_sessions(_reader(db), SessionFilter(name=name), limit=limit)
     if json_out:
@@ -83,9 +86,10 @@ def sessions(
 
 def _sessions_by_host(store: Db, *, json_out: bool, limit: int, name: str | None) -> None:
     """`sessions --by-host`: the host runs (store/host_runs.py), each with its sessions."""
-    from inspector.console import host_runs_lines
-    from inspector.store import session_state
-    from inspector.store.host_runs import host_runs
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.console import host_runs_lines
+        from inspector.store import session_state
+        from inspector.store.host_runs import host_runs
 
     runs, _total = host_runs(store, limit=limit, name=name)
     if json_out:
@@ -110,9 +114,10 @@ def _session_to_show(db: str | None, session: str, *, follow: bool, poll: float)
     """The open store and the session `show` prints. With --follow, a database or session that does not
     exist yet is waited for (as `tail -F` waits for a file): a recorder started a moment earlier
     creates both off its forwarding path."""
-    from inspector.config import default_db
-    from inspector.errors import NotFoundError
-    from inspector.store import database_url, get_session
+    with starting_up():  # the store's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.config import default_db
+        from inspector.errors import NotFoundError
+        from inspector.store import database_url, get_session
 
     url = database_url(db or default_db())
     path = Path(url.split("///", 1)[1]) if url.startswith("sqlite") else None
@@ -154,8 +159,9 @@ def show(
     A stdio server's stdout lines that no client reads carry their class (log line, banner, pretty
     JSON, ...; with --json: what clients do with it and the fix), and a request the server crashed
     on says so (`protocol.stdout_lines`)."""
-    from inspector.console import WIDE, message_line, method_width, timeline_header
-    from inspector.store import get_session, iter_messages, session_state
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.console import WIDE, message_line, method_width, timeline_header
+        from inspector.store import get_session, iter_messages, session_state
 
     engine, found = _session_to_show(db, session, follow=follow, poll=poll)
     assert found.id is not None
@@ -203,8 +209,9 @@ def _stdio_notes(engine: Db, found: Session) -> dict[int, list[Any]]:
     """The notes of a stdio session's rows (`protocol.stdout_lines.notes_of`), by seq; none for HTTP."""
     if found.kind == "http-proxy":
         return {}
-    from inspector.protocol.stdout_lines import notes_of
-    from inspector.store import iter_messages
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.protocol.stdout_lines import notes_of
+        from inspector.store import iter_messages
 
     assert found.id is not None
     return notes_of(iter_messages(engine, found.id))
@@ -224,8 +231,9 @@ def search(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per message.")] = False,
 ) -> None:
     """Full-text search over recorded messages."""
-    from inspector.console import WIDE, message_line, method_width
-    from inspector.store import get_session, search_messages
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.console import WIDE, message_line, method_width
+        from inspector.store import get_session, search_messages
 
     engine = _reader(db)
     session_id = get_session(engine, session).id if session else None

@@ -105,7 +105,7 @@ def call(
     come from --root. The session is recorded (kind `mock-client`).
     """
     from inspector.mock.call import CallOptions, run_call
-    from inspector.start_up import starting_up
+    from inspector.start_up import leave, starting_up
 
     command = server_command(command)
     if bool(command) == bool(url):
@@ -144,4 +144,6 @@ def call(
         auth=wanted,
         fetch_skills=fetch_skills,
     )
-    raise typer.Exit(run_call(options))
+    status = run_call(options)
+    leave(status)  # the console script's process ends here, without the interpreter's teardown
+    raise typer.Exit(status)

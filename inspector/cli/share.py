@@ -18,6 +18,7 @@ from inspector.cli.common import (
     server_command,
 )
 from inspector.errors import InspectorError
+from inspector.start_up import starting_up
 
 __all__ = ["export", "import_", "lint", "test_recordings"]
 
@@ -146,8 +147,9 @@ def lint(
     ] = "info",
 ) -> None:
     """Check a session against its protocol revision (exit 1 when there are errors)."""
-    from inspector.command_setup import open_db_store
-    from inspector.lint.report import lint_command
+    with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        from inspector.command_setup import open_db_store
+        from inspector.lint.report import lint_command
 
     raise typer.Exit(
         lint_command(open_db_store(db, create=False), session, json_out=json_out, min_severity=min_severity)

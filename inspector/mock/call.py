@@ -107,16 +107,11 @@ def run_call(opts: CallOptions) -> int:
     except InspectorError:
         raise
     except Exception as exc:
-        cause: BaseException = exc
-        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
-            cause = cause.exceptions[0]
-        if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
-            print_error(cause)
-            return 1 if isinstance(cause, SkillVerificationError) else 2
-        err().print(
-            f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
-        )
-        return 2
+        return _failed(exc)
+    finally:
+        # Closed here, not by the interpreter's teardown (the console script skips it): the last
+        # connection's close checkpoints SQLite's write-ahead log into the database file.
+        engine.dispose()
     if "error" in answer:
         sys.stdout.write(
             visible_json(orjson.dumps(answer["error"], option=orjson.OPT_INDENT_2).decode()) + "\n"
@@ -126,3 +121,17 @@ def run_call(opts: CallOptions) -> int:
         visible_json(orjson.dumps(answer.get("result"), option=orjson.OPT_INDENT_2).decode()) + "\n"
     )
     return 0
+
+
+def _failed(exc: Exception) -> int:
+    """The exit status of a call that raised `exc`, its cause said on stderr."""
+    cause: BaseException = exc
+    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+        cause = cause.exceptions[0]
+    if isinstance(cause, InspectorError):  # an AuthFailure inside the task group: its own words
+        print_error(cause)
+        return 1 if isinstance(cause, SkillVerificationError) else 2
+    err().print(
+        f"[red]error:[/red] could not talk to the server: {type(cause).__name__}: {markup_safe(cause)}"
+    )
+    return 2

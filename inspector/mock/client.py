@@ -152,6 +152,7 @@ class MockClient:
         self.elicitations = UrlElicitations()
         self.endpoint: Endpoint | None = None
         self._recorder: Recorder | None = None
+        self._writer: StoreWriter | None = None  # the recorder's connection, closed after it stops
         self._tap: Tap | None = None
         self._conn: Connection | None = None
         self._tg: anyio.abc.TaskGroup | None = None
@@ -176,7 +177,8 @@ class MockClient:
         )
         headers = {k: secrets.text(v) for k, v in (self.config.headers or {}).items()}
         redaction = active().with_values(secrets.used)
-        self._recorder = Recorder([StoreWriter(self.engine)], redaction=redaction).start()
+        self._writer = StoreWriter(self.engine)
+        self._recorder = Recorder([self._writer], redaction=redaction).start()
         self._tap = open_session(
             self._recorder, self.engine, kind="mock-client", target=target, name=self.config.name
         )
@@ -207,6 +209,9 @@ class MockClient:
             self._tap.end(status, reason)
         if self._recorder is not None:
             self._recorder.stop()
+        if self._writer is not None:  # everything written: close it now, not when collected
+            self._writer.close()
+            self._writer = None
 
     async def _handshake(self) -> dict[str, Any]:
         assert self.endpoint is not None
