@@ -253,7 +253,19 @@ async def test_python_sdk_client_through_every_http_rule(faulty: tuple[str, Path
     # The server's sampling request was answered by the inspector: the client never saw it.
     assert "sampled by the inspector" in out["sampling"]["text"] and out["sampled"] == 0
 
-    rows = _wait_rows(db, lambda rows: bool(_intervened(rows, "hold-me")))
+    def _recorded(rows: list[Message]) -> bool:
+        """The last calls' rows are committed: hold-me's, and the sampling request the inspector
+        answered with the answer it posted (the sampling call comes last; rows lag under load)."""
+        ours = {m.session_id for m in rows if m.direction == "c2s" and b'"py-start"' in m.raw}
+        sampled = [m for m in _intervened(rows, "sample-for-client") if m.session_id in ours]
+        return (
+            bool(_intervened(rows, "hold-me"))
+            and len(sampled) == 1
+            and len([m for m in _injected(rows, sampled[0].meta["intercept"]["n"]) if m.session_id in ours])
+            == 1
+        )
+
+    rows = _wait_rows(db, _recorded)
     sid = _session_of(rows, b'"py-start"')
     mine = [m for m in rows if m.session_id == sid]
     # Every rule's row carries who changed what; the inspector's own bytes are rows of their own.
