@@ -46,6 +46,11 @@ def scenarios(prefix: str = "auth/") -> list[tuple[str, list[str]]]:
     return found
 
 
+def counts(checks: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of a scenario's checks passed, failed and warned."""
+    return {s: sum(1 for c in checks if c.get("status") == s) for s in ("SUCCESS", "FAILURE", "WARNING")}
+
+
 def requirements(revision: str) -> list[str]:
     """The scored client scenarios of the newest suite's frozen requirement set `revision` (its
     `list --requirements`; the extension and not-yet-scored ones it lists apart are left out)."""

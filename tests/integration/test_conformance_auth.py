@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conformance.suite import NODE, SUITE_NEXT, run_suites
+from tests.conformance.suite import NODE, SUITE_NEXT, counts, run_suites
 
 # The runs: (the runner's suite, the revision it runs at).
 RUNS = [
@@ -46,10 +46,6 @@ EXTENSIONS_NOT_YET = {
     "auth/enterprise-managed-authorization": "token exchange + JWT bearer grant (SEP-990) not implemented",
     "auth/wif-jwt-bearer": "workload identity JWT bearer grant (SEP-1933) not implemented",
 }
-
-
-def _counts(checks: list[dict[str, Any]]) -> dict[str, int]:
-    return {s: sum(1 for c in checks if c.get("status") == s) for s in ("SUCCESS", "FAILURE", "WARNING")}
 
 
 def _row(name: str, revision: str, counts: dict[str, int]) -> str:
@@ -76,7 +72,7 @@ def test_back_compat_and_extension_auth_scenarios(tmp_path: Path) -> None:
     rows, failed = [], {}
     for name, revision in wanted:
         checks, output = by_revision.get(revision, {}).get(name, ([], "the scenario did not run"))
-        rows.append(_row(name, revision, _counts(checks)))
+        rows.append(_row(name, revision, counts(checks)))
         bad = [c for c in checks if c.get("status") in ("FAILURE", "WARNING")]
         if not checks or bad:
             failed[f"{name} {revision}"] = (bad or "no checks (the suite did not run)", output[-3000:])
@@ -84,7 +80,7 @@ def test_back_compat_and_extension_auth_scenarios(tmp_path: Path) -> None:
     assert len(extensions) >= len(EXTENSIONS_NOT_YET), sorted(extensions)
     for name in sorted(extensions):
         checks = extensions[name][0]
-        rows.append(_row(name, "extension", _counts(checks)))
+        rows.append(_row(name, "extension", counts(checks)))
         passes = bool(checks) and not any(c.get("status") in ("FAILURE", "WARNING") for c in checks)
         if passes == (name in EXTENSIONS_NOT_YET):  # a new pass is news too: take it off the list
             failed[f"{name} extension"] = (
@@ -146,7 +142,7 @@ def test_serve_auth_passes_the_authorization_server_scenarios(tmp_path: Path) ->
         )
         for p in (tmp_path / "out").rglob("checks.json")
     }
-    rows = [f"{name:45} {_counts(checks)}" for name, checks in sorted(found.items())]
+    rows = [f"{name:45} {counts(checks)}" for name, checks in sorted(found.items())]
     print("\nconformance 0.2.0-alpha.12 (authorization server):\n" + "\n".join(rows))
     assert sorted(found) == ["authorization-code-grant", "authorization-server-metadata-endpoint"], "".join(
         said

@@ -27,12 +27,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.cli_in_process import run
-from tests.conformance.suite import NODE, SUITE_NEXT, requirements, run_scenario, run_suites
+from tests.conformance.suite import NODE, SUITE_NEXT, counts, requirements, run_scenario, run_suites
 
 SETS = ("2026-07-28", "2025-11-25")
 REQUIREMENTS = "requirements"  # the label of a requirement-set run
@@ -42,10 +41,6 @@ HELD_TOO = {
 }
 # (scenario, set) known to fail; printed as such, and one that passes must be taken off.
 EXPECTED_FAILURES: set[tuple[str, str]] = set()  # none since the OAuth work of issue #38 merged
-
-
-def _counts(checks: list[dict[str, Any]]) -> dict[str, int]:
-    return {s: sum(1 for c in checks if c.get("status") == s) for s in ("SUCCESS", "FAILURE", "WARNING")}
 
 
 def _client_findings(db: Path) -> list[str]:
@@ -82,7 +77,7 @@ def test_every_scored_client_scenario_passes(tmp_path: Path) -> None:
         wanted = scored[revision] + HELD_TOO[revision]
         for name in wanted:
             checks, output = results.get(name, ([], runner))
-            n = _counts(checks)
+            n = counts(checks)
             ok = bool(checks) and not n["FAILURE"] and not n["WARNING"]
             expected = (name, revision) in EXPECTED_FAILURES
             mark = "pass" if ok else "FAIL (expected)" if expected else "FAIL"
@@ -100,7 +95,7 @@ def test_every_scored_client_scenario_passes(tmp_path: Path) -> None:
                 if findings := _client_findings(own / "rec.db"):
                     failed[(name, revision)] = (f"lint on what our client sent: {findings}", "")
         for name in sorted(set(results) - set(wanted)):
-            n = _counts(results[name][0])
+            n = counts(results[name][0])
             extensions.append(
                 f"{name:40} {revision}  passed {n['SUCCESS']:3}  failed {n['FAILURE']:2}  (not scored)"
             )
@@ -120,5 +115,5 @@ def test_the_command_line_as_users_run_it(tmp_path: Path) -> None:
     for name, revision in (("sep-2322-client-request-state", "2026-07-28"), ("sse-retry", "2025-11-25")):
         (tmp_path / name).mkdir()
         checks, output = run_scenario(name, tmp_path / name, 60000, suite=SUITE_NEXT, spec_version=revision)
-        n = _counts(checks)
+        n = counts(checks)
         assert checks and not n["FAILURE"] and not n["WARNING"], f"{name}: {n}\n{output[-3000:]}"
