@@ -48,6 +48,7 @@ from typing import Any
 import orjson
 import pytest
 import schemathesis
+import schemathesis.pytest
 from hypothesis import HealthCheck, settings
 from schemathesis.python import asgi
 from schemathesis.python.asgi import ASGIClient
@@ -82,7 +83,23 @@ CONFIG = schemathesis.Config.from_dict(
         },
     }
 )
-SCHEMA = schemathesis.openapi.from_dict(orjson.loads(openapi_document()), config=CONFIG)
+# Lazy: the schema is a fixture, so schemathesis builds each operation's test (its coverage phase's
+# ~3,300 cases) when the test runs, in the one worker that runs it; built at collection, as
+# `schemathesis.openapi.from_dict(...).parametrize()` does, it cost ~9 s of CPU in every xdist
+# worker's collection. The test is one item; each operation is a subtest of it.
+SCHEMA = schemathesis.pytest.from_fixture("api_schema")
+
+
+@pytest.fixture(scope="module")
+def api_schema() -> Any:
+    return schemathesis.openapi.from_dict(orjson.loads(openapi_document()), config=CONFIG)
+
+
+@pytest.fixture(autouse=True)
+def _node_id_for_schemathesis(request: pytest.FixtureRequest) -> None:
+    """schemathesis's lazy test names each operation's subtest through `node._nodeid`, which pytest 9's
+    items no longer have (their `nodeid` is computed): give the item the attribute it reads and writes."""
+    request.node._nodeid = request.node.nodeid
 
 
 PORT = 47814  # the port the app believes it listens on (nothing is bound: the guard checks Host)
