@@ -37,12 +37,22 @@ check: install web
 # any, alone. TEST_WORKERS=0: one process. Three workers on two cores: a quarter of the run waits on
 # processes, browsers and sockets, which a third worker fills (pytest 706 s at 3 against 757 s at 2).
 TEST_WORKERS ?= 3
-test: install peers web chromium postgresql socat
+# Before pytest, three jobs at once: the npm installs and the UI build (mostly waiting on the
+# registry), the system packages (apt, one at a time: they share dpkg's lock), and the static checks
+# (ruff, mypy, the docs site: CPU), so the waits and the CPU work overlap on a fresh machine.
+test: install
+	$(MAKE) --no-print-directory -j3 peers-and-web system-packages static-checks
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
+	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
+
+.PHONY: peers-and-web system-packages static-checks
+peers-and-web: peers web
+system-packages:
+	$(MAKE) --no-print-directory -j1 chromium postgresql socat
+static-checks: install
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
-	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
 
 # The documentation site (mkdocs.yml, docs/), served on 127.0.0.1:8000; `make test` builds it into site/.
 docs: install
