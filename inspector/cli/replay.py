@@ -121,18 +121,18 @@ def replay(
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
-    As load (--rate N, --as-recorded or --max): the handshake once, then the recorded client
-    messages at that pace (--repeat N times, or for --duration S), and a report of latency
-    percentiles and errors per method (those of `mcp-inspect stats` over the replay's session)
-    instead of a diff. Exit status then: 0 every request answered, 1 some were not, 2 the replay
-    could not run.
-
     With --url and --auth a 401 starts the OAuth flow of the recording's revision (as `call
     --auth` does); a token from an earlier run is reused. The recorded Authorization header, if
     any, is not sent then.
 
     Exit status: 0 behaviour unchanged, 1 changed, 2 the replay could not run. The replay is
     recorded as a new session (kind `replay`) linked to the original.
+
+    As load (--rate N, --as-recorded or --max): the handshake once, then the recorded client
+    messages at that pace (--repeat N times, or for --duration S), and a report of latency
+    percentiles and errors per method (those of `mcp-inspect stats` over the replay's session)
+    instead of a diff. Exit status then: 0 every request answered, 1 some were not, 2 the replay
+    could not run.
     """
     from inspector.replay.load import load_mode
 
