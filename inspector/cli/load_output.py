@@ -66,9 +66,9 @@ def report_lines(report: LoadReport) -> list[str]:
     asked = _rate(report.load.rate) if report.load.mode == "rate" else report.load.mode.replace("-", " ")
     lines = [
         f"load: {report.load.describe()}",
-        f"sent {run.sent} messages in {run.elapsed:.2f} s: {_rate(report.achieved_per_s)} (asked: {asked})",
+        f"sent {run.sent} messages in {run.sending:.2f} s: {_rate(report.achieved_per_s)} (asked: {asked})",
         f"requests {run.requests}: answered {run.answered}, unanswered {report.unanswered}, "
-        f"errors {report.errors}",
+        f"errors {report.errors}; done in {run.elapsed:.2f} s",
         "",
         *render({"methods": report.methods}),
     ]

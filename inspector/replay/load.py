@@ -204,6 +204,17 @@ class LoadRun:
         """From the first message sent to the last answer (or timeout)."""
         return max(0.0, self.finished - self.started)
 
+    @property
+    def sending(self) -> float:
+        """From the first message sent to the last."""
+        return max(0.0, self.last_sent - self.started)
+
+    @property
+    def pace(self) -> float | None:
+        """Messages sent a second: the gaps between the sends (n - 1 of them for n), as `--rate`
+        counts; None for fewer than two."""
+        return (self.sent - 1) / self.sending if self.sent > 1 and self.sending > 0 else None
+
 
 class Progress(Protocol):
     """What a progress bar is told: `total` once (None: open-ended, `duration`), then one `advance`
@@ -262,7 +273,8 @@ async def drive_load(
     start = run.started = time.monotonic()
     async with anyio.create_task_group() as tg:
         for offset, step in schedule(load, steps):
-            if load.duration is not None and time.monotonic() - start >= load.duration:
+            due = offset if offset is not None else time.monotonic() - start
+            if load.duration is not None and due >= load.duration:
                 break
             if offset is not None:
                 await anyio.sleep(max(0.0, offset - (time.monotonic() - start)))

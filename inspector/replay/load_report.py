@@ -54,10 +54,9 @@ class LoadReport:
 
     @property
     def achieved_per_s(self) -> float | None:
-        """Messages sent a second, from the first sent to the last answer."""
-        if self.run is None or self.run.elapsed <= 0:
-            return None
-        return round(self.run.sent / self.run.elapsed, 2)
+        """Messages sent a second (`LoadRun.pace`)."""
+        pace = None if self.run is None else self.run.pace
+        return None if pace is None else round(pace, 2)
 
     @property
     def exit_status(self) -> int:
@@ -77,6 +76,7 @@ class LoadReport:
             "answered": run.answered,
             "unanswered": self.unanswered,
             "errors": self.errors,
+            "sending_s": round(run.sending, 3),
             "elapsed_s": round(run.elapsed, 3),
             "asked_per_s": self.load.rate,
             "achieved_per_s": self.achieved_per_s,

@@ -83,6 +83,7 @@ def test_rate_paces_the_sends(db_path: Path) -> None:
     rate = 40.0
     report = _load(db_path, original, "--rate", str(rate), "--", *peer_argv("tests.peers.scripted_server"))
     assert report["load"]["mode"] == "rate" and report["asked_per_s"] == rate
+    assert 0 < report["achieved_per_s"] <= rate * 1.01  # never ahead of the schedule
     sends = [
         m.ts_ns
         for m in _rows(db_path, report["replay"])
@@ -124,20 +125,16 @@ def test_the_sdk_demo_as_load_answers_its_server_requests_over_stdio_and_http(db
         _agrees_with_stats(db_path, report)
 
 
-def test_text_report_fits_80_columns(db_path: Path) -> None:
+def test_duration_stops_the_schedule_and_the_text_report_fits_80_columns(db_path: Path) -> None:
     original = load(db_path, "clock", name="clock")
+    server = peer_argv("tests.peers.scripted_server")
     out = run(
-        "replay",
-        str(original),
-        "--db",
-        str(db_path),
-        "--max",
-        "--",
-        *peer_argv("tests.peers.scripted_server"),
+        "replay", str(original), "--db", str(db_path), "--rate", "20", "--duration", "0.5", "--", *server
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "load: --max --concurrency 1, 1 pass"
-    assert lines[1].startswith("sent ") and "(asked: max)" in lines[1]
+    assert lines[0] == "load: --rate 20, for 0.5 s"
+    # The sends due before 0.5 s (at 0, 0.05, ... 0.45 s), round and round the recorded messages.
+    assert lines[1].startswith("sent 10 messages in ") and lines[1].endswith("(asked: 20.0/s)"), lines[1]
     assert any(line.startswith("method / name") for line in lines)
     assert max(len(line) for line in lines) <= 80
