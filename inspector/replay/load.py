@@ -7,8 +7,8 @@ plain replay does (`driver.run_replay`); the client messages after it are the lo
 have passed:
 
 - `--rate N`: N messages a second, open loop (the i-th at i/N s, whatever the answers do);
-- `--as-recorded`: at the recorded offsets from the first of them (divided by `--speed`); passes
-  follow one another back to back;
+- `--as-recorded`: at the recorded offsets from the first of them (divided by `--speed`); a pass
+  follows the one before after the recording's mean gap;
 - `--max`: each as soon as a slot is free.
 
 `--concurrency K` bounds the requests in flight (sent, not yet answered): K with `--max` (default
@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import anyio
 import orjson
 
+from inspector.endpoint import Endpoint
 from inspector.errors import ConnectionClosed, InspectorError, ResponseTimeout
 from inspector.protocol import id_key
 from inspector.replay.plan import Step
@@ -158,6 +159,7 @@ def schedule(load: Load, steps: Sequence[Step]) -> Iterator[tuple[float | None, 
     passes: Iterator[int] = itertools.count() if load.duration is not None else iter(range(load.repeat))
     first = steps[0].ts_ns
     span = max(0, steps[-1].ts_ns - first) / 1e9 / load.speed
+    cycle = span + span / (len(steps) - 1) if len(steps) > 1 else 0.0  # and the mean gap to the next pass
     i = 0
     for n in passes:
         for step in steps:
@@ -165,7 +167,7 @@ def schedule(load: Load, steps: Sequence[Step]) -> Iterator[tuple[float | None, 
                 assert load.rate is not None
                 yield i / load.rate, step
             elif load.mode == "as-recorded":
-                yield n * span + max(0, step.ts_ns - first) / 1e9 / load.speed, step
+                yield n * cycle + max(0, step.ts_ns - first) / 1e9 / load.speed, step
             else:
                 yield None, step
             i += 1
@@ -236,7 +238,7 @@ class _Quiet:
 async def drive_load(
     load: Load,
     steps: Sequence[Step],
-    endpoint: Any,
+    endpoint: Endpoint,
     apply: Callable[[bytes], bytes],
     *,
     timeout: float,
@@ -273,7 +275,10 @@ async def drive_load(
     start = run.started = time.monotonic()
     async with anyio.create_task_group() as tg:
         for offset, step in schedule(load, steps):
-            due = offset if offset is not None else time.monotonic() - start
+            # --rate stops by its schedule (a late machine still sends what it owes), the others by
+            # the clock too (a recording whose messages share one instant has passes of no length).
+            elapsed = time.monotonic() - start
+            due = offset if load.mode == "rate" and offset is not None else max(offset or 0.0, elapsed)
             if load.duration is not None and due >= load.duration:
                 break
             if offset is not None:

@@ -46,11 +46,11 @@ def test_rate_sends_the_ith_at_i_over_n_seconds_for_each_pass() -> None:
     ]
 
 
-def test_as_recorded_keeps_the_gaps_divided_by_speed_passes_back_to_back() -> None:
+def test_as_recorded_keeps_the_gaps_divided_by_speed_and_the_mean_gap_between_passes() -> None:
     steps = [_step("a", 10), _step("b", 11), _step("c", 14)]
     load = _mode(as_recorded=True, speed=2.0, repeat=2)
     assert load is not None
-    assert [t for t, _ in schedule(load, steps)] == [0, 0.5, 2.0, 2.0, 2.5, 4.0]
+    assert [t for t, _ in schedule(load, steps)] == [0, 0.5, 2.0, 3.0, 3.5, 5.0]
 
 
 def test_max_has_no_times_and_a_duration_goes_round_and_round() -> None:
