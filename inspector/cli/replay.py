@@ -87,6 +87,37 @@ def replay(
     scope: ScopeOption = None,
     auth_non_interactive: AuthNonInteractiveOption = False,
     auth_wait: AuthWaitOption = 300.0,
+    rate: Annotated[
+        float | None,
+        typer.Option(metavar="N", help="Load: send N messages a second (open loop); no diff."),
+    ] = None,
+    as_recorded: Annotated[
+        bool,
+        typer.Option("--as-recorded", help="Load: keep the recorded gaps between messages."),
+    ] = False,
+    max_pace: Annotated[
+        bool,
+        typer.Option("--max", help="Load: send each message as soon as a slot is free."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            metavar="K",
+            help="Load: at most K requests in flight (--max: default 1; else no bound).",
+        ),
+    ] = None,
+    speed: Annotated[
+        float | None,
+        typer.Option(metavar="X", help="Load --as-recorded: X times as fast as recorded."),
+    ] = None,
+    repeat: Annotated[
+        int | None,
+        typer.Option(metavar="N", help="Load: send the recorded messages N times (default 1)."),
+    ] = None,
+    duration: Annotated[
+        float | None,
+        typer.Option(metavar="S", help="Load: send them round and round for S seconds."),
+    ] = None,
 ) -> None:
     """Re-drive a server with a recorded client and diff its behaviour against the recording.
 
@@ -96,9 +127,37 @@ def replay(
 
     Exit status: 0 behaviour unchanged, 1 changed, 2 the replay could not run. The replay is
     recorded as a new session (kind `replay`) linked to the original.
-    """
-    from inspector.replay.report import replay_and_diff
 
+    As load (--rate N, --as-recorded or --max): the handshake once, then the recorded client
+    messages at that pace (--repeat N times, or for --duration S), and a report of latency
+    percentiles and errors per method (those of `mcp-inspect stats` over the replay's session)
+    instead of a diff. Exit status then: 0 every request answered, 1 some were not, 2 the replay
+    could not run.
+    """
+    from inspector.replay.load import load_mode
+
+    load = load_mode(
+        rate=rate,
+        as_recorded=as_recorded,
+        max_pace=max_pace,
+        concurrency=concurrency,
+        speed=speed,
+        repeat=repeat,
+        duration=duration,
+    )
+    if load is not None:
+        diffing = [
+            name
+            for name, on in (
+                ("--calibrate", calibrate),
+                ("--ignore", bool(ignore)),
+                ("--strict-volatile", strict_volatile),
+                ("--verbose", verbose),
+            )
+            if on
+        ]
+        if diffing:
+            raise InspectorError(f"{', '.join(diffing)} shape the diff; a load replay has none")
     command = server_command(command)
     if bool(command) == bool(url):
         raise InspectorError("replay needs a target: either --url URL or -- COMMAND [ARGS...]")
@@ -109,6 +168,25 @@ def replay(
     )
     headers = parse_headers(header)
     store = open_store(db, create=False)
+    if load is not None:
+        from inspector.cli.load_output import run_load
+
+        raise typer.Exit(
+            run_load(
+                store,
+                session,
+                url or command,
+                load,
+                match=match,
+                headers=headers,
+                secrets=parse_secrets(secret),
+                timeout=timeout,
+                auth=wanted,
+                json_out=json_out,
+            )
+        )
+    from inspector.replay.report import replay_and_diff
+
     code = replay_and_diff(
         store,
         session,

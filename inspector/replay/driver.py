@@ -24,6 +24,7 @@ from inspector.capture.redact import Secrets, active
 from inspector.capture.sessions import open_session
 from inspector.endpoint import Endpoint
 from inspector.errors import ConnectionClosed, InspectorError, RequestError, ResponseTimeout
+from inspector.replay.load import Load, LoadRun, Progress, drive_load, split_handshake
 from inspector.replay.matching import MatchPolicy
 from inspector.replay.plan import Substitutions, plan_replay, recorded_secret_headers
 from inspector.store import StoreWriter, iter_messages
@@ -41,6 +42,7 @@ class ReplayOutcome:
     unmatched_server_requests: list[str] = field(default_factory=list)
     missing_secrets: list[str] = field(default_factory=list)
     error: str | None = None
+    load: LoadRun | None = None  # what a load replay's sender saw
 
 
 async def run_replay(
@@ -54,6 +56,8 @@ async def run_replay(
     secrets: dict[str, str] | None = None,
     name: str | None = None,
     auth: AuthRequest | None = None,
+    load: Load | None = None,
+    progress: Progress | None = None,
 ) -> ReplayOutcome:
     """Replay `original` against `target` and record it; the outcome names what went wrong, if anything.
 
@@ -61,7 +65,10 @@ async def run_replay(
     target's query, in message bodies) are put back from `secrets` or the environment
     (`MCP_INSPECTOR_SECRET_<NAME>`); `headers` add to or override the recorded ones. The replay's
     own recording redacts the values it put back. With `auth` (a URL target) a 401 starts the
-    OAuth flow of the recording's revision; its legs are recorded in the replay's session."""
+    OAuth flow of the recording's revision; its legs are recorded in the replay's session.
+
+    With `load` the handshake is replayed as above and the rest is sent at its pace (`replay.load`,
+    `progress` told of each message done); the outcome's `load` says what the sender saw."""
     assert original.id is not None
     rows = list(iter_messages(engine, original.id))
     plan = plan_replay(rows, policy)
@@ -111,11 +118,22 @@ async def run_replay(
                 endpoint = Endpoint(conn, on_request=on_request)
                 await tg.start(endpoint.serve)
                 try:
-                    for step in plan.steps:
+                    steps, rest = (plan.steps, []) if load is None else split_handshake(plan.steps)
+                    for step in steps:
                         await _await(endpoint, step.await_ids, plan.responses, subs, conn, timeout, outcome)
                         await endpoint.send_raw(subs.apply(step.raw))
                         outcome.sent += 1
-                    await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
+                    if load is None:
+                        await _await(endpoint, plan.final_await, plan.responses, subs, conn, timeout, outcome)
+                    else:
+                        # The handshake's answers not awaited yet (an `initialize` before nothing).
+                        awaited = {rid for step in steps for rid in step.await_ids}
+                        asked = [rid for step in steps for rid in step.request_ids if rid not in awaited]
+                        await _await(endpoint, asked, plan.responses, subs, conn, timeout, outcome)
+                        outcome.load = await drive_load(
+                            load, rest, endpoint, subs.apply, timeout=timeout, progress=progress
+                        )
+                        outcome.sent += outcome.load.sent
                     status = await conn.aclose()
                 except ConnectionClosed as exc:
                     # Still inside the task group, so the stderr reader can finish: the server's own

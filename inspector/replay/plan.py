@@ -47,6 +47,7 @@ class Step:
     await_ids: list[str]  # canonical JSON ids of requests whose responses must have arrived
     request_ids: list[str]  # ids this message asks for answers to (requests in it)
     method: str | None
+    ts_ns: int = 0  # when the original client sent it (a load replay `--as-recorded` keeps the gaps)
 
 
 @dataclass
@@ -93,7 +94,7 @@ def plan_replay(rows: list[Message], policy: MatchPolicy | None = None) -> Repla
         ids = [i.rpc_id for i in items if i.kind is Kind.REQUEST and i.rpc_id is not None]
         for rid in ids:
             requests_by_seq[m.seq] = rid
-        steps.append(Step(m.seq, m.raw.rstrip(b"\r\n"), answered[awaited:], ids, m.method))
+        steps.append(Step(m.seq, m.raw.rstrip(b"\r\n"), answered[awaited:], ids, m.method, m.ts_ns))
         awaited = len(answered)
     return ReplayPlan(steps, answered[awaited:], answers, responses)
 

@@ -1,7 +1,11 @@
 """A scripted stdio peer for fault tests: answers JSON-RPC requests line by line.
 
 Usage: python scripted_server.py [--crash-after N] [--garbage] [--ignore-eof]
-[--ignore-term] [--big-bytes N] [--stderr]
+[--ignore-term] [--big-bytes N] [--stderr] [--delay S] [--error-method M]
+
+`--delay S` answers each request S seconds after reading it (one at a time, in order), so
+requests a client sends without waiting pile up unanswered; `--error-method M` answers method M
+with a JSON-RPC error.
 
 Not an MCP implementation: it exists to misbehave on purpose (crash, print
 non-JSON, never exit) in ways real SDK servers will not do on request.
@@ -17,6 +21,8 @@ def main() -> None:
     args = sys.argv[1:]
     crash_after = int(args[args.index("--crash-after") + 1]) if "--crash-after" in args else None
     big = int(args[args.index("--big-bytes") + 1]) if "--big-bytes" in args else None
+    delay = float(args[args.index("--delay") + 1]) if "--delay" in args else 0.0
+    failing = args[args.index("--error-method") + 1] if "--error-method" in args else None
     if "--ignore-term" in args:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     out = sys.stdout.buffer
@@ -33,10 +39,15 @@ def main() -> None:
             sys.stderr.flush()
         if "--garbage" in args:
             out.write(b"this is not json\n")
+        if delay:
+            time.sleep(delay)
         result = {"echo": msg["method"]}
         if big:
             result["blob"] = "x" * big
-        out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode() + b"\n")
+        answer = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+        if msg["method"] == failing:
+            answer = {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32000, "message": "scripted"}}
+        out.write(json.dumps(answer).encode() + b"\n")
         out.flush()
         answered += 1
         if crash_after is not None and answered >= crash_after:
