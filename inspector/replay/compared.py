@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from inspector.replay.diff import SessionDiff
 
-__all__ = ["latency_deltas", "render_compared", "runs_compared"]
+__all__ = ["latency_deltas", "ms_text", "render_compared", "runs_compared"]
 
 WIDTH = 80
 _NAME = 28  # the latency table's first column; six columns of 8 follow
@@ -68,7 +68,8 @@ def runs_compared(engine: Engine, diff: SessionDiff, a: int, b: int) -> dict[str
     return {"buckets": diff.buckets(), "latency": latency}
 
 
-def _ms(value: float | None, sign: bool = False) -> str:
+def ms_text(value: float | None, sign: bool = False) -> str:
+    """A latency (or, with `sign`, a delta) in milliseconds as the reports print it; `-` for None."""
     if value is None:
         return "-"
     text = f"{value:+.1f}" if sign else f"{value:.1f}"
@@ -95,12 +96,12 @@ def render_compared(summary: dict[str, Any], a: int, b: int) -> str:
         for r in rows[:_ROWS]:
             label = r["method"] if r["name"] is None else "  " + r["name"]
             cells = (
-                _ms(r["a_p50_ms"]),
-                _ms(r["b_p50_ms"]),
-                _ms(r["p50_delta_ms"], True),
-                _ms(r["a_p95_ms"]),
-                _ms(r["b_p95_ms"]),
-                _ms(r["p95_delta_ms"], True),
+                ms_text(r["a_p50_ms"]),
+                ms_text(r["b_p50_ms"]),
+                ms_text(r["p50_delta_ms"], True),
+                ms_text(r["a_p95_ms"]),
+                ms_text(r["b_p95_ms"]),
+                ms_text(r["p95_delta_ms"], True),
             )
             lines.append(_cut(visible(label), _NAME - 1).ljust(_NAME) + "".join(f"{c:>8}" for c in cells))
         if len(rows) > _ROWS:

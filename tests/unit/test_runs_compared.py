@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from inspector.cli import app
 from inspector.replay.compared import latency_deltas, render_compared
 from inspector.replay.diff import SessionDiff, diff_sessions
+from inspector.share.html_report import report_html
+from inspector.store import get_session, open_engine
 from tests import compared_sessions as cs
 from tests.two_sessions import imported
 
@@ -93,3 +95,16 @@ def test_diff_opens_with_the_summary_in_text_and_json(tmp_path: Path) -> None:
     assert doc["summary"]["latency"] == latency_deltas(*stats)
     (echo,) = [r for r in doc["summary"]["latency"] if r["name"] == "echo"]
     assert (echo["a_p50_ms"], echo["b_p50_ms"], echo["p50_delta_ms"]) == (4.0, 12.0, 8.0)
+
+
+def test_the_html_report_of_a_diff_opens_with_the_summary(tmp_path: Path) -> None:
+    engine = open_engine(imported(tmp_path / "c.db", cs.session_file()))
+    try:
+        a, b = get_session(engine, 1), get_session(engine, 2)
+        html = report_html(engine, [a, b], diff=(a, b)).decode()
+    finally:
+        engine.dispose()
+    summary = html[html.index("<h2>Diff</h2>") :]
+    assert summary.startswith('<h2>Diff</h2><p>Runs compared: <span class="regressed">2 regressed</span>')
+    assert '<td class="num">80.0</td><td class="num">20.0</td><td class="num">-60.0</td>' in summary
+    assert summary.count("changed (regressed)") == 2 and summary.count("changed (fixed)") == 1
