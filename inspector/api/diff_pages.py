@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from inspector.errors import InspectorError
+from inspector.replay.compared import runs_compared
 from inspector.replay.diff import DEFAULT_IGNORE, PathSet, SessionDiff, diff_sessions
 from inspector.replay.paths import Item, parse_path
 from inspector.store.models import Session
@@ -57,9 +58,17 @@ def path_segments(path: str) -> list[Any] | None:
     return [{"field": s.field, "value": s.value} if isinstance(s, Item) else s for s in segments]
 
 
-def page_of(result: SessionDiff, a: int, b: int, start: int, limit: int | None) -> dict[str, Any]:
+def page_of(
+    result: SessionDiff,
+    a: int,
+    b: int,
+    start: int,
+    limit: int | None,
+    summary: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The API's `DiffReport` dict of one page: the listed exchanges from index `start`, at most
-    `limit`, and `next_cursor` (the index to start the next page at) when more are listed."""
+    `limit`, and `next_cursor` (the index to start the next page at) when more are listed; the
+    runs-compared `summary` (`replay.compared.runs_compared`) on the first page."""
     listed = result.exchanges
     first = bisect_left(listed, start, key=lambda x: x.index) if start else 0
     end = len(listed) if limit is None else min(len(listed), first + limit)
@@ -68,14 +77,15 @@ def page_of(result: SessionDiff, a: int, b: int, start: int, limit: int | None) 
         for change in exchange["changes"]:
             change["segments"] = path_segments(change["path"])
     doc["next_cursor"] = str(listed[end].index) if end < len(listed) else None
-    return {"a": a, "b": b, **doc}
+    return {"a": a, "b": b, "summary": summary if start == 0 else None, **doc}
 
 
 class _Kept:
-    __slots__ = ("result", "stamp")
+    __slots__ = ("result", "stamp", "summary")
 
     def __init__(self, stamp: _Stamp, result: SessionDiff) -> None:
         self.stamp, self.result = stamp, result
+        self.summary: dict[str, Any] | None = None  # made by the first request for the first page
 
 
 class DiffReports:
@@ -111,8 +121,8 @@ class DiffReports:
             entry[1] += 1
         try:
             with entry[0]:  # one diff for requests that ask at once
-                result = self._get(key, stamp)
-                if result is None:
+                kept = self._get(key, stamp)
+                if kept is None:
                     result = diff_sessions(
                         StoredMessages(engine, a.id),
                         StoredMessages(engine, b.id),
@@ -120,15 +130,18 @@ class DiffReports:
                         strict_volatile=strict_volatile,
                         keep_equal=equal,
                     )
-                    self._put(key, stamp, result)
+                    kept = _Kept(stamp, result)
+                    self._put(key, kept)
                     with self._lock:
                         self.computed += 1
+                if start == 0 and kept.summary is None:
+                    kept.summary = runs_compared(engine, kept.result, a.id, b.id)
         finally:  # also when the diff failed (a bad ignore pattern): no entry outlives its requests
             with self._lock:
                 entry[1] -= 1
                 if entry[1] == 0:
                     del self._computing[key]
-        return page_of(result, a.id, b.id, start, limit)
+        return page_of(kept.result, a.id, b.id, start, limit, kept.summary)
 
     @property
     def computing(self) -> int:
@@ -136,7 +149,7 @@ class DiffReports:
         with self._lock:
             return len(self._computing)
 
-    def _get(self, key: _Key, stamp: _Stamp) -> SessionDiff | None:
+    def _get(self, key: _Key, stamp: _Stamp) -> _Kept | None:
         with self._lock:
             found = self._reports.get(key)
             if found is None:
@@ -145,13 +158,13 @@ class DiffReports:
                 del self._reports[key]
                 return None
             self._reports.move_to_end(key)
-            return found.result
+            return found
 
-    def _put(self, key: _Key, stamp: _Stamp, result: SessionDiff) -> None:
-        if len(result.exchanges) > self.held:
+    def _put(self, key: _Key, kept: _Kept) -> None:
+        if len(kept.result.exchanges) > self.held:
             return
         with self._lock:
-            self._reports[key] = _Kept(stamp, result)
+            self._reports[key] = kept
             self._reports.move_to_end(key)
             while len(self._reports) > self.kept or self._held() > self.held:
                 self._reports.popitem(last=False)

@@ -31,6 +31,7 @@ from inspector.api.deps import json_response
 from inspector.api.diff_pages import ignore_set, page_of
 from inspector.capture.redact import secret_env_var
 from inspector.errors import InspectorError
+from inspector.replay.compared import runs_compared
 from inspector.replay.diff import diff_sessions, noise_patterns
 from inspector.replay.driver import ReplayOutcome, run_replay
 from inspector.replay.matching import MatchPolicy
@@ -67,7 +68,8 @@ def diff_report(
         strict_volatile=strict_volatile,
         keep_equal=equal,
     )
-    return page_of(result, a, b, start, limit)
+    summary = runs_compared(engine, result, a, b) if start == 0 else None
+    return page_of(result, a, b, start, limit, summary)
 
 
 class Job(Protocol):

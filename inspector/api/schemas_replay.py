@@ -13,16 +13,19 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "Buckets",
     "ChangeOut",
     "DiffReport",
     "DiffSide",
     "ExchangeDiffOut",
+    "LatencyDelta",
     "MockServerCommands",
     "PathItemOut",
     "ReplayJobOut",
     "ReplayRequest",
     "ReplayResult",
     "ReplayTarget",
+    "RunsCompared",
 ]
 
 
@@ -123,6 +126,12 @@ class ExchangeDiffOut(BaseModel):
         "not): a stable handle, e.g. for a link to it"
     )
     status: Literal["equal", "changed", "missing", "extra"]
+    bucket: Literal["regressed", "fixed", "new", "removed", "changed", "volatile", "unchanged"] = Field(
+        description="its bucket in the runs-compared summary: `regressed` (a's answer ok, b's an "
+        "error, an `isError` result or none), `fixed` (the other way), `new` (only in b), `removed` "
+        "(only in a), `volatile` (differs only in clock-like values), `changed` (any other "
+        "difference), `unchanged` (equal)"
+    )
     method: str
     summary: str
     direction: str
@@ -136,12 +145,54 @@ class ExchangeDiffOut(BaseModel):
     )
 
 
+class Buckets(BaseModel):
+    """Exchanges per bucket of the runs-compared summary (see `ExchangeDiffOut.bucket`)."""
+
+    regressed: int
+    fixed: int
+    new: int
+    removed: int
+    changed: int
+    volatile: int
+    unchanged: int
+
+
+class LatencyDelta(BaseModel):
+    """One method's (`name` null) or one tool / prompt / resource's latency in a and in b, from each
+    session's stats (`GET /api/sessions/{id}/stats`): nearest-rank p50 and p95 of the answered calls
+    in milliseconds (null where a side answered none) and b minus a."""
+
+    method: str
+    name: str | None
+    a_count: int
+    b_count: int
+    a_p50_ms: float | None
+    b_p50_ms: float | None
+    p50_delta_ms: float | None
+    a_p95_ms: float | None
+    b_p95_ms: float | None
+    p95_delta_ms: float | None
+
+
+class RunsCompared(BaseModel):
+    """What the diff of two sessions opens with: exchanges per bucket and latency deltas."""
+
+    buckets: Buckets
+    latency: list[LatencyDelta] = Field(
+        description="per method, then per name under it, in a's order (then b's own); rows answered "
+        "in neither session are left out"
+    )
+
+
 class DiffReport(BaseModel):
     """The semantic diff of session `a` (original) and `b` (replay): the counts of every exchange,
     and the exchanges listed (`listed`), one page at a time (`next_cursor`)."""
 
     a: int
     b: int
+    summary: RunsCompared | None = Field(
+        default=None, description="the runs-compared summary (on the first page only: null with `cursor`)"
+    )
     changed: bool
     counts: dict[str, int] = Field(
         description="exchanges per status: equal, changed, missing, extra; volatile: those of the "

@@ -223,8 +223,9 @@ def diff(
         bool,
         typer.Option(
             "--json",
-            help="Print the report as one JSON document: the counts, then the exchanges that "
-            "differ (or were intervened on), each with its index in the whole report.",
+            help="Print the report as one JSON document: the summary (buckets, latency), the "
+            "counts, then the exchanges that differ (or were intervened on), each with its index "
+            "in the whole report.",
         ),
     ] = False,
     all_exchanges: Annotated[
@@ -233,8 +234,10 @@ def diff(
 ) -> None:
     """Semantic diff of two recorded sessions (exit 1 when their behaviour differs).
 
-    The report counts every exchange and lists those that differ: a long session that mostly
-    agrees gives a short report. --all lists every exchange."""
+    The report opens with the runs compared: the exchanges that regressed, were fixed, are new,
+    removed, changed, volatile or unchanged, and each method's p50 / p95 latency in both. It
+    counts every exchange and lists those that differ: a long session that mostly agrees gives a
+    short report. --all lists every exchange."""
     from inspector.replay.report import diff_recorded
 
     store = open_store(db, create=False)

@@ -18,6 +18,7 @@ from inspector.auth.connect import AuthRequest
 from inspector.capture.pause import refuse_metadata_only
 from inspector.capture.redact import missing_secrets_message
 from inspector.errors import InspectorError
+from inspector.replay.compared import render_compared, runs_compared
 from inspector.replay.diff import (
     DEFAULT_IGNORE,
     PathSet,
@@ -47,17 +48,23 @@ EXIT_SAME, EXIT_CHANGED, EXIT_FAILED = 0, 1, 2
 
 
 def _print(
+    engine: Engine,
     diff: SessionDiff,
+    a: int,
+    b: int,
     json_out: bool,
     extra: dict[str, Any] | None = None,
     verbose: bool = False,
     show_equal: bool = False,
 ) -> None:
+    """The report of the diff of sessions `a` and `b`, opening with the runs-compared summary."""
+    summary = runs_compared(engine, diff, a, b)
     if json_out:
-        doc = {**diff.to_json(), **(extra or {})}
+        doc = {"summary": summary, **diff.to_json(), **(extra or {})}
         sys.stdout.write(visible_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode()) + "\n")
     else:
-        sys.stdout.write(render_text(diff, verbose=verbose, show_equal=show_equal) + "\n")
+        text = render_text(diff, verbose=verbose, show_equal=show_equal)
+        sys.stdout.write(render_compared(summary, a, b) + "\n\n" + text + "\n")
 
 
 def _paths(patterns: Sequence[str]) -> PathSet:
@@ -90,7 +97,7 @@ def diff_recorded(
         strict_volatile=strict_volatile,
         keep_equal=all_exchanges,
     )
-    _print(result, json_out, {"a": a.id, "b": b.id}, verbose, show_equal=all_exchanges)
+    _print(engine, result, a.id, b.id, json_out, {"a": a.id, "b": b.id}, verbose, show_equal=all_exchanges)
     return EXIT_CHANGED if result.changed else EXIT_SAME
 
 
@@ -244,7 +251,7 @@ def replay_and_diff(
         "timeouts": verdict.timeouts,
         "unmatched_server_requests": verdict.unmatched_server_requests,
     }
-    _print(verdict.diff, json_out, extra, verbose)
+    _print(engine, verdict.diff, verdict.original, verdict.replay, json_out, extra, verbose)
     if not json_out:
         if verdict.noise:
             print(

@@ -29,6 +29,7 @@ from inspector.lint.check import check_rows
 from inspector.lint.findings import Finding
 from inspector.protocol.json_depth import loads as bounded_loads
 from inspector.protocol.sse import stored_body
+from inspector.replay.compared import ms_text, runs_compared
 from inspector.replay.diff import SessionDiff, default_ignore, diff_sessions
 from inspector.store.models import Session
 from inspector.store.queries import get_session, iter_messages, iter_rows
@@ -189,10 +190,35 @@ def _timeline_row(r: Mapping[str, Any], start: int, flagged: Mapping[int, list[F
     )
 
 
-def render_diff(diff: SessionDiff, a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
-    """The diff section: counts, then each exchange with its changes (path, kind, before, after)."""
+def _compared(summary: Mapping[str, Any]) -> str:
+    """The runs-compared summary (`replay.compared.runs_compared`): buckets, then latency per method."""
+    buckets = ", ".join(f'<span class="{_e(k)}">{v} {_e(k)}</span>' for k, v in summary["buckets"].items())
+    rows = "".join(
+        f"<tr><td>{_e(r['method']) if r['name'] is None else '&nbsp;&nbsp;' + _e(r['name'])}</td>"
+        + "".join(
+            f'<td class="num">{ms_text(r[k], k.endswith("delta_ms"))}</td>'
+            for k in ("a_p50_ms", "b_p50_ms", "p50_delta_ms", "a_p95_ms", "b_p95_ms", "p95_delta_ms")
+        )
+        + "</tr>"
+        for r in summary["latency"]
+    )
+    table = (
+        '<table class="latency"><thead><tr><th>Method / name</th><th>p50 a (ms)</th><th>p50 b</th>'
+        "<th>Delta</th><th>p95 a</th><th>p95 b</th><th>Delta</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        if rows
+        else ""
+    )
+    return f"<p>Runs compared: {buckets}.</p>{table}"
+
+
+def render_diff(
+    diff: SessionDiff, a: Mapping[str, Any], b: Mapping[str, Any], summary: Mapping[str, Any] | None = None
+) -> str:
+    """The diff section: the runs-compared `summary` when given, the counts, then each exchange
+    (its status and bucket) with its changes (path, kind, before, after)."""
     counts = diff.counts()
-    head = (
+    head = (_compared(summary) if summary is not None else "") + (
         f"<p>Original #{_e(a.get('id'))} against replay #{_e(b.get('id'))}: "
         + ", ".join(f'<span class="{k}">{v} {k}</span>' for k, v in counts.items())
         + (". <strong>Behaviour changed.</strong>" if diff.changed else ". No behaviour change.")
@@ -211,8 +237,9 @@ def render_diff(diff: SessionDiff, a: Mapping[str, Any], b: Mapping[str, Any]) -
             if changes
             else ""
         )
+        bucket = f" ({_e(x.bucket)})" if x.bucket in ("regressed", "fixed") else ""
         rows.append(
-            f'<tr class="exchange"><td class="{_e(x.status)}">{_e(x.status)}</td><td>{_e(x.method)}</td>'
+            f'<tr class="exchange"><td class="{_e(x.status)}">{_e(x.status)}{bucket}</td><td>{_e(x.method)}</td>'
             f'<td>{_e(x.summary)}</td><td class="num">{_e(x.original_seq)}</td>'
             f'<td class="num">{_e(x.replay_seq)}</td><td>{detail}</td></tr>'
         )
@@ -275,6 +302,12 @@ def _diff_of(engine: Engine, a: Session, b: Session) -> SessionDiff:
     )
 
 
+def _diff_section(engine: Engine, a: Session, b: Session) -> str:
+    assert a.id is not None and b.id is not None
+    diff = _diff_of(engine, a, b)
+    return render_diff(diff, a.to_json(), b.to_json(), runs_compared(engine, diff, a.id, b.id))
+
+
 def report_chunks(
     engine: Engine, sessions: Sequence[Session], *, diff: tuple[Session, Session] | None = None
 ) -> tuple[Iterator[bytes], int]:
@@ -296,7 +329,7 @@ def report_chunks(
         yield _page_head(title).encode()
         if diff is not None:
             a, b = diff
-            yield ("<h2>Diff</h2>" + render_diff(_diff_of(engine, a, b), a.to_json(), b.to_json())).encode()
+            yield ("<h2>Diff</h2>" + _diff_section(engine, a, b)).encode()
         for s in sessions:
             assert s.id is not None
             rows = list(iter_rows(engine, s.id))
@@ -309,7 +342,7 @@ def report_chunks(
                 except NotFoundError:  # the original was deleted: no diff to show
                     parent = None
                 if parent is not None:
-                    section = render_diff(_diff_of(engine, parent, s), parent.to_json(), s.to_json())
+                    section = _diff_section(engine, parent, s)
                     yield f"<h3>Diff against the original #{parent.id}</h3>{section}".encode()
             yield b"</section>"
         yield _PAGE_END.encode()

@@ -251,10 +251,11 @@ def _ms(ns: Any) -> float | None:
 
 
 def _json_of(raw: bytes, channel: str) -> Any:
+    from inspector.protocol.json_depth import loads
     from inspector.protocol.sse import stored_body
 
-    try:
-        return json.loads(stored_body(channel, raw))
+    try:  # a body nested past any recursion limit is read with its deep levels as text
+        return loads(stored_body(channel, raw))
     except ValueError:
         return None
 

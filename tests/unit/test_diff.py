@@ -808,6 +808,7 @@ def test_to_json_round_trip() -> None:
     assert set(first_changed) == {
         "index",
         "status",
+        "bucket",
         "method",
         "summary",
         "direction",

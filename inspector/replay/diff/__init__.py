@@ -28,6 +28,10 @@ shortcut), `noise` (calibration), `render` (the text report).
 - A string that changed only in clock-like parts (`replay.volatile`) is a
   *volatile* change: listed, but the sessions count as different for it only
   with `strict_volatile` (Diffy's rule: flag what exceeds the expected noise).
+- Each exchange falls in one bucket of the runs-compared summary (`ExchangeDiff.bucket`,
+  `SessionDiff.buckets`; `replay.compared` adds the latency): a changed request whose answer
+  went from ok to an error, an `isError` result or none is `regressed`, the other way `fixed`;
+  other changes are `volatile` or `changed`; `new`, `removed` and `unchanged` follow the status.
 """
 
 from inspector.replay.diff.exchanges import params_view, response_view

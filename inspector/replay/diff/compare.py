@@ -85,6 +85,29 @@ def _align(xa: list[_RpcExchange], xb: list[_RpcExchange]) -> list[int | None]:
     return [queues[ex.key].popleft() if queues[ex.key] else None for ex in xa]
 
 
+def _outcome(ex: _RpcExchange) -> str | None:
+    """How a request ended: `ok`, `error` (an error response or an `isError: true` result) or
+    `unanswered`; None for what is not a request."""
+    if ex.role != "request":
+        return None
+    if not ex.answered or ex.response is None:
+        return "unanswered"
+    if "error" in ex.response:
+        return "error"
+    result = ex.response.get("result")
+    return "error" if isinstance(result, dict) and result.get("isError") is True else "ok"
+
+
+def _health(a: _RpcExchange, b: _RpcExchange) -> str | None:
+    """`regressed` (a's answer ok, b's failed or missing), `fixed` (the other way), else None."""
+    before, after = _outcome(a), _outcome(b)
+    if before == "ok" and after in ("error", "unanswered"):
+        return "regressed"
+    if before in ("error", "unanswered") and after == "ok":
+        return "fixed"
+    return None
+
+
 def _only(ex: _RpcExchange, status: str) -> ExchangeDiff:
     a, b = (ex.seq, None) if status == "missing" else (None, ex.seq)
     return ExchangeDiff(status, ex.method, ex.summary, a, b, [], ex.direction, [*ex.interventions])

@@ -50,11 +50,15 @@ class ExchangeDiff:
     # Its place in the whole report (equal exchanges included, whether listed or only counted): a
     # stable handle for a report that lists only what differs, or one page of it.
     index: int = -1
+    # A changed request whose answer went from ok to failing ("regressed": an error, an `isError`
+    # result, no answer) or back ("fixed"); None otherwise (`compare._health`).
+    health: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "status": self.status,
+            "bucket": self.bucket,
             "method": self.method,
             "summary": self.summary,
             "direction": self.direction,
@@ -69,8 +73,20 @@ class ExchangeDiff:
         """Changed, but only in volatile values."""
         return self.status == "changed" and all(c.volatile for c in self.changes)
 
+    @property
+    def bucket(self) -> str:
+        """Its bucket in the runs-compared summary (`BUCKETS`): `new` (only in b), `removed` (only
+        in a), `unchanged` (equal), and of the changed: `regressed` / `fixed` (`health`), else
+        `volatile` (only volatile values differ), else `changed`."""
+        if self.status != "changed":
+            return _BUCKET_OF[self.status]
+        return self.health or ("volatile" if self.volatile_only else "changed")
+
 
 _STATUSES = ("equal", "changed", "missing", "extra")
+# The runs-compared summary's buckets, in the order reports show them.
+BUCKETS = ("regressed", "fixed", "new", "removed", "changed", "volatile", "unchanged")
+_BUCKET_OF = {"equal": "unchanged", "missing": "removed", "extra": "new"}
 
 
 @dataclass
@@ -102,6 +118,12 @@ class SessionDiff:
             return dict(self.totals)
         found = Counter(x.status for x in self.exchanges)
         return {**{s: found[s] for s in _STATUSES}, "volatile": sum(x.volatile_only for x in self.exchanges)}
+
+    def buckets(self) -> dict[str, int]:
+        """Exchanges per bucket (`BUCKETS`, every one present). Only equal exchanges may be left
+        unlisted (`listed` "differing"): those are counted from `counts`."""
+        found = Counter(x.bucket for x in self.exchanges if x.status != "equal")
+        return {**{b: found[b] for b in BUCKETS}, "unchanged": self.counts()["equal"]}
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the `--json` report)."""
@@ -136,6 +158,7 @@ class SessionDiff:
                     direction=x.get("direction", "c2s"),
                     interventions=list(x.get("interventions") or []),
                     index=int(x.get("index", -1)),
+                    health=x["bucket"] if x.get("bucket") in ("regressed", "fixed") else None,
                 )
                 for x in data["exchanges"]
             ],

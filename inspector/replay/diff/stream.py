@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-from inspector.replay.diff.compare import _compare, _only
+from inspector.replay.diff.compare import _compare, _health, _only
 from inspector.replay.diff.exchanges import (
     _HANDSHAKE,
     _Builder,
@@ -494,6 +494,8 @@ class _Stream:
             a.direction,
             [*a.interventions, *b.interventions],
         )
+        if changes:
+            x.health = _health(a, b)
         self.tally.add(x)
         if changes or self.keep_equal or x.interventions:
             self.results[a.index] = x

@@ -1624,6 +1624,26 @@ export interface components {
             /** On */
             on: boolean;
         };
+        /**
+         * Buckets
+         * @description Exchanges per bucket of the runs-compared summary (see `ExchangeDiffOut.bucket`).
+         */
+        Buckets: {
+            /** Changed */
+            changed: number;
+            /** Fixed */
+            fixed: number;
+            /** New */
+            new: number;
+            /** Regressed */
+            regressed: number;
+            /** Removed */
+            removed: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Volatile */
+            volatile: number;
+        };
         /** CancelIn */
         CancelIn: {
             /** Reason */
@@ -2120,6 +2140,8 @@ export interface components {
              * @default false
              */
             strict_volatile: boolean;
+            /** @description the runs-compared summary (on the first page only: null with `cursor`) */
+            summary?: components["schemas"]["RunsCompared"] | null;
         };
         /**
          * DiffSide
@@ -2174,6 +2196,12 @@ export interface components {
          * @description One exchange: `equal`, `changed`, `missing` (original / a only) or `extra` (replay / b only).
          */
         ExchangeDiffOut: {
+            /**
+             * Bucket
+             * @description its bucket in the runs-compared summary: `regressed` (a's answer ok, b's an error, an `isError` result or none), `fixed` (the other way), `new` (only in b), `removed` (only in a), `volatile` (differs only in clock-like values), `changed` (any other difference), `unchanged` (equal)
+             * @enum {string}
+             */
+            bucket: "regressed" | "fixed" | "new" | "removed" | "changed" | "volatile" | "unchanged";
             /** Changes */
             changes: components["schemas"]["ChangeOut"][];
             /** Direction */
@@ -2810,6 +2838,34 @@ export interface components {
              * @description Changes with every change; pass it back with `wait` to wait for the next
              */
             version: number;
+        };
+        /**
+         * LatencyDelta
+         * @description One method's (`name` null) or one tool / prompt / resource's latency in a and in b, from each
+         *     session's stats (`GET /api/sessions/{id}/stats`): nearest-rank p50 and p95 of the answered calls
+         *     in milliseconds (null where a side answered none) and b minus a.
+         */
+        LatencyDelta: {
+            /** A Count */
+            a_count: number;
+            /** A P50 Ms */
+            a_p50_ms: number | null;
+            /** A P95 Ms */
+            a_p95_ms: number | null;
+            /** B Count */
+            b_count: number;
+            /** B P50 Ms */
+            b_p50_ms: number | null;
+            /** B P95 Ms */
+            b_p95_ms: number | null;
+            /** Method */
+            method: string;
+            /** Name */
+            name: string | null;
+            /** P50 Delta Ms */
+            p50_delta_ms: number | null;
+            /** P95 Delta Ms */
+            p95_delta_ms: number | null;
         };
         /**
          * ListResult
@@ -3760,6 +3816,8 @@ export interface components {
              * @default false
              */
             strict_volatile: boolean;
+            /** @description the runs-compared summary (on the first page only: null with `cursor`) */
+            summary?: components["schemas"]["RunsCompared"] | null;
             /**
              * Timeouts
              * @description request ids that got no answer in time
@@ -4159,6 +4217,18 @@ export interface components {
              * @default 2
              */
             window: number;
+        };
+        /**
+         * RunsCompared
+         * @description What the diff of two sessions opens with: exchanges per bucket and latency deltas.
+         */
+        RunsCompared: {
+            buckets: components["schemas"]["Buckets"];
+            /**
+             * Latency
+             * @description per method, then per name under it, in a's order (then b's own); rows answered in neither session are left out
+             */
+            latency: components["schemas"]["LatencyDelta"][];
         };
         /**
          * SearchHit

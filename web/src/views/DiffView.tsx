@@ -4,7 +4,8 @@
 // clock-like parts (times, dates, ids, counters: "volatile") is shown muted and counted apart, and does
 // not make the verdict "changed" unless "treat volatile as changes" is on (?strict=1, the API's
 // strict_volatile, as `diff --strict-volatile`). Keys: j/k move, Enter opens, Esc closes, d toggles
-// "only differences", v toggles "treat volatile as changes".
+// "only differences", v toggles "treat volatile as changes". It opens with the runs-compared summary
+// (../diff/RunsCompared.tsx): a bucket's chip (?bucket=) lists only that bucket's exchanges.
 import { useEffect, useMemo, useState } from "react";
 import { DiffReportButton } from "./Share";
 import { Link, useSearchParams } from "react-router";
@@ -12,6 +13,7 @@ import { api, unwrap, type DiffReport, type DiffSide, type ExchangeDiff, type Se
 import { arrows, shortTarget } from "../format";
 import { JsonDiffTree, type Mark } from "../diff/JsonDiffTree";
 import { locationId, resolve } from "../diff/locations";
+import { BUCKETS, RunsComparedSummary, type Bucket } from "../diff/RunsCompared";
 import { useKeys } from "./hooks";
 
 const STATUSES = ["equal", "changed", "missing", "extra"] as const;
@@ -53,6 +55,10 @@ export function DiffView() {
   const [strict, setStrict] = useState(strictInUrl);
   useEffect(() => setStrict(strictInUrl), [strictInUrl]);
   const openIndex = params.get("open") === null ? null : Number(params.get("open"));
+  const bucketParam = params.get("bucket") as Bucket | null;
+  const bucket = bucketParam !== null && BUCKETS.includes(bucketParam) ? bucketParam : null;
+  // The unchanged bucket needs the equal exchanges listed, whatever "only differences" says.
+  const listEqual = !only || bucket === "unchanged";
   const [report, setReport] = useState<DiffReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
@@ -67,19 +73,23 @@ export function DiffView() {
     setError(null);
     let current = true; // a toggle while a diff is on its way: only the last answer is shown
     // The API lists a page of exchanges: the equal ones too unless only differences are shown.
-    fetchPage(a, b, ignoreKey, strict, only, null).then(
+    fetchPage(a, b, ignoreKey, strict, listEqual, null).then(
       (r) => current && setReport(r),
       (e: Error) => current && setError(e.message),
     );
     return () => {
       current = false;
     };
-  }, [a, b, ignoreKey, strict, only]);
+  }, [a, b, ignoreKey, strict, listEqual]);
   const more = () => {
     if (!report?.next_cursor) return;
     const shownReport = report;
-    fetchPage(a, b, ignoreKey, strict, only, report.next_cursor).then(
-      (r) => setReport((now) => (now === shownReport ? { ...r, exchanges: [...now.exchanges, ...r.exchanges] } : now)),
+    fetchPage(a, b, ignoreKey, strict, listEqual, report.next_cursor).then(
+      // The summary comes with the first page only.
+      (r) =>
+        setReport((now) =>
+          now === shownReport ? { ...r, summary: now.summary, exchanges: [...now.exchanges, ...r.exchanges] } : now,
+        ),
       (e: Error) => setError(e.message),
     );
   };
@@ -102,8 +112,10 @@ export function DiffView() {
       (report?.exchanges ?? [])
         .map((x) => ({ x, index: x.index }))
         // Intervened exchanges stay listed: what the client saw differs from what the server did.
-        .filter(({ x }) => !only || x.status !== "equal" || (x.interventions ?? []).length > 0),
-    [report, only],
+        .filter(({ x }) =>
+          bucket !== null ? x.bucket === bucket : !only || x.status !== "equal" || (x.interventions ?? []).length > 0,
+        ),
+    [report, only, bucket],
   );
   // An exchange opened by a deep link is always among the rows shown.
   const upTo = Math.max(shown, openIndex === null ? 0 : matching.findIndex((r) => r.index === openIndex) + 1);
@@ -126,6 +138,7 @@ export function DiffView() {
     set({ strict: on ? "1" : null });
   };
   const toggleOpen = (index: number) => set({ open: openIndex === index ? null : String(index) });
+  const showBucket = (b: Bucket | null) => set({ bucket: b, open: null });
 
   useEffect(() => {
     // Keep the keyboard selection on the opened exchange (deep links, clicks).
@@ -139,13 +152,13 @@ export function DiffView() {
       if (e.key === "j") setSelected((i) => Math.min(i + 1, rows.length - 1));
       else if (e.key === "k") setSelected((i) => Math.max(i - 1, 0));
       else if (e.key === "Enter" && rows[selected]) toggleOpen(rows[selected].index);
-      else if (e.key === "Escape") set({ open: null });
+      else if (e.key === "Escape") set(openIndex === null && bucket !== null ? { bucket: null } : { open: null });
       else if (e.key === "d") showOnly(!only);
       else if (e.key === "v") treatVolatileAsChanges(!strict);
       else return;
       e.preventDefault();
     },
-    [rows, selected, openIndex, only, strict, params],
+    [rows, selected, openIndex, only, strict, params, bucket],
   );
 
   useEffect(() => {
@@ -217,6 +230,9 @@ export function DiffView() {
         </Link>
         <DiffReportButton a={report.a} b={report.b} />
       </div>
+      {report.summary && (
+        <RunsComparedSummary summary={report.summary} labels={[la, lb]} bucket={bucket} onBucket={showBucket} />
+      )}
       <details className="ignored">
         <summary className="muted">Ignored paths ({report.ignored.length})</summary>
         <ul className="mono">
@@ -247,6 +263,7 @@ export function DiffView() {
               className={`diff-row st-${status} ${i === selected ? "selected" : ""} ${openIndex === index ? "open" : ""}`}
               data-testid="diff-row"
               data-status={status}
+              data-bucket={x.bucket}
               data-volatile={volatile ? "1" : undefined}
               data-summary={x.summary}
               data-row-index={i}
@@ -268,6 +285,11 @@ export function DiffView() {
                 <span className={`badge status-${status}`} title={volatile ? VOLATILE_TIP : undefined}>
                   {status}
                 </span>
+                {(x.bucket === "regressed" || x.bucket === "fixed") && (
+                  <span className={`badge bucket-${x.bucket}`} data-testid="bucket-badge">
+                    {x.bucket}
+                  </span>
+                )}
                 {volatile && status !== "volatile" && (
                   <span className="badge status-volatile" title={VOLATILE_TIP} data-testid="volatile-badge">
                     volatile
@@ -312,16 +334,18 @@ export function DiffView() {
             </button>
           </div>
         )}
-        {!rows.length && <p className="empty">{only ? "No differences." : "No exchanges."}</p>}
+        {!rows.length && (
+          <p className="empty">{bucket !== null ? `No ${bucket} exchanges.` : only ? "No differences." : "No exchanges."}</p>
+        )}
       </div>
     </section>
   );
 }
 
 /** One page of the diff report (`next_cursor` of the last page, or null for the first). */
-function fetchPage(a: string, b: string, ignoreKey: string, strict: boolean, only: boolean, cursor: string | null) {
+function fetchPage(a: string, b: string, ignoreKey: string, strict: boolean, equal: boolean, cursor: string | null) {
   const ignore = ignoreKey ? ignoreKey.split("\n") : undefined;
-  const query = { a, b, ignore, strict_volatile: strict, equal: !only, limit: PAGE, cursor: cursor ?? undefined };
+  const query = { a, b, ignore, strict_volatile: strict, equal, limit: PAGE, cursor: cursor ?? undefined };
   return api.GET("/api/diff", { params: { query } }).then(unwrap);
 }
 
@@ -334,6 +358,7 @@ function swapped(params: URLSearchParams): string {
     next.set("lb", params.get("la") ?? "original");
   }
   next.delete("open");
+  next.delete("bucket"); // swapped, regressed is fixed and new is removed
   return next.toString();
 }
 
