@@ -32,6 +32,7 @@ batches' items.
 `tools_list` (issue #39 item 4) reads the session's `tools/list` answers: each result's size, and,
 for the last complete listing (its pages, from a request without a cursor), every tool's size as
 compact JSON (name, description, schemas) in bytes and in estimated tokens (`estimate_tokens`).
+`tools_cost` adds them up across several sessions: a host run's servers, listed to one model.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ __all__ = [
     "estimate_tokens",
     "session_stats",
     "tool_sizes",
+    "tools_cost",
     "tools_list",
 ]
 
@@ -549,6 +551,26 @@ def tools_list(conn: Conn, session_id: int) -> dict[str, Any] | None:
     return {
         "results": results,
         "tools": sizes,
+        "bytes": total,
+        "tokens": estimate_tokens(total),
+        "token_estimate": f"bytes/{BYTES_PER_TOKEN}",
+    }
+
+
+def tools_cost(store: Db | Engine, session_ids: list[int]) -> dict[str, Any]:
+    """What the `tools/list` of several sessions' servers costs a model together (a host run's
+    servers, all listed to one model): each server's `tools_list` (those that listed tools) and the
+    sum of their last complete listings, in tools, bytes and estimated tokens."""
+    servers: list[dict[str, Any]] = []
+    with reading(store) as conn:
+        for sid in session_ids:
+            listing = tools_list(conn, sid)
+            if listing is not None:
+                servers.append({"session_id": sid, "tools_list": listing})
+    total = sum(s["tools_list"]["bytes"] for s in servers)
+    return {
+        "servers": servers,
+        "tools": sum(len(s["tools_list"]["tools"]) for s in servers),
         "bytes": total,
         "tokens": estimate_tokens(total),
         "token_estimate": f"bytes/{BYTES_PER_TOKEN}",
