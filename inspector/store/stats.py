@@ -251,8 +251,9 @@ FROM (SELECT method, CASE {buckets} ELSE {len(HISTOGRAM_EDGES_MS)} END AS bucket
 GROUP BY method, bucket""",
             f"""
 SELECT 2, NULL, NULL, slice, COUNT(*), SUM(failed), MIN(lo), MIN(width), NULL, NULL
-FROM (SELECT (calls.ts_ns - span.lo) * {TIME_BUCKETS} / span.width AS slice, failed, span.lo, span.width
-      FROM calls, span) AS s
+FROM (SELECT (ts_ns - lo) * {TIME_BUCKETS} / width AS slice, failed, lo, width
+      FROM (SELECT ts_ns, failed, MIN(ts_ns) OVER () AS lo,
+                   MAX(ts_ns) OVER () - MIN(ts_ns) OVER () + 1 AS width FROM calls) AS spanned) AS s
 GROUP BY slice""",
             f"""
 SELECT 3, method, name, seq, answer_seq, latency_ns, failed, NULL, NULL, NULL
@@ -284,8 +285,7 @@ totals AS (
   SELECT method, name, COUNT(*) AS count, SUM(failed) AS errors,
          SUM(bytes_in) AS bytes_in, SUM(bytes_out) AS bytes_out
   FROM levels GROUP BY method, name
-),
-span AS (SELECT MIN(ts_ns) AS lo, MAX(ts_ns) - MIN(ts_ns) + 1 AS width FROM calls)
+)
 """
         + "\nUNION ALL".join(parts)
     )
