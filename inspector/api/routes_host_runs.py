@@ -1,5 +1,6 @@
 """Host run routes: the runs (the stdio sessions one host process started), one run, and a run's
-rows of all its sessions merged by time (store/host_runs.py), paged forward by cursor."""
+rows of all its sessions merged by time (store/host_runs.py), paged forward by cursor, and what its
+servers' tools/list costs a model together (store/stats.py `tools_cost`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pydantic import TypeAdapter
 
 from inspector.api.deps import json_response, run_query, state_of
 from inspector.api.params import SqlInt
-from inspector.api.schemas_host_runs import HostRunList, HostRunOut, HostRunTimeline
+from inspector.api.schemas_host_runs import HostRunList, HostRunOut, HostRunTimeline, HostRunTools
 from inspector.api.views import session_out
 from inspector.store.host_runs import HostRun, TimelineCursor, host_run, host_runs, run_timeline
+from inspector.store.stats import tools_cost
 
 __all__ = ["router"]
 
@@ -91,3 +93,18 @@ async def host_run_timeline_route(
     return json_response(
         {"items": rows, "next_cursor": last if len(rows) == limit else None, "last_cursor": last}
     )
+
+
+@router.get(
+    "/{run_id}/tools",
+    response_model=HostRunTools,
+    summary="What the tools/list of a run's servers costs a model, per server and together",
+)
+async def host_run_tools_route(request: Request, run_id: SqlInt) -> Response:
+    engine = state_of(request).engine
+
+    def cost() -> dict[str, object]:
+        run = host_run(engine, run_id)
+        return {"run_id": run.id, **tools_cost(engine, [s.id for s in run.sessions if s.id is not None])}
+
+    return json_response(await run_query(cost))

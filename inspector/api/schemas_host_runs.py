@@ -5,8 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from inspector.api.schemas import PageRow, SessionOut
+from inspector.api.schemas_stats import ToolsList
 
-__all__ = ["HostRunList", "HostRunOut", "HostRunTimeline"]
+__all__ = ["HostRunList", "HostRunOut", "HostRunTimeline", "HostRunTools", "ServerTools"]
 
 
 class HostRunOut(BaseModel):
@@ -43,3 +44,22 @@ class HostRunTimeline(BaseModel):
         "a live run's new rows come after the last row's cursor)"
     )
     last_cursor: str | None = Field(description="the cursor after this page's last row (null when empty)")
+
+
+class ServerTools(BaseModel):
+    """One server's tools/list cost (its session's `tools_list`, as `GET /api/sessions/{id}/stats`)."""
+
+    session_id: int
+    tools_list: ToolsList
+
+
+class HostRunTools(BaseModel):
+    """What the tools/list of a run's servers costs a model together: each server's, and the sum of
+    their last complete listings."""
+
+    run_id: int
+    servers: list[ServerTools] = Field(description="the run's servers that answered tools/list, by start")
+    tools: int
+    bytes: int
+    tokens: int = Field(description="estimated from the summed bytes, as each server's")
+    token_estimate: str = Field(description="how tokens are estimated, e.g. bytes/4")

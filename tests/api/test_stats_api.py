@@ -57,3 +57,68 @@ def test_stats_of_a_session_that_does_not_exist_is_a_404(tmp_path: Path) -> None
     for path, status in (("/api/sessions/99/stats", 404), ("/api/sessions/x/stats", 422)):
         answer = anyio.run(_get, db, path)
         assert answer.status_code == status, answer.text[:300]
+
+
+def test_a_host_runs_tools_list_cost_adds_up_its_servers(tmp_path: Path) -> None:
+    # Two servers of one host run list tools (one in two pages), a third lists none: the run's cost is
+    # the sum of each server's last complete listing, each server's as its own session's stats give it.
+    from inspector.capture import Recorder
+    from inspector.capture.redact import Redaction
+    from inspector.capture.sessions import create_session
+    from inspector.store import StoreWriter, open_engine
+    from tests.host_runs_data import HOST_A, MS, T0
+
+    def tool(name: str, description: str) -> dict[str, Any]:
+        return {"name": name, "description": description, "inputSchema": {"type": "object"}}
+
+    def listing(rpc_id: int, tools: list[dict[str, Any]], cursor: str | None = None) -> list[bytes]:
+        params = {"cursor": cursor} if cursor else {}
+        asked = {"jsonrpc": "2.0", "id": rpc_id, "method": "tools/list", "params": params}
+        answer = {"jsonrpc": "2.0", "id": rpc_id, "result": {"tools": tools}}
+        return [json.dumps(asked).encode() + b"\n", json.dumps(answer).encode() + b"\n"]
+
+    servers = {
+        "weather": [listing(1, [tool("forecast", "The weather")])],
+        "files": [
+            listing(1, [tool("read", "Read a file " * 20)]),
+            listing(2, [tool("write", "Write")], "p2"),
+        ],
+        "quiet": [],
+    }
+    db = tmp_path / "rec.db"
+    engine = open_engine(db)
+    recorder = Recorder([StoreWriter(engine)], redaction=Redaction()).start()
+    ids = {}
+    for n, (name, pages) in enumerate(servers.items()):
+        sid = ids[name] = create_session(engine, kind="stdio-wrap", target=["server", name], name=name)
+        tap = recorder.open(sid)
+        tap.add_facts({"parent": HOST_A})
+        for i, (asked, answer) in enumerate(pages):
+            tap.submit("c2s", "stdin", asked, T0 + (n * 10 + 2 * i) * MS)
+            tap.submit("s2c", "stdout", answer, T0 + (n * 10 + 2 * i + 1) * MS)
+        tap.end(0, "server exited")
+    recorder.stop()
+    engine.dispose()
+
+    async def get_all() -> tuple[Any, dict[int, Any]]:
+        with anyio.fail_after(30):
+            async with contextlib.aclosing(two_sessions.api_client(db)) as clients:
+                async for client in clients:
+                    run = await client.get(f"/api/host-runs/{ids['files']}/tools")
+                    each = {
+                        sid: (await client.get(f"/api/sessions/{sid}/stats")).json() for sid in ids.values()
+                    }
+                    return run, each
+        raise AssertionError("no client")
+
+    answer, each = anyio.run(get_all)
+    assert answer.status_code == 200, answer.text[:300]
+    run = answer.json()
+    assert run["run_id"] == ids["weather"]
+    assert [s["session_id"] for s in run["servers"]] == [ids["weather"], ids["files"]]
+    for server in run["servers"]:
+        assert server["tools_list"] == each[server["session_id"]]["tools_list"]
+    listed = [tool("forecast", "The weather"), tool("read", "Read a file " * 20), tool("write", "Write")]
+    total = sum(len(json.dumps(t, separators=(",", ":")).encode()) for t in listed)
+    assert (run["tools"], run["bytes"], run["tokens"]) == (3, total, -(-total // 4))
+    assert each[ids["quiet"]]["tools_list"] is None

@@ -284,3 +284,105 @@ def test_the_table_fits_80_columns_and_keeps_recorded_names_terminal_safe(tmp_pa
         and "no session with id 99" in missing.stderr
         and "Traceback" not in missing.stderr
     )
+
+
+def _record(store: Path | str, kind: str, feeds: list[tuple[int, str, str, bytes]]) -> int:
+    """A session framed and paired by the recorder's own `MessageBuilder`: (ms, direction, channel,
+    bytes) fed in order (an `sse` feed is one event, its data found by the SSE framer)."""
+    from inspector.capture import MessageBuilder
+    from inspector.capture.sessions import create_session
+    from inspector.protocol.sse import stored_body
+    from inspector.store import SessionWriter
+
+    engine = open_engine(store)
+    try:
+        sid = create_session(engine, kind=kind, target=["server"], name=kind)
+        builder = MessageBuilder(sid)
+        rows = []
+        for ms, direction, channel, data in feeds:
+            ts = 1_795_974_646_000_000_000 + ms * 1_000_000
+            if channel == "sse":
+                rows.append(builder.message(ts, direction, "sse", data, body=stored_body("sse", data)))  # type: ignore[arg-type]
+            elif channel == "http-request":
+                rows.append(builder.message(ts, direction, "http-request", data))  # type: ignore[arg-type]
+            else:
+                rows += builder.feed(ts, direction, channel, data)  # type: ignore[arg-type]
+        writer = SessionWriter(engine, sid)
+        writer.on_batch(rows, builder.facts.snapshot())
+        writer.on_end(0, "test", builder.facts.snapshot())
+        return sid
+    finally:
+        engine.dispose()
+
+
+def _stats_of(store: Path | str, sid: int) -> list[dict[str, Any]]:
+    db = _db(store)
+    try:
+        return list(session_stats(db, sid)["methods"])
+    finally:
+        db.dispose()
+
+
+def test_sse_events_whose_data_spans_lines_or_is_followed_by_fields(any_made_store: Path | str) -> None:
+    # An event's data over several `data:` lines (pretty-printed JSON), and one data line followed by
+    # other fields (`id:`, `retry:`): the name and isError are the event's data's, as the SSE framer
+    # reads it; a server's request in such an event is named too.
+    call = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s"}}'
+    failed = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"isError":true}}'
+    feeds = [
+        (0, "c2s", "http-request", call % (1, b"spread")),
+        (4, "s2c", "sse", b'event: message\r\ndata: {"jsonrpc":"2.0","id":1,\r\ndata:  "result":{"content":[],\r\ndata: "isError":true}}\r\n\r\n'),
+        (5, "c2s", "http-request", call % (2, b"fields")),
+        (7, "s2c", "sse", b"data: " + failed % 2 + b"\nid: 7\nretry: 100\n\n"),
+        (8, "c2s", "http-request", call % (3, b"fields")),
+        (9, "s2c", "sse", b"id: 8\nevent: message\ndata: " + (failed % 3).replace(b"true", b"false") + b"\n\n"),
+        (10, "s2c", "sse", b'event: message\ndata: {"jsonrpc":"2.0","id":"s1","method":"tools/call",\ndata: "params":{"name":"asked-back"}}\n\n'),
+    ]  # fmt: skip
+    sid = _record(any_made_store, "http-proxy", feeds)
+    found = _stats_of(any_made_store, sid)
+    assert found == expected(any_made_store, sid)
+    assert [(r["name"], r["count"], r["errors"], r["max_ms"]) for r in found] == [
+        (None, 4, 2, 4.0),
+        ("asked-back", 1, 0, None),
+        ("fields", 2, 1, 2.0),
+        ("spread", 1, 1, 4.0),
+    ]
+
+
+def test_batches_are_split_into_their_items(any_made_store: Path | str) -> None:
+    # A batch of two calls and a notification answered by a batch (in another order); a single call
+    # answered inside a batch beside a progress notification; a batch of one ping answered by a single
+    # response. Each item counts as a message of its own, its bytes its compact JSON's.
+    a = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'
+    b = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}'
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    b_failed = b'{"jsonrpc":"2.0","id":2,"result":{"content":[],"isError":true}}'
+    a_ok = b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+    single = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a"}}\n'
+    progress = (
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}'
+    )
+    error = b'{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"no"}}'
+    ping = b'{"jsonrpc":"2.0","id":4,"method":"ping"}'
+    pong = b'{"jsonrpc":"2.0","id":4,"result":{}}\n'
+    feeds = [
+        (0, "c2s", "stdin", b"[" + b",".join([a, b, note]) + b"]\n"),
+        (2, "s2c", "stdout", b"[" + b_failed + b"," + a_ok + b"]\n"),
+        (3, "c2s", "stdin", single),
+        (8, "s2c", "stdout", b"[" + progress + b"," + error + b"]\n"),
+        (9, "c2s", "stdin", b"[" + ping + b"]\n"),
+        (10, "s2c", "stdout", pong),
+    ]
+    sid = _record(any_made_store, "stdio-wrap", feeds)
+    n = len
+    want = [
+        ("notifications/initialized", None, 1, 0, None, None, None, n(note), 0),
+        ("notifications/progress", None, 1, 0, None, None, None, n(progress), 0),
+        ("ping", None, 1, 0, 1.0, 1.0, 1.0, n(ping), n(pong)),
+        ("tools/call", None, 3, 2, 2.0, 5.0, 5.0, n(a) + n(b) + n(single), n(b_failed) + n(a_ok) + n(error)),
+        ("tools/call", "a", 2, 1, 2.0, 5.0, 5.0, n(a) + n(single), n(a_ok) + n(error)),
+        ("tools/call", "b", 1, 1, 2.0, 2.0, 2.0, n(b), n(b_failed)),
+    ]
+    found = _stats_of(any_made_store, sid)
+    keys = ("method", "name", "count", "errors", "p50_ms", "p95_ms", "max_ms", "bytes_in", "bytes_out")
+    assert [tuple(r[k] for k in keys) for r in found] == want

@@ -564,6 +564,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/host-runs/{run_id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the tools/list of a run's servers costs a model, per server and together */
+        get: operations["host_run_tools_route_api_host_runs__run_id__tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports": {
         parameters: {
             query?: never;
@@ -2499,6 +2516,34 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * HostRunTools
+         * @description What the tools/list of a run's servers costs a model together: each server's, and the sum of
+         *     their last complete listings.
+         */
+        HostRunTools: {
+            /** Bytes */
+            bytes: number;
+            /** Run Id */
+            run_id: number;
+            /**
+             * Servers
+             * @description the run's servers that answered tools/list, by start
+             */
+            servers: components["schemas"]["ServerTools"][];
+            /**
+             * Token Estimate
+             * @description how tokens are estimated, e.g. bytes/4
+             */
+            token_estimate: string;
+            /**
+             * Tokens
+             * @description estimated from the summed bytes, as each server's
+             */
+            tokens: number;
+            /** Tools */
+            tools: number;
+        };
+        /**
          * HttpExchangeOut
          * @description One HTTP exchange of an HTTP session, with the JSON-RPC messages it carried (network view).
          */
@@ -4421,6 +4466,15 @@ export interface components {
             clients: components["schemas"]["ServedClient"][];
             /** Processes */
             processes: number;
+        };
+        /**
+         * ServerTools
+         * @description One server's tools/list cost (its session's `tools_list`, as `GET /api/sessions/{id}/stats`).
+         */
+        ServerTools: {
+            /** Session Id */
+            session_id: number;
+            tools_list: components["schemas"]["ToolsList"];
         };
         /**
          * SessionCreated
@@ -6728,6 +6782,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HostRunTimeline"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    host_run_tools_route_api_host_runs__run_id__tools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostRunTools"];
                 };
             };
             /** @description Validation Error */

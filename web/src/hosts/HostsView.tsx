@@ -8,6 +8,7 @@ import { api, unwrap, type Row } from "../api/client";
 import { live } from "../api/live";
 import type { components } from "../api/schema";
 import "./hosts.css";
+import { RunToolsCost } from "./RunToolsCost";
 
 type HostRun = components["schemas"]["HostRunOut"];
 
@@ -227,6 +228,7 @@ export function HostRunView() {
           {run.live ? "live" : "ended"}
         </span>
         {run.config_files.length > 0 && <div className="muted">config {run.config_files.join(", ")}</div>}
+        <RunToolsCost runId={run.id} names={new Map(lanes.map((s) => [s.id, serverName(s)]))} />
         {error && <div className="error">{error}</div>}
       </div>
       <div className="host-run-filters" data-testid="host-run-filters">
