@@ -23,7 +23,7 @@ from inspector.capture.sessions import create_session
 from inspector.store import open_engine
 from tests.http_peers import LineProcess, inspector_proxy
 from tests.integration.serve_helpers import serve_http
-from tests.warm_peers import inspector_argv
+from tests.warm_peers import demo_argv, inspector_argv
 
 __all__ = [
     "BATCH",
@@ -114,13 +114,13 @@ class RecordingUpstream:
 
 def forward_marker(directory: Path) -> tuple[str, Path]:
     """A `--forward-cmd` that creates `marker` when started (proof that a server was spawned), then
-    becomes the demo server (a real MCP server to forward to)."""
+    becomes the demo server (a real MCP server to forward to), forked warm (tests/warm_peers.py: a
+    cold `-m inspector.demo` was ~2.4 s of CPU a spawn)."""
     marker = directory / "spawned.marker"
     script = directory / "forward_server.py"
+    demo = demo_argv()
     script.write_text(
-        "import os, pathlib, sys\n"
-        f"pathlib.Path({str(marker)!r}).touch()\n"
-        'os.execv(sys.executable, [sys.executable, "-m", "inspector.demo"])\n'
+        f"import os, pathlib\npathlib.Path({str(marker)!r}).touch()\nos.execv({demo[0]!r}, {demo!r})\n"
     )
     return f"{sys.executable} {script}", marker
 

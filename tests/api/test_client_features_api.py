@@ -188,7 +188,7 @@ def test_everything_over_stdio(fresh_api: Api, everything_cmd: list[str]) -> Non
 @pytest.fixture(scope="module")
 def demo_url() -> Iterator[str]:
     """One demo server over Streamable HTTP for this module's tests (each connects its own MCP session)."""
-    with demo_http_server() as url:
+    with demo_http_server(warm=True) as url:
         yield url
 
 

@@ -3,8 +3,6 @@ Host and Origin, remote binding."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from inspector.api import UiServer
 from inspector.errors import InspectorError
 from inspector.store import open_engine
 from tests.api.conftest import Api, serve
+from tests.cli_in_process import run
 
 
 @pytest.fixture(scope="module")
@@ -113,22 +112,8 @@ def test_other_interfaces_need_an_explicit_flag_and_still_the_token(tmp_path: Pa
         assert httpx.get(f"{url}/api/sessions", params={"token": server.token}).status_code == 200
     finally:
         server.stop()
-    cli = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "inspector",
-            "ui",
-            "--db",
-            str(tmp_path / "r.db"),
-            "--host",
-            "0.0.0.0",
-            "--no-open",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    # The command refuses it too (in-process: its exit status and stderr, not its process, are the point).
+    cli = run("ui", "--db", str(tmp_path / "r.db"), "--host", "0.0.0.0", "--no-open")
     assert cli.returncode == 2 and "--allow-remote" in cli.stderr
 
 

@@ -124,10 +124,14 @@ async def test_bad_scenarios_and_a_taken_port_are_clear_errors(
     assert (await _api(fresh_api, "GET", "/api/serve/processes")).json()["processes"] == []
 
 
-def test_spawn_needs_the_token_and_our_origin(fresh_api: Api, runtime: Path) -> None:
-    port = fresh_api.port
-    bearer = {"authorization": f"Bearer {fresh_api.token}"}
-    cookie = {"cookie": f"mcp_inspector_token_{port}={fresh_api.token}"}
+def test_spawn_needs_the_token_and_our_origin_and_the_child_stops_with_the_ui(
+    tmp_path: Path, runtime: Path
+) -> None:
+    ui = in_process(tmp_path / "ui.db")
+    api = next(ui)
+    port = api.port
+    bearer = {"authorization": f"Bearer {api.token}"}
+    cookie = {"cookie": f"mcp_inspector_token_{port}={api.token}"}
     attempts = [
         ({}, 401),
         ({"authorization": "Bearer wrong"}, 401),
@@ -135,26 +139,20 @@ def test_spawn_needs_the_token_and_our_origin(fresh_api: Api, runtime: Path) -> 
         (bearer | {"origin": f"http://127.0.0.1:{port + 1}"}, 403),
         (bearer | {"host": f"rebound.example:{port}"}, 403),
     ]
-    with fresh_api.bare() as bare:
+    with api.bare() as bare:
         for headers, status in attempts:
             answer = bare.post("/api/serve/processes", json={}, headers=headers)
             assert answer.status_code == status, (headers, answer.text)
         assert not list(runtime.glob("serve-*.json"))  # nothing was started
-        assert fresh_api.http.get("/api/serve/processes").json()["processes"] == []
+        assert api.http.get("/api/serve/processes").json()["processes"] == []
         # The same request from the UI's own page does start it.
-        same_origin = bearer | {"origin": fresh_api.base_url}
+        same_origin = bearer | {"origin": api.base_url}
         started = bare.post("/api/serve/processes", json={}, headers=same_origin)
         assert started.status_code == 201, started.text
     assert len(list(runtime.glob("serve-*.json"))) == 1
-
-
-def test_children_stop_with_the_ui(tmp_path: Path, runtime: Path) -> None:
-    api = in_process(tmp_path / "ui.db")
-    running = next(api)
-    started = running.http.post("/api/serve/processes", json={})
-    assert started.status_code == 201, started.text
     pid = started.json()["pid"]
     assert _alive(pid)
-    next(api, None)  # stops the UI server
+    # The children stop with the UI.
+    next(ui, None)  # stops the UI server
     assert not _alive(pid)
     assert not list(runtime.glob("serve-*.json"))

@@ -12,14 +12,13 @@ The tests run as root, which can give files to another user (65534, `nobody`).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from inspector.errors import StoreError
 from inspector.store import open_engine
+from tests.cli_in_process import run
 
 OTHER = 65534
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give files to another user")
@@ -81,12 +80,7 @@ def test_the_command_line_says_it_in_one_line_and_exits_2(tmp_path: Path) -> Non
     folder = tmp_path / "shared"
     open_engine(folder / "rec.db").dispose()  # recorded into, then the folder opened up
     folder.chmod(0o777)
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "sessions", "--db", str(folder / "rec.db")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run("sessions", "--db", str(folder / "rec.db"))  # in-process: its exit status and stderr
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "refusing the database" in lines[0] and "Traceback" not in done.stderr, lines

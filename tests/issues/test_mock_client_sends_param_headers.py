@@ -12,7 +12,6 @@ the tools again, as the spec's Client Behavior says (and the SDK's client does).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from inspector.protocol.routing_headers import encode_value, routing_of_row
@@ -20,14 +19,15 @@ from inspector.store import list_sessions, open_engine
 from inspector.store.queries import iter_rows
 from tests.cli_in_process import run
 from tests.http_peers import LineProcess
+from tests.warm_peers import peer_argv
 
-PEER = Path(__file__).parents[1] / "peers" / "routing_demo_server.py"
+PEER = peer_argv("tests.peers.routing_demo_server")  # the demo's SDK: forked warm (tests/warm_peers.py)
 REGION = "Zürich 東京"
 
 
 def test_call_sends_the_tools_param_headers(tmp_path: Path) -> None:
     db = tmp_path / "call.db"
-    server = LineProcess([sys.executable, str(PEER)])
+    server = LineProcess(PEER)
     try:
         url = server.wait_for(r"listening on (\S+)", timeout=60).group(1)
         params = json.dumps({"name": "forecast", "arguments": {"region": REGION, "days": 2}})

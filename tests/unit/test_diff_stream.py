@@ -14,6 +14,10 @@ from tests.lint_recordings import Stdio, notification, request, result, store
 
 
 def _session(db: Path | str, name: str, answers: list[Any], *, skip: frozenset[int] = frozenset()) -> int:
+    return store(db, _recorded(answers, skip=skip), name=name)
+
+
+def _recorded(answers: list[Any], *, skip: frozenset[int] = frozenset()) -> Stdio:
     s = Stdio().handshake(server={"tools": {}})
     for i, value in enumerate(answers, 1):
         if i in skip:
@@ -23,7 +27,7 @@ def _session(db: Path | str, name: str, answers: list[Any], *, skip: frozenset[i
         s.send(
             "s2c", result(i, {"content": [{"type": "text", "text": "x"}], "structuredContent": {"v": value}})
         )
-    return store(db, s, name=name)
+    return s
 
 
 def test_streamed_report_is_the_listed_one(any_store: Path | str) -> None:
@@ -61,8 +65,10 @@ def _peak(engine: Any, a: int, b: int) -> int:
 def test_memory_is_flat_in_session_length(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     engine = open_engine(db)
-    small = [_session(db, f"s{k}", list(range(1000))) for k in "ab"]
-    large = [_session(db, f"l{k}", list(range(6000))) for k in "ab"]
+    # Two equal sessions of each length, each built once and stored twice.
+    small_rows, large_rows = _recorded(list(range(1000))), _recorded(list(range(6000)))
+    small = [store(db, small_rows, name=f"s{k}") for k in "ab"]
+    large = [store(db, large_rows, name=f"l{k}") for k in "ab"]
     _peak(engine, *small)  # warm the caches (compiled statements, path automaton)
     p_small, p_large = _peak(engine, *small), _peak(engine, *large)
     # Six times the exchanges: a few bytes each (the replay's partner index) and no more.

@@ -6,9 +6,6 @@ The rows come from the recorder's own builder (`MessageBuilder.message(..., meta
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +15,7 @@ from inspector.replay.diff import diff_sessions, render_text
 from inspector.replay.plan import plan_replay
 from inspector.store.interventions import describe, server_side
 from inspector.store.models import Message
+from tests.cli_in_process import run
 from tests.intervened import INTERVENED, Line, _injected, _line, _mark
 
 
@@ -152,13 +150,7 @@ def test_show_names_interventions_at_80_columns(tmp_path: Path) -> None:
 
     db = tmp_path / "iv.db"
     sid = record_lines(db, INTERVENED)
-    out = subprocess.run(
-        [sys.executable, "-m", "inspector", "show", str(sid), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "COLUMNS": "80"},
-    )
+    out = run("show", str(sid), "--db", str(db), env={"COLUMNS": "80"})
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert f"intercepted: seed {FACTS['seed']}, rules slow, fail, blackhole, lose" in out.stdout

@@ -16,6 +16,7 @@ import ast
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,13 +70,30 @@ def tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+def statements(module: ast.Module) -> list[ast.stmt]:
+    """Every statement of a module, wherever it sits (a function's, a class's, one in an `if`, `try`,
+    `with`, loop or `match` block), in source order: imports and class definitions are statements, so
+    their walk skips the expressions that `ast.walk` visits too (most of a module's nodes)."""
+    found: list[ast.stmt] = []
+    pending: list[Any] = list(reversed(module.body))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.stmt):
+            found.append(node)
+        for field in ("cases", "handlers", "finalbody", "orelse", "body"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                pending.extend(reversed(children))
+    return found
+
+
 def imports(path: Path) -> list[tuple[int, str]]:
     """(line, absolute module) for every import statement of a file, relative ones resolved; an
     `from inspector.x import name` whose name is a module counts as that module."""
     own = module_name(path)
     package = own.split(".") if path.name == "__init__.py" else own.split(".")[:-1]
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree(path)):
+    for node in statements(tree(path)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -218,7 +236,7 @@ def test_sans_io_core_opens_nothing(path: Path) -> None:
 def _exception_classes(trees: dict[Path, ast.Module]) -> list[tuple[Path, ast.ClassDef]]:
     """The classes deriving (by the names of their bases, transitively) from an exception."""
     classes = [
-        (path, c) for path, tree in trees.items() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+        (path, c) for path, tree in trees.items() for c in statements(tree) if isinstance(c, ast.ClassDef)
     ]
     found: set[str] = set()
     while True:
