@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from inspector.help_text import unwrap_commands
+from inspector.help_text import HELP
 
 if TYPE_CHECKING:
     from inspector.settings import Effective
@@ -25,6 +25,7 @@ app = typer.Typer(
     help="The inspector's settings: the config file, the environment and flags, each value with its "
     "source (`config show`), the file's path (`config path`), a commented template (`config init`).",
     invoke_without_command=True,
+    **HELP,
 )
 
 TEMPLATE = """\
@@ -253,6 +254,3 @@ def init(
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(TEMPLATE)
     typer.echo(f"wrote {where}: edit it, then `mcp-inspect config` shows what is in force")
-
-
-unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to the terminal

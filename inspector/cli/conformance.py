@@ -6,7 +6,6 @@ Only Typer at import time.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import tempfile
@@ -16,7 +15,7 @@ import typer
 
 from inspector.cli.common import DbOption
 from inspector.errors import InspectorError
-from inspector.help_text import unwrap
+from inspector.help_text import HELP
 
 __all__ = ["app"]
 
@@ -24,6 +23,7 @@ app = typer.Typer(
     name="conformance",
     help="Run the inspector's client under the official MCP conformance suite.",
     no_args_is_help=True,
+    **HELP,
 )
 
 
@@ -122,4 +122,4 @@ def client(
     raise typer.Exit(status)
 
 
-app.command("client", help=unwrap(inspect.getdoc(client) or ""))(client)
+app.command("client")(client)

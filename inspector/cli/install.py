@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from inspector.errors import InspectorError
+from inspector.help_text import HELP
 from inspector.terminal_text import visible
 
 __all__ = ["gateway_app", "install", "uninstall"]
@@ -186,6 +187,7 @@ gateway_app = typer.Typer(
     name="gateway",
     help="The recording gateway behind the hosts' HTTP MCP servers (its routes: `mcp-inspect install`).",
     no_args_is_help=True,
+    **HELP,
 )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from inspector.help_text import unwrap_commands
+from inspector.help_text import HELP
 from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ app = typer.Typer(
     name="intercept",
     help="Drive live interception: list, forward, drop, edit or answer paused messages, change rules.",
     no_args_is_help=True,
+    **HELP,
 )
 
 PidOption = Annotated[
@@ -321,6 +322,3 @@ def watch(
 
     with _remote(pid, session) as remote:
         Watch(remote, _console(), editor=editor, edit_text=_edit_in_editor).run()
-
-
-unwrap_commands(app)
