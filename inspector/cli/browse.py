@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 
 from inspector.cli.common import (
@@ -67,6 +66,7 @@ def sessions(
         _sessions_by_host(_reader(db), json_out=json_out, limit=limit, name=name)
         return
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
         from rich.console import Console
 
         from inspector.console import sessions_table
@@ -88,6 +88,7 @@ def sessions(
 def _sessions_by_host(store: Db, *, json_out: bool, limit: int, name: str | None) -> None:
     """`sessions --by-host`: the host runs (store/host_runs.py), each with its sessions."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
         from rich.console import Console
 
         from inspector.console import host_runs_lines
@@ -163,6 +164,7 @@ def show(
     JSON, ...; with --json: what clients do with it and the fix), and a request the server crashed
     on says so (`protocol.stdout_lines`)."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
         from rich.console import Console
 
         from inspector.console import WIDE, message_line, method_width, timeline_header
@@ -237,6 +239,7 @@ def search(
 ) -> None:
     """Full-text search over recorded messages."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
         from rich.console import Console
 
         from inspector.console import WIDE, message_line, method_width

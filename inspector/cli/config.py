@@ -7,7 +7,6 @@ Only Typer at import time; settings and Rich are imported when a command runs. T
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -198,6 +197,8 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     assert path is not None
     rows = effective_rows(effective, redact)
     if as_json:
+        import json
+
         out = {
             "config_file": {"path": str(path), "exists": effective.path is not None},
             "settings": [{k: v for k, v in row.items() if k != "shown"} for row in rows],

@@ -6,9 +6,7 @@ Only Typer at import time.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from typing import Annotated
 
 import typer
@@ -74,6 +72,9 @@ def client(
     Exit status 0 when the scenario's calls were made, 1 when the handshake was refused, 2 when the
     server could not be reached or authorization failed.
     """
+    import json
+    import tempfile
+
     from inspector.auth.connect import AuthRequest
     from inspector.conformance.client import ClientRun, run_client
 

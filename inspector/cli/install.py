@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -248,6 +247,8 @@ def gateway_status(
 
     state = gateway.status()
     if as_json:
+        import json
+
         typer.echo(json.dumps(state))
     elif state["up"]:
         _say(f"gateway up on {state['listen']} (pid {state['pid']}), config {state['config']}")

@@ -12,10 +12,8 @@ escaped). Output fits 80 columns; every failure is one red line and exit status 
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -62,6 +60,8 @@ def _remote(pid: int | None, session: int | None) -> Remote:
 
 def _target(value: Any) -> str:
     if isinstance(value, list):
+        import shlex
+
         return shlex.join(str(v) for v in value)
     return str(value or "?")
 
@@ -229,6 +229,9 @@ def edit(
 
 def _edit_in_editor(original: str) -> str | None:
     """The text after the user edited it in $VISUAL/$EDITOR (None when unchanged)."""
+    import shlex
+    import tempfile
+
     import orjson
 
     try:
