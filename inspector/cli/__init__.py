@@ -138,9 +138,8 @@ class LazyGroup(ListingGroup):
 
         one = typer.Typer(**_ROOT)
         _register(one, cmd_name)
-        command = plain_values(typer.main.get_group(one).commands[cmd_name])
-        self.commands[cmd_name] = command
-        return command
+        self.commands[cmd_name] = plain_values(typer.main.get_group(one).commands[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Context) -> Any:
         # The console script starts with the cyclic garbage collector off (`inspector.entry`): the

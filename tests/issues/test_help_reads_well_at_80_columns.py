@@ -5,8 +5,9 @@ the source came out as a full line, then "forwarded to", then another full line.
 rendered by Click's formatter (`inspector.help_text`), which re-flows each paragraph to the
 terminal's width (at most 78 columns). For every command, at COLUMNS=80 no line is longer than 80
 characters, in the description no line ends early (the next line's first word would have fitted on
-it; checked at 60 columns too, where text wrapped by hand at a wider width would show), and a
-group's listing gives each command's whole summary, not one line cut with "...".
+it; checked at 60 columns too, where text wrapped by hand at a wider width would show), no word
+is cut at a hyphen (Click's wrapper did: `mcp-` / `inspect`), and a group's listing gives each
+command's whole summary, not one line cut with "...".
 
 Each command's help is rendered in-process (Typer's CliRunner, at the width Click takes for `COLUMNS`); one
 real `mcp-inspect --help` process checks the console script renders the same way.
@@ -15,6 +16,7 @@ real `mcp-inspect --help` process checks the console script renders the same way
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,7 +101,10 @@ def test_help_fits_and_reads_well(command: str | None) -> None:
     assert _ragged(at80, 80) == []
     listing = at80[at80.index("Commands:") :] if "Commands:" in at80 else []
     assert [line for line in listing if line.endswith("...")] == []  # no summary cut short
-    assert _ragged(_help(command, 60), 60) == []
+    at60 = _help(command, 60)
+    assert _ragged(at60, 60) == []
+    # Words are not cut at their hyphens (`mcp-` / `inspect`, `--max-` / `connections`).
+    assert [line for line in at80 + at60 if re.search(r"\w-$", line)] == []
 
 
 def test_the_console_script_renders_the_same_help() -> None:
