@@ -3,7 +3,7 @@
 Every Typer app of the CLI is made with `HELP` (`rich_markup_mode=None`): the help and the usage
 errors are plain text, wrapped by Click to the terminal (at most 78 columns), each paragraph of a
 docstring re-flowed (its line breaks in the source do not show). No Rich: `mcp-inspect --help`
-imports neither Rich nor Typer's Rich renderer (about two fifths of its start-up), and a help text
+imports neither Rich nor Typer's Rich renderer (about a third of its start-up), and a help text
 is printed as written (Rich read `[[route]]` or `[secret:NAME]` as markup and dropped it).
 
 Click lists a group's commands one line each, cut with "..."; `ListingGroup` (every group's class)
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from typer._click import Command
 
-__all__ = ["HELP", "ListingGroup", "summary"]
+__all__ = ["HELP", "HelpContext", "ListingGroup", "PlainHelpFormatter", "summary"]
 
 
 def summary(command: Command) -> str:
