@@ -1,113 +1,94 @@
-"""Command help that reads well at any terminal width.
+"""How `--help` is rendered: by Click's plain formatter, as a native command-line tool's help reads.
 
-Typer keeps the single line breaks inside a docstring's later paragraphs, so
-text wrapped in the source at its own width came out in `--help` as ragged
-lines (a full line, then three words, then a full line). `unwrap_commands`
-gives each command a help text whose paragraphs are single lines; Rich then
-wraps them to the terminal. Blank lines still separate paragraphs, and lines
-that start with "- " or an indent (lists, examples) keep their own line.
+Every Typer app of the CLI is made with `HELP` (`rich_markup_mode=None`): the help and the usage
+errors are plain text, wrapped by Click to the terminal (at most 78 columns), each paragraph of a
+docstring re-flowed (its line breaks in the source do not show). No Rich: `mcp-inspect --help`
+imports neither Rich nor Typer's Rich renderer (about a third of its start-up), and a help text
+is printed as written (Rich read `[[route]]` or `[secret:NAME]` as markup and dropped it).
 
-`render_help_later` keeps Typer's help renderer from importing a Markdown parser and a traceback
-renderer that no help text of ours uses (`mcp-inspect --help` in about half the time).
+Click lists a group's commands one line each, cut with "..."; `ListingGroup` (every group's class)
+lists each with the whole first paragraph of its help, wrapped in its column. Click also breaks
+lines after a hyphen (`mcp-` / `inspect`); `PlainHelpFormatter`, which every command's help goes
+through (`HelpContext`, set by its group), breaks at spaces only. A block that must keep its own
+line breaks starts with a line of `\b` alone (Click's rule).
 """
 
 from __future__ import annotations
 
-import importlib.machinery
 import inspect
-import sys
-from importlib import import_module
-from importlib.machinery import ModuleSpec
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+from typer._click import Context, HelpFormatter
+from typer.core import TyperGroup
 
-__all__ = ["render_help_later", "unwrap", "unwrap_commands"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
+    from typer._click import Command
 
-def unwrap(text: str) -> str:
-    """`text` with the line breaks inside each paragraph replaced by spaces."""
-    paragraphs = []
-    for paragraph in inspect.cleandoc(text).split("\n\n"):
-        lines: list[str] = []
-        for line in paragraph.split("\n"):
-            if lines and not line.startswith(("- ", " ", "\b")) and not lines[-1].startswith("\b"):
-                lines[-1] = f"{lines[-1]} {line.strip()}"
-            else:
-                lines.append(line.rstrip())
-        paragraphs.append("\n".join(lines))
-    return "\n\n".join(paragraphs)
+__all__ = ["HELP", "HelpContext", "ListingGroup", "PlainHelpFormatter", "summary"]
 
 
-def unwrap_commands(app: typer.Typer) -> None:
-    """Give every command of `app` its docstring (or help) unwrapped; call once all are registered."""
-    for info in app.registered_commands:
-        text = info.help if info.help is not None else inspect.getdoc(info.callback)
-        if text:
-            info.help = unwrap(text)
+def summary(command: Command) -> str:
+    """What a group's listing says of `command`: its short help, else its help's first paragraph
+    (up to a form feed), on one line."""
+    if command.short_help:
+        return inspect.cleandoc(command.short_help)
+    text = inspect.cleandoc(command.help or "").partition("\f")[0]
+    return " ".join(text.split("\n\n")[0].replace("\b\n", "").split())
 
 
-class _Deferred(type):
-    """A class standing for `module.name` (its `_real`) until used: calling it or reading one of
-    its attributes imports the real one and passes the call on."""
-
-    _module: str
-
-    def _real(cls) -> Any:
-        return getattr(import_module(cls._module), cls.__name__)
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls._real()(*args, **kwargs)
-
-    def __getattr__(cls, attr: str) -> Any:
-        return getattr(cls._real(), attr)
+_HYPHEN, _KEPT = "-", "\u2011"  # a hyphen, and the non-breaking one standing for it while wrapping
 
 
-# What typer.rich_utils imports at its top and uses only for Markdown help text (`rich_markup_mode=
-# "markdown"`, which ours is not) and for pretty tracebacks (turned off): about half of its import.
-_DEFERRED = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+class PlainHelpFormatter(HelpFormatter):
+    """Click's formatter, wrapping at spaces only: Click's wrapper also breaks after a hyphen, which
+    split `mcp-inspect`, `--max-connections` or `Mcp-Session-Id` over two lines. Each hyphen is a
+    non-breaking one while the text is wrapped, and a hyphen again when written."""
+
+    def write(self, string: str) -> None:
+        super().write(string.replace(_KEPT, _HYPHEN))
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog, args.replace(_HYPHEN, _KEPT), prefix)
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace(_HYPHEN, _KEPT))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        kept = [(first, second.replace(_HYPHEN, _KEPT)) for first, second in rows]
+        super().write_dl(kept, col_max, col_spacing)
 
 
-class _RenderHelpLater:
-    """Imports `typer.rich_utils` (Typer's renderer of help and usage errors) with stand-ins for
-    rich.markdown and rich.traceback (`_Deferred`, the same classes once used): Markdown's parser
-    (markdown_it) and Pygments load only if a help text is Markdown or a traceback is pretty."""
+class HelpContext(Context):
+    """The context of every command of the CLI: its help through `PlainHelpFormatter`."""
 
-    NAME = "typer.rich_utils"
-
-    def __init__(self) -> None:
-        self.loader: Any = None
-
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> ModuleSpec | None:
-        if fullname != self.NAME:
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return spec
-        self.loader, spec.loader = spec.loader, self  # type: ignore[assignment]  # a Loader in all but name
-        return spec
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return self.loader.create_module(spec)  # type: ignore[no-any-return]
-
-    def exec_module(self, module: ModuleType) -> None:
-        placed = [name for name in _DEFERRED if name not in sys.modules]
-        for name in placed:
-            stand_in = ModuleType(name)
-            setattr(stand_in, _DEFERRED[name], _Deferred(_DEFERRED[name], (), {"_module": name}))
-            sys.modules[name] = stand_in
-        try:
-            self.loader.exec_module(module)
-        finally:
-            for name in placed:  # a later `import rich.markdown` loads the real module
-                del sys.modules[name]
+    formatter_class = PlainHelpFormatter
 
 
-def render_help_later() -> None:
-    """Have `typer.rich_utils`, when first imported, skip Markdown's parser and the traceback
-    renderer (`_RenderHelpLater`). For `mcp-inspect --help` and each command's help: the same
-    text, without the imports no help of ours uses."""
-    if "typer.rich_utils" in sys.modules or any(isinstance(f, _RenderHelpLater) for f in sys.meta_path):
-        return
-    sys.meta_path.insert(0, _RenderHelpLater())
+class ListingGroup(TyperGroup):
+    """A command group whose help lists each command with its whole summary (`summary`), wrapped,
+    and whose commands (and itself) render their help through `HelpContext`."""
+
+    context_class = HelpContext
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            command.context_class = HelpContext
+        return command
+
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, summary(command)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# The settings of every Typer app of the CLI: help and usage errors through Click's formatter, each
+# group's commands listed by `ListingGroup`.
+HELP: dict[str, Any] = {"rich_markup_mode": None, "cls": ListingGroup}

@@ -18,11 +18,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import typer
-from typer.core import TyperGroup
 
 from inspector.command_setup import print_error
 from inspector.errors import InspectorError
-from inspector.help_text import render_help_later
+from inspector.help_text import HELP, ListingGroup
 from inspector.start_up import start_up_over
 
 if TYPE_CHECKING:
@@ -34,8 +33,8 @@ __all__ = ["COMMANDS", "GROUPS", "LazyGroup", "app", "main", "print_error", "roo
 _COMMAND_LINE = {"allow_interspersed_args": False, "ignore_unknown_options": True}
 
 # name -> (module in inspector/cli/, function, `Typer.command` settings; "cls" names a class of
-# that module). In the order `--help` lists them. Their help is the docstring, its paragraphs
-# unwrapped (`inspector.help_text`).
+# that module). In the order `--help` lists them. Their help is the docstring (rendered by Click:
+# `inspector.help_text`).
 COMMANDS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "wrap": ("record", "wrap", {"cls": "WrapCommand", "context_settings": _COMMAND_LINE}),
     "proxy": ("record", "proxy", {}),
@@ -80,6 +79,7 @@ _ROOT: dict[str, Any] = {
     "no_args_is_help": True,
     "add_completion": False,
     "pretty_exceptions_enable": False,
+    **HELP,
 }
 
 
@@ -103,14 +103,11 @@ def _callback(name: str) -> tuple[Any, dict[str, Any]]:
     return getattr(module, function), settings
 
 
-def _help(name: str, callback: Any) -> str | None:
-    """The help of the command `name`: its docstring, paragraphs unwrapped."""
+def _help(callback: Any) -> str | None:
+    """The help of a command: its function's docstring."""
     import inspect
 
-    from inspector.help_text import unwrap
-
-    text = inspect.getdoc(callback)
-    return unwrap(text) if text else text
+    return inspect.getdoc(callback)
 
 
 def _register(target: typer.Typer, name: str) -> None:
@@ -119,10 +116,10 @@ def _register(target: typer.Typer, name: str) -> None:
         target.add_typer(_group_app(name))
         return
     callback, settings = _callback(name)
-    target.command(name, help=_help(name, callback), **settings)(callback)
+    target.command(name, help=_help(callback), **settings)(callback)
 
 
-class LazyGroup(TyperGroup):
+class LazyGroup(ListingGroup):
     """The `mcp-inspect` group: a command's module is imported and its Click command built when
     the command is invoked or its help shown. Listing the commands (`mcp-inspect --help`, a
     mistyped name's suggestions) builds none of them: each is listed by its name and help."""
@@ -141,9 +138,8 @@ class LazyGroup(TyperGroup):
 
         one = typer.Typer(**_ROOT)
         _register(one, cmd_name)
-        command = plain_values(typer.main.get_group(one).commands[cmd_name])
-        self.commands[cmd_name] = command
-        return command
+        self.commands[cmd_name] = plain_values(typer.main.get_group(one).commands[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Context) -> Any:
         # The console script starts with the cyclic garbage collector off (`inspector.entry`): the
@@ -170,7 +166,7 @@ class LazyGroup(TyperGroup):
         if name in GROUPS:
             help_text = typer.main.solve_typer_info_help(typer.models.TyperInfo(_group_app(name)))
         else:
-            help_text = _help(name, _callback(name)[0])
+            help_text = _help(_callback(name)[0])
         return TyperCommand(name, help=help_text)
 
 
@@ -202,7 +198,7 @@ def root_group() -> LazyGroup:
     """The `mcp-inspect` group `main` runs: no command built yet."""
     from inspector.cli.values import plain_values
 
-    group = typer.main.get_group(typer.Typer(**_ROOT, cls=LazyGroup))
+    group = typer.main.get_group(typer.Typer(**{**_ROOT, "cls": LazyGroup}))
     assert isinstance(group, LazyGroup)
     return plain_values(group)
 
@@ -232,7 +228,6 @@ def main() -> None:
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminated)
-    render_help_later()  # help and usage errors without a Markdown parser
     try:
         root_group()()
     except InspectorError as exc:

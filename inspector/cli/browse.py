@@ -8,9 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
-from rich.console import Console
 
 from inspector.cli.common import (
     AllowHostOption,
@@ -68,6 +66,9 @@ def sessions(
         _sessions_by_host(_reader(db), json_out=json_out, limit=limit, name=name)
         return
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
+        from rich.console import Console
+
         from inspector.console import sessions_table
         from inspector.store import session_state
         from inspector.store.queries import SessionFilter, find_sessions, session_idle
@@ -87,6 +88,9 @@ def sessions(
 def _sessions_by_host(store: Db, *, json_out: bool, limit: int, name: str | None) -> None:
     """`sessions --by-host`: the host runs (store/host_runs.py), each with its sessions."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
+        from rich.console import Console
+
         from inspector.console import host_runs_lines
         from inspector.store import session_state
         from inspector.store.host_runs import host_runs
@@ -160,6 +164,9 @@ def show(
     JSON, ...; with --json: what clients do with it and the fix), and a request the server crashed
     on says so (`protocol.stdout_lines`)."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
+        from rich.console import Console
+
         from inspector.console import WIDE, message_line, method_width, timeline_header
         from inspector.store import get_session, iter_messages, session_state
 
@@ -232,6 +239,9 @@ def search(
 ) -> None:
     """Full-text search over recorded messages."""
     with starting_up():  # the command's modules: start-up, with the collector off (`start_up.starting_up`)
+        import orjson
+        from rich.console import Console
+
         from inspector.console import WIDE, message_line, method_width
         from inspector.store import get_session, search_messages
 

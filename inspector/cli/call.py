@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import orjson
 import typer
 
 from inspector.cli.common import (
@@ -113,6 +112,8 @@ def call(
     with starting_up():  # the settings and the recorder's modules: start-up, as `run_call`'s imports
         redaction(redact, redact_path, keep_secrets)
         outbound(url, ca_bundle, client_cert, client_key, insecure)
+    import orjson
+
     try:
         parsed = orjson.loads(params) if params else None
     except orjson.JSONDecodeError as exc:

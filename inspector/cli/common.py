@@ -75,7 +75,7 @@ KeepSecretsOption = Annotated[
     typer.Option(
         "--keep-secrets",
         help="Store credentials as they were sent (headers, URL query, OAuth bodies, "
-        "--redact names). Default: each is stored as a \\[secret:NAME] placeholder.",
+        "--redact names). Default: each is stored as a [secret:NAME] placeholder.",
     ),
 ]
 
@@ -170,7 +170,7 @@ SecretOption = Annotated[
     typer.Option(
         "--secret",
         metavar="NAME=VALUE",
-        help="A secret the recording holds as a \\[secret:NAME] placeholder, put back when "
+        help="A secret the recording holds as a [secret:NAME] placeholder, put back when "
         "sending (repeatable; else $MCP_INSPECTOR_SECRET_NAME).",
         show_default=False,
     ),

@@ -7,13 +7,12 @@ Only Typer at import time; settings and Rich are imported when a command runs. T
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from inspector.help_text import unwrap_commands
+from inspector.help_text import HELP
 
 if TYPE_CHECKING:
     from inspector.settings import Effective
@@ -25,6 +24,7 @@ app = typer.Typer(
     help="The inspector's settings: the config file, the environment and flags, each value with its "
     "source (`config show`), the file's path (`config path`), a commented template (`config init`).",
     invoke_without_command=True,
+    **HELP,
 )
 
 TEMPLATE = """\
@@ -197,6 +197,8 @@ def show(db: DbFlag = None, redact: RedactFlag = None, as_json: JsonFlag = False
     assert path is not None
     rows = effective_rows(effective, redact)
     if as_json:
+        import json
+
         out = {
             "config_file": {"path": str(path), "exists": effective.path is not None},
             "settings": [{k: v for k, v in row.items() if k != "shown"} for row in rows],
@@ -253,6 +255,3 @@ def init(
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(TEMPLATE)
     typer.echo(f"wrote {where}: edit it, then `mcp-inspect config` shows what is in force")
-
-
-unwrap_commands(app)  # docstring paragraphs as single lines: Rich wraps them to the terminal

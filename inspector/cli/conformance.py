@@ -6,17 +6,14 @@ Only Typer at import time.
 
 from __future__ import annotations
 
-import inspect
-import json
 import os
-import tempfile
 from typing import Annotated
 
 import typer
 
 from inspector.cli.common import DbOption
 from inspector.errors import InspectorError
-from inspector.help_text import unwrap
+from inspector.help_text import HELP
 
 __all__ = ["app"]
 
@@ -24,6 +21,7 @@ app = typer.Typer(
     name="conformance",
     help="Run the inspector's client under the official MCP conformance suite.",
     no_args_is_help=True,
+    **HELP,
 )
 
 
@@ -74,6 +72,9 @@ def client(
     Exit status 0 when the scenario's calls were made, 1 when the handshake was refused, 2 when the
     server could not be reached or authorization failed.
     """
+    import json
+    import tempfile
+
     from inspector.auth.connect import AuthRequest
     from inspector.conformance.client import ClientRun, run_client
 
@@ -122,4 +123,4 @@ def client(
     raise typer.Exit(status)
 
 
-app.command("client", help=unwrap(inspect.getdoc(client) or ""))(client)
+app.command("client")(client)

@@ -9,10 +9,15 @@ from typing import Annotated
 
 import typer
 
+from inspector.help_text import HELP
+
 __all__ = ["app"]
 
 app = typer.Typer(
-    name="db", help="Work on whole stores: copy sessions between SQLite and PostgreSQL.", no_args_is_help=True
+    name="db",
+    help="Work on whole stores: copy sessions between SQLite and PostgreSQL.",
+    no_args_is_help=True,
+    **HELP,
 )
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ from typing import Annotated
 import typer
 
 from inspector.errors import InspectorError
+from inspector.help_text import HELP
 from inspector.terminal_text import visible
 
 __all__ = ["gateway_app", "install", "uninstall"]
@@ -186,6 +186,7 @@ gateway_app = typer.Typer(
     name="gateway",
     help="The recording gateway behind the hosts' HTTP MCP servers (its routes: `mcp-inspect install`).",
     no_args_is_help=True,
+    **HELP,
 )
 
 
@@ -246,6 +247,8 @@ def gateway_status(
 
     state = gateway.status()
     if as_json:
+        import json
+
         typer.echo(json.dumps(state))
     elif state["up"]:
         _say(f"gateway up on {state['listen']} (pid {state['pid']}), config {state['config']}")

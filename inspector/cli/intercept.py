@@ -12,15 +12,13 @@ escaped). Output fits 80 columns; every failure is one red line and exit status 
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from inspector.help_text import unwrap_commands
+from inspector.help_text import HELP
 from inspector.terminal_text import markup_safe, visible, visible_json
 
 if TYPE_CHECKING:
@@ -34,6 +32,7 @@ app = typer.Typer(
     name="intercept",
     help="Drive live interception: list, forward, drop, edit or answer paused messages, change rules.",
     no_args_is_help=True,
+    **HELP,
 )
 
 PidOption = Annotated[
@@ -61,6 +60,8 @@ def _remote(pid: int | None, session: int | None) -> Remote:
 
 def _target(value: Any) -> str:
     if isinstance(value, list):
+        import shlex
+
         return shlex.join(str(v) for v in value)
     return str(value or "?")
 
@@ -228,6 +229,9 @@ def edit(
 
 def _edit_in_editor(original: str) -> str | None:
     """The text after the user edited it in $VISUAL/$EDITOR (None when unchanged)."""
+    import shlex
+    import tempfile
+
     import orjson
 
     try:
@@ -321,6 +325,3 @@ def watch(
 
     with _remote(pid, session) as remote:
         Watch(remote, _console(), editor=editor, edit_text=_edit_in_editor).run()
-
-
-unwrap_commands(app)

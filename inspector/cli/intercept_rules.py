@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from inspector.cli.intercept import PidOption, SessionOption, _console, _fail, _print_rules, _remote
-from inspector.help_text import unwrap_commands
+from inspector.help_text import HELP
 from inspector.terminal_text import markup_safe
 
 __all__ = ["rules_app"]
@@ -17,6 +17,7 @@ rules_app = typer.Typer(
     name="rules",
     help="List, add, enable, disable or remove a process's fault rules.",
     invoke_without_command=True,
+    **HELP,
 )
 
 
@@ -117,6 +118,3 @@ def rules_remove(ctx: typer.Context, name: str, pid: PidOption = None, session: 
         process = remote.one()
         remote.rule(process, "DELETE", name)
     _console().print(f"rule {markup_safe(name)} removed (pid {process.pid})")
-
-
-unwrap_commands(rules_app)

@@ -33,7 +33,7 @@ def prune(
 ) -> None:
     """Apply the retention policy now: remove old or large sessions and give the space back.
 
-    The policy is the config file's \\[retention] table, then MCP_INSPECTOR_MAX_AGE / _MAX_TOTAL_SIZE /
+    The policy is the config file's [retention] table, then MCP_INSPECTOR_MAX_AGE / _MAX_TOTAL_SIZE /
     _MAX_SESSION_SIZE, then these flags. Pinned sessions (`mcp-inspect pin`), labelled ones and
     sessions still recording are never removed; the oldest go first. Every recorder applies the
     same policy by itself (at most hourly); this command is for doing it now or seeing what would go.

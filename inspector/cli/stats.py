@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any
 
-import orjson
 import typer
 
 from inspector.cli.common import DbOption
@@ -114,6 +113,8 @@ def stats(
     how many failed (error responses and isError results), their latency (nearest-rank p50 / p95,
     max; unanswered requests count but have none) and bytes; then what its tools/list costs a model
     (bytes and estimated tokens, per tool)."""
+    import orjson
+
     from inspector.config import default_db
     from inspector.store.opening import open_db
     from inspector.store.queries import get_session

@@ -1,19 +1,22 @@
 """`--help` broke its description into ragged lines (e.g. `mcp-inspect proxy --help` at 80 columns).
 
-Typer keeps the single line breaks inside a docstring's later paragraphs, so paragraphs wrapped in
-the source came out as a full line, then "forwarded to", then another full line. Each command's
-help is now unwrapped into paragraphs that Rich wraps to the terminal. For every command, at
-COLUMNS=80 no line is longer than 80 characters, and in the description no line ends early: the
-next line's first word would not have fitted on it (checked at 120 columns too, where text wrapped
-by hand at any narrower width would show).
+Typer kept the single line breaks inside a docstring's later paragraphs, so paragraphs wrapped in
+the source came out as a full line, then "forwarded to", then another full line. The help is now
+rendered by Click's formatter (`inspector.help_text`), which re-flows each paragraph to the
+terminal's width (at most 78 columns). For every command, at COLUMNS=80 no line is longer than 80
+characters, in the description no line ends early (the next line's first word would have fitted on
+it; checked at 60 columns too, where text wrapped by hand at a wider width would show), no word
+is cut at a hyphen (Click's wrapper did: `mcp-` / `inspect`), and a group's listing gives each
+command's whole summary, not one line cut with "...".
 
-Each command's help is rendered in-process (Typer's CliRunner, `COLUMNS` fixing Rich's width); one
+Each command's help is rendered in-process (Typer's CliRunner, at the width Click takes for `COLUMNS`); one
 real `mcp-inspect --help` process checks the console script renders the same way.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,11 +54,21 @@ def test_groups_are_covered() -> None:
 _CLI = typer.main.get_command(app)
 
 
+def _width(columns: int) -> int:
+    """The width Click wraps help to on a terminal of `columns` (its HelpFormatter's rule)."""
+    return max(min(columns, 80) - 2, 50)
+
+
 def _help(command: str | None, columns: int) -> list[str]:
-    """`mcp-inspect COMMAND --help` at `columns`, in-process (Rich takes its width from $COLUMNS)."""
-    with CliRunner().isolation(env={"COLUMNS": str(columns)}) as (out, err, _output):
+    """`mcp-inspect COMMAND --help` on a terminal of `columns`, in-process (given as the context's
+    width: the runner would fix it at 80 whatever $COLUMNS says)."""
+    with CliRunner().isolation() as (out, err, _output):
         with pytest.raises(SystemExit) as done:
-            _CLI.main([*(command.split() if command else []), "--help"], prog_name="mcp-inspect")
+            _CLI.main(
+                [*(command.split() if command else []), "--help"],
+                prog_name="mcp-inspect",
+                terminal_width=_width(columns),
+            )
         sys.stdout.flush()
         sys.stderr.flush()
         assert done.value.code in (0, None), err.getvalue().decode()
@@ -63,19 +76,19 @@ def _help(command: str | None, columns: int) -> list[str]:
 
 
 def _ragged(lines: list[str], columns: int) -> list[str]:
-    """Description lines (before the first panel) that ended although the next word would fit."""
+    """Description lines (after the usage, before the first section: Arguments, Options, Commands)
+    that ended although the next word would have fitted."""
     description = []
-    for line in lines:
-        if line.startswith("╭"):
+    for line in lines[lines.index("") :]:
+        if line.endswith(":") and not line.startswith(" "):
             break
         description.append(line.rstrip())
     found = []
     for line, following in zip(description, description[1:], strict=False):
         words = following.split()
-        if not line.strip() or not words or words[0].startswith("-") and len(words[0]) <= 2:
-            continue  # a paragraph's end, or a list item
-        # Rich pads the text by one column on each side: it may use columns - 2 characters.
-        if len(line) + 1 + len(words[0]) <= columns - 1:
+        if not line.strip() or not words:
+            continue  # a paragraph's end
+        if len(line) + 1 + len(words[0]) <= _width(columns):
             found.append(f"{line.strip()!r} / {following.strip()!r}")
     return found
 
@@ -86,7 +99,12 @@ def test_help_fits_and_reads_well(command: str | None) -> None:
     too_long = [line for line in at80 if len(line) > 80]
     assert too_long == [], "\n".join(too_long)
     assert _ragged(at80, 80) == []
-    assert _ragged(_help(command, 120), 120) == []
+    listing = at80[at80.index("Commands:") :] if "Commands:" in at80 else []
+    assert [line for line in listing if line.endswith("...")] == []  # no summary cut short
+    at60 = _help(command, 60)
+    assert _ragged(at60, 60) == []
+    # Words are not cut at their hyphens (`mcp-` / `inspect`, `--max-` / `connections`).
+    assert [line for line in at80 + at60 if re.search(r"\w-$", line)] == []
 
 
 def test_the_console_script_renders_the_same_help() -> None:

@@ -40,7 +40,7 @@ def test_help_lists_every_command_and_builds_none() -> None:
     whole = typer.main.get_command(app)
     assert group.list_commands(Context(group)) == list(whole.commands)  # type: ignore[attr-defined]
     for name in whole.commands:  # type: ignore[attr-defined]
-        assert f"│ {name} " in shown
+        assert f"\n  {name} " in shown
 
 
 def test_a_command_is_built_when_its_help_is_shown() -> None:

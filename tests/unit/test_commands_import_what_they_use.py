@@ -3,8 +3,8 @@ the web stack, Alembic or mcp-types (lint, which validates messages, loads mcp-t
 when the session has no current stored findings), and `call` against a stdio server never loads the
 HTTP client, the OAuth listener, mcp-types, a validation library (pydantic: the settings are read by `settings.py` itself) or the replay's matching; on a store at the current revision `sessions`, `show`,
 `search` and `lint` read it, and `lint`, `call` and `wrap` write it, without SQLAlchemy or SQLModel. Nor does any of them load what the CLI itself does not use there: `--help`
-builds no command and renders without Markdown's parser or the traceback renderer (Pygments), and
-plain option values are read without pydantic (Typer's adapters). The process boundary is the point:
+builds no command, and help (`--help`, a command's `--help`) is rendered by Click's formatter without
+Rich at all (Markdown's parser and Pygments included), and plain option values are read without pydantic (Typer's adapters). The process boundary is the point:
 each command runs through the
 console entry (`python -m inspector`) in a fresh interpreter whose imports are listed on its stderr
 (`PYTHONPROFILEIMPORTTIME`), on a store at the current revision (the checked-in demo session).
@@ -122,13 +122,15 @@ def test_read_commands_load_no_web_stack_migrations_or_sdk_models(
     [["--help"], ["sessions", "--limit", "5"], ["show", "1", "--help"], ["search", "tool"]],
     ids=["help", "sessions", "show-help", "search"],
 )
-def test_the_cli_loads_no_markdown_parser_traceback_renderer_or_value_adapters(
+def test_the_cli_loads_no_markdown_parser_traceback_renderer_or_value_adapters_and_help_no_rich(
     demo_db: Path, args: list[str]
 ) -> None:
     modules, out = modules_of(args, demo_db, once=True)
     assert out.strip()
     unwanted = {m for m in modules if m.startswith(NOT_FOR_THE_CLI)}
     assert not unwanted, sorted(unwanted)
+    if "--help" in args:
+        assert not {m for m in modules if m.split(".")[0] == "rich" or m == "typer.rich_utils"}
 
 
 # What printing the store never loads (issue #36): the columns' validation metadata (annotated_types,
