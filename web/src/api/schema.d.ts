@@ -564,6 +564,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/host-runs/{run_id}/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A host run's requests as spans, a lane per server (session) */
+        get: operations["host_run_waterfall_route_api_host_runs__run_id__waterfall_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports": {
         parameters: {
             query?: never;
@@ -1214,6 +1231,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's requests as spans in a time window (aggregated past a limit) */
+        get: operations["session_waterfall_route_api_sessions__session_id__waterfall_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage": {
         parameters: {
             query?: never;
@@ -1623,6 +1657,23 @@ export interface components {
         BreakpointsIn: {
             /** On */
             on: boolean;
+        };
+        /**
+         * Buckets
+         * @description The window in equal slices (from `lo`): per slice, the spans starting in it.
+         */
+        Buckets: {
+            /** Count */
+            count: number[];
+            /** Errors */
+            errors: number[];
+            /**
+             * Max Ms
+             * @description the largest latency of the slice's answered spans (0: none)
+             */
+            max_ms: number[];
+            /** Slice Ns */
+            slice_ns: number;
         };
         /** CancelIn */
         CancelIn: {
@@ -4675,6 +4726,58 @@ export interface components {
             /** Seq */
             seq: number;
         };
+        /**
+         * Span
+         * @description One request, from its row to its answer's.
+         */
+        Span: {
+            /**
+             * Answer Seq
+             * @description its answer's seq; null: never answered
+             */
+            answer_seq: number | null;
+            /**
+             * Direction
+             * @description c2s: the client asked; s2c: the server asked
+             */
+            direction: string;
+            /**
+             * End Ns
+             * @description its answer's time; null: never answered (open to the end)
+             */
+            end_ns: number | null;
+            /**
+             * Exchange
+             * @description the HTTP exchange of the request (meta.exchange)
+             */
+            exchange: number | null;
+            /**
+             * Failed
+             * @description an error response, or a tools/call result with isError: true
+             */
+            failed: boolean;
+            /** Method */
+            method: string | null;
+            /**
+             * Name
+             * @description params.name of tools/call and prompts/get, params.uri of resources/read
+             */
+            name: string | null;
+            /**
+             * Parent Seq
+             * @description for a server's sampling, elicitation or roots request: the client request it was sent for
+             */
+            parent_seq: number | null;
+            /**
+             * Progress
+             * @description the times of its notifications/progress
+             */
+            progress: number[];
+            /** Seq */
+            seq: number;
+            /** Start Ns */
+            start_ns: number;
+        };
         /** StdioCommand */
         StdioCommand: {
             /** Argv */
@@ -5021,6 +5124,38 @@ export interface components {
             started_ns: number;
             /** Target */
             target: unknown;
+        };
+        /**
+         * Waterfall
+         * @description The sessions' extent, the window shown (`lo`..`hi`, inside it) and a lane per session.
+         */
+        Waterfall: {
+            /** End Ns */
+            end_ns: number | null;
+            /** Hi */
+            hi: number | null;
+            /** Lanes */
+            lanes: components["schemas"]["WaterfallLane"][];
+            /** Lo */
+            lo: number | null;
+            /** Start Ns */
+            start_ns: number | null;
+        };
+        /**
+         * WaterfallLane
+         * @description One session's spans in the window (`spans`), or past the limit its `buckets`.
+         */
+        WaterfallLane: {
+            buckets: components["schemas"]["Buckets"] | null;
+            /** Session Id */
+            session_id: number;
+            /** Spans */
+            spans: components["schemas"]["Span"][] | null;
+            /**
+             * Total
+             * @description the spans in the window
+             */
+            total: number;
         };
         /**
          * WouldGo
@@ -6671,6 +6806,46 @@ export interface operations {
             };
         };
     };
+    host_run_waterfall_route_api_host_runs__run_id__waterfall_get: {
+        parameters: {
+            query?: {
+                /** @description the window's start (ns since the epoch); default the first row */
+                from_ns?: number | null;
+                /** @description the window's end (ns); default the last row */
+                to_ns?: number | null;
+                /** @description spans returned one by one per lane at most; past it, buckets */
+                limit?: number;
+                /** @description the window's slices when aggregated */
+                buckets?: number;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waterfall"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     import_route_api_imports_post: {
         parameters: {
             query?: {
@@ -7887,6 +8062,10 @@ export interface operations {
                 findings?: ("any" | "warning" | "error") | null;
                 /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
                 intervened?: boolean;
+                /** @description only messages recorded at or after this time (ns since the epoch) */
+                from_ns?: number | null;
+                /** @description only messages recorded at or before this time (ns) */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7964,6 +8143,10 @@ export interface operations {
                 findings?: ("any" | "warning" | "error") | null;
                 /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
                 intervened?: boolean;
+                /** @description only messages recorded at or after this time (ns since the epoch) */
+                from_ns?: number | null;
+                /** @description only messages recorded at or before this time (ns) */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -8293,6 +8476,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionStats"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    session_waterfall_route_api_sessions__session_id__waterfall_get: {
+        parameters: {
+            query?: {
+                /** @description the window's start (ns since the epoch); default the first row */
+                from_ns?: number | null;
+                /** @description the window's end (ns); default the last row */
+                to_ns?: number | null;
+                /** @description spans returned one by one per lane at most; past it, buckets */
+                limit?: number;
+                /** @description the window's slices when aggregated */
+                buckets?: number;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waterfall"];
                 };
             };
             /** @description Validation Error */
