@@ -52,13 +52,18 @@ def test_the_waterfall_draws_the_apis_spans_and_brushes_the_timeline(page: Page,
         assert child.get_attribute("data-parent") == str(s["parent_seq"])
         parent = page.locator(f"[data-testid=wf-span][data-seq='{s['parent_seq']}']").bounding_box()
         box = child.bounding_box()
-        assert parent and box and parent["x"] - 1 <= box["x"] and box["x"] + box["width"] <= parent["x"] + parent["width"] + 1
+        assert (
+            parent
+            and box
+            and parent["x"] - 1 <= box["x"]
+            and box["x"] + box["width"] <= parent["x"] + parent["width"] + 1
+        )
     expect(page.get_by_test_id("wf-tick")).to_have_count(sum(len(s["progress"]) for s in spans))
 
     # docs/waterfall.png: the tool calls from count_slowly (progress) to list_client_roots (roots),
     # ask_llm's sampling and book_table's elicitation inside them; a window in the URL.
     by_seq = {s["seq"]: s for s in spans}
-    lo, hi = by_seq[18]["start_ns"] - 2_000_000, by_seq[35]["end_ns"] + 2_000_000
+    lo, hi = by_seq[18]["start_ns"] - 2_000_000, by_seq[35]["end_ns"] + 6_000_000
     page.set_viewport_size({"width": 1400, "height": 520})
     page.goto(f"{ui.base_url}/sessions/1/waterfall?from={lo}&to={hi}")
     expect(page.get_by_test_id("wf-nested")).to_have_count(3)
@@ -91,7 +96,9 @@ def test_the_waterfall_draws_the_apis_spans_and_brushes_the_timeline(page: Page,
     want = _api(ui, "/api/sessions/1/messages", from_ns=lo, to_ns=hi)["items"]
     rows = page.get_by_test_id("row")
     expect(rows).to_have_count(len(want))
-    assert [int(s) for s in rows.evaluate_all("els => els.map(e => e.dataset.seq)")] == [r["seq"] for r in want]
+    assert [int(s) for s in rows.evaluate_all("els => els.map(e => e.dataset.seq)")] == [
+        r["seq"] for r in want
+    ]
 
     # The timeline's strip: a click clears the range (every row), a drag sets one (fewer rows).
     strip = page.get_by_test_id("wf-strip")

@@ -201,9 +201,11 @@ export function WaterfallView({ source, names, timelineOf }: { source: Source; n
         {marks.map((t) => (
           <g key={t}>
             <line x1={x(t)} x2={x(t)} y1={AXIS_H - 6} y2={AXIS_H} className="wf-rule" />
-            <text x={x(t) + 3} y={14} className="wf-tick-label">
-              {tickLabel(t - start, marks.length > 1 ? marks[1] - marks[0] : hi - lo)}
-            </text>
+            {x(t) + 60 < width && (
+              <text x={x(t) + 3} y={14} className="wf-tick-label">
+                {tickLabel(t - start, marks.length > 1 ? marks[1] - marks[0] : hi - lo)}
+              </text>
+            )}
           </g>
         ))}
       </svg>
@@ -287,6 +289,7 @@ function row(item: Item, x: (t: number) => number, plot: number, end: number, fr
   const x0 = Math.max(LABEL_W + 1, x(s.start_ns));
   const x1 = Math.min(LABEL_W + plot + 2, x(s.end_ns ?? end));
   if (x1 < LABEL_W || x0 > LABEL_W + plot) return null; // an earlier answer's, while the window's own loads
+  const inner = [...new Set(item.nested.map((n) => (n.method ?? "").split("/")[0]))].join(", ");
   const cls = `wf-span ${s.direction}${s.failed ? " failed" : ""}${s.end_ns === null ? " open" : ""}`;
   return (
     <g className="wf-row" onClick={() => open(item.sid, s.seq)}>
@@ -302,17 +305,17 @@ function row(item: Item, x: (t: number) => number, plot: number, end: number, fr
         const b = Math.min(LABEL_W + plot + 2, x(n.end_ns ?? end));
         return (
           <g key={n.seq}>
-            <rect x={a} y={8} width={Math.max(2, b - a)} height={6} className={`wf-nested${n.failed ? " failed" : ""}`} data-testid="wf-nested" data-seq={n.seq} data-parent={s.seq}>
+            <rect x={a} y={7} width={Math.max(2, b - a)} height={8} className={`wf-nested${n.failed ? " failed" : ""}`} data-testid="wf-nested" data-seq={n.seq} data-parent={s.seq}>
               <title>{title(n)}</title>
             </rect>
-            {x1 - b > 70 && (
-              <text x={b + 4} y={15} className="wf-nested-label">
-                {(n.method ?? "").split("/")[0]}
-              </text>
-            )}
           </g>
         );
       })}
+      {inner && x1 + 8 + inner.length * 6.5 < LABEL_W + plot && (
+        <text x={x1 + 4} y={15} className="wf-nested-label">
+          {inner}
+        </text>
+      )}
       {s.progress.filter((t) => x(t) >= LABEL_W).map((t, i) => (
         <line key={i} x1={x(t)} x2={x(t)} y1={2} y2={20} className="wf-tick" data-testid="wf-tick" />
       ))}
