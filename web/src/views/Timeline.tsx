@@ -477,9 +477,11 @@ export function Timeline({
           </span>
         </div>
         {store.error && <p className="error">{store.error}</p>}
-        {settled && (
-          <Suspense>
-            <Strip
+        {/* The strip's place is kept from the first paint: the list does not move when it comes. */}
+        <div className="wf-strip-slot">
+          {settled && (
+            <Suspense>
+              <Strip
               sessionId={sessionId}
               range={filter.from !== undefined && filter.to !== undefined ? { lo: filter.from, hi: filter.to } : null}
               onRange={(w) => {
@@ -494,8 +496,9 @@ export function Timeline({
                 applyParams(next);
               }}
             />
-          </Suspense>
-        )}
+            </Suspense>
+          )}
+        </div>
         <ConversationsPanel doc={conversations} onOpen={(seq) => open(seq)} />
         <PausesPanel session={session} />
         <div className="row head" role="row">
