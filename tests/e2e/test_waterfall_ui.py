@@ -71,7 +71,10 @@ def test_the_waterfall_draws_the_apis_spans_and_brushes_the_timeline(page: Page,
     DOCS_SHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(DOCS_SHOT))
 
-    # Brush across the sampling call's bar (its start to its end): the window zooms to it.
+    # Brush across the sampling call's bar (its start to its end): the window zooms to it, from the
+    # spans at hand (every span of the larger window came one by one: no request).
+    asked: list[str] = []
+    page.on("request", lambda r: "/waterfall" in r.url and asked.append(r.url))
     sampling = next(s for s in nested if s["method"] == "sampling/createMessage")
     bar = page.locator(f"[data-testid=wf-span][data-seq='{sampling['parent_seq']}']").bounding_box()
     assert bar
@@ -89,6 +92,12 @@ def test_the_waterfall_draws_the_apis_spans_and_brushes_the_timeline(page: Page,
     )
     wide = page.locator(f"[data-testid=wf-span][data-seq='{sampling['parent_seq']}']").bounding_box()
     assert wide and wide["width"] > 0.3 * (1400 - 300)  # zoomed: the call fills a good part of the plot
+    assert asked == []
+    with page.expect_request(lambda r: "/waterfall" in r.url):  # past what is at hand: asked for
+        for _ in range(3):
+            page.get_by_test_id("wf-zoom-out").click()
+    expect(page).not_to_have_url(re.compile(rf"from={lo}&"))
+    lo, hi = _range(page)
 
     # The window's messages in the timeline: the table filtered to the range.
     page.get_by_test_id("wf-to-timeline").click()

@@ -8,7 +8,7 @@
 // (count, errors, max latency per slice), which the server aggregates.
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
-import { dur, rangeOf, tickLabel, ticks, useWaterfall, withRange, type Lane, type Source, type Span, type Win } from "./data";
+import { dur, inWindow, rangeOf, tickLabel, ticks, useWaterfall, withRange, type Lane, type Source, type Span, type Win } from "./data";
 import "./waterfall.css";
 
 const LABEL_W = 240;
@@ -38,7 +38,7 @@ function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
 
 /** The rows to draw: per lane (a heading when there are several), its top-level spans by start, each
  * with the spans nested in it; or its slices when the server aggregated it. */
-function itemsOf(lanes: Lane[], names: Map<number, string>): Item[] {
+function itemsOf(lanes: Lane[], names: Map<number, string>, lo: number, hi: number): Item[] {
   const out: Item[] = [];
   for (const lane of lanes) {
     if (lanes.length > 1) out.push({ kind: "head", lane, name: names.get(lane.session_id) ?? `#${lane.session_id}` });
@@ -50,7 +50,7 @@ function itemsOf(lanes: Lane[], names: Map<number, string>): Item[] {
     for (const s of lane.spans) if (s.parent_seq !== null) nested.set(s.parent_seq, [...(nested.get(s.parent_seq) ?? []), s]);
     const seqs = new Set(lane.spans.map((s) => s.seq));
     for (const s of lane.spans)
-      if (s.parent_seq === null || !seqs.has(s.parent_seq)) out.push({ kind: "span", span: s, nested: nested.get(s.seq) ?? [], sid: lane.session_id });
+      if ((s.parent_seq === null || !seqs.has(s.parent_seq)) && inWindow(s, lo, hi)) out.push({ kind: "span", span: s, nested: nested.get(s.seq) ?? [], sid: lane.session_id });
   }
   return out;
 }
@@ -73,7 +73,7 @@ export function WaterfallView({ source, names, timelineOf }: { source: Source; n
   const end = data?.end_ns ?? hi;
   const x = (t: number) => LABEL_W + ((t - lo) / Math.max(1, hi - lo)) * plot;
   const tOf = (px: number) => lo + ((px - LABEL_W) / plot) * (hi - lo);
-  const items = useMemo(() => itemsOf(data?.lanes ?? [], names ?? new Map()), [data, names]);
+  const items = useMemo(() => itemsOf(data?.lanes ?? [], names ?? new Map(), lo, hi), [data, names, lo, hi]);
 
   const setWin = (next: Win | null) => {
     if (next) {
@@ -159,7 +159,7 @@ export function WaterfallView({ source, names, timelineOf }: { source: Source; n
   const last = Math.min(items.length, Math.ceil((scroll + height) / ROW) + 2);
   const shown = items.slice(first, last);
   const marks = ticks(lo, hi, start, Math.max(2, Math.floor(plot / 110)));
-  const totals = data.lanes.reduce((n, l) => n + l.total, 0);
+  const totals = data.lanes.reduce((n, l) => n + (l.spans ? l.spans.filter((s) => inWindow(s, lo, hi)).length : l.total), 0);
   const aggregated = data.lanes.some((l) => l.buckets);
   const sessionOf = "session" in source ? source.session : null;
   const toTimeline = (sid: number) => `${timelineOf ? timelineOf(sid) : `/sessions/${sid}`}?${withRange(new URLSearchParams(), { lo, hi })}`;

@@ -41,7 +41,18 @@ export function useWaterfall(source: Source, win: Win | null, buckets: number, l
   const lo = win?.lo ?? null;
   const hi = win?.hi ?? null;
   const width = Math.round(buckets / 50) * 50; // a resize by a few pixels does not fetch again
+  // A window inside one whose spans all came one by one needs no request: they are all here.
+  const covered =
+    data !== null &&
+    data.lo !== null &&
+    data.hi !== null &&
+    lo !== null &&
+    hi !== null &&
+    data.lo <= lo &&
+    hi <= data.hi &&
+    data.lanes.every((l) => l.spans !== null);
   useEffect(() => {
+    if (covered) return;
     let gone = false;
     const timer = setTimeout(
       () => {
@@ -57,8 +68,13 @@ export function useWaterfall(source: Source, win: Win | null, buckets: number, l
       clearTimeout(timer);
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, lo, hi, width, limit]);
+  }, [key, lo, hi, width, limit, covered]);
   return { data, error };
+}
+
+/** Whether a span overlaps the window (one never answered lasts to the end). */
+export function inWindow(s: Span, lo: number, hi: number): boolean {
+  return s.start_ns <= hi && (s.end_ns ?? Infinity) >= lo;
 }
 
 /** Nanoseconds as a short duration. */
