@@ -35,6 +35,7 @@ from inspector.api import (
     routes_stats,
     routes_storage,
     routes_versions,
+    routes_waterfall,
 )
 from inspector.api.clients import ClientManager
 from inspector.api.deps import AppState
@@ -107,6 +108,7 @@ def create_app(
     app.include_router(routes_conversations.router)
     app.include_router(routes_lint.router)
     app.include_router(routes_stats.router)
+    app.include_router(routes_waterfall.router)
     app.include_router(routes_live.router)
     app.state.replay_jobs = ReplayJobs(engine)
     app.include_router(routes_replay.router)

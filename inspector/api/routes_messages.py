@@ -52,6 +52,12 @@ def message_filter(
             "(meta.intercept) or sent by it (meta.injected)"
         ),
     ] = False,
+    from_ns: Annotated[
+        SqlInt | None, Query(description="only messages recorded at or after this time (ns since the epoch)")
+    ] = None,
+    to_ns: Annotated[
+        SqlInt | None, Query(description="only messages recorded at or before this time (ns)")
+    ] = None,
 ) -> MessageFilter:
     """The filter query parameters shared by the message routes."""
     return MessageFilter(
@@ -62,6 +68,8 @@ def message_filter(
         text=q.strip() if q and q.strip() else None,
         findings=findings,
         intervened=intervened,
+        since_ns=from_ns,
+        until_ns=to_ns,
     )
 
 

@@ -82,7 +82,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MessageFilter:
-    """Which messages of a session: direction, kinds, channels, methods (`tools/*` is a prefix), text."""
+    """Which messages of a session: direction, kinds, channels, methods (`tools/*` is a prefix), text,
+    time range."""
 
     direction: str | None = None
     kinds: tuple[str, ...] = ()
@@ -93,6 +94,9 @@ class MessageFilter:
     findings: str | None = None
     # Only messages the inspector intervened on (`meta.intercept` or `meta.injected`, issue 17).
     intervened: bool = False
+    # Only messages recorded in this time range (ns, both ends included): the waterfall's brush.
+    since_ns: int | None = None
+    until_ns: int | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -104,6 +108,8 @@ class MessageFilter:
             or self.text
             or self.findings
             or self.intervened
+            or self.since_ns is not None
+            or self.until_ns is not None
         )
 
 
@@ -136,6 +142,10 @@ def _conditions(dialect: str, flt: MessageFilter) -> list[Any]:
         ors: list[ColumnElement[bool]] = [_m.c.method.in_(exact)] if exact else []
         ors += [_m.c.method.startswith(p, autoescape=True) for p in prefixes]
         conds.append(or_(*ors))
+    if flt.since_ns is not None:
+        conds.append(_m.c.ts_ns >= flt.since_ns)
+    if flt.until_ns is not None:
+        conds.append(_m.c.ts_ns <= flt.until_ns)
     if flt.findings:
         severities = {"error": ("error",), "warning": ("error", "warning")}.get(flt.findings)
         lint = sa_select(_f.c.seq).where(_f.c.session_id == _SID)

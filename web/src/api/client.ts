@@ -92,6 +92,9 @@ export interface Filter {
   findings?: FindingsFilter;
   /** Only rows the inspector intervened on (held, dropped, delayed, edited, injected). */
   intervened?: boolean;
+  /** Only rows recorded in this time range (ns since the epoch): the waterfall's brush. */
+  from?: number;
+  to?: number;
 }
 
 /** Messages with lint findings: any, warning (warnings and errors), error. */
@@ -106,7 +109,7 @@ export function lintOf(r: Row): LintBadge[] {
 export const emptyFilter: Filter = { kind: [], method: [], channel: [] };
 
 export function isEmptyFilter(f: Filter): boolean {
-  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q && !f.findings && !f.intervened;
+  return !f.direction && !f.kind.length && !f.method.length && !f.channel.length && !f.q && !f.findings && !f.intervened && f.from === undefined && f.to === undefined;
 }
 
 export function filterQuery(f: Filter) {
@@ -118,5 +121,7 @@ export function filterQuery(f: Filter) {
     q: f.q || undefined,
     findings: f.findings,
     intervened: f.intervened || undefined,
+    from_ns: f.from,
+    to_ns: f.to,
   };
 }

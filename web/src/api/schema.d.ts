@@ -581,6 +581,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/host-runs/{run_id}/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A host run's requests as spans, a lane per server (session) */
+        get: operations["host_run_waterfall_route_api_host_runs__run_id__waterfall_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports": {
         parameters: {
             query?: never;
@@ -1231,6 +1248,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{session_id}/waterfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's requests as spans in a time window (aggregated past a limit) */
+        get: operations["session_waterfall_route_api_sessions__session_id__waterfall_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage": {
         parameters: {
             query?: never;
@@ -1640,26 +1674,6 @@ export interface components {
         BreakpointsIn: {
             /** On */
             on: boolean;
-        };
-        /**
-         * Buckets
-         * @description Exchanges per bucket of the runs-compared summary (see `ExchangeDiffOut.bucket`).
-         */
-        Buckets: {
-            /** Changed */
-            changed: number;
-            /** Fixed */
-            fixed: number;
-            /** New */
-            new: number;
-            /** Regressed */
-            regressed: number;
-            /** Removed */
-            removed: number;
-            /** Unchanged */
-            unchanged: number;
-            /** Volatile */
-            volatile: number;
         };
         /** CancelIn */
         CancelIn: {
@@ -4268,7 +4282,7 @@ export interface components {
          * @description What the diff of two sessions opens with: exchanges per bucket and latency deltas.
          */
         RunsCompared: {
-            buckets: components["schemas"]["Buckets"];
+            buckets: components["schemas"]["inspector__api__schemas_replay__Buckets"];
             /**
              * Latency
              * @description per method, then per name under it, in a's order (then b's own); rows answered in neither session are left out
@@ -4799,6 +4813,58 @@ export interface components {
             /** Seq */
             seq: number;
         };
+        /**
+         * Span
+         * @description One request, from its row to its answer's.
+         */
+        Span: {
+            /**
+             * Answer Seq
+             * @description its answer's seq; null: never answered
+             */
+            answer_seq: number | null;
+            /**
+             * Direction
+             * @description c2s: the client asked; s2c: the server asked
+             */
+            direction: string;
+            /**
+             * End Ns
+             * @description its answer's time; null: never answered (open to the end)
+             */
+            end_ns: number | null;
+            /**
+             * Exchange
+             * @description the HTTP exchange of the request (meta.exchange)
+             */
+            exchange: number | null;
+            /**
+             * Failed
+             * @description an error response, or a tools/call result with isError: true
+             */
+            failed: boolean;
+            /** Method */
+            method: string | null;
+            /**
+             * Name
+             * @description params.name of tools/call and prompts/get, params.uri of resources/read
+             */
+            name: string | null;
+            /**
+             * Parent Seq
+             * @description for a server's sampling, elicitation or roots request: the client request it was sent for
+             */
+            parent_seq: number | null;
+            /**
+             * Progress
+             * @description the times of its notifications/progress
+             */
+            progress: number[];
+            /** Seq */
+            seq: number;
+            /** Start Ns */
+            start_ns: number;
+        };
         /** StdioCommand */
         StdioCommand: {
             /** Argv */
@@ -5147,6 +5213,38 @@ export interface components {
             target: unknown;
         };
         /**
+         * Waterfall
+         * @description The sessions' extent, the window shown (`lo`..`hi`, inside it) and a lane per session.
+         */
+        Waterfall: {
+            /** End Ns */
+            end_ns: number | null;
+            /** Hi */
+            hi: number | null;
+            /** Lanes */
+            lanes: components["schemas"]["WaterfallLane"][];
+            /** Lo */
+            lo: number | null;
+            /** Start Ns */
+            start_ns: number | null;
+        };
+        /**
+         * WaterfallLane
+         * @description One session's spans in the window (`spans`), or past the limit its `buckets`.
+         */
+        WaterfallLane: {
+            buckets: components["schemas"]["inspector__api__schemas_waterfall__Buckets"] | null;
+            /** Session Id */
+            session_id: number;
+            /** Spans */
+            spans: components["schemas"]["Span"][] | null;
+            /**
+             * Total
+             * @description the spans in the window
+             */
+            total: number;
+        };
+        /**
          * WouldGo
          * @description A session the policy removes next (the dry-run plan), oldest first.
          */
@@ -5179,6 +5277,43 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /**
+         * Buckets
+         * @description Exchanges per bucket of the runs-compared summary (see `ExchangeDiffOut.bucket`).
+         */
+        inspector__api__schemas_replay__Buckets: {
+            /** Changed */
+            changed: number;
+            /** Fixed */
+            fixed: number;
+            /** New */
+            new: number;
+            /** Regressed */
+            regressed: number;
+            /** Removed */
+            removed: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Volatile */
+            volatile: number;
+        };
+        /**
+         * Buckets
+         * @description The window in equal slices (from `lo`): per slice, the spans starting in it.
+         */
+        inspector__api__schemas_waterfall__Buckets: {
+            /** Count */
+            count: number[];
+            /** Errors */
+            errors: number[];
+            /**
+             * Max Ms
+             * @description the largest latency of the slice's answered spans (0: none)
+             */
+            max_ms: number[];
+            /** Slice Ns */
+            slice_ns: number;
         };
     };
     responses: never;
@@ -6826,6 +6961,46 @@ export interface operations {
             };
         };
     };
+    host_run_waterfall_route_api_host_runs__run_id__waterfall_get: {
+        parameters: {
+            query?: {
+                /** @description the window's start (ns since the epoch); default the first row */
+                from_ns?: number | null;
+                /** @description the window's end (ns); default the last row */
+                to_ns?: number | null;
+                /** @description spans returned one by one per lane at most; past it, buckets */
+                limit?: number;
+                /** @description the window's slices when aggregated */
+                buckets?: number;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waterfall"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     import_route_api_imports_post: {
         parameters: {
             query?: {
@@ -8042,6 +8217,10 @@ export interface operations {
                 findings?: ("any" | "warning" | "error") | null;
                 /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
                 intervened?: boolean;
+                /** @description only messages recorded at or after this time (ns since the epoch) */
+                from_ns?: number | null;
+                /** @description only messages recorded at or before this time (ns) */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -8119,6 +8298,10 @@ export interface operations {
                 findings?: ("any" | "warning" | "error") | null;
                 /** @description only messages the inspector intervened on: held, dropped, delayed, edited (meta.intercept) or sent by it (meta.injected) */
                 intervened?: boolean;
+                /** @description only messages recorded at or after this time (ns since the epoch) */
+                from_ns?: number | null;
+                /** @description only messages recorded at or before this time (ns) */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -8448,6 +8631,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionStats"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    session_waterfall_route_api_sessions__session_id__waterfall_get: {
+        parameters: {
+            query?: {
+                /** @description the window's start (ns since the epoch); default the first row */
+                from_ns?: number | null;
+                /** @description the window's end (ns); default the last row */
+                to_ns?: number | null;
+                /** @description spans returned one by one per lane at most; past it, buckets */
+                limit?: number;
+                /** @description the window's slices when aggregated */
+                buckets?: number;
+            };
+            header?: never;
+            path: {
+                session_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waterfall"];
                 };
             };
             /** @description Validation Error */

@@ -2,8 +2,8 @@
 // run's timeline merging its servers by time, a lane (a column and a colour) per server, each
 // server's stderr lines inline where they happened, a filter per server. A live run follows: its
 // sessions are subscribed to on the live feed, and new rows are asked for after the last one.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { Link, useParams } from "react-router";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
 import { api, unwrap, type Row } from "../api/client";
 import { live } from "../api/live";
 import type { components } from "../api/schema";
@@ -11,6 +11,9 @@ import "./hosts.css";
 import { RunToolsCost } from "./RunToolsCost";
 
 type HostRun = components["schemas"]["HostRunOut"];
+
+// The run's waterfall (a lane per server), loaded when first shown.
+const WaterfallView = lazy(() => import("../waterfall/Waterfall").then((m) => ({ default: m.WaterfallView })));
 
 const PAGE = 2000;
 const MAX_ROWS = 20000; // a run's rows kept in view (the oldest go first)
@@ -122,6 +125,8 @@ export function HostRunView() {
   const [run, setRun] = useState<HostRun | null>(null);
   const [rows, setRows] = useState<Row[]>([]);
   const [hidden, setHidden] = useState<Set<number>>(new Set());
+  const [params, setParams] = useSearchParams();
+  const waterfall = params.get("view") === "waterfall";
   const [error, setError] = useState<string | null>(null);
   // Rows are fetched per session after its last row shown: a live server's rows may be committed
   // after another server's later ones, so one cursor over the merged order would skip them.
@@ -230,7 +235,20 @@ export function HostRunView() {
         {run.config_files.length > 0 && <div className="muted">config {run.config_files.join(", ")}</div>}
         <RunToolsCost runId={run.id} names={new Map(lanes.map((s) => [s.id, serverName(s)]))} />
         {error && <div className="error">{error}</div>}
+        <button
+          className="ghost"
+          data-testid="host-run-waterfall"
+          onClick={() => setParams(waterfall ? {} : { view: "waterfall" }, { replace: true })}
+        >
+          {waterfall ? "Messages" : "Waterfall"}
+        </button>
       </div>
+      {waterfall ? (
+        <Suspense>
+          <WaterfallView source={{ run: run.id }} names={new Map(lanes.map((s) => [s.id, serverName(s)]))} />
+        </Suspense>
+      ) : (
+      <>
       <div className="host-run-filters" data-testid="host-run-filters">
         {lanes.map((s, i) => (
           <label key={s.id} className={`lane-chip lane-${i % 8}`}>
@@ -270,6 +288,8 @@ export function HostRunView() {
         })}
       </div>
       {shown.length === 0 && <p className="empty">No messages yet.</p>}
+      </>
+      )}
     </div>
   );
 }

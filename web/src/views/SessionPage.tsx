@@ -24,6 +24,7 @@ const DiffWithDialog = lazy(() => import("./DiffWithDialog").then((m) => ({ defa
 const MockServerDialog = lazy(() => import("./MockServerDialog").then((m) => ({ default: m.MockServerDialog })));
 const ReplayDialog = lazy(() => import("./ReplayDialog").then((m) => ({ default: m.ReplayDialog })));
 const InterceptPanel = lazy(() => import("./InterceptPanel").then((m) => ({ default: m.InterceptPanel })));
+const Waterfall = lazy(() => import("../waterfall/Waterfall").then((m) => ({ default: m.WaterfallView })));
 const Overview = lazy(() => import("../overview/Overview").then((m) => ({ default: m.Overview })));
 const AppsTab = lazy(() => import("../apps/AppsTab").then((m) => ({ default: m.AppsTab })));
 const SkillsTab = lazy(() => import("../skills/SkillsTab").then((m) => ({ default: m.SkillsTab })));
@@ -56,6 +57,7 @@ export const sessionRoutes = (
     <Route index element={<TimelineTab />} />
     <Route path="messages/:seq" element={<TimelineTab />} />
     <Route path="overview" element={<Tab view={(t) => <Overview sessionId={t.id} />} />} />
+    <Route path="waterfall" element={<Tab view={(t) => <Waterfall source={{ session: t.id }} />} />} />
     <Route path="lanes" element={<Tab view={(t) => t.session && <Lanes session={t.session} />} />} />
     <Route path="network" element={<Tab view={(t) => t.session && <Network session={t.session} />} />} />
     <Route path="network/:exchange" element={<Tab view={(t) => t.session && <Network session={t.session} />} />} />
@@ -99,6 +101,9 @@ export function SessionPage() {
         </NavLink>
         <NavLink to={`/sessions/${id}/overview`} data-testid="overview-tab">
           Overview
+        </NavLink>
+        <NavLink to={`/sessions/${id}/waterfall`} data-testid="waterfall-tab">
+          Waterfall
         </NavLink>
         <NavLink to={`/sessions/${id}/lanes`}>Lanes</NavLink>
         {http && <NavLink to={`/sessions/${id}/network`}>Network</NavLink>}

@@ -25,6 +25,8 @@ import { ConversationsPanel, markOf, useConversations } from "./Conversations";
 
 // The detail (JSON viewer, findings, app links) is loaded when a message is first opened.
 const MessageDetail = lazy(() => import("./MessageDetail").then((m) => ({ default: m.MessageDetail })));
+// The waterfall's strip (its brush filters the table by time) comes after the first rows.
+const Strip = lazy(() => import("../waterfall/Strip").then((m) => ({ default: m.Strip })));
 
 const KINDS = ["request", "notification", "response", "error", "log", "invalid", "batch"];
 const FINDINGS: FindingsFilter[] = ["any", "warning", "error"];
@@ -43,7 +45,15 @@ export function parseFilter(params: URLSearchParams): Filter {
     q: params.get("q") || undefined,
     findings: FINDINGS.find((f) => f === params.get("findings")),
     intervened: params.get("iv") === "1" || undefined,
+    ...timeRange(params),
   };
+}
+
+/** The time range of the URL (`from`, `to`: ns), as the waterfall's brush sets it. */
+function timeRange(params: URLSearchParams): { from?: number; to?: number } {
+  const from = Number(params.get("from"));
+  const to = Number(params.get("to"));
+  return params.get("from") && params.get("to") && Number.isFinite(from) && Number.isFinite(to) && to > from ? { from, to } : {};
 }
 
 /** A store started before React renders it (see `primeTimeline`, `applyFilter`), taken by the Timeline. */
@@ -467,6 +477,28 @@ export function Timeline({
           </span>
         </div>
         {store.error && <p className="error">{store.error}</p>}
+        {/* The strip's place is kept from the first paint: the list does not move when it comes. */}
+        <div className="wf-strip-slot">
+          {settled && (
+            <Suspense>
+              <Strip
+              sessionId={sessionId}
+              range={filter.from !== undefined && filter.to !== undefined ? { lo: filter.from, hi: filter.to } : null}
+              onRange={(w) => {
+                const next = new URLSearchParams(params);
+                if (w) {
+                  next.set("from", String(Math.floor(w.lo)));
+                  next.set("to", String(Math.ceil(w.hi)));
+                } else {
+                  next.delete("from");
+                  next.delete("to");
+                }
+                applyParams(next);
+              }}
+            />
+            </Suspense>
+          )}
+        </div>
         <ConversationsPanel doc={conversations} onOpen={(seq) => open(seq)} />
         <PausesPanel session={session} />
         <div className="row head" role="row">
