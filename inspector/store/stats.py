@@ -25,7 +25,7 @@ sort, no join: a join of the two sides costs SQLite a scan per row). Read this w
 
 The name and `isError` are read from the JSON in `message.raw` inside the query (an SSE event's one
 `data:` line, whatever fields come before or after it). What SQL cannot read is read in Python
-first (`_out_of_line`) and handed to the statement as one JSON parameter: a body stored out of line
+first (`out_of_line`) and handed to the statement as one JSON parameter: a body stored out of line
 (`store.bodies`: `raw` holds only its head), an SSE event whose data spans several lines, and the
 batches' items.
 
@@ -51,7 +51,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BYTES_PER_TOKEN",
     "NAMED",
+    "calls_sql",
     "estimate_tokens",
+    "out_of_line",
     "session_stats",
     "tool_sizes",
     "tools_cost",
@@ -77,7 +79,7 @@ def _sse_sql(backend: str) -> tuple[str, str, str]:
     """The SQL of (whether a row is an SSE event with its framing, the text of its data line, whether
     another data line follows it) for `backend`. The data line's text is the event's JSON when it is
     the event's only data line, whatever other fields come before or after it; an event whose data
-    spans several lines is read in Python (`_out_of_line`)."""
+    spans several lines is read in Python (`out_of_line`)."""
     if backend == "sqlite":
         text = "CAST(raw AS TEXT)"
         after = f"replace(substr({text}, instr({text}, 'data:') + 5), char(13), char(10))"
@@ -102,7 +104,7 @@ def _sse_sql(backend: str) -> tuple[str, str, str]:
 def _body_sql(backend: str) -> tuple[str, str, str]:
     """The SQL of (a row's JSON-RPC text, the condition under which it is JSON, and the JSON value of
     a path in it) for `backend`; the text is named `t` in the other two. The text of an SSE event
-    whose data spans several lines is NULL: `_out_of_line` reads it."""
+    whose data spans several lines is NULL: `out_of_line` reads it."""
     sse, line, several = _sse_sql(backend)
     if backend == "sqlite":
         return (
@@ -125,7 +127,7 @@ def _path(expr: str, path: str) -> str:
 
 
 def _fixes_sql(backend: str) -> tuple[str, str]:
-    """What Python read (`_out_of_line`, the JSON parameter `:fixes`): the rows whose name and
+    """What Python read (`out_of_line`, the JSON parameter `:fixes`): the rows whose name and
     isError it read ([seq, name, is_error]), and the batches' items as rows of `keyed`."""
     columns = (
         "k",
@@ -159,10 +161,10 @@ def _fixes_sql(backend: str) -> tuple[str, str]:
     return rows, f"SELECT {items} FROM json_array_elements(CAST(:fixes AS json) -> 'items') AS value"
 
 
-def _calls_sql(backend: str) -> str:
+def calls_sql(backend: str) -> str:
     """The `WITH` of the statement, ending in `calls`: one row per request or notification (its seq,
     time, method, name), a batch's items included, with its one answer (its seq, latency, size,
-    whether it failed). Its parameters: `:sid`, and `:fixes`, the JSON of `_out_of_line`."""
+    whether it failed). Its parameters: `:sid`, and `:fixes`, the JSON of `out_of_line`."""
     text, ok, value = _body_sql(backend)
     named_in = ", ".join(f"'{m}'" for m in NAMED)
     name_expr = " ".join(
@@ -261,7 +263,7 @@ FROM (SELECT method, name, seq, answer_seq, latency_ns, failed FROM calls
       WHERE latency_ns IS NOT NULL ORDER BY latency_ns DESC, seq LIMIT {SLOWEST}) AS slow""",
         ]
     return (
-        _calls_sql(backend)
+        calls_sql(backend)
         + """,
 levels AS (
   SELECT method, NULL AS name, bytes_in, bytes_out, latency_ns, failed FROM calls
@@ -328,7 +330,7 @@ _NAMED_ROWS = (
 )
 
 
-def _out_of_line(conn: Conn, session_id: int) -> dict[str, list[list[Any]]]:
+def out_of_line(conn: Conn, session_id: int) -> dict[str, list[list[Any]]]:
     """What the statement cannot read itself, read here, as its `:fixes` parameter (JSON):
 
     - `rows`: [seq, name, is_error] of the rows it reads a name or `isError` from whose body is
@@ -433,7 +435,7 @@ def session_stats(store: Db | Engine, session_id: int, *, overview: bool = False
     `histogram` (answered calls per method by latency bucket), `timeline` (calls and failures per
     slice of the session's span) and `slowest` (the slowest answered calls)."""
     with reading(store) as conn:
-        params = {"sid": session_id, "fixes": json.dumps(_out_of_line(conn, session_id))}
+        params = {"sid": session_id, "fixes": json.dumps(out_of_line(conn, session_id))}
         found = conn.all(_stats_sql(conn.backend, overview=overview), params)
         listing = tools_list(conn, session_id)
     methods = [

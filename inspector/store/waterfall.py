@@ -1,7 +1,7 @@
 """The waterfall: a session's requests as spans in time, from request to answer, for a time window.
 
 One SQL statement per lane (a session; a host run has a lane per session), on SQLite and PostgreSQL,
-over the calls `store.stats` pairs (`stats._calls_sql`: a request's row and its one answer, grouped by
+over the calls `store.stats` pairs (`stats.calls_sql`: a request's row and its one answer, grouped by
 the request's seq; no second pairing here). Inside the window `[lo, hi]` (a span is in it when it
 starts by `hi` and ends at or after `lo`; one never answered ends at the session's last row):
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.store.db import Conn, reading
-from inspector.store.stats import _calls_sql, _out_of_line
+from inspector.store.stats import calls_sql, out_of_line
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -66,7 +66,7 @@ def _waterfall_sql(backend: str) -> str:
     """One lane's statement: spans and ticks ('s', 'p') or buckets ('b'), per the module's docstring."""
     big = "GREATEST" if backend == "postgresql" else "MAX"
     return (
-        _calls_sql(backend)
+        calls_sql(backend)
         + f""",
 spans AS (
   SELECT c.seq, c.answer_seq, c.ts_ns AS start_ns,
@@ -142,7 +142,7 @@ def lane(conn: Conn, session_id: int, lo: int, hi: int, last: int, window: Windo
     params = {
         "sid": session_id,
         # The names of calls whose bodies are stored out of line are read in Python, as in stats.
-        "fixes": json.dumps(_out_of_line(conn, session_id)),
+        "fixes": json.dumps(out_of_line(conn, session_id)),
         "lo": lo,
         "hi": hi,
         "last": last,
