@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx mitmproxy lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -37,7 +37,7 @@ check: install web
 # any, alone. TEST_WORKERS=0: one process. Three workers on two cores: a quarter of the run waits on
 # processes, browsers and sockets, which a third worker fills (pytest 706 s at 3 against 757 s at 2).
 TEST_WORKERS ?= 3
-test: install peers web chromium postgresql socat
+test: install peers web chromium postgresql socat mitmproxy
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
@@ -75,6 +75,11 @@ peers: $(PEERS)/node_modules/.installed
 $(PEERS)/node_modules/.installed: $(PEERS)/package.json $(PEERS)/package-lock.json
 	cd $(PEERS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# mitmproxy in a virtualenv of its own (bench/.venv-mitm: its h11 conflicts with httpx's), for
+# the HTTP bench and the HAR tests; installed here, with the other peers, not inside the test run.
+mitmproxy: install
+	$(BIN)/python -m bench.http_mitm
 
 # The web UI: npm ci, TypeScript types from the API's OpenAPI schema, vite build into $(STATIC).
 web: $(STATIC)/index.html
