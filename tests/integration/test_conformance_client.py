@@ -69,7 +69,7 @@ def test_every_scored_client_scenario_passes(tmp_path: Path) -> None:
     scored = {revision: requirements(revision) for revision in SETS}
     assert len(scored["2026-07-28"]) >= 32 and len(scored["2025-11-25"]) >= 18, scored
     runs = run_suites(
-        [(REQUIREMENTS, r) for r in SETS], tmp_path, timeout_ms=120000, suite=SUITE_NEXT, requirements=True
+        [(REQUIREMENTS, r) for r in SETS], tmp_path, timeout_ms=120000, suite=SUITE_NEXT, by="requirements"
     )
     rows, failed, unexpected_passes, extensions = [], {}, [], []
     for revision in SETS:
