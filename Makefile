@@ -13,7 +13,7 @@ WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx lint fmt clean
+.PHONY: all run check test docs wheel bench bench-http install peers web chromium postgresql socat nginx mitmproxy lint fmt clean
 .DEFAULT_GOAL := all
 
 # `make`: install the Python package and build the web UI it serves.
@@ -37,11 +37,11 @@ check: install web
 # any, alone. TEST_WORKERS=0: one process. Three workers on two cores: a quarter of the run waits on
 # processes, browsers and sockets, which a third worker fills (pytest 706 s at 3 against 757 s at 2).
 TEST_WORKERS ?= 3
-# Before pytest, three jobs at once: the npm installs and the UI build (mostly waiting on the
-# registry), the system packages (apt, one at a time: they share dpkg's lock), and the static checks
+# Before pytest, four jobs at once: the npm installs and the UI build, mitmproxy's own virtualenv
+# (both mostly waiting on the registries), the system packages (apt, one at a time: they share dpkg's lock), and the static checks
 # (ruff, mypy, the docs site: CPU), so the waits and the CPU work overlap on a fresh machine.
 test: install
-	$(MAKE) --no-print-directory -j3 peers-and-web system-packages static-checks
+	$(MAKE) --no-print-directory -j4 peers-and-web mitmproxy system-packages static-checks
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
 	if grep -rqE --include='*.py' '^\s*(@pytest\.mark\.serial|pytestmark.*mark\.serial)' tests; then $(BIN)/pytest -m serial; fi
 
@@ -85,6 +85,11 @@ peers: $(PEERS)/node_modules/.installed
 $(PEERS)/node_modules/.installed: $(PEERS)/package.json $(PEERS)/package-lock.json
 	cd $(PEERS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# mitmproxy in a virtualenv of its own (bench/.venv-mitm: its h11 conflicts with httpx's), for
+# the HTTP bench and the HAR tests; installed here, with the other peers, not inside the test run.
+mitmproxy: install
+	$(BIN)/python -m bench.http_mitm
 
 # The web UI: npm ci, TypeScript types from the API's OpenAPI schema, vite build into $(STATIC).
 web: $(STATIC)/index.html

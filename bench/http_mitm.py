@@ -75,3 +75,9 @@ def ensure_mitmdump(progress: Callable[[str], None]) -> tuple[Path | None, str]:
     _STAMP.write_text(MITMPROXY_VERSION + "\n")
     progress(f"mitmproxy {MITMPROXY_VERSION} installed into {MITM_VENV}")
     return MITMDUMP, f"mitmproxy {MITMPROXY_VERSION} from {MITM_VENV} (installed by this run)"
+
+
+if __name__ == "__main__":  # `make mitmproxy`: install it ahead of the tests that use it
+    found, why = ensure_mitmdump(print)
+    print(why)
+    sys.exit(0 if found else 1)

@@ -47,7 +47,8 @@ the unit and in-process tests, in minutes; `make test`: everything):
 - `peers`: a real external peer, found in the source text of the test's module, of the tests'
   helpers it imports and of the fixtures it uses (defined under tests/): server-everything
   (`EVERYTHING_BIN`, an `everything_cmd...` fixture), the conformance suite (`tests.conformance`),
-  a Node client (a `.mjs` file), a Python SDK client process (`..._sdk_client.py`), a package of
+  a Node client (a `.mjs` file), a Python SDK client process (`..._sdk_client.py`, or
+  `peer_argv("tests.peers..._sdk_client")`), a package of
   `PEERS / "node_modules"` (`make peers`);
 - `processes`: starts a process, found in the same source text (`subprocess`, `Popen`,
   `create_subprocess_`, `open_process`, `run_process`, `sys.executable`, the SDK's `stdio_client` /
@@ -219,7 +220,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # The lanes (markers added by `lanes`, declared in pyproject.toml; see the module's docstring).
 _PEER_SOURCE = re.compile(
-    r"\bEVERYTHING_BIN\b|\beverything_cmd|tests\.conformance|\.mjs\b|_sdk_client\.py|PEERS / \"node_modules\""
+    r"\bEVERYTHING_BIN\b|\beverything_cmd|tests\.conformance|\.mjs\b|_sdk_client\b|PEERS / \"node_modules\""
 )
 _PROCESS_SOURCE = re.compile(
     r"\bsubprocess\b|\bPopen\b|create_subprocess_|\bopen_process\b|\brun_process\b|sys\.executable"

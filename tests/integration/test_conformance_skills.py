@@ -1,8 +1,9 @@
 """The newest conformance suite's six SEP-2640 (Skills) scenarios: its server scenarios against
-`serve conformance` (in this process) and its client scenarios against the shipped client command
-(`mcp-inspect conformance client`, a process per scenario, as users run it: it lists the skills
-and, where the scenario asks a host to use them, loads each with every file verified). Every
-check passes (none is skipped, none fails)."""
+`serve conformance` (in this process) and its client scenarios against our client command
+(`mcp-inspect conformance client`: it lists the skills and, where the scenario asks a host to use
+them, loads each with every file verified), the four runners at once, the client's runs in this
+process (`run_suites`; the command as a process per scenario, as users run it, is
+test_conformance_client's). Every check passes (none is skipped, none fails)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.suite import NODE, SUITE_NEXT, run_scenario
+from tests.conformance.suite import NODE, SUITE_NEXT, run_suites
 from tests.integration.serve_helpers import serve_http_in_process
 
 SERVER_SCENARIOS = ("sep-2640-skills-directory", "sep-2640-skills-enumeration", "sep-2640-skills-manifest")
@@ -67,9 +68,11 @@ def test_skills_server_scenarios_pass_against_serve_conformance(
             assert checks and not bad, f"{scenario}: {bad}\n{said[-2000:]}"
 
 
-@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
-def test_skills_client_scenarios_pass_with_the_client_command(tmp_path: Path, scenario: str) -> None:
-    found, said = run_scenario(scenario, tmp_path, 60000, suite=SUITE_NEXT)
-    checks = [c for c in found if c["status"] != "INFO"]
-    bad = [(c["id"], c["status"], c.get("errorMessage")) for c in checks if c["status"] != "SUCCESS"]
-    assert checks and not bad, f"{scenario}: {bad}\n{said[-3000:]}"
+def test_skills_client_scenarios_pass_with_the_client_command(tmp_path: Path) -> None:
+    runs = run_suites([(s, "") for s in CLIENT_SCENARIOS], tmp_path, 60000, suite=SUITE_NEXT, by="scenario")
+    for scenario in CLIENT_SCENARIOS:
+        results, runner = runs[(scenario, "")]
+        found, said = results.get(scenario, ([], runner))
+        checks = [c for c in found if c["status"] != "INFO"]
+        bad = [(c["id"], c["status"], c.get("errorMessage")) for c in checks if c["status"] != "SUCCESS"]
+        assert checks and not bad, f"{scenario}: {bad}\n{said[-3000:]}\n{runner[-2000:]}"

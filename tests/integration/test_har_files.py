@@ -2,8 +2,9 @@
 
 Real peers: the demo server over Streamable HTTP and legacy SSE behind `mcp-inspect proxy` with the
 mock client over HTTP (recorded once, tests/data/sessions/demo-http-proxy.jsonl), server-everything,
-mitmdump (mitmproxy, installed into bench/.venv-mitm on first use as the HTTP bench does). The HAR schema is the published one (npm `har-schema`, the
-schema `har-validator` checks with), read from tests/peers.
+mitmdump (mitmproxy in bench/.venv-mitm, installed by `make mitmproxy`, which `make test` runs
+before the tests; else on first use, as the HTTP bench does). The HAR schema is the published one
+(npm `har-schema`, the schema `har-validator` checks with), read from tests/peers.
 """
 
 from __future__ import annotations

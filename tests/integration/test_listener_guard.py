@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,12 @@ from inspector.store import open_engine
 from tests.cli_in_process import run
 from tests.http_peers import scripted_http_server
 from tests.listeners import INITIALIZE, JSON_HEADERS, inspector_proxy, serve_http, wait_until
+from tests.warm_peers import inspector_argv
 
 
 def test_the_stdio_serves_control_port_checks_host(tmp_path: Path) -> None:
     runtime = tmp_path / "runtime"
-    argv = [sys.executable, "-m", "inspector", "serve", "--stdio", "--db", str(tmp_path / "r.db")]
+    argv = inspector_argv("serve", "--stdio", "--db", str(tmp_path / "r.db"))  # forked warm
     env = {"MCP_INSPECTOR_RUNTIME": str(runtime), "PATH": "/usr/bin:/bin"}
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
     try:

@@ -30,7 +30,6 @@ from tests.otlp_receiver import KIND_CLIENT, KIND_SERVER, ReceivedSpan, Receiver
 from tests.shim_process import ended_session, messages
 from tests.warm_peers import demo_argv, peer_argv, warm_wrap_argv
 
-PEER = Path(__file__).parents[1] / "peers" / "otel_sdk_client.py"
 STATUS_ERROR = 2
 
 
@@ -112,9 +111,10 @@ def _check_histograms(receiver: Receiver, spans: list[ReceivedSpan]) -> None:
 def test_wrap_exports_a_span_per_request_joining_the_hosts_trace(db_path: Path) -> None:
     with otlp_receiver() as receiver:
         shim = warm_wrap_argv(db_path, *demo_argv(), extra=("--otlp", receiver.url))
-        host = subprocess.run(
-            [sys.executable, str(PEER), "--", *shim], capture_output=True, text=True, timeout=120, check=False
-        )
+        host = subprocess.run(  # the host, forked warm (a process of its own, its own tracer provider)
+            peer_argv("tests.peers.otel_sdk_client", "--", *shim),
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
         assert host.returncode == 0, host.stderr[-3000:]
         sdk_spans = [json.loads(line) for line in host.stdout.splitlines()]
         engine = open_engine(db_path)

@@ -12,6 +12,7 @@ What each really does (observed, and asserted here):
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,11 +69,14 @@ def everything_matrix(
 
 @pytest.fixture(scope="module")
 def everything_cmd() -> list[str]:  # module scope for the module fixture above
-    from tests.conftest import EVERYTHING_BIN
+    """server-everything, ended when its stdin ends (tests/peers/exit_at_stdin_end.cjs): a probe
+    closes it before the server's own `roots/list` request, which would keep it running through the
+    2 s grace of each of the five revisions it accepts (its shutdown is not what this module tests)."""
+    from tests.conftest import EVERYTHING_BIN, PEERS
 
-    if not EVERYTHING_BIN.exists():
+    if not EVERYTHING_BIN.exists() or shutil.which("node") is None:
         pytest.fail("server-everything is not installed: run `make peers`")
-    return [str(EVERYTHING_BIN), "stdio"]
+    return ["node", "--require", str(PEERS / "exit_at_stdin_end.cjs"), str(EVERYTHING_BIN.resolve()), "stdio"]
 
 
 def test_demo_server_negotiation_per_revision(demo_matrix: tuple[Path, dict[str, Any]]) -> None:
