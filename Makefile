@@ -38,8 +38,9 @@ check: install web
 # processes, browsers and sockets, which a third worker fills (pytest 706 s at 3 against 757 s at 2).
 TEST_WORKERS ?= 3
 # Before pytest, four jobs at once: the npm installs and the UI build, mitmproxy's own virtualenv
-# (both mostly waiting on the registries), the system packages (apt, one at a time: they share dpkg's lock), and the static checks
-# (ruff, mypy, the docs site: CPU), so the waits and the CPU work overlap on a fresh machine.
+# (both mostly waiting on the registries), the system packages (apt, one at a time: they share
+# dpkg's lock) and the static checks (ruff, mypy, the docs site: CPU), so that on a fresh machine
+# the waits and the CPU work overlap.
 test: install
 	$(MAKE) --no-print-directory -j4 peers-and-web mitmproxy system-packages static-checks
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not serial"
@@ -48,7 +49,7 @@ test: install
 .PHONY: peers-and-web system-packages static-checks
 peers-and-web: peers web
 system-packages:
-	$(MAKE) --no-print-directory -j1 chromium postgresql socat
+	$(MAKE) --no-print-directory MAKEFLAGS= chromium postgresql socat
 static-checks: install
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/mypy
