@@ -8,12 +8,14 @@ launched through `executable_path` ($CHROMIUM, default /usr/bin/chromium;
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
@@ -44,7 +46,11 @@ def launch_chromium(playwright: Playwright) -> Browser:
         pytest.fail(
             f"Chromium is not installed at {CHROMIUM}: run `make test` (it installs it) or set $CHROMIUM"
         )
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    # No back/forward cache: a page a test navigated away from (the kept tab goes to about:blank after
+    # each test, see `page`) is gone, its connections to the UI server (the live feed) closed.
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--disable-features=BackForwardCache"]
+    )
 
 
 @pytest.fixture(scope="session")
@@ -166,42 +172,116 @@ def watch_console(page: Page, errors: list[str]) -> None:
 @pytest.fixture(scope="session")
 def tabs(chromium: tuple[Browser, asyncio.AbstractEventLoop]) -> BrowserContext:
     """The browser context the `page` tabs of this process open in, one for the run (it closes
-    with the browser).
+    with the browser), and its first tab, kept open (on about:blank between tests): `page` lends it.
 
-    A context of its own for every test cost Chromium ~1.2 s of CPU more per test than a new tab in
-    a context that lives on (with a tab kept open in it on about:blank): a new context starts cold,
-    and the bundle was fetched and compiled again in each. What a test leaves behind is cleared after
-    it (`page`); a test that needs a context of its own (a theme, routes on the whole context, storage
-    to start from) opens one with `new_context`.
+    A context of its own for every test cost Chromium ~1.2 s of CPU more per test than a tab in a
+    context that lives on: a new context starts cold, and the bundle was fetched and compiled again in
+    each. What a test leaves behind is cleared after it (`page`, `context`); a test that needs a
+    context of its own (a theme, routes on the whole context, storage to start from) opens one with
+    `new_context`.
     """
     chromium_browser, loop = chromium
     asyncio._set_running_loop(loop)
     try:
         context = new_context(chromium_browser)
-        context.new_page()  # kept open on about:blank: see above
+        context.new_page()  # the kept tab: see `page`
     finally:
         asyncio._set_running_loop(None)
     return context
 
 
+# What a test may do to its tab that nothing undoes (init scripts, exposed functions) or that the next
+# test would inherit (media, viewport, headers, timeouts): such a tab is closed after the test, not lent.
+_LASTING = (
+    "add_init_script",
+    "expose_binding",
+    "expose_function",
+    "emulate_media",
+    "route_from_har",
+    "route_web_socket",
+    "set_default_navigation_timeout",
+    "set_default_timeout",
+    "set_extra_http_headers",
+    "set_viewport_size",
+)
+
+
 @pytest.fixture
 def page(browser: Browser, tabs: BrowserContext) -> Iterator[Page]:
-    """A new tab; the test fails on a JavaScript error or a CSP violation in it.
+    """The context's kept tab (`tabs`), lent to this test; the test fails on a JavaScript error or a
+    CSP violation in it.
 
     Open the UI with `ui.url(path)`: the token rides in the fragment and the page keeps it in this
     tab's sessionStorage, so later `page.goto(base_url + path)` calls in the same tab stay logged in.
-    The tab opens in the process's shared context (`tabs`); after the test its tabs are closed and
-    the context's cookies, storage (localStorage: theme, remembered row positions) and permissions
-    are cleared, so the next test starts as in a fresh context (the HTTP cache stays warm).
+    After the test its other tabs are closed and the context's cookies, storage (localStorage: theme,
+    remembered row positions) and permissions are cleared (`clear`); the kept tab loses the test's
+    listeners, routes and sessionStorage and goes back to about:blank, so the next test starts as in a
+    fresh context (the HTTP cache stays warm). A new tab for every test cost Chromium ~0.45 s of CPU
+    more per test than the next page in the same one (a renderer process started, its bundle compiled
+    again). A tab the test changed for good (`_LASTING`), left on a page of another origin than the
+    one it visited, or closed, is closed after the test and a new kept tab opened.
     """
-    page = tabs.new_page()
+    page = tabs.pages[0] if tabs.pages else tabs.new_page()
+    impl: Any = page._impl_obj
+    before = {event: list(impl.raw_listeners(event)) for event in list(impl._events)}
+    lasting: list[str] = []
+    for name in _LASTING:
+        setattr(page, name, _noting(getattr(page, name), name, lasting))
+    origins: set[str] = set()
+    page.on("framenavigated", lambda frame: frame.parent_frame is None and origins.add(_origin(frame.url)))
     errors: list[str] = []
     watch_console(page, errors)
     try:
         yield page
     finally:
+        for name in _LASTING:
+            vars(page).pop(name, None)
+        for event in list(impl._events):
+            for listener in impl.raw_listeners(event):
+                if listener not in before.get(event, ()):
+                    impl.remove_listener(event, listener)
         clear(tabs)
+        _give_back(tabs, page, lasting, origins)
     assert not errors, f"JavaScript errors or CSP violations on the page: {errors}"
+
+
+def _noting(method: Any, name: str, lasting: list[str]) -> Any:
+    @functools.wraps(method)
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        lasting.append(name)
+        return method(*args, **kwargs)
+
+    return noted
+
+
+def _origin(url: str) -> str:
+    """A page's origin where it has storage of its own (http, https); "" for about:blank and data:."""
+    parts = urlsplit(url)
+    if parts.scheme in ("about", "data"):
+        return ""
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _give_back(tabs: BrowserContext, page: Page, lasting: list[str], origins: set[str]) -> None:
+    """Make the lent tab the next test's (see `page`), or close it and keep a new one."""
+    if page.is_closed():
+        tabs.new_page()
+        return
+    visited = origins - {""}
+    here = _origin(page.url)
+    if not lasting and len(visited) <= 1 and here in visited | {""} and not here.startswith("chrome"):
+        try:
+            page.unroute_all(behavior="ignoreErrors")
+            if here:
+                page.evaluate("sessionStorage.clear()")
+            elif visited:  # it left the one origin it saw: its sessionStorage there is out of reach
+                raise RuntimeError
+            page.goto("about:blank")
+            return
+        except Exception:  # a tab that cannot be reset is not lent again
+            pass
+    page.close()
+    tabs.new_page()
 
 
 @pytest.fixture
