@@ -48,6 +48,7 @@ router = APIRouter(tags=["share"])
 _MEDIA = {"jsonl": "application/x-ndjson", "har": "application/json", "html": "text/html; charset=utf-8"}
 _SUFFIX = {"jsonl": ".mcp.jsonl", "har": ".har", "html": ".html"}
 _KEEP_JOBS = 50
+_PIECE = 1 << 18  # bytes: a download goes out in pieces of about this size (see `_pieces`)
 
 
 class ImportJobOut(BaseModel):
@@ -100,11 +101,28 @@ def _attachment(name: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{safe}"', "Cache-Control": "no-store"}
 
 
+def _pieces(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """`chunks` joined into pieces of at least `_PIECE` bytes (the last one may be smaller).
+
+    A StreamingResponse iterates a plain iterator in a worker thread, one thread hop per item: a
+    session file of 20,000 lines, sent a line at a time, cost 2.9 s of CPU (0.35 s to make it)."""
+    piece: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        piece.append(chunk)
+        size += len(chunk)
+        if size >= _PIECE:
+            yield b"".join(piece)
+            piece, size = [], 0
+    if piece:
+        yield b"".join(piece)
+
+
 def _export(engine: Engine, session: Session, fmt: str) -> Iterator[bytes]:
     if fmt == "jsonl":
-        return jsonl_lines(engine, [session])
+        return _pieces(jsonl_lines(engine, [session]))
     chunks, _ = other_format(engine, [session], fmt)
-    return chunks
+    return _pieces(chunks)
 
 
 @router.get(
@@ -147,7 +165,7 @@ async def diff_report_route(
     second = await run_query(get_session, engine, b)
     chunks, _ = report_chunks(engine, [first, second], diff=(first, second))
     name = f"diff-{first.id}-{second.id}.html"
-    return StreamingResponse(chunks, media_type=_MEDIA["html"], headers=_attachment(name))
+    return StreamingResponse(_pieces(chunks), media_type=_MEDIA["html"], headers=_attachment(name))
 
 
 def _run_import(engine: Engine, job: _Job, path: Path) -> None:

@@ -8,15 +8,26 @@ launched through `executable_path` ($CHROMIUM, default /usr/bin/chromium;
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Frame,
+    Page,
+    Playwright,
+    Route,
+    expect,
+    sync_playwright,
+)
 
 from bench.ui_bench import CHROMIUM_ARGS
 from inspector.api import UiServer
@@ -166,42 +177,123 @@ def watch_console(page: Page, errors: list[str]) -> None:
 @pytest.fixture(scope="session")
 def tabs(chromium: tuple[Browser, asyncio.AbstractEventLoop]) -> BrowserContext:
     """The browser context the `page` tabs of this process open in, one for the run (it closes
-    with the browser).
+    with the browser), and its first tab, kept open (on about:blank between tests): `page` lends it.
 
-    A context of its own for every test cost Chromium ~1.2 s of CPU more per test than a new tab in
-    a context that lives on (with a tab kept open in it on about:blank): a new context starts cold,
-    and the bundle was fetched and compiled again in each. What a test leaves behind is cleared after
-    it (`page`); a test that needs a context of its own (a theme, routes on the whole context, storage
-    to start from) opens one with `new_context`.
+    A context of its own for every test cost Chromium ~1.2 s of CPU more per test than a tab in a
+    context that lives on: a new context starts cold, and the bundle was fetched and compiled again in
+    each. What a test leaves behind is cleared after it (`page`, `context`); a test that needs a
+    context of its own (a theme, routes on the whole context, storage to start from) opens one with
+    `new_context`.
     """
     chromium_browser, loop = chromium
     asyncio._set_running_loop(loop)
     try:
         context = new_context(chromium_browser)
-        context.new_page()  # kept open on about:blank: see above
+        _ORIGINS[context] = set()
+        context.on("page", lambda tab: _watch_origins(tab, _ORIGINS[context]))
+        context.new_page()  # the kept tab: see `page`
     finally:
         asyncio._set_running_loop(None)
     return context
 
 
+# What a test may do to its tab that nothing undoes (init scripts, exposed functions) or that the next
+# test would inherit (media, viewport, headers, timeouts): such a tab is closed after the test, not lent.
+_LASTING = (
+    "add_init_script",
+    "expose_binding",
+    "expose_function",
+    "emulate_media",
+    "route_from_har",
+    "route_web_socket",
+    "set_default_navigation_timeout",
+    "set_default_timeout",
+    "set_extra_http_headers",
+    "set_viewport_size",
+)
+
+
 @pytest.fixture
 def page(browser: Browser, tabs: BrowserContext) -> Iterator[Page]:
-    """A new tab; the test fails on a JavaScript error or a CSP violation in it.
+    """The context's kept tab (`tabs`), lent to this test; the test fails on a JavaScript error or a
+    CSP violation in it.
 
     Open the UI with `ui.url(path)`: the token rides in the fragment and the page keeps it in this
     tab's sessionStorage, so later `page.goto(base_url + path)` calls in the same tab stay logged in.
-    The tab opens in the process's shared context (`tabs`); after the test its tabs are closed and
-    the context's cookies, storage (localStorage: theme, remembered row positions) and permissions
-    are cleared, so the next test starts as in a fresh context (the HTTP cache stays warm).
+    After the test its other tabs are closed and the context's cookies, storage (localStorage: theme,
+    remembered row positions) and permissions are cleared (`clear`); the kept tab loses the test's
+    listeners, routes and sessionStorage and goes back to about:blank, so the next test starts as in a
+    fresh context (the HTTP cache stays warm). A new tab for every test cost Chromium ~0.45 s of CPU
+    more per test than the next page in the same one (a renderer process started, its bundle compiled
+    again). A tab the test changed for good (`_LASTING`), left on a page of another origin than the
+    one it visited, or closed, is closed after the test and a new kept tab opened.
     """
-    page = tabs.new_page()
+    page = tabs.pages[0] if tabs.pages else tabs.new_page()
+    impl: Any = page._impl_obj
+    before = {event: list(impl.raw_listeners(event)) for event in list(impl._events)}
+    lasting: list[str] = []
+    for name in _LASTING:
+        setattr(page, name, _noting(getattr(page, name), name, lasting))
+    origins: set[str] = set()
+
+    def navigated(frame: Frame) -> None:
+        if frame.parent_frame is None:
+            origins.add(_origin(frame.url))
+
+    page.on("framenavigated", navigated)
     errors: list[str] = []
     watch_console(page, errors)
     try:
         yield page
     finally:
+        for name in _LASTING:
+            vars(page).pop(name, None)
+        for event in list(impl._events):
+            for listener in impl.raw_listeners(event):
+                if listener not in before.get(event, ()):
+                    impl.remove_listener(event, listener)
         clear(tabs)
+        _give_back(tabs, page, lasting, origins)
     assert not errors, f"JavaScript errors or CSP violations on the page: {errors}"
+
+
+def _noting(method: Any, name: str, lasting: list[str]) -> Any:
+    @functools.wraps(method)
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        lasting.append(name)
+        return method(*args, **kwargs)
+
+    return noted
+
+
+def _origin(url: str) -> str:
+    """A page's origin where it has storage of its own (http, https); "" for about:blank and data:."""
+    parts = urlsplit(url)
+    if parts.scheme in ("about", "data"):
+        return ""
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _give_back(tabs: BrowserContext, page: Page, lasting: list[str], origins: set[str]) -> None:
+    """Make the lent tab the next test's (see `page`), or close it and keep a new one."""
+    if page.is_closed():
+        tabs.new_page()
+        return
+    visited = origins - {""}
+    here = _origin(page.url)
+    if not lasting and len(visited) <= 1 and here in visited | {""} and not here.startswith("chrome"):
+        try:
+            page.unroute_all(behavior="ignoreErrors")
+            if here:
+                page.evaluate("sessionStorage.clear()")
+            elif visited:  # it left the one origin it saw: its sessionStorage there is out of reach
+                raise RuntimeError
+            page.goto("about:blank")
+            return
+        except Exception:  # a tab that cannot be reset is not lent again
+            pass
+    page.close()
+    tabs.new_page()
 
 
 @pytest.fixture
@@ -217,11 +309,41 @@ def context(browser: Browser, tabs: BrowserContext) -> Iterator[BrowserContext]:
 
 
 def clear(tabs: BrowserContext) -> None:
-    """Close a test's tabs in the shared context and clear what it stored there."""
+    """Close a test's tabs in the shared context and clear what it stored there: cookies, permissions,
+    and the storage (localStorage, IndexedDB, Cache Storage, service workers) of every origin its tabs
+    and frames showed. The HTTP cache stays warm.
+
+    (Playwright's `set_storage_state`, used before, cleared the HTTP cache, then opened a tab to visit
+    every origin the context had ever seen: ~0.5 s of Chromium CPU per test, and the next page fetched
+    and compiled the bundle again.)"""
+    seen = _ORIGINS.setdefault(tabs, set())
     for tab in tabs.pages[1:]:  # the test's tabs and any they opened; the first is the kept one
+        seen.add(_origin(tab.url))
         tab.close()
-    tabs.set_storage_state({"cookies": [], "origins": []})
+    tabs.clear_cookies()
     tabs.clear_permissions()
+    origins = {origin for origin in seen if origin.startswith(("http://", "https://"))}
+    seen.clear()
+    if origins:
+        cdp = tabs.new_cdp_session(tabs.pages[0] if tabs.pages else tabs.new_page())
+        try:
+            for origin in sorted(origins):
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _STORAGE})
+        finally:
+            cdp.detach()
+
+
+_STORAGE = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
+_ORIGINS: dict[BrowserContext, set[str]] = {}
+
+
+def _watch_origins(tab: Page, origins: set[str]) -> None:
+    """Note the origin of every document `tab` and its frames show (for `clear`)."""
+
+    def navigated(frame: Frame) -> None:
+        origins.add(_origin(frame.url))
+
+    tab.on("framenavigated", navigated)
 
 
 def shot(page: Page, name: str) -> Path:

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from bench.scale_live import feed_process
 from inspector.api import UiServer
 from inspector.capture.sessions import create_session
 from inspector.store import open_engine
-from tests.e2e.conftest import new_context, subscribed
+from tests.e2e.conftest import subscribed
 
 RATE = 2000
 SECONDS = 1.5
@@ -70,13 +70,6 @@ def streaming(tmp_path: Path) -> Iterator[tuple[UiServer, Path, int]]:
     finally:
         server.stop()
         engine.dispose()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = new_context(browser)
-    yield context.new_page()
-    context.close()
 
 
 def test_a_streaming_session_is_followed_answers_clicks_and_misses_no_row(

@@ -1,8 +1,10 @@
 """One Chromium per test process (an xdist worker) serves every browser test (tests/e2e/conftest.py,
 `chromium`), and the anyio and asyncio tests that run after a browser test in the same process
 still start their own event loop (Playwright's sync API runs its loop in a greenlet of this thread).
-The tests' tabs share one context per process (`tabs`), cleared after every test: the next test
-sees none of the tabs, storage or permissions a test left behind."""
+The tests' tabs share one context per process (`tabs`), cleared after every test, and `page` is the
+context's kept tab, lent to each test in turn: the next test sees none of the tabs, storage,
+sessionStorage, permissions, listeners or routes a test left behind, and a tab a test changed for good
+(an init script) is not lent again."""
 
 from __future__ import annotations
 
@@ -60,19 +62,42 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+_LENT: list[Page] = []
+
+
 def test_a_test_leaves_storage_permissions_and_tabs_behind(page: Page, origin: str) -> None:
     page.goto(origin)
-    page.evaluate("localStorage.setItem('left', 'behind'); document.cookie = 'left=behind'")
+    page.evaluate(
+        "localStorage.setItem('left', 'behind'); sessionStorage.setItem('left', 'behind');"
+        " document.cookie = 'left=behind'"
+    )
     page.context.grant_permissions(["clipboard-read"])
     page.context.new_page()  # another tab, left open
+    page.on("dialog", lambda dialog: dialog.accept("left behind"))  # a listener, left on
+    page.route("**/nowhere", lambda route: route.fulfill(body="left behind"))  # a route, left on
+    _LENT.append(page)
 
 
 def test_the_next_test_starts_as_in_a_new_context(page: Page, origin: str) -> None:
-    # The tabs share one context per process (conftest.py, `tabs`): it is cleared after each test.
-    assert len(page.context.pages) == 2  # the kept blank tab and this one
+    # The tabs share one context per process (conftest.py, `tabs`): it is cleared after each test, and
+    # its kept tab (this one, lent again) is back on about:blank.
+    assert page.context.pages == [page] == _LENT
+    assert page.url == "about:blank"
     page.goto(origin)
     assert page.evaluate("localStorage.getItem('left')") is None
+    assert page.evaluate("sessionStorage.getItem('left')") is None
     assert page.evaluate("document.cookie") == ""
     assert (
         page.evaluate("navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)") != "granted"
     )
+    assert page.evaluate("prompt('asked')") is None  # dismissed: the last test's listener is gone
+    assert page.evaluate("fetch('/nowhere').then(r => r.status)") == 404  # its route too
+    page.add_init_script("window.leftBehind = 'init script'")  # for good: this tab is not lent again
+    page.reload()
+    assert page.evaluate("window.leftBehind") == "init script"
+
+
+def test_a_tab_changed_for_good_is_not_lent_again(page: Page, origin: str) -> None:
+    assert page not in _LENT and page.context.pages == [page]
+    page.goto(origin)
+    assert page.evaluate("window.leftBehind") is None

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from inspector.api import UiServer
 from inspector.capture import MessageBuilder
 from inspector.capture.sessions import create_session
 from inspector.store import SessionWriter, open_engine
 from tests.api.recordings import generate_session, http_session
-from tests.e2e.conftest import new_context, shot, watch_console
+from tests.e2e.conftest import shot, watch_console
 from tests.e2e.foreign import foreign_page_outcome
 from tests.har_schema import har_validator
 
@@ -154,24 +154,23 @@ def test_diff_report_from_the_diff_view(page: Page, share_ui: UiServer) -> None:
     assert "<h2>Diff</h2>" in report and "Behaviour changed." in report and "changed" in report
 
 
-def _offline(browser: Browser, html: str) -> tuple[Page, list[str]]:
-    """A tab with every request aborted, showing `html`; the list collects requests it tried."""
-    context = new_context(browser)
+def _offline(context: BrowserContext, html: str) -> tuple[Page, list[str]]:
+    """A new tab with every request aborted, showing `html`; the list collects requests it tried."""
+    page = context.new_page()
     tried: list[str] = []
 
-    def abort(route: object) -> None:
-        tried.append(route.request.url)  # type: ignore[attr-defined]
-        route.abort()  # type: ignore[attr-defined]
+    def abort(route: Route) -> None:
+        tried.append(route.request.url)
+        route.abort()
 
-    context.route("**/*", abort)
-    page = context.new_page()
+    page.route("**/*", abort)
     page.set_content(html)
     return page, tried
 
 
-def test_html_report_renders_offline(browser: Browser, share_ui: UiServer) -> None:
+def test_html_report_renders_offline(context: BrowserContext, share_ui: UiServer) -> None:
     html = _get(share_ui, "/api/sessions/3/export?format=html").decode()
-    page, tried = _offline(browser, html)
+    page, tried = _offline(context, html)
     errors: list[str] = []
     watch_console(page, errors)
     try:
@@ -192,7 +191,7 @@ def test_html_report_renders_offline(browser: Browser, share_ui: UiServer) -> No
         expect(shown.locator("pre").first).to_contain_text('"name": "slow"')  # the body, pretty-printed
         shot(page, "share-html-report-offline")
     finally:
-        page.context.close()
+        page.close()
     assert tried == [], f"the report tried to load: {tried}"
     assert not errors, errors
 
