@@ -34,11 +34,18 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "MCP_INSPECTOR_DB"}
 
 
-def _wait_for(paths: list[Path]) -> None:
+def _modes_when_all_exist(paths: list[Path]) -> dict[str, str]:
+    """The files' modes, read in one pass in which every one of them exists. SQLite removes the -wal and
+    -shm when a database's last connection closes, which a starting wrap's first, short connection
+    does before its writer opens: a file seen a moment ago may be gone again (ci23)."""
     deadline = time.monotonic() + WAIT_S
-    while not all(p.exists() for p in paths):
-        assert time.monotonic() < deadline, f"never appeared: {[str(p) for p in paths if not p.exists()]}"
-        time.sleep(0.05)
+    while True:
+        try:
+            return {p.name: oct(_mode(p)) for p in paths}
+        except FileNotFoundError:
+            missing = [str(p) for p in paths if not p.exists()]
+            assert time.monotonic() < deadline, f"never all there at once: {missing}"
+            time.sleep(0.05)
 
 
 @pytest.mark.anyio
@@ -64,8 +71,7 @@ async def test_wrap_creates_the_database_0600_and_its_folders_0700(
     with anyio.fail_after(WAIT_S):
         async with mcp.Client(params, mode="legacy") as client:
             await client.call_tool("echo", {"text": "secret-ish"})
-            await anyio.to_thread.run_sync(_wait_for, files)
-            modes = {p.name: oct(_mode(p)) for p in files}
+            modes = await anyio.to_thread.run_sync(_modes_when_all_exist, files)
             folders = {name: oct(_mode(tmp_path / name)) for name in created}
     assert modes == {p.name: "0o600" for p in files}
     assert folders == dict.fromkeys(created, "0o700")
