@@ -197,7 +197,12 @@ export function HostRunView() {
         if (ev.type === "messages" && sessionIds.includes(ev.session_id)) more(ev.session_id);
         else if (ev.type === "session_created" || ev.type === "session_ended") loadRun(); // a new server of this run, or one that ended
       },
-      () => sessionIds.forEach((sid) => more(sid)),
+      // (Re)connected: what happened while the feed was away is fetched again, the run's servers too
+      // (one that joined then sent its session_created to nobody).
+      () => {
+        loadRun();
+        sessionIds.forEach((sid) => more(sid));
+      },
     );
     sessionIds.forEach((sid) => {
       if (!last.current.has(sid)) more(sid); // a server that joined: its rows so far
