@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,21 @@ class Client:
         self.thread.join(20)
 
 
+def _recorded_sessions(db: Path) -> list[int]:
+    """The ids of the sessions with rows, once there is one: the client saw its handshake answered
+    before the proxy's recorder (off the forwarding path) had committed its rows (ci24)."""
+    engine = open_engine(db)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            ids = [s.id for s in list_sessions(engine) if s.message_count and s.id is not None]
+            if ids or time.monotonic() > deadline:
+                return ids
+            time.sleep(0.05)
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture
 def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[UiServer, Client, Path]]:
     runtime = tmp_path / "runtime"
@@ -95,8 +111,7 @@ def test_a_call_paused_at_the_proxy_is_edited_in_the_panel(
     page: Page, live: tuple[UiServer, Client, Path]
 ) -> None:
     ui, client, db = live
-    sessions = [s for s in list_sessions(open_engine(db)) if s.message_count]
-    (sid,) = [s.id for s in sessions if s.id is not None]
+    (sid,) = _recorded_sessions(db)
     page.set_viewport_size({"width": 1280, "height": 860})
     page.goto(ui.url(f"/sessions/{sid}"))
     expect(page.get_by_test_id("intercept-tab")).to_be_visible()
