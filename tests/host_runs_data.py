@@ -101,3 +101,21 @@ def record_runs(db_path: Path | str) -> dict[str, int]:
         update_session_row(conn, a2, {"status": "recording", "ended_ns": None})
     engine.dispose()
     return {"a1": a1, "a2": a2, "b": b, "reused": reused, "lone": lone}
+
+
+def join_run(db_path: Path | str) -> int:
+    """A third server, "search", that host A starts while its run is live (`record_runs`' run of
+    a1 and a2): its one stderr line at 45 ms, between rows the run already has. Its session id."""
+    engine = open_engine(db_path)
+    recorder = Recorder([StoreWriter(engine)], redaction=Redaction()).start()
+    sid = _record(
+        engine,
+        recorder,
+        "search",
+        {"parent": HOST_A},
+        [(45, "s2c", "stderr", b"search: joined\n")],
+        end=False,
+    )
+    recorder.stop()
+    engine.dispose()
+    return sid

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from inspector.api import UiServer
 from inspector.store import open_engine
 from tests.e2e.conftest import shot
-from tests.host_runs_data import record_runs
+from tests.host_runs_data import join_run, record_runs
 
 
 @pytest.fixture(scope="module")
@@ -79,26 +79,11 @@ def test_a_live_run_shows_a_server_that_joins_it(
 ) -> None:
     """The run is live (a2 records): a third server the same host starts joins its lanes, and its stderr
     line takes its place by time (before a row the page already shows)."""
-    from inspector.capture import Recorder
-    from inspector.capture.redact import Redaction
-    from inspector.store import StoreWriter
-    from tests.host_runs_data import HOST_A, MS, T0
-
     ui, ids, db = hosts_ui
     page.goto(ui.url(f"/hosts/{ids['a1']}"))
     cells = page.get_by_test_id("host-run-timeline").locator("[data-session]")
     expect(cells).to_have_count(5)
-    from inspector.capture.sessions import create_session
-
-    store = open_engine(db)
-
-    recorder = Recorder([StoreWriter(store)], redaction=Redaction()).start()
-    sid = create_session(store, kind="stdio-wrap", target=["server", "search"], name="search")
-    tap = recorder.open(sid)
-    tap.add_facts({"parent": HOST_A})
-    tap.submit("s2c", "stderr", b"search: joined\n", T0 + 45 * MS)
-    recorder.stop()
-    store.dispose()
+    sid = join_run(db)
     expect(page.get_by_test_id(f"lane-title-{sid}")).to_have_text("search")
     expect(page.get_by_test_id("host-run-timeline").get_by_test_id("host-stderr")).to_have_text(
         ["weather: starting", "files: ready", "search: joined"]

@@ -17,11 +17,8 @@ import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from inspector.api import UiServer
-from inspector.capture import Recorder
-from inspector.capture.redact import Redaction
-from inspector.capture.sessions import create_session
-from inspector.store import StoreWriter, open_engine
-from tests.host_runs_data import HOST_A, MS, T0, record_runs
+from inspector.store import open_engine
+from tests.host_runs_data import join_run, record_runs
 
 
 @pytest.fixture
@@ -54,14 +51,7 @@ def test_a_server_that_joins_while_the_feed_is_away_gets_its_lane(
         page.wait_for_timeout(50)
     assert held, "the page opened no live feed"
 
-    store = open_engine(db)
-    recorder = Recorder([StoreWriter(store)], redaction=Redaction()).start()
-    sid = create_session(store, kind="stdio-wrap", target=["server", "search"], name="search")
-    tap = recorder.open(sid)
-    tap.add_facts({"parent": HOST_A})
-    tap.submit("s2c", "stderr", b"search: joined\n", T0 + 45 * MS)
-    recorder.stop()
-    store.dispose()
+    sid = join_run(db)
 
     expect(page.get_by_test_id(f"lane-title-{sid}")).to_have_count(0)  # the feed is away: not yet
     held[0].close()  # the feed drops; it reconnects, to the server this time
