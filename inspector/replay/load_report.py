@@ -17,7 +17,6 @@ from sqlalchemy import Engine
 
 from inspector.auth.connect import AuthRequest
 from inspector.capture.pause import refuse_metadata_only
-from inspector.errors import InspectorError
 from inspector.replay.driver import run_replay
 from inspector.replay.load import Load, LoadRun, Progress
 from inspector.replay.matching import MatchPolicy
@@ -102,10 +101,7 @@ def load_replay(
     original = get_session(engine, ref)
     assert original.id is not None
     refuse_metadata_only(original, "replayed")
-    try:
-        policy = MatchPolicy(match)
-    except ValueError as exc:
-        raise InspectorError(str(exc)) from None
+    policy = MatchPolicy.named(match)
     outcome = anyio.run(
         lambda: run_replay(
             engine,

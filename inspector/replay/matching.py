@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from inspector.errors import InspectorError
+
 __all__ = ["AnswerBook", "MatchPolicy", "Miss"]
 
 
@@ -42,6 +44,14 @@ class MatchPolicy:
     def __post_init__(self) -> None:
         if self.mode not in ("strict", "lenient"):
             raise ValueError(f"match mode must be strict or lenient, got {self.mode!r}")
+
+    @classmethod
+    def named(cls, mode: str) -> MatchPolicy:
+        """The policy a `--match` option names: an unknown name is the user's error (InspectorError)."""
+        try:
+            return cls(mode)
+        except ValueError as exc:
+            raise InspectorError(str(exc)) from None
 
     def normalize(self, params: Any, recorded: Any = None) -> Any:
         """Params with ignored paths removed (and, leniently, keys the recorded params lack).

@@ -149,10 +149,7 @@ def replay_verdict(
     assert original.id is not None
     refuse_metadata_only(original, "replayed")
     _paths([*DEFAULT_IGNORE, *ignore])  # a bad pattern is refused before anything runs
-    try:
-        policy = MatchPolicy(match)
-    except ValueError as exc:
-        raise InspectorError(str(exc)) from None
+    policy = MatchPolicy.named(match)
     runs = 2 if calibrate else 1
     outcomes: list[ReplayOutcome] = []
     for i in range(runs):
